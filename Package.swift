@@ -1,0 +1,63 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Layers, dependencies pointing one way (top depends on bottom):
+//
+//   quench (CLI, thin)            quench-bench (benchmarks)
+//        └── QuenchGateway (pipelines: replay, demo, run, scan, pair)
+//              ├── QuenchStore (SQLite via GRDB)
+//              ├── BluetoothLinux (kernel sockets; the only importer of CBlueZ)
+//              ├── GATT (client + simulated server over a PDU bearer)
+//              ├── QuenchProfiles (device payload decoders/encoders)
+//              ├── BluetoothWire (pure codecs: AD, ATT, mgmt, HCI, btsnoop)
+//              ├── QuenchSimulator (pure, seeded simulated bottle)
+//              └── QuenchCore (pure: units, calibration, trace v1, detector, evaluation)
+let package = Package(
+    name: "Quench",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "quench", targets: ["quench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(name: "QuenchCore"),
+        .target(name: "QuenchSimulator", dependencies: ["QuenchCore"]),
+        .target(name: "QuenchStore", dependencies: [
+            "QuenchCore",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .target(name: "BluetoothWire"),
+        .target(name: "QuenchProfiles", dependencies: ["BluetoothWire", "QuenchCore"]),
+        .target(name: "GATT", dependencies: ["BluetoothWire"]),
+        .systemLibrary(
+            name: "CBlueZ",
+            pkgConfig: "bluez",
+            providers: [.apt(["libbluetooth-dev"])]
+        ),
+        .target(name: "BluetoothLinux", dependencies: ["CBlueZ", "BluetoothWire", "GATT"]),
+        .target(name: "QuenchGateway", dependencies: [
+            "QuenchCore", "QuenchSimulator", "QuenchStore", "BluetoothWire",
+            "QuenchProfiles", "GATT", "BluetoothLinux",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "quench", dependencies: [
+            "QuenchGateway",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "quench-bench", dependencies: [
+            "QuenchCore", "QuenchSimulator", "QuenchStore", "QuenchGateway",
+        ]),
+
+        .testTarget(name: "QuenchCoreTests", dependencies: ["QuenchCore", "QuenchSimulator"]),
+        .testTarget(name: "QuenchSimulatorTests", dependencies: ["QuenchSimulator", "QuenchCore"]),
+        .testTarget(name: "QuenchStoreTests", dependencies: ["QuenchStore", "QuenchCore"]),
+        .testTarget(name: "BluetoothWireTests", dependencies: ["BluetoothWire", "QuenchProfiles", "QuenchCore"]),
+        .testTarget(name: "GATTTests", dependencies: ["GATT", "BluetoothWire", "QuenchProfiles", "QuenchSimulator"]),
+        .testTarget(name: "BluetoothLinuxTests", dependencies: ["BluetoothLinux", "BluetoothWire"]),
+        .testTarget(name: "QuenchGatewayTests", dependencies: ["QuenchGateway", "QuenchStore", "QuenchCore"]),
+    ]
+)

@@ -1,0 +1,163 @@
+/// A level sensor's calibration: measured `level:mL` points, interpolated
+/// piecewise-linearly and extrapolated along the end segments.
+public struct LevelCurve: Sendable, Hashable, Codable {
+    public struct Point: Sendable, Hashable, Codable {
+        public var level: Double
+        public var ml: Double
+        public init(level: Double, ml: Double) {
+            self.level = level
+            self.ml = ml
+        }
+    }
+
+    public let points: [Point]
+
+    /// Validates the curve: at least two points, level strictly increasing,
+    /// mL never decreasing, everything finite.
+    public init(_ points: [Point]) throws(CalibrationError) {
+        guard points.count >= 2 else { throw .tooFewPoints(points.count) }
+        for (index, point) in points.enumerated() {
+            guard point.level.isFinite, point.ml.isFinite else {
+                throw .invalidPoint(index: index, reason: "not a finite number")
+            }
+            guard point.ml >= 0 else { throw .invalidPoint(index: index, reason: "mL is negative") }
+            guard index > 0 else { continue }
+            let previous = points[index - 1]
+            guard point.level > previous.level else {
+                throw .invalidPoint(index: index, reason: "level \(point.level) is not above the previous point's \(previous.level)")
+            }
+            guard point.ml >= previous.ml else {
+                throw .invalidPoint(index: index, reason: "\(point.ml) mL is less than the previous point's \(previous.ml) mL")
+            }
+        }
+        self.points = points
+    }
+
+    /// Parses `L:ML,L:ML,...` as given on the command line.
+    public init(parsing text: String) throws(CalibrationError) {
+        var points: [Point] = []
+        for (index, item) in text.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
+            let parts = item.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2,
+                  let level = Double(parts[0].trimmingSpaces), let ml = Double(parts[1].trimmingSpaces)
+            else {
+                throw .invalidPoint(index: index, reason: "'\(item)' is not LEVEL:ML")
+            }
+            points.append(Point(level: level, ml: ml))
+        }
+        try self.init(points)
+    }
+
+    public var highestLevel: Double { points[points.count - 1].level }
+
+    /// The volume at `level`, in mL (never negative).
+    @inlinable
+    public func millilitres(atLevel level: Double) -> Double {
+        // Curves are short (a handful of points): a linear scan beats a search.
+        var upper = 1
+        while upper < points.count - 1 && level > points[upper].level { upper += 1 }
+        let a = points[upper - 1], b = points[upper]
+        let ml = a.ml + (level - a.level) * (b.ml - a.ml) / (b.level - a.level)
+        return max(0, ml)
+    }
+
+    /// The text form accepted by `init(parsing:)`.
+    public var description: String {
+        points.map { "\($0.level.compactDescription):\($0.ml.compactDescription)" }.joined(separator: ",")
+    }
+}
+
+public enum CalibrationError: Error, Sendable, Hashable, CustomStringConvertible {
+    case tooFewPoints(Int)
+    /// `index` is zero-based; messages count from one as people do.
+    case invalidPoint(index: Int, reason: String)
+    case invalidDensity(Double)
+    case missingLevelCurve(MeasurementUnit)
+    case unitDoesNotFitSensor(MeasurementUnit, SensorKind)
+    case invalidCapacity(Double)
+    case invalidEmptyWeight(Double)
+
+    public var description: String {
+        switch self {
+        case .tooFewPoints(let n): "a level curve needs at least two LEVEL:ML points, got \(n)"
+        case .invalidPoint(let index, let reason): "level curve point \(index + 1): \(reason)"
+        case .invalidDensity(let d): "density \(d) g/mL is not a positive number"
+        case .missingLevelCurve(let unit): "a level sensor in \(unit.rawValue) needs a level curve (--level-curve LEVEL:ML,LEVEL:ML,...)"
+        case .unitDoesNotFitSensor(let unit, let sensor): "unit \(unit.rawValue) is not a \(sensor.rawValue) unit"
+        case .invalidCapacity(let c): "capacity \(c) mL is not a positive number"
+        case .invalidEmptyWeight(let w): "empty weight \(w) g is not a non-negative number"
+        }
+    }
+}
+
+/// Everything needed to turn a sensor value into millilitres.
+public struct BottleCalibration: Sendable, Hashable, Codable {
+    public var unit: MeasurementUnit
+    /// g/mL of the liquid (water: 1.0).
+    public var density: Double
+    public var levelCurve: LevelCurve?
+    /// The bottle's capacity in mL, when known.
+    public var capacityML: Double?
+    /// The empty bottle's weight in g (its tare), when known.
+    public var emptyWeightG: Double?
+
+    public var sensor: SensorKind { unit.sensor }
+
+    public init(
+        unit: MeasurementUnit,
+        density: Double = 1.0,
+        levelCurve: LevelCurve? = nil,
+        capacityML: Double? = nil,
+        emptyWeightG: Double? = nil
+    ) throws(CalibrationError) {
+        guard density.isFinite, density > 0 else { throw .invalidDensity(density) }
+        if unit.sensor == .level, levelCurve == nil { throw .missingLevelCurve(unit) }
+        if let capacityML, !(capacityML.isFinite && capacityML > 0) { throw .invalidCapacity(capacityML) }
+        if let emptyWeightG, !(emptyWeightG.isFinite && emptyWeightG >= 0) { throw .invalidEmptyWeight(emptyWeightG) }
+        self.unit = unit
+        self.density = density
+        self.levelCurve = levelCurve
+        self.capacityML = capacityML
+        self.emptyWeightG = emptyWeightG
+    }
+
+    /// Maps a sensor value to mL. For weight it is the whole load on the scale
+    /// as water-equivalent mL (the bottle's own weight included); for level it is
+    /// the water in the bottle.
+    @inlinable
+    public func millilitres(_ value: Double) -> Double {
+        if let grams = unit.gramsPerUnit { return value * grams / density }
+        let curve = levelCurve!  // guaranteed by init for level units
+        let level = unit == .percent ? value / 100 * curve.highestLevel : value
+        return curve.millilitres(atLevel: level)
+    }
+
+    /// What is left in the bottle given its settled reading in mL (from
+    /// `millilitres(_:)`), or nil when the calibration cannot say.
+    public func remaining(settledML: Double) -> Double? {
+        switch sensor {
+        case .level:
+            return capacityML.map { min(settledML, $0) } ?? settledML
+        case .weight:
+            guard let emptyWeightG else { return nil }
+            let water = max(0, settledML - emptyWeightG / density)
+            return capacityML.map { min(water, $0) } ?? water
+        }
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: Substring {
+        var s = self
+        while s.first == " " { s = s.dropFirst() }
+        while s.last == " " { s = s.dropLast() }
+        return s
+    }
+}
+
+extension Double {
+    /// `250` rather than `250.0`, `0.5` as is.
+    public var compactDescription: String {
+        self == rounded() && abs(self) < 1e15 ? String(Int64(self)) : String(self)
+    }
+}

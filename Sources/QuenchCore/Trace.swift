@@ -1,0 +1,397 @@
+/// Trace format v1: a CSV of sensor readings with a `# key: value` header
+/// (documented in docs/trace-format.md).
+///
+/// ```
+/// # quench trace v1
+/// # sensor: weight
+/// # unit: g
+/// # started: 2026-03-02T07:30:00Z
+/// t,value
+/// 0.000,1050.2
+/// ```
+public enum TraceFormat {
+    public static let magic = "# quench trace v1"
+    public static let columns = "t,value"
+    /// Longer lines are refused so a corrupt file cannot make the parser buffer without bound.
+    public static let maximumLineLength = 4096
+}
+
+/// The header of a trace: what it measures and when it began.
+public struct TraceHeader: Sendable, Hashable {
+    public var sensor: SensorKind?
+    public var unit: MeasurementUnit?
+    /// Wall-clock time of t = 0.
+    public var started: Timestamp?
+    /// Every other `key: value` line, in file order.
+    public var metadata: [Metadata]
+
+    public struct Metadata: Sendable, Hashable {
+        public var key: String
+        public var value: String
+        public init(key: String, value: String) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    public init(sensor: SensorKind? = nil, unit: MeasurementUnit? = nil, started: Timestamp? = nil, metadata: [Metadata] = []) {
+        self.sensor = sensor
+        self.unit = unit
+        self.started = started
+        self.metadata = metadata
+    }
+
+    public subscript(key: String) -> String? {
+        metadata.last { $0.key == key }?.value
+    }
+
+    /// The header lines as written to a file, ending with the `t,value` line.
+    public func formatted() -> String {
+        var lines = [TraceFormat.magic]
+        if let sensor { lines.append("# sensor: \(sensor.rawValue)") }
+        if let unit { lines.append("# unit: \(unit.rawValue)") }
+        if let started { lines.append("# started: \(started.iso8601)") }
+        for item in metadata { lines.append("# \(item.key): \(item.value)") }
+        lines.append(TraceFormat.columns)
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// A problem in a trace file, with the line it was found on.
+public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Reason: Sendable, Hashable {
+        case empty
+        case missingMagic(found: String)
+        case malformedHeaderLine(String)
+        case unknownSensor(String)
+        case unknownUnit(String)
+        case unitDoesNotFitSensor(unit: MeasurementUnit, sensor: SensorKind)
+        case invalidStarted(String)
+        case duplicateKey(String)
+        case missingColumns
+        case unexpectedColumns(found: String)
+        case wrongFieldCount(Int)
+        case invalidTime(String)
+        case invalidValue(String)
+        case timeGoesBack(previous: Double, found: Double)
+        case lineTooLong
+        case invalidUTF8
+    }
+
+    /// One-based line number.
+    public var line: Int
+    public var reason: Reason
+
+    public init(line: Int, reason: Reason) {
+        self.line = line
+        self.reason = reason
+    }
+
+    public var description: String { "line \(line): \(reasonDescription)" }
+
+    public var reasonDescription: String {
+        switch reason {
+        case .empty: "the file is empty; a trace starts with '\(TraceFormat.magic)'"
+        case .missingMagic(let found): "expected '\(TraceFormat.magic)', found '\(found)'"
+        case .malformedHeaderLine(let l): "header line '\(l)' is not '# key: value'"
+        case .unknownSensor(let s): "unknown sensor '\(s)' (expected weight or level)"
+        case .unknownUnit(let u): "unknown unit '\(u)' (expected g, kg, lb, oz, mm, percent or raw)"
+        case .unitDoesNotFitSensor(let unit, let sensor): "unit \(unit.rawValue) is not a unit of a \(sensor.rawValue) sensor"
+        case .invalidStarted(let s): "started '\(s)' is not an ISO-8601 date-time with a zone (like 2026-03-02T07:30:00Z)"
+        case .duplicateKey(let k): "'\(k)' is given twice"
+        case .missingColumns: "no 't,value' line before the readings"
+        case .unexpectedColumns(let found): "expected the column line 't,value', found '\(found)'"
+        case .wrongFieldCount(let n): "expected 2 fields 't,value', found \(n)"
+        case .invalidTime(let t): "t '\(t)' is not a finite number of seconds"
+        case .invalidValue(let v): "value '\(v)' is not a finite number"
+        case .timeGoesBack(let previous, let found): "t \(found.compactDescription) is before the previous row's \(previous.compactDescription) (t must not decrease)"
+        case .lineTooLong: "longer than \(TraceFormat.maximumLineLength) bytes"
+        case .invalidUTF8: "not valid UTF-8 text"
+        }
+    }
+}
+
+/// A streaming trace parser: feed it bytes in chunks of any size; it calls
+/// back with each reading. Memory is bounded by the longest allowed line.
+public struct TraceParser: Sendable {
+    public private(set) var header = TraceHeader()
+    /// True once the `t,value` line has been read.
+    public private(set) var inReadings = false
+    private var sawMagic = false
+    private var line = 0
+    private var carry: [UInt8] = []
+    private var previousT = -Double.infinity
+
+    public init() {}
+
+    /// Parses a chunk; a line cut at the chunk's end is kept for the next one.
+    public mutating func parse(_ chunk: UnsafeRawBufferPointer, _ emit: (Reading) -> Void) throws(TraceError) {
+        let bytes = chunk.bindMemory(to: UInt8.self)
+        var start = 0
+        let count = bytes.count
+        while start < count {
+            guard let newline = Self.index(of: 0x0A, in: bytes, from: start) else {
+                guard carry.count + (count - start) <= TraceFormat.maximumLineLength else {
+                    throw TraceError(line: line + 1, reason: .lineTooLong)
+                }
+                carry.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<count]))
+                return
+            }
+            if carry.isEmpty {
+                try parseLine(UnsafeBufferPointer(rebasing: bytes[start..<newline]), emit)
+            } else {
+                carry.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<newline]))
+                let whole = carry
+                carry.removeAll(keepingCapacity: true)
+                try parseLine(copying: whole, emit)
+            }
+            start = newline + 1
+        }
+    }
+
+    /// Convenience for tests and small inputs.
+    public mutating func parse(_ text: String, _ emit: (Reading) -> Void) throws(TraceError) {
+        let bytes = Array(text.utf8)
+        var failure: TraceError?
+        bytes.withUnsafeBytes { buffer in
+            do throws(TraceError) { try parse(buffer, emit) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Parses the last line if it had no newline, and checks the file was complete.
+    public mutating func finish(_ emit: (Reading) -> Void) throws(TraceError) {
+        if !carry.isEmpty {
+            let whole = carry
+            carry.removeAll()
+            try parseLine(copying: whole, emit)
+        }
+        guard sawMagic else { throw TraceError(line: max(line, 1), reason: .empty) }
+        guard inReadings else { throw TraceError(line: line, reason: .missingColumns) }
+    }
+
+    /// Parses a whole in-memory trace.
+    public static func parse(_ text: String) throws(TraceError) -> (TraceHeader, [Reading]) {
+        var parser = TraceParser()
+        var readings: [Reading] = []
+        try parser.parse(text) { readings.append($0) }
+        try parser.finish { readings.append($0) }
+        return (parser.header, readings)
+    }
+
+    @inline(__always)
+    private static func index(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var i = start
+        while i < bytes.count {
+            if bytes[i] == byte { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    private mutating func parseLine(copying bytes: [UInt8], _ emit: (Reading) -> Void) throws(TraceError) {
+        var failure: TraceError?
+        bytes.withUnsafeBufferPointer { line in
+            do throws(TraceError) { try parseLine(line, emit) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    private mutating func parseLine(_ raw: UnsafeBufferPointer<UInt8>, _ emit: (Reading) -> Void) throws(TraceError) {
+        line += 1
+        var lo = 0, hi = raw.count
+        if line == 1, hi >= 3, raw[0] == 0xEF, raw[1] == 0xBB, raw[2] == 0xBF { lo = 3 }  // UTF-8 BOM
+        guard hi - lo <= TraceFormat.maximumLineLength else { throw TraceError(line: line, reason: .lineTooLong) }
+        while hi > lo, raw[hi - 1] == 0x0D || raw[hi - 1] == 0x20 || raw[hi - 1] == 0x09 { hi -= 1 }
+        while lo < hi, raw[lo] == 0x20 || raw[lo] == 0x09 { lo += 1 }
+        if lo == hi { return }  // blank lines are ignored everywhere
+        let text = UnsafeBufferPointer(rebasing: raw[lo..<hi])
+
+        if inReadings {
+            if text[0] == 0x23 { return }  // a comment among the readings
+            emit(try parseRow(text))
+            return
+        }
+        let string = try Self.string(text, line: line)
+        if !sawMagic {
+            guard string == TraceFormat.magic else { throw TraceError(line: line, reason: .missingMagic(found: Self.clip(string))) }
+            sawMagic = true
+            return
+        }
+        if string.first == "#" {
+            try parseHeaderLine(string)
+            return
+        }
+        let columns = string.replacingSpaces()
+        guard columns == TraceFormat.columns else {
+            if parseNumberPair(text) { throw TraceError(line: line, reason: .missingColumns) }
+            throw TraceError(line: line, reason: .unexpectedColumns(found: Self.clip(string)))
+        }
+        if let unit = header.unit, let sensor = header.sensor, unit.sensor != sensor {
+            throw TraceError(line: line, reason: .unitDoesNotFitSensor(unit: unit, sensor: sensor))
+        }
+        inReadings = true
+    }
+
+    private mutating func parseHeaderLine(_ string: String) throws(TraceError) {
+        let body = string.dropFirst().drop { $0 == " " || $0 == "\t" }
+        if body.isEmpty { return }  // a bare '#' is a comment
+        guard let colon = body.firstIndex(of: ":") else {
+            throw TraceError(line: line, reason: .malformedHeaderLine(Self.clip(string)))
+        }
+        let key = String(body[..<colon].trimmingSpaces).lowercased()
+        // Keep everything after the first ':' (timestamps contain colons); drop the
+        // documentation's trailing "(weight | level)" style hints.
+        var value = body[body.index(after: colon)...].trimmingSpaces
+        guard !key.isEmpty, !key.contains(" ") else {
+            throw TraceError(line: line, reason: .malformedHeaderLine(Self.clip(string)))
+        }
+        switch key {
+        case "sensor":
+            if let paren = value.firstIndex(of: "(") { value = value[..<paren].trimmingSpaces }
+            guard header.sensor == nil else { throw TraceError(line: line, reason: .duplicateKey(key)) }
+            guard let sensor = SensorKind(rawValue: value.lowercased()) else {
+                throw TraceError(line: line, reason: .unknownSensor(Self.clip(String(value))))
+            }
+            header.sensor = sensor
+        case "unit":
+            if let paren = value.firstIndex(of: "(") { value = value[..<paren].trimmingSpaces }
+            guard header.unit == nil else { throw TraceError(line: line, reason: .duplicateKey(key)) }
+            guard let unit = MeasurementUnit(rawValue: value.lowercased()) else {
+                throw TraceError(line: line, reason: .unknownUnit(Self.clip(String(value))))
+            }
+            header.unit = unit
+        case "started":
+            if let paren = value.firstIndex(of: "(") { value = value[..<paren].trimmingSpaces }
+            guard header.started == nil else { throw TraceError(line: line, reason: .duplicateKey(key)) }
+            guard let started = Timestamp(iso8601: value) else {
+                throw TraceError(line: line, reason: .invalidStarted(Self.clip(String(value))))
+            }
+            header.started = started
+        default:
+            header.metadata.append(.init(key: key, value: String(value)))
+        }
+    }
+
+    private mutating func parseRow(_ text: UnsafeBufferPointer<UInt8>) throws(TraceError) -> Reading {
+        var comma = -1
+        var fields = 1
+        for i in 0..<text.count where text[i] == 0x2C {
+            if comma < 0 { comma = i }
+            fields += 1
+        }
+        guard fields == 2 else { throw TraceError(line: line, reason: .wrongFieldCount(fields)) }
+        let tField = UnsafeBufferPointer(rebasing: text[0..<comma])
+        let vField = UnsafeBufferPointer(rebasing: text[(comma + 1)...])
+        guard let t = Self.number(tField) else {
+            throw TraceError(line: line, reason: .invalidTime(Self.clip(Self.lossyString(tField))))
+        }
+        guard t >= previousT else { throw TraceError(line: line, reason: .timeGoesBack(previous: previousT, found: t)) }
+        previousT = t
+        if Self.isBlank(vField) { return Reading(t: t, value: nil) }
+        guard let value = Self.number(vField) else {
+            throw TraceError(line: line, reason: .invalidValue(Self.clip(Self.lossyString(vField))))
+        }
+        return Reading(t: t, value: value)
+    }
+
+    private func parseNumberPair(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let comma = text.firstIndex(of: 0x2C) else { return false }
+        return Self.number(UnsafeBufferPointer(rebasing: text[0..<comma])) != nil
+    }
+
+    private static func isBlank(_ field: UnsafeBufferPointer<UInt8>) -> Bool {
+        field.allSatisfy { $0 == 0x20 || $0 == 0x09 }
+    }
+
+    /// Exact powers of ten: dividing an integer mantissa below 2^53 by one is correctly rounded.
+    private static let powersOfTen: [Double] = (0...22).map { p in (0..<p).reduce(1.0) { r, _ in r * 10 } }
+
+    /// A decimal number: fast path for `-123.456`; anything fancier (exponents,
+    /// many digits) goes to the standard library; non-finite values are refused.
+    @inline(__always)
+    static func number(_ field: UnsafeBufferPointer<UInt8>) -> Double? {
+        var lo = 0, hi = field.count
+        while lo < hi, field[lo] == 0x20 || field[lo] == 0x09 { lo += 1 }
+        while hi > lo, field[hi - 1] == 0x20 || field[hi - 1] == 0x09 { hi -= 1 }
+        guard lo < hi else { return nil }
+        var i = lo
+        var negative = false
+        if field[i] == 0x2D || field[i] == 0x2B {
+            negative = field[i] == 0x2D
+            i += 1
+        }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fractionDigits = 0
+        var seenPoint = false
+        while i < hi {
+            let c = field[i]
+            let d = c &- 48
+            if d < 10 {
+                mantissa = mantissa &* 10 &+ UInt64(d)
+                digits += 1
+                if seenPoint { fractionDigits += 1 }
+            } else if c == 0x2E, !seenPoint {
+                seenPoint = true
+            } else {
+                break
+            }
+            i += 1
+        }
+        if i == hi, digits > 0, digits <= 15, fractionDigits <= 22 {
+            let magnitude = Double(mantissa) / powersOfTen[fractionDigits]
+            return negative ? -magnitude : magnitude
+        }
+        guard let text = String(validating: UnsafeBufferPointer(rebasing: field[lo..<hi]), as: UTF8.self),
+              let value = Double(text), value.isFinite
+        else { return nil }
+        return value
+    }
+
+    private static func string(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) throws(TraceError) -> String {
+        guard let s = String(validating: bytes, as: UTF8.self) else { throw TraceError(line: line, reason: .invalidUTF8) }
+        return s
+    }
+
+    private static func lossyString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Keeps quoted input short in messages.
+    static func clip(_ s: String) -> String {
+        s.count <= 60 ? s : String(s.prefix(57)) + "..."
+    }
+}
+
+extension String {
+    fileprivate func replacingSpaces() -> String {
+        String(filter { $0 != " " && $0 != "\t" }).lowercased()
+    }
+}
+
+/// Writes trace v1 rows.
+public enum TraceWriter {
+    /// `t` with millisecond precision, value with up to `decimals` places; nil values as empty cells.
+    public static func row(_ reading: Reading, decimals: Int = 2) -> String {
+        let t = fixed(reading.t, places: 3)
+        guard let value = reading.value else { return "\(t),\n" }
+        return "\(t),\(fixed(value, places: decimals))\n"
+    }
+
+    /// Formats with exactly `places` decimals, without Foundation.
+    public static func fixed(_ value: Double, places: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        let scaled = (abs(value) * scale).rounded()
+        guard scaled < 9e15 else { return String(value) }
+        let n = UInt64(scaled)
+        let whole = n / UInt64(scale)
+        var text = (value < 0 && n != 0 ? "-" : "") + String(whole)
+        if places > 0 {
+            let frac = String(n % UInt64(scale))
+            text += "." + String(repeating: "0", count: places - frac.count) + frac
+        }
+        return text
+    }
+}
