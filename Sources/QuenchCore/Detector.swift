@@ -1,16 +1,32 @@
 /// Tuning of the sip detector. Defaults suit a drinking bottle on a kitchen
 /// or bathroom scale, or a bottle with a level sensor.
 public struct DetectorConfiguration: Sendable, Hashable, Codable {
-    /// Smaller decreases are treated as noise (mL).
-    public var minSipML: Double = 2.5
+    /// Smaller losses across a lift are treated as noise (mL).
+    public var minSipML: Double = 2.0
+    /// A loss without a lift (a straw, a pump pot) must be at least this large;
+    /// smaller steps are nudges and touches (mL).
+    public var minUnliftedSipML: Double = 8
     /// Smaller increases are not reported as refills (mL).
-    public var minRefillML: Double = 20
+    public var minRefillML: Double = 15
     /// A loss of at least this much in one go is a pour, not a sip (mL).
-    public var pourML: Double = 250
-    /// A loss faster than this over the time the bottle was away is a pour (mL/s),
-    /// when it is also at least `pourMinML`.
-    public var pourRateMLPerSecond: Double = 60
-    public var pourMinML: Double = 120
+    public var pourML: Double = 300
+    /// A loss at least `pourMinML` that happened faster than this (mL/s over the
+    /// time the bottle was away) is a pour.
+    public var pourRateMLPerSecond: Double = 40
+    public var pourMinML: Double = 150
+    /// A weight step up without a lift, smaller than this, is an object put next
+    /// to the bottle (a phone); larger ones are refills poured on the scale (mL).
+    public var maxObjectML: Double = 350
+    /// Seconds a new level must hold before the event is final. Longer than a
+    /// hand resting on the bottle after setting it down.
+    public var confirmSeconds: Double = 6
+    /// Seconds a level must hold to count as settled at all.
+    public var settleSeconds: Double = 1.2
+    /// Seconds the very first level must hold to become the reference.
+    public var firstLevelSeconds: Double = 3
+    /// No reading for this long is a link gap: whatever happened in it is
+    /// judged from the levels on either side.
+    public var gapSeconds: Double = 3
     /// Emit the diagnostic `lifted` and `placed` events.
     public var emitDiagnostics = false
 
@@ -19,22 +35,462 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
 
 /// The detector's phase, for `quench watch`.
 public enum DetectorPhase: String, Sendable, Hashable {
-    case unknown, settled, disturbed, away
+    /// No settled level yet.
+    case unknown
+    /// The bottle stands still; `level` is tracked.
+    case settled
+    /// Something moved: lifted, touched, tilted, or the link dropped.
+    case disturbed
+    /// A weight scale reads (nearly) empty: the bottle is off it.
+    case away
+    /// A new level holds; waiting `confirmSeconds` before the event is final.
+    case confirming
 }
 
 /// Turns a stream of readings into sip, refill and pour events.
-/// Streaming, bounded memory, deterministic. (Implementation in progress.)
+///
+/// The bottle spends most of its time standing still. The detector tracks that
+/// level, notices when it is disturbed (a lift, a tilt, a touch, a link gap),
+/// waits until a new level has held for `confirmSeconds`, and then judges the
+/// change between the level before and the level after. Isolated spikes are
+/// ignored; slow drift moves the tracked level without ever crossing a threshold.
+///
+/// Streaming and deterministic; O(1) work and memory per reading.
 public struct SipDetector: Sendable {
     public let calibration: BottleCalibration
     public let configuration: DetectorConfiguration
-    public private(set) var phase: DetectorPhase = .unknown
+
+    private let isWeight: Bool
+    /// mL per sensor unit for weight (a multiply on the hot path).
+    private let mlPerUnit: Double
+    /// Readings that map outside this range are sensor garbage (level sensors).
+    private let plausibleML: ClosedRange<Double>
+
+    private var noise: NoiseEstimate
+    private var run = LevelRun()
+    private var outliers = OutlierRun()
+    private var lastT = -Double.infinity
+    private var lastValidT = -Double.infinity
+
+    /// The settled level before the current disturbance (mL), if any.
+    private var reference: Double?
+    private var state: State = .unknown
+    private var disturbance = Disturbance()
+    /// Known weight of things standing next to the bottle (mL-equivalent).
+    private var objectsML = 0.0
+    /// What the scale reads with nothing on it (mL-equivalent), once seen.
+    private var emptyML = 0.0
+
+    private enum State { case unknown, settled, disturbed }
+
+    private struct Disturbance {
+        var start = 0.0
+        var lifted = false
+        var liftedAt = 0.0
+        /// A link gap hid what happened; the gap counts as a lift.
+        var gapped = false
+        /// Readings came back already settled after a gap: confirm quickly.
+        var afterGap = false
+        var sawBottleAway = false
+        /// A level that held at least `settleSeconds` during the disturbance and
+        /// was then interrupted: the bottle may have been set down and lifted again.
+        var heldLevel: Double?
+        var heldStart = 0.0
+        var heldEnd = 0.0
+    }
 
     public init(calibration: BottleCalibration, configuration: DetectorConfiguration = .init()) {
         self.calibration = calibration
         self.configuration = configuration
+        isWeight = calibration.sensor == .weight
+        noise = NoiseEstimate(floor: isWeight ? 4 : 3)
+        mlPerUnit = (calibration.unit.gramsPerUnit ?? 1) / calibration.density
+        if let curve = calibration.levelCurve {
+            let top = curve.points[curve.points.count - 1].ml
+            plausibleML = -0.05 * top ... 1.2 * top + 1
+        } else {
+            plausibleML = -.infinity ... .infinity
+        }
     }
 
-    public mutating func process(_ reading: Reading, into events: inout [DetectedEvent]) {}
+    public var phase: DetectorPhase {
+        switch state {
+        case .unknown: .unknown
+        case .settled: .settled
+        case .disturbed:
+            if isWeight, run.count > 0, run.mean < awayThreshold { .away }
+            else if run.count > 0, run.duration >= configuration.settleSeconds, isPresent(run.mean) { .confirming }
+            else { .disturbed }
+        }
+    }
 
-    public mutating func finish(into events: inout [DetectedEvent]) {}
+    /// The tracked level in mL (whole load for weight), when settled.
+    public var level: Double? { state == .settled ? run.mean : nil }
+
+    /// Feeds one reading; appends any event that became final.
+    @inlinable
+    public mutating func process(_ reading: Reading, into events: inout [DetectedEvent]) {
+        processReading(t: reading.t, value: reading.value, into: &events)
+    }
+
+    @usableFromInline
+    mutating func processReading(t: Double, value: Double?, into events: inout [DetectedEvent]) {
+        if t - lastValidT > configuration.gapSeconds, lastValidT > -.infinity {
+            noteGap(at: lastValidT, into: &events)
+        }
+        lastT = t
+        guard let value, value.isFinite else {
+            // Nothing usable: a level sensor tilted, or a dropped sample.
+            if !isWeight { noteUnreadable(at: t, into: &events) }
+            return
+        }
+        let ml = isWeight ? value * mlPerUnit : calibration.millilitres(value)
+        guard isWeight || plausibleML.contains(ml) else {
+            noteUnreadable(at: t, into: &events)
+            return
+        }
+        lastValidT = t
+        add(ml, at: t, into: &events)
+    }
+
+    /// Ends the stream: a level that is holding but not yet confirmed is judged now.
+    public mutating func finish(into events: inout [DetectedEvent]) {
+        guard state == .disturbed else { return }
+        if run.count > 0, run.duration >= configuration.settleSeconds, isPresent(run.mean) {
+            conclude(level: run.finalLevel, settledAt: run.start, at: lastT, into: &events)
+        } else if let held = disturbance.heldLevel {
+            conclude(level: held, settledAt: disturbance.heldStart, at: lastT, into: &events)
+        }
+    }
+
+    // MARK: - Per reading
+
+    private var tolerance: Double { noise.tolerance }
+
+    /// Below this the scale holds no bottle (mL-equivalent).
+    private var awayThreshold: Double {
+        let base = emptyML + objectsML
+        guard let reference else { return base + 15 }
+        return base + max(15, 0.35 * (reference - base))
+    }
+
+    private func isPresent(_ level: Double) -> Bool { !isWeight || level >= awayThreshold }
+
+    private mutating func add(_ x: Double, at t: Double, into events: inout [DetectedEvent]) {
+        noise.observe(x, at: t)
+        if run.count == 0 {
+            run.start(x, at: t)
+            return
+        }
+        let tol = tolerance
+        if abs(x - run.mean) <= tol {
+            run.add(x, at: t)
+            outliers.clear()
+            afterInlier(at: t, into: &events)
+            return
+        }
+        outliers.add(x, at: t)
+        guard outliers.brokeRun(tolerance: tol) else { return }
+        // The signal moved: the current run is over.
+        let (restartValue, restartT, firstT) = outliers.restart()
+        runEnded(firstOutlierAt: firstT, into: &events)
+        run.start(restartValue, at: restartT)
+        if outliers.consistentPair { run.add(outliers.lastValue, at: outliers.lastT) }
+        outliers.clear()
+        afterInlier(at: t, into: &events)
+    }
+
+    /// The current run was broken by a sustained change at `firstOutlierAt`.
+    private mutating func runEnded(firstOutlierAt t: Double, into events: inout [DetectedEvent]) {
+        switch state {
+        case .unknown:
+            if run.duration >= configuration.firstLevelSeconds, run.count >= 3, isPresent(run.mean) {
+                reference = run.finalLevel
+                beginDisturbance(at: t, into: &events)
+            }
+        case .settled:
+            reference = run.finalLevel
+            beginDisturbance(at: t, into: &events)
+        case .disturbed:
+            interruptedDuringDisturbance(at: t, into: &events)
+        }
+    }
+
+    private mutating func afterInlier(at t: Double, into events: inout [DetectedEvent]) {
+        guard state != .settled else { return }
+        let held = run.duration
+        if state == .unknown {
+            // The first level that holds becomes the reference; no event.
+            if held >= configuration.confirmSeconds, run.count >= 3, isPresent(run.mean) {
+                state = .settled
+                reference = run.finalLevel
+            } else if isWeight, held >= configuration.settleSeconds, !isPresent(run.mean) {
+                emptyML = run.mean - objectsML
+            }
+            return
+        }
+        // Disturbed.
+        if isWeight, !isPresent(run.mean), run.count >= 2 {
+            disturbance.afterGap = false
+            if disturbance.heldLevel != nil {
+                // Set down, held, and now lifted again: the previous drink is over.
+                concludeHeld(at: t, into: &events)
+            }
+            markLifted(at: run.start, into: &events)
+            if held >= configuration.settleSeconds { emptyML = run.mean - objectsML }
+            return
+        }
+        let needed = disturbance.afterGap ? configuration.settleSeconds : configuration.confirmSeconds
+        if held >= needed, run.count >= 3 {
+            conclude(level: run.finalLevel, settledAt: run.start, at: t, into: &events)
+        }
+    }
+
+    private mutating func beginDisturbance(at t: Double, into events: inout [DetectedEvent]) {
+        state = .disturbed
+        disturbance = Disturbance(start: t)
+        if !isWeight { markLifted(at: t, into: &events) }
+    }
+
+    private mutating func markLifted(at t: Double, into events: inout [DetectedEvent]) {
+        guard !disturbance.lifted else { return }
+        disturbance.lifted = true
+        disturbance.liftedAt = t
+        if configuration.emitDiagnostics {
+            events.append(DetectedEvent(kind: .lifted, t: t, start: disturbance.start, end: t, ml: 0))
+        }
+    }
+
+    /// A level held during a disturbance and then moved again.
+    private mutating func interruptedDuringDisturbance(at t: Double, into events: inout [DetectedEvent]) {
+        disturbance.afterGap = false
+        let heldLongEnough = run.duration >= configuration.settleSeconds && run.count >= 3
+        if heldLongEnough, isPresent(run.mean) {
+            disturbance.heldLevel = run.finalLevel
+            disturbance.heldStart = run.start
+            disturbance.heldEnd = t
+        }
+    }
+
+    /// Level sensors: no usable reading (tilted). Weight: ignored.
+    private mutating func noteUnreadable(at t: Double, into events: inout [DetectedEvent]) {
+        switch state {
+        case .settled:
+            reference = run.finalLevel
+            beginDisturbance(at: t, into: &events)
+            run.reset()
+        case .disturbed:
+            if run.count > 0 {
+                interruptedDuringDisturbance(at: t, into: &events)
+                // A tilt after a level held: the previous drink is over.
+                if disturbance.heldLevel != nil { concludeHeld(at: t, into: &events) }
+            }
+            run.reset()
+        case .unknown:
+            run.reset()
+        }
+        outliers.clear()
+    }
+
+    private mutating func noteGap(at lastSeen: Double, into events: inout [DetectedEvent]) {
+        switch state {
+        case .settled:
+            reference = run.finalLevel
+            beginDisturbance(at: lastSeen, into: &events)
+        case .disturbed:
+            if run.count > 0 { interruptedDuringDisturbance(at: lastSeen, into: &events) }
+        case .unknown:
+            break
+        }
+        disturbance.afterGap = true
+        disturbance.gapped = true
+        run.reset()
+        outliers.clear()
+    }
+
+    /// Concludes with the level that held before an interruption, when the
+    /// interruption turned out to be the next lift.
+    private mutating func concludeHeld(at t: Double, into events: inout [DetectedEvent]) {
+        guard let held = disturbance.heldLevel else { return }
+        let nextStart = disturbance.heldEnd
+        conclude(level: held, settledAt: disturbance.heldStart, at: t, into: &events)
+        // The next disturbance began when the held level was interrupted.
+        reference = held
+        state = .disturbed
+        disturbance = Disturbance(start: nextStart)
+        markLifted(at: nextStart, into: &events)
+    }
+
+    // MARK: - Judging a change
+
+    private mutating func conclude(level after: Double, settledAt: Double, at t: Double, into events: inout [DetectedEvent]) {
+        let before = reference ?? after
+        let delta = after - before
+        let start = disturbance.start
+        let lifted = disturbance.lifted || !isWeight || disturbance.gapped
+        var kind: EventKind?
+        var ml = abs(delta)
+        if delta < 0 {
+            let loss = -delta
+            if isWeight, !lifted, objectsML > 0, abs(loss - objectsML) <= max(10, 0.15 * objectsML) {
+                objectsML = 0  // the phone was taken away
+            } else if loss >= (lifted ? configuration.minSipML : configuration.minUnliftedSipML) {
+                let away = max(settledAt - start, 0.5)
+                let isPour = loss >= configuration.pourML
+                    || (loss >= configuration.pourMinML && loss / away >= configuration.pourRateMLPerSecond)
+                kind = isPour ? .pour : .sip
+            }
+        } else if delta >= configuration.minRefillML {
+            if isWeight, !lifted, delta < configuration.maxObjectML {
+                objectsML += delta  // something put down beside the bottle
+            } else {
+                kind = .refill
+            }
+        }
+        if let kind {
+            ml = (ml * 100).rounded() / 100
+            let remaining = calibration.remaining(settledML: after - objectsML).map { ($0 * 10).rounded() / 10 }
+            events.append(DetectedEvent(kind: kind, t: t, start: start, end: settledAt, ml: ml, remainingML: remaining))
+        }
+        if configuration.emitDiagnostics, disturbance.lifted {
+            events.append(DetectedEvent(kind: .placed, t: t, start: start, end: settledAt, ml: 0))
+        }
+        reference = after
+        state = .settled
+        disturbance = Disturbance()
+    }
+}
+
+// MARK: - Building blocks
+
+/// Samples that agree with each other within the noise: the current level.
+/// Keeps two blocks of sums so the mean follows slow drift; the first second of
+/// a new level (the settling tail) is dropped once there is enough after it.
+struct LevelRun: Sendable {
+    private(set) var start = 0.0
+    private(set) var lastT = 0.0
+    private(set) var last = 0.0
+    private(set) var count = 0
+    private var sum = 0.0, n = 0
+    private var previousSum = 0.0, previousN = 0
+
+    private var blockStart = 0.0
+    private var trimmed = false
+
+    static let blockSeconds = 8.0
+    static let settlingTail = 1.0
+
+    var duration: Double { lastT - start }
+    var mean: Double { (sum + previousSum) / Double(n + previousN) }
+
+    /// The level to judge a change by: the trimmed, recent mean.
+    var finalLevel: Double { mean }
+
+    mutating func reset() {
+        count = 0
+        sum = 0; n = 0; previousSum = 0; previousN = 0
+        trimmed = false
+    }
+
+    mutating func start(_ x: Double, at t: Double) {
+        reset()
+        start = t
+        blockStart = t
+        add(x, at: t)
+    }
+
+    mutating func add(_ x: Double, at t: Double) {
+        if !trimmed, t - start >= Self.settlingTail, n >= 3 {
+            // Drop the settling tail: restart the sums from this sample.
+            trimmed = true
+            sum = 0; n = 0
+            blockStart = t
+        } else if t - blockStart >= Self.blockSeconds {
+            previousSum = sum; previousN = n
+            sum = 0; n = 0
+            blockStart = t
+        }
+        sum += x
+        n += 1
+        count += 1
+        last = x
+        lastT = t
+    }
+}
+
+/// Up to three consecutive samples that did not fit the current level.
+/// One or two wild ones are spikes; two that agree, or three, mean it moved.
+struct OutlierRun: Sendable {
+    private(set) var count = 0
+    private var x0 = 0.0, t0 = 0.0, x1 = 0.0, t1 = 0.0, x2 = 0.0, t2 = 0.0
+
+    mutating func clear() { count = 0 }
+
+    mutating func add(_ x: Double, at t: Double) {
+        switch count {
+        case 0: x0 = x; t0 = t
+        case 1: x1 = x; t1 = t
+        default:
+            if count >= 3 { x0 = x1; t0 = t1; x1 = x2; t1 = t2; count = 2 }
+            x2 = x; t2 = t
+        }
+        count += 1
+    }
+
+    var lastValue: Double { count >= 3 ? x2 : x1 }
+    var lastT: Double { count >= 3 ? t2 : t1 }
+    private var previousValue: Double { count >= 3 ? x1 : x0 }
+    private var previousT: Double { count >= 3 ? t1 : t0 }
+
+    /// The last two outliers agree with each other.
+    private(set) var consistentPair = false
+
+    mutating func brokeRun(tolerance: Double) -> Bool {
+        guard count >= 2 else { return false }
+        consistentPair = abs(lastValue - previousValue) <= 2 * tolerance
+        return consistentPair || count >= 3
+    }
+
+    /// Where a new run starts: the older of a consistent pair (the newer is added
+    /// after), or the newest sample; plus when the move began.
+    func restart() -> (value: Double, t: Double, firstT: Double) {
+        consistentPair ? (previousValue, previousT, t0) : (lastValue, lastT, t0)
+    }
+}
+
+/// The stream's current noise and resolution, for the band within which
+/// samples belong to the same level. It follows the local noise within a second
+/// or two, so a wobbling pot or a ringing scale widens the band and a quiet
+/// bottle narrows it again.
+struct NoiseEstimate: Sendable {
+    /// Exponential average of |Δ| between neighbouring samples, each clipped
+    /// to three bands so that spikes and steps barely move it.
+    private var step = 0.0
+    private var last = Double.nan
+    private var lastT = 0.0
+    /// Smallest non-zero step seen: the sensor's resolution.
+    private var resolution = Double.infinity
+    let floor: Double
+
+    static let timeConstant = 1.5
+    /// However noisy the stream, a change larger than this is a change (mL).
+    static let widest = 60.0
+
+    init(floor: Double) { self.floor = floor }
+
+    @inline(__always)
+    mutating func observe(_ x: Double, at t: Double) {
+        defer { last = x; lastT = t }
+        guard !last.isNaN else { return }
+        let d = abs(x - last)
+        if d > 1e-9, d < resolution { resolution = d }
+        let weight = min(1, max(t - lastT, 0.01) / Self.timeConstant)
+        step += (min(d, 3 * tolerance) - step) * weight
+    }
+
+    /// mean |Δ| of white noise is 1.13 σ, so 4 × step ≈ 4.5 σ.
+    var tolerance: Double {
+        let quantum = resolution.isFinite ? 1.6 * resolution : 0
+        return min(max(floor, 4 * step, quantum), Self.widest)
+    }
 }
