@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import QuenchCore
+
+/// Where a trace comes from: a file, or standard input (`-`).
+public enum TraceSource: Sendable, Hashable, CustomStringConvertible {
+    case file(String)
+    case standardInput
+
+    public init(argument: String) {
+        self = argument == "-" ? .standardInput : .file(argument)
+    }
+
+    public var description: String {
+        switch self {
+        case .file(let path): path
+        case .standardInput: "<stdin>"
+        }
+    }
+}
+
+/// A system call that failed, with the errno it failed with.
+public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var operation: String
+    public var errno: Int32
+
+    public init(_ operation: String, errno: Int32) {
+        self.operation = operation
+        self.errno = errno
+    }
+
+    public var description: String { "\(operation): \(String(cString: strerror(errno))) (errno \(errno))" }
+}
+
+/// Reads a trace in fixed-size chunks and streams its readings, so memory does
+/// not grow with the trace's length.
+public struct TraceStreamReader {
+    public let source: TraceSource
+    static let chunkSize = 1 << 16
+
+    public init(_ source: TraceSource) { self.source = source }
+
+    /// Calls `onChunk` with the header (once the `t,value` line is read) and each
+    /// batch of readings; returns the header.
+    @discardableResult
+    public func read(_ onChunk: (TraceHeader, [Reading]) throws -> Void) throws -> TraceHeader {
+        let fd: Int32
+        switch source {
+        case .standardInput:
+            fd = 0
+        case .file(let path):
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw ReplayError.cannotOpen(path: path, SystemError("open", errno: errno)) }
+        }
+        defer { if fd != 0 { close(fd) } }
+
+        var parser = TraceParser()
+        var batch: [Reading] = []
+        batch.reserveCapacity(Self.chunkSize / 8)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress, Self.chunkSize)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ReplayError.cannotRead(path: source.description, SystemError("read", errno: errno))
+            }
+            if n == 0 { break }
+            do {
+                try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) { batch.append($0) }
+            } catch {
+                throw ReplayError.malformedTrace(path: source.description, error)
+            }
+            if !batch.isEmpty {
+                try onChunk(parser.header, batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        do {
+            try parser.finish { batch.append($0) }
+        } catch {
+            throw ReplayError.malformedTrace(path: source.description, error)
+        }
+        if !batch.isEmpty { try onChunk(parser.header, batch) }
+        return parser.header
+    }
+}

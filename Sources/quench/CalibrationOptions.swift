@@ -1,0 +1,54 @@
+import ArgumentParser
+import QuenchCore
+import QuenchGateway
+
+/// Options shared by every command that turns readings into events.
+struct CalibrationOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Level-sensor calibration: LEVEL:ML points, level increasing.", valueName: "L:ML,L:ML,..."))
+    var levelCurve: LevelCurve?
+
+    @Option(help: "Density of the liquid in g/mL.")
+    var density: Double = 1.0
+
+    @Option(help: "Bottle capacity in mL (to say what is left).")
+    var capacity: Double?
+
+    @Option(help: "Empty bottle's weight in g (to say what is left).")
+    var tare: Double?
+
+    @Option(help: "Smallest sip reported, in mL.")
+    var minSip: Double?
+
+    @Option(help: "Sensor kind, overriding the trace header (weight | level).")
+    var sensor: SensorKind?
+
+    @Option(help: "Unit, overriding the trace header (g | kg | lb | oz | mm | percent | raw).")
+    var unit: MeasurementUnit?
+
+    @Flag(help: "Also report the diagnostic lifted and placed events.")
+    var diagnostics = false
+
+    func replayOptions() -> ReplayOptions {
+        var options = ReplayOptions()
+        options.sensor = sensor
+        options.unit = unit
+        options.levelCurve = levelCurve
+        options.density = density
+        options.capacityML = capacity
+        options.tareG = tare
+        if let minSip { options.detector.minSipML = minSip }
+        options.detector.emitDiagnostics = diagnostics
+        return options
+    }
+}
+
+extension LevelCurve: ExpressibleByArgument {
+    public init?(argument: String) { try? self.init(parsing: argument) }
+}
+
+extension SensorKind: ExpressibleByArgument {}
+extension MeasurementUnit: ExpressibleByArgument {}
+
+extension Timestamp: ExpressibleByArgument {
+    public init?(argument: String) { self.init(iso8601: argument) }
+}
