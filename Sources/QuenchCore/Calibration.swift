@@ -24,10 +24,10 @@ public struct LevelCurve: Sendable, Hashable, Codable {
             guard index > 0 else { continue }
             let previous = points[index - 1]
             guard point.level > previous.level else {
-                throw .invalidPoint(index: index, reason: "level \(point.level) is not above the previous point's \(previous.level)")
+                throw .invalidPoint(index: index, reason: "level \(point.level.compactDescription) is not above the previous point's \(previous.level.compactDescription)")
             }
             guard point.ml >= previous.ml else {
-                throw .invalidPoint(index: index, reason: "\(point.ml) mL is less than the previous point's \(previous.ml) mL")
+                throw .invalidPoint(index: index, reason: "\(point.ml.compactDescription) mL is less than the previous point's \(previous.ml.compactDescription) mL")
             }
         }
         self.points = points

@@ -1,0 +1,169 @@
+import Testing
+import QuenchCore
+
+@Suite struct TraceParserTests {
+    static let valid = """
+        # quench trace v1
+        # sensor: weight
+        # unit: g
+        # started: 2026-03-02T07:30:00Z
+        # device: F0:F1:F2:F3:F4:F5
+        t,value
+        0.000,1050.2
+        0.100,1049.8
+
+        0.200,
+        0.300,-3.5
+        """
+
+    @Test func parsesHeaderAndRows() throws {
+        let (header, readings) = try TraceParser.parse(Self.valid)
+        #expect(header.sensor == .weight)
+        #expect(header.unit == .g)
+        #expect(header.started == Timestamp(iso8601: "2026-03-02T07:30:00Z"))
+        #expect(header["device"] == "F0:F1:F2:F3:F4:F5")
+        #expect(readings == [
+            Reading(t: 0, value: 1050.2), Reading(t: 0.1, value: 1049.8),
+            Reading(t: 0.2, value: nil), Reading(t: 0.3, value: -3.5),
+        ])
+    }
+
+    @Test func documentationHintsAndCRLFAreAccepted() throws {
+        let text = "\u{FEFF}# quench trace v1\r\n# sensor: level   (weight | level)\r\n# unit: mm  (g | kg)\r\nt,value\r\n1,2\r\n"
+        let (header, readings) = try TraceParser.parse(text)
+        #expect(header.sensor == .level)
+        #expect(header.unit == .mm)
+        #expect(readings == [Reading(t: 1, value: 2)])
+    }
+
+    @Test func exponentAndSignedNumbers() throws {
+        let (_, readings) = try TraceParser.parse("# quench trace v1\nt,value\n1e2,+5\n100.5,-1.25e1\n")
+        #expect(readings == [Reading(t: 100, value: 5), Reading(t: 100.5, value: -12.5)])
+    }
+
+    @Test func decimalParsingIsExact() throws {
+        let (_, readings) = try TraceParser.parse("# quench trace v1\nt,value\n0.1,1049.8\n0.3,0.7\n")
+        #expect(readings[0].t == 0.1 && readings[0].value == 1049.8)
+        #expect(readings[1].t == 0.3 && readings[1].value == 0.7)
+    }
+
+    /// Every kind of malformed file gives an error with the line it is on.
+    @Test(arguments: [
+        ("", 1, "empty"),
+        ("\n\n", 2, "empty"),
+        ("t,value\n1,2\n", 1, "expected '# quench trace v1'"),
+        ("# quench trace v2\nt,value\n", 1, "expected '# quench trace v1'"),
+        ("# quench trace v1\n# unit: furlong\nt,value\n", 2, "unknown unit 'furlong'"),
+        ("# quench trace v1\n# sensor: sonar\nt,value\n", 2, "unknown sensor 'sonar'"),
+        ("# quench trace v1\n# sensor: level\n# unit: g\nt,value\n", 4, "unit g is not a unit of a level sensor"),
+        ("# quench trace v1\n# unit: g\n# unit: kg\nt,value\n", 3, "'unit' is given twice"),
+        ("# quench trace v1\n# started: yesterday\nt,value\n", 2, "started 'yesterday'"),
+        ("# quench trace v1\n# started: 2026-02-30T00:00:00Z\nt,value\n", 2, "started"),
+        ("# quench trace v1\n# started: 2026-03-02T07:30:00\nt,value\n", 2, "with a zone"),
+        ("# quench trace v1\n# no colon here\nt,value\n", 2, "is not '# key: value'"),
+        ("# quench trace v1\n0,1\n", 2, "no 't,value' line"),
+        ("# quench trace v1\ntime,weight\n", 2, "expected the column line 't,value'"),
+        ("# quench trace v1\n", 1, "no 't,value' line"),
+        ("# quench trace v1\nt,value\n1\n", 3, "expected 2 fields"),
+        ("# quench trace v1\nt,value\n1,2,3\n", 3, "found 3"),
+        ("# quench trace v1\nt,value\nabc,2\n", 3, "t 'abc' is not"),
+        ("# quench trace v1\nt,value\n,2\n", 3, "t '' is not"),
+        ("# quench trace v1\nt,value\n1,heavy\n", 3, "value 'heavy' is not"),
+        ("# quench trace v1\nt,value\n1,nan\n", 3, "value 'nan'"),
+        ("# quench trace v1\nt,value\n1,inf\n", 3, "value 'inf'"),
+        ("# quench trace v1\nt,value\ninf,1\n", 3, "t 'inf'"),
+        ("# quench trace v1\nt,value\n1,1.2.3\n", 3, "value '1.2.3'"),
+        ("# quench trace v1\nt,value\n2,1\n1,1\n", 4, "before the previous row's 2"),
+        ("# quench trace v1\nt,value\n1,1 2\n", 3, "value '1 2'"),
+    ] as [(String, Int, String)])
+    func malformed(text: String, line: Int, message: String) {
+        #expect {
+            _ = try TraceParser.parse(text)
+        } throws: { error in
+            guard let error = error as? TraceError else { return false }
+            return error.line == line && error.description.contains(message)
+        }
+    }
+
+    @Test func overlongLineIsRefusedWithoutBuffering() {
+        let text = "# quench trace v1\nt,value\n1," + String(repeating: "9", count: 10_000) + "\n"
+        #expect(throws: TraceError(line: 3, reason: .lineTooLong)) { _ = try TraceParser.parse(text) }
+    }
+
+    @Test func invalidUTF8InHeader() {
+        var bytes = Array("# quench trace v1\n# note: ".utf8)
+        bytes += [0xFF, 0xFE, 0x0A]
+        var parser = TraceParser()
+        #expect(throws: TraceError(line: 2, reason: .invalidUTF8)) {
+            try bytes.withUnsafeBytes { try parser.parse($0) { _ in } }
+        }
+    }
+
+    /// Splitting the bytes anywhere gives the same readings (lines cut across chunks).
+    @Test func chunkBoundariesDoNotMatter() throws {
+        let bytes = Array(Self.valid.utf8)
+        let (_, expected) = try TraceParser.parse(Self.valid)
+        for chunkSize in [1, 2, 3, 7, 16, 64, bytes.count] {
+            var parser = TraceParser()
+            var readings: [Reading] = []
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(offset + chunkSize, bytes.count)
+                try bytes[offset..<end].withUnsafeBytes { try parser.parse($0) { readings.append($0) } }
+                offset = end
+            }
+            try parser.finish { readings.append($0) }
+            #expect(readings == expected, "chunk size \(chunkSize)")
+        }
+    }
+
+    @Test func headerRoundTrip() throws {
+        let header = TraceHeader(sensor: .level, unit: .mm, started: Timestamp(iso8601: "2026-03-02T07:30:00.5Z"),
+                                 metadata: [.init(key: "device", value: "AA:BB:CC:DD:EE:FF"), .init(key: "profile", value: "level-bottle")])
+        let text = header.formatted() + TraceWriter.row(Reading(t: 1.5, value: 20.25)) + TraceWriter.row(Reading(t: 2, value: nil))
+        let (parsed, readings) = try TraceParser.parse(text)
+        #expect(parsed == header)
+        #expect(readings == [Reading(t: 1.5, value: 20.25), Reading(t: 2, value: nil)])
+    }
+
+    /// Random bytes and mutated valid files never crash the parser; they parse or throw TraceError.
+    @Test func fuzz() {
+        var rng = SplitMix(seed: 42)
+        let base = Array(Self.valid.utf8)
+        let alphabet = Array("0123456789.,-+e#:\n\r tvalue".utf8)
+        for round in 0..<5000 {
+            var bytes = base
+            let edits = Int(rng.next() % 8) + 1
+            for _ in 0..<edits {
+                let i = Int(rng.next() % UInt64(bytes.count))
+                switch rng.next() % 3 {
+                case 0: bytes[i] = round % 2 == 0 ? alphabet[Int(rng.next() % UInt64(alphabet.count))] : UInt8(truncatingIfNeeded: rng.next())
+                case 1: bytes.remove(at: i)
+                default: bytes.insert(alphabet[Int(rng.next() % UInt64(alphabet.count))], at: i)
+                }
+            }
+            var parser = TraceParser()
+            do {
+                try bytes.withUnsafeBytes { try parser.parse($0) { _ in } }
+                try parser.finish { _ in }
+            } catch let error as TraceError {
+                #expect(error.line >= 1)
+            } catch {
+                Issue.record("unexpected error type \(error)")
+            }
+        }
+    }
+}
+
+/// A tiny deterministic PRNG for tests (SplitMix64).
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
