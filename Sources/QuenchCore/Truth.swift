@@ -119,7 +119,9 @@ public struct TruthParser: Sendable {
         var parser = TruthParser()
         var events: [TruthEvent] = []
         // "\r\n" is one Character in Swift, so CRLF files need it named.
-        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        if lines.count > 1, lines.last?.isEmpty == true { lines.removeLast() }  // the final newline ends a line
+        for line in lines {
             if let event = try parser.parse(line: line) { events.append(event) }
         }
         try parser.finish()

@@ -265,7 +265,7 @@ public struct SimulatedBottle: IteratorProtocol, Sequence, Sendable {
             let placement = GapPlacement.allCases[Int(plan.next() % 3)]
             choices.append((4, .gap(seconds: plan.logUniform(5, 120), sipML: 0, placement: placement)))
         }
-        if b.contains(.pours), water >= 200 { choices.append((1.5, .pour(ml: water * plan.uniform(0.7, 1.0)))) }
+        if b.contains(.pours), water >= 200 { choices.append((2.5, .pour(ml: water * plan.uniform(0.7, 1.0)))) }
         if b.contains(.refills), water < 0.6 * c.capacityML {
             choices.append((3, .refill(toML: c.capacityML * plan.uniform(0.9, 1.0))))
         }
