@@ -80,6 +80,12 @@ public struct SipDetector: Sendable {
     private var objectsML = 0.0
     /// What the scale reads with nothing on it (mL-equivalent), once seen.
     private var emptyML = 0.0
+    /// The zero last seen with the scale empty, and the bottle's level right
+    /// after it: later changes of the level while it stands are drift, which
+    /// moves the zero too. Load cells shift their zero when unloaded (HX711
+    /// logs show 10–20 g), and the shift stays once the bottle is back.
+    private var zeroAnchor = 0.0
+    private var levelAnchor: Double?
 
     private enum State { case unknown, settled, disturbed }
 
@@ -97,6 +103,8 @@ public struct SipDetector: Sendable {
         var heldLevel: Double?
         var heldStart = 0.0
         var heldEnd = 0.0
+        /// What the empty scale read while the bottle was off (weight).
+        var zeroSeen: Double?
     }
 
     public init(calibration: BottleCalibration, configuration: DetectorConfiguration = .init()) {
@@ -157,7 +165,7 @@ public struct SipDetector: Sendable {
     public mutating func finish(into events: inout [DetectedEvent]) {
         guard state == .disturbed else { return }
         if run.count > 0, run.duration >= configuration.settleSeconds, isPresent(run.mean) {
-            conclude(level: run.finalLevel, settledAt: run.start, at: lastT, into: &events)
+            conclude(level: run.judgedLevel, settledAt: run.start, at: lastT, into: &events)
         } else if let held = disturbance.heldLevel {
             conclude(level: held, settledAt: disturbance.heldStart, at: lastT, into: &events)
         }
@@ -166,6 +174,10 @@ public struct SipDetector: Sendable {
     // MARK: - Per reading
 
     private var tolerance: Double { noise.tolerance }
+
+    /// A bigger difference between two empty-scale readings is not a zero shift
+    /// (something else was on the scale).
+    static let largestZeroShift = 40.0
 
     /// Below this the scale holds no bottle (mL-equivalent).
     private var awayThreshold: Double {
@@ -205,11 +217,12 @@ public struct SipDetector: Sendable {
         switch state {
         case .unknown:
             if run.duration >= configuration.firstLevelSeconds, run.count >= 3, isPresent(run.mean) {
-                reference = run.finalLevel
+                reference = run.judgedLevel
+                if levelAnchor == nil { levelAnchor = reference }
                 beginDisturbance(at: t, into: &events)
             }
         case .settled:
-            reference = run.finalLevel
+            reference = run.judgedLevel
             beginDisturbance(at: t, into: &events)
         case .disturbed:
             interruptedDuringDisturbance(at: t, into: &events)
@@ -223,9 +236,11 @@ public struct SipDetector: Sendable {
             // The first level that holds becomes the reference; no event.
             if held >= configuration.confirmSeconds, run.count >= 3, isPresent(run.mean) {
                 state = .settled
-                reference = run.finalLevel
+                reference = run.judgedLevel
+                if levelAnchor == nil { levelAnchor = reference }
             } else if isWeight, held >= configuration.settleSeconds, !isPresent(run.mean) {
-                emptyML = run.mean - objectsML
+                emptyML = run.judgedLevel - objectsML
+                zeroAnchor = emptyML
             }
             return
         }
@@ -237,12 +252,13 @@ public struct SipDetector: Sendable {
                 concludeHeld(at: t, into: &events)
             }
             markLifted(at: run.start, into: &events)
-            if held >= configuration.settleSeconds { emptyML = run.mean - objectsML }
+            disturbance.zeroSeen = run.judgedLevel - objectsML
+            if held >= configuration.settleSeconds { emptyML = run.judgedLevel - objectsML }
             return
         }
         let needed = disturbance.afterGap ? configuration.settleSeconds : configuration.confirmSeconds
         if held >= needed, run.count >= 3 {
-            conclude(level: run.finalLevel, settledAt: run.start, at: t, into: &events)
+            conclude(level: run.judgedLevel, settledAt: run.start, at: t, into: &events)
         }
     }
 
@@ -266,7 +282,7 @@ public struct SipDetector: Sendable {
         disturbance.afterGap = false
         let heldLongEnough = run.duration >= configuration.settleSeconds && run.count >= 3
         if heldLongEnough, isPresent(run.mean) {
-            disturbance.heldLevel = run.finalLevel
+            disturbance.heldLevel = run.judgedLevel
             disturbance.heldStart = run.start
             disturbance.heldEnd = t
         }
@@ -276,7 +292,7 @@ public struct SipDetector: Sendable {
     private mutating func noteUnreadable(at t: Double, into events: inout [DetectedEvent]) {
         switch state {
         case .settled:
-            reference = run.finalLevel
+            reference = run.judgedLevel
             beginDisturbance(at: t, into: &events)
             run.reset()
         case .disturbed:
@@ -295,7 +311,7 @@ public struct SipDetector: Sendable {
     private mutating func noteGap(at lastSeen: Double, into events: inout [DetectedEvent]) {
         switch state {
         case .settled:
-            reference = run.finalLevel
+            reference = run.judgedLevel
             beginDisturbance(at: lastSeen, into: &events)
         case .disturbed:
             if run.count > 0 { interruptedDuringDisturbance(at: lastSeen, into: &events) }
@@ -325,7 +341,20 @@ public struct SipDetector: Sendable {
 
     private mutating func conclude(level after: Double, settledAt: Double, at t: Double, into events: inout [DetectedEvent]) {
         let before = reference ?? after
-        let delta = after - before
+        var delta = after - before
+        if isWeight {
+            let anchor = levelAnchor ?? before
+            if let zeroSeen = disturbance.zeroSeen {
+                // Judge the bottle against the zero it was weighed on, each side.
+                let zeroBefore = zeroAnchor + (before - anchor)
+                let shift = zeroSeen - zeroBefore
+                if abs(shift) <= SipDetector.largestZeroShift { delta -= shift }
+                zeroAnchor = zeroSeen
+                levelAnchor = after
+            } else {
+                levelAnchor = anchor + delta
+            }
+        }
         let start = disturbance.start
         let lifted = disturbance.lifted || !isWeight || disturbance.gapped
         var kind: EventKind?
@@ -364,57 +393,115 @@ public struct SipDetector: Sendable {
 // MARK: - Building blocks
 
 /// Samples that agree with each other within the noise: the current level.
-/// Keeps two blocks of sums so the mean follows slow drift; the first second of
-/// a new level (the settling tail) is dropped once there is enough after it.
+///
+/// The mean follows slow drift (two blocks of sums). Samples are committed to
+/// the judged level only after `holdBack` seconds, so that when the level is
+/// disturbed, the touch that began it is not part of the level it is judged
+/// against; the first second of a new level (the settling tail) is left out.
 struct LevelRun: Sendable {
     private(set) var start = 0.0
     private(set) var lastT = 0.0
-    private(set) var last = 0.0
     private(set) var count = 0
     private var sum = 0.0, n = 0
     private var previousSum = 0.0, previousN = 0
-
+    /// The settling tail: used only when the level is too short to spare it.
+    private var tailSum = 0.0, tailN = 0
     private var blockStart = 0.0
-    private var trimmed = false
+    /// Samples not yet committed, oldest first, in a fixed ring.
+    private var recent = RecentSamples()
 
     static let blockSeconds = 8.0
     static let settlingTail = 1.0
+    static let holdBack = 1.0
 
     var duration: Double { lastT - start }
-    var mean: Double { (sum + previousSum) / Double(n + previousN) }
 
-    /// The level to judge a change by: the trimmed, recent mean.
-    var finalLevel: Double { mean }
+    /// Everything in the run, for the band: committed and recent samples.
+    var mean: Double {
+        let m = n + previousN + tailN + recent.count
+        return (sum + previousSum + tailSum + recent.sum) / Double(m)
+    }
+
+    /// The level to judge a change by: committed samples only, when there are enough.
+    var judgedLevel: Double {
+        let m = n + previousN
+        if m >= 3 { return (sum + previousSum) / Double(m) }
+        let k = m + tailN
+        return k >= 3 ? (sum + previousSum + tailSum) / Double(k) : mean
+    }
 
     mutating func reset() {
         count = 0
-        sum = 0; n = 0; previousSum = 0; previousN = 0
-        trimmed = false
+        sum = 0; n = 0; previousSum = 0; previousN = 0; tailSum = 0; tailN = 0
+        recent.removeAll()
     }
 
     mutating func start(_ x: Double, at t: Double) {
         reset()
         start = t
-        blockStart = t
+        blockStart = t + Self.settlingTail
         add(x, at: t)
     }
 
     mutating func add(_ x: Double, at t: Double) {
-        if !trimmed, t - start >= Self.settlingTail, n >= 3 {
-            // Drop the settling tail: restart the sums from this sample.
-            trimmed = true
-            sum = 0; n = 0
-            blockStart = t
-        } else if t - blockStart >= Self.blockSeconds {
+        if recent.isFull { commit(recent.removeOldest()) }
+        recent.append(x, at: t)
+        while let oldestT = recent.oldestT, t - oldestT > Self.holdBack { commit(recent.removeOldest()) }
+        count += 1
+        lastT = t
+    }
+
+    private mutating func commit(_ sample: (x: Double, t: Double)) {
+        if sample.t < start + Self.settlingTail {
+            tailSum += sample.x
+            tailN += 1
+            return
+        }
+        if sample.t - blockStart >= Self.blockSeconds {
             previousSum = sum; previousN = n
             sum = 0; n = 0
-            blockStart = t
+            blockStart = sample.t
         }
-        sum += x
+        sum += sample.x
         n += 1
+    }
+}
+
+/// A fixed ring of the last few samples (at most 32: a second at 30 Hz).
+struct RecentSamples: Sendable {
+    private var values = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                          0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    private var times = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                         0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    private var head = 0
+    private(set) var count = 0
+    private(set) var sum = 0.0
+    static let capacity = 32
+
+    var isFull: Bool { count == Self.capacity }
+    var oldestT: Double? { count == 0 ? nil : time(head) }
+
+    mutating func removeAll() { count = 0; sum = 0; head = 0 }
+
+    mutating func append(_ x: Double, at t: Double) {
+        let slot = (head + count) & (Self.capacity - 1)
+        withUnsafeMutableBytes(of: &values) { $0.storeBytes(of: x, toByteOffset: slot * 8, as: Double.self) }
+        withUnsafeMutableBytes(of: &times) { $0.storeBytes(of: t, toByteOffset: slot * 8, as: Double.self) }
         count += 1
-        last = x
-        lastT = t
+        sum += x
+    }
+
+    mutating func removeOldest() -> (x: Double, t: Double) {
+        let x = withUnsafeBytes(of: values) { $0.load(fromByteOffset: head * 8, as: Double.self) }
+        let t = time(head)
+        head = (head + 1) & (Self.capacity - 1)
+        count -= 1
+        sum = count == 0 ? 0 : sum - x
+        return (x, t)
+    }
+
+    private func time(_ slot: Int) -> Double {
+        withUnsafeBytes(of: times) { $0.load(fromByteOffset: slot * 8, as: Double.self) }
     }
 }
 
