@@ -1,3 +1,4 @@
+import Foundation
 /// Tuning of the sip detector. Defaults suit a drinking bottle on a kitchen
 /// or bathroom scale, or a bottle with a level sensor.
 public struct DetectorConfiguration: Sendable, Hashable, Codable {
@@ -111,7 +112,7 @@ public struct SipDetector: Sendable {
         self.calibration = calibration
         self.configuration = configuration
         isWeight = calibration.sensor == .weight
-        noise = NoiseEstimate(floor: isWeight ? 4 : 3)
+        noise = isWeight ? NoiseEstimate(floor: 4, timeConstant: 1.5) : NoiseEstimate(floor: 3, timeConstant: 30)
         mlPerUnit = (calibration.unit.gramsPerUnit ?? 1) / calibration.density
         if let curve = calibration.levelCurve {
             let top = curve.points[curve.points.count - 1].ml
@@ -341,6 +342,7 @@ public struct SipDetector: Sendable {
 
     private mutating func conclude(level after: Double, settledAt: Double, at t: Double, into events: inout [DetectedEvent]) {
         let before = reference ?? after
+        if ProcessInfo.processInfo.environment["DBGC"] != nil { print("DBG t \(t) before \(before) after \(after) zeroSeen \(String(describing: disturbance.zeroSeen)) zeroAnchor \(zeroAnchor) levelAnchor \(String(describing: levelAnchor)) lifted \(disturbance.lifted) gapped \(disturbance.gapped)") }
         var delta = after - before
         if isWeight {
             let anchor = levelAnchor ?? before
@@ -558,12 +560,17 @@ struct NoiseEstimate: Sendable {
     /// Smallest non-zero step seen: the sensor's resolution.
     private var resolution = Double.infinity
     let floor: Double
-
-    static let timeConstant = 1.5
+    /// Seconds over which the estimate follows the stream. Load cells need it
+    /// short (a wobbling pot); level sensors long, so that slosh after a
+    /// put-down does not open the band and the level is judged once calm.
+    let timeConstant: Double
     /// However noisy the stream, a change larger than this is a change (mL).
     static let widest = 60.0
 
-    init(floor: Double) { self.floor = floor }
+    init(floor: Double, timeConstant: Double) {
+        self.floor = floor
+        self.timeConstant = timeConstant
+    }
 
     @inline(__always)
     mutating func observe(_ x: Double, at t: Double) {
@@ -571,7 +578,9 @@ struct NoiseEstimate: Sendable {
         guard !last.isNaN else { return }
         let d = abs(x - last)
         if d > 1e-9, d < resolution { resolution = d }
-        let weight = min(1, max(t - lastT, 0.01) / Self.timeConstant)
+        // Per time, but never more than a few percent per sample, so that one
+        // step of a lift at 1 Hz does not open the band.
+        let weight = min(0.15, max(t - lastT, 0.01) / timeConstant)
         step += (min(d, 3 * tolerance) - step) * weight
     }
 
