@@ -171,6 +171,10 @@ public enum ADElement: Sendable, Hashable {
 public struct ADEncodingError: Error, Sendable, Hashable, CustomStringConvertible {
     public var elementIndex: Int
     public var dataLength: Int
+    public init(elementIndex: Int, dataLength: Int) {
+        self.elementIndex = elementIndex
+        self.dataLength = dataLength
+    }
     public var description: String {
         "Advertising data: element \(elementIndex) has \(dataLength) data bytes, at most 254 fit an AD structure"
     }

@@ -86,13 +86,14 @@ public struct WeightMeasurement: Sendable, Hashable {
 
     /// In kg or lb (`unit`); nil when the measurement was unsuccessful.
     public var weight: Double? {
-        rawWeight == Self.unsuccessfulWeight ? nil : Double(rawWeight) * (imperial ? Self.poundsPerUnit : Self.kilogramsPerUnit)
+        // Divide rather than multiply by 0.005 / 0.01 so 6971 gives exactly 69.71.
+        rawWeight == Self.unsuccessfulWeight ? nil : Double(rawWeight) / (imperial ? 100 : 200)
     }
 
     /// kg/m².
-    public var bmi: Double? { bmiAndHeight.map { Double($0.rawBMI) * 0.1 } }
+    public var bmi: Double? { bmiAndHeight.map { Double($0.rawBMI) / 10 } }
     /// Metres (SI) or inches (imperial).
-    public var height: Double? { bmiAndHeight.map { Double($0.rawHeight) * (imperial ? 0.1 : 0.001) } }
+    public var height: Double? { bmiAndHeight.map { Double($0.rawHeight) / (imperial ? 10 : 1000) } }
 
     public init(decoding bytes: [UInt8]) throws(DecodeError) {
         var r = ByteReader(bytes, context: "Weight Measurement")
