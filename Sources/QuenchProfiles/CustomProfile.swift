@@ -1,0 +1,389 @@
+import BluetoothWire
+import Foundation
+import QuenchCore
+
+/// How a GATT characteristic delivers values.
+public enum GATTDelivery: Sendable, Hashable {
+    case notify
+    case indicate
+    /// Read the characteristic every `interval` seconds.
+    case readPoll(interval: Double)
+}
+
+/// A user-defined profile, read from a JSON file (format in docs/profiles.md):
+/// where one number sits in a characteristic value, service data or
+/// manufacturer data, how it is encoded and what it means.
+public struct CustomProfile: Sendable, Hashable {
+    public enum Source: Sendable, Hashable {
+        case characteristic(service: BluetoothUUID, characteristic: BluetoothUUID, delivery: GATTDelivery)
+        case serviceData(BluetoothUUID)
+        case manufacturerData(companyID: UInt16)
+    }
+
+    /// The number's wire type.
+    public enum ValueType: String, Sendable, Hashable, CaseIterable {
+        case u8, i8, u16, i16, u24, i24, u32, i32, f32
+
+        public var width: Int {
+            switch self {
+            case .u8, .i8: 1
+            case .u16, .i16: 2
+            case .u24, .i24: 3
+            case .u32, .i32, .f32: 4
+            }
+        }
+
+        public var isSigned: Bool { [.i8, .i16, .i24, .i32].contains(self) }
+
+        /// The raw integers the type holds (f32: nil).
+        public var integerRange: ClosedRange<Int64>? {
+            switch self {
+            case .f32: return nil
+            default:
+                let bits = Int64(width * 8)
+                return isSigned ? -(1 << (bits - 1))...((1 << (bits - 1)) - 1) : 0...((1 << bits) - 1)
+            }
+        }
+    }
+
+    /// value = raw × scale + add.
+    public struct ValueFormat: Sendable, Hashable {
+        public var offset: Int
+        public var type: ValueType
+        public var bigEndian: Bool
+        public var scale: Double
+        public var add: Double
+        /// A raw value meaning "no reading" (e.g. 65535 from a tilted level sensor).
+        public var missing: Int64?
+
+        public init(offset: Int, type: ValueType, bigEndian: Bool = false, scale: Double = 1, add: Double = 0, missing: Int64? = nil) {
+            self.offset = offset
+            self.type = type
+            self.bigEndian = bigEndian
+            self.scale = scale
+            self.add = add
+            self.missing = missing
+        }
+    }
+
+    public var name: String
+    public var sensor: SensorKind
+    public var unit: MeasurementUnit
+    public var source: Source
+    public var value: ValueFormat
+    /// Scan matching: the advertised name starts with this.
+    public var namePrefix: String?
+    /// Scan matching: the advertisement lists this service UUID (or carries its service data).
+    public var matchService: BluetoothUUID?
+
+    public init(name: String, sensor: SensorKind, unit: MeasurementUnit, source: Source, value: ValueFormat,
+                namePrefix: String? = nil, matchService: BluetoothUUID? = nil) {
+        self.name = name
+        self.sensor = sensor
+        self.unit = unit
+        self.source = source
+        self.value = value
+        self.namePrefix = namePrefix
+        self.matchService = matchService
+    }
+
+    // MARK: Decoding and encoding payloads
+
+    public func decode(_ payload: [UInt8]) throws(DecodeError) -> [ProfileReading] {
+        var r = ByteReader(payload, context: "\(name) payload", offset: 0)
+        guard payload.count >= value.offset else {
+            throw r.error("value", .truncated(needed: value.offset + value.type.width, available: payload.count), at: payload.count)
+        }
+        _ = try r.bytes(value.offset, "bytes before the value")
+        let raw = try r.unsigned(value.type.width, "value (\(value.type.rawValue))", bigEndian: value.bigEndian)
+        let number: Double?
+        switch value.type {
+        case .f32:
+            let f = Double(Float(bitPattern: UInt32(truncatingIfNeeded: raw)))
+            number = f.isFinite ? f : nil
+        default:
+            let bits = value.type.width * 8
+            let signed = value.type.isSigned && raw >> (bits - 1) & 1 == 1 ? Int64(raw) - (1 << bits) : Int64(raw)
+            number = signed == value.missing ? nil : Double(signed)
+        }
+        let reading = number.map { $0 * value.scale + value.add }
+        return [ProfileReading(value: reading, unit: unit, flags: reading == nil ? .unsuccessful : [])]
+    }
+
+    /// The payload a device following this profile sends for `value` in `unit`:
+    /// zeros before the value's offset, nothing after it.
+    public func encode(_ reading: Double?, unit: MeasurementUnit? = nil) throws(ProfileEncodingError) -> [UInt8] {
+        let context = "\(name) payload"
+        var v: Double
+        switch reading {
+        case nil:
+            guard let missing = value.missing else {
+                throw ProfileEncodingError(context: context, field: "value", reason: .missingValue)
+            }
+            return bytes(UInt64(bitPattern: missing))
+        case let r?:
+            v = r
+        }
+        if let given = unit, given != self.unit {
+            guard let from = given.gramsPerUnit, let to = self.unit.gramsPerUnit else {
+                throw ProfileEncodingError(context: context, field: "unit", reason: .unsupportedUnit(given))
+            }
+            v = v * from / to
+        }
+        let scaled = (v - value.add) / value.scale
+        if value.type == .f32 {
+            return bytes(UInt64(Float(scaled).bitPattern))
+        }
+        let range = value.type.integerRange!
+        let raw = try quantize(scaled, resolution: 1, range: Double(range.lowerBound)...Double(range.upperBound),
+                               context: context, field: "value")
+        return bytes(UInt64(bitPattern: raw))
+    }
+
+    private func bytes(_ raw: UInt64) -> [UInt8] {
+        var w = ByteWriter(capacity: value.offset + 4)
+        w.append([UInt8](repeating: 0, count: value.offset))
+        w.unsigned(raw, width: value.type.width, bigEndian: value.bigEndian)
+        return w.bytes
+    }
+}
+
+// MARK: - The profile file
+
+/// A profile file that cannot be used: which field, and why.
+public struct ProfileFileError: Error, Sendable, CustomStringConvertible {
+    public enum Reason: Sendable {
+        /// Not JSON at all; the parser's own error is kept.
+        case syntax(DecodingError)
+        case missing
+        case wrongType(expected: String)
+        case invalid(String)
+        case unknownField
+    }
+
+    /// Dotted path, e.g. `value.type`; empty for the whole file.
+    public var field: String
+    public var reason: Reason
+
+    public init(field: String, reason: Reason) {
+        self.field = field
+        self.reason = reason
+    }
+
+    public var description: String {
+        let what: String
+        switch reason {
+        case .syntax(let e):
+            switch e {
+            case .dataCorrupted(let c): what = "not valid JSON: \(c.debugDescription)\(c.underlyingError.map { " (\($0))" } ?? "")"
+            default: what = "not valid JSON: \(e)"
+            }
+        case .missing: what = "required field is missing"
+        case .wrongType(let expected): what = "must be \(expected)"
+        case .invalid(let why): what = why
+        case .unknownField: what = "unknown field (check the spelling)"
+        }
+        return field.isEmpty ? "profile file: \(what)" : "profile file: field `\(field)`: \(what)"
+    }
+}
+
+/// JSON as it came, so validation can name each field.
+private enum JSONValue: Decodable {
+    case null, bool(Bool), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let n = try? c.decode(Double.self) { self = .number(n) }
+        else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
+        else { self = .object(try c.decode([String: JSONValue].self)) }
+    }
+}
+
+/// Reads fields of one JSON object, remembering which were used.
+private struct FieldReader {
+    let path: String
+    let object: [String: JSONValue]
+    private(set) var used: Set<String> = []
+
+    init(_ value: JSONValue, path: String) throws(ProfileFileError) {
+        guard case .object(let o) = value else { throw ProfileFileError(field: path, reason: .wrongType(expected: "an object")) }
+        self.path = path
+        self.object = o
+    }
+
+    func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    mutating func raw(_ key: String) -> JSONValue? {
+        used.insert(key)
+        if case .null? = object[key] { return nil }
+        return object[key]
+    }
+
+    mutating func string(_ key: String) throws(ProfileFileError) -> String? {
+        guard let v = raw(key) else { return nil }
+        guard case .string(let s) = v else { throw ProfileFileError(field: name(key), reason: .wrongType(expected: "a string")) }
+        return s
+    }
+
+    mutating func requiredString(_ key: String) throws(ProfileFileError) -> String {
+        guard let s = try string(key) else { throw ProfileFileError(field: name(key), reason: .missing) }
+        return s
+    }
+
+    mutating func number(_ key: String) throws(ProfileFileError) -> Double? {
+        guard let v = raw(key) else { return nil }
+        guard case .number(let n) = v, n.isFinite else { throw ProfileFileError(field: name(key), reason: .wrongType(expected: "a number")) }
+        return n
+    }
+
+    mutating func integer(_ key: String) throws(ProfileFileError) -> Int64? {
+        guard let v = raw(key) else { return nil }
+        switch v {
+        case .number(let n) where n == n.rounded() && abs(n) < 9.0e15:
+            return Int64(n)
+        case .string(let s) where s.lowercased().hasPrefix("0x"):
+            if let n = Int64(s.dropFirst(2), radix: 16) { return n }
+        default:
+            break
+        }
+        throw ProfileFileError(field: name(key), reason: .wrongType(expected: "an integer (or a \"0x…\" hex string)"))
+    }
+
+    mutating func uuid(_ key: String) throws(ProfileFileError) -> BluetoothUUID? {
+        guard let s = try string(key) else { return nil }
+        guard let u = BluetoothUUID(s) else {
+            throw ProfileFileError(field: name(key), reason: .invalid("\"\(s)\" is not a 16-, 32- or 128-bit UUID"))
+        }
+        return u
+    }
+
+    mutating func object(_ key: String) throws(ProfileFileError) -> FieldReader? {
+        guard let v = raw(key) else { return nil }
+        return try FieldReader(v, path: name(key))
+    }
+
+    /// Fails on keys nobody asked for (typos would otherwise be silently ignored).
+    func finish() throws(ProfileFileError) {
+        if let extra = object.keys.sorted().first(where: { !used.contains($0) }) {
+            throw ProfileFileError(field: name(extra), reason: .unknownField)
+        }
+    }
+}
+
+extension CustomProfile {
+    /// Parses and validates a profile file's JSON text.
+    public init(json: [UInt8]) throws(ProfileFileError) {
+        let root: JSONValue
+        do {
+            root = try JSONDecoder().decode(JSONValue.self, from: Data(json))
+        } catch let e as DecodingError {
+            throw ProfileFileError(field: "", reason: .syntax(e))
+        } catch {
+            throw ProfileFileError(field: "", reason: .syntax(.dataCorrupted(.init(codingPath: [], debugDescription: "\(error)"))))
+        }
+        var top = try FieldReader(root, path: "")
+
+        let name = try top.requiredString("name")
+        guard !name.isEmpty else { throw ProfileFileError(field: "name", reason: .invalid("must not be empty")) }
+
+        let sensorText = try top.requiredString("sensor")
+        guard let sensor = SensorKind(rawValue: sensorText) else {
+            throw ProfileFileError(field: "sensor", reason: .invalid("\"\(sensorText)\" is not one of weight, level"))
+        }
+        let unitText = try top.requiredString("unit")
+        guard let unit = MeasurementUnit(rawValue: unitText) else {
+            let all = MeasurementUnit.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ProfileFileError(field: "unit", reason: .invalid("\"\(unitText)\" is not one of \(all)"))
+        }
+        guard unit.sensor == sensor else {
+            throw ProfileFileError(field: "unit", reason: .invalid("\(unit.rawValue) is not a unit of a \(sensor.rawValue) sensor"))
+        }
+
+        guard var src = try top.object("source") else { throw ProfileFileError(field: "source", reason: .missing) }
+        let kind = try src.requiredString("kind")
+        let source: Source
+        switch kind {
+        case "characteristic":
+            guard let service = try src.uuid("service") else { throw ProfileFileError(field: "source.service", reason: .missing) }
+            guard let characteristic = try src.uuid("characteristic") else {
+                throw ProfileFileError(field: "source.characteristic", reason: .missing)
+            }
+            let mode = try src.string("mode") ?? "notify"
+            let interval = try src.number("pollInterval")
+            let delivery: GATTDelivery
+            switch mode {
+            case "notify", "indicate":
+                guard interval == nil else {
+                    throw ProfileFileError(field: "source.pollInterval", reason: .invalid("only for mode read-poll"))
+                }
+                delivery = mode == "notify" ? .notify : .indicate
+            case "read-poll":
+                let seconds = interval ?? 1
+                guard seconds >= 0.05, seconds <= 86400 else {
+                    throw ProfileFileError(field: "source.pollInterval", reason: .invalid("\(seconds) s is outside 0.05...86400"))
+                }
+                delivery = .readPoll(interval: seconds)
+            default:
+                throw ProfileFileError(field: "source.mode", reason: .invalid("\"\(mode)\" is not one of notify, indicate, read-poll"))
+            }
+            source = .characteristic(service: service, characteristic: characteristic, delivery: delivery)
+        case "service-data":
+            guard let uuid = try src.uuid("uuid") else { throw ProfileFileError(field: "source.uuid", reason: .missing) }
+            source = .serviceData(uuid)
+        case "manufacturer-data":
+            guard let company = try src.integer("company") else { throw ProfileFileError(field: "source.company", reason: .missing) }
+            guard (0...0xFFFF).contains(company) else {
+                throw ProfileFileError(field: "source.company", reason: .invalid("\(company) is not a 16-bit company identifier"))
+            }
+            source = .manufacturerData(companyID: UInt16(company))
+        default:
+            throw ProfileFileError(field: "source.kind",
+                                   reason: .invalid("\"\(kind)\" is not one of characteristic, service-data, manufacturer-data"))
+        }
+        try src.finish()
+
+        guard var val = try top.object("value") else { throw ProfileFileError(field: "value", reason: .missing) }
+        let offset = try val.integer("offset") ?? 0
+        guard (0...1024).contains(offset) else {
+            throw ProfileFileError(field: "value.offset", reason: .invalid("\(offset) is outside 0...1024"))
+        }
+        let typeText = try val.requiredString("type")
+        guard let type = ValueType(rawValue: typeText) else {
+            let all = ValueType.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ProfileFileError(field: "value.type", reason: .invalid("\"\(typeText)\" is not one of \(all)"))
+        }
+        let endian = try val.string("endian") ?? "little"
+        guard endian == "little" || endian == "big" else {
+            throw ProfileFileError(field: "value.endian", reason: .invalid("\"\(endian)\" is not little or big"))
+        }
+        let scale = try val.number("scale") ?? 1
+        guard scale != 0 else { throw ProfileFileError(field: "value.scale", reason: .invalid("must not be 0")) }
+        let add = try val.number("add") ?? 0
+        let missing = try val.integer("missing")
+        if let m = missing {
+            guard let range = type.integerRange else {
+                throw ProfileFileError(field: "value.missing", reason: .invalid("not available for f32 (NaN already means no reading)"))
+            }
+            guard range.contains(m) else {
+                throw ProfileFileError(field: "value.missing", reason: .invalid("\(m) does not fit \(type.rawValue)"))
+            }
+        }
+        try val.finish()
+
+        var namePrefix: String?
+        var matchService: BluetoothUUID?
+        if var match = try top.object("match") {
+            namePrefix = try match.string("namePrefix")
+            matchService = try match.uuid("service")
+            try match.finish()
+        }
+        try top.finish()
+
+        self.init(name: name, sensor: sensor, unit: unit, source: source,
+                  value: ValueFormat(offset: Int(offset), type: type, bigEndian: endian == "big", scale: scale, add: add, missing: missing),
+                  namePrefix: namePrefix, matchService: matchService)
+    }
+}

@@ -1,0 +1,133 @@
+import BluetoothWire
+import Foundation
+import QuenchCore
+import QuenchProfiles
+import Testing
+
+@Suite struct ProfileCustomFileTests {
+    /// docs/profiles/diy-level-bottle.json, the documented example.
+    static var exampleURL: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/profiles/diy-level-bottle.json")
+    }
+    static var exampleText: String { (try? String(contentsOf: exampleURL, encoding: .utf8)) ?? "missing example file" }
+
+    @Test func shippedExampleIsTheDIYLevelBottle() throws {
+        let p = try CustomProfile(json: Array(Self.exampleText.utf8))
+        let service = BluetoothUUID("6e0a0000-51a5-4c5b-9f1d-7e57b0771e00")!
+        let characteristic = BluetoothUUID("6e0a0001-51a5-4c5b-9f1d-7e57b0771e00")!
+        #expect(p.name == "DIY level bottle")
+        #expect(p.sensor == .level && p.unit == .mm)
+        #expect(p.source == .characteristic(service: service, characteristic: characteristic, delivery: .notify))
+        #expect(p.value == .init(offset: 0, type: .u16, bigEndian: false, scale: 0.1, add: 0))
+        #expect(DeviceProfile.custom(p).transport == .gatt(service: service, characteristic: characteristic, delivery: .notify))
+        // ble-vm level-bottle: u16 LE level in 0.1 mm; 0x012C = 300 → 30.0 mm.
+        let r = try DeviceProfile.custom(p).decode([0x2C, 0x01])
+        #expect(r.count == 1 && abs(r[0].value! - 30.0) < 1e-9 && r[0].unit == .mm)
+        #expect(throws: DecodeError(context: "DIY level bottle payload", field: "value (u16)", offset: 0,
+                                    reason: .truncated(needed: 2, available: 1))) { try p.decode([0x2C]) }
+    }
+
+    @Test func everyTypeEndiannessAndScale() throws {
+        func profile(_ type: String, endian: String = "little", offset: Int = 1, scale: Double = 1, add: Double = 0, missing: String = "") throws -> CustomProfile {
+            try CustomProfile(json: Array("""
+            {"name": "t", "sensor": "weight", "unit": "g",
+             "source": {"kind": "manufacturer-data", "company": "0x0157"},
+             "value": {"offset": \(offset), "type": "\(type)", "endian": "\(endian)", "scale": \(scale), "add": \(add) \(missing)}}
+            """.utf8))
+        }
+        let payload: [UInt8] = [0xEE, 0xFE, 0xFF, 0xFF, 0x7F]
+        let expected: [(String, String, Double)] = [
+            ("u8", "little", 254), ("i8", "little", -2), ("u16", "little", 65534), ("i16", "little", -2),
+            ("u16", "big", 65279), ("i16", "big", -257), ("u24", "little", 16_777_214), ("i24", "little", -2),
+            ("u32", "little", 2_147_483_646), ("i32", "big", -16_777_345),
+        ]
+        for (type, endian, value) in expected {
+            let p = try profile(type, endian: endian)
+            #expect(try p.decode(payload)[0].value == value, "\(type) \(endian)")
+            // And the encoder writes it back.
+            let bytes = try p.encode(value)
+            #expect(Array(bytes[1...]) == Array(payload[1..<(1 + p.value.type.width)]), "\(type) \(endian)")
+        }
+        let f = try profile("f32", offset: 0)
+        #expect(try f.decode(Array(Float(12.5).bitPattern.littleEndianBytes))[0].value == 12.5)
+        let scaled = try profile("u16", offset: 0, scale: 0.5, add: -10)
+        #expect(try scaled.decode([0x64, 0x00])[0].value == 40)
+        #expect(try scaled.encode(40) == [0x64, 0x00])
+        let missing = try profile("u16", offset: 0, missing: #", "missing": 65535"#)
+        #expect(try missing.decode([0xFF, 0xFF]) == [ProfileReading(value: nil, unit: .g, flags: .unsuccessful)])
+        #expect(try missing.encode(nil) == [0xFF, 0xFF])
+        #expect(throws: ProfileEncodingError.self) { try profile("u8", offset: 0).encode(256) }
+        #expect(throws: ProfileEncodingError.self) { try profile("u8", offset: 0).encode(nil) }
+        #expect(try profile("u16", offset: 0).encode(1, unit: .kg) == [0xE8, 0x03])
+    }
+
+    @Test func sourcesAndMatching() throws {
+        let sd = try CustomProfile(json: Array("""
+        {"name": "s", "sensor": "level", "unit": "percent",
+         "source": {"kind": "service-data", "uuid": "FCD2"}, "value": {"type": "u8"}, "match": {"namePrefix": "Bot"}}
+        """.utf8))
+        #expect(sd.source == .serviceData(BluetoothUUID(uuid16: 0xFCD2)))
+        let p = DeviceProfile.custom(sd)
+        #expect(p.transport.isBroadcast)
+        let good = AdvertisingData([.localName("Bottle", complete: true), .serviceData16(0xFCD2, [42])])
+        #expect(p.matches(advertisement: good))
+        #expect(!p.matches(advertisement: AdvertisingData([.localName("Other", complete: true), .serviceData16(0xFCD2, [42])])))
+        #expect(try p.decode(advertisement: good) == [ProfileReading(value: 42, unit: .percent)])
+        let poll = try CustomProfile(json: Array("""
+        {"name": "p", "sensor": "weight", "unit": "oz",
+         "source": {"kind": "characteristic", "service": "FFE0", "characteristic": "FFE1", "mode": "read-poll", "pollInterval": 2},
+         "value": {"type": "i16", "endian": "big"}}
+        """.utf8))
+        #expect(poll.source == .characteristic(service: BluetoothUUID(uuid16: 0xFFE0), characteristic: BluetoothUUID(uuid16: 0xFFE1),
+                                               delivery: .readPoll(interval: 2)))
+        #expect(DeviceProfile.custom(poll).matches(advertisement: AdvertisingData([.uuids16([0xFFE0], complete: true)])))
+        #expect(!DeviceProfile.custom(poll).matches(advertisement: AdvertisingData([.uuids16([0xFFE1], complete: true)])))
+    }
+
+    /// Each broken file and the field its error must name.
+    @Test(arguments: [
+        ("", ""),
+        ("{", ""),
+        ("[]", ""),
+        (#"{"sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}}"#, "name"),
+        (#"{"name": 5, "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}}"#, "name"),
+        (#"{"name": "x", "sensor": "volume", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}}"#, "sensor"),
+        (#"{"name": "x", "sensor": "level", "unit": "ml", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}}"#, "unit"),
+        (#"{"name": "x", "sensor": "level", "unit": "kg", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}}"#, "unit"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "value": {"type": "u8"}}"#, "source"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "gatt"}, "value": {"type": "u8"}}"#, "source.kind"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "18"}, "value": {"type": "u8"}}"#, "source.uuid"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "characteristic", "service": "181D"}, "value": {"type": "u8"}}"#, "source.characteristic"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "characteristic", "service": "181D", "characteristic": "2A9D", "mode": "push"}, "value": {"type": "u8"}}"#, "source.mode"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "characteristic", "service": "181D", "characteristic": "2A9D", "pollInterval": 1}, "value": {"type": "u8"}}"#, "source.pollInterval"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "characteristic", "service": "181D", "characteristic": "2A9D", "mode": "read-poll", "pollInterval": 0}, "value": {"type": "u8"}}"#, "source.pollInterval"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "manufacturer-data", "company": 70000}, "value": {"type": "u8"}}"#, "source.company"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "manufacturer-data", "company": "0xZZ"}, "value": {"type": "u8"}}"#, "source.company"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D", "extra": 1}, "value": {"type": "u8"}}"#, "source.extra"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}}"#, "value"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u17"}}"#, "value.type"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8", "offset": -1}}"#, "value.offset"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8", "offset": 1.5}}"#, "value.offset"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8", "endian": "middle"}}"#, "value.endian"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8", "scale": 0}}"#, "value.scale"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8", "scale": "1"}}"#, "value.scale"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8", "missing": 256}}"#, "value.missing"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "f32", "missing": 0}}"#, "value.missing"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}, "match": {"service": "nope"}}"#, "match.service"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}, "matches": {}}"#, "matches"),
+    ])
+    func malformedFilesNameTheField(_ text: String, _ field: String) {
+        do {
+            let p = try CustomProfile(json: Array(text.utf8))
+            Issue.record("accepted: \(p)")
+        } catch {
+            #expect(error.field == field, "\(error)")
+            #expect(error.description.contains(field.isEmpty ? "profile file:" : "`\(field)`"))
+        }
+    }
+}
+
+private extension UInt32 {
+    var littleEndianBytes: [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: self >> (8 * $0)) } }
+}
