@@ -1,5 +1,6 @@
 import BluetoothWire
 import Dispatch
+import Foundation
 import GATT
 import Synchronization
 import Testing
@@ -20,7 +21,8 @@ final class Background: Sendable {
 
     init(_ body: @escaping @Sendable () -> Void) {
         let done = self.done
-        DispatchQueue.global().async {
+        // A real thread: the bodies block in poll, which would starve Dispatch's small pool.
+        Thread.detachNewThread {
             body()
             done.signal()
         }
@@ -82,9 +84,12 @@ final class ScriptedPeer: Sendable {
     }
 
     let failures = Locked<[String]>([])
+    /// Kept open until `finish`, so the client does not see the link end early.
+    let bearer: DescriptorBearer
     private let running: Background
 
     init(bearer: DescriptorBearer, _ steps: [Step]) {
+        self.bearer = bearer
         let failures = self.failures
         running = Background {
             func fail(_ text: String) { failures.withLock { $0.append(text) } }
@@ -101,7 +106,7 @@ final class ScriptedPeer: Sendable {
                     case .silence(let seconds):
                         if let got = try bearer.receive(timeout: seconds) { fail("step \(i): expected silence, got \(got.hexString)"); return }
                     case .close:
-                        bearer.close()
+                        bearer.interrupt()
                     }
                 } catch {
                     fail("step \(i): \(error)")
@@ -114,6 +119,7 @@ final class ScriptedPeer: Sendable {
     /// Waits for the script to end and records every mismatch as a test failure.
     func finish(sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(running.wait(), "script did not finish", sourceLocation: sourceLocation)
+        bearer.close()
         for f in failures.withLock({ $0 }) { Issue.record(Comment(rawValue: f), sourceLocation: sourceLocation) }
     }
 }
