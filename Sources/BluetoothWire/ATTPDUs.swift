@@ -324,8 +324,9 @@ public struct ATTReadByTypeRequest: ATTPDUCodable {
 /// values all have the same length, announced once in the Length field.
 public struct ATTReadByTypeResponse: ATTPDUCodable {
     public static let opcode = ATTOpcode.readByTypeResponse
-    /// At least one entry; every value has the same length, at most 253 bytes.
-    public var attributeData: [ATTHandleValue]
+    /// At least one entry; every value has the same length, at most 253 bytes
+    /// (checked by `init(attributeData:)`, so the Length byte always fits).
+    public private(set) var attributeData: [ATTHandleValue]
 
     public init(attributeData: [ATTHandleValue]) {
         precondition(!attributeData.isEmpty && Set(attributeData.map(\.value.count)).count == 1
@@ -515,8 +516,9 @@ public struct ATTReadByGroupTypeResponse: ATTPDUCodable {
         }
     }
 
-    /// At least one entry; every value has the same length, at most 251 bytes.
-    public var attributeData: [AttributeData]
+    /// At least one entry; every value has the same length, at most 251 bytes
+    /// (checked by `init(attributeData:)`, so the Length byte always fits).
+    public private(set) var attributeData: [AttributeData]
 
     public init(attributeData: [AttributeData]) {
         precondition(!attributeData.isEmpty && Set(attributeData.map(\.value.count)).count == 1

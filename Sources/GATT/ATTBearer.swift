@@ -29,7 +29,7 @@ public enum BearerError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .closed(let e?): "link lost (\(Self.errnoName(e)))"
+        case .closed(let e?): "link lost: \(Self.errnoName(e))"
         case .closed(nil): "link closed by the peer"
         case .system(let op, let e): "\(op) failed: \(Self.errnoName(e))"
         case .unsupported(let what): "\(what) is not supported by this bearer"

@@ -116,7 +116,13 @@ public final class GATTClient: @unchecked Sendable {
                                                  attributeType: GATTAttributeType.characteristic),
                             expecting: ATTReadByTypeResponse.self)
             }) else { break }
-            for entry in rsp.attributeData {
+            let entryLength = 2 + (rsp.attributeData.first?.value.count ?? 0)
+            for (i, entry) in rsp.attributeData.enumerated() {
+                // Handles must rise within the range, or the end-handle arithmetic below would be wrong.
+                guard entry.handle >= start, entry.handle <= service.endHandle, entry.handle > (found.last?.handle ?? 0) else {
+                    throw .malformed(DecodeError(context: "ATT Read By Type Response", field: "attribute handle", offset: 2 + i * entryLength,
+                                                 reason: .invalidValue("\(entry.handle) is outside \(start)–\(service.endHandle) or out of order")))
+                }
                 do { found.append((entry.handle, try GATTCharacteristicDeclaration(decoding: entry.value))) } catch { throw .malformed(error) }
             }
             guard let next = Self.next(after: rsp.attributeData.last?.handle, start: start, end: service.endHandle) else { break }
@@ -146,6 +152,14 @@ public final class GATTClient: @unchecked Sendable {
             start = next
         }
         return descriptors
+    }
+
+    /// Finds a characteristic by its UUID inside the first primary service with
+    /// `service` UUID: Discover Primary Service by UUID, then its characteristics.
+    /// nil when the peer has no such service or characteristic.
+    public func characteristic(_ uuid: BluetoothUUID, inService service: BluetoothUUID) throws(GATTError) -> GATTCharacteristic? {
+        guard let found = try discoverPrimaryServices(uuid: service).first else { return nil }
+        return try discoverCharacteristics(of: found).first { $0.uuid == uuid }
     }
 
     /// Read Characteristic Value / Read Long Characteristic Values (Vol 3,

@@ -120,7 +120,7 @@ import Testing
 
     @Test func errorsSayWhatFailed() {
         #expect(BearerError.system(operation: "connect", errno: ECONNREFUSED).description == "connect failed: Connection refused (errno 111)")
-        #expect(BearerError.closed(errno: ECONNRESET).description == "link lost (Connection reset by peer (errno 104))")
+        #expect(BearerError.closed(errno: ECONNRESET).description == "link lost: Connection reset by peer (errno 104)")
         #expect(BearerError.closed(errno: ECONNRESET).errno == ECONNRESET)
     }
 }

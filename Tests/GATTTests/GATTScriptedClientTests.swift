@@ -210,3 +210,29 @@ import Testing
         client.bearer.close()
     }
 }
+
+@Suite struct GATTClientRobustnessTests {
+    /// A faulty server listing a declaration before the requested range must
+    /// not make the end-handle arithmetic go wrong.
+    @Test func outOfRangeDeclarationIsMalformed() throws {
+        let (client, peer) = try scripted([
+            .expect("08 0500 0800 0328"), .send("09 07 0600 02 0700 292a 0000 02 0300 002a"),
+        ])
+        let service = GATTService(uuid: BluetoothUUID(uuid16: 0x180D), startHandle: 5, endHandle: 8)
+        #expect(throws: GATTError.malformed(DecodeError(context: "ATT Read By Type Response", field: "attribute handle", offset: 9,
+                                                        reason: .invalidValue("0 is outside 5–8 or out of order")))) {
+            try client.discoverCharacteristics(of: service)
+        }
+        peer.finish()
+        client.bearer.close()
+    }
+
+    @Test func findsCharacteristicByServiceAndUUID() throws {
+        let pair = try LivePair(GATTClientServerTests.profiles)
+        let level = try pair.client.characteristic(GATTServiceDefinition.levelBottleLevel, inService: GATTServiceDefinition.levelBottleService)
+        #expect(level?.valueHandle == 18)
+        #expect(try pair.client.characteristic(GATTServiceDefinition.levelBottleLevel, inService: GATTServiceDefinition.kitchenScaleService) == nil)
+        #expect(try pair.client.characteristic(BluetoothUUID(uuid16: 0x2A19), inService: BluetoothUUID(uuid16: 0x180F)) == nil)
+        pair.finish()
+    }
+}

@@ -149,3 +149,44 @@ import Testing
 private extension String {
     var replacingSpaces: String { filter { $0 != " " } }
 }
+
+@Suite struct GATTServerFuzzTests {
+    /// Random PDUs never crash the server; every reply is a well-formed PDU
+    /// and requests (and only requests) get one.
+    @Test func randomRequests() throws {
+        let (c, s) = try DescriptorBearer.makePair()
+        let server = GATTServer(database: GATTDatabase(services: [.weightScale(feature: [1, 0, 0, 0]), .kitchenScale(), .levelBottle()]), bearer: s)
+        var state: UInt64 = 0xA77
+        func next() -> UInt64 {
+            // SplitMix64 with a fixed seed, so failures replay.
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        let opcodes: [UInt8] = [0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x1E, 0x52, 0xD2, 0x03, 0x7F]
+        var replies = 0
+        for _ in 0..<5_000 {
+            let length = Int(next() % 24)
+            var pdu = (0..<length).map { _ in UInt8(truncatingIfNeeded: next()) }
+            // Small handles hit real attributes more often.
+            if pdu.count > 2 { pdu[2] = 0 }
+            if !pdu.isEmpty { pdu[0] = opcodes[Int(next() % UInt64(opcodes.count))] }
+            let reply = server.respond(to: pdu)
+            let op = ATTOpcode(rawValue: pdu.first ?? 0)
+            if let reply {
+                replies += 1
+                #expect(op.isRequest || !op.isCommand && op.name == nil, "reply to \(pdu.hexString)")
+                let decoded = try ATTPDU(decoding: reply)
+                #expect(decoded.opcode == .errorResponse || decoded.opcode == op.response, "\(reply.hexString) for \(pdu.hexString)")
+                #expect(reply.count <= Int(server.currentMTU))
+            } else {
+                #expect(!op.isRequest || pdu.isEmpty, "no reply to \(pdu.hexString)")
+            }
+        }
+        #expect(replies > 1_000)
+        c.close()
+        s.close()
+    }
+}
