@@ -303,9 +303,8 @@ public final class GATTClient: @unchecked Sendable {
                 return pdu
             case _ where pdu.opcode == expecting:
                 return pdu
-            case .handleValueNotification, .handleValueIndication:
-                try handleUnsolicited(pdu)
-            case _ where pdu.opcode.isRequest || pdu.opcode.isCommand || pdu.opcode == .handleValueConfirmation:
+            case .handleValueNotification, .handleValueIndication, .handleValueConfirmation,
+                 _ where pdu.opcode.isRequest || pdu.opcode.isCommand:
                 try handleUnsolicited(pdu)
             default:
                 throw .unexpectedResponse(request: opcode, received: pdu.opcode)
