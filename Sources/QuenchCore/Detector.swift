@@ -19,8 +19,15 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
     /// to the bottle (a phone); larger ones are refills poured on the scale (mL).
     public var maxObjectML: Double = 350
     /// Seconds a new level must hold before the event is final. Longer than a
-    /// hand resting on the bottle after setting it down.
-    public var confirmSeconds: Double = 6
+    /// hand resting on the bottle after setting it down; level sensors wait
+    /// longer for the slosh to calm (`nil`: 6 s for weight, 8 s for level).
+    public var confirmSeconds: Double?
+    /// The start of a new level that is left out of its judged value: the
+    /// ring of a load cell, the slosh of a level sensor (`nil`: 1 s for weight, 3 s for level).
+    public var settlingSeconds: Double?
+    /// A link gap at least this long, after which readings come back already
+    /// settled, is confirmed after `settleSeconds` only.
+    public var longGapSeconds: Double = 15
     /// Seconds a level must hold to count as settled at all.
     public var settleSeconds: Double = 1.2
     /// Seconds the very first level must hold to become the reference.
@@ -68,7 +75,8 @@ public struct SipDetector: Sendable {
     private let plausibleML: ClosedRange<Double>
 
     private var noise: NoiseEstimate
-    private var run = LevelRun()
+    private var run: LevelRun
+    private let confirmSeconds: Double
     private var outliers = OutlierRun()
     private var lastT = -Double.infinity
     private var lastValidT = -Double.infinity
@@ -112,6 +120,8 @@ public struct SipDetector: Sendable {
         self.calibration = calibration
         self.configuration = configuration
         isWeight = calibration.sensor == .weight
+        confirmSeconds = configuration.confirmSeconds ?? (isWeight ? 6 : 8)
+        run = LevelRun(settlingTail: configuration.settlingSeconds ?? (isWeight ? 1 : 3))
         noise = isWeight ? NoiseEstimate(floor: 4, timeConstant: 1.5) : NoiseEstimate(floor: 3, timeConstant: 30)
         mlPerUnit = (calibration.unit.gramsPerUnit ?? 1) / calibration.density
         if let curve = calibration.levelCurve {
@@ -133,6 +143,8 @@ public struct SipDetector: Sendable {
         }
     }
 
+    public var debugTolerance: Double { tolerance }
+
     /// The tracked level in mL (whole load for weight), when settled.
     public var level: Double? { state == .settled ? run.mean : nil }
 
@@ -145,7 +157,7 @@ public struct SipDetector: Sendable {
     @usableFromInline
     mutating func processReading(t: Double, value: Double?, into events: inout [DetectedEvent]) {
         if t - lastValidT > configuration.gapSeconds, lastValidT > -.infinity {
-            noteGap(at: lastValidT, into: &events)
+            noteGap(at: lastValidT, until: t, into: &events)
         }
         lastT = t
         guard let value, value.isFinite else {
@@ -235,7 +247,7 @@ public struct SipDetector: Sendable {
         let held = run.duration
         if state == .unknown {
             // The first level that holds becomes the reference; no event.
-            if held >= configuration.confirmSeconds, run.count >= 3, isPresent(run.mean) {
+            if held >= confirmSeconds, run.count >= 3, isPresent(run.mean) {
                 state = .settled
                 reference = run.judgedLevel
                 if levelAnchor == nil { levelAnchor = reference }
@@ -257,7 +269,7 @@ public struct SipDetector: Sendable {
             if held >= configuration.settleSeconds { emptyML = run.judgedLevel - objectsML }
             return
         }
-        let needed = disturbance.afterGap ? configuration.settleSeconds : configuration.confirmSeconds
+        let needed = disturbance.afterGap ? configuration.settleSeconds : confirmSeconds
         if held >= needed, run.count >= 3 {
             conclude(level: run.judgedLevel, settledAt: run.start, at: t, into: &events)
         }
@@ -309,7 +321,7 @@ public struct SipDetector: Sendable {
         outliers.clear()
     }
 
-    private mutating func noteGap(at lastSeen: Double, into events: inout [DetectedEvent]) {
+    private mutating func noteGap(at lastSeen: Double, until t: Double, into events: inout [DetectedEvent]) {
         switch state {
         case .settled:
             reference = run.judgedLevel
@@ -319,7 +331,7 @@ public struct SipDetector: Sendable {
         case .unknown:
             break
         }
-        disturbance.afterGap = true
+        disturbance.afterGap = t - lastSeen >= configuration.longGapSeconds
         disturbance.gapped = true
         run.reset()
         outliers.clear()
@@ -413,8 +425,10 @@ struct LevelRun: Sendable {
     private var recent = RecentSamples()
 
     static let blockSeconds = 8.0
-    static let settlingTail = 1.0
+    let settlingTail: Double
     static let holdBack = 1.0
+
+    init(settlingTail: Double) { self.settlingTail = settlingTail }
 
     var duration: Double { lastT - start }
 
@@ -441,7 +455,7 @@ struct LevelRun: Sendable {
     mutating func start(_ x: Double, at t: Double) {
         reset()
         start = t
-        blockStart = t + Self.settlingTail
+        blockStart = t + settlingTail
         add(x, at: t)
     }
 
@@ -454,7 +468,7 @@ struct LevelRun: Sendable {
     }
 
     private mutating func commit(_ sample: (x: Double, t: Double)) {
-        if sample.t < start + Self.settlingTail {
+        if sample.t < start + settlingTail {
             tailSum += sample.x
             tailN += 1
             return
@@ -553,7 +567,7 @@ struct OutlierRun: Sendable {
 /// bottle narrows it again.
 struct NoiseEstimate: Sendable {
     /// Exponential average of |Δ| between neighbouring samples, each clipped
-    /// to three bands so that spikes and steps barely move it.
+    /// to one and a half bands so that spikes and steps barely move it.
     private var step = 0.0
     private var last = Double.nan
     private var lastT = 0.0
@@ -581,7 +595,7 @@ struct NoiseEstimate: Sendable {
         // Per time, but never more than a few percent per sample, so that one
         // step of a lift at 1 Hz does not open the band.
         let weight = min(0.15, max(t - lastT, 0.01) / timeConstant)
-        step += (min(d, 3 * tolerance) - step) * weight
+        step += (min(d, 1.5 * tolerance) - step) * weight
     }
 
     /// mean |Δ| of white noise is 1.13 σ, so 4 × step ≈ 4.5 σ.
