@@ -1,4 +1,3 @@
-import Foundation
 /// Tuning of the sip detector. Defaults suit a drinking bottle on a kitchen
 /// or bathroom scale, or a bottle with a level sensor.
 public struct DetectorConfiguration: Sendable, Hashable, Codable {
@@ -10,11 +9,11 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
     /// Smaller increases are not reported as refills (mL).
     public var minRefillML: Double = 15
     /// A loss of at least this much in one go is a pour, not a sip (mL).
-    public var pourML: Double = 300
+    public var pourML: Double = 150
     /// A loss at least `pourMinML` that happened faster than this (mL/s over the
     /// time the bottle was away) is a pour.
-    public var pourRateMLPerSecond: Double = 40
-    public var pourMinML: Double = 150
+    public var pourRateMLPerSecond: Double = 30
+    public var pourMinML: Double = 100
     /// A weight step up without a lift, smaller than this, is an object put next
     /// to the bottle (a phone); larger ones are refills poured on the scale (mL).
     public var maxObjectML: Double = 350
@@ -143,7 +142,9 @@ public struct SipDetector: Sendable {
         }
     }
 
-    public var debugTolerance: Double { tolerance }
+    /// Half-width of the band within which readings count as the same level
+    /// (mL), for `quench watch`.
+    public var band: Double { tolerance }
 
     /// The tracked level in mL (whole load for weight), when settled.
     public var level: Double? { state == .settled ? run.mean : nil }
@@ -354,7 +355,6 @@ public struct SipDetector: Sendable {
 
     private mutating func conclude(level after: Double, settledAt: Double, at t: Double, into events: inout [DetectedEvent]) {
         let before = reference ?? after
-        if ProcessInfo.processInfo.environment["DBGC"] != nil { print("DBG t \(t) before \(before) after \(after) zeroSeen \(String(describing: disturbance.zeroSeen)) zeroAnchor \(zeroAnchor) levelAnchor \(String(describing: levelAnchor)) lifted \(disturbance.lifted) gapped \(disturbance.gapped)") }
         var delta = after - before
         if isWeight {
             let anchor = levelAnchor ?? before
@@ -379,8 +379,10 @@ public struct SipDetector: Sendable {
                 objectsML = 0  // the phone was taken away
             } else if loss >= (lifted ? configuration.minSipML : configuration.minUnliftedSipML) {
                 let away = max(settledAt - start, 0.5)
-                let isPour = loss >= configuration.pourML
-                    || (loss >= configuration.pourMinML && loss / away >= configuration.pourRateMLPerSecond)
+                // Emptying into the sink needs a lift; a scale that was only
+                // pressed (a pump pot, a straw) lost what was drunk.
+                let isPour = lifted && loss >= configuration.pourML
+                    || (lifted && loss >= configuration.pourMinML && loss / away >= configuration.pourRateMLPerSecond)
                 kind = isPour ? .pour : .sip
             }
         } else if delta >= configuration.minRefillML {
@@ -566,8 +568,9 @@ struct OutlierRun: Sendable {
 /// or two, so a wobbling pot or a ringing scale widens the band and a quiet
 /// bottle narrows it again.
 struct NoiseEstimate: Sendable {
-    /// Exponential average of |Δ| between neighbouring samples, each clipped
-    /// to one and a half bands so that spikes and steps barely move it.
+    /// Exponential average of |Δ| between neighbouring samples; jumps of more
+    /// than three bands are left out and the rest clipped to one and a half,
+    /// so steps and spikes barely move it while real noise still widens it.
     private var step = 0.0
     private var last = Double.nan
     private var lastT = 0.0
@@ -595,7 +598,10 @@ struct NoiseEstimate: Sendable {
         // Per time, but never more than a few percent per sample, so that one
         // step of a lift at 1 Hz does not open the band.
         let weight = min(0.15, max(t - lastT, 0.01) / timeConstant)
-        step += (min(d, 1.5 * tolerance) - step) * weight
+        let band = tolerance
+        // A jump of several bands is a step or a spike, not noise.
+        guard d <= 3 * band else { return }
+        step += (min(d, 1.5 * band) - step) * weight
     }
 
     /// mean |Δ| of white noise is 1.13 σ, so 4 × step ≈ 4.5 σ.

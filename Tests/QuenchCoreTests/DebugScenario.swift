@@ -21,7 +21,7 @@ import QuenchSimulator
     for r in readings {
         let before = d.phase
         d.process(r, into: &e)
-        if r.t >= from && r.t <= to { print("PH \(String(format: "%.2f", r.t)) \(r.value ?? .nan) \(before) -> \(d.phase) tol \(d.debugTolerance)") }
+        if r.t >= from && r.t <= to { print("PH \(String(format: "%.2f", r.t)) \(r.value ?? .nan) \(before) -> \(d.phase) tol \(d.band)") }
     }
     d.finish(into: &e)
     let report = Evaluation.score(detected: e, truth: truth)
