@@ -24,8 +24,14 @@ public struct ReplayOptions: Sendable {
             throw .calibration(path: source.description, .unitDoesNotFitSensor(unit, sensor))
         }
         do {
+            // The header may carry the bottle's calibration (`quench simulate`
+            // and `quench record` write it); options given on the command line win.
+            var curve = levelCurve
+            if curve == nil, unit.sensor == .level, let text = header["level-curve"] { curve = try LevelCurve(parsing: text) }
             return try BottleCalibration(
-                unit: unit, density: density, levelCurve: levelCurve, capacityML: capacityML, emptyWeightG: tareG)
+                unit: unit, density: density, levelCurve: curve,
+                capacityML: capacityML ?? header["capacity-ml"].flatMap { Double($0) },
+                emptyWeightG: tareG ?? header["empty-weight-g"].flatMap { Double($0) })
         } catch {
             throw .calibration(path: source.description, error)
         }

@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import QuenchCore
+import QuenchSimulator
+
+/// `quench demo`: a simulated day of drinking through the whole pipeline.
+public enum Demo {
+    public struct Day: Sendable {
+        public var header: TraceHeader
+        public var calibration: BottleCalibration
+        public var events: [DetectedEvent]
+        public var summary: ReplaySummary
+        public var truth: [TruthEvent]
+    }
+
+    /// Simulates `hours` of a bottle on a kitchen scale starting at `started`
+    /// and runs every reading through the detector as it is produced.
+    public static func simulateDay(hours: Double, seed: UInt64, started: Timestamp) -> Day {
+        var configuration = SimulationConfiguration.day(hours: hours)
+        configuration.started = started
+        var bottle = SimulatedBottle(configuration: configuration, seed: seed)
+        var detector = SipDetector(calibration: configuration.calibration)
+        var events: [DetectedEvent] = []
+        var summary = ReplaySummary()
+        var truth: [TruthEvent] = []
+        var last = 0.0
+        while let reading = bottle.next() {
+            detector.process(reading, into: &events)
+            summary.readings += 1
+            last = reading.t
+            if summary.readings % 4096 == 0 { truth += bottle.drainTruth() }
+        }
+        detector.finish(into: &events)
+        truth += bottle.drainTruth()
+        for event in events { summary.count(event) }
+        summary.header = bottle.header
+        summary.calibration = configuration.calibration
+        summary.duration = last
+        return Day(header: bottle.header, calibration: configuration.calibration, events: events, summary: summary, truth: truth)
+    }
+}
+
+/// Wall-clock helpers for the demo.
+public enum DemoClock {
+    /// The start of a simulated day of `hours` that ends now.
+    public static func dayEndingNow(hours: Double, now: Double = currentTime()) -> Timestamp {
+        Timestamp(secondsSince1970: (now - hours * 3600).rounded(.down))
+    }
+
+    public static func currentTime() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

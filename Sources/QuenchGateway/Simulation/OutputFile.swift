@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file written through a buffer into a temporary name and renamed into
+/// place on `commit()`: a failed or interrupted write never leaves a
+/// half-written file under the real name.
+public final class OutputFile {
+    public let path: String
+    private let temporaryPath: String
+    private var fd: Int32
+    private var buffer: [UInt8] = []
+    private var committed = false
+
+    public init(path: String) throws(OutputFileError) {
+        self.path = path
+        temporaryPath = path + ".partial-\(getpid())"
+        fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw OutputFileError(path: path, SystemError("open", errno: errno)) }
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    public func write(_ text: String) throws(OutputFileError) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    private func flush() throws(OutputFileError) {
+        var offset = 0
+        while offset < buffer.count {
+            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, buffer.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw OutputFileError(path: path, SystemError("write", errno: errno))
+            }
+            offset += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes, syncs and renames the file into place.
+    public func commit() throws(OutputFileError) {
+        try flush()
+        guard fsync(fd) == 0 else { throw OutputFileError(path: path, SystemError("fsync", errno: errno)) }
+        close(fd)
+        fd = -1
+        guard rename(temporaryPath, path) == 0 else { throw OutputFileError(path: path, SystemError("rename", errno: errno)) }
+        committed = true
+    }
+
+    deinit {
+        if fd >= 0 { close(fd) }
+        if !committed { unlink(temporaryPath) }
+    }
+}
+
+public struct OutputFileError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var cause: SystemError
+    public init(path: String, _ cause: SystemError) {
+        self.path = path
+        self.cause = cause
+    }
+    public var description: String { "\(path): cannot write: \(cause)" }
+}

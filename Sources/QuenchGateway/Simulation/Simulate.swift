@@ -1,0 +1,45 @@
+import QuenchCore
+import QuenchSimulator
+
+/// `quench simulate`: writes a simulated bottle's trace and its ground truth.
+public enum Simulate {
+    public struct Result: Sendable {
+        public var readings = 0
+        public var truth: [EventKind: (count: Int, ml: Double)] = [:]
+    }
+
+    /// The configuration `quench simulate` and `quench demo` use.
+    public static func configuration(hours: Double, preset: SimulationConfiguration.Preset?, started: Timestamp?) -> SimulationConfiguration {
+        var c = preset.map { SimulationConfiguration.preset($0, duration: hours * 3600) } ?? .day(hours: hours)
+        c.duration = hours * 3600
+        c.started = started
+        return c
+    }
+
+    public static func write(configuration: SimulationConfiguration, seed: UInt64, tracePath: String, truthPath: String?) throws -> Result {
+        var bottle = SimulatedBottle(configuration: configuration, seed: seed)
+        let trace = try OutputFile(path: tracePath)
+        let truthFile = try truthPath.map { path throws(OutputFileError) in try OutputFile(path: path) }
+        var result = Result()
+        try trace.write(bottle.header.formatted())
+        try truthFile?.write(TruthWriter.header)
+        let decimals = configuration.valueDecimals
+        while let reading = bottle.next() {
+            try trace.write(TraceWriter.row(reading, decimals: decimals))
+            result.readings += 1
+            if result.readings % 4096 == 0 { try drain(&bottle, into: truthFile, &result) }
+        }
+        try drain(&bottle, into: truthFile, &result)
+        try trace.commit()
+        try truthFile?.commit()
+        return result
+    }
+
+    private static func drain(_ bottle: inout SimulatedBottle, into file: OutputFile?, _ result: inout Result) throws {
+        for event in bottle.drainTruth() {
+            try file?.write(TruthWriter.row(event))
+            let sum = result.truth[event.kind] ?? (0, 0)
+            result.truth[event.kind] = (sum.count + 1, sum.ml + event.ml)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import QuenchCore
+import QuenchGateway
+import QuenchSimulator
+
+extension SimulationConfiguration.Preset: ExpressibleByArgument {}
+
+struct SimulateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Write a simulated bottle's readings as a trace, with the ground truth.",
+        discussion: "The same seed always gives the same trace. Presets: \(SimulationConfiguration.Preset.allCases.map(\.rawValue).joined(separator: ", ")).")
+
+    @Option(help: "Hours to simulate.") var hours: Double = 8
+    @Option(help: "Seed of the simulation.") var seed: UInt64 = 1
+    @Option(help: "Sensor and rate preset (default: a kitchen scale at 10 Hz).") var preset: SimulationConfiguration.Preset?
+    @Option(help: "Wall-clock time of t = 0 (ISO-8601).") var started: Timestamp?
+    @Option(help: "Trace file to write.") var out: String
+    @Option(help: "Ground-truth CSV to write (t_start,t_end,kind,ml).") var truth: String?
+
+    func validate() throws {
+        guard hours > 0, hours <= 24 * 366 else { throw ValidationError("--hours must be between 0 and 8784") }
+    }
+
+    func run() throws {
+        try runReporting {
+            let configuration = Simulate.configuration(hours: hours, preset: preset, started: started)
+            let result = try Simulate.write(configuration: configuration, seed: seed, tracePath: out, truthPath: truth)
+            let sips = result.truth[.sip] ?? (0, 0)
+            print("wrote \(out): \(result.readings) readings; truth: \(sips.count) sips (\(TraceWriter.fixed(sips.ml, places: 0)) mL), \(result.truth[.refill]?.count ?? 0) refills, \(result.truth[.pour]?.count ?? 0) pours")
+        }
+    }
+}
+
+struct EvaluateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "evaluate",
+        abstract: "Score the detector on a trace against its ground truth.",
+        discussion: "A detected event matches a true one of its kind when its time lies between 2 s before the lift and 15 s after the bottle is back (one to one).")
+
+    @Argument(help: "Trace file.") var trace: String
+    @Argument(help: "Ground truth CSV (t_start,t_end,kind,ml).") var truth: String
+    @OptionGroup var calibration: CalibrationOptions
+
+    func run() throws {
+        try runReporting {
+            let report = try Evaluate.run(trace: TraceSource(argument: trace), truthPath: truth, options: calibration.replayOptions())
+            print(report.description)
+        }
+    }
+}
