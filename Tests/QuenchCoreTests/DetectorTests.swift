@@ -1,0 +1,153 @@
+import Testing
+import QuenchCore
+import QuenchSimulator
+
+/// The detector against scripted situations from the simulated bottle, each
+/// with realistic noise, spikes and ringing on.
+@Suite struct DetectorTests {
+    static let weight = SimulationConfiguration.clean(unit: .g).with(.noise, .spikes, .jitter, .ring)
+    static let level = SimulationConfiguration.clean(unit: .mm, sampleRate: 5).with(.noise, .jitter, .tiltGarbage, .slosh)
+
+    func run(_ scenario: Scenario) -> (events: [DetectedEvent], truth: [TruthEvent]) {
+        let (readings, truth) = scenario.run()
+        let events = detect(readings, calibration: scenario.configuration.calibration)
+        return (events.filter { !$0.kind.isDiagnostic }, truth)
+    }
+
+    @Test(arguments: [4.0, 12, 25, 60, 110])
+    func oneSipOfAnySize(ml: Double) {
+        let (events, _) = run(Scenario(Self.weight).idle(20).sip(ml: ml).idle(30))
+        #expect(events.count == 1)
+        #expect(events.first?.kind == .sip)
+        #expect(abs((events.first?.ml ?? 0) - ml) <= 1.0, "\(events)")
+    }
+
+    @Test func sipTimesBracketTheLift() {
+        let (events, truth) = run(Scenario(Self.weight).idle(20).sip(ml: 30, liftSeconds: 6).idle(30))
+        let sip = try! #require(events.first)
+        let real = try! #require(truth.first)
+        #expect(abs(sip.start - real.tStart) < 1.5)
+        #expect(sip.end >= real.tEnd - 1 && sip.end <= real.tEnd + 3)
+        #expect(sip.t > sip.end && sip.t <= real.tEnd + 15, "final within the evaluation window")
+    }
+
+    @Test func refillAndPourAreNotIntake() {
+        let (events, truth) = run(Scenario(Self.weight, initialML: 300).idle(20).refill(to: 700).idle(30).pour(ml: 500).idle(30))
+        #expect(events.map(\.kind) == [.refill, .pour], "\(events)")
+        for (event, real) in zip(events, truth) { #expect(abs(event.ml - real.ml) <= 2) }
+    }
+
+    @Test func touchesNudgesAndEmptyLiftsAreNothing() {
+        let (events, _) = run(Scenario(Self.weight).idle(20).nudge(grams: 150).idle(20).touch(grams: 300, seconds: 3).idle(20)
+            .liftWithoutDrinking(seconds: 4).idle(20).touch(grams: -200, seconds: 2).idle(30))
+        #expect(events.isEmpty, "\(events)")
+    }
+
+    @Test func aPhoneBesideTheBottleIsNotIntake() {
+        let (events, _) = run(Scenario(Self.weight).idle(20).phoneOn(grams: 180).idle(40).sip(ml: 20).idle(30).phoneOff().idle(30))
+        #expect(events.count == 1 && events.first?.kind == .sip, "\(events)")
+        #expect(abs((events.first?.ml ?? 0) - 20) <= 1)
+    }
+
+    @Test func handRestingAfterSetDownDoesNotCount() {
+        let (events, _) = run(Scenario(Self.weight).idle(20).sip(ml: 18, handRestSeconds: 4).idle(30))
+        #expect(events.count == 1)
+        #expect(abs((events.first?.ml ?? 0) - 18) <= 1, "\(events)")
+    }
+
+    @Test(arguments: GapPlacement.allCases)
+    func aSipHiddenByALinkGapCountsOnce(placement: GapPlacement) {
+        let (events, truth) = run(Scenario(Self.weight).idle(30).gap(seconds: 90, withSip: 25, placement: placement).idle(40))
+        #expect(truth.count == 1)
+        #expect(events.count == 1, "\(events)")
+        #expect(abs((events.first?.ml ?? 0) - 25) <= 1)
+    }
+
+    @Test func driftAndCreepAreNeverSips() {
+        var c = Self.weight.with(.drift, .creep)
+        c.driftAmplitude = 6
+        let (events, _) = run(Scenario(c).idle(3 * 3600))
+        #expect(events.isEmpty, "\(events)")
+    }
+
+    @Test func zeroShiftAfterALiftIsCompensated() {
+        var c = Self.weight.with(.zeroShift)
+        c.zeroShiftSigmaG = 8
+        let (events, truth) = run(Scenario(c, seed: 5).idle(20).sip(ml: 20).idle(30).sip(ml: 15).idle(30).sip(ml: 30).idle(30))
+        #expect(events.count == 3)
+        for (event, real) in zip(events, truth) { #expect(abs(event.ml - real.ml) <= 1.5, "\(event) vs \(real)") }
+    }
+
+    @Test func coarseScaleResolution() {
+        var c = SimulationConfiguration.clean(unit: .kg, sampleRate: 1).with(.noise, .jitter)
+        c.resolution = 0.005
+        c.noise = 1.5
+        let (events, _) = run(Scenario(c).idle(30).sip(ml: 40).idle(30))
+        #expect(events.count == 1)
+        #expect(abs((events.first?.ml ?? 0) - 40) <= 5, "one 5 g step either way")
+    }
+
+    @Test func levelSensorTiltedWhileDrinking() {
+        let (events, truth) = run(Scenario(Self.level).idle(20).sip(ml: 25).idle(30).sip(ml: 40).idle(30).refill(to: 700).idle(30))
+        #expect(events.map(\.kind) == [.sip, .sip, .refill], "\(events)")
+        for (event, real) in zip(events, truth) { #expect(abs(event.ml - real.ml) <= 1.5, "\(event) vs \(real)") }
+    }
+
+    @Test func identicalInputGivesIdenticalEvents() {
+        let scenario = Scenario(SimulationConfiguration.randomised(seed: 9, duration: 1800), seed: 9).idle(1800)
+        #expect(run(scenario).events == run(scenario).events)
+    }
+
+    @Test func emptyAndNilStreams() {
+        let calibration = try! BottleCalibration(unit: .g)
+        #expect(detect([], calibration: calibration).isEmpty)
+        #expect(detect((0..<100).map { Reading(t: Double($0), value: nil) }, calibration: calibration).isEmpty)
+        #expect(detect([Reading(t: 0, value: .nan), Reading(t: 1, value: .infinity)], calibration: calibration).isEmpty)
+    }
+
+    @Test func diagnosticsOnRequest() {
+        var configuration = DetectorConfiguration()
+        configuration.emitDiagnostics = true
+        let (readings, _) = Scenario(Self.weight).idle(20).sip(ml: 20).idle(30).run()
+        let events = detect(readings, calibration: Self.weight.calibration, configuration: configuration)
+        #expect(events.map(\.kind) == [.lifted, .sip, .placed], "\(events)")
+    }
+}
+
+/// Many seeds of the randomised simulator: every sensor preset, rate and
+/// resolution, with every behaviour on.
+@Suite struct DetectorPropertyTests {
+    @Test func scoresAcrossSeeds() {
+        var detected: [DetectedEvent] = []
+        var truth: [TruthEvent] = []
+        var offset = 0.0
+        for seed in UInt64(100)..<UInt64(124) {
+            let configuration = SimulationConfiguration.randomised(seed: seed, duration: 1800)
+            var bottle = SimulatedBottle(configuration: configuration, seed: seed)
+            var detector = SipDetector(calibration: configuration.calibration)
+            var events: [DetectedEvent] = []
+            var lastT = -Double.infinity
+            while let reading = bottle.next() {
+                let before = events.count
+                detector.process(reading, into: &events)
+                for event in events[before...] {
+                    #expect(event.ml >= 0 && event.start <= event.end && event.end <= event.t, "seed \(seed): \(event)")
+                    #expect(event.t >= lastT, "events come in time order")
+                    #expect(event.t <= reading.t, "an event is final no later than the reading that made it so")
+                    lastT = event.t
+                }
+            }
+            detector.finish(into: &events)
+            detected += events.map { var e = $0; e.t += offset; e.start += offset; e.end += offset; return e }
+            truth += bottle.drainTruth().map { var e = $0; e.tStart += offset; e.tEnd += offset; return e }
+            offset += configuration.duration + 100
+        }
+        let report = Evaluation.score(detected: detected, truth: truth)
+        #expect(report.sip.truthCount > 100)
+        #expect((report.sipRecall ?? 0) >= 0.97, "\(report)")
+        #expect((report.sipPrecision ?? 0) >= 0.97, "\(report)")
+        #expect((report.sipMeanAbsoluteErrorML ?? 99) <= 1.6, "\(report)")
+        #expect((report.totalIntakeErrorPercent ?? 99) <= 3, "\(report)")
+        #expect((report.refillRecall ?? 0) >= 0.95, "\(report)")
+    }
+}
