@@ -1,0 +1,19 @@
+import ArgumentParser
+
+/// The `quench` command line: parsing only. Each subcommand calls one
+/// QuenchGateway function and prints what it returns.
+@main
+struct Quench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "quench",
+        abstract: "Logs what you drink from a smart bottle or scale, and answers questions about it.",
+        subcommands: historyCommands,
+        defaultSubcommand: nil
+    )
+
+    /// The history commands (issue 3). Other groups are appended to `subcommands`.
+    static let historyCommands: [any ParsableCommand.Type] = [
+        Today.self, Log.self, Stats.self, CalendarCommand.self, GoalCommand.self,
+        Add.self, Delete.self, Undo.self, Restore.self, Export.self, Import.self, SettingsCommand.self,
+    ]
+}
