@@ -37,8 +37,14 @@ public final class IntakeStore: Sendable {
             }
             try Self.createFile(path)
         }
+        // Read-only when we cannot write, or when nobody may (`chmod a-w`): root
+        // passes access(2) on any file, yet a file without write bits was made
+        // read-only on purpose.
+        let directory = (path as NSString).deletingLastPathComponent
+        var info = stat()
         let readOnly = access(path, W_OK) != 0
-            || access((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, W_OK) != 0
+            || access(directory.isEmpty ? "." : directory, W_OK) != 0
+            || (stat(path, &info) == 0 && info.st_mode & 0o222 == 0)
         self.isReadOnly = readOnly
 
         var config = Configuration()
@@ -47,6 +53,10 @@ public final class IntakeStore: Sendable {
         config.busyMode = .timeout(busyTimeout)
         config.foreignKeysEnabled = true
         config.label = "quench"
+        config.prepareDatabase { db in
+            // Sorting and grouping in memory: a temporary file costs more than the query.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        }
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
         } catch {
