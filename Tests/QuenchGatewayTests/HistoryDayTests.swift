@@ -79,8 +79,10 @@ import Testing
         let cal = DayCalendar(timeZone: zone("America/New_York"), dayStartHour: 4)
         // A year of sips every 37 minutes across both changes of 2026.
         let started = utc("2026-01-01T00:00:00Z")
-        let events = (0..<14_000).map { i in
-            DetectedEvent(kind: .sip, t: Double(i) * 2220 + 5, start: Double(i) * 2220, end: Double(i) * 2220 + 4, ml: Double(10 + i % 7))
+        var events: [DetectedEvent] = []
+        for i in 0..<14_000 {
+            let start = Double(i) * 2220
+            events.append(DetectedEvent(kind: .sip, t: start + 5, start: start, end: start + 4, ml: Double(10 + i % 7)))
         }
         try store.ingest(events, device: "A", started: started)
         var expected: [Int: DayTotal] = [:]

@@ -35,8 +35,8 @@ import Testing
         check(try History.calendar(f.environment(), month: "2026-02", json: false), Snapshots.calendarFebruary, "calendar")
         let colored = try History.calendar(f.environment(color: true), month: "2026-02", json: false)
         #expect(colored.contains("\u{1B}[32m26#"))
-        #expect(colored.contains("\u{1B}[33m28-") == false && colored.contains("\u{1B}[31m28-") == false)
-        #expect(colored.contains("28+"))
+        #expect(colored.contains("\u{1B}[31m28-"))
+        #expect(colored.contains("\u{1B}[2m 2."))
     }
 
     @Test func goals() throws {
