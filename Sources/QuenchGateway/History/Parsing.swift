@@ -91,6 +91,9 @@ public enum HistoryInput {
             }
             return candidate
         }
+        if let first = parts.first, first.count == 10, first.filter({ $0 == "-" }).count == 2 {
+            throw .invalidDate(text, reason: "\(first) is not a day of the calendar")
+        }
         throw .invalidDate(text, reason: "expected YYYY-MM-DD, YYYY-MM-DD HH:MM, HH:MM or an ISO 8601 time such as 2026-03-02T07:30:00Z")
     }
 
