@@ -89,7 +89,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable {
         return text + "Z"
     }
 
-    static func daysIn(month: Int, year: Int) -> Int {
+    public static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -98,7 +98,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable {
     }
 
     // Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -108,7 +108,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable {
         return era * 146_097 + doe - 719_468
     }
 
-    static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
+    public static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
         let z = z0 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097

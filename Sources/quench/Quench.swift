@@ -1,10 +1,23 @@
 import ArgumentParser
 
+/// The `quench` command line: parsing only. Each subcommand calls one
+/// QuenchGateway function and prints what it returns.
 @main
-struct Quench: ParsableCommand {
+struct Quench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quench",
-        abstract: "A gateway for smart water bottles: sips, refills and history.",
-        subcommands: [DemoCommand.self, ReplayCommand.self, SimulateCommand.self, EvaluateCommand.self]
+        abstract: "Logs what you drink from a smart bottle or scale, and answers questions about it.",
+        subcommands: pipelineCommands + historyCommands
     )
+
+    /// Readings to events (issue 2).
+    static let pipelineCommands: [any ParsableCommand.Type] = [
+        DemoCommand.self, ReplayCommand.self, SimulateCommand.self, EvaluateCommand.self,
+    ]
+
+    /// The history commands (issue 3).
+    static let historyCommands: [any ParsableCommand.Type] = [
+        Today.self, Log.self, Stats.self, CalendarCommand.self, GoalCommand.self,
+        Add.self, Delete.self, Undo.self, Restore.self, Export.self, Import.self, SettingsCommand.self,
+    ]
 }

@@ -1,0 +1,100 @@
+import Foundation
+import QuenchCore
+import QuenchStore
+
+/// Maps instants to the user's days: local time in `timeZone`, with days that
+/// begin at `dayStartHour` (so with 4, a sip at 01:00 counts for the evening
+/// before). Daylight-saving changes come from the zone's rules (tzdata through
+/// Foundation): a day can last 23 or 25 hours.
+///
+/// Day *d* of an instant *t* is ⌊(t + offset(t) − dayStartHour·3600) / 86 400⌋,
+/// counted as a `CivilDay`; days are contiguous and never overlap.
+public struct DayCalendar: Sendable {
+    public let timeZone: TimeZone
+    public let dayStartHour: Int
+
+    public init(timeZone: TimeZone, dayStartHour: Int) {
+        self.timeZone = timeZone
+        self.dayStartHour = dayStartHour
+    }
+
+    /// The zone's offset from UTC at `time`, in seconds.
+    public func utcOffset(at time: Timestamp) -> Int {
+        timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: time.secondsSince1970))
+    }
+
+    /// Local wall-clock seconds since 1970-01-01T00:00 (as if the zone were UTC).
+    public func localSeconds(_ time: Timestamp) -> Double {
+        time.secondsSince1970 + Double(utcOffset(at: time))
+    }
+
+    /// The day `time` counts for.
+    public func day(of time: Timestamp) -> CivilDay {
+        let shifted = localSeconds(time) - Double(dayStartHour * 3600)
+        return CivilDay(number: Int((shifted / 86_400).rounded(.down)))
+    }
+
+    /// The calendar date and time of day on the local wall clock.
+    public func wallClock(_ time: Timestamp) -> (date: CivilDay, hour: Int, minute: Int, second: Int) {
+        let local = Int(localSeconds(time).rounded(.down))
+        let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+        let s = local - days * 86_400
+        return (CivilDay(number: days), s / 3600, s % 3600 / 60, s % 60)
+    }
+
+    /// The first instant whose local wall-clock time is at or after `local`
+    /// (seconds as in `localSeconds`). In a spring-forward gap that is the
+    /// transition itself. For a time inside an autumn overlap (never a day start,
+    /// which falls on a whole hour at the overlap's edge) either of the two.
+    public func instant(atLocalSeconds local: Int) -> Timestamp {
+        // Offsets lie within −12 h … +14 h and local time never runs backwards by
+        // more than the overlap, so the answer is inside this window.
+        var lo = local - 15 * 3600, hi = local + 13 * 3600
+        func localOf(_ s: Int) -> Int { s + utcOffset(at: Timestamp(secondsSince1970: Double(s))) }
+        // Invariant: localOf(lo) < local <= localOf(hi) (searching the first such second).
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2
+            if localOf(mid) >= local { hi = mid } else { lo = mid }
+        }
+        return Timestamp(secondsSince1970: Double(hi))
+    }
+
+    /// When `day` begins.
+    public func start(of day: CivilDay) -> Timestamp {
+        instant(atLocalSeconds: day.number * 86_400 + dayStartHour * 3600)
+    }
+
+    /// `[start, end)` of `day`.
+    public func interval(of day: CivilDay) -> (start: Timestamp, end: Timestamp) {
+        (start(of: day), start(of: day.adding(days: 1)))
+    }
+
+    /// `[from, until)` cut at the zone's transitions, each piece with the shift that
+    /// makes `IntakeStore.sipTotalsByDay` key sips by this calendar's day numbers.
+    public func segments(from: Timestamp, until: Timestamp) -> [DaySegment] {
+        var segments: [DaySegment] = []
+        var cursor = from
+        while cursor < until {
+            let next = timeZone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: cursor.secondsSince1970))
+                .map { Timestamp(secondsSince1970: $0.timeIntervalSince1970) }
+            let end = next.map { min($0, until) } ?? until
+            segments.append(DaySegment(from: cursor, until: end, shift: utcOffset(at: cursor) - dayStartHour * 3600))
+            guard end > cursor else { break }
+            cursor = end
+        }
+        return segments
+    }
+
+    /// Resolves the zone: the setting, else `TZ`, else the system's.
+    public static func resolveTimeZone(setting: String?, environment: [String: String]) throws(HistoryError) -> TimeZone {
+        if let setting {
+            guard let zone = TimeZone(identifier: setting) else { throw .invalidArgument("unknown time zone '\(setting)' in the settings") }
+            return zone
+        }
+        if var tz = environment["TZ"], !tz.isEmpty {
+            if tz.hasPrefix(":") { tz.removeFirst() }
+            if let zone = TimeZone(identifier: tz) { return zone }
+        }
+        return TimeZone.current
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import QuenchCore
+import QuenchStore
+
+/// What `add`, `delete`, `undo` and `restore` did.
+public struct EditReport: Sendable, Encodable {
+    public var action: String
+    public var event: EventRecordOutput
+    public var todayMl: Double
+    public var goalMl: Double
+}
+
+/// An event as `--json` shows it after an edit.
+public struct EventRecordOutput: Sendable, Encodable {
+    public var id: Int64
+    public var kind: String
+    public var ml: Double
+    public var at: String
+    public var source: String
+    public var note: String?
+    public var deleted: Bool
+}
+
+extension History {
+    /// `quench add AMOUNT [--at TIME] [--note TEXT]`: a drink not seen by a sensor.
+    public static func add(_ environment: HistoryEnvironment, amount: String, at: String?, note: String?, json: Bool) throws(HistoryError) -> String {
+        let c = try environment.context(creating: true)
+        let ml = try HistoryInput.volume(amount, defaultUnit: c.units)
+        guard ml <= HistoryInput.maximumDrinkML else {
+            throw .invalidAmount(amount, reason: "more than \(Format.volume(HistoryInput.maximumDrinkML, c.units)) in one drink")
+        }
+        let time = try at.map { (a) throws(HistoryError) in try HistoryInput.instant(a, calendar: c.calendar, now: c.now) } ?? c.now
+        // A minute of slack for clocks; drinks from the future are typos.
+        guard time <= c.now.adding(60) else {
+            throw .invalidDate(at ?? "", reason: "\(Format.dateTime(time, c.calendar)) is in the future")
+        }
+        let event = try c.run { (store) throws(StoreError) in
+            try store.addManual(ml: ml, at: time, note: note, identity: "manual|\(UUID().uuidString.lowercased())", recordedAt: c.now)
+        }
+        return try editText(c, action: "added", event, json: json)
+    }
+
+    /// `quench delete ID`: soft delete.
+    public static func delete(_ environment: HistoryEnvironment, id: Int64, json: Bool) throws(HistoryError) -> String {
+        let c = try environment.context(creating: false)
+        let event = try c.run { (store) throws(StoreError) in try store.setDeleted(id: id, true) }
+        return try editText(c, action: "deleted", event, json: json)
+    }
+
+    /// `quench undo`: soft-deletes the most recent event.
+    public static func undo(_ environment: HistoryEnvironment, json: Bool) throws(HistoryError) -> String {
+        let c = try environment.context(creating: false)
+        guard let event = try c.run({ (store) throws(StoreError) in try store.deleteNewest() }) else {
+            throw .invalidArgument("nothing to undo: there are no events")
+        }
+        return try editText(c, action: "deleted", event, json: json)
+    }
+
+    /// `quench restore ID`: undoes a delete.
+    public static func restore(_ environment: HistoryEnvironment, id: Int64, json: Bool) throws(HistoryError) -> String {
+        let c = try environment.context(creating: false)
+        let event = try c.run { (store) throws(StoreError) in try store.setDeleted(id: id, false) }
+        return try editText(c, action: "restored", event, json: json)
+    }
+
+    static func editText(_ c: HistoryContext, action: String, _ e: IntakeEvent, json: Bool) throws(HistoryError) -> String {
+        let day = c.today
+        let today = try c.dailyTotals(from: day, through: day)[day.number]?.ml ?? 0
+        let goal = try c.goalBook().goal(on: day)
+        let id = e.id ?? 0
+        if json {
+            return JSONOutput.encode(EditReport(
+                action: action,
+                event: EventRecordOutput(id: id, kind: e.kind.rawValue, ml: e.ml, at: Format.localISO(e.time, c.calendar),
+                                         source: e.source.rawValue, note: e.note, deleted: e.deleted),
+                todayMl: today, goalMl: goal))
+        }
+        var line = "\(action.prefix(1).uppercased() + action.dropFirst()) #\(id): \(e.kind.rawValue) \(Format.volume(e.ml, c.units)) at \(Format.dateTime(e.time, c.calendar))"
+        if let note = e.note { line += " (\(note))" }
+        if e.deleted { line += "\nUndo with `quench restore \(id)`." }
+        line += "\nToday: \(Format.volume(today, c.units)) of \(Format.volume(goal, c.units))."
+        return line
+    }
+}

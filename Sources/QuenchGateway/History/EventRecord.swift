@@ -1,0 +1,165 @@
+import Foundation
+import QuenchCore
+import QuenchStore
+
+/// An intake event as exported (JSON object, CSV row) and printed by `log --json`:
+/// every stored column, so an import restores it exactly. `time` and
+/// `recorded_at` are epoch seconds (exact); `at` is the same instant in ISO 8601
+/// UTC for people and for files from elsewhere.
+struct EventRecord: Codable, Sendable {
+    var id: Int64?
+    var identity: String?
+    var kind: String
+    var ml: Double
+    var time: Double?
+    var at: String?
+    var remainingMl: Double?
+    var source: String?
+    var device: String?
+    var traceTime: Double?
+    var note: String?
+    var deleted: Bool?
+    var recordedAt: Double?
+
+    static let csvColumns = ["id", "identity", "time", "at", "kind", "ml", "remaining_ml", "source", "device",
+                             "trace_time", "note", "deleted", "recorded_at"]
+
+    init(_ e: IntakeEvent) {
+        id = e.id
+        identity = e.identity
+        kind = e.kind.rawValue
+        ml = e.ml
+        time = e.time.secondsSince1970
+        at = e.time.iso8601
+        remainingMl = e.remainingML
+        source = e.source.rawValue
+        device = e.device
+        traceTime = e.traceTime
+        note = e.note
+        deleted = e.deleted
+        recordedAt = e.recordedAt.secondsSince1970
+    }
+
+    var csvFields: [String] {
+        [id.map(String.init) ?? "", identity ?? "", time.map { "\($0)" } ?? "", at ?? "", kind, "\(ml)",
+         remainingMl.map { "\($0)" } ?? "", source ?? "", device ?? "", traceTime.map { "\($0)" } ?? "",
+         note ?? "", deleted == true ? "1" : "0", recordedAt.map { "\($0)" } ?? ""]
+    }
+
+    /// Back to a store row. Fields missing in files from elsewhere get defaults:
+    /// source `import`, an identity from the content, recorded now.
+    func event(now: Timestamp) throws(HistoryError) -> IntakeEvent {
+        guard let kind = EventKind(rawValue: kind), !kind.isDiagnostic else {
+            throw .invalidArgument("kind '\(self.kind)' is not sip, refill or pour")
+        }
+        guard ml.isFinite, ml > 0 else { throw .invalidArgument("amount \(ml) mL is not a positive number") }
+        let instant: Timestamp
+        if let time {
+            instant = Timestamp(secondsSince1970: time)
+        } else if let at, let parsed = Timestamp(iso8601: at) {
+            instant = parsed
+        } else {
+            throw .invalidArgument("no valid time (needs 'time' in epoch seconds or 'at' in ISO 8601 with a zone)")
+        }
+        var sourceValue = EventSource.imported
+        if let source, !source.isEmpty {
+            guard let parsed = EventSource(rawValue: source) else { throw .invalidArgument("source '\(source)' is not sensor, manual or import") }
+            sourceValue = parsed
+        }
+        let identity = self.identity.flatMap { $0.isEmpty ? nil : $0 }
+            ?? "import|\(IntakeEvent.sensorIdentity(device: device, kind: kind, time: instant))|\(ml)"
+        return IntakeEvent(
+            id: id, identity: identity, kind: kind, ml: ml, time: instant, remainingML: remainingMl,
+            source: sourceValue, device: device.flatMap { $0.isEmpty ? nil : $0 }, traceTime: traceTime,
+            note: note.flatMap { $0.isEmpty ? nil : $0 }, deleted: deleted ?? false,
+            recordedAt: recordedAt.map(Timestamp.init(secondsSince1970:)) ?? now)
+    }
+
+    /// Reads a CSV row by header names (RFC 4180 fields already split).
+    init(csv fields: [String: String]) throws(HistoryError) {
+        func double(_ key: String) throws(HistoryError) -> Double? {
+            guard let text = fields[key], !text.isEmpty else { return nil }
+            guard let value = Double(text) else { throw .invalidArgument("\(key) '\(text)' is not a number") }
+            return value
+        }
+        func text(_ key: String) -> String? { fields[key].flatMap { $0.isEmpty ? nil : $0 } }
+        guard let kind = text("kind") else { throw .invalidArgument("the kind is missing") }
+        guard let ml = try double("ml") else { throw .invalidArgument("the amount (ml) is missing") }
+        if let idText = text("id") {
+            guard let id = Int64(idText) else { throw .invalidArgument("id '\(idText)' is not an integer") }
+            self.id = id
+        }
+        self.kind = kind
+        self.ml = ml
+        identity = text("identity")
+        time = try double("time")
+        at = text("at")
+        remainingMl = try double("remaining_ml")
+        source = text("source")
+        device = text("device")
+        traceTime = try double("trace_time")
+        note = fields["note"].flatMap { $0.isEmpty ? nil : $0 }
+        switch text("deleted")?.lowercased() {
+        case nil, "0", "false", "no": deleted = false
+        case "1", "true", "yes": deleted = true
+        case let other?: throw .invalidArgument("deleted '\(other)' is not 0 or 1")
+        }
+        recordedAt = try double("recorded_at")
+    }
+}
+
+/// RFC 4180 CSV: comma-separated, fields with commas, quotes or line breaks quoted,
+/// quotes doubled.
+enum CSV {
+    static func line(_ fields: [String]) -> String {
+        fields.map { field in
+            field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+                ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
+        }.joined(separator: ",")
+    }
+
+    /// Rows with the line number each starts on.
+    static func parse(_ text: String) throws(HistoryError) -> [(line: Int, fields: [String])] {
+        var rows: [(Int, [String])] = []
+        var fields: [String] = []
+        var field = ""
+        var quoted = false, wasQuoted = false
+        var line = 1, rowLine = 1
+        var chars = Array(text.unicodeScalars)[...]
+        while let c = chars.popFirst() {
+            if quoted {
+                if c == "\"" {
+                    if chars.first == "\"" { chars.removeFirst(); field.unicodeScalars.append("\"") } else { quoted = false }
+                } else {
+                    if c == "\n" { line += 1 }
+                    field.unicodeScalars.append(c)
+                }
+                continue
+            }
+            switch c {
+            case "\"" where field.isEmpty && !wasQuoted:
+                quoted = true
+                wasQuoted = true
+            case ",":
+                fields.append(field); field = ""; wasQuoted = false
+            case "\r":
+                break
+            case "\n":
+                fields.append(field); field = ""; wasQuoted = false
+                if !(fields.count == 1 && fields[0].isEmpty) { rows.append((rowLine, fields)) }
+                fields = []
+                line += 1
+                rowLine = line
+            default:
+                if wasQuoted { throw .invalidArgument("line \(line): text after a closing quote") }
+                field.unicodeScalars.append(c)
+            }
+        }
+        if quoted { throw .invalidArgument("line \(rowLine): a quoted field is never closed") }
+        if !field.isEmpty || !fields.isEmpty || wasQuoted {
+            fields.append(field)
+            rows.append((rowLine, fields))
+        }
+        return rows
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import QuenchCore
+import QuenchStore
+
+/// Text formatting shared by the history commands.
+enum Format {
+    /// `1,250 mL` or `42.3 oz`.
+    static func volume(_ ml: Double, _ unit: VolumeUnit) -> String {
+        switch unit {
+        case .ml: grouped(Int(ml.rounded())) + " mL"
+        case .usFluidOunce: decimal(unit.amount(fromMillilitres: ml), places: 1) + " oz"
+        }
+    }
+
+    /// A number only (for tables whose header names the unit).
+    static func amount(_ ml: Double, _ unit: VolumeUnit) -> String {
+        switch unit {
+        case .ml: grouped(Int(ml.rounded()))
+        case .usFluidOunce: decimal(unit.amount(fromMillilitres: ml), places: 1)
+        }
+    }
+
+    static func unitName(_ unit: VolumeUnit) -> String { unit == .ml ? "mL" : "oz" }
+
+    static func grouped(_ n: Int) -> String {
+        let digits = String(abs(n))
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return n < 0 ? "-" + out : out
+    }
+
+    static func decimal(_ x: Double, places: Int) -> String {
+        let scale = pow(10.0, Double(places))
+        let rounded = (x * scale).rounded() / scale
+        let whole = Int(rounded.rounded(.towardZero))
+        let fraction = Int((abs(rounded - Double(whole)) * scale).rounded())
+        var text = grouped(whole)
+        if rounded < 0, whole == 0 { text = "-" + text }
+        guard places > 0 else { return text }
+        let f = String(fraction)
+        return text + "." + String(repeating: "0", count: places - f.count) + f
+    }
+
+    static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+
+    /// `HH:MM` on the local wall clock.
+    static func clock(_ time: Timestamp, _ calendar: DayCalendar) -> String {
+        let w = calendar.wallClock(time)
+        return "\(two(w.hour)):\(two(w.minute))"
+    }
+
+    /// `2026-03-02 10:42` on the local wall clock.
+    static func dateTime(_ time: Timestamp, _ calendar: DayCalendar) -> String {
+        let w = calendar.wallClock(time)
+        return "\(w.date) \(two(w.hour)):\(two(w.minute))"
+    }
+
+    /// ISO 8601 with the local offset: `2026-03-02T10:42:05+01:00`.
+    static func localISO(_ time: Timestamp, _ calendar: DayCalendar) -> String {
+        let w = calendar.wallClock(time)
+        let offset = calendar.utcOffset(at: time)
+        let sign = offset < 0 ? "-" : "+"
+        return "\(w.date)T\(two(w.hour)):\(two(w.minute)):\(two(w.second))\(sign)\(two(abs(offset) / 3600)):\(two(abs(offset) % 3600 / 60))"
+    }
+
+    static let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+    static let months = ["January", "February", "March", "April", "May", "June", "July", "August",
+                         "September", "October", "November", "December"]
+
+    /// `Monday 2 March 2026`.
+    static func longDate(_ day: CivilDay) -> String {
+        let c = day.components
+        return "\(weekdays[day.weekday]) \(c.day) \(months[c.month - 1]) \(c.year)"
+    }
+
+    /// `just now`, `23 min ago`, `2 h 5 min ago`, `3 days ago`.
+    static func ago(_ seconds: Double) -> String {
+        let s = max(0, Int(seconds))
+        if s < 60 { return "just now" }
+        if s < 3600 { return "\(s / 60) min ago" }
+        if s < 86_400 { return s % 3600 / 60 == 0 ? "\(s / 3600) h ago" : "\(s / 3600) h \(s % 3600 / 60) min ago" }
+        let days = s / 86_400
+        return days == 1 ? "1 day ago" : "\(days) days ago"
+    }
+
+    /// `[##########..............]`, `width` cells, full at `fraction` ≥ 1.
+    static func bar(_ fraction: Double, width: Int, color: Bool) -> String {
+        let filled = max(0, min(width, Int((min(1, max(0, fraction)) * Double(width)).rounded(.down))))
+        let done = String(repeating: "#", count: filled), rest = String(repeating: ".", count: width - filled)
+        guard color else { return "[\(done)\(rest)]" }
+        let tint = fraction >= 1 ? ANSI.green : ANSI.cyan
+        return "[\(tint)\(done)\(ANSI.reset)\(ANSI.dim)\(rest)\(ANSI.reset)]"
+    }
+
+    static func percent(_ fraction: Double) -> String { "\(Int((fraction * 100).rounded(.down))) %" }
+
+    /// Left-aligned label column: rows of (label, value).
+    static func fields(_ rows: [(String, String)], indent: Int = 2) -> String {
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { label, value in
+            String(repeating: " ", count: indent) + label + String(repeating: " ", count: width - label.count + 2) + value
+        }.joined(separator: "\n")
+    }
+
+    enum Alignment { case left, right }
+
+    /// A table with a header, columns padded to their widest cell.
+    static func table(_ header: [String], _ rows: [[String]], align: [Alignment]) -> String {
+        var widths = header.map(\.count)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        func line(_ cells: [String]) -> String {
+            var parts: [String] = []
+            for (i, cell) in cells.enumerated() {
+                let pad = String(repeating: " ", count: widths[i] - cell.count)
+                parts.append(align[i] == .right ? pad + cell : (i == cells.count - 1 ? cell : cell + pad))
+            }
+            return parts.joined(separator: "  ")
+        }
+        return ([line(header)] + rows.map(line)).map { row in
+            var row = row
+            while row.hasSuffix(" ") { row.removeLast() }
+            return row
+        }.joined(separator: "\n")
+    }
+}
+
+enum ANSI {
+    static let reset = "\u{1B}[0m"
+    static let dim = "\u{1B}[2m"
+    static let bold = "\u{1B}[1m"
+    static let green = "\u{1B}[32m"
+    static let yellow = "\u{1B}[33m"
+    static let red = "\u{1B}[31m"
+    static let cyan = "\u{1B}[36m"
+}
+
+/// JSON output: snake_case keys, stable key order.
+enum JSONOutput {
+    static func encode(_ value: some Encodable, pretty: Bool = false) -> String {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding these plain value types cannot fail.
+        return String(decoding: try! encoder.encode(value), as: UTF8.self)
+    }
+}

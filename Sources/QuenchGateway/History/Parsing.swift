@@ -1,0 +1,127 @@
+import Foundation
+import QuenchCore
+import QuenchStore
+
+/// What people type: amounts, weights, durations and dates.
+public enum HistoryInput {
+    /// Largest single drink `quench add` accepts: more than 5 L at once is a typo.
+    public static let maximumDrinkML = 5000.0
+
+    /// `250ml`, `250 mL`, `0.5l`, `8oz`, `68 oz`, `8 fl oz`; a bare number is in `defaultUnit`.
+    public static func volume(_ text: String, defaultUnit: VolumeUnit) throws(HistoryError) -> Double {
+        let (number, unit) = try split(text)
+        let ml: Double
+        switch unit {
+        case "": ml = defaultUnit.millilitres(number)
+        case "ml", "millilitre", "millilitres", "milliliter", "milliliters": ml = number
+        case "cl": ml = number * 10
+        case "l", "litre", "litres", "liter", "liters": ml = number * 1000
+        case "oz", "floz", "fl oz", "fl.oz", "fl. oz": ml = VolumeUnit.usFluidOunce.millilitres(number)
+        default: throw .unknownUnit(unit)
+        }
+        guard ml > 0 else { throw .invalidAmount(text, reason: "must be more than zero") }
+        return ml
+    }
+
+    /// A body weight in kg: `70kg`, `154 lb`, `70` (kg).
+    public static func weightKG(_ text: String) throws(HistoryError) -> Double {
+        let (number, unit) = try split(text)
+        let kg: Double
+        switch unit {
+        case "", "kg": kg = number
+        case "lb", "lbs": kg = number * MeasurementUnit.lb.gramsPerUnit! / 1000
+        default: throw .unknownUnit(unit)
+        }
+        guard (20...350).contains(kg) else { throw .invalidAmount(text, reason: "a body weight between 20 and 350 kg, please") }
+        return kg
+    }
+
+    /// A duration in minutes: `30min`, `45 m`, `1.5h`, `30` (minutes).
+    public static func minutes(_ text: String) throws(HistoryError) -> Double {
+        let (number, unit) = try split(text)
+        let minutes: Double
+        switch unit {
+        case "", "m", "min", "mins", "minute", "minutes": minutes = number
+        case "h", "hr", "hrs", "hour", "hours": minutes = number * 60
+        default: throw .unknownUnit(unit)
+        }
+        guard (0...1440).contains(minutes) else { throw .invalidAmount(text, reason: "between 0 and 24 hours, please") }
+        return minutes
+    }
+
+    private static func split(_ text: String) throws(HistoryError) -> (Double, String) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let numberEnd = trimmed.firstIndex { !($0.isNumber || $0 == "." || $0 == "-" || $0 == "+" || $0 == "e") } ?? trimmed.endIndex
+        let numberText = String(trimmed[..<numberEnd])
+        let unit = trimmed[numberEnd...].trimmingCharacters(in: .whitespaces).lowercased()
+        guard let number = Double(numberText), number.isFinite else {
+            throw .invalidAmount(text, reason: "expected a number followed by a unit, such as 250ml")
+        }
+        guard number >= 0 else { throw .invalidAmount(text, reason: "cannot be negative") }
+        return (number, unit)
+    }
+
+    /// An instant: ISO 8601 with a zone (`2026-03-02T07:30:00Z`), local
+    /// `2026-03-02 07:30[:00]` or `2026-03-02T07:30`, a local day `2026-03-02`
+    /// (the start of that day), `HH:MM` (the latest such time not after `now`),
+    /// `now`, `today`, `yesterday`.
+    public static func instant(_ text: String, calendar: DayCalendar, now: Timestamp) throws(HistoryError) -> Timestamp {
+        let t = text.trimmingCharacters(in: .whitespaces)
+        switch t.lowercased() {
+        case "now": return now
+        case "today": return calendar.start(of: calendar.day(of: now))
+        case "yesterday": return calendar.start(of: calendar.day(of: now).adding(days: -1))
+        default: break
+        }
+        if let stamp = Timestamp(iso8601: t) { return stamp }
+        if let day = CivilDay(parsing: t) { return calendar.start(of: day) }
+        // Local date and time.
+        let parts = t.split(whereSeparator: { $0 == "T" || $0 == " " })
+        if parts.count == 2, let day = CivilDay(parsing: parts[0]) {
+            let seconds = try timeOfDay(String(parts[1]), whole: text)
+            return calendar.instant(atLocalSeconds: day.number * 86_400 + seconds)
+        }
+        if parts.count == 1, t.contains(":") {
+            let seconds = try timeOfDay(t, whole: text)
+            var date = calendar.wallClock(now).date
+            var candidate = calendar.instant(atLocalSeconds: date.number * 86_400 + seconds)
+            if candidate > now {
+                date = date.adding(days: -1)
+                candidate = calendar.instant(atLocalSeconds: date.number * 86_400 + seconds)
+            }
+            return candidate
+        }
+        if let first = parts.first, first.count == 10, first.filter({ $0 == "-" }).count == 2 {
+            throw .invalidDate(text, reason: "\(first) is not a day of the calendar")
+        }
+        throw .invalidDate(text, reason: "expected YYYY-MM-DD, YYYY-MM-DD HH:MM, HH:MM or an ISO 8601 time such as 2026-03-02T07:30:00Z")
+    }
+
+    /// A local day: `YYYY-MM-DD`, `today`, `yesterday`.
+    public static func day(_ text: String, calendar: DayCalendar, now: Timestamp) throws(HistoryError) -> CivilDay {
+        switch text.lowercased() {
+        case "today": return calendar.day(of: now)
+        case "yesterday": return calendar.day(of: now).adding(days: -1)
+        default:
+            guard let day = CivilDay(parsing: text) else { throw .invalidDate(text, reason: "expected YYYY-MM-DD") }
+            return day
+        }
+    }
+
+    /// `YYYY-MM` → its first day.
+    public static func month(_ text: String) throws(HistoryError) -> CivilDay {
+        guard text.count == 7, let day = CivilDay(parsing: text + "-01") else {
+            throw .invalidDate(text, reason: "expected a month as YYYY-MM")
+        }
+        return day
+    }
+
+    private static func timeOfDay(_ text: String, whole: String) throws(HistoryError) -> Int {
+        let fields = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard (2...3).contains(fields.count), fields.allSatisfy({ $0.count == 2 }),
+              let h = Int(fields[0]), let m = Int(fields[1]), let s = fields.count == 3 ? Int(fields[2]) : 0,
+              (0..<24).contains(h), (0..<60).contains(m), (0..<60).contains(s)
+        else { throw .invalidDate(whole, reason: "the time of day should be HH:MM or HH:MM:SS") }
+        return h * 3600 + m * 60 + s
+    }
+}

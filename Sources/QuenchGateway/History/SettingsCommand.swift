@@ -1,0 +1,48 @@
+import Foundation
+import QuenchCore
+import QuenchStore
+
+extension History {
+    /// `quench settings [--units ml|oz] [--day-start H] [--time-zone TZ|system]`:
+    /// shows the settings, changing those given.
+    public static func settings(
+        _ environment: HistoryEnvironment, units: String?, dayStart: Int?, timeZone: String?, json: Bool
+    ) throws(HistoryError) -> String {
+        let changing = units != nil || dayStart != nil || timeZone != nil
+        let store = try environment.openStore(creating: changing)
+        var settings = try HistoryContext.run { () throws(StoreError) in try store.settings() }
+        if let units {
+            guard let unit = VolumeUnit(parsingUnitName: units) else { throw .unknownUnit(units) }
+            settings.units = unit
+        }
+        if let dayStart {
+            guard (0...23).contains(dayStart) else { throw .invalidArgument("--day-start must be an hour from 0 to 23") }
+            settings.dayStartHour = dayStart
+        }
+        if let timeZone {
+            if timeZone.lowercased() == "system" {
+                settings.timeZone = nil
+            } else {
+                guard TimeZone(identifier: timeZone) != nil else {
+                    throw .invalidArgument("unknown time zone '\(timeZone)' (use an IANA name such as Europe/London, or 'system')")
+                }
+                settings.timeZone = timeZone
+            }
+        }
+        if changing {
+            let final = settings
+            try HistoryContext.run { () throws(StoreError) in try store.saveSettings(final) }
+        }
+        let zone: TimeZone
+        if let override = environment.timeZone { zone = override } else {
+            zone = try DayCalendar.resolveTimeZone(setting: settings.timeZone, environment: environment.variables)
+        }
+        if json { return JSONOutput.encode(settings) }
+        return Format.fields([
+            ("Database", store.path),
+            ("Units", settings.units == .ml ? "mL" : "US fl oz"),
+            ("Day starts", "\(Format.two(settings.dayStartHour)):00"),
+            ("Time zone", settings.timeZone ?? "system (\(zone.identifier))"),
+        ], indent: 0)
+    }
+}

@@ -1,0 +1,87 @@
+import QuenchCore
+import QuenchStore
+
+/// `quench today`: intake so far against the goal.
+public struct TodayReport: Sendable, Encodable {
+    public struct Bottle: Sendable, Encodable {
+        public var device: String
+        public var name: String?
+        public var remainingMl: Double
+        public var at: String
+    }
+
+    public var date: String
+    public var dayStart: String
+    public var timeZone: String
+    public var units: String
+    public var intakeMl: Double
+    public var goalMl: Double
+    public var goalIsDefault: Bool
+    public var progress: Double
+    public var sips: Int
+    public var averageSipMl: Double?
+    public var lastSipAt: String?
+    public var lastSipAgoSeconds: Double?
+    public var bottles: [Bottle]
+}
+
+extension History {
+    public static func today(_ environment: HistoryEnvironment, json: Bool) throws(HistoryError) -> String {
+        let context = try environment.context(creating: false)
+        let report = try todayReport(context)
+        return json ? JSONOutput.encode(report) : renderToday(report, context)
+    }
+
+    static func todayReport(_ c: HistoryContext) throws(HistoryError) -> TodayReport {
+        let day = c.today
+        let total = try c.dailyTotals(from: day, through: day)[day.number] ?? DayTotal(ml: 0, sips: 0)
+        let book = try c.goalBook()
+        let goal = book.goal(on: day)
+        let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1)) }
+        // Bottles heard from in the last week; older readings say little about now.
+        let recent = try c.run { (store) throws(StoreError) in try store.latestRemaining(since: c.now.adding(-7 * 86_400)) }
+        let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
+        let names = Dictionary(devices.map { ($0.address, $0.name) }, uniquingKeysWith: { a, _ in a })
+        return TodayReport(
+            date: day.description, dayStart: "\(Format.two(c.calendar.dayStartHour)):00",
+            timeZone: c.calendar.timeZone.identifier, units: c.units.rawValue,
+            intakeMl: total.ml, goalMl: goal, goalIsDefault: book.isDefault, progress: total.ml / goal,
+            sips: total.sips, averageSipMl: total.sips > 0 ? total.ml / Double(total.sips) : nil,
+            lastSipAt: last.map { Format.localISO($0.time, c.calendar) },
+            lastSipAgoSeconds: last.map { c.now.secondsSince1970 - $0.time.secondsSince1970 },
+            bottles: recent.map { event in
+                TodayReport.Bottle(
+                    device: event.device ?? "-", name: names[event.device ?? ""] ?? nil,
+                    remainingMl: event.remainingML ?? 0, at: Format.localISO(event.time, c.calendar))
+            })
+    }
+
+    static func renderToday(_ r: TodayReport, _ c: HistoryContext) -> String {
+        let u = c.units
+        var rows: [(String, String)] = []
+        let goalText = Format.volume(r.goalMl, u) + (r.goalIsDefault ? " (default goal)" : "")
+        rows.append(("Intake", "\(Format.volume(r.intakeMl, u)) of \(goalText)"))
+        rows.append(("", "\(Format.bar(r.progress, width: 30, color: c.color)) \(Format.percent(r.progress))"))
+        rows.append(("To go", r.intakeMl >= r.goalMl ? "goal met" : Format.volume(r.goalMl - r.intakeMl, u)))
+        rows.append(("Sips", r.sips == 0 ? "none yet" : "\(r.sips), \(Format.volume(r.averageSipMl ?? 0, u)) on average"))
+        if let at = r.lastSipAt.flatMap({ Timestamp(iso8601: $0) }), let ago = r.lastSipAgoSeconds {
+            rows.append(("Last sip", "\(Format.dateTime(at, c.calendar)), \(Format.ago(ago))"))
+        } else {
+            rows.append(("Last sip", "never"))
+        }
+        if r.bottles.isEmpty {
+            rows.append(("Bottles", "no bottle reported what is left in the last 7 days"))
+        }
+        for (i, bottle) in r.bottles.enumerated() {
+            let label = bottle.name.map { "\($0) (\(bottle.device))" } ?? bottle.device
+            let at = Timestamp(iso8601: bottle.at).map { Format.dateTime($0, c.calendar) } ?? bottle.at
+            rows.append((i == 0 ? "Left" : "", "\(Format.volume(bottle.remainingMl, u)) in \(label), as of \(at)"))
+        }
+        let title = "Today, \(Format.longDate(c.today)) (day starts \(r.dayStart), \(r.timeZone))"
+        return title + "\n" + Format.fields(rows)
+    }
+}
+
+/// The history commands' entry points: each takes the environment and its
+/// arguments and returns the text to print.
+public enum History {}

@@ -1,0 +1,299 @@
+import Foundation
+import GRDB
+import QuenchCore
+
+/// What an ingestion did.
+public struct IngestResult: Sendable, Hashable, Codable {
+    /// Events newly stored.
+    public var inserted: Int
+    /// Events already in the store (same identity): left as they were.
+    public var duplicates: Int
+    /// Diagnostic events (`lifted`, `placed`), which are not history.
+    public var skipped: Int
+
+    public init(inserted: Int = 0, duplicates: Int = 0, skipped: Int = 0) {
+        self.inserted = inserted
+        self.duplicates = duplicates
+        self.skipped = skipped
+    }
+}
+
+/// Which events `events(_:)` returns.
+public struct EventQuery: Sendable, Hashable {
+    /// Inclusive lower bound on `time`.
+    public var since: Timestamp?
+    /// Exclusive upper bound on `time`.
+    public var until: Timestamp?
+    public var device: String?
+    public var kinds: Set<EventKind>?
+    public var includeDeleted: Bool
+    public var limit: Int?
+    /// Newest first (the log) or oldest first by id (exports).
+    public var order: Order
+
+    public enum Order: Sendable, Hashable { case newestFirst, byID }
+
+    public init(
+        since: Timestamp? = nil, until: Timestamp? = nil, device: String? = nil, kinds: Set<EventKind>? = nil,
+        includeDeleted: Bool = false, limit: Int? = nil, order: Order = .newestFirst
+    ) {
+        self.since = since
+        self.until = until
+        self.device = device
+        self.kinds = kinds
+        self.includeDeleted = includeDeleted
+        self.limit = limit
+        self.order = order
+    }
+}
+
+/// A stretch of time over which local time is UTC plus a constant shift; used to
+/// group sips by local day in SQL (see `sipTotalsByDay`).
+public struct DaySegment: Sendable, Hashable {
+    public var from: Timestamp
+    public var until: Timestamp
+    /// Seconds added to UTC epoch seconds so that whole multiples of 86 400 fall on
+    /// day boundaries: the zone's UTC offset minus the day start hour.
+    public var shift: Int
+
+    public init(from: Timestamp, until: Timestamp, shift: Int) {
+        self.from = from
+        self.until = until
+        self.shift = shift
+    }
+}
+
+/// Intake of one day.
+public struct DayTotal: Sendable, Hashable {
+    public var ml: Double
+    public var sips: Int
+    public init(ml: Double, sips: Int) {
+        self.ml = ml
+        self.sips = sips
+    }
+}
+
+extension IntakeStore {
+    static let eventColumns = "id, identity, kind, ml, time, remaining_ml, source, device, trace_time, note, deleted, recorded_at"
+
+    // MARK: - Ingestion
+
+    /// Stores the events a detector made final, in one transaction: all or nothing.
+    /// Replaying the same trace, or receiving an event again, inserts nothing new
+    /// (identity = device + kind + start to the millisecond).
+    ///
+    /// - Parameters:
+    ///   - events: detector output; `lifted`/`placed` are skipped.
+    ///   - device: the device's address or label; nil when unknown.
+    ///   - started: wall-clock time of the trace's t = 0.
+    ///   - source: `.sensor` for detector output.
+    ///   - recordedAt: when the rows are written (injectable for tests).
+    @discardableResult
+    public func ingest(
+        _ events: [DetectedEvent], device: String?, started: Timestamp, source: EventSource = .sensor,
+        recordedAt: Timestamp = .wallClockNow
+    ) throws(StoreError) -> IngestResult {
+        var rows: [IntakeEvent] = []
+        rows.reserveCapacity(events.count)
+        var skipped = 0
+        for event in events {
+            guard !event.kind.isDiagnostic else { skipped += 1; continue }
+            guard event.ml.isFinite, event.ml > 0, event.start.isFinite else {
+                throw StoreError(.invalidValue, path: path, "cannot store a \(event.kind.rawValue) of \(event.ml) mL at t=\(event.start); nothing was stored")
+            }
+            let time = IntakeEvent.roundedToMillisecond(started.adding(event.start))
+            rows.append(IntakeEvent(
+                identity: IntakeEvent.sensorIdentity(device: device, kind: event.kind, time: time),
+                kind: event.kind, ml: event.ml, time: time,
+                remainingML: event.remainingML.map { max(0, $0) }, source: source, device: device,
+                traceTime: event.start, recordedAt: recordedAt))
+        }
+        var result = try insert(rows, keepingIDs: false, what: "storing \(rows.count) events")
+        result.skipped = skipped
+        return result
+    }
+
+    /// Stores whole events (an import, or a manual drink): ids are kept when free,
+    /// identities make it idempotent, one transaction.
+    @discardableResult
+    public func insert(_ events: [IntakeEvent]) throws(StoreError) -> IngestResult {
+        try insert(events, keepingIDs: true, what: "storing \(events.count) events")
+    }
+
+    private func insert(_ events: [IntakeEvent], keepingIDs: Bool, what: String) throws(StoreError) -> IngestResult {
+        for event in events where event.kind.isDiagnostic {
+            throw StoreError(.invalidValue, path: path, "\(what) failed: \(event.kind.rawValue) is not an intake event; nothing was stored")
+        }
+        return try write(what) { db in
+            // A kept id is used only when no other row has it.
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO intake_event (id, identity, kind, ml, time, remaining_ml, source, device, trace_time, note, deleted, recorded_at)
+                VALUES (CASE WHEN ?1 IS NULL OR EXISTS (SELECT 1 FROM intake_event WHERE id = ?1) THEN NULL ELSE ?1 END,
+                        ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                ON CONFLICT (identity) DO NOTHING
+                """)
+            var result = IngestResult()
+            for e in events {
+                try statement.execute(arguments: [
+                    keepingIDs ? e.id : nil, e.identity, e.kind.rawValue, e.ml, e.time.secondsSince1970,
+                    e.remainingML, e.source.rawValue, e.device, e.traceTime, e.note, e.deleted,
+                    e.recordedAt.secondsSince1970,
+                ])
+                if db.changesCount > 0 { result.inserted += 1 } else { result.duplicates += 1 }
+            }
+            return result
+        }
+    }
+
+    /// Stores one drink typed by a person and returns it with its id.
+    public func addManual(ml: Double, at time: Timestamp, note: String?, identity: String, recordedAt: Timestamp = .wallClockNow) throws(StoreError) -> IntakeEvent {
+        var event = IntakeEvent(
+            identity: identity, kind: .sip, ml: ml, time: IntakeEvent.roundedToMillisecond(time),
+            source: .manual, note: note, recordedAt: recordedAt)
+        event.id = try write("adding a drink") { db in
+            try db.execute(sql: """
+                INSERT INTO intake_event (identity, kind, ml, time, source, note, deleted, recorded_at)
+                VALUES (?, 'sip', ?, ?, 'manual', ?, 0, ?)
+                """, arguments: [identity, event.ml, event.time.secondsSince1970, note, recordedAt.secondsSince1970])
+            return db.lastInsertedRowID
+        }
+        return event
+    }
+
+    // MARK: - Deleting and restoring
+
+    /// Soft-deletes (or restores) an event; returns it as it now is.
+    @discardableResult
+    public func setDeleted(id: Int64, _ deleted: Bool) throws(StoreError) -> IntakeEvent {
+        try write(deleted ? "deleting event \(id)" : "restoring event \(id)") { db in
+            try db.execute(sql: "UPDATE intake_event SET deleted = ? WHERE id = ?", arguments: [deleted, id])
+            guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.eventColumns) FROM intake_event WHERE id = ?", arguments: [id]) else {
+                throw StoreError(.noSuchEvent, path: path, "there is no event \(id) (see `quench log`)")
+            }
+            return try Self.event(row)
+        }
+    }
+
+    /// Soft-deletes the newest live event (by time, then id); nil when there is none.
+    public func deleteNewest() throws(StoreError) -> IntakeEvent? {
+        try write("undoing the last event") { db in
+            guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM intake_event WHERE deleted = 0 ORDER BY time DESC, id DESC LIMIT 1") else {
+                return nil
+            }
+            try db.execute(sql: "UPDATE intake_event SET deleted = 1 WHERE id = ?", arguments: [id])
+            return try Row.fetchOne(db, sql: "SELECT \(Self.eventColumns) FROM intake_event WHERE id = ?", arguments: [id]).map(Self.event)
+        }
+    }
+
+    // MARK: - Reading
+
+    public func event(id: Int64) throws(StoreError) -> IntakeEvent? {
+        try read("reading event \(id)") { db in
+            try Row.fetchOne(db, sql: "SELECT \(Self.eventColumns) FROM intake_event WHERE id = ?", arguments: [id]).map(Self.event)
+        }
+    }
+
+    public func events(_ query: EventQuery = EventQuery()) throws(StoreError) -> [IntakeEvent] {
+        var conditions: [String] = []
+        var arguments = StatementArguments()
+        if let since = query.since { conditions.append("time >= ?"); _ = arguments.append(contentsOf: [since.secondsSince1970]) }
+        if let until = query.until { conditions.append("time < ?"); _ = arguments.append(contentsOf: [until.secondsSince1970]) }
+        if let device = query.device { conditions.append("device = ?"); _ = arguments.append(contentsOf: [device]) }
+        if let kinds = query.kinds {
+            conditions.append("kind IN (\(kinds.map { "'\($0.rawValue)'" }.sorted().joined(separator: ",")))")
+        }
+        if !query.includeDeleted { conditions.append("deleted = 0") }
+        var sql = "SELECT \(Self.eventColumns) FROM intake_event"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        sql += query.order == .newestFirst ? " ORDER BY time DESC, id DESC" : " ORDER BY id"
+        if let limit = query.limit { sql += " LIMIT \(max(0, limit))" }
+        let finalSQL = sql, finalArguments = arguments
+        return try read("reading events") { db in
+            try Row.fetchAll(db, sql: finalSQL, arguments: finalArguments).map(Self.event)
+        }
+    }
+
+    /// Live sips grouped by day: the key of a sip at `time` in segment `s` is
+    /// `floor((time + s.shift) / 86400)`. Segments must not overlap.
+    public func sipTotalsByDay(_ segments: [DaySegment]) throws(StoreError) -> [Int: DayTotal] {
+        try read("adding up intake") { db in
+            var totals: [Int: DayTotal] = [:]
+            // Times are after 1970 and shifts under a day, so integer division floors.
+            let statement = try db.cachedStatement(sql: """
+                SELECT (CAST(time AS INTEGER) + ?1) / 86400 AS day, SUM(ml), COUNT(*)
+                FROM intake_event WHERE kind = 'sip' AND deleted = 0 AND time >= ?2 AND time < ?3
+                GROUP BY day
+                """)
+            for segment in segments where segment.until > segment.from {
+                let rows = try Row.fetchCursor(statement, arguments: [
+                    segment.shift, segment.from.secondsSince1970, segment.until.secondsSince1970,
+                ])
+                while let row = try rows.next() {
+                    let day: Int = row[0]
+                    let ml: Double = row[1]
+                    let sips: Int = row[2]
+                    totals[day, default: DayTotal(ml: 0, sips: 0)].ml += ml
+                    totals[day, default: DayTotal(ml: 0, sips: 0)].sips += sips
+                }
+            }
+            return totals
+        }
+    }
+
+    /// The newest live sip before `time`.
+    public func lastSip(before time: Timestamp) throws(StoreError) -> IntakeEvent? {
+        try read("reading the last sip") { db in
+            try Row.fetchOne(db, sql: """
+                SELECT \(Self.eventColumns) FROM intake_event INDEXED BY intake_event_live_sip
+                WHERE kind = 'sip' AND deleted = 0 AND time < ? ORDER BY time DESC LIMIT 1
+                """, arguments: [time.secondsSince1970]).map(Self.event)
+        }
+    }
+
+    /// For each device with an event since `since` that knew what was left in the
+    /// bottle: its newest such event.
+    public func latestRemaining(since: Timestamp) throws(StoreError) -> [IntakeEvent] {
+        try read("reading what is left in the bottles") { db in
+            // SQLite returns the bare columns of the row holding MAX(time) in each group.
+            let ids = try Int64.fetchAll(db, sql: """
+                SELECT id, MAX(time) FROM intake_event
+                WHERE time >= ? AND deleted = 0 AND remaining_ml IS NOT NULL AND device IS NOT NULL
+                GROUP BY device ORDER BY device
+                """, arguments: [since.secondsSince1970])
+            return try ids.compactMap { id in
+                try Row.fetchOne(db, sql: "SELECT \(Self.eventColumns) FROM intake_event WHERE id = ?", arguments: [id]).map(Self.event)
+            }
+        }
+    }
+
+    /// The oldest live sip's time, to bound "all time" questions.
+    public func firstSipTime() throws(StoreError) -> Timestamp? {
+        try read("reading the first sip") { db in
+            try Double.fetchOne(db, sql: "SELECT MIN(time) FROM intake_event WHERE kind = 'sip' AND deleted = 0")
+                .map(Timestamp.init(secondsSince1970:))
+        }
+    }
+
+    /// Decodes a row selected with `eventColumns`, by position (GRDB's lookup by
+    /// name costs more than the query on short commands).
+    static func event(_ row: Row) throws -> IntakeEvent {
+        let kindText: String = row[2], sourceText: String = row[6]
+        guard let kind = EventKind(rawValue: kindText), let source = EventSource(rawValue: sourceText) else {
+            throw StoreError(.corrupt, path: nil, "an event row has kind '\(kindText)' and source '\(sourceText)'")
+        }
+        return IntakeEvent(
+            id: row[0], identity: row[1], kind: kind, ml: row[3],
+            time: Timestamp(secondsSince1970: row[4]), remainingML: row[5], source: source,
+            device: row[7], traceTime: row[8], note: row[9], deleted: row[10],
+            recordedAt: Timestamp(secondsSince1970: row[11]))
+    }
+}
+
+extension Timestamp {
+    /// The current wall-clock time.
+    public static var wallClockNow: Timestamp {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Timestamp(secondsSince1970: Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9)
+    }
+}

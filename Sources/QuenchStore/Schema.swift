@@ -1,0 +1,57 @@
+import GRDB
+
+/// The schema as a list of named migrations. A migration that has shipped is
+/// never edited: changes go into a new migration appended at the end.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+
+        migrator.registerMigration("v1: devices, intake events, goals, settings") { db in
+            try db.execute(sql: """
+                CREATE TABLE device (
+                    address      TEXT PRIMARY KEY NOT NULL CHECK (length(address) > 0),
+                    name         TEXT,
+                    profile      TEXT,
+                    sensor       TEXT CHECK (sensor IN ('weight', 'level')),
+                    calibration  TEXT CHECK (calibration IS NULL OR json_valid(calibration)),
+                    added_at     REAL NOT NULL,
+                    last_seen_at REAL
+                ) STRICT;
+
+                CREATE TABLE intake_event (
+                    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+                    identity     TEXT NOT NULL UNIQUE CHECK (length(identity) > 0),
+                    kind         TEXT NOT NULL CHECK (kind IN ('sip', 'refill', 'pour')),
+                    ml           REAL NOT NULL CHECK (ml > 0 AND ml <= 100000),
+                    time         REAL NOT NULL CHECK (time > 0),
+                    remaining_ml REAL CHECK (remaining_ml IS NULL OR remaining_ml >= 0),
+                    source       TEXT NOT NULL CHECK (source IN ('sensor', 'manual', 'import')),
+                    device       TEXT,
+                    trace_time   REAL,
+                    note         TEXT,
+                    deleted      INTEGER NOT NULL DEFAULT 0 CHECK (deleted IN (0, 1)),
+                    recorded_at  REAL NOT NULL
+                ) STRICT;
+                CREATE INDEX intake_event_time ON intake_event(time);
+                -- Covers the daily totals: only live sips, with the columns summed.
+                CREATE INDEX intake_event_live_sip ON intake_event(time, ml) WHERE kind = 'sip' AND deleted = 0;
+
+                CREATE TABLE goal (
+                    start_day    TEXT PRIMARY KEY NOT NULL
+                                 CHECK (start_day GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'),
+                    ml           REAL NOT NULL CHECK (ml > 0 AND ml <= 20000),
+                    set_at       REAL NOT NULL
+                ) STRICT;
+
+                CREATE TABLE settings (
+                    id             INTEGER PRIMARY KEY CHECK (id = 1),
+                    units          TEXT NOT NULL DEFAULT 'ml' CHECK (units IN ('ml', 'oz')),
+                    day_start_hour INTEGER NOT NULL DEFAULT 4 CHECK (day_start_hour BETWEEN 0 AND 23),
+                    time_zone      TEXT CHECK (time_zone IS NULL OR length(time_zone) > 0)
+                ) STRICT;
+                INSERT INTO settings (id) VALUES (1);
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,91 @@
+import GRDB
+
+/// Why a store operation failed. A struct with a code, a message for people and
+/// the underlying cause (usually GRDB's `DatabaseError`, which keeps SQLite's
+/// extended result code), in the manner of swift-nio's `FileSystemError`.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// No database file at the path (and the operation does not create one).
+        public static let notFound = Code(rawValue: "not-found")
+        /// The file exists but is not an SQLite database (SQLITE_NOTADB).
+        public static let notADatabase = Code(rawValue: "not-a-database")
+        /// The database's content is damaged (SQLITE_CORRUPT).
+        public static let corrupt = Code(rawValue: "corrupt")
+        /// The file or its directory cannot be written (SQLITE_READONLY, EACCES).
+        public static let readOnly = Code(rawValue: "read-only")
+        /// The disk (or the database's size limit) is full (SQLITE_FULL).
+        public static let diskFull = Code(rawValue: "disk-full")
+        /// Another connection held the lock longer than the busy timeout.
+        public static let busy = Code(rawValue: "busy")
+        /// The file could not be opened or created (SQLITE_CANTOPEN, permissions).
+        public static let cannotOpen = Code(rawValue: "cannot-open")
+        /// A value broke a schema rule (SQLITE_CONSTRAINT) or the API's preconditions.
+        public static let invalidValue = Code(rawValue: "invalid-value")
+        /// No intake event with that id.
+        public static let noSuchEvent = Code(rawValue: "no-such-event")
+        /// The database was written by a newer Quench (unknown migrations).
+        public static let schemaTooNew = Code(rawValue: "schema-too-new")
+        /// The database needs migrations but was opened read-only.
+        public static let needsMigration = Code(rawValue: "needs-migration")
+        /// An I/O error below SQLite (SQLITE_IOERR).
+        public static let io = Code(rawValue: "io")
+        public static let other = Code(rawValue: "other")
+    }
+
+    public var code: Code
+    /// The database file concerned.
+    public var path: String?
+    public var message: String
+    public var cause: (any Error)?
+
+    public init(_ code: Code, path: String?, _ message: String, cause: (any Error)? = nil) {
+        self.code = code
+        self.path = path
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String {
+        var text = message
+        if let cause = cause as? DatabaseError {
+            // SQLite's own words, for whoever debugs it.
+            text += " (SQLite: \(cause.message ?? "\(cause.resultCode)"), code \(cause.extendedResultCode.rawValue))"
+        } else if let cause {
+            text += " (\(cause))"
+        }
+        return text
+    }
+
+    /// Classifies an error thrown by GRDB, keeping it as the cause.
+    static func wrap(_ error: any Error, path: String?, doing what: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        guard let db = error as? DatabaseError else {
+            return StoreError(.other, path: path, "\(what) failed", cause: error)
+        }
+        let place = path.map { " \($0)" } ?? ""
+        switch db.resultCode {
+        case .SQLITE_NOTADB:
+            return StoreError(.notADatabase, path: path, "\(what) failed: the file\(place) is not an SQLite database; it was left untouched", cause: db)
+        case .SQLITE_CORRUPT:
+            return StoreError(.corrupt, path: path, "\(what) failed: the database\(place) is damaged", cause: db)
+        case .SQLITE_READONLY:
+            return StoreError(.readOnly, path: path, "\(what) failed: the database\(place) is read-only (check the permissions of the file and its directory)", cause: db)
+        case .SQLITE_FULL:
+            return StoreError(.diskFull, path: path, "\(what) failed: the disk is full; nothing was written", cause: db)
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return StoreError(.busy, path: path, "\(what) failed: the database\(place) stayed locked by another process past the timeout", cause: db)
+        case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
+            return StoreError(.cannotOpen, path: path, "cannot open the database\(place)", cause: db)
+        case .SQLITE_CONSTRAINT:
+            return StoreError(.invalidValue, path: path, "\(what) failed: a value breaks the database's rules", cause: db)
+        case .SQLITE_IOERR:
+            return StoreError(.io, path: path, "\(what) failed: input/output error on\(place.isEmpty ? " the database" : place)", cause: db)
+        default:
+            return StoreError(.other, path: path, "\(what) failed", cause: db)
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import QuenchCore
+import QuenchStore
+
+/// Ten years of synthetic history (about 400 000 events), then:
+/// - ingest of 100 000 events in one call (fresh database, and on top of the ten years);
+/// - `quench today`, `quench stats --year` and `quench calendar` as whole processes.
+/// Targets (issue 3): each command < 50 ms, ingest of 100 000 events < 2 s.
+struct StoreBenchmark {
+    var quench: String
+    var database: String
+    var runs = 15
+    /// The database is ours to delete afterwards (no --db given).
+    var temporary: Bool
+
+    init(arguments: [String]) throws {
+        var quench: String?
+        var database: String?
+        var i = 0
+        while i < arguments.count {
+            let value = i + 1 < arguments.count ? arguments[i + 1] : nil
+            switch (arguments[i], value) {
+            case ("--quench", let v?): quench = v
+            case ("--db", let v?): database = v
+            case ("--runs", let v?): runs = Int(v) ?? runs
+            default: throw BenchError.usage("unknown argument \(arguments[i])")
+            }
+            i += 2
+        }
+        // The quench binary built next to this one by default.
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        self.quench = quench ?? here.appendingPathComponent("quench").path
+        self.temporary = database == nil
+        self.database = database ?? NSTemporaryDirectory() + "quench-bench-\(getpid())/ten-years.sqlite"
+        guard FileManager.default.isExecutableFile(atPath: self.quench) else {
+            throw BenchError.usage("no quench binary at \(self.quench) (give --quench PATH)")
+        }
+    }
+
+    enum BenchError: Error, CustomStringConvertible {
+        case usage(String)
+        case command(String, Int32, String)
+        var description: String {
+            switch self {
+            case .usage(let m): m
+            case .command(let c, let status, let err): "\(c) exited with \(status): \(err)"
+            }
+        }
+    }
+
+    func run() throws {
+        let directory = (database as NSString).deletingLastPathComponent
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        print("Store benchmark (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
+
+        // Ten years ending now, as a sensor would deliver them: a day's events per ingest call.
+        let now = Timestamp.wallClockNow
+        let days = 3652
+        var generator = SyntheticDays(seed: 42)
+        var store: IntakeStore? = try IntakeStore(path: database)
+        try store!.setGoal(ml: 2000, from: CivilDay(number: Int(now.secondsSince1970 / 86_400) - days), setAt: now)
+        var total = 0
+        let fillStart = DispatchTime.now()
+        for d in 0..<days {
+            let todayMidnight: Double = (now.secondsSince1970 / 86_400).rounded(.down) * 86_400
+            let midnight = Timestamp(secondsSince1970: todayMidnight - Double((days - d) * 86_400))
+            let events = generator.day()
+            total += try store!.ingest(events, device: "C4:7C:8D:6A:12:34", started: midnight, recordedAt: now).inserted
+        }
+        let fill = seconds(since: fillStart)
+        store = nil  // the last connection closes: WAL checkpointed, as after a daemon's stop
+        let size = (try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
+        print("  ten-year database: \(total) events in \(fmt(fill)) s (\(days) ingest calls), \(size / 1_000_000) MB")
+
+        // The commands first, on ten years of ordinary history; the big ingest on top comes after.
+        print("  whole-process timings over \(runs) runs (after one warm-up), target < 50 ms:")
+        for command in [["today"], ["stats", "--year"], ["calendar"], ["log", "--limit", "20"]] {
+            var times: [Double] = []
+            _ = try invoke(command)
+            for _ in 0..<runs { times.append(try invoke(command)) }
+            times.sort()
+            let label = ("quench " + command.joined(separator: " ")).padding(toLength: 24, withPad: " ", startingAt: 0)
+            print("    \(label) median \(fmt(times[times.count / 2] * 1000)) ms   p90 \(fmt(times[times.count * 9 / 10] * 1000)) ms   max \(fmt(times.last! * 1000)) ms")
+        }
+
+        // 100 000 events in one ingest: a fresh database, then on top of the ten years.
+        var batch: [DetectedEvent] = []
+        for i in 0..<100_000 {
+            let start: Double = Double(i) * 30
+            let kind: EventKind = i % 20 == 0 ? .refill : .sip
+            let ml: Double = 18 + Double(i % 13)
+            batch.append(DetectedEvent(kind: kind, t: start + 5, start: start, end: start + 4, ml: ml, remainingML: 400))
+        }
+        let freshPath = directory + "/fresh.sqlite"
+        let fresh = try IntakeStore(path: freshPath)
+        var start = DispatchTime.now()
+        let freshResult = try fresh.ingest(batch, device: "bench", started: Timestamp(secondsSince1970: 1_700_000_000))
+        let freshTime = seconds(since: start)
+        start = DispatchTime.now()
+        let again = try fresh.ingest(batch, device: "bench", started: Timestamp(secondsSince1970: 1_700_000_000))
+        let againTime = seconds(since: start)
+        start = DispatchTime.now()
+        // On a copy, so that the ten-year database stays as it was for later runs.
+        let copyPath = directory + "/ten-years-plus.sqlite"
+        try? FileManager.default.removeItem(atPath: copyPath)
+        try FileManager.default.copyItem(atPath: database, toPath: copyPath)
+        let copy = try IntakeStore(path: copyPath)
+        start = DispatchTime.now()
+        let onTop = try copy.ingest(batch, device: "bench", started: Timestamp(secondsSince1970: now.secondsSince1970 - 3_100_000))
+        let onTopTime = seconds(since: start)
+        print("  ingest 100000 events, fresh database:     \(fmt(freshTime)) s (\(freshResult.inserted) inserted)   target < 2 s")
+        print("  ingest the same 100000 again (all dups):  \(fmt(againTime)) s (\(again.duplicates) duplicates)")
+        print("  ingest 100000 events on the ten years:    \(fmt(onTopTime)) s (\(onTop.inserted) inserted)")
+        try FileManager.default.removeItem(atPath: freshPath)
+        try FileManager.default.removeItem(atPath: copyPath)
+        if temporary { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    /// Runs quench with `--db` through posix_spawn, output to /dev/null, and
+    /// returns the wall time from spawn to reaped exit in seconds: the whole
+    /// process, without Foundation.Process's own overhead.
+    func invoke(_ command: [String]) throws -> Double {
+        let argv = [quench] + command + ["--db", database]
+        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { for p in cArguments { free(p) } }
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        var cEnvironment: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in cEnvironment { free(p) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let start = DispatchTime.now()
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, quench, &actions, nil, &cArguments, &cEnvironment)
+        guard rc == 0 else { throw BenchError.command(argv.joined(separator: " "), rc, "posix_spawn failed") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let elapsed = seconds(since: start)
+        guard status == 0 else { throw BenchError.command(argv.joined(separator: " "), status, "see its stderr above") }
+        return elapsed
+    }
+
+    func seconds(since start: DispatchTime) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    }
+
+    func fmt(_ x: Double) -> String { String(format: "%.2f", x) }
+}
+
+/// A reproducible drinker: about 100 sips a day between 07:00 and 23:00 UTC
+/// (lognormal sizes, median 18 mL), a refill of 500 mL every 20 sips, a pour now
+/// and then; on roughly one day in seven much less is drunk.
+struct SyntheticDays {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    /// splitmix64.
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
+
+    mutating func normal() -> Double {
+        let u = max(uniform(), 1e-12), v = uniform()
+        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+    }
+
+    /// One day's events on that day's clock (seconds after midnight UTC).
+    mutating func day() -> [DetectedEvent] {
+        let light = uniform() < 0.15
+        let count = light ? 40 + Int(uniform() * 30) : 95 + Int(uniform() * 30)
+        var events: [DetectedEvent] = []
+        var remaining = 750.0
+        var t = 7 * 3600.0
+        let step = 16 * 3600.0 / Double(count)
+        for i in 0..<count {
+            t += step * (0.5 + uniform())
+            let ml = max(3, min(120, exp(log(18.0) + 0.5 * normal())))
+            if remaining < ml + 20 || i % 20 == 19 {
+                events.append(DetectedEvent(kind: .refill, t: t + 4, start: t, end: t + 3, ml: 750 - remaining, remainingML: 750))
+                remaining = 750
+                t += 10
+            }
+            remaining -= ml
+            events.append(DetectedEvent(kind: .sip, t: t + 6, start: t, end: t + 5, ml: ml, remainingML: remaining))
+        }
+        if uniform() < 0.05, remaining > 1 {
+            t += 60
+            events.append(DetectedEvent(kind: .pour, t: t + 3, start: t, end: t + 2, ml: remaining, remainingML: 0))
+        }
+        return events
+    }
+}

@@ -1,0 +1,12 @@
+import ArgumentParser
+import QuenchGateway
+
+struct CalendarCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "calendar", abstract: "A month grid of each day's intake against the goal.")
+    @OptionGroup var options: StoreOptions
+    @Option(help: "The month, as YYYY-MM (default: this month).") var month: String?
+
+    func run() throws {
+        emit(try History.calendar(options.environment(), month: month, json: options.json))
+    }
+}

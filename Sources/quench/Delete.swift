@@ -1,0 +1,12 @@
+import ArgumentParser
+import QuenchGateway
+
+struct Delete: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Delete an event (reversible with restore).")
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The event's id, as `quench log` shows it.") var id: Int64
+
+    func run() throws {
+        emit(try History.delete(options.environment(), id: id, json: options.json))
+    }
+}

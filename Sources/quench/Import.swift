@@ -1,0 +1,12 @@
+import ArgumentParser
+import QuenchGateway
+
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Read an export (CSV or JSON); events already stored are skipped.")
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The file, or - for stdin.") var file: String
+
+    func run() throws {
+        emit(try History.importFile(options.environment(), path: file, json: options.json))
+    }
+}

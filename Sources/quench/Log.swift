@@ -1,0 +1,18 @@
+import ArgumentParser
+import QuenchGateway
+
+struct Log: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "The events, newest first, with their ids.")
+    @OptionGroup var options: StoreOptions
+    @Option(help: "From this time: YYYY-MM-DD, 'YYYY-MM-DD HH:MM', HH:MM, today, yesterday or ISO 8601.") var since: String?
+    @Option(help: "Before this time (same forms as --since).") var until: String?
+    @Option(help: "Only this device's events.") var device: String?
+    @Option(help: "At most this many events (default 50 for text).") var limit: Int?
+    @Flag(help: "Include deleted events.") var deleted = false
+    @Flag(help: "Print CSV (the export's columns).") var csv = false
+
+    func run() throws {
+        emit(try History.log(options.environment(), since: since, until: until, device: device, limit: limit,
+                             includeDeleted: deleted, csv: csv, json: options.json))
+    }
+}

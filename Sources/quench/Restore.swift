@@ -1,0 +1,12 @@
+import ArgumentParser
+import QuenchGateway
+
+struct Restore: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Bring back a deleted event.")
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The event's id (`quench log --deleted` lists deleted ones).") var id: Int64
+
+    func run() throws {
+        emit(try History.restore(options.environment(), id: id, json: options.json))
+    }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+import QuenchGateway
+
+struct Today: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Intake so far today against the goal.")
+    @OptionGroup var options: StoreOptions
+
+    func run() throws {
+        emit(try History.today(options.environment(), json: options.json))
+    }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+import QuenchGateway
+
+struct Undo: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Delete the most recent event (reversible with restore).")
+    @OptionGroup var options: StoreOptions
+
+    func run() throws {
+        emit(try History.undo(options.environment(), json: options.json))
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import QuenchCore
+import QuenchStore
+import Testing
+@testable import QuenchGateway
+
+@Suite struct HistoryDayTests {
+    func utc(_ text: String) -> Timestamp { Timestamp(iso8601: text)! }
+    func day(_ text: String) -> CivilDay { CivilDay(parsing: text)! }
+    func zone(_ name: String) -> TimeZone { TimeZone(identifier: name)! }
+
+    @Test func earlyMorningCountsForTheEveningBefore() {
+        let cal = DayCalendar(timeZone: zone("Europe/London"), dayStartHour: 4)
+        #expect(cal.day(of: utc("2026-03-03T01:00:00Z")) == day("2026-03-02"))
+        #expect(cal.day(of: utc("2026-03-03T03:59:59Z")) == day("2026-03-02"))
+        #expect(cal.day(of: utc("2026-03-03T04:00:00Z")) == day("2026-03-03"))
+        #expect(cal.start(of: day("2026-03-03")) == utc("2026-03-03T04:00:00Z"))
+        // In summer time 01:00 BST is 00:00Z.
+        #expect(cal.day(of: utc("2026-07-01T00:00:00Z")) == day("2026-06-30"))
+        #expect(cal.start(of: day("2026-07-01")) == utc("2026-07-01T03:00:00Z"))
+    }
+
+    @Test(arguments: [
+        // zone, day start hour, the day that contains the change, its length in hours, its start (UTC)
+        ("America/New_York", 4, "2026-03-07", 23, "2026-03-07T09:00:00Z"),
+        ("America/New_York", 0, "2026-03-08", 23, "2026-03-08T05:00:00Z"),
+        ("America/New_York", 4, "2026-10-31", 25, "2026-10-31T08:00:00Z"),
+        ("America/New_York", 0, "2026-11-01", 25, "2026-11-01T04:00:00Z"),
+        ("Europe/London", 4, "2026-03-28", 23, "2026-03-28T04:00:00Z"),
+        ("Europe/London", 0, "2026-03-29", 23, "2026-03-29T00:00:00Z"),
+        ("Europe/London", 4, "2026-10-24", 25, "2026-10-24T03:00:00Z"),
+        ("Europe/London", 0, "2026-10-25", 25, "2026-10-24T23:00:00Z"),
+    ])
+    func daylightSavingDaysLast23Or25Hours(zoneName: String, startHour: Int, date: String, hours: Int, start: String) {
+        let cal = DayCalendar(timeZone: zone(zoneName), dayStartHour: startHour)
+        let (from, until) = cal.interval(of: day(date))
+        #expect(from == utc(start))
+        #expect(until.secondsSince1970 - from.secondsSince1970 == Double(hours * 3600))
+        // Neighbouring days are ordinary.
+        let next = cal.interval(of: day(date).adding(days: 1))
+        #expect(next.start == until)
+        #expect(next.end.secondsSince1970 - next.start.secondsSince1970 == 86_400)
+    }
+
+    @Test func dayStartInsideTheSpringGapStartsAtTheChange() {
+        // New York, 2026-03-08: 02:00 EST does not exist; clocks jump to 03:00 EDT at 07:00Z.
+        let cal = DayCalendar(timeZone: zone("America/New_York"), dayStartHour: 2)
+        #expect(cal.start(of: day("2026-03-08")) == utc("2026-03-08T07:00:00Z"))
+        #expect(cal.day(of: utc("2026-03-08T06:59:59Z")) == day("2026-03-07"))
+        #expect(cal.day(of: utc("2026-03-08T07:00:00Z")) == day("2026-03-08"))
+    }
+
+    @Test func autumnRepeatedHourStaysInOneDay() {
+        // London, 2026-10-25: 01:00–02:00 happens twice (BST, then GMT); with days
+        // starting at 01:00 both passes belong to the 25th.
+        let cal = DayCalendar(timeZone: zone("Europe/London"), dayStartHour: 1)
+        #expect(cal.start(of: day("2026-10-25")) == utc("2026-10-25T00:00:00Z"))
+        #expect(cal.day(of: utc("2026-10-25T00:30:00Z")) == day("2026-10-25"))  // 01:30 BST
+        #expect(cal.day(of: utc("2026-10-25T01:30:00Z")) == day("2026-10-25"))  // 01:30 GMT
+        #expect(cal.day(of: utc("2026-10-24T23:59:59Z")) == day("2026-10-24"))
+    }
+
+    @Test(arguments: ["America/New_York", "Europe/London", "Australia/Lord_Howe", "Asia/Kolkata", "UTC"], [0, 2, 4])
+    func everyInstantLiesInsideItsDay(zoneName: String, startHour: Int) {
+        let cal = DayCalendar(timeZone: zone(zoneName), dayStartHour: startHour)
+        var t = utc("2026-01-01T00:00:00Z").secondsSince1970
+        while t < utc("2027-01-01T00:00:00Z").secondsSince1970 {
+            let instant = Timestamp(secondsSince1970: t)
+            let (from, until) = cal.interval(of: cal.day(of: instant))
+            #expect(from <= instant && instant < until, "\(zoneName) \(startHour) \(instant.iso8601)")
+            t += 1777  // not a divisor of an hour, to land everywhere
+        }
+    }
+
+    @Test func sqlTotalsMatchPerEventDays() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("quench-days-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try IntakeStore(path: dir + "/q.sqlite")
+        let cal = DayCalendar(timeZone: zone("America/New_York"), dayStartHour: 4)
+        // A year of sips every 37 minutes across both changes of 2026.
+        let started = utc("2026-01-01T00:00:00Z")
+        var events: [DetectedEvent] = []
+        for i in 0..<14_000 {
+            let start = Double(i) * 2220
+            events.append(DetectedEvent(kind: .sip, t: start + 5, start: start, end: start + 4, ml: Double(10 + i % 7)))
+        }
+        try store.ingest(events, device: "A", started: started)
+        var expected: [Int: DayTotal] = [:]
+        for e in events {
+            let d = cal.day(of: started.adding(e.start)).number
+            expected[d, default: DayTotal(ml: 0, sips: 0)].ml += e.ml
+            expected[d, default: DayTotal(ml: 0, sips: 0)].sips += 1
+        }
+        let first = cal.day(of: started), last = cal.day(of: started.adding(events.last!.start))
+        let totals = try store.sipTotalsByDay(cal.segments(from: cal.start(of: first), until: cal.start(of: last.adding(days: 1))))
+        #expect(totals == expected)
+    }
+
+    @Test func amounts() throws {
+        #expect(try HistoryInput.volume("250ml", defaultUnit: .ml) == 250)
+        #expect(try HistoryInput.volume("250 mL", defaultUnit: .ml) == 250)
+        #expect(try HistoryInput.volume("0.5l", defaultUnit: .ml) == 500)
+        #expect(abs(try HistoryInput.volume("8oz", defaultUnit: .ml) - 236.588) < 0.001)
+        #expect(abs(try HistoryInput.volume("68 oz", defaultUnit: .ml) - 2011.0) < 0.1)
+        #expect(abs(try HistoryInput.volume("8 fl oz", defaultUnit: .ml) - 236.588) < 0.001)
+        #expect(abs(try HistoryInput.volume("10", defaultUnit: .usFluidOunce) - 295.735) < 0.001)
+        #expect(throws: HistoryError.self) { try HistoryInput.volume("5 cups", defaultUnit: .ml) }
+        #expect(throws: HistoryError.self) { try HistoryInput.volume("-5ml", defaultUnit: .ml) }
+        #expect(throws: HistoryError.self) { try HistoryInput.volume("0ml", defaultUnit: .ml) }
+        #expect(throws: HistoryError.self) { try HistoryInput.volume("ml", defaultUnit: .ml) }
+        #expect(throws: HistoryError.self) { try HistoryInput.volume("nan ml", defaultUnit: .ml) }
+        #expect(try HistoryInput.weightKG("70kg") == 70)
+        #expect(abs(try HistoryInput.weightKG("154 lb") - 69.85) < 0.01)
+        #expect(throws: HistoryError.self) { try HistoryInput.weightKG("7kg") }
+        #expect(try HistoryInput.minutes("30min") == 30)
+        #expect(try HistoryInput.minutes("1.5h") == 90)
+    }
+
+    @Test func dates() throws {
+        let cal = DayCalendar(timeZone: zone("Europe/London"), dayStartHour: 4)
+        let now = utc("2026-07-01T00:30:00Z")  // 01:30 BST, still the 30th of June's day
+        #expect(try HistoryInput.instant("2026-06-29", calendar: cal, now: now) == utc("2026-06-29T03:00:00Z"))
+        #expect(try HistoryInput.instant("2026-06-29 12:15", calendar: cal, now: now) == utc("2026-06-29T11:15:00Z"))
+        #expect(try HistoryInput.instant("2026-06-29T12:15:30", calendar: cal, now: now) == utc("2026-06-29T11:15:30Z"))
+        #expect(try HistoryInput.instant("2026-06-29T12:15:30+02:00", calendar: cal, now: now) == utc("2026-06-29T10:15:30Z"))
+        // HH:MM is the latest such time not after now.
+        #expect(try HistoryInput.instant("01:00", calendar: cal, now: now) == utc("2026-07-01T00:00:00Z"))
+        #expect(try HistoryInput.instant("23:00", calendar: cal, now: now) == utc("2026-06-30T22:00:00Z"))
+        #expect(try HistoryInput.instant("today", calendar: cal, now: now) == utc("2026-06-30T03:00:00Z"))
+        for bad in ["2026-13-01", "2026-02-30", "25:00", "yesterday-ish", "2026-06-29 7pm", ""] {
+            #expect(throws: HistoryError.self, "\(bad)") { try HistoryInput.instant(bad, calendar: cal, now: now) }
+        }
+        #expect(try HistoryInput.month("2026-02") == day("2026-02-01"))
+        #expect(throws: HistoryError.self) { try HistoryInput.month("2026-2") }
+    }
+
+    @Test func goalRecommendation() {
+        let r = History.recommendGoal(weightKg: 70, exerciseMinutes: 30)
+        #expect(r.base == 2450 && r.exercise == 350 && r.total == 2800)
+        #expect(History.recommendGoal(weightKg: 61, exerciseMinutes: 0).total == 2150)  // 2135 → 2150
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import QuenchCore
+import QuenchStore
+@testable import QuenchGateway
+
+/// A small history in a temporary database, read with a fixed clock and zone:
+/// Europe/London, days from 04:00, now = Wednesday 2026-03-04 12:00Z, goal
+/// 2 000 mL from 2026-02-01, a scale that last had 350 mL left.
+final class HistoryFixture {
+    let directory: String
+    let path: String
+    static let now = Timestamp(iso8601: "2026-03-04T12:00:00Z")!
+    static let device = "C4:7C:8D:6A:12:34"
+
+    init(populate: Bool = true) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("quench-history-\(UUID().uuidString)").path
+        path = directory + "/quench.sqlite"
+        guard populate else { return }
+        let store = try IntakeStore(path: path)
+        try store.setGoal(ml: 2000, from: CivilDay(parsing: "2026-02-01")!, setAt: Self.now)
+        try store.saveDevice(Device(address: Self.device, name: "Kitchen scale", profile: "weight-scale", sensor: .weight,
+                                    addedAt: Timestamp(iso8601: "2026-02-01T09:00:00Z")!))
+        // (local time in London, mL), per day; GMT until the end of March.
+        let drinks: [(String, Double)] = [
+            ("2026-02-26T09:00:00Z", 700), ("2026-02-26T13:00:00Z", 700), ("2026-02-26T19:00:00Z", 700),
+            ("2026-02-27T10:00:00Z", 1000), ("2026-02-27T18:00:00Z", 1000),
+            ("2026-02-28T11:00:00Z", 900),
+            ("2026-03-01T08:00:00Z", 1200), ("2026-03-01T16:00:00Z", 1000),
+            ("2026-03-02T09:00:00Z", 1050), ("2026-03-02T21:00:00Z", 1000),
+            ("2026-03-03T08:30:00Z", 1300), ("2026-03-04T01:30:00Z", 1000),  // 01:30 counts for the 3rd
+            ("2026-03-04T08:15:00Z", 250), ("2026-03-04T09:40:00Z", 150), ("2026-03-04T11:37:00Z", 100),
+        ]
+        let recorded = Timestamp(iso8601: "2026-03-04T11:38:00Z")!
+        var events = drinks.enumerated().map { i, drink in
+            let time = Timestamp(iso8601: drink.0)!
+            return IntakeEvent(identity: IntakeEvent.sensorIdentity(device: Self.device, kind: .sip, time: time), kind: .sip,
+                               ml: drink.1, time: time, remainingML: i == drinks.count - 1 ? 350 : nil, source: .sensor,
+                               device: Self.device, recordedAt: recorded)
+        }
+        let refill = Timestamp(iso8601: "2026-03-04T08:00:00Z")!
+        events.append(IntakeEvent(identity: IntakeEvent.sensorIdentity(device: Self.device, kind: .refill, time: refill),
+                                  kind: .refill, ml: 600, time: refill, remainingML: 750, source: .sensor, device: Self.device,
+                                  recordedAt: recorded))
+        events.append(IntakeEvent(identity: "manual|fixture-1", kind: .sip, ml: 330, time: Timestamp(iso8601: "2026-03-02T12:30:00Z")!,
+                                  source: .manual, note: "sparkling, with lunch", recordedAt: recorded))
+        try store.insert(events)
+    }
+
+    func environment(units: VolumeUnit? = nil, color: Bool = false, now: Timestamp = HistoryFixture.now) -> HistoryEnvironment {
+        HistoryEnvironment(databasePath: path, now: now, timeZone: TimeZone(identifier: "Europe/London")!, units: units, color: color)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+}
+
+/// The `quench` executable built next to the test bundle, when there is one.
+let quenchBinary: String? = {
+    var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    for _ in 0..<4 {
+        url.deleteLastPathComponent()
+        let candidate = url.appendingPathComponent("quench").path
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    }
+    return nil
+}()
+
+struct ProcessResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs quench and waits for it.
+func runQuench(_ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil) throws -> ProcessResult {
+    let process = try startQuench(arguments, environment: extra)
+    let (out, err) = (process.standardOutput as! Pipe, process.standardError as! Pipe)
+    let output = out.fileHandleForReading.readDataToEndOfFile()
+    let errors = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+                         stderr: String(decoding: errors, as: UTF8.self))
+}
+
+func startQuench(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: quenchBinary!)
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["NO_COLOR"] = "1"
+    environment["TZ"] = "Europe/London"
+    environment.removeValue(forKey: "QUENCH_DB")
+    for (k, v) in extra { environment[k] = v }
+    process.environment = environment
+    process.standardOutput = Pipe()
+    process.standardError = Pipe()
+    try process.run()
+    return process
+}

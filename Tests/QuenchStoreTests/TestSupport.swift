@@ -1,0 +1,33 @@
+import Foundation
+import QuenchCore
+@testable import QuenchStore
+
+/// A fresh temporary directory, removed when the value is released.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("quench-store-tests-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        path = base.path
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+func sips(_ count: Int, every seconds: Double = 60, ml: Double = 20, from offset: Double = 0) -> [DetectedEvent] {
+    (0..<count).map { i in
+        let start = offset + Double(i) * seconds
+        return DetectedEvent(kind: .sip, t: start + 6, start: start, end: start + 5, ml: ml, remainingML: 500 - Double(i % 20) * ml)
+    }
+}
+
+func count(_ store: IntakeStore) throws -> Int {
+    try store.queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM intake_event")! }
+}
+
+let t0 = Timestamp(iso8601: "2026-03-02T07:30:00Z")!
+
+import GRDB
