@@ -18,6 +18,15 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Wall-clock start (ISO-8601) for a trace without '# started:'.")
     var started: Timestamp?
 
+    @Flag(help: "Also write the events into the intake store (idempotent).")
+    var store = false
+
+    @Option(help: "Device the trace came from, when the header has no '# device:' (for --store).")
+    var device: String?
+
+    @Option(help: "The database file (default: $QUENCH_DB, else $XDG_DATA_HOME/quench/quench.sqlite).")
+    var db: String?
+
     @OptionGroup var calibration: CalibrationOptions
 
     func validate() throws {
@@ -29,14 +38,23 @@ struct ReplayCommand: ParsableCommand {
         options.started = started
         try runReporting {
             let output = StandardOutput()
+            // Opened before the replay so a bad database fails fast.
+            let intakeStore = store ? try HistoryEnvironment.process(database: db, units: nil).openStore(creating: true) : nil
+            var found: [DetectedEvent] = []
             var started: Timestamp?
             let summary = try Replay.run(TraceSource(argument: file), options: options, onStart: { header, _ in
                 started = header.started ?? options.started
                 if !json { output.write(EventFormat.tableHeader + "\n") }
             }, onEvent: { event in
+                if intakeStore != nil { found.append(event) }
                 output.write((json ? EventFormat.jsonLine(event, started: started) : EventFormat.tableRow(event, started: started)) + "\n")
             })
             if !json { output.write("\n" + EventFormat.summary(summary) + "\n") }
+            if let intakeStore {
+                let result = try PipelineStore.ingest(
+                    found, header: summary.header, started: options.started, device: device, source: file, into: intakeStore)
+                if !json { output.write("stored: \(result.inserted) new, \(result.duplicates) already there\n") }
+            }
             output.flush()
         }
     }
