@@ -89,6 +89,7 @@ public enum Replay {
     public static func run(
         _ source: TraceSource,
         options: ReplayOptions,
+        chunkSize: Int = 1 << 16,
         onStart: (TraceHeader, BottleCalibration) throws -> Void = { _, _ in },
         onEvent: (DetectedEvent) throws -> Void
     ) throws -> ReplaySummary {
@@ -97,7 +98,7 @@ public enum Replay {
         var events: [DetectedEvent] = []
         var lastT = 0.0
         var firstT: Double?
-        let header = try TraceStreamReader(source).read { header, batch in
+        let header = try TraceStreamReader(source, chunkSize: chunkSize).read { header, batch in
             if detector == nil {
                 let calibration = try options.calibration(for: header, source: source)
                 detector = SipDetector(calibration: calibration, configuration: options.detector)

@@ -39,9 +39,13 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
 /// not grow with the trace's length.
 public struct TraceStreamReader {
     public let source: TraceSource
-    static let chunkSize = 1 << 16
+    public let chunkSize: Int
 
-    public init(_ source: TraceSource) { self.source = source }
+    public init(_ source: TraceSource, chunkSize: Int = 1 << 16) {
+        precondition(chunkSize > 0)
+        self.source = source
+        self.chunkSize = chunkSize
+    }
 
     /// Calls `onChunk` with the header (once the `t,value` line is read) and each
     /// batch of readings; returns the header.
@@ -59,11 +63,11 @@ public struct TraceStreamReader {
 
         var parser = TraceParser()
         var batch: [Reading] = []
-        batch.reserveCapacity(Self.chunkSize / 8)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+        batch.reserveCapacity(chunkSize / 8)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         while true {
-            let n = Glibc.read(fd, buffer.baseAddress, Self.chunkSize)
+            let n = Glibc.read(fd, buffer.baseAddress, chunkSize)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw ReplayError.cannotRead(path: source.description, SystemError("read", errno: errno))

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+import QuenchCore
+import QuenchGateway
+import QuenchSimulator
+
+@Suite struct ReplayTests {
+    static func temporaryFolder() throws -> String {
+        let path = NSTemporaryDirectory() + "quench-replay-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// The trace file written by `quench simulate` replays to the same events
+    /// as feeding the simulator straight into the detector, whatever the
+    /// read size: chunking never changes the events.
+    @Test func chunkingInvariance() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let configuration = SimulationConfiguration.randomised(seed: 21, duration: 1200)
+        _ = try Simulate.write(configuration: configuration, seed: 21, tracePath: folder + "/t.csv", truthPath: folder + "/t.truth")
+
+        // Straight from the simulator, one reading at a time, through values rounded as in the file.
+        var bottle = SimulatedBottle(configuration: configuration, seed: 21)
+        var detector = SipDetector(calibration: configuration.calibration)
+        var direct: [DetectedEvent] = []
+        while let reading = bottle.next() {
+            let row = TraceWriter.row(reading, decimals: configuration.valueDecimals)
+            let (_, parsed) = try TraceParser.parse(TraceFormat.magic + "\n" + TraceFormat.columns + "\n" + row)
+            detector.process(parsed[0], into: &direct)
+        }
+        detector.finish(into: &direct)
+        #expect(!direct.isEmpty)
+
+        for chunkSize in [1, 7, 100, 4096, 1 << 16, 1 << 22] {
+            var replayed: [DetectedEvent] = []
+            _ = try Replay.run(.file(folder + "/t.csv"), options: ReplayOptions(), chunkSize: chunkSize) { replayed.append($0) }
+            #expect(replayed == direct, "chunk size \(chunkSize)")
+        }
+    }
+
+    @Test func evaluateScoresASimulatedTrace() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let configuration = Simulate.configuration(hours: 1, preset: .levelMillimetres, started: nil)
+        _ = try Simulate.write(configuration: configuration, seed: 4, tracePath: folder + "/t.csv", truthPath: folder + "/t.truth")
+        // The level curve comes from the header's `level-curve`.
+        let report = try Evaluate.run(trace: .file(folder + "/t.csv"), truthPath: folder + "/t.truth", options: ReplayOptions())
+        #expect(report.sip.truthCount > 0)
+        #expect((report.sipRecall ?? 0) >= 0.9)
+    }
+
+    @Test func errorsNameFileAndLine() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/bad.csv"
+        try "# quench trace v1\n# unit: g\nt,value\n0,1\n1,oops\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try Replay.run(.file(path), options: ReplayOptions()) { _ in }
+        } throws: { error in
+            "\(error)" == "\(path):5: value 'oops' is not a finite number"
+        }
+        #expect {
+            _ = try Replay.run(.file(folder + "/missing.csv"), options: ReplayOptions()) { _ in }
+        } throws: { error in
+            "\(error)".hasPrefix("\(folder)/missing.csv: cannot open: open: No such file or directory")
+        }
+        try "# quench trace v1\n# sensor: level\nt,value\n0,1\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try Replay.run(.file(path), options: ReplayOptions()) { _ in }
+        } throws: { error in
+            "\(error)".contains("needs a level curve")
+        }
+    }
+
+    @Test func simulateWritesNothingOnFailure() throws {
+        #expect(throws: OutputFileError.self) {
+            _ = try Simulate.write(configuration: .day(hours: 0.01), seed: 1, tracePath: "/nonexistent-dir/t.csv", truthPath: nil)
+        }
+    }
+
+    @Test func jsonLinesHaveTheDocumentedFields() {
+        let event = DetectedEvent(kind: .sip, t: 130.25, start: 120, end: 125.5, ml: 23.456, remainingML: 400)
+        let line = EventFormat.jsonLine(event, started: Timestamp(iso8601: "2026-03-02T07:30:00Z"))
+        #expect(line == #"{"type":"sip","t":130.250,"start":120.000,"end":125.500,"ml":23.46,"at":"2026-03-02T07:32:10.250Z","start_at":"2026-03-02T07:32:00Z","remaining_ml":400.0}"#)
+        let decoded = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        #expect(decoded?["type"] as? String == "sip")
+    }
+}
