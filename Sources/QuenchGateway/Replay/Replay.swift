@@ -72,6 +72,8 @@ public struct ReplaySummary: Sendable, Hashable {
     /// What the last event said is left in the bottle.
     public var remainingML: Double?
 
+    public init() {}
+
     mutating func count(_ event: DetectedEvent) {
         switch event.kind {
         case .sip: sips += 1; sipML += event.ml
