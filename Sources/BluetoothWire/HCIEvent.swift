@@ -251,7 +251,7 @@ public struct HCILEAdvertisingReport: Sendable, Hashable {
 }
 
 /// Event_Type bits of an LE Extended Advertising Report (Vol 4, Part E, 7.7.65.13).
-public struct LEExtendedAdvertisingEventType: RawRepresentable, Sendable, Hashable {
+public struct LEExtendedAdvertisingEventType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     public var rawValue: UInt16
     public init(rawValue: UInt16) { self.rawValue = rawValue }
     public static let connectable: UInt16 = 1 << 0
@@ -268,6 +268,17 @@ public struct LEExtendedAdvertisingEventType: RawRepresentable, Sendable, Hashab
     public var isLegacy: Bool { rawValue & Self.legacy != 0 }
     /// Bits 5-6: 0 complete, 1 incomplete with more to come, 2 incomplete and truncated.
     public var dataStatus: UInt8 { UInt8((rawValue >> 5) & 0x3) }
+
+    public var description: String {
+        var parts: [String] = []
+        if isConnectable { parts.append("connectable") }
+        if isScannable { parts.append("scannable") }
+        if isDirected { parts.append("directed") }
+        if isScanResponse { parts.append("scan response") }
+        if isLegacy { parts.append("legacy") }
+        if dataStatus != 0 { parts.append(dataStatus == 1 ? "incomplete" : "truncated") }
+        return "0x" + [UInt8(rawValue >> 8), UInt8(truncatingIfNeeded: rawValue)].hexString + (parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")")
+    }
 }
 
 /// LE Extended Advertising Report (LE Meta subevent 0x0D; Vol 4, Part E,

@@ -138,13 +138,28 @@ func exchangeAndDiscover(_ p: VMPeripheral, expecting service: BluetoothUUID) th
     print("VM: connected to \(p.address) \(p.type) in \(ContinuousClock.now - start)")
     let mtu = try request(bearer, [0x02, 0x05, 0x02])  // Exchange MTU Request, 517
     #expect(mtu.first == 0x03 && mtu.count == 3, "MTU response \(mtu.hexString)")
-    // Read By Group Type Request: primary services (0x2800) over all handles.
-    let groups = try request(bearer, [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28])
-    print("VM: Read By Group Type Response \(groups.hexString)")
-    #expect(groups.first == 0x11)
-    let uuid = service.littleEndianBytes
-    let found = groups.count >= uuid.count && (0...(groups.count - uuid.count)).contains { Array(groups[$0..<($0 + uuid.count)]) == uuid }
-    #expect(found, "service \(service) not in \(groups.hexString)")
+    // Read By Group Type Requests: primary services (0x2800), continuing after
+    // the last group until Attribute Not Found (Core Spec Vol 3, Part G, 4.4.1).
+    var services: [BluetoothUUID] = []
+    var startHandle: UInt16 = 0x0001
+    while true {
+        let rsp = try request(bearer, [0x10, UInt8(startHandle & 0xFF), UInt8(startHandle >> 8), 0xFF, 0xFF, 0x00, 0x28])
+        print("VM: Read By Group Type Response \(rsp.hexString)")
+        guard rsp.first == 0x11, rsp.count >= 2 else {
+            #expect(rsp.first == 0x01 && rsp.last == 0x0A, "expected Attribute Not Found: \(rsp.hexString)")
+            break
+        }
+        let length = Int(rsp[1])
+        var end: UInt16 = 0xFFFF
+        for i in stride(from: 2, to: rsp.count - length + 1, by: length) {
+            end = UInt16(rsp[i + 2]) | UInt16(rsp[i + 3]) << 8
+            if let uuid = BluetoothUUID(littleEndian: Array(rsp[(i + 4)..<(i + length)])) { services.append(uuid) }
+        }
+        guard end < 0xFFFF else { break }
+        startHandle = end + 1
+    }
+    print("VM: services \(services)")
+    #expect(services.contains(service), "service \(service) not in \(services)")
     #expect(try bearer.securityLevel() == .low)
 }
 
@@ -170,7 +185,8 @@ struct VMInner {
         let session = try ScanSession.start(ScanOptions(method: .management))
         var seen: [BluetoothAddress: AdvertisingReport] = [:]
         var late = 0
-        while let r = try session.next(until: deadline(after: 16)) {
+        let mgmtEnd = deadline(after: 16)
+        while let r = try session.next(until: mgmtEnd) {
             seen[r.address] = r
             if ContinuousClock.now - mgmtStart > .seconds(12) { late += 1 }
         }
@@ -230,7 +246,8 @@ struct VMInner {
             let r = try #require(raw[scale.address], "raw scan (extended commands \(extended)) did not see \(scale.address)")
             print("VM: raw HCI (extended commands \(extended)) \(count) reports, \(r.source) \(r.data.hexString)")
             guard case .extended(let type) = r.source else { Issue.record("expected an extended report: \(r.source)"); continue }
-            #expect(type.isLegacy && type.isConnectable)
+            // Bumble's BT 5 controller reports legacy ADV_IND as 0x0001 (connectable, legacy bit clear).
+            #expect(type.isConnectable && !type.isScanResponse)
             #expect(r.addressType == .lePublic)
         }
         var mgmtSeen = false
