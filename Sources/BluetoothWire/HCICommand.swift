@@ -128,8 +128,8 @@ public struct LESetScanEnable: Sendable, Hashable {
 
     public init(decoding parameters: [UInt8]) throws(DecodeError) {
         var r = ByteReader(parameters, context: "LE Set Scan Enable")
-        enable = try r.uint8("LE_Scan_Enable") != 0
-        filterDuplicates = try r.uint8("Filter_Duplicates") != 0
+        enable = try readBoolean(&r, "LE_Scan_Enable")
+        filterDuplicates = try readBoolean(&r, "Filter_Duplicates")
         try r.expectEnd()
     }
 
@@ -206,7 +206,7 @@ public struct LESetExtendedScanEnable: Sendable, Hashable {
 
     public init(decoding parameters: [UInt8]) throws(DecodeError) {
         var r = ByteReader(parameters, context: "LE Set Extended Scan Enable")
-        enable = try r.uint8("Enable") != 0
+        enable = try readBoolean(&r, "Enable")
         filterDuplicates = try r.uint8("Filter_Duplicates")
         duration = try r.uint16("Duration")
         period = try r.uint16("Period")

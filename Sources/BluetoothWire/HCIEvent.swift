@@ -147,7 +147,11 @@ public struct HCIDisconnectionComplete: Sendable, Hashable {
     public init(decoding parameters: [UInt8]) throws(DecodeError) {
         var r = ByteReader(parameters, context: "HCI Disconnection Complete")
         status = HCIStatus(rawValue: try r.uint8("Status"))
-        connectionHandle = try r.uint16("Connection_Handle") & 0x0FFF
+        let at = r.offset
+        connectionHandle = try r.uint16("Connection_Handle")
+        guard connectionHandle <= 0x0EFF else {
+            throw r.error("Connection_Handle", .invalidValue("0x\([UInt8(connectionHandle >> 8), UInt8(truncatingIfNeeded: connectionHandle)].hexString) is above 0x0EFF"), at: at)
+        }
         reason = HCIStatus(rawValue: try r.uint8("Reason"))
         try r.expectEnd()
     }

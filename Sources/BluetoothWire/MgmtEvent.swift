@@ -139,9 +139,9 @@ public enum MgmtEvent: Sendable, Hashable {
             self = .deviceFound(MgmtDeviceFound(address: address, addressType: type, rssi: rssi, flags: flags, data: data))
         case .discovering:
             let type = MgmtDiscoveryType(rawValue: try r.uint8("address type"))
-            let on = try r.uint8("discovering")
+            let on = try readBoolean(&r, "discovering")
             try r.expectEnd()
-            self = .discovering(MgmtDiscovering(type: type, isDiscovering: on != 0))
+            self = .discovering(MgmtDiscovering(type: type, isDiscovering: on))
         default:
             self = .other(code, parameters)
         }

@@ -185,3 +185,11 @@ public struct MgmtSettings: OptionSet, Sendable, Hashable {
     public static let debugKeys = MgmtSettings(rawValue: 1 << 12)
     public static let privacy = MgmtSettings(rawValue: 1 << 13)
 }
+
+/// A one-byte boolean of the mgmt and HCI specs: 0x00 or 0x01; anything else is refused.
+func readBoolean(_ r: inout ByteReader, _ field: String) throws(DecodeError) -> Bool {
+    let at = r.offset
+    let v = try r.uint8(field)
+    guard v <= 1 else { throw r.error(field, .invalidValue("0x\([v].hexString) is not 0x00 or 0x01"), at: at) }
+    return v == 1
+}

@@ -250,6 +250,16 @@ struct VMInner {
             #expect(type.isConnectable && !type.isScanResponse)
             #expect(r.addressType == .lePublic)
         }
+        // While mgmt discovery scans, the controller refuses a second scanner with
+        // Command Disallowed, which must surface as such. (Bumble accepts the
+        // extended scan commands meanwhile, so only the legacy ones are checked.)
+        do {
+            let discovery = try ScanSession.start(ScanOptions(method: .management))
+            defer { discovery.stop() }
+            #expect(throws: BluetoothLinuxError.hci(opcode: .leSetScanParameters, status: .commandDisallowed)) {
+                _ = try ScanSession.start(ScanOptions(method: .rawHCI))
+            }
+        }
         var mgmtSeen = false
         for try await r in Scanner.reports(ScanOptions(method: .management), timeout: 10) where r.address == scale.address {
             mgmtSeen = true
