@@ -246,6 +246,13 @@ struct VMInner {
         }
         // The adapter still works after the abandoned connects.
         try exchangeAndDiscover(scale, expecting: BluetoothUUID(uuid16: 0x181D))
+
+        // Powered off, the adapter is brought up again before any connect.
+        let off = try ManagementSocket().setPowered(0, false)
+        #expect(!off.contains(.powered))
+        #expect(try BluetoothAdapter.info(0).isUp == false)
+        try exchangeAndDiscover(scale, expecting: BluetoothUUID(uuid16: 0x181D))
+        #expect(try BluetoothAdapter.info(0).isUp)
     }
 
     @Test func linkLoss() throws {
