@@ -111,6 +111,8 @@ public struct SipDetector: Sendable {
         var heldLevel: Double?
         var heldStart = 0.0
         var heldEnd = 0.0
+        /// Last time the bottle was off the scale or the level unreadable.
+        var lastAway = 0.0
         /// What the empty scale read while the bottle was off (weight).
         var zeroSeen: Double?
     }
@@ -189,6 +191,9 @@ public struct SipDetector: Sendable {
 
     private var tolerance: Double { noise.tolerance }
 
+    /// Seconds after the bottle is back at which a 3 s hold confirms a level.
+    static let calmAfterSeconds = 12.0
+
     /// A bigger difference between two empty-scale readings is not a zero shift
     /// (something else was on the scale).
     static let largestZeroShift = 40.0
@@ -266,11 +271,15 @@ public struct SipDetector: Sendable {
                 concludeHeld(at: t, into: &events)
             }
             markLifted(at: run.start, into: &events)
+            disturbance.lastAway = t
             disturbance.zeroSeen = run.judgedLevel - objectsML
             if held >= configuration.settleSeconds { emptyML = run.judgedLevel - objectsML }
             return
         }
-        let needed = disturbance.afterGap ? configuration.settleSeconds : confirmSeconds
+        // Long after the bottle came back, no hand rests on it any more and
+        // the slosh has died down: a shorter hold is enough.
+        let calm = t - max(disturbance.lastAway, disturbance.start) >= SipDetector.calmAfterSeconds
+        let needed = disturbance.afterGap ? configuration.settleSeconds : calm ? min(confirmSeconds, 3) : confirmSeconds
         if held >= needed, run.count >= 3 {
             conclude(level: run.judgedLevel, settledAt: run.start, at: t, into: &events)
         }
@@ -304,6 +313,7 @@ public struct SipDetector: Sendable {
 
     /// Level sensors: no usable reading (tilted). Weight: ignored.
     private mutating func noteUnreadable(at t: Double, into events: inout [DetectedEvent]) {
+        defer { if state == .disturbed { disturbance.lastAway = t } }
         switch state {
         case .settled:
             reference = run.judgedLevel
