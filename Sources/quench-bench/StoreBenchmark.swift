@@ -1,4 +1,5 @@
 import Foundation
+import QuenchSimulator
 import QuenchCore
 import QuenchStore
 
@@ -154,18 +155,11 @@ struct StoreBenchmark {
 /// (lognormal sizes, median 18 mL), a refill of 500 mL every 20 sips, a pour now
 /// and then; on roughly one day in seven much less is drunk.
 struct SyntheticDays {
-    var state: UInt64
+    var random: SeededRandom
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { random = SeededRandom(seed: seed) }
 
-    /// splitmix64.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { random.next() }
 
     mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
 

@@ -170,19 +170,8 @@ enum Captured {
 
 /// Random bytes never crash a decoder (seeded, so a failure reproduces).
 @Suite struct WireFuzzTests {
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     func inputs(seed: UInt64, count: Int, around seeds: [[UInt8]]) -> [[UInt8]] {
-        var rng = SplitMix64(state: seed)
+        var rng = FuzzRandom(seed: seed)
         var out: [[UInt8]] = []
         for i in 0..<count {
             if i % 2 == 0 || seeds.isEmpty {

@@ -1,5 +1,6 @@
 import BluetoothWire
 import GATT
+import QuenchSimulator
 import Testing
 
 /// The simulated server's replies, byte for byte.
@@ -156,15 +157,9 @@ private extension String {
     @Test func randomRequests() throws {
         let (c, s) = try DescriptorBearer.makePair()
         let server = GATTServer(database: GATTDatabase(services: [.weightScale(feature: [1, 0, 0, 0]), .kitchenScale(), .levelBottle()]), bearer: s)
-        var state: UInt64 = 0xA77
-        func next() -> UInt64 {
-            // SplitMix64 with a fixed seed, so failures replay.
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        // A fixed seed, so failures replay.
+        var random = SeededRandom(seed: 0xA77)
+        func next() -> UInt64 { random.next() }
         let opcodes: [UInt8] = [0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x1E, 0x52, 0xD2, 0x03, 0x7F]
         var replies = 0
         for _ in 0..<5_000 {

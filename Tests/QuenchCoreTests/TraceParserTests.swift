@@ -1,5 +1,6 @@
 import Testing
 import QuenchCore
+import QuenchSimulator
 
 @Suite struct TraceParserTests {
     static let valid = """
@@ -128,7 +129,7 @@ import QuenchCore
 
     /// Random bytes and mutated valid files never crash the parser; they parse or throw TraceError.
     @Test func fuzz() {
-        var rng = SplitMix(seed: 42)
+        var rng = SeededRandom(seed: 42)
         let base = Array(Self.valid.utf8)
         let alphabet = Array("0123456789.,-+e#:\n\r tvalue".utf8)
         for round in 0..<5000 {
@@ -152,18 +153,5 @@ import QuenchCore
                 Issue.record("unexpected error type \(error)")
             }
         }
-    }
-}
-
-/// A tiny deterministic PRNG for tests (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
