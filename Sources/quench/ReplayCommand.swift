@@ -72,7 +72,7 @@ struct ReplayCommand: ParsableCommand {
             let summary: ReplaySummary
             let source = file ?? btsnoop!
             if let btsnoop {
-                let capture = try BTSnoopReplayOptions(device: device, profile: profile)
+                let capture = try BTSnoopReplayOptions(parsingDevice: device, profile: profile)
                 let capturePath = TraceSource(argument: btsnoop)
                 let result = try BTSnoopReplay.run(capturePath, capture: capture, options: options, onStart: onStart, onEvent: onEvent)
                 summary = result.summary

@@ -20,7 +20,7 @@ public struct BTSnoopReplayOptions: Sendable {
 extension BTSnoopReplayOptions {
     /// From command-line text: `device` an address (`F0:F1:F2:F3:F4:F5`),
     /// `profile` a built-in identifier or the path of a profile file.
-    public init(device: String?, profile: String?) throws(ProfileArgumentError) {
+    public init(parsingDevice device: String?, profile: String?) throws(ProfileArgumentError) {
         self.init()
         if let device {
             guard let address = BluetoothAddress(device) else { throw .badAddress(device) }

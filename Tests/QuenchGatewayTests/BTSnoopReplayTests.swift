@@ -1,0 +1,261 @@
+import Foundation
+import QuenchCore
+import QuenchGateway
+import Testing
+
+/// Builds btsnoop captures byte by byte, as `btmon -w` writes them (datalink
+/// 2001, Linux monitor): a 16-byte file header, then records of
+/// `original length, included length, flags (index << 16 | opcode), drops`
+/// (u32 BE each) and a timestamp (i64 BE, µs since 0 AD), then the packet.
+/// Payloads are written out by hand from the specifications, not with the
+/// project's encoders, so the test checks the decoders against the wire.
+struct CaptureBuilder {
+    static let epochDelta: Int64 = 0x00DC_DDB3_0F2F_8000
+    /// 2026-03-02T07:30:00Z in µs since 1970.
+    static let start: Int64 = 1_772_436_600_000_000
+    static let scale: [UInt8] = [0xF0, 0xF1, 0xF2, 0xF3, 0xF4, 0xF5]   // printed F0:F1:F2:F3:F4:F5
+    static let other: [UInt8] = [0xD0, 0x11, 0x22, 0x33, 0x44, 0x55]   // a random static address
+
+    var bytes: [UInt8] = Array("btsnoop".utf8) + [0] + be(1, 4) + be(2001, 4)
+
+    static func be(_ v: UInt64, _ width: Int) -> [UInt8] {
+        (0..<width).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64(width - 1 - $0))) }
+    }
+
+    /// One monitor record at `micros` after `start`: opcode 3 event, 4 ACL tx, 5 ACL rx.
+    mutating func record(opcode: UInt32, _ packet: [UInt8], micros: Int64) {
+        bytes += Self.be(UInt64(packet.count), 4) + Self.be(UInt64(packet.count), 4) + Self.be(UInt64(opcode), 4) + Self.be(0, 4)
+            + Self.be(UInt64(Self.start + micros + Self.epochDelta), 8) + packet
+    }
+
+    /// HCI LE Advertising Report (Vol 4, Part E, 7.7.65.2), one ADV_IND.
+    mutating func advertisement(from address: [UInt8], random: Bool = false, data: [UInt8], micros: Int64) {
+        let body: [UInt8] = [0x02, 0x01, 0x00, random ? 0x01 : 0x00] + address.reversed() + [UInt8(data.count)] + data + [0xC4]
+        record(opcode: 3, [0x3E, UInt8(body.count)] + body, micros: micros)
+    }
+
+    /// HCI LE Connection Complete (7.7.65.1) with a public peer.
+    mutating func connection(handle: UInt8, peer: [UInt8], micros: Int64) {
+        let body: [UInt8] = [0x01, 0x00, handle, 0x00, 0x00, 0x00] + peer.reversed() + [0x18, 0x00, 0x00, 0x00, 0x48, 0x00, 0x00]
+        record(opcode: 3, [0x3E, UInt8(body.count)] + body, micros: micros)
+    }
+
+    /// An ATT PDU in one ACL packet (L2CAP basic frame on CID 4).
+    mutating func att(handle: UInt8, _ pdu: [UInt8], received: Bool, micros: Int64) {
+        let l2cap: [UInt8] = [UInt8(pdu.count), 0x00, 0x04, 0x00] + pdu
+        record(opcode: received ? 5 : 4, [handle, 0x20, UInt8(l2cap.count), 0x00] + l2cap, micros: micros)
+    }
+
+    /// Characteristic discovery (ATT Read By Type 0x2803): value handle 0x0012 is Weight Measurement 0x2A9D.
+    mutating func discovery(handle: UInt8, micros: Int64) {
+        att(handle: handle, [0x08, 0x01, 0x00, 0xFF, 0xFF, 0x03, 0x28], received: false, micros: micros)
+        att(handle: handle, [0x09, 0x07, 0x11, 0x00, 0x20, 0x12, 0x00, 0x9D, 0x2A], received: true, micros: micros + 1000)
+    }
+
+    /// Weight Measurement (GSS 3.252) indication on 0x0012: flags 0x00 (SI), weight u16 LE in 0.005 kg.
+    mutating func weight(grams: Int, handle: UInt8, micros: Int64) {
+        let raw = UInt16(grams / 5)
+        att(handle: handle, [0x1D, 0x12, 0x00, 0x00, UInt8(raw & 0xFF), UInt8(raw >> 8)], received: true, micros: micros)
+    }
+
+    /// Weight Scale advertising data: flags, 16-bit UUIDs 0x181D, name "WS".
+    static let weightScaleAD: [UInt8] = [0x02, 0x01, 0x06, 0x03, 0x03, 0x1D, 0x18, 0x03, 0x09, 0x57, 0x53]
+
+    /// Mi Scale Service Data 0x181D: control, weight u16 LE in kg × 200, year u16 LE, month, day, h, m, s
+    /// (2026-03-02 07:mm:ss, one second per `index`).
+    static func miScaleAD(control: UInt8, kg: Double, index: Int) -> [UInt8] {
+        let raw = UInt16((kg * 200).rounded())
+        let payload: [UInt8] = [control, UInt8(raw & 0xFF), UInt8(raw >> 8), 0xEA, 0x07, 3, 2, 7, UInt8(index / 60), UInt8(index % 60)]
+        return [0x02, 0x01, 0x06, UInt8(3 + payload.count), 0x16, 0x1D, 0x18] + payload
+    }
+}
+
+@Suite struct BTSnoopReplayTests {
+    /// The bottle on the scale: 800 g, lifted (0 g) for 4 s, put back at 775 g: one 25 mL sip.
+    static let grams: [Int] = Array(repeating: 800, count: 60) + Array(repeating: 0, count: 16) + Array(repeating: 775, count: 80)
+    static let interval: Int64 = 250_000
+
+    /// A capture as `btmon -w` would write it while a gateway scans, connects
+    /// and subscribes: an unrelated advertiser first, the scale's
+    /// advertisement, the connection, discovery, then one indication every 0.25 s.
+    static func sipCapture(withDiscovery: Bool = true) -> [UInt8] {
+        var c = CaptureBuilder()
+        c.advertisement(from: CaptureBuilder.other, random: true, data: [0x02, 0x01, 0x06, 0x03, 0x09, 0x41, 0x42], micros: 0)
+        c.advertisement(from: CaptureBuilder.scale, data: CaptureBuilder.weightScaleAD, micros: 100_000)
+        c.connection(handle: 0x40, peer: CaptureBuilder.scale, micros: 200_000)
+        if withDiscovery { c.discovery(handle: 0x40, micros: 300_000) }
+        for (i, g) in grams.enumerated() { c.weight(grams: g, handle: 0x40, micros: 500_000 + Int64(i) * interval) }
+        return c.bytes
+    }
+
+    static func folder() throws -> String {
+        let path = NSTemporaryDirectory() + "quench-btsnoop-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    static func replay(_ path: String, device: String? = nil, profile: String? = nil, chunkSize: Int = 1 << 16)
+        throws -> (BTSnoopReplayResult, [DetectedEvent], TraceHeader?) {
+        var capture = try BTSnoopReplayOptions(parsingDevice: device, profile: profile)
+        capture.chunkSize = chunkSize
+        var events: [DetectedEvent] = []
+        var header: TraceHeader?
+        let result = try BTSnoopReplay.run(.file(path), capture: capture, options: ReplayOptions(),
+                                           onStart: { h, _ in header = h }, onEvent: { events.append($0) })
+        return (result, events, header)
+    }
+
+    @Test func weightScaleIndicationsGiveTheSip() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.write(Self.sipCapture(), to: dir + "/scale.btsnoop")
+
+        let (result, events, header) = try Self.replay(dir + "/scale.btsnoop")
+        #expect(result.device?.description == "F0:F1:F2:F3:F4:F5")
+        #expect(result.profile.identifier == "weight-scale")
+        #expect(result.undecodable == 0)
+        #expect(result.summary.readings == Self.grams.count)
+        // t = 0 at the capture's first record (the unrelated advertisement); started is its time.
+        #expect(header?.started == Timestamp(iso8601: "2026-03-02T07:30:00Z"))
+        #expect(header?.unit == .kg)
+        #expect(header?["device"] == "F0:F1:F2:F3:F4:F5")
+        #expect(header?["profile"] == "weight-scale")
+
+        let sips = events.filter { $0.kind == .sip }
+        try #require(sips.count == 1, "events: \(events)")
+        #expect(abs(sips[0].ml - 25) <= 1)
+        // Lifted at reading 60 (t = 0.5 + 60 × 0.25 = 15.5 s).
+        #expect(abs(sips[0].start - 15.5) <= 0.5)
+        #expect(events.filter { $0.kind != .sip }.isEmpty)
+    }
+
+    /// The same readings written as a trace v1 file replay to the same output,
+    /// line for line: the btsnoop path is the trace path with another source.
+    @Test func sameOutputAsTheEquivalentTrace() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.write(Self.sipCapture(), to: dir + "/scale.btsnoop")
+        var trace = "# quench trace v1\n# sensor: weight\n# unit: kg\n# started: 2026-03-02T07:30:00Z\nt,value\n"
+        for (i, g) in Self.grams.enumerated() {
+            trace += "\(0.5 + Double(i) * 0.25),\(Double(g / 5) * 0.005)\n"
+        }
+        try trace.write(toFile: dir + "/scale.csv", atomically: true, encoding: .utf8)
+
+        let (result, fromCapture, header) = try Self.replay(dir + "/scale.btsnoop")
+        var fromTrace: [DetectedEvent] = []
+        let summary = try Replay.run(.file(dir + "/scale.csv"), options: ReplayOptions()) { fromTrace.append($0) }
+        #expect(!fromTrace.isEmpty)
+        let started = header?.started
+        #expect(fromCapture.map { EventFormat.jsonLine($0, started: started) } == fromTrace.map { EventFormat.jsonLine($0, started: started) })
+        #expect(fromCapture.map { EventFormat.tableRow($0, started: started) } == fromTrace.map { EventFormat.tableRow($0, started: started) })
+        #expect(EventFormat.summary(result.summary) == EventFormat.summary(summary))
+    }
+
+    /// Reading the file one byte, 7 bytes or 4 KiB at a time changes nothing.
+    @Test func chunkingInvariance() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.write(Self.sipCapture(), to: dir + "/scale.btsnoop")
+        let (_, whole, _) = try Self.replay(dir + "/scale.btsnoop")
+        #expect(!whole.isEmpty)
+        for size in [1, 7, 4096] {
+            let (_, events, _) = try Self.replay(dir + "/scale.btsnoop", chunkSize: size)
+            #expect(events == whole, "chunk size \(size)")
+        }
+    }
+
+    /// A capture begun after discovery has no characteristic UUIDs: the
+    /// scale is known from its advertisement and its indications are used.
+    @Test func withoutDiscoveryTheAdvertisementTells() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.write(Self.sipCapture(withDiscovery: false), to: dir + "/scale.btsnoop")
+        let (result, events, _) = try Self.replay(dir + "/scale.btsnoop")
+        #expect(result.profile.identifier == "weight-scale")
+        #expect(events.filter { $0.kind == .sip }.count == 1)
+    }
+
+    @Test func deviceFilter() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.write(Self.sipCapture(), to: dir + "/scale.btsnoop")
+        let (chosen, _, _) = try Self.replay(dir + "/scale.btsnoop", device: "F0:F1:F2:F3:F4:F5", profile: "weight-scale")
+        #expect(chosen.summary.readings == Self.grams.count)
+
+        #expect {
+            _ = try Self.replay(dir + "/scale.btsnoop", device: "D0:11:22:33:44:55")
+        } throws: { error in
+            guard case .noReadings(_, let device, _, let ads, let values) = error as? BTSnoopReplayError else { return false }
+            return device?.description == "D0:11:22:33:44:55" && ads == 2 && values == Self.grams.count
+        }
+        #expect(throws: ProfileArgumentError.self) { _ = try BTSnoopReplayOptions(parsingDevice: "F0:F1", profile: nil) }
+        #expect(throws: ProfileArgumentError.self) { _ = try BTSnoopReplayOptions(parsingDevice: nil, profile: "weight-scal") }
+    }
+
+    /// Broadcast scales repeat each frame: repeats are one reading. While the
+    /// bottle is off, the Mi scale says "load removed" and repeats the last
+    /// weight; that must read as an empty scale, or the lift would not show.
+    @Test func miScaleBroadcastsAreDeduplicated() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var c = CaptureBuilder()
+        // One reading a second: 20 s at 0.8 kg, 5 s removed, 25 s at 0.775 kg.
+        // 0x22 = bit 1 (always set) | bit 5 stabilized; 0xA2 adds bit 7 load removed.
+        let frames = Array(repeating: (UInt8(0x22), 0.8), count: 20) + Array(repeating: (UInt8(0xA2), 0.8), count: 5)
+            + Array(repeating: (UInt8(0x22), 0.775), count: 25)
+        for (i, (control, kg)) in frames.enumerated() {
+            for repeatIndex in 0..<3 {
+                c.advertisement(from: CaptureBuilder.other, random: true, data: CaptureBuilder.miScaleAD(control: control, kg: kg, index: i),
+                                micros: Int64(i) * 1_000_000 + Int64(repeatIndex) * 100_000)
+            }
+        }
+        try Self.write(c.bytes, to: dir + "/mi.btsnoop")
+        var capture = try BTSnoopReplayOptions(parsingDevice: nil, profile: nil)
+        capture.chunkSize = 5
+        var options = ReplayOptions()
+        options.detector.emitDiagnostics = true
+        var events: [DetectedEvent] = []
+        let result = try BTSnoopReplay.run(.file(dir + "/mi.btsnoop"), capture: capture, options: options) { events.append($0) }
+        #expect(result.profile.identifier == "mi-scale")
+        #expect(result.device?.description == "D0:11:22:33:44:55")
+        #expect(result.summary.readings == frames.count)
+        #expect(Set(events.map(\.kind)) == [.lifted, .placed, .sip], "events: \(events)")
+        let sip = try #require(events.first { $0.kind == .sip })
+        #expect(abs(sip.ml - 25) <= 1)
+        #expect(abs(sip.start - 20) <= 1)
+    }
+
+    @Test func truncatedCaptureNamesTheByteOffset() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let whole = Self.sipCapture()
+        // Cut in the middle of the 11th indication: 16-byte header, then records of
+        // 24 + packet bytes; the advertisements, connection and discovery come first.
+        let cut = whole.count - (Self.grams.count - 10) * (24 + 4 + 4 + 6) + 30
+        try Self.write(Array(whole[..<cut]), to: dir + "/cut.btsnoop")
+        let recordStart = cut - 30
+        #expect {
+            _ = try Self.replay(dir + "/cut.btsnoop")
+        } throws: { error in
+            guard case .malformedCapture(_, let decode) = error as? BTSnoopReplayError else { return false }
+            let text = "\(error)"
+            return decode.offset == recordStart && text.contains("at byte \(recordStart)") && text.contains("cut.btsnoop")
+        }
+
+        try Self.write(Array("not a capture".utf8), to: dir + "/text.btsnoop")
+        #expect {
+            _ = try Self.replay(dir + "/text.btsnoop")
+        } throws: { error in
+            guard case .malformedCapture(_, let decode) = error as? BTSnoopReplayError else { return false }
+            return decode.offset == 0 && decode.field == "identification pattern"
+        }
+    }
+
+    @Test func missingFileIsACleanError() throws {
+        #expect(throws: ReplayError.self) { _ = try Self.replay("/nonexistent/quench.btsnoop") }
+    }
+}
