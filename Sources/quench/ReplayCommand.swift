@@ -5,12 +5,24 @@ import QuenchGateway
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Run a recorded trace through the sip detector.",
-        discussion: "FILE is a trace v1 CSV (docs/trace-format.md), or - for standard input."
+        abstract: "Run a recorded trace, or a Bluetooth capture, through the sip detector.",
+        discussion: """
+            FILE is a trace v1 CSV (docs/trace-format.md), or - for standard input. With --btsnoop, the \
+            readings come from a btsnoop capture instead (btmon -w, Android's HCI snoop log): one device's \
+            advertisements or notifications, t = 0 at the capture's first record.
+            """
     )
 
     @Argument(help: "Trace file, or - for standard input.")
-    var file: String
+    var file: String?
+
+    @Option(help: ArgumentHelp("A btsnoop capture to take the readings from, instead of a trace (- for standard input).",
+                               valueName: "FILE"))
+    var btsnoop: String?
+
+    @Option(help: ArgumentHelp("With --btsnoop: how to read the device (weight-scale, mi-scale, mi-body-scale, "
+                               + "decent-scale, or a profile file); default: what its traffic shows.", valueName: "P"))
+    var profile: String?
 
     @Flag(help: "One JSON object a line per event.")
     var json = false
@@ -21,7 +33,8 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Also write the events into the intake store (idempotent).")
     var store = false
 
-    @Option(help: "Device the trace came from, when the header has no '# device:' (for --store).")
+    @Option(help: ArgumentHelp("Device the trace came from, when the header has no '# device:' (for --store); "
+                               + "with --btsnoop, the address of the device to replay (default: the first that sends readings)."))
     var device: String?
 
     @Option(help: "The database file (default: $QUENCH_DB, else $XDG_DATA_HOME/quench/quench.sqlite).")
@@ -31,6 +44,12 @@ struct ReplayCommand: ParsableCommand {
 
     func validate() throws {
         if let curve = calibration.levelCurve, curve.points.count < 2 { throw ValidationError("bad --level-curve") }
+        switch (file, btsnoop) {
+        case (nil, nil): throw ValidationError("give a trace FILE, or --btsnoop FILE")
+        case (.some, .some): throw ValidationError("give either a trace FILE or --btsnoop FILE, not both")
+        default: break
+        }
+        if profile != nil && btsnoop == nil { throw ValidationError("--profile applies to --btsnoop captures") }
     }
 
     func run() throws {
@@ -42,17 +61,29 @@ struct ReplayCommand: ParsableCommand {
             let intakeStore = store ? try HistoryEnvironment.process(database: db, units: nil).openStore(creating: true) : nil
             var found: [DetectedEvent] = []
             var started: Timestamp?
-            let summary = try Replay.run(TraceSource(argument: file), options: options, onStart: { header, _ in
+            let onStart: (TraceHeader, BottleCalibration) -> Void = { header, _ in
                 started = header.started ?? options.started
                 if !json { output.write(EventFormat.tableHeader + "\n") }
-            }, onEvent: { event in
+            }
+            let onEvent: (DetectedEvent) -> Void = { event in
                 if intakeStore != nil { found.append(event) }
                 output.write((json ? EventFormat.jsonLine(event, started: started) : EventFormat.tableRow(event, started: started)) + "\n")
-            })
+            }
+            let summary: ReplaySummary
+            let source = file ?? btsnoop!
+            if let btsnoop {
+                let capture = try BTSnoopReplayOptions(parsingDevice: device, profile: profile)
+                let capturePath = TraceSource(argument: btsnoop)
+                let result = try BTSnoopReplay.run(capturePath, capture: capture, options: options, onStart: onStart, onEvent: onEvent)
+                summary = result.summary
+                for line in BTSnoopReplay.notes(result, source: capturePath.description) { FileHandleStderr.write("quench: \(line)\n") }
+            } else {
+                summary = try Replay.run(TraceSource(argument: source), options: options, onStart: onStart, onEvent: onEvent)
+            }
             if !json { output.write("\n" + EventFormat.summary(summary) + "\n") }
             if let intakeStore {
                 let result = try PipelineStore.ingest(
-                    found, header: summary.header, started: options.started, device: device, source: file, into: intakeStore)
+                    found, header: summary.header, started: options.started, device: device, source: source, into: intakeStore)
                 if !json { output.write("stored: \(result.inserted) new, \(result.duplicates) already there\n") }
             }
             output.flush()

@@ -85,6 +85,60 @@ public struct ReplaySummary: Sendable, Hashable {
     }
 }
 
+/// The detector loop every replay shares, whatever the readings come from (a
+/// trace file, a btsnoop capture): feed readings in order, events come out as
+/// they become final, and the summary counts them. Bounded memory.
+public struct ReplayPipeline {
+    public private(set) var summary = ReplaySummary()
+    private var detector: SipDetector
+    private var events: [DetectedEvent] = []
+    private var firstT: Double?
+    private var lastT = 0.0
+
+    public init(header: TraceHeader, calibration: BottleCalibration, configuration: DetectorConfiguration) {
+        detector = SipDetector(calibration: calibration, configuration: configuration)
+        summary.header = header
+        summary.calibration = calibration
+    }
+
+    /// Runs a batch of readings (non-decreasing `t`) through the detector.
+    public mutating func process(_ batch: [Reading], onEvent: (DetectedEvent) throws -> Void) rethrows {
+        guard let first = batch.first else { return }
+        for reading in batch {
+            detector.process(reading, into: &events)
+            if !events.isEmpty { try drain(onEvent) }
+        }
+        summary.readings += batch.count
+        if firstT == nil { firstT = first.t }
+        lastT = batch[batch.count - 1].t
+    }
+
+    /// Runs one reading through the detector.
+    public mutating func process(_ reading: Reading, onEvent: (DetectedEvent) throws -> Void) rethrows {
+        detector.process(reading, into: &events)
+        if !events.isEmpty { try drain(onEvent) }
+        summary.readings += 1
+        if firstT == nil { firstT = reading.t }
+        lastT = reading.t
+    }
+
+    /// Ends the readings: the detector settles what it still holds.
+    public mutating func finish(onEvent: (DetectedEvent) throws -> Void) rethrows -> ReplaySummary {
+        detector.finish(into: &events)
+        try drain(onEvent)
+        summary.duration = lastT - (firstT ?? lastT)
+        return summary
+    }
+
+    private mutating func drain(_ onEvent: (DetectedEvent) throws -> Void) rethrows {
+        for event in events {
+            summary.count(event)
+            try onEvent(event)
+        }
+        events.removeAll(keepingCapacity: true)
+    }
+}
+
 /// Runs a trace through the detector, streaming.
 public enum Replay {
     /// Calls `onEvent` for each event as it becomes final, in order.
@@ -95,44 +149,29 @@ public enum Replay {
         onStart: (TraceHeader, BottleCalibration) throws -> Void = { _, _ in },
         onEvent: (DetectedEvent) throws -> Void
     ) throws -> ReplaySummary {
-        var summary = ReplaySummary()
-        var detector: SipDetector?
-        var events: [DetectedEvent] = []
-        var lastT = 0.0
-        var firstT: Double?
+        var pipeline: ReplayPipeline?
         let header = try TraceStreamReader(source, chunkSize: chunkSize).read { header, batch in
-            if detector == nil {
-                let calibration = try options.calibration(for: header, source: source)
-                detector = SipDetector(calibration: calibration, configuration: options.detector)
-                summary.calibration = calibration
-                try onStart(header, calibration)
+            if pipeline == nil {
+                pipeline = try start(header, source: source, options: options, onStart: onStart)
             }
-            for reading in batch {
-                detector!.process(reading, into: &events)
-                if !events.isEmpty {
-                    for event in events {
-                        summary.count(event)
-                        try onEvent(event)
-                    }
-                    events.removeAll(keepingCapacity: true)
-                }
-            }
-            summary.readings += batch.count
-            if firstT == nil { firstT = batch.first?.t }
-            lastT = batch[batch.count - 1].t
+            try pipeline!.process(batch, onEvent: onEvent)
         }
-        if detector == nil {
-            // A trace with a header and no readings: still check its calibration.
-            summary.calibration = try options.calibration(for: header, source: source)
-            try onStart(header, summary.calibration!)
-        }
-        detector?.finish(into: &events)
-        for event in events {
-            summary.count(event)
-            try onEvent(event)
-        }
+        // A trace with a header and no readings: still check its calibration.
+        if pipeline == nil { pipeline = try start(header, source: source, options: options, onStart: onStart) }
+        // The header is complete only at the end (metadata may follow the first readings' chunk).
+        var summary = try pipeline!.finish(onEvent: onEvent)
         summary.header = header
-        summary.duration = lastT - (firstT ?? lastT)
         return summary
+    }
+
+    /// The pipeline for a source whose header (sensor, unit, calibration
+    /// metadata) is known, after telling `onStart`.
+    public static func start(
+        _ header: TraceHeader, source: TraceSource, options: ReplayOptions,
+        onStart: (TraceHeader, BottleCalibration) throws -> Void
+    ) throws -> ReplayPipeline {
+        let calibration = try options.calibration(for: header, source: source)
+        try onStart(header, calibration)
+        return ReplayPipeline(header: header, calibration: calibration, configuration: options.detector)
     }
 }

@@ -35,6 +35,43 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(operation): \(String(cString: strerror(errno))) (errno \(errno))" }
 }
 
+/// Reads a source in fixed-size chunks, so memory does not depend on its size.
+public struct ChunkedInput {
+    public let source: TraceSource
+    public let chunkSize: Int
+
+    public init(_ source: TraceSource, chunkSize: Int = 1 << 16) {
+        precondition(chunkSize > 0)
+        self.source = source
+        self.chunkSize = chunkSize
+    }
+
+    /// Calls `onChunk` with each chunk read, in order, until the end of the input.
+    public func forEachChunk(_ onChunk: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let fd: Int32
+        switch source {
+        case .standardInput:
+            fd = 0
+        case .file(let path):
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw ReplayError.cannotOpen(path: path, SystemError("open", errno: errno)) }
+        }
+        defer { if fd != 0 { close(fd) } }
+
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress, chunkSize)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ReplayError.cannotRead(path: source.description, SystemError("read", errno: errno))
+            }
+            if n == 0 { return }
+            try onChunk(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        }
+    }
+}
+
 /// Reads a trace in fixed-size chunks and streams its readings, so memory does
 /// not grow with the trace's length.
 public struct TraceStreamReader {
@@ -51,30 +88,12 @@ public struct TraceStreamReader {
     /// batch of readings; returns the header.
     @discardableResult
     public func read(_ onChunk: (TraceHeader, [Reading]) throws -> Void) throws -> TraceHeader {
-        let fd: Int32
-        switch source {
-        case .standardInput:
-            fd = 0
-        case .file(let path):
-            fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw ReplayError.cannotOpen(path: path, SystemError("open", errno: errno)) }
-        }
-        defer { if fd != 0 { close(fd) } }
-
         var parser = TraceParser()
         var batch: [Reading] = []
         batch.reserveCapacity(chunkSize / 8)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let n = Glibc.read(fd, buffer.baseAddress, chunkSize)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ReplayError.cannotRead(path: source.description, SystemError("read", errno: errno))
-            }
-            if n == 0 { break }
-            do {
-                try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) { batch.append($0) }
+        try ChunkedInput(source, chunkSize: chunkSize).forEachChunk { chunk in
+            do throws(TraceError) {
+                try parser.parse(chunk) { batch.append($0) }
             } catch {
                 throw ReplayError.malformedTrace(path: source.description, error)
             }

@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+
+/// The service files shipped in `systemd/` and `udev/`: systemd's own
+/// verifier where it is installed, and a parser for what it cannot check.
+@Suite struct ServiceFilesTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let unitPath = root.appendingPathComponent("systemd/quench.service").path
+    static let rulesPath = root.appendingPathComponent("udev/70-quench.rules").path
+    static let systemdAnalyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// `[section] -> [(key, value)]`, in file order; keys may repeat.
+    static func parseUnit(_ text: String) throws -> [String: [(String, String)]] {
+        var sections: [String: [(String, String)]] = [:]
+        var current: String?
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+            if line.hasPrefix("[") {
+                try #require(line.hasSuffix("]"), "line \(n + 1): bad section header")
+                current = String(line.dropFirst().dropLast())
+                continue
+            }
+            let section = try #require(current, "line \(n + 1): a setting before any section")
+            let eq = try #require(line.firstIndex(of: "="), "line \(n + 1): not key=value: \(line)")
+            sections[section, default: []].append((String(line[..<eq]), String(line[line.index(after: eq)...])))
+        }
+        return sections
+    }
+
+    static func values(_ unit: [String: [(String, String)]], _ section: String, _ key: String) -> [String] {
+        (unit[section] ?? []).filter { $0.0 == key }.map(\.1)
+    }
+
+    @Test func unitHasTheSandboxAndCapabilities() throws {
+        let unit = try Self.parseUnit(String(contentsOfFile: Self.unitPath, encoding: .utf8))
+        func one(_ section: String, _ key: String) -> String? {
+            let v = Self.values(unit, section, key)
+            return v.count == 1 ? v[0] : nil
+        }
+        #expect(one("Service", "ExecStart") == "/usr/local/bin/quench run")
+        #expect(one("Service", "User") == "quench")
+        #expect(one("Service", "StateDirectory") == "quench")
+        #expect(Self.values(unit, "Service", "Environment").contains("QUENCH_DB=/var/lib/quench/quench.sqlite"))
+        let capabilities: Set<Substring> = ["CAP_NET_RAW", "CAP_NET_ADMIN"]
+        #expect(one("Service", "AmbientCapabilities").map { Set($0.split(separator: " ")) } == capabilities)
+        #expect(one("Service", "CapabilityBoundingSet").map { Set($0.split(separator: " ")) } == capabilities)
+        #expect(one("Service", "NoNewPrivileges") == "yes")
+        #expect(one("Service", "ProtectSystem") == "strict")
+        #expect(one("Service", "ProtectHome") == "yes")
+        #expect(one("Service", "PrivateTmp") == "yes")
+        #expect(one("Service", "RestrictAddressFamilies").map { Set($0.split(separator: " ")) } == ["AF_BLUETOOTH", "AF_UNIX"])
+        #expect(one("Service", "Restart") == "on-failure")
+        // Bluetooth sockets exist only in the host's network namespace.
+        #expect(one("Service", "PrivateNetwork") == nil)
+        #expect(Self.values(unit, "Unit", "After").joined(separator: " ").split(separator: " ").contains("bluetooth.service"))
+        #expect(one("Install", "WantedBy") == "multi-user.target")
+    }
+
+    /// `systemd-analyze verify` on the unit with ExecStart pointed at a binary
+    /// that exists here (it refuses a missing one); any warning fails.
+    @Test(.enabled(if: systemdAnalyze != nil, "SKIPPED: systemd-analyze is not installed (apt install systemd)"))
+    func systemdAnalyzeVerify() throws {
+        let folder = NSTemporaryDirectory() + "quench-unit-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let text = try String(contentsOfFile: Self.unitPath, encoding: .utf8)
+        try #require(text.contains("ExecStart=/usr/local/bin/quench run"))
+        let unit = folder + "/quench.service"
+        try text.replacingOccurrences(of: "ExecStart=/usr/local/bin/quench run", with: "ExecStart=/bin/true run")
+            .write(toFile: unit, atomically: true, encoding: .utf8)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.systemdAnalyze!)
+        process.arguments = ["verify", "--man=no", unit]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let said = String(decoding: data, as: UTF8.self)
+        #expect(process.terminationStatus == 0, "systemd-analyze verify: \(said)")
+        // verify exits 0 on unknown keys and unparsable values, only warning: those count too.
+        #expect(!said.contains("quench.service"), "systemd-analyze verify: \(said)")
+    }
+
+    /// One udev rule: `KEY[{attr}] OP "value"` pairs separated by commas (udev(7)).
+    struct RuleToken: Equatable {
+        var key: String
+        var attribute: String? = nil
+        var op: String
+        var value: String
+    }
+
+    static let matchKeys: Set<String> = ["ACTION", "DEVPATH", "KERNEL", "KERNELS", "NAME", "SYMLINK", "SUBSYSTEM", "SUBSYSTEMS",
+                                         "DRIVER", "DRIVERS", "ATTR", "ATTRS", "SYSCTL", "ENV", "CONST", "TAG", "TAGS", "TEST",
+                                         "PROGRAM", "RESULT"]
+    static let assignKeys: Set<String> = ["NAME", "SYMLINK", "OWNER", "GROUP", "MODE", "SECLABEL", "ATTR", "SYSCTL", "ENV", "TAG",
+                                          "RUN", "LABEL", "GOTO", "IMPORT", "OPTIONS"]
+
+    struct RuleError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func need(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+        if !condition { throw RuleError(description: message()) }
+    }
+
+    /// Parses a rules file the way udev reads it, failing on anything it would reject or ignore.
+    static func parseRules(_ text: String) throws -> [[RuleToken]] {
+        var rules: [[RuleToken]] = []
+        var logical = ""
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if logical.isEmpty && (line.isEmpty || line.hasPrefix("#")) { continue }
+            if line.hasSuffix("\\") { logical += line.dropLast() + " "; continue }
+            logical += line
+            rules.append(try parseRule(logical))
+            logical = ""
+        }
+        try need(logical.isEmpty, "a continuation line ends the file")
+        return rules
+    }
+
+    static func parseRule(_ line: String) throws -> [RuleToken] {
+        var tokens: [RuleToken] = []
+        var rest = Substring(line)
+        while true {
+            rest = rest.drop { $0 == " " || $0 == "\t" }
+            guard !rest.isEmpty else { break }
+            let key = rest.prefix { $0.isUppercase || $0 == "_" }
+            rest = rest.dropFirst(key.count)
+            var attribute: String?
+            if rest.first == "{" {
+                guard let end = rest.firstIndex(of: "}") else { throw RuleError(description: "unclosed { in \(line)") }
+                attribute = String(rest[rest.index(after: rest.startIndex)..<end])
+                rest = rest[rest.index(after: end)...]
+            }
+            rest = rest.drop { $0 == " " }
+            let op = ["==", "!=", "+=", "-=", ":=", "="].first { rest.hasPrefix($0) }
+            guard let foundOp = op else { throw RuleError(description: "no operator after \(key) in \(line)") }
+            rest = rest.dropFirst(foundOp.count).drop { $0 == " " }
+            try need(rest.first == "\"", "value of \(key) is not quoted in \(line)")
+            rest = rest.dropFirst()
+            guard let close = rest.firstIndex(of: "\"") else { throw RuleError(description: "unterminated value of \(key) in \(line)") }
+            let token = RuleToken(key: String(key), attribute: attribute, op: foundOp, value: String(rest[..<close]))
+            let isMatch = token.op == "==" || token.op == "!="
+            try need((isMatch ? matchKeys : assignKeys).contains(token.key), "\(token.key) cannot be used with \(token.op)")
+            if ["ATTR", "ATTRS", "ENV", "SYSCTL"].contains(token.key) { try need(token.attribute != nil, "\(token.key) needs {name}") }
+            tokens.append(token)
+            rest = rest[rest.index(after: close)...].drop { $0 == " " }
+            guard !rest.isEmpty else { break }
+            try need(rest.first == ",", "expected , between pairs in \(line)")
+            rest = rest.dropFirst()
+        }
+        try need(!tokens.isEmpty, "empty rule")
+        return tokens
+    }
+
+    @Test func udevRulesParseAndStartTheServiceForAdapters() throws {
+        let rules = try Self.parseRules(String(contentsOfFile: Self.rulesPath, encoding: .utf8))
+        let adapter = try #require(rules.first { $0.contains(RuleToken(key: "SUBSYSTEM", op: "==", value: "bluetooth")) })
+        #expect(adapter.contains(RuleToken(key: "ACTION", op: "==", value: "add")))
+        #expect(adapter.contains(RuleToken(key: "ENV", attribute: "DEVTYPE", op: "==", value: "host")))
+        #expect(adapter.contains(RuleToken(key: "TAG", op: "+=", value: "systemd")))
+        #expect(adapter.contains(RuleToken(key: "ENV", attribute: "SYSTEMD_WANTS", op: "+=", value: "quench.service")))
+        let rfkill = try #require(rules.first { $0.contains(RuleToken(key: "SUBSYSTEM", op: "==", value: "rfkill")) })
+        #expect(rfkill.contains(RuleToken(key: "ATTR", attribute: "type", op: "==", value: "bluetooth")))
+        #expect(rfkill.contains(RuleToken(key: "ATTR", attribute: "soft", op: "=", value: "0")))
+        // The unit the rule wants is the one shipped.
+        #expect(FileManager.default.fileExists(atPath: Self.unitPath))
+    }
+
+    /// The parser is strict enough to catch the mistakes that udev only logs.
+    @Test func udevParserRejectsMistakes() {
+        for bad in ["SUBSYSTEM=\"bluetooth\", RUN==\"x\"", "SUBSYSTEM==bluetooth", "ENV=\"x\"", "KERNEL==\"hci*\" TAG+=\"systemd\"",
+                    "FOO==\"x\""] {
+            #expect(throws: (any Error).self, "\(bad)") { _ = try Self.parseRule(bad) }
+        }
+    }
+}
