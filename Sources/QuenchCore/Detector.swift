@@ -495,41 +495,35 @@ struct LevelRun: Sendable {
     }
 }
 
-/// A fixed ring of the last few samples (at most 32: a second at 30 Hz).
+/// A fixed ring of the last few samples (at most 32: a second at 30 Hz),
+/// allocated once.
 struct RecentSamples: Sendable {
-    private var values = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-                          0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-    private var times = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-                         0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    private var values = [Double](repeating: 0, count: RecentSamples.capacity)
+    private var times = [Double](repeating: 0, count: RecentSamples.capacity)
     private var head = 0
     private(set) var count = 0
     private(set) var sum = 0.0
     static let capacity = 32
 
     var isFull: Bool { count == Self.capacity }
-    var oldestT: Double? { count == 0 ? nil : time(head) }
+    var oldestT: Double? { count == 0 ? nil : times[head] }
 
     mutating func removeAll() { count = 0; sum = 0; head = 0 }
 
     mutating func append(_ x: Double, at t: Double) {
         let slot = (head + count) & (Self.capacity - 1)
-        withUnsafeMutableBytes(of: &values) { $0.storeBytes(of: x, toByteOffset: slot * 8, as: Double.self) }
-        withUnsafeMutableBytes(of: &times) { $0.storeBytes(of: t, toByteOffset: slot * 8, as: Double.self) }
+        values[slot] = x
+        times[slot] = t
         count += 1
         sum += x
     }
 
     mutating func removeOldest() -> (x: Double, t: Double) {
-        let x = withUnsafeBytes(of: values) { $0.load(fromByteOffset: head * 8, as: Double.self) }
-        let t = time(head)
+        let x = values[head], t = times[head]
         head = (head + 1) & (Self.capacity - 1)
         count -= 1
         sum = count == 0 ? 0 : sum - x
         return (x, t)
-    }
-
-    private func time(_ slot: Int) -> Double {
-        withUnsafeBytes(of: times) { $0.load(fromByteOffset: slot * 8, as: Double.self) }
     }
 }
 
@@ -597,6 +591,7 @@ struct NoiseEstimate: Sendable {
     init(floor: Double, timeConstant: Double) {
         self.floor = floor
         self.timeConstant = timeConstant
+        tolerance = floor
     }
 
     @inline(__always)
@@ -604,19 +599,26 @@ struct NoiseEstimate: Sendable {
         defer { last = x; lastT = t }
         guard !last.isNaN else { return }
         let d = abs(x - last)
-        if d > 1e-9, d < resolution { resolution = d }
-        // Per time, but never more than a few percent per sample, so that one
-        // step of a lift at 1 Hz does not open the band.
-        let weight = min(0.15, max(t - lastT, 0.01) / timeConstant)
+        if d > 1e-9, d < resolution {
+            resolution = d
+            updateTolerance()
+        }
         let band = tolerance
         // A jump of several bands is a step or a spike, not noise.
         guard d <= 3 * band else { return }
+        // Per time, but never more than a few percent per sample, so that one
+        // step of a lift at 1 Hz does not open the band.
+        let weight = min(0.15, max(t - lastT, 0.01) / timeConstant)
         step += (min(d, 1.5 * band) - step) * weight
+        updateTolerance()
     }
 
+    /// The band, kept up to date on every change (read on every reading).
+    private(set) var tolerance: Double
+
     /// mean |Δ| of white noise is 1.13 σ, so 4 × step ≈ 4.5 σ.
-    var tolerance: Double {
+    private mutating func updateTolerance() {
         let quantum = resolution.isFinite ? 1.6 * resolution : 0
-        return min(max(floor, 4 * step, quantum), Self.widest)
+        tolerance = min(max(floor, 4 * step, quantum), Self.widest)
     }
 }
