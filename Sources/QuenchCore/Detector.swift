@@ -100,12 +100,10 @@ public struct SipDetector: Sendable {
     private struct Disturbance {
         var start = 0.0
         var lifted = false
-        var liftedAt = 0.0
         /// A link gap hid what happened; the gap counts as a lift.
         var gapped = false
         /// Readings came back already settled after a gap: confirm quickly.
         var afterGap = false
-        var sawBottleAway = false
         /// A level that held at least `settleSeconds` during the disturbance and
         /// was then interrupted: the bottle may have been set down and lifted again.
         var heldLevel: Double?
@@ -294,7 +292,6 @@ public struct SipDetector: Sendable {
     private mutating func markLifted(at t: Double, into events: inout [DetectedEvent]) {
         guard !disturbance.lifted else { return }
         disturbance.lifted = true
-        disturbance.liftedAt = t
         if configuration.emitDiagnostics {
             events.append(DetectedEvent(kind: .lifted, t: t, start: disturbance.start, end: t, ml: 0))
         }
