@@ -369,8 +369,19 @@ public struct SipDetector: Sendable {
                 // Judge the bottle against the zero it was weighed on, each side.
                 let zeroBefore = zeroAnchor + (before - anchor)
                 let shift = zeroSeen - zeroBefore
-                if abs(shift) <= SipDetector.largestZeroShift { delta -= shift }
-                zeroAnchor = zeroSeen
+                if abs(shift) <= SipDetector.largestZeroShift {
+                    delta -= shift
+                    zeroAnchor = zeroSeen
+                } else if shift > 0 || objectsML > 0 {
+                    // Too large for a zero shift: something was put down beside
+                    // the bottle (or taken away) while the bottle was off.
+                    let change = max(shift, -objectsML)
+                    objectsML += change
+                    delta -= change
+                    zeroAnchor = zeroSeen - change
+                } else {
+                    zeroAnchor = zeroSeen
+                }
                 levelAnchor = after
             } else {
                 levelAnchor = anchor + delta

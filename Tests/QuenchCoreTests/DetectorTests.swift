@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import QuenchCore
 import QuenchSimulator
@@ -153,5 +154,30 @@ import QuenchSimulator
         #expect((report.sipMeanAbsoluteErrorML ?? 99) <= 1.6, "\(report)")
         #expect((report.totalIntakeErrorPercent ?? 99) <= 3, "\(report)")
         #expect((report.refillRecall ?? 0) >= 0.95, "\(report)")
+    }
+}
+
+@Suite struct DetectorObjectTests {
+    /// A phone put on the scale while the bottle is off it: the bottle comes
+    /// back heavier by the phone, which is neither a refill nor hides the sip.
+    @Test func phonePutDownWhileTheBottleIsAway() {
+        var readings: [Reading] = []
+        var t = 0.0
+        func hold(_ grams: Double, _ seconds: Double) {
+            let end = t + seconds
+            while t < end {
+                readings.append(Reading(t: t, value: grams + 0.4 * sin(t * 7.3)))
+                t += 0.1
+            }
+        }
+        hold(900, 20)          // bottle
+        hold(0, 3)             // lifted
+        hold(180, 5)           // a phone put on the scale meanwhile
+        hold(180 + 875, 20)    // bottle back, 25 mL lighter, beside the phone
+        hold(875, 20)          // phone taken away
+        let events = detect(readings, calibration: try! BottleCalibration(unit: .g)).filter { !$0.kind.isDiagnostic }
+        #expect(events.count == 1, "\(events)")
+        #expect(events.first?.kind == .sip)
+        #expect(abs((events.first?.ml ?? 0) - 25) <= 1, "\(events)")
     }
 }
