@@ -20,23 +20,15 @@ public enum Demo {
         var configuration = SimulationConfiguration.day(hours: hours)
         configuration.started = started
         var bottle = SimulatedBottle(configuration: configuration, seed: seed)
-        var detector = SipDetector(calibration: configuration.calibration)
+        var pipeline = ReplayPipeline(header: bottle.header, calibration: configuration.calibration, configuration: .init())
         var events: [DetectedEvent] = []
-        var summary = ReplaySummary()
         var truth: [TruthEvent] = []
-        var last = 0.0
         while let reading = bottle.next() {
-            detector.process(reading, into: &events)
-            summary.readings += 1
-            last = reading.t
-            if summary.readings % 4096 == 0 { truth += bottle.drainTruth() }
+            pipeline.process(reading) { events.append($0) }
+            if pipeline.summary.readings % 4096 == 0 { truth += bottle.drainTruth() }
         }
-        detector.finish(into: &events)
+        let summary = pipeline.finish { events.append($0) }
         truth += bottle.drainTruth()
-        for event in events { summary.count(event) }
-        summary.header = bottle.header
-        summary.calibration = configuration.calibration
-        summary.duration = last
         return Day(header: bottle.header, calibration: configuration.calibration, events: events, summary: summary, truth: truth)
     }
 }
