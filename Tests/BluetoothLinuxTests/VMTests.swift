@@ -1,0 +1,272 @@
+#if os(Linux)
+import Foundation
+import Testing
+import BluetoothWire
+import GATT
+@testable import BluetoothLinux
+
+// Tests on the real Linux Bluetooth stack: ../shared/ble-vm (beside the
+// package) boots a kernel with an emulated controller and peripherals, and
+// runs this very test binary inside, filtered to one `VMInner` test. The
+// outer tests fail when the inner one fails, and are cancelled (a visible
+// skip) only when the harness cannot start: setup.sh fails or run.sh exits 125.
+
+func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+let insideVM = environment("QUENCH_VM") == "1"
+
+enum BleVM {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    static let harness = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/ble-vm")
+
+    struct Result { var status: Int32; var output: String }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> Result {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("quench-blevm-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let handle = try FileHandle(forWritingTo: log)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
+        p.currentDirectoryURL = packageRoot
+        p.standardOutput = handle
+        p.standardError = handle
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        try handle.close()
+        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        return Result(status: p.terminationStatus, output: output)
+    }
+
+    /// Runs `VMInner/<test>` in a VM with these peripherals; fails the calling
+    /// test when the inner test fails, cancels it when the harness cannot start.
+    static func runInner(_ test: String, controller: String, peripherals: [String]) throws {
+        let runScript = harness.appendingPathComponent("run.sh").path
+        guard FileManager.default.isExecutableFile(atPath: runScript) else {
+            print("SKIPPED: no ble-vm harness at \(runScript)")
+            try Test.cancel("no ble-vm harness at \(runScript)")
+        }
+        let setup = try run(harness.appendingPathComponent("setup.sh").path, [])
+        guard setup.status == 0 else {
+            print("SKIPPED: ble-vm setup.sh failed (\(setup.status)):\n\(setup.output)")
+            try Test.cancel("ble-vm setup.sh failed with status \(setup.status)")
+        }
+        let binary = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        var arguments = ["--timeout", "300", "--controller", controller]
+        for p in peripherals { arguments += ["--peripheral", p] }
+        arguments += ["--", binary, "--testing-library", "swift-testing", "--filter", "VMInner/\(test)"]
+        let start = ContinuousClock.now
+        let result = try run(runScript, arguments)
+        print("ble-vm \(test) (\(controller)): exit \(result.status) after \(ContinuousClock.now - start)\n\(result.output)")
+        if result.status == 125 {
+            print("SKIPPED: the ble-vm harness could not start (exit 125)")
+            try Test.cancel("the ble-vm harness could not start (exit 125)")
+        }
+        #expect(result.status == 0, "inner test \(test) failed in the VM (exit \(result.status))")
+        // A filter that matched nothing would pass vacuously: require the run to name the test.
+        #expect(result.output.contains("\(test)()") && result.output.contains("passed"),
+                "the inner test did not run: \(test)")
+    }
+}
+
+@Suite("ble-vm", .serialized, .enabled(if: !insideVM, "this is the outer side of the VM tests"))
+struct BleVMTests {
+    @Test("mgmt and raw HCI scans, ATT over L2CAP, random address, absent device (legacy controller)")
+    func legacyController() throws {
+        try BleVM.runInner("legacyController", controller: "legacy", peripherals: [
+            "--profile weight-scale --value 1.2",
+            "--profile level-bottle --random --value 100",
+        ])
+    }
+
+    @Test("extended advertising reports and extended scan commands (BT 5 controller)")
+    func bt5Controller() throws {
+        try BleVM.runInner("bt5Controller", controller: "bt5", peripherals: ["--profile weight-scale --value 1.2"])
+    }
+}
+
+// MARK: - Inside the guest
+
+struct VMPeripheral {
+    var address: BluetoothAddress
+    var type: AddressType
+    var profile: String
+
+    static func all() -> [VMPeripheral] {
+        var out: [VMPeripheral] = []
+        var n = 1
+        while let a = environment("QUENCH_VM_P\(n)_ADDR"), let address = BluetoothAddress(a),
+              let t = environment("QUENCH_VM_P\(n)_TYPE"), let type = AddressType(t) {
+            out.append(VMPeripheral(address: address, type: type, profile: environment("QUENCH_VM_P\(n)_PROFILE") ?? ""))
+            n += 1
+        }
+        return out
+    }
+}
+
+/// Scans until every wanted address was seen (the last report of each) or the time is up.
+func scan(_ options: ScanOptions, for wanted: [VMPeripheral], seconds: Double) throws -> (ScanSession.Method, [BluetoothAddress: AdvertisingReport], Int) {
+    let session = try ScanSession.start(options)
+    defer { session.stop() }
+    let end = deadline(after: seconds)
+    let addresses = Set(wanted.map(\.address))
+    var seen: [BluetoothAddress: AdvertisingReport] = [:]
+    var count = 0
+    while !addresses.isSubset(of: Set(seen.keys)), let r = try session.next(until: end) {
+        count += 1
+        if addresses.contains(r.address) { seen[r.address] = r }
+    }
+    return (session.method, seen, count)
+}
+
+/// One ATT request and its response (skipping anything else the server sends).
+func request(_ bearer: L2CAPBearer, _ pdu: [UInt8]) throws -> [UInt8] {
+    try bearer.send(pdu)
+    while let r = try bearer.receive(timeout: 10) {
+        if r.first == pdu[0] + 1 || r.first == 0x01 { return r }
+    }
+    throw BearerError.system(operation: "no ATT response to 0x\([pdu[0]].hexString)", errno: ETIMEDOUT)
+}
+
+func exchangeAndDiscover(_ p: VMPeripheral, expecting service: BluetoothUUID) throws {
+    let start = ContinuousClock.now
+    let bearer = try L2CAPBearer.connect(to: p.address, type: p.type, timeout: 15)
+    defer { bearer.close() }
+    print("VM: connected to \(p.address) \(p.type) in \(ContinuousClock.now - start)")
+    let mtu = try request(bearer, [0x02, 0x05, 0x02])  // Exchange MTU Request, 517
+    #expect(mtu.first == 0x03 && mtu.count == 3, "MTU response \(mtu.hexString)")
+    // Read By Group Type Requests: primary services (0x2800), continuing after
+    // the last group until Attribute Not Found (Core Spec Vol 3, Part G, 4.4.1).
+    var services: [BluetoothUUID] = []
+    var startHandle: UInt16 = 0x0001
+    while true {
+        let rsp = try request(bearer, [0x10, UInt8(startHandle & 0xFF), UInt8(startHandle >> 8), 0xFF, 0xFF, 0x00, 0x28])
+        print("VM: Read By Group Type Response \(rsp.hexString)")
+        guard rsp.first == 0x11, rsp.count >= 2 else {
+            #expect(rsp.first == 0x01 && rsp.last == 0x0A, "expected Attribute Not Found: \(rsp.hexString)")
+            break
+        }
+        let length = Int(rsp[1])
+        var end: UInt16 = 0xFFFF
+        for i in stride(from: 2, to: rsp.count - length + 1, by: length) {
+            end = UInt16(rsp[i + 2]) | UInt16(rsp[i + 3]) << 8
+            if let uuid = BluetoothUUID(littleEndian: Array(rsp[(i + 4)..<(i + length)])) { services.append(uuid) }
+        }
+        guard end < 0xFFFF else { break }
+        startHandle = end + 1
+    }
+    print("VM: services \(services)")
+    #expect(services.contains(service), "service \(service) not in \(services)")
+    #expect(try bearer.securityLevel() == .low)
+}
+
+@Suite(.serialized, .enabled(if: insideVM, "runs inside the ble-vm guest (QUENCH_VM=1)"))
+struct VMInner {
+    let peripherals = VMPeripheral.all()
+
+    @Test func legacyController() throws {
+        try #require(peripherals.count == 2, "expects a public weight scale and a random-address level bottle")
+        let (scale, bottle) = (peripherals[0], peripherals[1])
+        #expect(scale.type == .lePublic && bottle.type == .leRandom)
+
+        let adapters = try BluetoothAdapter.list()
+        print("VM: adapters \(adapters)")
+        #expect(adapters.contains { $0.index == 0 && $0.isUp })
+        #expect(try BluetoothAdapter.ensureUp(0).isUp)
+        let version = try ManagementSocket().version()
+        print("VM: mgmt version \(version.version).\(version.revision)")
+        #expect(try ManagementSocket().controllerIndexes().contains(0))
+
+        // Management discovery, kept going past the kernel's ~10 s discovery end.
+        let mgmtStart = ContinuousClock.now
+        let session = try ScanSession.start(ScanOptions(method: .management))
+        var seen: [BluetoothAddress: AdvertisingReport] = [:]
+        var late = 0
+        let mgmtEnd = deadline(after: 16)
+        while let r = try session.next(until: mgmtEnd) {
+            seen[r.address] = r
+            if ContinuousClock.now - mgmtStart > .seconds(12) { late += 1 }
+        }
+        session.stop()
+        print("VM: mgmt saw \(seen.values.map { "\($0.address) \($0.addressType) rssi \($0.rssi.map(String.init) ?? "-") \($0.data.hexString)" }), \(late) reports after 12 s")
+        #expect(late > 0, "discovery was not restarted after the kernel ended it")
+        for p in peripherals {
+            let r = try #require(seen[p.address], "mgmt scan did not see \(p.address)")
+            #expect(r.addressType == p.type)
+            #expect(r.isConnectable)
+            #expect(!r.data.isEmpty)
+            guard case .management = r.source else { Issue.record("source \(r.source)"); continue }
+        }
+
+        // Raw HCI, passive then active; the emulated controller sends legacy reports.
+        for active in [false, true] {
+            let (method, raw, count) = try scan(ScanOptions(method: .rawHCI, active: active), for: peripherals, seconds: 10)
+            print("VM: raw HCI (active \(active)) \(count) reports: \(raw.values.map { "\($0.address) \($0.addressType) \($0.source)" })")
+            #expect(method == .rawHCI)
+            for p in peripherals {
+                let r = try #require(raw[p.address], "raw scan did not see \(p.address)")
+                #expect(r.addressType == p.type)
+                guard case .legacy = r.source else { Issue.record("source \(r.source)"); continue }
+            }
+        }
+
+        // The automatic scanner prefers mgmt (root has CAP_NET_ADMIN).
+        let (method, _, _) = try scan(ScanOptions(), for: peripherals, seconds: 8)
+        #expect(method == .management)
+
+        try exchangeAndDiscover(scale, expecting: BluetoothUUID(uuid16: 0x181D))
+        try exchangeAndDiscover(bottle, expecting: BluetoothUUID("6e0a0000-51a5-4c5b-9f1d-7e57b0771e00")!)
+
+        // An absent device: the connect gives up at our timeout, not the kernel's 40 s.
+        let absent = BluetoothAddress("12:34:56:78:9A:BC")!
+        let start = ContinuousClock.now
+        #expect(throws: BluetoothLinuxError.timeout(operation: "connect(L2CAP ATT 12:34:56:78:9A:BC public)", seconds: 3)) {
+            _ = try L2CAPBearer.connect(to: absent, type: .lePublic, timeout: 3)
+        }
+        let waited = ContinuousClock.now - start
+        print("VM: absent device timed out after \(waited)")
+        #expect(waited < .seconds(8))
+        // Cancelling a pending connect.
+        let cancellation = try BluetoothCancellation()
+        runDetachedThread { cancellation.cancel() }
+        #expect(throws: BluetoothLinuxError.cancelled) {
+            _ = try L2CAPBearer.connect(to: absent, type: .lePublic, timeout: 30, cancellation: cancellation)
+        }
+        // The adapter still works after the abandoned connects.
+        try exchangeAndDiscover(scale, expecting: BluetoothUUID(uuid16: 0x181D))
+    }
+
+    @Test func bt5Controller() async throws {
+        let scale = try #require(peripherals.first)
+        for extended in [false, true] {
+            let (_, raw, count) = try scan(ScanOptions(method: .rawHCI, extendedCommands: extended), for: [scale], seconds: 10)
+            let r = try #require(raw[scale.address], "raw scan (extended commands \(extended)) did not see \(scale.address)")
+            print("VM: raw HCI (extended commands \(extended)) \(count) reports, \(r.source) \(r.data.hexString)")
+            guard case .extended(let type) = r.source else { Issue.record("expected an extended report: \(r.source)"); continue }
+            // Bumble's BT 5 controller reports legacy ADV_IND as 0x0001 (connectable, legacy bit clear).
+            #expect(type.isConnectable && !type.isScanResponse)
+            #expect(r.addressType == .lePublic)
+        }
+        // While mgmt discovery scans, the controller refuses a second scanner with
+        // Command Disallowed, which must surface as such. (Bumble accepts the
+        // extended scan commands meanwhile, so only the legacy ones are checked.)
+        do {
+            let discovery = try ScanSession.start(ScanOptions(method: .management))
+            defer { discovery.stop() }
+            #expect(throws: BluetoothLinuxError.hci(opcode: .leSetScanParameters, status: .commandDisallowed)) {
+                _ = try ScanSession.start(ScanOptions(method: .rawHCI))
+            }
+        }
+        var mgmtSeen = false
+        for try await r in Scanner.reports(ScanOptions(method: .management), timeout: 10) where r.address == scale.address {
+            mgmtSeen = true
+            break
+        }
+        #expect(mgmtSeen)
+        try exchangeAndDiscover(scale, expecting: BluetoothUUID(uuid16: 0x181D))
+    }
+}
+#endif
