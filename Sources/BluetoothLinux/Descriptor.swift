@@ -87,9 +87,11 @@ enum PollOutcome: Equatable {
 /// Waits for `events` on `fd` until the deadline, or until `cancellation` fires.
 /// Retries EINTR with the time that is left.
 func waitFor(_ fd: Int32, events: Int16, until deadline: ContinuousClock.Instant,
-             cancellation: BluetoothCancellation?, _ operation: @autoclosure () -> String) throws(BluetoothSocketError) -> PollOutcome {
+             cancellation: BluetoothCancellation?, wakeup: Int32? = nil,
+             _ operation: @autoclosure () -> String) throws(BluetoothSocketError) -> PollOutcome {
     var fds = [pollfd(fd: fd, events: events, revents: 0)]
     if let c = cancellation { fds.append(pollfd(fd: c.fd, events: Int16(POLLIN), revents: 0)) }
+    if let w = wakeup, w >= 0 { fds.append(pollfd(fd: w, events: Int16(POLLIN), revents: 0)) }
     while true {
         let left = ContinuousClock.now.duration(to: deadline)
         let ms: Int32
@@ -106,7 +108,7 @@ func waitFor(_ fd: Int32, events: Int16, until deadline: ContinuousClock.Instant
             if e == EINTR { continue }
             throw BluetoothSocketError(operation: "poll(\(operation()))", errno: e)
         }
-        if fds.count > 1 && fds[1].revents != 0 { return .cancelled }
+        if fds.dropFirst().contains(where: { $0.revents != 0 }) { return .cancelled }
         if r > 0 && fds[0].revents != 0 { return .ready(fds[0].revents) }
         if ms == 0 { return .timedOut }
     }

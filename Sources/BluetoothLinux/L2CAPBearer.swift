@@ -90,10 +90,10 @@ public final class L2CAPBearer: ATTBearer {
         }
         switch outcome {
         case .ready: return L2CAPBearer(socket: socket, peer: peer, peerType: type, adapter: index)
-        case .timedOut: throw .timeout(operation: "connect(\(what))", seconds: timeout)
-        case .cancelled: throw .cancelled
+        // Closing the socket aborts the pending connect in the kernel.
+        case .timedOut: socket.close(); throw .timeout(operation: "connect(\(what))", seconds: timeout)
+        case .cancelled: socket.close(); throw .cancelled
         }
-        // On every throw the socket object goes and close(2) aborts the pending connect.
     }
 
     static func sockaddrL2(_ address: BluetoothAddress, _ type: AddressType) -> sockaddr_l2 {
@@ -114,28 +114,39 @@ public final class L2CAPBearer: ATTBearer {
 
     /// The link's current security level (getsockopt BT_SECURITY).
     public func securityLevel() throws(BluetoothLinuxError) -> BluetoothSecurityLevel {
-        do throws(BluetoothSocketError) {
-            let s = try Sys.getOption(socket.fd, level: SOL_BLUETOOTH, name: BT_SECURITY, bt_security(), "getsockopt(BT_SECURITY)")
-            return BluetoothSecurityLevel(rawValue: s.level)
-        } catch {
-            throw .system(error)
+        let level = try socket.withDescriptor { fd throws(BluetoothLinuxError) in
+            do throws(BluetoothSocketError) {
+                let s = try Sys.getOption(fd, level: SOL_BLUETOOTH, name: BT_SECURITY, bt_security(), "getsockopt(BT_SECURITY, \(socket.name))")
+                return BluetoothSecurityLevel(rawValue: s.level)
+            } catch {
+                throw .system(error)
+            }
         }
+        guard let level else { throw .system(BluetoothSocketError(operation: "getsockopt(BT_SECURITY, \(socket.name))", errno: EBADF)) }
+        return level
     }
 
     /// Raises the link's security: the kernel encrypts the link, pairing (and
     /// bonding, when the adapter is bondable) if it has no key. Waits up to
     /// `timeout` seconds for that to finish: the socket is not writable until then.
     public func setSecurity(_ level: BluetoothSecurityLevel, timeout: Double = 30) throws(BluetoothLinuxError) {
-        let outcome: PollOutcome
-        do throws(BluetoothSocketError) {
-            try Self.setSecurityOption(socket.fd, level)
-            outcome = try waitFor(socket.fd, events: Int16(POLLOUT), until: deadline(after: timeout), cancellation: nil, "BT_SECURITY \(level)")
-            let e = try Sys.getOption(socket.fd, level: SOL_SOCKET, name: SO_ERROR, Int32(0), "getsockopt(SO_ERROR)")
-            if e != 0 { throw BluetoothSocketError(operation: "BT_SECURITY \(level) on \(socket.name)", errno: e) }
-        } catch {
-            throw .system(error)
+        let outcome = try socket.withDescriptor { fd throws(BluetoothLinuxError) -> PollOutcome in
+            do throws(BluetoothSocketError) {
+                try Self.setSecurityOption(fd, level)
+                let outcome = try waitFor(fd, events: Int16(POLLOUT), until: deadline(after: timeout), cancellation: nil,
+                                          wakeup: socket.wakeup, "BT_SECURITY \(level)")
+                let e = try Sys.getOption(fd, level: SOL_SOCKET, name: SO_ERROR, Int32(0), "getsockopt(SO_ERROR)")
+                if e != 0 { throw BluetoothSocketError(operation: "BT_SECURITY \(level) on \(socket.name)", errno: e) }
+                return outcome
+            } catch {
+                throw .system(error)
+            }
         }
-        if outcome == .timedOut { throw .timeout(operation: "BT_SECURITY \(level) on \(socket.name)", seconds: timeout) }
+        switch outcome {
+        case nil, .cancelled?: throw .system(BluetoothSocketError(operation: "BT_SECURITY \(level) on \(socket.name)", errno: EBADF))
+        case .timedOut?: throw .timeout(operation: "BT_SECURITY \(level) on \(socket.name)", seconds: timeout)
+        case .ready?: return
+        }
     }
 
     // MARK: ATTBearer
