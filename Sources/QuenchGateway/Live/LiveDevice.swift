@@ -107,3 +107,8 @@ public func defaultCalibration(for profile: DeviceProfile, levelCurve: LevelCurv
         throw .calibration(error)
     }
 }
+
+/// An address as the store keys it (`aa:bb:…` → `AA:BB:…`); other labels unchanged.
+public func normalizedAddress(_ text: String) -> String {
+    BluetoothAddress(text)?.description ?? text
+}
