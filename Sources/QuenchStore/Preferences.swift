@@ -19,12 +19,15 @@ extension IntakeStore {
         }
         try write("saving device \(device.address)") { db in
             try db.execute(sql: """
-                INSERT INTO device (address, name, profile, sensor, calibration, added_at, last_seen_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO device (address, name, profile, sensor, calibration, added_at, last_seen_at,
+                                    address_type, profile_definition)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (address) DO UPDATE SET name = excluded.name, profile = excluded.profile,
-                    sensor = excluded.sensor, calibration = excluded.calibration, last_seen_at = excluded.last_seen_at
+                    sensor = excluded.sensor, calibration = excluded.calibration, last_seen_at = excluded.last_seen_at,
+                    address_type = excluded.address_type, profile_definition = excluded.profile_definition
                 """, arguments: [device.address, device.name, device.profile, device.sensor?.rawValue, calibration,
-                                 device.addedAt.secondsSince1970, device.lastSeenAt?.secondsSince1970])
+                                 device.addedAt.secondsSince1970, device.lastSeenAt?.secondsSince1970,
+                                 device.addressType, device.profileDefinition])
         }
     }
 
@@ -65,7 +68,8 @@ extension IntakeStore {
             sensor: sensorText.flatMap(SensorKind.init(rawValue:)),
             calibration: try calibrationText.map { try JSONDecoder().decode(BottleCalibration.self, from: Data($0.utf8)) },
             addedAt: Timestamp(secondsSince1970: row["added_at"]),
-            lastSeenAt: (row["last_seen_at"] as Double?).map(Timestamp.init(secondsSince1970:)))
+            lastSeenAt: (row["last_seen_at"] as Double?).map(Timestamp.init(secondsSince1970:)),
+            addressType: row["address_type"], profileDefinition: row["profile_definition"])
     }
 
     // MARK: - Goals

@@ -83,11 +83,18 @@ public struct Device: Sendable, Hashable, Codable {
     public var calibration: BottleCalibration?
     public var addedAt: Timestamp
     public var lastSeenAt: Timestamp?
+    /// LE address type, `public` or `random`, as the device advertises; nil when unknown.
+    public var addressType: String?
+    /// The JSON text of the profile file the device was paired with (custom profiles only).
+    public var profileDefinition: String?
 
     public init(
         address: String, name: String? = nil, profile: String? = nil, sensor: SensorKind? = nil,
-        calibration: BottleCalibration? = nil, addedAt: Timestamp, lastSeenAt: Timestamp? = nil
+        calibration: BottleCalibration? = nil, addedAt: Timestamp, lastSeenAt: Timestamp? = nil,
+        addressType: String? = nil, profileDefinition: String? = nil
     ) {
+        self.addressType = addressType
+        self.profileDefinition = profileDefinition
         self.address = address
         self.name = name
         self.profile = profile

@@ -52,6 +52,16 @@ enum Schema {
                 INSERT INTO settings (id) VALUES (1);
                 """)
         }
+        // The live gateway must reconnect with the address type the device advertises
+        // (a random static address connected as public just times out), and a
+        // device paired with a profile file keeps that file's definition.
+        migrator.registerMigration("v2: device address type and profile definition") { db in
+            try db.execute(sql: """
+                ALTER TABLE device ADD COLUMN address_type TEXT CHECK (address_type IN ('public', 'random'));
+                ALTER TABLE device ADD COLUMN profile_definition TEXT
+                    CHECK (profile_definition IS NULL OR json_valid(profile_definition));
+                """)
+        }
         return migrator
     }
 }

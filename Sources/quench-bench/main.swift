@@ -2,35 +2,43 @@
 //   quench-bench detector [--readings N]
 //   quench-bench replay [--readings N] [--quench PATH] [--folder DIR]
 //   quench-bench store [--quench PATH] [--db PATH] [--runs N]
+//   quench-bench gateway [--seconds S]
 import Foundation
 
+/// Runs one benchmark; a failure is printed and exits 1.
+func benchmark(_ name: String, _ body: () throws -> Void) {
+    do {
+        try body()
+    } catch {
+        FileHandle.standardError.write(Data("\(name) benchmark failed: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
+let rest = Array(arguments.dropFirst())
 switch arguments.first {
 case "store":
-    do {
-        try StoreBenchmark(arguments: Array(arguments.dropFirst())).run()
-    } catch {
-        FileHandle.standardError.write(Data("store benchmark failed: \(error)\n".utf8))
-        exit(1)
-    }
-case "detector", "replay":
-    do {
-        let benchmark = try PipelineBenchmark(arguments: Array(arguments.dropFirst()))
-        if arguments.first == "detector" { benchmark.runDetector() } else { try benchmark.runReplay() }
-    } catch {
-        FileHandle.standardError.write(Data("\(arguments[0]) benchmark failed: \(error)\n".utf8))
-        exit(1)
-    }
+    benchmark("store") { try StoreBenchmark(arguments: rest).run() }
+case "detector":
+    benchmark("detector") { try PipelineBenchmark(arguments: rest).runDetector() }
+case "replay":
+    benchmark("replay") { try PipelineBenchmark(arguments: rest).runReplay() }
+case "gateway":
+    benchmark("gateway") { try GatewayBenchmark(arguments: rest).run() }
 default:
     FileHandle.standardError.write(Data("""
         usage: quench-bench detector [--readings N]
                quench-bench replay [--readings N] [--quench PATH] [--folder DIR]
                quench-bench store [--quench PATH] [--db PATH] [--runs N]
+               quench-bench gateway [--seconds S]
           detector  sip detector alone on simulated readings (default 10 M)
           replay    a trace file of N readings through the detector, in process and
                     as a whole `quench replay --json` process with its peak RSS
-          store  10-year synthetic database: ingest throughput, and `quench today`,
-                 `quench stats --year`, `quench calendar` timed as whole processes
+          store     10-year synthetic database: ingest throughput, and `quench today`,
+                    `quench stats --year`, `quench calendar` timed as whole processes
+          gateway   `quench run`'s pipeline with four simulated devices at 10 Hz:
+                    CPU share of one core, peak RSS, event-to-store latency
 
         """.utf8))
     exit(2)

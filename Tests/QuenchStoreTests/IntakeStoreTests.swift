@@ -22,7 +22,7 @@ import Testing
         let dir = TemporaryDirectory()
         let store = try IntakeStore(path: dir.file("q.sqlite"))
         let applied = try store.queue.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(applied == ["v1: devices, intake events, goals, settings"])
+        #expect(applied == ["v1: devices, intake events, goals, settings", "v2: device address type and profile definition"])
         // Reopening applies nothing new and keeps data.
         try store.ingest(sips(2), device: "A", started: t0)
         let again = try IntakeStore(path: dir.file("q.sqlite"), mode: .existing)

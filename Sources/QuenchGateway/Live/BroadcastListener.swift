@@ -1,0 +1,115 @@
+import BluetoothWire
+import Logging
+import QuenchCore
+import QuenchProfiles
+#if os(Linux)
+import BluetoothLinux
+#endif
+
+/// A stream of advertising reports: the kernel's scan, or a fake broadcaster in tests.
+public protocol AdvertisementSource: AnyObject {
+    /// The next report; nil when `deadline` passes first. Throws `LiveError.stopped` once stopped.
+    func next(until deadline: ContinuousClock.Instant) throws(LiveError) -> AdvertisingReport?
+    func stop()
+}
+
+#if os(Linux)
+/// A kernel scan (mgmt discovery, else raw HCI with duplicate filtering off).
+public final class KernelScan: AdvertisementSource {
+    private let session: ScanSession
+
+    public init(_ options: ScanOptions = ScanOptions(), stop: StopSignal) throws(LiveError) {
+        do { session = try ScanSession.start(options, cancellation: stop.bluetooth) } catch .cancelled {
+            throw .stopped
+        } catch {
+            throw .bluetooth(error)
+        }
+    }
+
+    public func next(until deadline: ContinuousClock.Instant) throws(LiveError) -> AdvertisingReport? {
+        do { return try session.next(until: deadline) } catch .cancelled {
+            throw .stopped
+        } catch {
+            throw .bluetooth(error)
+        }
+    }
+
+    public func stop() { session.stop() }
+}
+#endif
+
+/// Listens to one shared scan for every broadcast device (Mi scales, service-
+/// or manufacturer-data profiles), on its own thread: decodes each device's
+/// payload, drops repeats of the same frame (scales repeat each reading many
+/// times, and the controller may report each advertisement twice), and feeds
+/// the device's pipeline. A failed scan is restarted with backoff.
+public final class BroadcastListener: @unchecked Sendable {
+    public let pipelines: [BluetoothAddress: DevicePipeline]
+    private let makeSource: @Sendable (StopSignal) throws(LiveError) -> any AdvertisementSource
+    private let stop: StopSignal
+    private var backoff: Backoff
+    private let logger: Logger
+    private var worker: WorkerThread?
+    private var lastIdentity: [BluetoothAddress: PayloadIdentity] = [:]
+    public private(set) var framesSeen = 0
+
+    public init(pipelines: [DevicePipeline], stop: StopSignal, backoff: Backoff = Backoff(), logger: Logger,
+                source: @escaping @Sendable (StopSignal) throws(LiveError) -> any AdvertisementSource) {
+        self.pipelines = Dictionary(pipelines.map { ($0.device.address, $0) }, uniquingKeysWith: { a, _ in a })
+        self.makeSource = source
+        self.stop = stop
+        self.backoff = backoff
+        self.logger = logger
+    }
+
+    public func start() {
+        worker = WorkerThread(name: "broadcast scan") { [self] in run() }
+    }
+
+    public func join() { worker?.join() }
+
+    /// Handles one report (exposed for tests): true when it fed a new reading.
+    @discardableResult
+    public func handle(_ report: AdvertisingReport) -> Bool {
+        guard let pipeline = pipelines[report.address] else { return false }
+        let ad: AdvertisingData
+        do { ad = try AdvertisingData(decoding: report.data) } catch {
+            logger.debug("advertisement does not decode", metadata: ["device": "\(report.address)", "error": "\(error)"])
+            return false
+        }
+        let profile = pipeline.device.profile
+        guard let payload = profile.payload(in: ad) else { return false }
+        if let identity = profile.payloadIdentity(payload) {
+            if lastIdentity[report.address] == identity { return false }
+            lastIdentity[report.address] = identity
+        }
+        framesSeen += 1
+        pipeline.handle(payload: payload)
+        return true
+    }
+
+    private func run() {
+        var attempt = 0
+        while !stop.isStopped {
+            do throws(LiveError) {
+                let source = try makeSource(stop)
+                defer { source.stop() }
+                logger.info("listening for broadcasts", metadata: ["devices": "\(pipelines.keys.sorted().map(\.description).joined(separator: " "))"])
+                for p in pipelines.values { p.linkChanged(up: true) }
+                attempt = 0
+                while !stop.isStopped {
+                    guard let report = try source.next(until: .now + .seconds(3600)) else { continue }
+                    handle(report)
+                }
+            } catch .stopped {
+                break
+            } catch {
+                if stop.isStopped { break }
+                let delay = backoff.delay(attempt: attempt)
+                attempt += 1
+                logger.warning("scan failed; retrying", metadata: ["error": "\(error)", "retry_in_s": "\(TraceWriter.fixed(delay, places: 1))"])
+                stop.wait(seconds: delay)
+            }
+        }
+    }
+}

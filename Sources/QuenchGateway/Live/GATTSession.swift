@@ -1,0 +1,159 @@
+import BluetoothWire
+import GATT
+import Logging
+import QuenchCore
+import QuenchProfiles
+#if os(Linux)
+import BluetoothLinux
+#endif
+
+/// Opens ATT links to devices: the kernel's L2CAP sockets, or a simulated
+/// peripheral's socketpair in tests.
+public protocol ATTConnector: Sendable {
+    /// Connects within `timeout` seconds; gives up early when `stop` fires.
+    func connect(to device: LiveDevice, timeout: Double, stop: StopSignal) throws(LiveError) -> any ATTBearer
+}
+
+#if os(Linux)
+/// ATT over L2CAP (CID 4) with the device's own address type, optionally encrypted.
+public struct L2CAPConnector: ATTConnector {
+    public var adapter: UInt16?
+    public var security: BluetoothSecurityLevel?
+
+    public init(adapter: UInt16? = nil, security: BluetoothSecurityLevel? = nil) {
+        self.adapter = adapter
+        self.security = security
+    }
+
+    public func connect(to device: LiveDevice, timeout: Double, stop: StopSignal) throws(LiveError) -> any ATTBearer {
+        do {
+            return try L2CAPBearer.connect(to: device.address, type: device.addressType, adapter: adapter, timeout: timeout,
+                                           security: security, cancellation: stop.bluetooth)
+        } catch .cancelled {
+            throw .stopped
+        } catch {
+            throw .bluetooth(error)
+        }
+    }
+}
+#endif
+
+/// An open, subscribed link to a GATT device.
+public struct GATTLink {
+    public let client: GATTClient
+    public let characteristic: GATTCharacteristic
+    public let delivery: GATTDelivery
+
+    /// Exchanges the MTU, finds the profile's characteristic and turns on its
+    /// notifications or indications (read-poll profiles are read instead).
+    public static func open(_ bearer: any ATTBearer, profile: DeviceProfile) throws(LiveError) -> GATTLink {
+        guard case .gatt(let service, let uuid, let delivery) = profile.transport else {
+            preconditionFailure("\(profile.identifier) is a broadcast profile")
+        }
+        let client = GATTClient(bearer: bearer)
+        let found: GATTCharacteristic?
+        do throws(GATTError) {
+            try client.exchangeMTU()
+            found = try client.characteristic(uuid, inService: service)
+        } catch {
+            throw .gatt(error)
+        }
+        guard let ch = found else { throw .characteristicMissing(service: service, characteristic: uuid) }
+        do throws(GATTError) {
+            switch delivery {
+            case .notify: try client.subscribe(to: ch, mode: .notifications)
+            case .indicate: try client.subscribe(to: ch, mode: .indications)
+            case .readPoll: break
+            }
+        } catch {
+            throw .gatt(error)
+        }
+        return GATTLink(client: client, characteristic: ch, delivery: delivery)
+    }
+
+    /// The next value: a notification or indication, or for read-poll
+    /// profiles a read once the interval has passed. nil when nothing came
+    /// within `timeout`.
+    public func next(timeout: Double, stop: StopSignal) throws(LiveError) -> [UInt8]? {
+        do {
+            if case .readPoll(let interval) = delivery {
+                if stop.wait(seconds: min(interval, timeout)) { return nil }
+                return try client.read(handle: characteristic.valueHandle)
+            }
+            return try client.nextValue(timeout: timeout).map(\.value)
+        } catch {
+            throw .gatt(error)
+        }
+    }
+}
+
+/// Keeps one GATT device connected and subscribed on its own thread, feeding
+/// its pipeline; reconnects with backoff until stopped.
+public final class GATTDeviceSession: @unchecked Sendable {
+    public let pipeline: DevicePipeline
+    private let connector: any ATTConnector
+    private let stop: StopSignal
+    private var backoff: Backoff
+    private let connectTimeout: Double
+    private let logger: Logger
+    private var worker: WorkerThread?
+    public private(set) var connections = 0
+    public private(set) var failedAttempts = 0
+
+    public init(pipeline: DevicePipeline, connector: any ATTConnector, stop: StopSignal, backoff: Backoff = Backoff(),
+                connectTimeout: Double = 10, logger: Logger) {
+        self.pipeline = pipeline
+        self.connector = connector
+        self.stop = stop
+        self.backoff = backoff
+        self.connectTimeout = connectTimeout
+        var logger = logger
+        logger[metadataKey: "device"] = "\(pipeline.device.label)"
+        self.logger = logger
+    }
+
+    public func start() {
+        worker = WorkerThread(name: "gatt \(pipeline.device.label)") { [self] in run() }
+    }
+
+    /// Waits for the thread to end (after `stop`).
+    public func join() { worker?.join() }
+
+    private func run() {
+        let device = pipeline.device
+        var attempt = 0
+        while !stop.isStopped {
+            var bearer: (any ATTBearer)?
+            do throws(LiveError) {
+                logger.debug("connecting", metadata: ["type": "\(device.addressType)"])
+                let b = try connector.connect(to: device, timeout: connectTimeout, stop: stop)
+                bearer = b
+                let link = try GATTLink.open(b, profile: device.profile)
+                connections += 1
+                attempt = 0
+                logger.info("connected and subscribed", metadata: ["mtu": "\(link.client.mtu)",
+                                                                    "handle": "\(link.characteristic.valueHandle)"])
+                pipeline.linkChanged(up: true)
+                // One-second waits bound how long a stop takes; L2CAP sockets cannot be woken otherwise.
+                while !stop.isStopped {
+                    if let value = try link.next(timeout: 1, stop: stop) { pipeline.handle(payload: value) }
+                }
+                b.close()
+                break
+            } catch .stopped {
+                bearer?.close()
+                break
+            } catch {
+                bearer?.close()
+                if stop.isStopped { break }
+                failedAttempts += 1
+                if connections > 0, attempt == 0 { pipeline.linkChanged(up: false) }
+                let delay = backoff.delay(attempt: attempt)
+                attempt += 1
+                logger.warning("link down; retrying", metadata: ["error": "\(error)", "retry_in_s": "\(TraceWriter.fixed(delay, places: 1))"])
+                stop.wait(seconds: delay)
+            }
+        }
+        logger.debug("session ended")
+    }
+}

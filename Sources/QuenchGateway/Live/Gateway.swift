@@ -1,0 +1,98 @@
+import BluetoothWire
+import Foundation
+import Logging
+import QuenchCore
+import QuenchProfiles
+import QuenchStore
+#if os(Linux)
+import BluetoothLinux
+#endif
+
+/// `quench run`: every device at once. GATT devices each on their own
+/// connection thread, broadcast devices from one shared scan; one detector per
+/// device; events stored as they become final. `stop()` (from a signal
+/// handler) ends the threads, judges what is pending and stores it.
+public final class Gateway: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var connectTimeout = 10.0
+        public var backoff = Backoff()
+        public var detector = DetectorConfiguration()
+        /// Session clock rate (1 = real time; more for accelerated simulated devices).
+        public var clockRate = 1.0
+        public var started: Timestamp = .wallClockNow
+        public init() {}
+    }
+
+    public let pipelines: [DevicePipeline]
+    public let stopSignal = StopSignal()
+    private var sessions: [GATTDeviceSession] = []
+    private var listener: BroadcastListener?
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - connector: how GATT devices are reached.
+    ///   - advertisements: the shared scan for broadcast devices.
+    public init(devices: [LiveDevice], store: IntakeStore?, options: Options = Options(), observer: LiveObserver = .init(),
+                logger: Logger = Logger(label: "quench.gateway"),
+                connector: any ATTConnector,
+                advertisements: @escaping @Sendable (StopSignal) throws(LiveError) -> any AdvertisementSource) {
+        self.logger = logger
+        let clock = SessionClock(started: options.started, rate: options.clockRate)
+        pipelines = devices.map { DevicePipeline(device: $0, clock: clock, store: store, detector: options.detector, observer: observer, logger: logger) }
+        var broadcast: [DevicePipeline] = []
+        for (i, p) in pipelines.enumerated() {
+            if p.device.profile.transport.isBroadcast {
+                broadcast.append(p)
+            } else {
+                var backoff = options.backoff
+                backoff = Backoff(initial: backoff.initial, factor: backoff.factor, maximum: backoff.maximum, jitter: backoff.jitter,
+                                  seed: UInt64(i + 1) &* 0x9E37_79B9_7F4A_7C15)
+                sessions.append(GATTDeviceSession(pipeline: p, connector: connector, stop: stopSignal, backoff: backoff,
+                                                  connectTimeout: options.connectTimeout, logger: logger))
+            }
+        }
+        if !broadcast.isEmpty {
+            listener = BroadcastListener(pipelines: broadcast, stop: stopSignal, backoff: options.backoff, logger: logger, source: advertisements)
+        }
+    }
+
+    #if os(Linux)
+    /// The gateway on this machine's Bluetooth adapter.
+    public convenience init(devices: [LiveDevice], store: IntakeStore?, options: Options = Options(), observer: LiveObserver = .init(),
+                            logger: Logger = Logger(label: "quench.gateway"), adapter: UInt16? = nil, scan: ScanOptions.Method = .automatic) {
+        self.init(devices: devices, store: store, options: options, observer: observer, logger: logger,
+                  connector: L2CAPConnector(adapter: adapter),
+                  advertisements: { stop throws(LiveError) in try KernelScan(ScanOptions(adapter: adapter, method: scan), stop: stop) })
+    }
+    #endif
+
+    public var gattSessions: [GATTDeviceSession] { sessions }
+
+    public func start() {
+        logger.info("gateway starting", metadata: ["devices": "\(pipelines.count)", "started": "\(pipelines.first?.clock.started.iso8601 ?? "-")"])
+        for s in sessions { s.start() }
+        listener?.start()
+    }
+
+    /// Asks every thread to end; `wait()` then finishes the devices.
+    public func stop() { stopSignal.stop() }
+
+    /// Blocks the calling thread until stopped, then judges and stores what is pending.
+    public func wait() {
+        for s in sessions { s.join() }
+        listener?.join()
+        for p in pipelines { p.finish() }
+        logger.info("gateway stopped", metadata: ["readings": "\(pipelines.reduce(0) { $0 + $1.readingCount })",
+                                                  "stored": "\(pipelines.reduce(0) { $0 + $1.storedCount })"])
+    }
+
+    /// `wait()` without blocking Swift's cooperative pool.
+    public func waitAsync() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            _ = WorkerThread(name: "gateway wait") { [self] in
+                wait()
+                c.resume()
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+#if os(Linux)
+import BluetoothLinux
+import BluetoothWire
+import Dispatch
+import Foundation
+import Logging
+import QuenchCore
+import QuenchProfiles
+import QuenchStore
+
+/// Logging for the live commands: swift-log to standard error at `level`
+/// (`trace` … `critical`; `QUENCH_LOG` when not given, else `info`).
+public enum LiveLogging {
+    public static func bootstrap(level: String?) -> Logger {
+        let name = level ?? ProcessInfo.processInfo.environment["QUENCH_LOG"] ?? "info"
+        let parsed = Logger.Level(rawValue: name.lowercased()) ?? .info
+        LoggingSystem.bootstrap { label in
+            var h = StreamLogHandler.standardError(label: label)
+            h.logLevel = parsed
+            return h
+        }
+        return Logger(label: "quench")
+    }
+}
+
+/// SIGINT and SIGTERM as a clean stop: the default action is switched off
+/// and the signals handled on a dispatch queue, never interrupting a write.
+public final class StopOnSignals: @unchecked Sendable {
+    private var sources: [any DispatchSourceSignal] = []
+
+    public init(_ action: @escaping @Sendable (Int32) -> Void) {
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            s.setEventHandler { action(sig) }
+            s.resume()
+            sources.append(s)
+        }
+    }
+
+    deinit { for s in sources { s.cancel() } }
+}
+
+/// Writes whole lines to standard output at once (stdout may be a pipe, where
+/// `print` would hold them back).
+public enum LineOutput {
+    private static let lock = NSLock()
+    public static func write(_ line: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        var s = line + "\n"
+        s.withUTF8 { buf in
+            var offset = 0
+            while offset < buf.count {
+                let n = Glibc.write(1, buf.baseAddress! + offset, buf.count - offset)
+                if n < 0 { if errno == EINTR { continue }; return }
+                offset += n
+            }
+        }
+    }
+}
+
+/// One device for a while, without the store: what `watch`, `record` and
+/// `calibrate` listen with. Ends after `seconds` (nil: when stopped).
+public enum LiveSession {
+    public static func run(_ device: LiveDevice, seconds: Double?, observer: LiveObserver, logger: Logger,
+                           options: Gateway.Options = .init(), stopOnSignals: Bool = true) -> Gateway {
+        let gateway = Gateway(devices: [device], store: nil, options: options, observer: observer, logger: logger)
+        let signals = stopOnSignals ? StopOnSignals { _ in gateway.stop() } : nil
+        gateway.start()
+        if let seconds { gateway.stopSignal.wait(seconds: seconds) }
+        gateway.stop()
+        gateway.wait()
+        _ = signals
+        return gateway
+    }
+}
+
+extension Gateway {
+    /// Every paired device (or those named), from the store.
+    public static func devices(in store: IntakeStore, only addresses: [String]) throws(LiveError) -> [LiveDevice] {
+        let records: [Device]
+        do { records = try store.listDevices() } catch { throw .store(error) }
+        var chosen = records
+        if !addresses.isEmpty {
+            chosen = []
+            for a in addresses {
+                let wanted = BluetoothAddress(a)?.description ?? a
+                guard let r = records.first(where: { $0.address == wanted }) else { throw .unknownDevice(a) }
+                chosen.append(r)
+            }
+        }
+        guard !chosen.isEmpty else { throw .noDevices }
+        var out: [LiveDevice] = []
+        for r in chosen { out.append(try LiveDevice(r)) }
+        return out
+    }
+}
+#endif

@@ -1,0 +1,157 @@
+#if os(Linux)
+import BluetoothLinux
+import BluetoothWire
+import Foundation
+import Logging
+import QuenchCore
+import QuenchProfiles
+import QuenchStore
+
+/// `quench pair`: find the device, confirm readings arrive, save it.
+public enum Pairing {
+    public struct Request: Sendable {
+        public var address: String
+        public var profile: String?
+        public var name: String?
+        public var bond = false
+        public var random = false
+        public var capacityML: Double?
+        public var tareG: Double?
+        public var levelCurve: LevelCurve?
+        public var density = 1.0
+        /// Seconds for each step: finding it, connecting, the first reading.
+        public var timeout = 10.0
+        public init(address: String) { self.address = address }
+    }
+
+    public struct Outcome: Sendable {
+        public var device: Device
+        public var firstReading: ProfileReading
+        public var how: String
+    }
+
+    /// Scans for the device (unless the profile and a random address are
+    /// given), so the address type is the advertised one; connects and
+    /// subscribes (GATT) or listens (broadcast) until a reading decodes;
+    /// then saves device, profile, address type and calibration.
+    public static func pair(_ r: Request, store: IntakeStore, stop: StopSignal, progress: (String) -> Void) throws(LiveError) -> Outcome {
+        guard let address = BluetoothAddress(r.address) else { throw .badAddress(r.address) }
+        var profile: DeviceProfile?
+        var definition: String?
+        if let p = r.profile { (profile, definition) = try KnownProfiles.resolve(p) }
+        var type: AddressType = r.random ? .leRandom : .lePublic
+        var advertisedName: String?
+        if profile == nil || !r.random {
+            progress("looking for \(address) (up to \(TraceWriter.fixed(r.timeout, places: 0)) s)...")
+            let seen = try LiveScan.run(timeout: r.timeout, all: true, stop: stop) { $0[address] != nil }
+            guard let f = seen.first(where: { $0.address == address }) else { throw .notFound(address: address.description, seconds: r.timeout) }
+            type = f.addressType
+            advertisedName = f.name
+            if profile == nil {
+                guard let id = f.profiles.first else { throw .unknownProfile("(none fits \(address)'s advertisement)", known: KnownProfiles.identifiers) }
+                profile = try KnownProfiles.resolve(id).0
+            }
+            progress("found \(address) (\(type)\(f.name.map { ", \"\($0)\"" } ?? ""), rssi \(f.rssi.map { "\($0)" } ?? "-")): \(KnownProfiles.identifier(profile!))")
+        }
+        let chosen = profile!
+        let calibration = try? defaultCalibration(for: chosen, levelCurve: r.levelCurve, capacityML: r.capacityML,
+                                                  tareG: r.tareG, density: r.density)
+        let first: ProfileReading
+        let how: String
+        switch chosen.transport {
+        case .gatt:
+            let connector = L2CAPConnector(security: r.bond ? .medium : nil)
+            let probe = LiveDevice(address: address, addressType: type, profile: chosen, calibration: try BottleCalibration.placeholder)
+            progress("connecting to \(address) (\(type))...")
+            let bearer = try connector.connect(to: probe, timeout: r.timeout, stop: stop)
+            defer { bearer.close() }
+            let link = try GATTLink.open(bearer, profile: chosen)
+            progress("subscribed to \(link.characteristic.uuid) (handle \(link.characteristic.valueHandle), MTU \(link.client.mtu)); waiting for a reading...")
+            first = try firstReading(chosen, address: address, timeout: r.timeout) { t throws(LiveError) in try link.next(timeout: t, stop: stop) }
+            how = r.bond ? "connected, encrypted" : "connected"
+        case .serviceData, .manufacturerData:
+            progress("listening for \(address)'s broadcasts...")
+            let scan = try KernelScan(ScanOptions(), stop: stop)
+            defer { scan.stop() }
+            let end = ContinuousClock.now + .milliseconds(Int64(r.timeout * 1000))
+            first = try firstReading(chosen, address: address, timeout: r.timeout) { _ throws(LiveError) in
+                while let report = try scan.next(until: end) {
+                    guard report.address == address, let ad = try? AdvertisingData(decoding: report.data),
+                          let payload = chosen.payload(in: ad) else { continue }
+                    return payload
+                }
+                return nil
+            }
+            how = "broadcast"
+        }
+        let now = Timestamp.wallClockNow
+        let existing = try? store.device(address: address.description)
+        let device = Device(address: address.description, name: r.name ?? existing?.name ?? advertisedName,
+                            profile: KnownProfiles.identifier(chosen), sensor: chosen.sensor,
+                            calibration: calibration ?? existing?.calibration, addedAt: existing?.addedAt ?? now, lastSeenAt: now,
+                            addressType: type.isRandom ? "random" : "public", profileDefinition: definition)
+        do { try store.saveDevice(device) } catch { throw .store(error) }
+        return Outcome(device: device, firstReading: first, how: how)
+    }
+
+    /// Takes payloads until one decodes to a value.
+    static func firstReading(_ profile: DeviceProfile, address: BluetoothAddress, timeout: Double,
+                             next: (Double) throws(LiveError) -> [UInt8]?) throws(LiveError) -> ProfileReading {
+        let end = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+        while ContinuousClock.now < end {
+            let left = Double((end - ContinuousClock.now).components.seconds) + 0.5
+            guard let payload = try next(min(left, 1)) else { continue }
+            if let reading = try? profile.decode(payload).first(where: { $0.value != nil }) { return reading }
+        }
+        throw .noReadings(address: address.description, seconds: timeout)
+    }
+
+    public static func describe(_ reading: ProfileReading) -> String {
+        var s = reading.value.map { "\($0.compactDescription) \(reading.unit.rawValue)" } ?? "no value"
+        var flags: [String] = []
+        if reading.flags.contains(.stable) { flags.append("stable") }
+        if reading.flags.contains(.removed) { flags.append("load removed") }
+        if !flags.isEmpty { s += " (" + flags.joined(separator: ", ") + ")" }
+        return s
+    }
+}
+
+extension BottleCalibration {
+    /// For a connection that only confirms readings arrive.
+    static var placeholder: BottleCalibration { get throws(LiveError) { try defaultCalibration(for: .decentScale, levelCurve: nil, capacityML: nil, tareG: nil) } }
+}
+
+/// `quench devices`.
+public enum DeviceListing {
+    public static func table(_ devices: [Device]) -> String {
+        guard !devices.isEmpty else { return "no paired devices (pair one with `quench pair ADDRESS`)" }
+        var lines = ["address            type    profile        name              calibration               last seen"]
+        for d in devices {
+            lines.append(EventFormat.pad(d.address, 19) + EventFormat.pad(d.addressType ?? "-", 8) + EventFormat.pad(d.profile ?? "-", 15)
+                         + EventFormat.pad(d.name ?? "-", 18) + EventFormat.pad(d.calibration.map(summary) ?? "none", 26)
+                         + (d.lastSeenAt?.iso8601 ?? "-"))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `g, tare 180 g, 750 mL` / `mm, curve 0:0,100:500`.
+    public static func summary(_ c: BottleCalibration) -> String {
+        var parts = [c.unit.rawValue]
+        if let t = c.emptyWeightG { parts.append("tare \(t.compactDescription) g") }
+        if let cap = c.capacityML { parts.append("\(cap.compactDescription) mL") }
+        if let curve = c.levelCurve { parts.append("curve \(curve.points.count) points") }
+        return parts.joined(separator: ", ")
+    }
+
+    public static func jsonLine(_ d: Device) -> String {
+        var s = "{\"address\":\"\(d.address)\""
+        if let t = d.addressType { s += ",\"type\":\"\(t)\"" }
+        if let p = d.profile { s += ",\"profile\":\"\(EventFormat.jsonEscaped(p))\"" }
+        if let n = d.name { s += ",\"name\":\"\(EventFormat.jsonEscaped(n))\"" }
+        if let c = d.calibration { s += ",\"calibration\":\"\(EventFormat.jsonEscaped(summary(c)))\"" }
+        s += ",\"added_at\":\"\(d.addedAt.iso8601)\""
+        if let l = d.lastSeenAt { s += ",\"last_seen_at\":\"\(l.iso8601)\"" }
+        return s + "}"
+    }
+}
+#endif

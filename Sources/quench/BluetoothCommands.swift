@@ -1,0 +1,282 @@
+#if os(Linux)
+import ArgumentParser
+import Foundation
+import QuenchCore
+import QuenchGateway
+import QuenchStore
+
+/// Options of the commands that talk to devices.
+struct LiveOptions: ParsableArguments {
+    @Option(name: .long, help: "The database file (default: $QUENCH_DB, else $XDG_DATA_HOME/quench/quench.sqlite).")
+    var db: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error (default: $QUENCH_LOG, else info).")
+    var logLevel: String?
+
+    func openStore(creating: Bool) throws -> IntakeStore {
+        try HistoryEnvironment.process(database: db, units: nil).openStore(creating: creating)
+    }
+}
+
+/// Runs a command whose work blocks (sockets, threads) on a thread of its own,
+/// so Swift's small cooperative pool is never held.
+func offPool(_ body: @escaping @Sendable () throws -> Void) async throws {
+    try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+        let t = Thread {
+            do { try runReporting(body); c.resume() } catch { c.resume(throwing: error) }
+        }
+        t.stackSize = 1 << 22
+        t.start()
+    }
+}
+
+struct ScanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "scan", abstract: "List nearby bottles and scales, with the profile each one fits.")
+    @Option(help: "Seconds to scan.") var timeout: Double = 5
+    @Flag(help: "Also list devices no profile fits.") var all = false
+    @Flag(help: "One JSON object a line per device.") var json = false
+    @Option(help: "Log level.") var logLevel: String?
+
+    func run() async throws {
+        let (timeout, all, json) = (timeout, all, json)
+        _ = LiveLogging.bootstrap(level: logLevel)
+        try await offPool {
+            let stop = StopSignal()
+            let signals = StopOnSignals { _ in stop.stop() }
+            let found = try LiveScan.run(timeout: timeout, all: all, stop: stop)
+            _ = signals
+            if json { for f in found { LineOutput.write(LiveScan.jsonLine(f)) } } else { LineOutput.write(LiveScan.table(found)) }
+        }
+    }
+}
+
+struct PairCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pair", abstract: "Find a device, confirm its readings arrive, and save it with its calibration.",
+        discussion: "Profiles: \(KnownProfiles.identifiers.joined(separator: ", ")), or the path of a profile file (docs/profiles.md).")
+    @Argument(help: "The device's Bluetooth address.") var address: String
+    @Option(help: "Profile name or profile file (default: the one its advertisement fits).") var profile: String?
+    @Option(help: "A name for the device.") var name: String?
+    @Flag(help: "Encrypt the link (pairing and bonding through the kernel).") var bond = false
+    @Flag(help: "The device uses a random static address (skips the scan when --profile is given).") var random = false
+    @Option(help: "Bottle capacity in mL.") var capacity: Double?
+    @Option(help: "Empty bottle's weight in g.") var tare: Double?
+    @Option(help: ArgumentHelp("Level-sensor calibration points.", valueName: "L:ML,L:ML,...")) var levelCurve: LevelCurve?
+    @Option(help: "Density of the liquid in g/mL.") var density: Double = 1
+    @Option(help: "Seconds allowed for finding, connecting and the first reading, each.") var timeout: Double = 10
+    @OptionGroup var live: LiveOptions
+
+    func run() async throws {
+        var r = Pairing.Request(address: address)
+        (r.profile, r.name, r.bond, r.random) = (profile, name, bond, random)
+        (r.capacityML, r.tareG, r.levelCurve, r.density, r.timeout) = (capacity, tare, levelCurve, density, timeout)
+        let request = r
+        let live = live
+        _ = LiveLogging.bootstrap(level: live.logLevel)
+        try await offPool {
+            let store = try live.openStore(creating: true)
+            let stop = StopSignal()
+            let signals = StopOnSignals { _ in stop.stop() }
+            let outcome = try Pairing.pair(request, store: store, stop: stop) { LineOutput.write($0) }
+            _ = signals
+            let d = outcome.device
+            LineOutput.write("first reading: \(Pairing.describe(outcome.firstReading))")
+            LineOutput.write("paired \(d.address) (\(d.addressType ?? "public"), \(outcome.how)) as \(d.profile ?? "-")"
+                             + (d.name.map { " \"\($0)\"" } ?? ""))
+            if let c = d.calibration {
+                LineOutput.write("calibration: \(DeviceListing.summary(c))")
+            } else {
+                LineOutput.write("not calibrated yet: run `quench calibrate \(d.address)` (a level sensor needs a level curve)")
+            }
+        }
+    }
+}
+
+struct DevicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "devices", abstract: "List paired devices.")
+    @OptionGroup var store: StoreOptions
+    func run() throws {
+        try runReporting {
+            let devices = try store.environment().openStore(creating: false).listDevices()
+            if store.json { for d in devices { print(DeviceListing.jsonLine(d)) } } else { print(DeviceListing.table(devices)) }
+        }
+    }
+}
+
+struct ForgetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "forget", abstract: "Remove a paired device (its history stays).")
+    @Argument(help: "The device's address.") var address: String
+    @OptionGroup var store: StoreOptions
+    func run() throws {
+        try runReporting {
+            let key = QuenchGateway.normalizedAddress(address)
+            guard try store.environment().openStore(creating: false).forgetDevice(address: key) else {
+                throw LiveError.unknownDevice(address)
+            }
+            print("forgot \(key); its events stay in the history")
+        }
+    }
+}
+
+struct CalibrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "calibrate", abstract: "Calibrate a paired device: empty and full bottle (weight), or level points (level).",
+        discussion: "Without flags, and on a terminal, it guides you step by step. Non-interactively: --empty-now measures the bottle on the device now as empty; --full-now measures it as full (with --full ML for a level sensor); --point LEVEL:ML adds a level point by hand.")
+    @Argument(help: "The device's address.") var device: String
+    @Flag(help: "Measure the empty bottle now.") var emptyNow = false
+    @Flag(help: "Measure the full bottle now.") var fullNow = false
+    @Option(help: "The full bottle's volume in mL (its capacity).") var full: Double?
+    @Option(help: ArgumentHelp("A level point (repeatable).", valueName: "LEVEL:ML")) var point: [String] = []
+    @Option(help: "Seconds to listen for each measurement.") var seconds: Double = 5
+    @OptionGroup var live: LiveOptions
+
+    func run() async throws {
+        let (address, emptyNow, fullNow, full, points, seconds, live) = (device, emptyNow, fullNow, full, point, seconds, live)
+        let logger = LiveLogging.bootstrap(level: live.logLevel ?? "warning")
+        try await offPool {
+            let store = try live.openStore(creating: false)
+            let key = QuenchGateway.normalizedAddress(address)
+            guard var record = try store.device(address: key) else { throw LiveError.unknownDevice(address) }
+            let sensor = record.sensor ?? .weight
+            let interactive = !emptyNow && !fullNow && points.isEmpty && full == nil && isatty(0) == 1
+            let unit: MeasurementUnit = sensor == .weight ? .g : (try KnownProfiles.resolve(record.profile ?? "").0.unit)
+            // A level device may have no calibration yet: measure raw levels with a placeholder curve.
+            var probe = record
+            if probe.calibration == nil || sensor == .level {
+                probe.calibration = try BottleCalibration(unit: unit, levelCurve: sensor == .level ? try LevelCurve([.init(level: 0, ml: 0), .init(level: 1e9, ml: 1e9)]) : nil)
+            }
+            let device = try LiveDevice(probe)
+            func measure(_ prompt: String) throws -> Double {
+                if interactive {
+                    LineOutput.write(prompt + " Then press Enter.")
+                    _ = readLine()
+                }
+                LineOutput.write("measuring for \(seconds.compactDescription) s...")
+                let v = try Calibration.measure(device, seconds: seconds, logger: logger)
+                LineOutput.write("  \(TraceWriter.fixed(v, places: 1)) \(unit.rawValue)")
+                return v
+            }
+            var capacity = full
+            let result: BottleCalibration
+            if sensor == .weight {
+                let old = try record.calibration ?? BottleCalibration(unit: .g)
+                let empty = (emptyNow || interactive) ? try measure("Put the empty bottle on the scale.") : nil
+                var fullG: Double?
+                if fullNow || interactive { fullG = try measure("Fill the bottle and put it on the scale.") }
+                if fullG != nil { capacity = nil }
+                result = try Calibration.weight(old, emptyG: empty, fullG: fullG, capacityML: capacity)
+            } else {
+                var list: [LevelCurve.Point] = []
+                for p in points {
+                    let parts = p.split(separator: ":")
+                    guard parts.count == 2, let l = Double(parts[0]), let m = Double(parts[1]) else { throw ValidationError("bad --point \(p) (LEVEL:ML)") }
+                    list.append(.init(level: l, ml: m))
+                }
+                if emptyNow || interactive { list.append(.init(level: try measure("Empty the bottle and stand it upright."), ml: 0)) }
+                if interactive && capacity == nil {
+                    LineOutput.write("How many mL does the full bottle hold?")
+                    capacity = readLine().flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+                }
+                if fullNow || interactive {
+                    guard let capacity else { throw ValidationError("--full-now needs --full ML for a level sensor") }
+                    list.append(.init(level: try measure("Fill the bottle to \(capacity.compactDescription) mL and stand it upright."), ml: capacity))
+                }
+                if list.count < 2, let old = record.calibration?.levelCurve { list = old.points + list }
+                result = try Calibration.level(unit, points: list, capacityML: capacity)
+            }
+            record.calibration = result
+            try store.saveDevice(record)
+            LineOutput.write("saved calibration of \(record.address): \(DeviceListing.summary(result))"
+                             + (result.levelCurve.map { " (\($0.description))" } ?? ""))
+        }
+    }
+}
+
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "watch", abstract: "Show a device's live readings and the detector's state.")
+    @Argument(help: "A paired device's address.") var address: String
+    @Option(help: "Stop after this many seconds (default: Ctrl-C).") var seconds: Double?
+    @Option(help: .hidden) var clockRate: Double = 1
+    @OptionGroup var live: LiveOptions
+
+    func run() async throws {
+        let (address, seconds, live, rate) = (address, seconds, live, clockRate)
+        let logger = LiveLogging.bootstrap(level: live.logLevel ?? "warning")
+        try await offPool {
+            let store = try live.openStore(creating: false)
+            let device = try Gateway.devices(in: store, only: [address])[0]
+            LineOutput.write("watching \(device.label) (\(KnownProfiles.identifier(device.profile))); Ctrl-C to stop")
+            LineOutput.write(Watch.header)
+            var options = Gateway.Options()
+            options.clockRate = rate
+            let unit = device.calibration.unit
+            _ = LiveSession.run(device, seconds: seconds, observer: LiveObserver(
+                reading: { _, r, raw, detector in LineOutput.write(Watch.line(r, raw: raw, detector: detector, unit: unit)) },
+                event: { _, e, started in LineOutput.write("  → " + EventFormat.tableRow(e, started: started)) },
+                link: { d, up in LineOutput.write(up ? "  (connected to \(d.label))" : "  (link lost; reconnecting)") }),
+                logger: logger, options: options)
+        }
+    }
+}
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "The gateway: log sips from every paired device into the store until stopped.",
+        discussion: "GATT devices are connected and subscribed, broadcast scales heard through one shared scan. Events are stored as they become final. SIGINT or SIGTERM stops it cleanly.")
+    @Option(name: .customLong("device"), help: "Only this device (repeatable; default: all paired).") var devices: [String] = []
+    @Flag(help: "Print events as JSON lines.") var json = false
+    @Option(help: "Seconds allowed for each connection attempt.") var connectTimeout: Double = 10
+    @Option(help: "Stop after this many seconds (default: until a signal).") var seconds: Double?
+    @Option(help: .hidden) var clockRate: Double = 1
+    @OptionGroup var live: LiveOptions
+
+    func run() async throws {
+        let (addresses, json, live, seconds) = (devices, json, live, seconds)
+        var options = Gateway.Options()
+        options.connectTimeout = connectTimeout
+        options.clockRate = clockRate
+        let gatewayOptions = options
+        let logger = LiveLogging.bootstrap(level: live.logLevel)
+        try await offPool {
+            let store = try live.openStore(creating: true)
+            let devices = try Gateway.devices(in: store, only: addresses)
+            let gateway = Gateway(devices: devices, store: store, options: gatewayOptions, observer: LiveObserver(event: { d, e, started in
+                LineOutput.write(json ? EventFormat.jsonLine(e, started: started, device: d.label)
+                                      : d.label + EventFormat.tableRow(e, started: started))
+            }), logger: logger)
+            let signals = StopOnSignals { sig in
+                logger.notice("signal \(sig): stopping")
+                gateway.stop()
+            }
+            gateway.start()
+            if let seconds { gateway.stopSignal.wait(seconds: seconds) } else { gateway.stopSignal.wait(seconds: .infinity) }
+            gateway.stop()
+            gateway.wait()
+            _ = signals
+        }
+    }
+}
+
+struct RecordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "record", abstract: "Record a device's readings as a trace v1 file, for replay.")
+    @Argument(help: "A paired device's address.") var address: String
+    @Option(help: "The trace file to write.") var out: String
+    @Option(help: "Stop after this many seconds (default: Ctrl-C).") var seconds: Double?
+    @OptionGroup var live: LiveOptions
+
+    func run() async throws {
+        let (address, out, seconds, live) = (address, out, seconds, live)
+        let logger = LiveLogging.bootstrap(level: live.logLevel ?? "warning")
+        try await offPool {
+            let store = try live.openStore(creating: false)
+            let device = try Gateway.devices(in: store, only: [address])[0]
+            let options = Gateway.Options()
+            let recorder = try TraceRecorder(path: out, device: device, started: options.started)
+            _ = LiveSession.run(device, seconds: seconds, observer: LiveObserver(reading: { _, r, _, _ in recorder.append(r) }),
+                                logger: logger, options: options)
+            try recorder.commit()
+            LineOutput.write("wrote \(out): \(recorder.readings) readings from \(device.label)")
+        }
+    }
+}
+#endif

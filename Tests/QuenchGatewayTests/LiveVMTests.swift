@@ -1,0 +1,173 @@
+#if os(Linux)
+import Foundation
+import QuenchCore
+import QuenchSimulator
+import Testing
+
+// `quench` itself on the real Linux Bluetooth stack: ../shared/ble-vm boots a
+// kernel whose controller shares a link with emulated devices streaming
+// traces with known sips. The built `quench` is run inside: scan, pair each
+// profile, `quench run`, and the store's sips are compared with the truth.
+// Skipped visibly only when the harness cannot start (setup fails, exit 125).
+
+private func env(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+enum LiveVM {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let harness = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/ble-vm")
+
+    /// The `quench` built beside this test binary.
+    static var quench: String? {
+        guard let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        if dir.path.hasSuffix(".xctest/Contents/MacOS") { dir = dir.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() }
+        let q = dir.appendingPathComponent("quench").path
+        return FileManager.default.isExecutableFile(atPath: q) ? q : nil
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("quench-livevm-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let handle = try FileHandle(forWritingTo: log)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
+        p.currentDirectoryURL = packageRoot
+        p.standardOutput = handle
+        p.standardError = handle
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        try handle.close()
+        return (p.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+
+    /// Runs `script` (sh) in the VM with these peripherals; cancels the test when the harness cannot start.
+    static func runScript(_ script: String, in dir: URL, peripherals: [String], timeout: Int) throws -> (status: Int32, output: String) {
+        let runScript = harness.appendingPathComponent("run.sh").path
+        guard FileManager.default.isExecutableFile(atPath: runScript) else {
+            print("SKIPPED: no ble-vm harness at \(runScript)")
+            try Test.cancel("no ble-vm harness at \(runScript)")
+        }
+        let setup = try run(harness.appendingPathComponent("setup.sh").path, [])
+        guard setup.status == 0 else {
+            print("SKIPPED: ble-vm setup.sh failed (\(setup.status)):\n\(setup.output)")
+            try Test.cancel("ble-vm setup.sh failed with status \(setup.status)")
+        }
+        let file = dir.appendingPathComponent("inner.sh")
+        try script.write(to: file, atomically: true, encoding: .utf8)
+        var arguments = ["--timeout", "\(timeout)"]
+        for p in peripherals { arguments += ["--peripheral", p] }
+        arguments += ["--", "/bin/sh", file.path]
+        let start = ContinuousClock.now
+        let result = try run(runScript, arguments)
+        print("ble-vm: exit \(result.status) after \(ContinuousClock.now - start)\n\(result.output)")
+        if result.status == 125 {
+            print("SKIPPED: the ble-vm harness could not start (exit 125)")
+            try Test.cancel("the ble-vm harness could not start (exit 125)")
+        }
+        return result
+    }
+
+    /// A trace file (and its truth) in `dir`, from a scripted simulated bottle.
+    static func writeTrace(_ scenario: Scenario, name: String, in dir: URL) throws -> (path: String, truth: [TruthEvent], curve: String?) {
+        let (readings, truth) = scenario.run()
+        var text = scenario.bottle().header.formatted()
+        for r in readings { text += TraceWriter.row(r, decimals: scenario.configuration.valueDecimals) }
+        let url = dir.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return (url.path, truth, scenario.configuration.levelCurve?.description)
+    }
+
+    /// Stored sips per device from `quench log --json` lines.
+    static func storedSips(_ output: String) -> [String: [Double]] {
+        var out: [String: [(Double, Double)]] = [:]
+        for line in output.split(separator: "\n") where line.hasPrefix("{") && line.contains("\"identity\"") {
+            guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  obj["kind"] as? String == "sip", let device = obj["device"] as? String,
+                  let ml = obj["ml"] as? Double, let time = obj["time"] as? Double else { continue }
+            out[device, default: []].append((time, ml))
+        }
+        return out.mapValues { $0.sorted { $0.0 < $1.0 }.map(\.1) }
+    }
+}
+
+@Suite("quench in ble-vm", .serialized, .enabled(if: env("QUENCH_VM") != "1", "runs outside the VM"))
+struct LiveVMTests {
+    /// Idle first: pairing the devices one after the other starts their trace
+    /// clocks (at the first subscription or scan) before `quench run` listens.
+    static let leadIn = 28.0
+
+    @Test("scan, pair and run: weight-scale, decent-scale (link dropped mid-sip), level-bottle (random address), mi-scale at once; absent device")
+    func allProfiles() throws {
+        guard let quench = LiveVM.quench else {
+            Issue.record("no quench executable beside the test binary (swift build first)")
+            return
+        }
+        let dir = URL(fileURLWithPath: quench).deletingLastPathComponent().appendingPathComponent("live-vm-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+
+        let weight = try LiveVM.writeTrace(Scenario(.clean(unit: .g).with(.noise), seed: 11, initialML: 600)
+            .idle(Self.leadIn).sip(ml: 30).idle(8).sip(ml: 45).idle(8), name: "weight.csv", in: dir)
+        let decent = try LiveVM.writeTrace(Scenario(.clean(unit: .g).with(.noise), seed: 12, initialML: 650)
+            .idle(Self.leadIn).sip(ml: 25).idle(8).sip(ml: 40).idle(10), name: "decent.csv", in: dir)
+        let level = try LiveVM.writeTrace(Scenario(.clean(unit: .mm, sampleRate: 5).with(.noise), seed: 13, initialML: 500)
+            .idle(Self.leadIn).sip(ml: 50).idle(8).sip(ml: 35).idle(8), name: "level.csv", in: dir)
+        let mi = try LiveVM.writeTrace(Scenario(.clean(unit: .g, sampleRate: 4).with(.noise), seed: 14, initialML: 700)
+            .idle(Self.leadIn).sip(ml: 60).idle(8).sip(ml: 40).idle(8), name: "mi.csv", in: dir)
+        // The decent scale drops the link half a second into its second lift, for 5 s.
+        let second = decent.truth.filter { $0.kind == .sip }[1]
+        let dropAt = TraceWriter.fixed(second.tStart + 0.5, places: 1)
+
+        let script = """
+            Q=\(quench)
+            export QUENCH_DB=/tmp/q.sqlite
+            set -x
+            $Q scan --timeout 3 || exit 10
+            $Q pair $QUENCH_VM_P1_ADDR --capacity 750 --tare 180 || exit 11
+            $Q pair $QUENCH_VM_P2_ADDR --profile decent-scale --tare 180 || exit 12
+            $Q pair $QUENCH_VM_P3_ADDR --profile level-bottle --random --level-curve \(level.curve!) || exit 13
+            $Q pair $QUENCH_VM_P4_ADDR --tare 180 || exit 14
+            start=$(date +%s)
+            $Q pair F0:00:00:00:00:99 --profile weight-scale --timeout 3; echo "absent: exit $? after $(( $(date +%s) - start )) s"
+            $Q devices
+            $Q run --seconds 62 --json --log-level info || exit 15
+            $Q log --json --limit 100
+            """
+        let result = try LiveVM.runScript(script, in: dir, peripherals: [
+            "--profile weight-scale --addr F0:F1:F2:F3:F4:F5 --trace \(weight.path)",
+            "--profile decent-scale --addr F0:F1:F2:F3:F4:F6 --trace \(decent.path) --drop-at \(dropAt):5",
+            "--profile level-bottle --random --addr C3:11:22:33:44:55 --trace \(level.path)",
+            "--profile mi-scale --addr F0:F1:F2:F3:F4:F7 --start-on scan --trace \(mi.path)",
+        ], timeout: 240)
+        #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
+        let out = result.output
+        // The scan saw every profile.
+        for p in ["weight-scale", "decent-scale", "level-bottle", "mi-scale"] { #expect(out.contains(p), "scan/pair output lacks \(p)") }
+        #expect(out.contains("C3:11:22:33:44:55  random"), "the level bottle is saved with its random address")
+        // The absent device fails cleanly within its timeout.
+        #expect(out.contains("was not seen advertising within 3.0 s"))
+        if let r = out.range(of: #"absent: exit (\d+) after (\d+) s"#, options: .regularExpression) {
+            let parts = out[r].split(separator: " ")
+            #expect(parts[2] == "1" && Int(parts[4])! <= 6, "absent device: \(out[r])")
+        } else {
+            Issue.record("no result for the absent device")
+        }
+        #expect(out.contains("link down; retrying"), "the decent scale's link drop was not seen")
+
+        let stored = LiveVM.storedSips(out)
+        func check(_ address: String, _ truth: [TruthEvent], tolerance: Double) {
+            let want = truth.filter { $0.kind == .sip }.map(\.ml)
+            let got = stored[address] ?? []
+            #expect(got.count == want.count, "\(address): stored \(got), truth \(want)")
+            for (g, w) in zip(got, want) { #expect(abs(g - w) <= tolerance, "\(address): \(w) mL stored as \(g) mL") }
+        }
+        check("F0:F1:F2:F3:F4:F5", weight.truth, tolerance: 5)
+        check("F0:F1:F2:F3:F4:F6", decent.truth, tolerance: 3)
+        check("C3:11:22:33:44:55", level.truth, tolerance: 3)
+        check("F0:F1:F2:F3:F4:F7", mi.truth, tolerance: 5)
+    }
+}
+#endif
