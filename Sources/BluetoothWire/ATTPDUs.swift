@@ -558,26 +558,13 @@ public struct ATTReadByGroupTypeResponse: ATTPDUCodable {
 // MARK: - 3.4.5 Writing attributes
 
 /// Write Request (Vol 3, Part F, 3.4.5.1): answered by a Write Response.
-public struct ATTWriteRequest: ATTPDUCodable {
+public struct ATTWriteRequest: ATTHandleValuePDU {
     public static let opcode = ATTOpcode.writeRequest
     public var attributeHandle: UInt16
     public var attributeValue: [UInt8]
     public init(attributeHandle: UInt16, attributeValue: [UInt8]) {
         self.attributeHandle = attributeHandle
         self.attributeValue = attributeValue
-    }
-
-    public init(decoding pdu: [UInt8]) throws(DecodeError) {
-        var r = try Self.reader(pdu)
-        attributeHandle = try r.uint16("attribute handle")
-        attributeValue = r.rest()
-    }
-
-    public func encode() -> [UInt8] {
-        var w = Self.writer(capacity: 3 + attributeValue.count)
-        w.uint16(attributeHandle)
-        w.append(attributeValue)
-        return w.bytes
     }
 }
 
@@ -595,7 +582,7 @@ public struct ATTWriteResponse: ATTPDUCodable {
 }
 
 /// Write Command (Vol 3, Part F, 3.4.5.3): a write with no response.
-public struct ATTWriteCommand: ATTPDUCodable {
+public struct ATTWriteCommand: ATTHandleValuePDU {
     public static let opcode = ATTOpcode.writeCommand
     public var attributeHandle: UInt16
     public var attributeValue: [UInt8]
@@ -603,11 +590,22 @@ public struct ATTWriteCommand: ATTPDUCodable {
         self.attributeHandle = attributeHandle
         self.attributeValue = attributeValue
     }
+}
 
+/// The PDUs laid out as an attribute handle followed by the whole value:
+/// Write Request and Command (3.4.5.1, 3.4.5.3), Handle Value Notification and
+/// Indication (3.4.7.1, 3.4.7.2). Each stays its own type; the codec is shared.
+public protocol ATTHandleValuePDU: ATTPDUCodable {
+    var attributeHandle: UInt16 { get }
+    var attributeValue: [UInt8] { get }
+    init(attributeHandle: UInt16, attributeValue: [UInt8])
+}
+
+extension ATTHandleValuePDU {
     public init(decoding pdu: [UInt8]) throws(DecodeError) {
         var r = try Self.reader(pdu)
-        attributeHandle = try r.uint16("attribute handle")
-        attributeValue = r.rest()
+        let handle = try r.uint16("attribute handle")
+        self.init(attributeHandle: handle, attributeValue: r.rest())
     }
 
     public func encode() -> [UInt8] {
@@ -621,7 +619,7 @@ public struct ATTWriteCommand: ATTPDUCodable {
 // MARK: - 3.4.7 Server initiated
 
 /// Handle Value Notification (Vol 3, Part F, 3.4.7.1): an unconfirmed value update.
-public struct ATTHandleValueNotification: ATTPDUCodable {
+public struct ATTHandleValueNotification: ATTHandleValuePDU {
     public static let opcode = ATTOpcode.handleValueNotification
     public var attributeHandle: UInt16
     public var attributeValue: [UInt8]
@@ -629,43 +627,17 @@ public struct ATTHandleValueNotification: ATTPDUCodable {
         self.attributeHandle = attributeHandle
         self.attributeValue = attributeValue
     }
-
-    public init(decoding pdu: [UInt8]) throws(DecodeError) {
-        var r = try Self.reader(pdu)
-        attributeHandle = try r.uint16("attribute handle")
-        attributeValue = r.rest()
-    }
-
-    public func encode() -> [UInt8] {
-        var w = Self.writer(capacity: 3 + attributeValue.count)
-        w.uint16(attributeHandle)
-        w.append(attributeValue)
-        return w.bytes
-    }
 }
 
 /// Handle Value Indication (Vol 3, Part F, 3.4.7.2): a value update the
 /// client must confirm before the server sends the next indication.
-public struct ATTHandleValueIndication: ATTPDUCodable {
+public struct ATTHandleValueIndication: ATTHandleValuePDU {
     public static let opcode = ATTOpcode.handleValueIndication
     public var attributeHandle: UInt16
     public var attributeValue: [UInt8]
     public init(attributeHandle: UInt16, attributeValue: [UInt8]) {
         self.attributeHandle = attributeHandle
         self.attributeValue = attributeValue
-    }
-
-    public init(decoding pdu: [UInt8]) throws(DecodeError) {
-        var r = try Self.reader(pdu)
-        attributeHandle = try r.uint16("attribute handle")
-        attributeValue = r.rest()
-    }
-
-    public func encode() -> [UInt8] {
-        var w = Self.writer(capacity: 3 + attributeValue.count)
-        w.uint16(attributeHandle)
-        w.append(attributeValue)
-        return w.bytes
     }
 }
 
