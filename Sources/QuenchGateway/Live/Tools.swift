@@ -8,7 +8,13 @@ import QuenchStore
 
 /// `quench watch`: one line per reading with the detector's view of it.
 public enum Watch {
-    public static let header = "      t  reading          value  phase        level mL   band mL"
+    public static let header = columns("t", "reading", "value", "phase", "level mL", "band mL")
+
+    /// The header's and the lines' columns, aligned alike.
+    static func columns(_ t: String, _ reading: String, _ value: String, _ phase: String, _ level: String, _ band: String) -> String {
+        EventFormat.leftPad(t, 8) + "  " + EventFormat.pad(reading, 20) + EventFormat.leftPad(value, 10) + "  "
+            + EventFormat.pad(phase, 12) + EventFormat.leftPad(level, 9) + EventFormat.leftPad(band, 9)
+    }
 
     /// One reading as watch shows it.
     public struct Row: Sendable {
@@ -39,9 +45,8 @@ public enum Watch {
     public static func line(_ r: Reading, raw: ProfileReading, detector: SipDetector, unit: MeasurementUnit) -> String {
         let value = r.value.map { TraceWriter.fixed($0, places: 1) + " " + unit.rawValue } ?? "-"
         let level = detector.level.map { TraceWriter.fixed($0, places: 1) } ?? "-"
-        return EventFormat.leftPad(TraceWriter.fixed(r.t, places: 2), 7) + "  " + EventFormat.pad(Pairing.describe(raw), 16)
-            + EventFormat.leftPad(value, 10) + "  " + EventFormat.pad(detector.phase.rawValue, 12)
-            + EventFormat.leftPad(level, 9) + EventFormat.leftPad(TraceWriter.fixed(detector.band, places: 1), 10)
+        return columns(TraceWriter.fixed(r.t, places: 2), Pairing.describe(raw), value, detector.phase.rawValue, level,
+                       TraceWriter.fixed(detector.band, places: 1))
     }
 
     /// Listens to `device` for `seconds` (nil: until `stop`), reporting each reading,
