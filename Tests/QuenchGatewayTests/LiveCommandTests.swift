@@ -214,7 +214,6 @@ struct LiveCommandTests {
         let capacity = try #require(calibrated.capacityML)
         #expect(abs(capacity - 750) <= 10, "capacity \(capacity) mL")
         #expect(calibrated.unit == .g)
-        print(lines.joined(separator: "\n"))
     }
 
     @Test("calibrate a level device: points by hand, a measured full point, one more point merged")
