@@ -131,63 +131,15 @@ struct CalibrateCommand: AsyncParsableCommand {
     @OptionGroup var live: LiveOptions
 
     func run() async throws {
-        let (address, emptyNow, fullNow, full, points, seconds, live) = (device, emptyNow, fullNow, full, point, seconds, live)
+        var r = Calibration.Request(address: device)
+        (r.emptyNow, r.fullNow, r.fullML, r.points, r.seconds) = (emptyNow, fullNow, full, point, seconds)
+        r.interactive = !emptyNow && !fullNow && point.isEmpty && full == nil && isatty(0) == 1
+        let (request, live) = (r, live)
         let logger = LiveLogging.bootstrap(level: live.logLevel ?? "warning")
         try await offPool {
             let store = try live.openStore(creating: false)
-            let key = QuenchGateway.normalizedAddress(address)
-            guard var record = try store.device(address: key) else { throw LiveError.unknownDevice(address) }
-            let sensor = record.sensor ?? .weight
-            let interactive = !emptyNow && !fullNow && points.isEmpty && full == nil && isatty(0) == 1
-            let unit: MeasurementUnit = sensor == .weight ? .g : (try KnownProfiles.resolve(record.profile ?? "").0.unit)
-            // A level device may have no calibration yet: measure raw levels with a placeholder curve.
-            var probe = record
-            if probe.calibration == nil || sensor == .level {
-                probe.calibration = try BottleCalibration(unit: unit, levelCurve: sensor == .level ? try LevelCurve([.init(level: 0, ml: 0), .init(level: 1e9, ml: 1e9)]) : nil)
-            }
-            let device = try LiveDevice(probe)
-            func measure(_ prompt: String) throws -> Double {
-                if interactive {
-                    LineOutput.write(prompt + " Then press Enter.")
-                    _ = readLine()
-                }
-                LineOutput.write("measuring for \(seconds.compactDescription) s...")
-                let v = try Calibration.measure(device, seconds: seconds, logger: logger)
-                LineOutput.write("  \(TraceWriter.fixed(v, places: 1)) \(unit.rawValue)")
-                return v
-            }
-            var capacity = full
-            let result: BottleCalibration
-            if sensor == .weight {
-                let old = try record.calibration ?? BottleCalibration(unit: .g)
-                let empty = (emptyNow || interactive) ? try measure("Put the empty bottle on the scale.") : nil
-                var fullG: Double?
-                if fullNow || interactive { fullG = try measure("Fill the bottle and put it on the scale.") }
-                if fullG != nil { capacity = nil }
-                result = try Calibration.weight(old, emptyG: empty, fullG: fullG, capacityML: capacity)
-            } else {
-                var list: [LevelCurve.Point] = []
-                for p in points {
-                    let parts = p.split(separator: ":")
-                    guard parts.count == 2, let l = Double(parts[0]), let m = Double(parts[1]) else { throw ValidationError("bad --point \(p) (LEVEL:ML)") }
-                    list.append(.init(level: l, ml: m))
-                }
-                if emptyNow || interactive { list.append(.init(level: try measure("Empty the bottle and stand it upright."), ml: 0)) }
-                if interactive && capacity == nil {
-                    LineOutput.write("How many mL does the full bottle hold?")
-                    capacity = readLine().flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-                }
-                if fullNow || interactive {
-                    guard let capacity else { throw ValidationError("--full-now needs --full ML for a level sensor") }
-                    list.append(.init(level: try measure("Fill the bottle to \(capacity.compactDescription) mL and stand it upright."), ml: capacity))
-                }
-                if list.count < 2, let old = record.calibration?.levelCurve { list = old.points + list }
-                result = try Calibration.level(unit, points: list, capacityML: capacity)
-            }
-            record.calibration = result
-            try store.saveDevice(record)
-            LineOutput.write("saved calibration of \(record.address): \(DeviceListing.summary(result))"
-                             + (result.levelCurve.map { " (\($0.description))" } ?? ""))
+            try Calibration.run(request, store: store, transport: .kernel(), logger: logger,
+                                ask: { LineOutput.write($0); return readLine() }, write: LineOutput.write)
         }
     }
 }
@@ -209,12 +161,7 @@ struct WatchCommand: AsyncParsableCommand {
             LineOutput.write(Watch.header)
             var options = Gateway.Options()
             options.clockRate = rate
-            let unit = device.calibration.unit
-            _ = LiveSession.run(device, seconds: seconds, observer: LiveObserver(
-                reading: { _, r, raw, detector in LineOutput.write(Watch.line(r, raw: raw, detector: detector, unit: unit)) },
-                event: { _, e, started in LineOutput.write("  → " + EventFormat.tableRow(e, started: started)) },
-                link: { d, up in LineOutput.write(up ? "  (connected to \(d.label))" : "  (link lost; reconnecting)") }),
-                logger: logger, options: options)
+            Watch.run(device, seconds: seconds, options: options, transport: .kernel(), logger: logger) { LineOutput.write($0.line) }
         }
     }
 }
@@ -262,20 +209,21 @@ struct RecordCommand: AsyncParsableCommand {
     @Argument(help: "A paired device's address.") var address: String
     @Option(help: "The trace file to write.") var out: String
     @Option(help: "Stop after this many seconds (default: Ctrl-C).") var seconds: Double?
+    @Option(help: .hidden) var clockRate: Double = 1
     @OptionGroup var live: LiveOptions
 
     func run() async throws {
         let (address, out, seconds, live) = (address, out, seconds, live)
+        var options = Gateway.Options()
+        options.clockRate = clockRate
+        let recordOptions = options
         let logger = LiveLogging.bootstrap(level: live.logLevel ?? "warning")
         try await offPool {
             let store = try live.openStore(creating: false)
             let device = try Gateway.devices(in: store, only: [address])[0]
-            let options = Gateway.Options()
-            let recorder = try TraceRecorder(path: out, device: device, started: options.started)
-            _ = LiveSession.run(device, seconds: seconds, observer: LiveObserver(reading: { _, r, _, _ in recorder.append(r) }),
-                                logger: logger, options: options)
-            try recorder.commit()
-            LineOutput.write("wrote \(out): \(recorder.readings) readings from \(device.label)")
+            LineOutput.write("recording \(device.label) (\(KnownProfiles.identifier(device.profile))) to \(out); Ctrl-C to stop")
+            let n = try TraceRecorder.record(device, to: out, seconds: seconds, options: recordOptions, transport: .kernel(), logger: logger)
+            LineOutput.write("wrote \(out): \(n) readings from \(device.label)")
         }
     }
 }

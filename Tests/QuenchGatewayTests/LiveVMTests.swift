@@ -96,8 +96,9 @@ enum LiveVM {
 @Suite("quench in ble-vm", .serialized, .enabled(if: env("QUENCH_VM") != "1", "runs outside the VM"))
 struct LiveVMTests {
     /// Idle first: pairing the devices one after the other starts their trace
-    /// clocks (at the first subscription or scan) before `quench run` listens.
-    static let leadIn = 28.0
+    /// clocks (at the first subscription or scan) before `quench run` listens;
+    /// `quench record` takes 4 s of the weight scale's idle bottle too.
+    static let leadIn = 33.0
 
     @Test("scan, pair and run: weight-scale, decent-scale (link dropped mid-sip), level-bottle (random address), mi-scale at once; absent device")
     func allProfiles() throws {
@@ -133,6 +134,7 @@ struct LiveVMTests {
             start=$(date +%s)
             $Q pair F0:00:00:00:00:99 --profile weight-scale --timeout 3; echo "absent: exit $? after $(( $(date +%s) - start )) s"
             $Q devices
+            $Q record $QUENCH_VM_P1_ADDR --out \(dir.path)/recorded.csv --seconds 4 || exit 16
             $Q run --seconds 62 --json --log-level info || exit 15
             $Q log --json --limit 100
             """
@@ -156,6 +158,21 @@ struct LiveVMTests {
             Issue.record("no result for the absent device")
         }
         #expect(out.contains("link down; retrying"), "the decent scale's link drop was not seen")
+
+        // `quench record`: a trace v1 file of the idle weight scale (600 mL + 180 g bottle), with its header.
+        let recorded = dir.appendingPathComponent("recorded.csv")
+        if let text = try? String(contentsOf: recorded, encoding: .utf8) {
+            let (header, readings) = try TraceParser.parse(text)
+            #expect(header.sensor == .weight && header.unit == .g, "recorded header: \(header)")
+            #expect(header.started != nil)
+            #expect(header["device"] == "F0:F1:F2:F3:F4:F5" && header["profile"] == "weight-scale", "recorded header: \(header)")
+            #expect(header["empty-weight-g"] == "180" && header["capacity-ml"] == "750")
+            #expect(readings.count >= 10, "\(readings.count) readings recorded in 4 s")
+            #expect(readings.allSatisfy { $0.value.map { abs($0 - 780) <= 15 } ?? false }, "recorded values: \(readings.compactMap(\.value))")
+            #expect(out.contains("wrote \(recorded.path): \(readings.count) readings from F0:F1:F2:F3:F4:F5"))
+        } else {
+            Issue.record("quench record wrote no \(recorded.path)")
+        }
 
         let stored = LiveVM.storedSips(out)
         func check(_ address: String, _ truth: [TruthEvent], tolerance: Double) {

@@ -24,7 +24,7 @@ public final class Gateway: @unchecked Sendable {
     }
 
     public let pipelines: [DevicePipeline]
-    public let stopSignal = StopSignal()
+    public let stopSignal: StopSignal
     private var sessions: [GATTDeviceSession] = []
     private var listener: BroadcastListener?
     private let logger: Logger
@@ -32,11 +32,14 @@ public final class Gateway: @unchecked Sendable {
     /// - Parameters:
     ///   - connector: how GATT devices are reached.
     ///   - advertisements: the shared scan for broadcast devices.
+    ///   - stop: what ends it (a caller may keep it, to stop from elsewhere).
     public init(devices: [LiveDevice], store: IntakeStore?, options: Options = Options(), observer: LiveObserver = .init(),
                 logger: Logger = Logger(label: "quench.gateway"),
                 connector: any ATTConnector,
-                advertisements: @escaping @Sendable (StopSignal) throws(LiveError) -> any AdvertisementSource) {
+                advertisements: @escaping @Sendable (StopSignal) throws(LiveError) -> any AdvertisementSource,
+                stop: StopSignal = StopSignal()) {
         self.logger = logger
+        stopSignal = stop
         let clock = SessionClock(started: options.started, rate: options.clockRate)
         pipelines = devices.map { DevicePipeline(device: $0, clock: clock, store: store, detector: options.detector, observer: observer, logger: logger) }
         var broadcast: [DevicePipeline] = []
@@ -56,13 +59,18 @@ public final class Gateway: @unchecked Sendable {
         }
     }
 
+    public convenience init(devices: [LiveDevice], store: IntakeStore?, options: Options = Options(), observer: LiveObserver = .init(),
+                            logger: Logger = Logger(label: "quench.gateway"), transport: LiveTransport, stop: StopSignal = StopSignal()) {
+        self.init(devices: devices, store: store, options: options, observer: observer, logger: logger,
+                  connector: transport.connector, advertisements: transport.advertisements, stop: stop)
+    }
+
     #if os(Linux)
     /// The gateway on this machine's Bluetooth adapter.
     public convenience init(devices: [LiveDevice], store: IntakeStore?, options: Options = Options(), observer: LiveObserver = .init(),
                             logger: Logger = Logger(label: "quench.gateway"), adapter: UInt16? = nil, scan: ScanOptions.Method = .automatic) {
         self.init(devices: devices, store: store, options: options, observer: observer, logger: logger,
-                  connector: L2CAPConnector(adapter: adapter),
-                  advertisements: { stop throws(LiveError) in try KernelScan(ScanOptions(adapter: adapter, method: scan), stop: stop) })
+                  transport: .kernel(adapter: adapter, scan: scan))
     }
     #endif
 
@@ -95,4 +103,25 @@ public final class Gateway: @unchecked Sendable {
             }
         }
     }
+}
+
+/// How a session reaches its devices: GATT connections and the shared scan
+/// for broadcasters. The kernel's in use; simulated peripherals in tests.
+public struct LiveTransport: Sendable {
+    public var connector: any ATTConnector
+    public var advertisements: @Sendable (StopSignal) throws(LiveError) -> any AdvertisementSource
+
+    public init(connector: any ATTConnector,
+                advertisements: @escaping @Sendable (StopSignal) throws(LiveError) -> any AdvertisementSource) {
+        self.connector = connector
+        self.advertisements = advertisements
+    }
+
+    #if os(Linux)
+    /// This machine's Bluetooth adapter.
+    public static func kernel(adapter: UInt16? = nil, scan: ScanOptions.Method = .automatic) -> LiveTransport {
+        LiveTransport(connector: L2CAPConnector(adapter: adapter),
+                      advertisements: { stop throws(LiveError) in try KernelScan(ScanOptions(adapter: adapter, method: scan), stop: stop) })
+    }
+    #endif
 }

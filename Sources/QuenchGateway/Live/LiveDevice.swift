@@ -65,20 +65,21 @@ public struct LiveDevice: Sendable, Hashable {
     /// A saved device, checked for everything the gateway needs.
     public init(_ record: Device) throws(LiveError) {
         guard let address = BluetoothAddress(record.address) else { throw .badAddress(record.address) }
-        guard let profileName = record.profile else { throw .deviceIncomplete(record.address, "no profile") }
-        let profile: DeviceProfile
-        if let definition = record.profileDefinition {
-            do { profile = .custom(try CustomProfile(json: Array(definition.utf8))) } catch {
-                throw .badProfileFile(path: "profile saved with \(record.address)", error)
-            }
-        } else {
-            profile = try KnownProfiles.resolve(profileName).0
-        }
+        let profile = try Self.profile(of: record)
         guard let calibration = record.calibration else {
             throw .deviceIncomplete(record.address, "no calibration (run `quench calibrate \(record.address)`)")
         }
         self.init(address: address, addressType: record.addressType.flatMap(AddressType.init) ?? .lePublic,
                   name: record.name, profile: profile, calibration: calibration)
+    }
+
+    /// A saved device's profile: the profile file saved with it, else a known profile by name.
+    public static func profile(of record: Device) throws(LiveError) -> DeviceProfile {
+        guard let profileName = record.profile else { throw .deviceIncomplete(record.address, "no profile") }
+        guard let definition = record.profileDefinition else { return try KnownProfiles.resolve(profileName).0 }
+        do { return .custom(try CustomProfile(json: Array(definition.utf8))) } catch {
+            throw .badProfileFile(path: "profile saved with \(record.address)", error)
+        }
     }
 
     /// What the device reads, in the calibration's unit: weights converted

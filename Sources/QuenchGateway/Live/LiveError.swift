@@ -16,6 +16,10 @@ public enum LiveError: Error, Sendable, CustomStringConvertible {
     case unknownDevice(String)
     case noDevices
     case calibration(CalibrationError)
+    /// Level points that make no curve (listed in order of mL, as checked).
+    case levelPoints([LevelCurve.Point], CalibrationError)
+    /// `calibrate` was asked for something it cannot do (the reason says what to give instead).
+    case calibrationRequest(String)
     case store(StoreError)
     #if os(Linux)
     case bluetooth(BluetoothLinuxError)
@@ -42,6 +46,9 @@ public enum LiveError: Error, Sendable, CustomStringConvertible {
         case .unknownDevice(let a): "no paired device \(a) (see `quench devices`)"
         case .noDevices: "no paired devices: pair one with `quench pair ADDRESS`"
         case .calibration(let e): "calibration: \(e)"
+        case .levelPoints(let points, let e):
+            "level points \(points.map { "\($0.level.compactDescription):\($0.ml.compactDescription)" }.joined(separator: ",")) (in order of mL): \(e)"
+        case .calibrationRequest(let why): "calibrate: \(why)"
         case .store(let e): "\(e)"
         #if os(Linux)
         case .bluetooth(let e): "\(e)"

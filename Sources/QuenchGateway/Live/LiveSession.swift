@@ -61,14 +61,17 @@ public enum LineOutput {
 }
 
 /// One device for a while, without the store: what `watch`, `record` and
-/// `calibrate` listen with. Ends after `seconds` (nil: when stopped).
+/// `calibrate` listen with. Ends after `seconds`, or when `stop` fires (a
+/// signal, with `stopOnSignals`); with neither, only a stop ends it.
 public enum LiveSession {
     public static func run(_ device: LiveDevice, seconds: Double?, observer: LiveObserver, logger: Logger,
-                           options: Gateway.Options = .init(), stopOnSignals: Bool = true) -> Gateway {
-        let gateway = Gateway(devices: [device], store: nil, options: options, observer: observer, logger: logger)
+                           options: Gateway.Options = .init(), transport: LiveTransport = .kernel(),
+                           stop: StopSignal = StopSignal(), stopOnSignals: Bool = true) -> Gateway {
+        let gateway = Gateway(devices: [device], store: nil, options: options, observer: observer, logger: logger,
+                              transport: transport, stop: stop)
         let signals = stopOnSignals ? StopOnSignals { _ in gateway.stop() } : nil
         gateway.start()
-        if let seconds { gateway.stopSignal.wait(seconds: seconds) }
+        gateway.stopSignal.wait(seconds: seconds ?? .infinity)
         gateway.stop()
         gateway.wait()
         _ = signals

@@ -107,7 +107,8 @@ public enum Pairing {
     }
 
     public static func describe(_ reading: ProfileReading) -> String {
-        var s = reading.value.map { "\($0.compactDescription) \(reading.unit.rawValue)" } ?? "no value"
+        // Payload scales (0.1 mm, 0.005 kg) are not exact in binary: 149.20000000000002 → 149.2.
+        var s = reading.value.map { "\((($0 * 10_000).rounded() / 10_000).compactDescription) \(reading.unit.rawValue)" } ?? "no value"
         var flags: [String] = []
         if reading.flags.contains(.stable) { flags.append("stable") }
         if reading.flags.contains(.removed) { flags.append("load removed") }

@@ -38,9 +38,14 @@ public final class StopSignal: @unchecked Sendable {
     /// Waits `seconds` or until stopped; true when stopped.
     @discardableResult
     public func wait(seconds: Double) -> Bool {
-        let until = Date(timeIntervalSinceNow: max(0, seconds))
         condition.lock()
         defer { condition.unlock() }
+        // No deadline at all for "until stopped": an infinite Date is not a time the condition can wait for.
+        guard seconds.isFinite else {
+            while !stopped { condition.wait() }
+            return true
+        }
+        let until = Date(timeIntervalSinceNow: max(0, seconds))
         while !stopped {
             if !condition.wait(until: until) { break }
         }

@@ -8,14 +8,62 @@ import QuenchStore
 
 /// `quench watch`: one line per reading with the detector's view of it.
 public enum Watch {
-    public static let header = "      t  reading          value  phase        level mL   band mL"
+    public static let header = columns("t", "reading", "value", "phase", "level mL", "band mL")
+
+    /// The header's and the lines' columns, aligned alike.
+    static func columns(_ t: String, _ reading: String, _ value: String, _ phase: String, _ level: String, _ band: String) -> String {
+        EventFormat.leftPad(t, 8) + "  " + EventFormat.pad(reading, 20) + EventFormat.leftPad(value, 10) + "  "
+            + EventFormat.pad(phase, 12) + EventFormat.leftPad(level, 9) + EventFormat.leftPad(band, 9)
+    }
+
+    /// One reading as watch shows it.
+    public struct Row: Sendable {
+        public var reading: Reading
+        public var raw: ProfileReading
+        public var phase: DetectorPhase
+        /// The settled level in mL (nil while not settled).
+        public var levelML: Double?
+        /// The detector's noise band in mL.
+        public var bandML: Double
+        public var line: String
+    }
+
+    /// What watch reports, in order: readings, final events, link changes.
+    public enum Output: Sendable {
+        case reading(Row)
+        case event(DetectedEvent, line: String)
+        case link(up: Bool, line: String)
+
+        public var line: String {
+            switch self {
+            case .reading(let r): r.line
+            case .event(_, let line), .link(_, let line): line
+            }
+        }
+    }
 
     public static func line(_ r: Reading, raw: ProfileReading, detector: SipDetector, unit: MeasurementUnit) -> String {
         let value = r.value.map { TraceWriter.fixed($0, places: 1) + " " + unit.rawValue } ?? "-"
         let level = detector.level.map { TraceWriter.fixed($0, places: 1) } ?? "-"
-        return EventFormat.leftPad(TraceWriter.fixed(r.t, places: 2), 7) + "  " + EventFormat.pad(Pairing.describe(raw), 16)
-            + EventFormat.leftPad(value, 10) + "  " + EventFormat.pad(detector.phase.rawValue, 12)
-            + EventFormat.leftPad(level, 9) + EventFormat.leftPad(TraceWriter.fixed(detector.band, places: 1), 10)
+        return columns(TraceWriter.fixed(r.t, places: 2), Pairing.describe(raw), value, detector.phase.rawValue, level,
+                       TraceWriter.fixed(detector.band, places: 1))
+    }
+
+    /// Listens to `device` for `seconds` (nil: until `stop`), reporting each reading,
+    /// event and link change to `output` on the device's thread.
+    @discardableResult
+    public static func run(_ device: LiveDevice, seconds: Double?, options: Gateway.Options = .init(), transport: LiveTransport,
+                           stop: StopSignal = StopSignal(), stopOnSignals: Bool = true, logger: Logger,
+                           output: @escaping @Sendable (Output) -> Void) -> Gateway {
+        let unit = device.calibration.unit
+        return LiveSession.run(device, seconds: seconds, observer: LiveObserver(
+            reading: { _, r, raw, detector in
+                output(.reading(Row(reading: r, raw: raw, phase: detector.phase, levelML: detector.level, bandML: detector.band,
+                                    line: line(r, raw: raw, detector: detector, unit: unit))))
+            },
+            event: { _, e, started in output(.event(e, line: "  → " + EventFormat.tableRow(e, started: started))) },
+            link: { d, up in output(.link(up: up, line: up ? "  (connected to \(d.label))" : "  (link lost; reconnecting)")) }),
+            logger: logger, options: options, transport: transport, stop: stop, stopOnSignals: stopOnSignals)
     }
 }
 
@@ -54,16 +102,153 @@ public final class TraceRecorder: @unchecked Sendable {
         if let failure { throw .output(failure) }
         do { try file.commit() } catch { throw .output(error) }
     }
+
+    /// Records `device` for `seconds` (nil: until `stop`) into `path`; the
+    /// file appears only once complete, and not at all without readings.
+    /// Returns the number of readings written.
+    @discardableResult
+    public static func record(_ device: LiveDevice, to path: String, seconds: Double?, options: Gateway.Options = .init(),
+                              transport: LiveTransport, stop: StopSignal = StopSignal(), stopOnSignals: Bool = true,
+                              logger: Logger) throws(LiveError) -> Int {
+        // The header's `started` is the session clock's t = 0, so rows and events line up with wall time.
+        let recorder = try TraceRecorder(path: path, device: device, started: options.started)
+        _ = LiveSession.run(device, seconds: seconds, observer: LiveObserver(reading: { _, r, _, _ in recorder.append(r) }),
+                            logger: logger, options: options, transport: transport, stop: stop, stopOnSignals: stopOnSignals)
+        guard recorder.readings > 0 else { throw .noReadings(address: device.label, seconds: seconds ?? 0) }
+        try recorder.commit()
+        return recorder.readings
+    }
 }
 
 /// `quench calibrate`: settled readings turned into a tare, a capacity or level-curve points.
 public enum Calibration {
+    /// What to calibrate, as the command's flags say.
+    public struct Request: Sendable {
+        public var address: String
+        /// Measure the bottle on the device now as empty.
+        public var emptyNow = false
+        /// Measure it now as full.
+        public var fullNow = false
+        /// The full bottle's volume (capacity) in mL.
+        public var fullML: Double?
+        /// Level points by hand, `LEVEL:ML` as typed.
+        public var points: [String] = []
+        /// Seconds to listen for each measurement.
+        public var seconds = 5.0
+        /// Guide step by step through `ask` (a terminal); flags are then extra.
+        public var interactive = false
+
+        public init(address: String) { self.address = address }
+    }
+
+    /// Calibrates a paired device and saves it. `ask` shows a prompt and returns
+    /// the answer (interactive only); `write` gets progress lines.
+    @discardableResult
+    public static func run(_ request: Request, store: IntakeStore, options: Gateway.Options = .init(), transport: LiveTransport,
+                           logger: Logger, ask: (String) -> String? = { _ in nil }, write: (String) -> Void) throws(LiveError) -> Device {
+        let key = normalizedAddress(request.address)
+        let saved: Device?
+        do { saved = try store.device(address: key) } catch { throw .store(error) }
+        guard var record = saved else { throw .unknownDevice(request.address) }
+        guard let address = BluetoothAddress(record.address) else { throw .badAddress(record.address) }
+        let profile = try LiveDevice.profile(of: record)
+        let sensor = profile.sensor
+        let points = try parsePoints(request.points)
+        let interactive = request.interactive
+        guard interactive || request.emptyNow || request.fullNow || request.fullML != nil || !points.isEmpty else {
+            throw .calibrationRequest("nothing to do: give --empty-now, --full-now, --full ML or --point LEVEL:ML (or run it on a terminal to be guided)")
+        }
+        if sensor == .weight && !points.isEmpty {
+            throw .calibrationRequest("--point is for level sensors; \(record.address) is a \(KnownProfiles.identifier(profile)) (weight)")
+        }
+        if let c = request.fullML, !(c.isFinite && c > 0) { throw .calibrationRequest("--full \(c) is not a positive number of mL") }
+
+        // Measured in g (any scale's unit converts) or in the level sensor's own unit.
+        let unit: MeasurementUnit = sensor == .weight ? .g : profile.unit
+        // A level device's saved curve plays no part in a raw measurement: an identity placeholder makes it valid.
+        let probeCalibration: BottleCalibration
+        do throws(CalibrationError) {
+            if sensor == .weight, let saved = record.calibration {
+                probeCalibration = saved
+            } else if sensor == .weight {
+                probeCalibration = try BottleCalibration(unit: .g)
+            } else {
+                probeCalibration = try BottleCalibration(unit: unit, levelCurve: LevelCurve([.init(level: 0, ml: 0), .init(level: 1e9, ml: 1e9)]))
+            }
+        } catch { throw .calibration(error) }
+        let probe = LiveDevice(address: address, addressType: record.addressType.flatMap(AddressType.init) ?? .lePublic,
+                               name: record.name, profile: profile, calibration: probeCalibration)
+        func measure(_ prompt: String) throws(LiveError) -> Double {
+            if interactive { _ = ask(prompt + " Then press Enter.") }
+            write("measuring for \(request.seconds.compactDescription) s...")
+            let v = try Calibration.measure(probe, seconds: request.seconds, logger: logger, options: options, transport: transport)
+            write("  \(TraceWriter.fixed(v, places: 1)) \(unit.rawValue)")
+            return v
+        }
+
+        let result: BottleCalibration
+        if sensor == .weight {
+            let old = probeCalibration
+            let empty = request.emptyNow || interactive ? try measure("Put the empty bottle on the scale.") : nil
+            if (request.fullNow || interactive) && (empty ?? old.emptyWeightG) == nil {
+                throw .calibrationRequest("--full-now needs the empty bottle's weight: measure it first with --empty-now")
+            }
+            let full = request.fullNow || interactive ? try measure("Fill the bottle and put it on the scale.") : nil
+            // A measured full bottle gives the capacity; --full only without one.
+            result = try weight(old, emptyG: empty, fullG: full, capacityML: full == nil ? request.fullML : nil)
+        } else {
+            var list = points
+            if request.emptyNow || interactive { list.append(.init(level: try measure("Empty the bottle and stand it upright."), ml: 0)) }
+            var capacity = request.fullML
+            if interactive && capacity == nil {
+                guard let answer = ask("How many mL does the full bottle hold?"),
+                      let c = Double(answer.trimmingCharacters(in: .whitespaces)), c.isFinite, c > 0 else {
+                    throw .calibrationRequest("the full bottle's volume must be a positive number of mL")
+                }
+                capacity = c
+            }
+            if request.fullNow || interactive {
+                guard let c = capacity ?? record.calibration?.capacityML else {
+                    throw .calibrationRequest("--full-now needs --full ML for a level sensor (the volume of the full bottle)")
+                }
+                capacity = c
+                list.append(.init(level: try measure("Fill the bottle to \(c.compactDescription) mL and stand it upright."), ml: c))
+            }
+            // One new point corrects the saved curve: it replaces the saved point of the same volume.
+            if list.count < 2, let old = record.calibration?.levelCurve {
+                list = old.points.filter { p in !list.contains { $0.ml == p.ml } } + list
+            }
+            result = try level(unit, points: list, capacityML: capacity)
+        }
+        record.calibration = result
+        record.sensor = result.sensor
+        do { try store.saveDevice(record) } catch { throw .store(error) }
+        write("saved calibration of \(record.address): \(DeviceListing.summary(result))"
+              + (result.levelCurve.map { " (\($0.description))" } ?? ""))
+        return record
+    }
+
+    /// `LEVEL:ML` strings as points.
+    public static func parsePoints(_ texts: [String]) throws(LiveError) -> [LevelCurve.Point] {
+        var out: [LevelCurve.Point] = []
+        for text in texts {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let level = Double(parts[0].trimmingCharacters(in: .whitespaces)),
+                  let ml = Double(parts[1].trimmingCharacters(in: .whitespaces)), level.isFinite, ml.isFinite else {
+                throw .calibrationRequest("--point '\(text)' is not LEVEL:ML (two numbers, e.g. 12.5:250)")
+            }
+            out.append(.init(level: level, ml: ml))
+        }
+        return out
+    }
+
     /// The median of the readings in the last half of `seconds` of listening.
-    public static func measure(_ device: LiveDevice, seconds: Double, logger: Logger) throws(LiveError) -> Double {
+    public static func measure(_ device: LiveDevice, seconds: Double, logger: Logger, options: Gateway.Options = .init(),
+                               transport: LiveTransport) throws(LiveError) -> Double {
         let values = ValueBox()
         _ = LiveSession.run(device, seconds: seconds, observer: LiveObserver(reading: { _, r, _, _ in
             if let v = r.value { values.append(r.t, v) }
-        }), logger: logger)
+        }), logger: logger, options: options, transport: transport)
         guard let median = values.settledMedian() else { throw .noReadings(address: device.label, seconds: seconds) }
         return median
     }
@@ -72,7 +257,12 @@ public enum Calibration {
     public static func weight(_ old: BottleCalibration, emptyG: Double?, fullG: Double?, capacityML: Double?) throws(LiveError) -> BottleCalibration {
         let empty = emptyG ?? old.emptyWeightG
         var capacity = capacityML ?? old.capacityML
-        if let fullG, let empty { capacity = (fullG - empty) / old.density }
+        if let fullG, let empty {
+            guard fullG > empty else {
+                throw .calibrationRequest("the full bottle (\(TraceWriter.fixed(fullG, places: 1)) g) is not heavier than the empty one (\(TraceWriter.fixed(empty, places: 1)) g)")
+            }
+            capacity = (fullG - empty) / old.density
+        }
         do {
             return try BottleCalibration(unit: .g, density: old.density, capacityML: capacity, emptyWeightG: empty)
         } catch {
@@ -80,11 +270,13 @@ public enum Calibration {
         }
     }
 
-    /// A level curve from measured or given points (at least two).
+    /// A level curve from measured or given points (at least two), taken in
+    /// order of volume: the level must rise with every point.
     public static func level(_ unit: MeasurementUnit, points: [LevelCurve.Point], capacityML: Double?) throws(LiveError) -> BottleCalibration {
-        let sorted = points.sorted { $0.level < $1.level }
+        let sorted = points.sorted { ($0.ml, $0.level) < ($1.ml, $1.level) }
+        let curve: LevelCurve
+        do { curve = try LevelCurve(sorted) } catch { throw .levelPoints(sorted, error) }
         do {
-            let curve = try LevelCurve(sorted)
             return try BottleCalibration(unit: unit, levelCurve: curve, capacityML: capacityML ?? sorted.last?.ml)
         } catch {
             throw .calibration(error)
