@@ -52,12 +52,15 @@ let package = Package(
             "QuenchCore", "QuenchSimulator", "QuenchStore", "QuenchGateway",
         ]),
 
+        // Test support: runs ../shared/ble-vm for the VM tests.
+        .target(name: "BLEVMHarness", path: "Tests/Support/BLEVMHarness"),
+
         .testTarget(name: "QuenchCoreTests", dependencies: ["QuenchCore", "QuenchSimulator"]),
         .testTarget(name: "QuenchSimulatorTests", dependencies: ["QuenchSimulator", "QuenchCore"]),
         .testTarget(name: "QuenchStoreTests", dependencies: ["QuenchStore", "QuenchCore"]),
         .testTarget(name: "BluetoothWireTests", dependencies: ["BluetoothWire", "QuenchProfiles", "QuenchCore"]),
         .testTarget(name: "GATTTests", dependencies: ["GATT", "BluetoothWire", "QuenchProfiles", "QuenchSimulator"]),
-        .testTarget(name: "BluetoothLinuxTests", dependencies: ["BluetoothLinux", "BluetoothWire"]),
-        .testTarget(name: "QuenchGatewayTests", dependencies: ["QuenchGateway", "QuenchStore", "QuenchCore"]),
+        .testTarget(name: "BluetoothLinuxTests", dependencies: ["BluetoothLinux", "BluetoothWire", "BLEVMHarness"]),
+        .testTarget(name: "QuenchGatewayTests", dependencies: ["QuenchGateway", "QuenchStore", "QuenchCore", "BLEVMHarness"]),
     ]
 )

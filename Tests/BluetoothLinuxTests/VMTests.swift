@@ -1,6 +1,7 @@
 #if os(Linux)
 import Foundation
 import Testing
+import BLEVMHarness
 import BluetoothWire
 import GATT
 @testable import BluetoothLinux
@@ -16,52 +17,22 @@ func environment(_ name: String) -> String? { getenv(name).map { String(cString:
 let insideVM = environment("QUENCH_VM") == "1"
 
 enum BleVM {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-    static let harness = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/ble-vm")
-
-    struct Result { var status: Int32; var output: String }
-
-    static func run(_ executable: String, _ arguments: [String]) throws -> Result {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("quench-blevm-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-        let handle = try FileHandle(forWritingTo: log)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        p.currentDirectoryURL = packageRoot
-        p.standardOutput = handle
-        p.standardError = handle
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        try handle.close()
-        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        return Result(status: p.terminationStatus, output: output)
-    }
+    static let packageRoot = BLEVMHarness.packageRoot(testFile: #filePath)
 
     /// Runs `VMInner/<test>` in a VM with these peripherals; fails the calling
     /// test when the inner test fails, cancels it when the harness cannot start.
     static func runInner(_ test: String, controller: String, peripherals: [String]) throws {
-        let runScript = harness.appendingPathComponent("run.sh").path
-        guard FileManager.default.isExecutableFile(atPath: runScript) else {
-            print("SKIPPED: no ble-vm harness at \(runScript)")
-            try Test.cancel("no ble-vm harness at \(runScript)")
-        }
-        let setup = try run(harness.appendingPathComponent("setup.sh").path, [])
-        guard setup.status == 0 else {
-            print("SKIPPED: ble-vm setup.sh failed (\(setup.status)):\n\(setup.output)")
-            try Test.cancel("ble-vm setup.sh failed with status \(setup.status)")
+        if let reason = BLEVMHarness.unavailableReason(packageRoot: packageRoot) {
+            print("SKIPPED: \(reason)")
+            try Test.cancel(Comment(rawValue: reason))
         }
         let binary = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        var arguments = ["--timeout", "300", "--controller", controller]
-        for p in peripherals { arguments += ["--peripheral", p] }
-        arguments += ["--", binary, "--testing-library", "swift-testing", "--filter", "VMInner/\(test)"]
         let start = ContinuousClock.now
-        let result = try run(runScript, arguments)
+        let result = try BLEVMHarness.boot(
+            packageRoot: packageRoot, options: ["--timeout", "300", "--controller", controller], peripherals: peripherals,
+            command: [binary, "--testing-library", "swift-testing", "--filter", "VMInner/\(test)"])
         print("ble-vm \(test) (\(controller)): exit \(result.status) after \(ContinuousClock.now - start)\n\(result.output)")
-        if result.status == 125 {
+        if result.harnessFailed {
             print("SKIPPED: the ble-vm harness could not start (exit 125)")
             try Test.cancel("the ble-vm harness could not start (exit 125)")
         }

@@ -1,4 +1,5 @@
 #if os(Linux)
+import BLEVMHarness
 import Foundation
 import QuenchCore
 import QuenchSimulator
@@ -13,8 +14,7 @@ import Testing
 private func env(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
 enum LiveVM {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let harness = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/ble-vm")
+    static let packageRoot = BLEVMHarness.packageRoot(testFile: #filePath)
 
     /// The `quench` built beside this test binary.
     static var quench: String? {
@@ -25,45 +25,20 @@ enum LiveVM {
         return FileManager.default.isExecutableFile(atPath: q) ? q : nil
     }
 
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("quench-livevm-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-        let handle = try FileHandle(forWritingTo: log)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        p.currentDirectoryURL = packageRoot
-        p.standardOutput = handle
-        p.standardError = handle
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        try handle.close()
-        return (p.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
-    }
-
     /// Runs `script` (sh) in the VM with these peripherals; cancels the test when the harness cannot start.
     static func runScript(_ script: String, in dir: URL, peripherals: [String], timeout: Int) throws -> (status: Int32, output: String) {
-        let runScript = harness.appendingPathComponent("run.sh").path
-        guard FileManager.default.isExecutableFile(atPath: runScript) else {
-            print("SKIPPED: no ble-vm harness at \(runScript)")
-            try Test.cancel("no ble-vm harness at \(runScript)")
-        }
-        let setup = try run(harness.appendingPathComponent("setup.sh").path, [])
-        guard setup.status == 0 else {
-            print("SKIPPED: ble-vm setup.sh failed (\(setup.status)):\n\(setup.output)")
-            try Test.cancel("ble-vm setup.sh failed with status \(setup.status)")
+        if let reason = BLEVMHarness.unavailableReason(packageRoot: packageRoot) {
+            print("SKIPPED: \(reason)")
+            try Test.cancel(Comment(rawValue: reason))
         }
         let file = dir.appendingPathComponent("inner.sh")
         try script.write(to: file, atomically: true, encoding: .utf8)
-        var arguments = ["--timeout", "\(timeout)"]
-        for p in peripherals { arguments += ["--peripheral", p] }
-        arguments += ["--", "/bin/sh", file.path]
         let start = ContinuousClock.now
-        let result = try run(runScript, arguments)
+        let harnessResult = try BLEVMHarness.boot(
+            packageRoot: packageRoot, options: ["--timeout", "\(timeout)"], peripherals: peripherals, command: ["/bin/sh", file.path])
+        let result = (status: harnessResult.status, output: harnessResult.output)
         print("ble-vm: exit \(result.status) after \(ContinuousClock.now - start)\n\(result.output)")
-        if result.status == 125 {
+        if harnessResult.harnessFailed {
             print("SKIPPED: the ble-vm harness could not start (exit 125)")
             try Test.cancel("the ble-vm harness could not start (exit 125)")
         }

@@ -1,0 +1,62 @@
+import Foundation
+
+/// Test support for `../shared/ble-vm`: a qemu VM with a real Linux Bluetooth
+/// stack and emulated peripherals (see its README). Shared by the socket-layer
+/// and the gateway's VM tests; nothing here is linked into `quench`.
+public enum BLEVMHarness {
+    /// The package root, found from a source file's `#filePath` inside `Tests/<target>/`.
+    public static func packageRoot(testFile: String) -> URL {
+        URL(fileURLWithPath: testFile).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// `../shared/ble-vm` beside the package.
+    public static func folder(packageRoot: URL) -> URL {
+        packageRoot.deletingLastPathComponent().appendingPathComponent("shared/ble-vm")
+    }
+
+    public struct Result: Sendable {
+        public var status: Int32
+        public var output: String
+        /// run.sh's own failure (usage, setup stale, a peripheral or the VM did not start).
+        public var harnessFailed: Bool { status == 125 }
+    }
+
+    /// Why the harness cannot be used here, or nil when it is ready (runs setup.sh, idempotent).
+    public static func unavailableReason(packageRoot: URL) -> String? {
+        let harness = folder(packageRoot: packageRoot)
+        let runScript = harness.appendingPathComponent("run.sh").path
+        guard FileManager.default.isExecutableFile(atPath: runScript) else { return "no ble-vm harness at \(runScript)" }
+        guard let setup = try? run(harness.appendingPathComponent("setup.sh").path, [], in: packageRoot) else {
+            return "ble-vm setup.sh could not be started"
+        }
+        return setup.status == 0 ? nil : "ble-vm setup.sh failed with status \(setup.status):\n\(setup.output)"
+    }
+
+    /// Boots a VM with `peripherals` (peripheral.py arguments each) and runs `command` in it.
+    public static func boot(packageRoot: URL, options: [String] = [], peripherals: [String], command: [String]) throws -> Result {
+        var arguments = options
+        for p in peripherals { arguments += ["--peripheral", p] }
+        arguments += ["--"] + command
+        return try run(folder(packageRoot: packageRoot).appendingPathComponent("run.sh").path, arguments, in: packageRoot)
+    }
+
+    /// Runs a program to its end with stdout and stderr together (through a file,
+    /// so a chatty child cannot block on a full pipe).
+    public static func run(_ executable: String, _ arguments: [String], in directory: URL) throws -> Result {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("quench-blevm-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let handle = try FileHandle(forWritingTo: log)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try handle.close()
+        return Result(status: process.terminationStatus, output: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+}
