@@ -103,6 +103,14 @@ public final class TraceRecorder: @unchecked Sendable {
         do { try file.commit() } catch { throw .output(error) }
     }
 
+    /// Removes the partial file now: a session thread still winding down may
+    /// hold the recorder for a while.
+    public func discard() {
+        lock.lock()
+        defer { lock.unlock() }
+        file.discard()
+    }
+
     /// Records `device` for `seconds` (nil: until `stop`) into `path`; the
     /// file appears only once complete, and not at all without readings.
     /// Returns the number of readings written.
@@ -114,8 +122,14 @@ public final class TraceRecorder: @unchecked Sendable {
         let recorder = try TraceRecorder(path: path, device: device, started: options.started)
         _ = LiveSession.run(device, seconds: seconds, observer: LiveObserver(reading: { _, r, _, _ in recorder.append(r) }),
                             logger: logger, options: options, transport: transport, stop: stop, stopOnSignals: stopOnSignals)
-        guard recorder.readings > 0 else { throw .noReadings(address: device.label, seconds: seconds ?? 0) }
-        try recorder.commit()
+        guard recorder.readings > 0 else {
+            recorder.discard()
+            throw .noReadings(address: device.label, seconds: seconds ?? 0)
+        }
+        do { try recorder.commit() } catch {
+            recorder.discard()
+            throw error
+        }
         return recorder.readings
     }
 }

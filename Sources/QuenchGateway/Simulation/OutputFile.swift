@@ -21,6 +21,7 @@ public final class OutputFile {
     }
 
     public func write(_ text: String) throws(OutputFileError) {
+        guard !committed else { return }
         buffer.append(contentsOf: text.utf8)
         if buffer.count >= 1 << 16 { try flush() }
     }
@@ -46,6 +47,16 @@ public final class OutputFile {
         fd = -1
         guard rename(temporaryPath, path) == 0 else { throw OutputFileError(path: path, SystemError("rename", errno: errno)) }
         committed = true
+    }
+
+    /// Gives the file up: closes and removes the partial file now (and later
+    /// writes are ignored), without waiting for the last reference to go.
+    public func discard() {
+        if fd >= 0 { close(fd) }
+        fd = -1
+        if !committed { unlink(temporaryPath) }
+        committed = true
+        buffer.removeAll()
     }
 
     deinit {
