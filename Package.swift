@@ -17,6 +17,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "quench", targets: ["quench"]),
+        .executable(name: "quenchd", targets: ["quenchd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -48,6 +49,7 @@ let package = Package(
             "QuenchGateway",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        .executableTarget(name: "quenchd", dependencies: ["QuenchGateway", "QuenchStore"]),
         .executableTarget(name: "quench-bench", dependencies: [
             "QuenchCore", "QuenchSimulator", "QuenchStore", "QuenchGateway",
         ]),

@@ -178,29 +178,15 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var live: LiveOptions
 
     func run() async throws {
-        let (addresses, json, live, seconds) = (devices, json, live, seconds)
-        var options = Gateway.Options()
-        options.connectTimeout = connectTimeout
-        options.clockRate = clockRate
-        let gatewayOptions = options
-        let logger = LiveLogging.bootstrap(level: live.logLevel)
-        try await offPool {
-            let store = try live.openStore(creating: true)
-            let devices = try Gateway.devices(in: store, only: addresses)
-            let gateway = Gateway(devices: devices, store: store, options: gatewayOptions, observer: LiveObserver(event: { d, e, started in
-                LineOutput.write(json ? EventFormat.jsonLine(e, started: started, device: d.label)
-                                      : d.label + EventFormat.tableRow(e, started: started))
-            }), logger: logger)
-            let signals = StopOnSignals { sig in
-                logger.notice("signal \(sig): stopping")
-                gateway.stop()
-            }
-            gateway.start()
-            if let seconds { gateway.stopSignal.wait(seconds: seconds) } else { gateway.stopSignal.wait(seconds: .infinity) }
-            gateway.stop()
-            gateway.wait()
-            _ = signals
-        }
+        var request = Gateway.RunRequest(databasePath: try HistoryEnvironment.process(database: live.db, units: nil).databasePath)
+        request.devices = devices
+        request.seconds = seconds
+        request.json = json
+        request.logLevel = live.logLevel
+        request.options.connectTimeout = connectTimeout
+        request.options.clockRate = clockRate
+        let runRequest = request
+        try await offPool { try Gateway.runUntilStopped(runRequest) }
     }
 }
 

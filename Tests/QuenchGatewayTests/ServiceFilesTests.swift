@@ -38,7 +38,7 @@ import Testing
             let v = Self.values(unit, section, key)
             return v.count == 1 ? v[0] : nil
         }
-        #expect(one("Service", "ExecStart") == "/usr/local/bin/quench run")
+        #expect(one("Service", "ExecStart") == "/usr/local/bin/quenchd")
         #expect(one("Service", "User") == "quench")
         #expect(one("Service", "StateDirectory") == "quench")
         #expect(Self.values(unit, "Service", "Environment").contains("QUENCH_DB=/var/lib/quench/quench.sqlite"))
@@ -65,9 +65,9 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let text = try String(contentsOfFile: Self.unitPath, encoding: .utf8)
-        try #require(text.contains("ExecStart=/usr/local/bin/quench run"))
+        try #require(text.contains("ExecStart=/usr/local/bin/quenchd"))
         let unit = folder + "/quench.service"
-        try text.replacingOccurrences(of: "ExecStart=/usr/local/bin/quench run", with: "ExecStart=/bin/true run")
+        try text.replacingOccurrences(of: "ExecStart=/usr/local/bin/quenchd", with: "ExecStart=/bin/true")
             .write(toFile: unit, atomically: true, encoding: .utf8)
 
         let process = Process()

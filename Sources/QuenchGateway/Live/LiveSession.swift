@@ -100,3 +100,40 @@ extension Gateway {
     }
 }
 #endif
+
+extension Gateway {
+    /// What `quench run` (and `quenchd`) does: every chosen device from the
+    /// store, events printed as they are stored, until `seconds` pass or
+    /// SIGINT/SIGTERM; then pending events are judged and stored.
+    public struct RunRequest: Sendable {
+        public var databasePath: String
+        public var devices: [String] = []
+        public var seconds: Double?
+        public var json = false
+        public var logLevel: String?
+        public var options = Gateway.Options()
+
+        public init(databasePath: String) { self.databasePath = databasePath }
+    }
+
+    public static func runUntilStopped(_ request: RunRequest) throws {
+        let logger = LiveLogging.bootstrap(level: request.logLevel)
+        let store: IntakeStore
+        do { store = try IntakeStore(path: request.databasePath, mode: .create) } catch { throw LiveError.store(error) }
+        let devices = try Gateway.devices(in: store, only: request.devices)
+        let json = request.json
+        let gateway = Gateway(devices: devices, store: store, options: request.options, observer: LiveObserver(event: { d, e, started in
+            LineOutput.write(json ? EventFormat.jsonLine(e, started: started, device: d.label)
+                                  : d.label + EventFormat.tableRow(e, started: started))
+        }), logger: logger)
+        let signals = StopOnSignals { sig in
+            logger.notice("signal \(sig): stopping")
+            gateway.stop()
+        }
+        gateway.start()
+        gateway.stopSignal.wait(seconds: request.seconds ?? .infinity)
+        gateway.stop()
+        gateway.wait()
+        withExtendedLifetime(signals) {}
+    }
+}
