@@ -37,6 +37,16 @@ public struct HCIOpcode: RawRepresentable, Sendable, Hashable, CustomStringConve
     }
 }
 
+extension ByteReader {
+    /// The H4 packet indicator in front of an HCI packet (Vol 4, Part A, 2).
+    mutating func packetIndicator(_ expected: HCIPacketType, _ what: String) throws(DecodeError) {
+        let t = try uint8("packet indicator")
+        guard t == expected.rawValue else {
+            throw error("packet indicator", .invalidValue("0x\([t].hexString) is not \(what)"), at: 0)
+        }
+    }
+}
+
 /// An HCI command packet: opcode (2), parameter length (1), parameters (Vol 4, Part E, 5.4.1).
 public struct HCICommandPacket: Sendable, Hashable {
     public var opcode: HCIOpcode
@@ -51,12 +61,7 @@ public struct HCICommandPacket: Sendable, Hashable {
     /// Decodes a packet with or without the 0x01 packet indicator in front.
     public init(decoding bytes: [UInt8], withIndicator: Bool) throws(DecodeError) {
         var r = ByteReader(bytes, context: "HCI command")
-        if withIndicator {
-            let t = try r.uint8("packet indicator")
-            guard t == HCIPacketType.command.rawValue else {
-                throw r.error("packet indicator", .invalidValue("0x\([t].hexString) is not a command"), at: 0)
-            }
-        }
+        if withIndicator { try r.packetIndicator(.command, "a command") }
         opcode = HCIOpcode(rawValue: try r.uint16("opcode"))
         let length = try r.uint8("parameter length")
         parameters = try r.bytes(Int(length), "parameters")

@@ -53,12 +53,7 @@ public struct HCIEventPacket: Sendable, Hashable {
     /// Decodes a packet with or without the 0x04 packet indicator (raw HCI sockets include it).
     public init(decoding bytes: [UInt8], withIndicator: Bool) throws(DecodeError) {
         var r = ByteReader(bytes, context: "HCI event")
-        if withIndicator {
-            let t = try r.uint8("packet indicator")
-            guard t == HCIPacketType.event.rawValue else {
-                throw r.error("packet indicator", .invalidValue("0x\([t].hexString) is not an event"), at: 0)
-            }
-        }
+        if withIndicator { try r.packetIndicator(.event, "an event") }
         code = HCIEventCode(rawValue: try r.uint8("event code"))
         let length = try r.uint8("parameter length")
         parameters = try r.bytes(Int(length), "parameters")
