@@ -88,11 +88,10 @@ public struct SipDetector: Sendable {
     private var objectsML = 0.0
     /// What the scale reads with nothing on it (mL-equivalent), once seen.
     private var emptyML = 0.0
-    /// The zero last seen with the scale empty, and the bottle's level right
-    /// after it: later changes of the level while it stands are drift, which
-    /// moves the zero too. Load cells shift their zero when unloaded (HX711
-    /// logs show 10–20 g), and the shift stays once the bottle is back.
-    private var zeroAnchor = 0.0
+    /// What the empty scale reads and whether its offsets stay (weight).
+    private var zero = ZeroModel()
+    /// The bottle's level right after the last event: later changes of the
+    /// level while it stands are drift, which moves the zero too.
     private var levelAnchor: Double?
 
     private enum State { case unknown, settled, disturbed }
@@ -257,7 +256,7 @@ public struct SipDetector: Sendable {
                 if levelAnchor == nil { levelAnchor = reference }
             } else if isWeight, held >= configuration.settleSeconds, !isPresent(run.mean) {
                 emptyML = run.judgedLevel - objectsML
-                zeroAnchor = emptyML
+                zero.startEmpty(at: emptyML)
             }
             return
         }
@@ -365,22 +364,20 @@ public struct SipDetector: Sendable {
         var delta = after - before
         if isWeight {
             let anchor = levelAnchor ?? before
+            zero.drifted(by: before - anchor)
             if let zeroSeen = disturbance.zeroSeen {
-                // Judge the bottle against the zero it was weighed on, each side.
-                let zeroBefore = zeroAnchor + (before - anchor)
-                let shift = zeroSeen - zeroBefore
+                let shift = zero.shiftIfPersistent(seen: zeroSeen)
                 if abs(shift) <= SipDetector.largestZeroShift {
-                    delta -= shift
-                    zeroAnchor = zeroSeen
+                    // Judge the bottle against the zero it was weighed on, each
+                    // side, as far as the stream says offsets stay.
+                    delta -= zero.observe(seen: zeroSeen) * shift
                 } else if shift > 0 || objectsML > 0 {
                     // Too large for a zero shift: something was put down beside
                     // the bottle (or taken away) while the bottle was off.
                     let change = max(shift, -objectsML)
                     objectsML += change
                     delta -= change
-                    zeroAnchor = zeroSeen - change
-                } else {
-                    zeroAnchor = zeroSeen
+                    zero.observe(seen: zeroSeen - change)
                 }
                 levelAnchor = after
             } else {
@@ -425,6 +422,63 @@ public struct SipDetector: Sendable {
 }
 
 // MARK: - Building blocks
+
+/// What an empty scale reads, and whether its offset after a lift stays.
+///
+/// Load cells shift their zero when unloaded (HX711 logs show 10–20 g), and
+/// such a shift stays once the bottle is back; other scales only read a few
+/// grams off while empty. The stream says which: lasting shifts make the empty
+/// readings wander like a random walk, passing offsets scatter them around one
+/// centre. Each hypothesis predicts the next empty reading; the weight given to
+/// "it stays" follows how much better that prediction has been.
+struct ZeroModel: Sendable {
+    /// Drift of the standing bottle since the start: it moves the zero too.
+    private var drift = 0.0
+    /// The last empty reading, and the drift then ("it stays").
+    private var lastSeen = 0.0
+    private var driftAtLastSeen = 0.0
+    /// Mean of the drift-free empty readings ("it passes"), a prior of 0 weighted once.
+    private var centreSum = 0.0
+    private var centreCount = 1.0
+    /// Squared prediction errors of each hypothesis, with equal priors.
+    private var errorIfStays = ZeroModel.prior
+    private var errorIfPasses = ZeroModel.prior
+    static let prior = 8.0
+
+    /// The scale was seen empty before any bottle: that is the zero.
+    mutating func startEmpty(at level: Double) {
+        lastSeen = level
+        driftAtLastSeen = drift
+        centreSum = 3 * (level - drift)
+        centreCount = 3
+    }
+
+    mutating func drifted(by amount: Double) { drift += amount }
+
+    /// How far `seen` is from where a lasting zero would be now.
+    func shiftIfPersistent(seen: Double) -> Double { seen - (lastSeen + drift - driftAtLastSeen) }
+
+    /// Takes an empty reading; returns the weight (0...1) to give its shift.
+    @discardableResult
+    mutating func observe(seen: Double) -> Double {
+        let ifStays = shiftIfPersistent(seen: seen)
+        let ifPasses = seen - (centreSum / centreCount + drift)
+        errorIfStays += ifStays * ifStays
+        errorIfPasses += ifPasses * ifPasses
+        lastSeen = seen
+        driftAtLastSeen = drift
+        centreSum += seen - drift
+        centreCount += 1
+        // Passing offsets: the "stays" prediction errs about twice as much
+        // (ratio ≈ 0.5) → 0; no evidence (ratio 1) → ½; a wandering zero → 1.
+        let ratio = errorIfPasses / errorIfStays
+        let evidence = min(1, max(0, ratio - 0.5))
+        // An empty scale reading "a few grams off" is one thing; a shift of
+        // ten or more is a load cell's zero moving, as HX711 logs show.
+        let size = min(1, max(0, (abs(ifStays) - 6) / 6))
+        return max(evidence, size)
+    }
+}
 
 /// Samples that agree with each other within the noise: the current level.
 ///
