@@ -2,7 +2,7 @@
 /// or bathroom scale, or a bottle with a level sensor.
 public struct DetectorConfiguration: Sendable, Hashable, Codable {
     /// Smaller losses across a lift are treated as noise (mL).
-    public var minSipML: Double = 2.0
+    public var minSipML: Double = 3.0
     /// A loss without a lift (a straw, a pump pot) must be at least this large;
     /// smaller steps are nudges and touches (mL).
     public var minUnliftedSipML: Double = 8
@@ -70,6 +70,8 @@ public struct SipDetector: Sendable {
     private let isWeight: Bool
     /// mL per sensor unit for weight (a multiply on the hot path).
     private let mlPerUnit: Double
+    /// The empty bottle's weight as mL-equivalent, when the calibration knows it.
+    private let tareML: Double?
     /// Readings that map outside this range are sensor garbage (level sensors).
     private let plausibleML: ClosedRange<Double>
 
@@ -112,6 +114,8 @@ public struct SipDetector: Sendable {
         var lastAway = 0.0
         /// What the empty scale read while the bottle was off (weight).
         var zeroSeen: Double?
+        /// A level that held while the bottle was off, light for the bottle.
+        var lightLevel: Double?
     }
 
     public init(calibration: BottleCalibration, configuration: DetectorConfiguration = .init()) {
@@ -122,6 +126,7 @@ public struct SipDetector: Sendable {
         run = LevelRun(settlingTail: configuration.settlingSeconds ?? (isWeight ? 1 : 3))
         noise = isWeight ? NoiseEstimate(floor: 4, timeConstant: 1.5) : NoiseEstimate(floor: 3, timeConstant: 30)
         mlPerUnit = (calibration.unit.gramsPerUnit ?? 1) / calibration.density
+        tareML = calibration.emptyWeightG.map { $0 / calibration.density }
         if let curve = calibration.levelCurve {
             let top = curve.points[curve.points.count - 1].ml
             plausibleML = -0.05 * top ... 1.2 * top + 1
@@ -195,11 +200,14 @@ public struct SipDetector: Sendable {
     /// (something else was on the scale).
     static let largestZeroShift = 40.0
 
-    /// Below this the scale holds no bottle (mL-equivalent).
+    /// Below this the scale holds no bottle: well clear of an empty scale's
+    /// offsets, yet under a nearly empty bottle (half its known empty weight,
+    /// else a tenth of the load, at most 50 g), even right after a pour.
     private var awayThreshold: Double {
         let base = emptyML + objectsML
-        guard let reference else { return base + 15 }
-        return base + max(15, 0.35 * (reference - base))
+        guard let reference else { return base + 20 }
+        if let tare = tareML { return base + max(20, 0.5 * tare) }
+        return base + max(20, min(0.1 * (reference - base), 50))
     }
 
     private func isPresent(_ level: Double) -> Bool { !isWeight || level >= awayThreshold }
@@ -304,6 +312,11 @@ public struct SipDetector: Sendable {
             disturbance.heldLevel = run.judgedLevel
             disturbance.heldStart = run.start
             disturbance.heldEnd = t
+            if isWeight, disturbance.lifted, let reference, run.judgedLevel < emptyML + objectsML + 0.35 * (reference - emptyML - objectsML) {
+                // Light for the bottle: it may be the bottle after a pour, or
+                // something put on the empty scale; what comes next tells.
+                disturbance.lightLevel = run.judgedLevel
+            }
         }
     }
 
@@ -365,6 +378,11 @@ public struct SipDetector: Sendable {
         if isWeight {
             let anchor = levelAnchor ?? before
             zero.drifted(by: before - anchor)
+            if let light = disturbance.lightLevel, after - light >= 0.5 * (before - emptyML - objectsML) {
+                // The bottle came back on top of that light level: it was
+                // something put on the empty scale, which is now the zero to judge by.
+                disturbance.zeroSeen = light - objectsML
+            }
             if let zeroSeen = disturbance.zeroSeen {
                 let shift = zero.shiftIfPersistent(seen: zeroSeen)
                 if abs(shift) <= SipDetector.largestZeroShift {
