@@ -53,16 +53,19 @@ final class HistoryFixture {
     deinit { try? FileManager.default.removeItem(atPath: directory) }
 }
 
-/// The `quench` executable built next to the test bundle, when there is one.
-let quenchBinary: String? = {
+/// An executable of this package built next to the test bundle, when there is one.
+func builtExecutable(_ name: String) -> String? {
     var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     for _ in 0..<4 {
         url.deleteLastPathComponent()
-        let candidate = url.appendingPathComponent("quench").path
+        let candidate = url.appendingPathComponent(name).path
         if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
     }
     return nil
-}()
+}
+
+/// The `quench` executable built next to the test bundle, when there is one.
+let quenchBinary = builtExecutable("quench")
 
 struct ProcessResult {
     var status: Int32
@@ -70,9 +73,10 @@ struct ProcessResult {
     var stderr: String
 }
 
-/// Runs quench and waits for it.
-func runQuench(_ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil) throws -> ProcessResult {
-    let process = try startQuench(arguments, environment: extra)
+/// Runs quench (or another of the package's executables) and waits for it.
+func runQuench(_ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil,
+               executable: String? = quenchBinary) throws -> ProcessResult {
+    let process = try startQuench(arguments, environment: extra, executable: executable)
     let (out, err) = (process.standardOutput as! Pipe, process.standardError as! Pipe)
     let output = out.fileHandleForReading.readDataToEndOfFile()
     let errors = err.fileHandleForReading.readDataToEndOfFile()
@@ -81,9 +85,10 @@ func runQuench(_ arguments: [String], environment extra: [String: String] = [:],
                          stderr: String(decoding: errors, as: UTF8.self))
 }
 
-func startQuench(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
+func startQuench(_ arguments: [String], environment extra: [String: String] = [:],
+                 executable: String? = quenchBinary) throws -> Process {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: quenchBinary!)
+    process.executableURL = URL(fileURLWithPath: executable!)
     process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     environment["NO_COLOR"] = "1"

@@ -17,13 +17,7 @@ enum LiveVM {
     static let packageRoot = BLEVMHarness.packageRoot(testFile: #filePath)
 
     /// The `quench` built beside this test binary.
-    static var quench: String? {
-        guard let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-        var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
-        if dir.path.hasSuffix(".xctest/Contents/MacOS") { dir = dir.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() }
-        let q = dir.appendingPathComponent("quench").path
-        return FileManager.default.isExecutableFile(atPath: q) ? q : nil
-    }
+    static var quench: String? { quenchBinary }
 
     /// Runs `script` (sh) in the VM with these peripherals; cancels the test when the harness cannot start.
     static func runScript(_ script: String, in dir: URL, peripherals: [String], timeout: Int) throws -> (status: Int32, output: String) {

@@ -4,25 +4,10 @@ import Testing
 /// `quenchd`, the gateway binary the service runs: its arguments and its
 /// errors, as a process (its Bluetooth work is covered by the live and VM tests).
 @Suite struct QuenchdTests {
-    static var quenchd: String? {
-        guard let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-        var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
-        if dir.path.hasSuffix(".xctest/Contents/MacOS") { dir = dir.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() }
-        let path = dir.appendingPathComponent("quenchd").path
-        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
-    }
+    static let quenchd = builtExecutable("quenchd")
 
-    func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Self.quenchd, "quenchd is built beside the tests by `swift build`"))
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    func run(_ arguments: [String]) throws -> ProcessResult {
+        try runQuench(arguments, executable: try #require(Self.quenchd, "quenchd is built beside the tests by `swift build`"))
     }
 
     @Test(.enabled(if: quenchd != nil, "no quenchd beside the test binary (swift build first)"))
