@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import QuenchCore
 
 /// `quench evaluate TRACE TRUTH`: scores the detector against ground truth.
@@ -22,20 +19,8 @@ public enum Evaluate {
     }
 
     static func readWholeFile(_ path: String) throws -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ReplayError.cannotOpen(path: path, SystemError("open", errno: errno)) }
-        defer { close(fd) }
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ReplayError.cannotRead(path: path, SystemError("read", errno: errno))
-            }
-            if n == 0 { break }
-            bytes += chunk[0..<n]
-        }
+        try ChunkedInput(.file(path)).forEachChunk { bytes += $0 }
         return String(decoding: bytes, as: UTF8.self)
     }
 }
