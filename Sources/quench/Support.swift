@@ -1,4 +1,5 @@
 import ArgumentParser
+import QuenchGateway
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,12 +38,8 @@ final class StandardOutput {
     }
 
     func flush() {
-        var offset = 0
-        while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { Glibc.write(1, $0.baseAddress! + offset, buffer.count - offset) }
-            if n < 0 { if errno == EINTR { continue }; break }
-            offset += n
-        }
+        // A closed stdout (a pipe to `head`) ends the output, not the command.
+        try? writeAll(buffer, to: 1)
         buffer.removeAll(keepingCapacity: true)
     }
 

@@ -48,15 +48,8 @@ public enum LineOutput {
     public static func write(_ line: String) {
         lock.lock()
         defer { lock.unlock() }
-        var s = line + "\n"
-        s.withUTF8 { buf in
-            var offset = 0
-            while offset < buf.count {
-                let n = Glibc.write(1, buf.baseAddress! + offset, buf.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return }
-                offset += n
-            }
-        }
+        // A closed stdout must not stop the gateway: the line is dropped.
+        try? writeAll(Array((line + "\n").utf8), to: 1)
     }
 }
 

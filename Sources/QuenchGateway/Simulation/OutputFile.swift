@@ -27,15 +27,7 @@ public final class OutputFile {
     }
 
     private func flush() throws(OutputFileError) {
-        var offset = 0
-        while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, buffer.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw OutputFileError(path: path, SystemError("write", errno: errno))
-            }
-            offset += n
-        }
+        do { try writeAll(buffer, to: fd) } catch { throw OutputFileError(path: path, error) }
         buffer.removeAll(keepingCapacity: true)
     }
 
@@ -63,6 +55,24 @@ public final class OutputFile {
         if fd >= 0 { close(fd) }
         if !committed { unlink(temporaryPath) }
     }
+}
+
+/// Writes all of `bytes` to `fd`, resuming after short writes and EINTR.
+public func writeAll(_ bytes: [UInt8], to fd: Int32) throws(SystemError) {
+    var failure: SystemError?
+    bytes.withUnsafeBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = SystemError("write", errno: errno)
+                return
+            }
+            offset += n
+        }
+    }
+    if let failure { throw failure }
 }
 
 public struct OutputFileError: Error, Sendable, CustomStringConvertible {
