@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import QuenchCore
+import QuenchStore
 import QuenchSimulator
 
 /// `quench demo`: a simulated day of drinking through the whole pipeline.
@@ -36,13 +34,7 @@ public enum Demo {
 /// Wall-clock helpers for the demo.
 public enum DemoClock {
     /// The start of a simulated day of `hours` that ends now.
-    public static func dayEndingNow(hours: Double, now: Double = currentTime()) -> Timestamp {
-        Timestamp(secondsSince1970: (now - hours * 3600).rounded(.down))
-    }
-
-    public static func currentTime() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    public static func dayEndingNow(hours: Double, now: Timestamp = .wallClockNow) -> Timestamp {
+        Timestamp(secondsSince1970: (now.secondsSince1970 - hours * 3600).rounded(.down))
     }
 }
