@@ -5,11 +5,12 @@ import PackageDescription
 //
 //   quench (CLI, thin)            quench-bench (benchmarks)
 //        └── QuenchGateway (pipelines: replay, demo, run, scan, pair)
-//              ├── QuenchStore (SQLite via GRDB)
+//              ├── QuenchStore (SQLite's C API; the only importer of CSQLite)
 //              ├── BluetoothLinux (kernel sockets; the only importer of CBlueZ)
 //              ├── GATT (client + simulated server over a PDU bearer)
 //              ├── QuenchProfiles (device payload decoders/encoders)
 //              ├── BluetoothWire (pure codecs: AD, ATT, mgmt, HCI, btsnoop)
+//              ├── Threading (POSIX threads, a condition lock, deadlines)
 //              ├── QuenchSimulator (pure, seeded simulated bottle)
 //              └── QuenchCore (pure: units, calibration, trace v1, detector, evaluation)
 let package = Package(
@@ -21,19 +22,21 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(name: "QuenchCore"),
         .target(name: "QuenchSimulator", dependencies: ["QuenchCore"]),
-        .target(name: "QuenchStore", dependencies: [
-            "QuenchCore",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "QuenchStore", dependencies: ["QuenchCore", "CSQLite", "Threading"]),
         .target(name: "BluetoothWire"),
         .target(name: "QuenchProfiles", dependencies: ["BluetoothWire", "QuenchCore"]),
-        .target(name: "GATT", dependencies: ["BluetoothWire"]),
+        .target(name: "Threading"),
+        .target(name: "GATT", dependencies: ["BluetoothWire", "Threading"]),
         .systemLibrary(
             name: "CBlueZ",
             pkgConfig: "bluez",
@@ -42,7 +45,7 @@ let package = Package(
         .target(name: "BluetoothLinux", dependencies: ["CBlueZ", "BluetoothWire", "GATT"]),
         .target(name: "QuenchGateway", dependencies: [
             "QuenchCore", "QuenchSimulator", "QuenchStore", "BluetoothWire",
-            "QuenchProfiles", "GATT", "BluetoothLinux",
+            "QuenchProfiles", "GATT", "BluetoothLinux", "Threading",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "quench", dependencies: [

@@ -1,4 +1,5 @@
 import BluetoothWire
+import Threading
 
 /// A GATT client (Core Spec v5.x Vol 3, Part G, 4) over an `ATTBearer`.
 ///

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Threading
 import BluetoothWire
 
 /// A GATT server (the peripheral's side) over an `ATTBearer`: the in-process

@@ -1,6 +1,7 @@
-import Foundation
-import GRDB
 import QuenchCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What an ingestion did.
 public struct IngestResult: Sendable, Hashable, Codable {
@@ -126,20 +127,20 @@ extension IntakeStore {
         }
         return try write(what) { db in
             // A kept id is used only when no other row has it.
-            let statement = try db.cachedStatement(sql: """
+            let sql = """
                 INSERT INTO intake_event (id, identity, kind, ml, time, remaining_ml, source, device, trace_time, note, deleted, recorded_at)
                 VALUES (CASE WHEN ?1 IS NULL OR EXISTS (SELECT 1 FROM intake_event WHERE id = ?1) THEN NULL ELSE ?1 END,
                         ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                 ON CONFLICT (identity) DO NOTHING
-                """)
+                """
             var result = IngestResult()
             for e in events {
-                try statement.execute(arguments: [
+                try db.run(sql, [
                     keepingIDs ? e.id : nil, e.identity, e.kind.rawValue, e.ml, e.time.secondsSince1970,
                     e.remainingML, e.source.rawValue, e.device, e.traceTime, e.note, e.deleted,
                     e.recordedAt.secondsSince1970,
                 ])
-                if db.changesCount > 0 { result.inserted += 1 } else { result.duplicates += 1 }
+                if db.changes > 0 { result.inserted += 1 } else { result.duplicates += 1 }
             }
             return result
         }
@@ -151,10 +152,10 @@ extension IntakeStore {
             identity: identity, kind: .sip, ml: ml, time: IntakeEvent.roundedToMillisecond(time),
             source: .manual, note: note, recordedAt: recordedAt)
         event.id = try write("adding a drink") { db in
-            try db.execute(sql: """
+            try db.run("""
                 INSERT INTO intake_event (identity, kind, ml, time, source, note, deleted, recorded_at)
                 VALUES (?, 'sip', ?, ?, 'manual', ?, 0, ?)
-                """, arguments: [identity, event.ml, event.time.secondsSince1970, note, recordedAt.secondsSince1970])
+                """, [identity, event.ml, event.time.secondsSince1970, note, recordedAt.secondsSince1970])
             return db.lastInsertedRowID
         }
         return event
@@ -166,39 +167,37 @@ extension IntakeStore {
     @discardableResult
     public func setDeleted(id: Int64, _ deleted: Bool) throws(StoreError) -> IntakeEvent {
         try write(deleted ? "deleting event \(id)" : "restoring event \(id)") { db in
-            try db.execute(sql: "UPDATE intake_event SET deleted = ? WHERE id = ?", arguments: [deleted, id])
-            guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.eventColumns) FROM intake_event WHERE id = ?", arguments: [id]) else {
+            try db.run("UPDATE intake_event SET deleted = ? WHERE id = ?", [deleted, id])
+            guard let event = try Self.event(id: id, db) else {
                 throw StoreError(.noSuchEvent, path: path, "there is no event \(id) (see `quench log`)")
             }
-            return try Self.event(row)
+            return event
         }
     }
 
     /// Soft-deletes the newest live event (by time, then id); nil when there is none.
     public func deleteNewest() throws(StoreError) -> IntakeEvent? {
         try write("undoing the last event") { db in
-            guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM intake_event WHERE deleted = 0 ORDER BY time DESC, id DESC LIMIT 1") else {
+            guard let id = try db.first("SELECT id FROM intake_event WHERE deleted = 0 ORDER BY time DESC, id DESC LIMIT 1", [], { row -> Int64 in row[0] }) else {
                 return nil
             }
-            try db.execute(sql: "UPDATE intake_event SET deleted = 1 WHERE id = ?", arguments: [id])
-            return try Row.fetchOne(db, sql: "SELECT \(Self.eventColumns) FROM intake_event WHERE id = ?", arguments: [id]).map(Self.event)
+            try db.run("UPDATE intake_event SET deleted = 1 WHERE id = ?", [id])
+            return try Self.event(id: id, db)
         }
     }
 
     // MARK: - Reading
 
     public func event(id: Int64) throws(StoreError) -> IntakeEvent? {
-        try read("reading event \(id)") { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.eventColumns) FROM intake_event WHERE id = ?", arguments: [id]).map(Self.event)
-        }
+        try read("reading event \(id)") { db in try Self.event(id: id, db) }
     }
 
     public func events(_ query: EventQuery = EventQuery()) throws(StoreError) -> [IntakeEvent] {
         var conditions: [String] = []
-        var arguments = StatementArguments()
-        if let since = query.since { conditions.append("time >= ?"); _ = arguments.append(contentsOf: [since.secondsSince1970]) }
-        if let until = query.until { conditions.append("time < ?"); _ = arguments.append(contentsOf: [until.secondsSince1970]) }
-        if let device = query.device { conditions.append("device = ?"); _ = arguments.append(contentsOf: [device]) }
+        var arguments: [any SQLiteBindable] = []
+        if let since = query.since { conditions.append("time >= ?"); arguments.append(since.secondsSince1970) }
+        if let until = query.until { conditions.append("time < ?"); arguments.append(until.secondsSince1970) }
+        if let device = query.device { conditions.append("device = ?"); arguments.append(device) }
         if let kinds = query.kinds {
             conditions.append("kind IN (\(kinds.map { "'\($0.rawValue)'" }.sorted().joined(separator: ",")))")
         }
@@ -206,11 +205,10 @@ extension IntakeStore {
         var sql = "SELECT \(Self.eventColumns) FROM intake_event"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         sql += query.order == .newestFirst ? " ORDER BY time DESC, id DESC" : " ORDER BY id"
-        if let limit = query.limit { sql += " LIMIT \(max(0, limit))" }
+        // A parameter, not a literal: the statement is prepared once whatever the limit.
+        if let limit = query.limit { sql += " LIMIT ?"; arguments.append(max(0, limit)) }
         let finalSQL = sql, finalArguments = arguments
-        return try read("reading events") { db in
-            try Row.fetchAll(db, sql: finalSQL, arguments: finalArguments).map(Self.event)
-        }
+        return try read("reading events") { db in try db.all(finalSQL, finalArguments, Self.event) }
     }
 
     /// Live sips grouped by day: the key of a sip at `time` in segment `s` is
@@ -219,16 +217,12 @@ extension IntakeStore {
         try read("adding up intake") { db in
             var totals: [Int: DayTotal] = [:]
             // Times are after 1970 and shifts under a day, so integer division floors.
-            let statement = try db.cachedStatement(sql: """
-                SELECT (CAST(time AS INTEGER) + ?1) / 86400 AS day, SUM(ml), COUNT(*)
-                FROM intake_event WHERE kind = 'sip' AND deleted = 0 AND time >= ?2 AND time < ?3
-                GROUP BY day
-                """)
             for segment in segments where segment.until > segment.from {
-                let rows = try Row.fetchCursor(statement, arguments: [
-                    segment.shift, segment.from.secondsSince1970, segment.until.secondsSince1970,
-                ])
-                while let row = try rows.next() {
+                try db.run("""
+                    SELECT (CAST(time AS INTEGER) + ?1) / 86400 AS day, SUM(ml), COUNT(*)
+                    FROM intake_event WHERE kind = 'sip' AND deleted = 0 AND time >= ?2 AND time < ?3
+                    GROUP BY day
+                    """, [segment.shift, segment.from.secondsSince1970, segment.until.secondsSince1970]) { row in
                     let day: Int = row[0]
                     let ml: Double = row[1]
                     let sips: Int = row[2]
@@ -243,10 +237,10 @@ extension IntakeStore {
     /// The newest live sip before `time`.
     public func lastSip(before time: Timestamp) throws(StoreError) -> IntakeEvent? {
         try read("reading the last sip") { db in
-            try Row.fetchOne(db, sql: """
+            try db.first("""
                 SELECT \(Self.eventColumns) FROM intake_event INDEXED BY intake_event_live_sip
                 WHERE kind = 'sip' AND deleted = 0 AND time < ? ORDER BY time DESC LIMIT 1
-                """, arguments: [time.secondsSince1970]).map(Self.event)
+                """, [time.secondsSince1970], Self.event)
         }
     }
 
@@ -255,28 +249,29 @@ extension IntakeStore {
     public func latestRemaining(since: Timestamp) throws(StoreError) -> [IntakeEvent] {
         try read("reading what is left in the bottles") { db in
             // SQLite returns the bare columns of the row holding MAX(time) in each group.
-            let ids = try Int64.fetchAll(db, sql: """
+            let ids = try db.all("""
                 SELECT id, MAX(time) FROM intake_event
                 WHERE time >= ? AND deleted = 0 AND remaining_ml IS NOT NULL AND device IS NOT NULL
                 GROUP BY device ORDER BY device
-                """, arguments: [since.secondsSince1970])
-            return try ids.compactMap { id in
-                try Row.fetchOne(db, sql: "SELECT \(Self.eventColumns) FROM intake_event WHERE id = ?", arguments: [id]).map(Self.event)
-            }
+                """, [since.secondsSince1970]) { row -> Int64 in row[0] }
+            return try ids.compactMap { id in try Self.event(id: id, db) }
         }
     }
 
     /// The oldest live sip's time, to bound "all time" questions.
     public func firstSipTime() throws(StoreError) -> Timestamp? {
         try read("reading the first sip") { db in
-            try Double.fetchOne(db, sql: "SELECT MIN(time) FROM intake_event WHERE kind = 'sip' AND deleted = 0")
-                .map(Timestamp.init(secondsSince1970:))
+            try db.first("SELECT MIN(time) FROM intake_event WHERE kind = 'sip' AND deleted = 0", []) { row -> Double? in row[0] }
+                .flatMap { $0 }.map(Timestamp.init(secondsSince1970:))
         }
     }
 
-    /// Decodes a row selected with `eventColumns`, by position (GRDB's lookup by
-    /// name costs more than the query on short commands).
-    static func event(_ row: Row) throws -> IntakeEvent {
+    private static func event(id: Int64, _ db: SQLiteConnection) throws -> IntakeEvent? {
+        try db.first("SELECT \(eventColumns) FROM intake_event WHERE id = ?", [id], event)
+    }
+
+    /// Decodes a row selected with `eventColumns`, by position.
+    static func event(_ row: SQLiteRow) throws -> IntakeEvent {
         let kindText: String = row[2], sourceText: String = row[6]
         guard let kind = EventKind(rawValue: kindText), let source = EventSource(rawValue: sourceText) else {
             throw StoreError(.corrupt, path: nil, "an event row has kind '\(kindText)' and source '\(sourceText)'")

@@ -1,13 +1,18 @@
-import Foundation
-import GRDB
+import FoundationEssentials
 import QuenchCore
+import Threading
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The intake history in one SQLite file: the façade every pipeline and command
 /// goes through, with methods named for intent.
 ///
 /// WAL journal, so readers never block the writer; every write is one
 /// `BEGIN IMMEDIATE` transaction, so a second writer waits (busy timeout) rather
-/// than failing midway, and nothing is ever half-written.
+/// than failing midway, and nothing is ever half-written. SQLite's C API is
+/// used directly: the gateway runs for months on a Pi, and a database framework
+/// would bring Foundation's megabytes into its resident memory.
 public final class IntakeStore: Sendable {
     public enum OpenMode: Sendable {
         /// Create the file (0600, directory 0700) when it is missing.
@@ -19,16 +24,17 @@ public final class IntakeStore: Sendable {
     public let path: String
     /// True when the file could not be opened for writing; writes then fail with `.readOnly`.
     public let isReadOnly: Bool
-    let queue: DatabaseQueue
+    /// One connection, used under `lock` by one thread at a time.
+    nonisolated(unsafe) private let connection: SQLiteConnection
+    private let lock = ConditionLock()
 
     /// Opens (and migrates) the database at `path`.
     /// - Parameter busyTimeout: how long a write waits for another process's lock.
-    public init(path: String, mode: OpenMode = .create, busyTimeout: TimeInterval = 10) throws(StoreError) {
+    public init(path: String, mode: OpenMode = .create, busyTimeout: Double = 10) throws(StoreError) {
         self.path = path
-        let fm = FileManager.default
-        var isDirectory: ObjCBool = false
-        let exists = fm.fileExists(atPath: path, isDirectory: &isDirectory)
-        if exists, isDirectory.boolValue {
+        var info = stat()
+        let exists = stat(path, &info) == 0
+        if exists, info.st_mode & S_IFMT == S_IFDIR {
             throw StoreError(.cannotOpen, path: path, "cannot open the database \(path): it is a directory")
         }
         if !exists {
@@ -40,35 +46,35 @@ public final class IntakeStore: Sendable {
         // Read-only when we cannot write, or when nobody may (`chmod a-w`): root
         // passes access(2) on any file, yet a file without write bits was made
         // read-only on purpose.
-        let directory = (path as NSString).deletingLastPathComponent
-        var info = stat()
+        let directory = Self.directory(of: path)
         let readOnly = access(path, W_OK) != 0
             || access(directory.isEmpty ? "." : directory, W_OK) != 0
             || (stat(path, &info) == 0 && info.st_mode & 0o222 == 0)
         self.isReadOnly = readOnly
 
-        var config = Configuration()
-        config.readonly = readOnly
-        config.journalMode = .wal
-        config.busyMode = .timeout(busyTimeout)
-        config.foreignKeysEnabled = true
-        config.label = "quench"
-        config.prepareDatabase { db in
-            // Sorting and grouping in memory: a temporary file costs more than the query.
-            try db.execute(sql: "PRAGMA temp_store = MEMORY")
-        }
+        let db: SQLiteConnection
         do {
-            queue = try DatabaseQueue(path: path, configuration: config)
+            db = try SQLiteConnection(path: path, readOnly: readOnly, busyTimeout: busyTimeout)
+            // Sorting and grouping in memory: a temporary file costs more than the query.
+            try db.execute("PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = ON")
+            // Reading the header here makes a file that is not a database fail now, untouched.
+            if !readOnly { try db.execute("PRAGMA journal_mode = WAL") }
         } catch {
             throw StoreError.wrap(error, path: path, doing: "opening the database")
         }
-        try migrate()
+        try Self.migrate(db, path: path, readOnly: readOnly)
+        connection = db
+    }
+
+    private static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// An empty file with owner-only permissions: SQLite treats it as an empty
     /// database, and gives its -wal and -shm files the same mode.
     private static func createFile(_ path: String) throws(StoreError) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = Self.directory(of: path)
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
             do {
                 try FileManager.default.createDirectory(
@@ -88,23 +94,14 @@ public final class IntakeStore: Sendable {
         close(fd)
     }
 
-    private func migrate() throws(StoreError) {
-        let migrator = Schema.migrator
+    private static func migrate(_ db: SQLiteConnection, path: String, readOnly: Bool) throws(StoreError) {
         do {
-            // The common case, read-only friendly: nothing to do. (A database from a
-            // newer Quench also passes: its extra migrations only add.)
-            if try queue.read({ try migrator.hasCompletedMigrations($0) }) { return }
-            if isReadOnly {
+            // The common case, read-only friendly: nothing to do.
+            if try Schema.appliedCount(db) >= Schema.migrations.count { return }
+            if readOnly {
                 throw StoreError(.needsMigration, path: path, "the database \(path) needs an upgrade but is read-only")
             }
-            do {
-                try migrator.migrate(queue)
-            } catch {
-                // Two processes creating the database at once: the loser's migration
-                // fails on tables the winner just made. Done is done.
-                if try queue.read({ try migrator.hasCompletedMigrations($0) }) { return }
-                throw error
-            }
+            try Schema.migrate(db)
         } catch {
             throw StoreError.wrap(error, path: path, doing: "opening the database")
         }
@@ -112,29 +109,22 @@ public final class IntakeStore: Sendable {
 
     // MARK: - Access helpers
 
-    /// One immediate transaction: takes the write lock up front (waiting up to the
-    /// busy timeout), so it never fails halfway on a lock upgrade.
-    func write<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+    /// One immediate transaction: all of `body` or nothing.
+    func write<T>(_ what: String, _ body: (SQLiteConnection) throws -> T) throws(StoreError) -> T {
         if isReadOnly {
             throw StoreError(.readOnly, path: path, "\(what) failed: the database \(path) is read-only (check the permissions of the file and its directory)")
         }
         do {
-            return try queue.writeWithoutTransaction { db in
-                var result: T?
-                try db.inTransaction(.immediate) {
-                    result = try body(db)
-                    return .commit
-                }
-                return result!
-            }
+            return try lock.withLock { try connection.transaction(immediate: true) { try body(connection) } }
         } catch {
             throw StoreError.wrap(error, path: path, doing: what)
         }
     }
 
-    func read<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+    /// One read transaction: every query in `body` sees the same snapshot.
+    func read<T>(_ what: String, _ body: (SQLiteConnection) throws -> T) throws(StoreError) -> T {
         do {
-            return try queue.read(body)
+            return try lock.withLock { try connection.transaction(immediate: false) { try body(connection) } }
         } catch {
             throw StoreError.wrap(error, path: path, doing: what)
         }

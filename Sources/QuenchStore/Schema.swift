@@ -1,13 +1,17 @@
-import GRDB
-
 /// The schema as a list of named migrations. A migration that has shipped is
 /// never edited: changes go into a new migration appended at the end.
+///
+/// `PRAGMA user_version` counts the migrations applied. Databases written before
+/// Quench spoke to SQLite directly recorded them by name in GRDB's
+/// `grdb_migrations` table; those are read once and counted the same way.
 enum Schema {
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
+    struct Migration {
+        let identifier: String
+        let sql: String
+    }
 
-        migrator.registerMigration("v1: devices, intake events, goals, settings") { db in
-            try db.execute(sql: """
+    static let migrations: [Migration] = [
+        Migration(identifier: "v1: devices, intake events, goals, settings", sql: """
                 CREATE TABLE device (
                     address      TEXT PRIMARY KEY NOT NULL CHECK (length(address) > 0),
                     name         TEXT,
@@ -50,18 +54,36 @@ enum Schema {
                     time_zone      TEXT CHECK (time_zone IS NULL OR length(time_zone) > 0)
                 ) STRICT;
                 INSERT INTO settings (id) VALUES (1);
-                """)
-        }
+                """),
         // The live gateway must reconnect with the address type the device advertises
         // (a random static address connected as public just times out), and a
         // device paired with a profile file keeps that file's definition.
-        migrator.registerMigration("v2: device address type and profile definition") { db in
-            try db.execute(sql: """
-                ALTER TABLE device ADD COLUMN address_type TEXT CHECK (address_type IN ('public', 'random'));
-                ALTER TABLE device ADD COLUMN profile_definition TEXT
-                    CHECK (profile_definition IS NULL OR json_valid(profile_definition));
-                """)
+        Migration(identifier: "v2: device address type and profile definition", sql: """
+            ALTER TABLE device ADD COLUMN address_type TEXT CHECK (address_type IN ('public', 'random'));
+            ALTER TABLE device ADD COLUMN profile_definition TEXT
+                CHECK (profile_definition IS NULL OR json_valid(profile_definition));
+            """),
+    ]
+
+    /// How many of `migrations` the database has applied. A database from a newer
+    /// Quench may report more: its extra migrations only add, so it still reads.
+    static func appliedCount(_ db: SQLiteConnection) throws -> Int {
+        let version = try db.first("PRAGMA user_version") { row -> Int in row[0] } ?? 0
+        if version > 0 { return version }
+        let hasGRDBTable = try db.first("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'") { _ in true } ?? false
+        guard hasGRDBTable else { return 0 }
+        let names = Set(try db.all("SELECT identifier FROM grdb_migrations") { row -> String in row[0] })
+        return migrations.prefix { names.contains($0.identifier) }.count
+    }
+
+    /// Applies the missing migrations in one immediate transaction: a second
+    /// process opening the same new file waits, then finds nothing left to do.
+    static func migrate(_ db: SQLiteConnection) throws {
+        try db.transaction(immediate: true) {
+            let applied = try appliedCount(db)
+            guard applied < migrations.count else { return }
+            for migration in migrations[applied...] { try db.execute(migration.sql) }
+            try db.execute("PRAGMA user_version = \(migrations.count)")
         }
-        return migrator
     }
 }

@@ -1,7 +1,7 @@
-import GRDB
+import CSQLite
 
 /// Why a store operation failed. A struct with a code, a message for people and
-/// the underlying cause (usually GRDB's `DatabaseError`, which keeps SQLite's
+/// the underlying cause (usually an `SQLiteError`, which keeps SQLite's
 /// extended result code), in the manner of swift-nio's `FileSystemError`.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
@@ -51,38 +51,38 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         var text = message
-        if let cause = cause as? DatabaseError {
+        if let cause = cause as? SQLiteError {
             // SQLite's own words, for whoever debugs it.
-            text += " (SQLite: \(cause.message ?? "\(cause.resultCode)"), code \(cause.extendedResultCode.rawValue))"
+            text += " (SQLite: \(cause.message), code \(cause.extendedCode))"
         } else if let cause {
             text += " (\(cause))"
         }
         return text
     }
 
-    /// Classifies an error thrown by GRDB, keeping it as the cause.
+    /// Classifies an error thrown by SQLite, keeping it as the cause.
     static func wrap(_ error: any Error, path: String?, doing what: String) -> StoreError {
         if let error = error as? StoreError { return error }
-        guard let db = error as? DatabaseError else {
+        guard let db = error as? SQLiteError else {
             return StoreError(.other, path: path, "\(what) failed", cause: error)
         }
         let place = path.map { " \($0)" } ?? ""
-        switch db.resultCode {
-        case .SQLITE_NOTADB:
+        switch db.primaryCode {
+        case SQLITE_NOTADB:
             return StoreError(.notADatabase, path: path, "\(what) failed: the file\(place) is not an SQLite database; it was left untouched", cause: db)
-        case .SQLITE_CORRUPT:
+        case SQLITE_CORRUPT:
             return StoreError(.corrupt, path: path, "\(what) failed: the database\(place) is damaged", cause: db)
-        case .SQLITE_READONLY:
+        case SQLITE_READONLY:
             return StoreError(.readOnly, path: path, "\(what) failed: the database\(place) is read-only (check the permissions of the file and its directory)", cause: db)
-        case .SQLITE_FULL:
+        case SQLITE_FULL:
             return StoreError(.diskFull, path: path, "\(what) failed: the disk is full; nothing was written", cause: db)
-        case .SQLITE_BUSY, .SQLITE_LOCKED:
+        case SQLITE_BUSY, SQLITE_LOCKED:
             return StoreError(.busy, path: path, "\(what) failed: the database\(place) stayed locked by another process past the timeout", cause: db)
-        case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
+        case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH:
             return StoreError(.cannotOpen, path: path, "cannot open the database\(place)", cause: db)
-        case .SQLITE_CONSTRAINT:
+        case SQLITE_CONSTRAINT:
             return StoreError(.invalidValue, path: path, "\(what) failed: a value breaks the database's rules", cause: db)
-        case .SQLITE_IOERR:
+        case SQLITE_IOERR:
             return StoreError(.io, path: path, "\(what) failed: input/output error on\(place.isEmpty ? " the database" : place)", cause: db)
         default:
             return StoreError(.other, path: path, "\(what) failed", cause: db)

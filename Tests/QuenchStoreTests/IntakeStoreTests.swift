@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import QuenchCore
 import Testing
 @testable import QuenchStore
@@ -14,19 +13,46 @@ import Testing
         let folder = try FileManager.default.attributesOfItem(atPath: dir.file("nested/deeper"))
         #expect((file[.posixPermissions] as? Int) == 0o600)
         #expect((folder[.posixPermissions] as? Int) == 0o700)
-        let mode = try store.queue.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        let mode = try store.read("test") { db in try db.first("PRAGMA journal_mode") { row -> String in row[0] } }
         #expect(mode == "wal")
     }
 
     @Test func migrationsAreNamedAndRecorded() throws {
         let dir = TemporaryDirectory()
         let store = try IntakeStore(path: dir.file("q.sqlite"))
-        let applied = try store.queue.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(applied == ["v1: devices, intake events, goals, settings", "v2: device address type and profile definition"])
+        let version = try store.read("test") { db in try db.first("PRAGMA user_version") { row -> Int in row[0] } }
+        #expect(version == Schema.migrations.count)
+        #expect(Schema.migrations.map(\.identifier) == ["v1: devices, intake events, goals, settings", "v2: device address type and profile definition"])
         // Reopening applies nothing new and keeps data.
         try store.ingest(sips(2), device: "A", started: t0)
         let again = try IntakeStore(path: dir.file("q.sqlite"), mode: .existing)
         #expect(try count(again) == 2)
+    }
+
+    /// Quench once recorded migrations in GRDB's table: such a file must open with its
+    /// data, get only the migrations it lacks, and never have v1 run again.
+    @Test func databasesFromTheGRDBEraKeepTheirDataAndGetOnlyWhatTheyLack() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("old.sqlite")
+        _ = try IntakeStore(path: path)
+        // Rewind the file to what that version left: v1 only, recorded by name.
+        let raw = try SQLiteConnection(path: path, readOnly: false, busyTimeout: 1)
+        try raw.execute("""
+            CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+            INSERT INTO grdb_migrations VALUES ('v1: devices, intake events, goals, settings');
+            ALTER TABLE device DROP COLUMN address_type;
+            ALTER TABLE device DROP COLUMN profile_definition;
+            INSERT INTO device (address, name, added_at) VALUES ('C4:7C:8D:6A:12:34', 'desk', 1);
+            PRAGMA user_version = 0;
+            """)
+        let store = try IntakeStore(path: path, mode: .existing)
+        let device = try #require(try store.device(address: "C4:7C:8D:6A:12:34"))
+        #expect(device.name == "desk")
+        #expect(device.addressType == nil)
+        try store.saveDevice(Device(address: "AA:BB:CC:DD:EE:FF", addedAt: t0, addressType: "random"))
+        #expect(try store.device(address: "AA:BB:CC:DD:EE:FF")?.addressType == "random")
+        let version = try store.read("test") { db in try db.first("PRAGMA user_version") { row -> Int in row[0] } }
+        #expect(version == Schema.migrations.count)
     }
 
     @Test func ingestIsIdempotent() throws {
@@ -65,7 +91,7 @@ import Testing
         #expect {
             try store.ingest(events, device: "A", started: t0)
         } throws: { error in
-            (error as? StoreError)?.code == .invalidValue && (error as? StoreError)?.cause is DatabaseError
+            (error as? StoreError)?.code == .invalidValue && (error as? StoreError)?.cause is SQLiteError
         }
         #expect(try count(store) == 5)
     }
@@ -75,14 +101,16 @@ import Testing
         let store = try IntakeStore(path: dir.file("q.sqlite"))
         try store.ingest(sips(5), device: "A", started: t0)
         // SQLite reports SQLITE_FULL when the page limit is reached, exactly as on a full disk.
-        let pages = try store.queue.read { db in try Int.fetchOne(db, sql: "PRAGMA page_count")! }
-        try store.queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = \(pages + 2)") }
+        try store.read("test") { db in
+            let pages = try db.first("PRAGMA page_count") { row -> Int in row[0] }!
+            try db.execute("PRAGMA max_page_count = \(pages + 2)")
+        }
         do {
             try store.ingest(sips(20_000, from: 100_000), device: "A", started: t0)
             Issue.record("ingest should have failed on a full database")
         } catch {
             #expect(error.code == .diskFull)
-            #expect((error.cause as? DatabaseError)?.resultCode == .SQLITE_FULL)
+            #expect((error.cause as? SQLiteError)?.primaryCode == 13)  // SQLITE_FULL
             #expect(error.description.contains("disk is full"))
         }
         #expect(try count(store) == 5)
@@ -225,7 +253,11 @@ import Testing
             "INSERT INTO goal (start_day, ml, set_at) VALUES ('March 1', 2000, 1)",
             "INSERT INTO device (address, calibration, added_at) VALUES ('A', '{not json', 1)",
         ] {
-            #expect(throws: DatabaseError.self) { try store.queue.write { db in try db.execute(sql: sql) } }
+            #expect {
+                try store.write("test") { db in try db.execute(sql) }
+            } throws: { error in
+                (error as? StoreError)?.code == .invalidValue && ((error as? StoreError)?.cause as? SQLiteError)?.sql == sql
+            }
         }
     }
 

@@ -25,9 +25,8 @@ func sips(_ count: Int, every seconds: Double = 60, ml: Double = 20, from offset
 }
 
 func count(_ store: IntakeStore) throws -> Int {
-    try store.queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM intake_event")! }
+    try store.read("counting") { db in try db.first("SELECT COUNT(*) FROM intake_event") { row -> Int in row[0] }! }
 }
 
 let t0 = Timestamp(iso8601: "2026-03-02T07:30:00Z")!
 
-import GRDB

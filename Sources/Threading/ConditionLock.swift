@@ -3,11 +3,11 @@ import Glibc
 
 /// A mutex with a condition variable on the monotonic clock, so one thread
 /// can block until another changes shared state (no polling).
-final class ConditionLock: @unchecked Sendable {
+public final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    init() {
+    public init() {
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
@@ -23,18 +23,18 @@ final class ConditionLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    public func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 
     /// Wakes every waiter; call with the lock held.
-    func broadcast() { pthread_cond_broadcast(condition) }
+    public func broadcast() { pthread_cond_broadcast(condition) }
 
     /// Waits, lock held, for a broadcast or the deadline; false once the
     /// deadline has passed. Callers re-check their predicate in a loop.
-    func wait(until deadline: Deadline) -> Bool {
+    public func wait(until deadline: Deadline) -> Bool {
         let left = deadline.remaining
         if left == .infinity {
             pthread_cond_wait(condition, mutex)
