@@ -3,8 +3,9 @@ import PackageDescription
 
 // Layers, dependencies pointing one way (top depends on bottom):
 //
-//   quench (CLI, thin)            quench-bench (benchmarks)
-//        └── QuenchGateway (pipelines: replay, demo, run, scan, pair)
+//   quench (CLI, thin)     quenchd (the service)     quench-bench (benchmarks)
+//        ├── QuenchHistory (today, log, stats, goals, calendar, export: local days need Foundation's time zones)
+//        └── QuenchGateway (pipelines: replay, demo, run, scan, pair; no Foundation, so the service stays small)
 //              ├── QuenchStore (SQLite's C API; the only importer of CSQLite)
 //              ├── BluetoothLinux (kernel sockets; the only importer of CBlueZ)
 //              ├── GATT (client + simulated server over a PDU bearer)
@@ -48,8 +49,9 @@ let package = Package(
             "QuenchProfiles", "GATT", "BluetoothLinux", "Threading",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchStore"]),
         .executableTarget(name: "quench", dependencies: [
-            "QuenchGateway",
+            "QuenchGateway", "QuenchHistory",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "quenchd", dependencies: ["QuenchGateway", "QuenchStore"]),
@@ -66,6 +68,8 @@ let package = Package(
         .testTarget(name: "BluetoothWireTests", dependencies: ["BluetoothWire", "QuenchProfiles", "QuenchCore"]),
         .testTarget(name: "GATTTests", dependencies: ["GATT", "BluetoothWire", "QuenchProfiles", "QuenchSimulator"]),
         .testTarget(name: "BluetoothLinuxTests", dependencies: ["BluetoothLinux", "BluetoothWire", "BLEVMHarness"]),
-        .testTarget(name: "QuenchGatewayTests", dependencies: ["QuenchGateway", "QuenchStore", "QuenchCore", "BLEVMHarness"]),
+        .testTarget(name: "QuenchGatewayTests", dependencies: [
+            "QuenchGateway", "QuenchHistory", "QuenchStore", "QuenchCore", "BLEVMHarness",
+        ]),
     ]
 )

@@ -1,5 +1,5 @@
 import ArgumentParser
-import QuenchGateway
+import QuenchHistory
 
 struct Add: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Record a drink that no sensor saw: 250ml, 0.3l, 8oz.")

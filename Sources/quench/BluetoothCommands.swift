@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import QuenchCore
 import QuenchGateway
+import QuenchHistory
 import QuenchStore
 
 /// Options of the commands that talk to devices.

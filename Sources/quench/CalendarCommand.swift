@@ -1,5 +1,5 @@
 import ArgumentParser
-import QuenchGateway
+import QuenchHistory
 
 struct CalendarCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "calendar", abstract: "A month grid of each day's intake against the goal.")

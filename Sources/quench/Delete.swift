@@ -1,5 +1,5 @@
 import ArgumentParser
-import QuenchGateway
+import QuenchHistory
 
 struct Delete: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Delete an event (reversible with restore).")

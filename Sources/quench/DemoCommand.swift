@@ -1,6 +1,7 @@
 import ArgumentParser
 import QuenchCore
 import QuenchGateway
+import QuenchHistory
 
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

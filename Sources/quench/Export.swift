@@ -1,5 +1,5 @@
 import ArgumentParser
-import QuenchGateway
+import QuenchHistory
 
 extension History.ExportFormat: ExpressibleByArgument {}
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import QuenchGateway
+import QuenchHistory
 
 struct GoalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

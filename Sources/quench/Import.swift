@@ -1,5 +1,5 @@
 import ArgumentParser
-import QuenchGateway
+import QuenchHistory
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Read an export (CSV or JSON); events already stored are skipped.")

@@ -1,5 +1,5 @@
 import ArgumentParser
-import QuenchGateway
+import QuenchHistory
 
 struct Log: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The events, newest first, with their ids.")

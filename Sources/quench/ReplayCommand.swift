@@ -1,6 +1,7 @@
 import ArgumentParser
 import QuenchCore
 import QuenchGateway
+import QuenchHistory
 
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

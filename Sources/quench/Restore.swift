@@ -1,5 +1,5 @@
 import ArgumentParser
-import QuenchGateway
+import QuenchHistory
 
 struct Restore: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Bring back a deleted event.")

@@ -1,5 +1,5 @@
 import ArgumentParser
-import QuenchGateway
+import QuenchHistory
 
 struct SettingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "settings", abstract: "Show or change units, day start and time zone.")

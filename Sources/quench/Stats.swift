@@ -1,5 +1,5 @@
 import ArgumentParser
-import QuenchGateway
+import QuenchHistory
 
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Totals, averages and streaks over the last days.")

@@ -1,5 +1,5 @@
 import ArgumentParser
-import QuenchGateway
+import QuenchHistory
 
 /// Options every history command takes.
 struct StoreOptions: ParsableArguments {

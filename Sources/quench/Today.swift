@@ -1,5 +1,5 @@
 import ArgumentParser
-import QuenchGateway
+import QuenchHistory
 
 struct Today: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Intake so far today against the goal.")

@@ -1,5 +1,5 @@
 import ArgumentParser
-import QuenchGateway
+import QuenchHistory
 
 struct Undo: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Delete the most recent event (reversible with restore).")

@@ -2,7 +2,7 @@ import Foundation
 import QuenchCore
 import QuenchStore
 import Testing
-@testable import QuenchGateway
+@testable import QuenchHistory
 
 @Suite struct HistoryDayTests {
     func utc(_ text: String) -> Timestamp { Timestamp(iso8601: text)! }

@@ -1,7 +1,7 @@
 import Foundation
 import QuenchCore
 import QuenchStore
-@testable import QuenchGateway
+@testable import QuenchHistory
 
 /// A small history in a temporary database, read with a fixed clock and zone:
 /// Europe/London, days from 04:00, now = Wednesday 2026-03-04 12:00Z, goal

@@ -2,7 +2,7 @@ import Foundation
 import QuenchCore
 import QuenchStore
 import Testing
-@testable import QuenchGateway
+@testable import QuenchHistory
 
 @Suite struct HistoryTransferTests {
     @Test func exportImportRoundTripLosesNothing() throws {

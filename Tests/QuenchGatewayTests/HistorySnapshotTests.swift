@@ -2,7 +2,7 @@ import Foundation
 import QuenchCore
 import QuenchStore
 import Testing
-@testable import QuenchGateway
+@testable import QuenchHistory
 
 /// The commands' text output for a fixed history, clock and zone.
 @Suite struct HistorySnapshotTests {
