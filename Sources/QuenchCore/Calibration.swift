@@ -8,6 +8,15 @@ public struct LevelCurve: Sendable, Hashable, Codable {
             self.level = level
             self.ml = ml
         }
+
+        /// Parses `LEVEL:ML` (two finite numbers, spaces allowed around each).
+        public init?(parsing text: some StringProtocol) {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let level = Double(parts[0].trimmingSpaces), let ml = Double(parts[1].trimmingSpaces),
+                  level.isFinite, ml.isFinite
+            else { return nil }
+            self.init(level: level, ml: ml)
+        }
     }
 
     public let points: [Point]
@@ -37,13 +46,10 @@ public struct LevelCurve: Sendable, Hashable, Codable {
     public init(parsing text: String) throws(CalibrationError) {
         var points: [Point] = []
         for (index, item) in text.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
-            let parts = item.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count == 2,
-                  let level = Double(parts[0].trimmingSpaces), let ml = Double(parts[1].trimmingSpaces)
-            else {
+            guard let point = Point(parsing: item) else {
                 throw .invalidPoint(index: index, reason: "'\(item)' is not LEVEL:ML")
             }
-            points.append(Point(level: level, ml: ml))
+            points.append(point)
         }
         try self.init(points)
     }
@@ -146,11 +152,12 @@ public struct BottleCalibration: Sendable, Hashable, Codable {
     }
 }
 
-extension Substring {
-    var trimmingSpaces: Substring {
-        var s = self
-        while s.first == " " { s = s.dropFirst() }
-        while s.last == " " { s = s.dropLast() }
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs (what people type around numbers).
+    public var trimmingSpaces: SubSequence {
+        var s = self[...]
+        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
+        while s.last == " " || s.last == "\t" { s = s.dropLast() }
         return s
     }
 }

@@ -1,5 +1,5 @@
 import BluetoothWire
-import Foundation
+import FoundationEssentials
 import QuenchCore
 
 /// How a GATT characteristic delivers values.

@@ -24,10 +24,15 @@ public final class ConditionLock: @unchecked Sendable {
     }
 
     public func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        lock()
+        defer { unlock() }
         return try body()
     }
+
+    /// For a critical section that is a whole method: `lock()` then `defer { unlock() }`.
+    public func lock() { pthread_mutex_lock(mutex) }
+
+    public func unlock() { pthread_mutex_unlock(mutex) }
 
     /// Wakes every waiter; call with the lock held.
     public func broadcast() { pthread_cond_broadcast(condition) }

@@ -4,6 +4,7 @@ import QuenchCore
 import QuenchProfiles
 #if os(Linux)
 import BluetoothLinux
+import Threading
 #endif
 
 /// A stream of advertising reports: the kernel's scan, or a fake broadcaster in tests.

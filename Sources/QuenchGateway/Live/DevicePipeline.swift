@@ -1,5 +1,5 @@
 import BluetoothWire
-import Foundation
+import Threading
 import Logging
 import QuenchCore
 import QuenchProfiles
@@ -53,7 +53,7 @@ public final class DevicePipeline: @unchecked Sendable {
     private let store: IntakeStore?
     private let observer: LiveObserver
     private let logger: Logger
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var detector: SipDetector
     private var events: [DetectedEvent] = []
     /// Events the store refused (busy, disk full): retried with the next ones, so none is lost.

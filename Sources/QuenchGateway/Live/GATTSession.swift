@@ -5,6 +5,7 @@ import QuenchCore
 import QuenchProfiles
 #if os(Linux)
 import BluetoothLinux
+import Threading
 #endif
 
 /// Opens ATT links to devices: the kernel's L2CAP sockets, or a simulated

@@ -1,11 +1,11 @@
 import BluetoothWire
-import Foundation
 import Logging
 import QuenchCore
 import QuenchProfiles
 import QuenchStore
 #if os(Linux)
 import BluetoothLinux
+import Threading
 #endif
 
 /// `quench run`: every device at once. GATT devices each on their own

@@ -1,5 +1,5 @@
 import BluetoothWire
-import Foundation
+import FoundationEssentials
 import QuenchCore
 import QuenchProfiles
 import QuenchStore

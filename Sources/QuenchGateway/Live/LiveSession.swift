@@ -1,18 +1,19 @@
 #if os(Linux)
 import BluetoothLinux
+import Glibc
 import BluetoothWire
 import Dispatch
-import Foundation
 import Logging
 import QuenchCore
 import QuenchProfiles
 import QuenchStore
+import Threading
 
 /// Logging for the live commands: swift-log to standard error at `level`
 /// (`trace` … `critical`; `QUENCH_LOG` when not given, else `info`).
 public enum LiveLogging {
     public static func bootstrap(level: String?) -> Logger {
-        let name = level ?? ProcessInfo.processInfo.environment["QUENCH_LOG"] ?? "info"
+        let name = level ?? getenv("QUENCH_LOG").map { String(cString: $0) } ?? "info"
         let parsed = Logger.Level(rawValue: name.lowercased()) ?? .info
         LoggingSystem.bootstrap { label in
             var h = StreamLogHandler.standardError(label: label)
@@ -44,7 +45,7 @@ public final class StopOnSignals: @unchecked Sendable {
 /// Writes whole lines to standard output at once (stdout may be a pipe, where
 /// `print` would hold them back).
 public enum LineOutput {
-    private static let lock = NSLock()
+    private static let lock = ConditionLock()
     public static func write(_ line: String) {
         lock.lock()
         defer { lock.unlock() }

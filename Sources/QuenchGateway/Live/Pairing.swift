@@ -1,7 +1,6 @@
 #if os(Linux)
 import BluetoothLinux
 import BluetoothWire
-import Foundation
 import Logging
 import QuenchCore
 import QuenchProfiles

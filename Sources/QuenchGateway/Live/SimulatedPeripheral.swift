@@ -1,10 +1,10 @@
 #if canImport(Glibc)
 import BluetoothWire
-import Foundation
 import GATT
 import QuenchCore
 import QuenchProfiles
 import QuenchStore
+import Threading
 
 /// Timing shared by the simulated devices: a trace streamed in real time × `speed`,
 /// with its clock starting at the first subscription (GATT) or at once (broadcast).
@@ -42,7 +42,7 @@ public final class SimulatedPeripheral: ATTConnector, @unchecked Sendable {
     public let streaming: SimulatedStreaming
     private let database: GATTDatabase
     private let valueHandle: UInt16
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     // Guarded by `condition`.
     private var link: (server: GATTServer, bearer: DescriptorBearer)?
     private var origin: ContinuousClock.Instant?
@@ -98,10 +98,10 @@ public final class SimulatedPeripheral: ATTConnector, @unchecked Sendable {
 
     /// Blocks until the trace has been streamed to its end, or `timeout` passes.
     public func waitUntilFinished(timeout: Double) -> Bool {
-        let until = Date(timeIntervalSinceNow: timeout)
+        let deadline = Deadline(seconds: timeout)
         condition.lock()
         defer { condition.unlock() }
-        while !done { if !condition.wait(until: until) { break } }
+        while !done { if !condition.wait(until: deadline) { break } }
         return done
     }
 
@@ -219,7 +219,7 @@ public final class SimulatedPeripheral: ATTConnector, @unchecked Sendable {
 
     private func pause(_ seconds: Double) {
         condition.lock()
-        if !shutDown { _ = condition.wait(until: Date(timeIntervalSinceNow: max(0.001, seconds))) }
+        if !shutDown { _ = condition.wait(until: Deadline(seconds: max(0.001, seconds))) }
         condition.unlock()
     }
 

@@ -1,12 +1,13 @@
-import Foundation
 #if os(Linux)
 import BluetoothLinux
+import Glibc
 #endif
+import Threading
 
 /// One "stop now" for a whole session: wakes threads waiting out a backoff
 /// (a condition variable, no polling) and cancels blocked scans and connects.
 public final class StopSignal: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private var stopped = false
     #if os(Linux)
     /// Polled next to sockets by the Bluetooth layer; nil if no eventfd could be made.
@@ -20,16 +21,14 @@ public final class StopSignal: @unchecked Sendable {
     }
 
     public var isStopped: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return stopped
+        condition.withLock { stopped }
     }
 
     public func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        condition.unlock()
+        condition.withLock {
+            stopped = true
+            condition.broadcast()
+        }
         #if os(Linux)
         bluetooth?.cancel()
         #endif
@@ -38,18 +37,13 @@ public final class StopSignal: @unchecked Sendable {
     /// Waits `seconds` or until stopped; true when stopped.
     @discardableResult
     public func wait(seconds: Double) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        // No deadline at all for "until stopped": an infinite Date is not a time the condition can wait for.
-        guard seconds.isFinite else {
-            while !stopped { condition.wait() }
-            return true
+        let deadline = Deadline(seconds: seconds)
+        return condition.withLock {
+            while !stopped {
+                if !condition.wait(until: deadline) { break }
+            }
+            return stopped
         }
-        let until = Date(timeIntervalSinceNow: max(0, seconds))
-        while !stopped {
-            if !condition.wait(until: until) { break }
-        }
-        return stopped
     }
 }
 
@@ -79,26 +73,5 @@ public struct Backoff: Sendable {
         state ^= state >> 27
         let unit = Double((state &* 0x2545_F491_4F6C_DD1D) >> 11) / Double(1 << 53)
         return min(maximum, max(0, base * (1 + jitter * (2 * unit - 1))))
-    }
-}
-
-/// Runs `body` on its own thread (not Swift's cooperative pool, which
-/// must never block); `join` waits for it to end.
-final class WorkerThread: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-
-    init(name: String, _ body: @escaping @Sendable () -> Void) {
-        let thread = Thread { [done] in
-            body()
-            done.signal()
-        }
-        thread.name = name
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-
-    func join() {
-        done.wait()
-        done.signal()
     }
 }

@@ -1,10 +1,11 @@
 #if os(Linux)
 import BluetoothWire
-import Foundation
+import FoundationEssentials
 import Logging
 import QuenchCore
 import QuenchProfiles
 import QuenchStore
+import Threading
 
 /// `quench watch`: one line per reading with the detector's view of it.
 public enum Watch {
@@ -71,7 +72,7 @@ public enum Watch {
 /// temporary name and renamed into place when done.
 public final class TraceRecorder: @unchecked Sendable {
     private let file: OutputFile
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var failure: OutputFileError?
     public private(set) var readings = 0
 
@@ -216,7 +217,7 @@ public enum Calibration {
             var capacity = request.fullML
             if interactive && capacity == nil {
                 guard let answer = ask("How many mL does the full bottle hold?"),
-                      let c = Double(answer.trimmingCharacters(in: .whitespaces)), c.isFinite, c > 0 else {
+                      let c = Double(answer.trimmingSpaces), c.isFinite, c > 0 else {
                     throw .calibrationRequest("the full bottle's volume must be a positive number of mL")
                 }
                 capacity = c
@@ -246,12 +247,10 @@ public enum Calibration {
     public static func parsePoints(_ texts: [String]) throws(LiveError) -> [LevelCurve.Point] {
         var out: [LevelCurve.Point] = []
         for text in texts {
-            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count == 2, let level = Double(parts[0].trimmingCharacters(in: .whitespaces)),
-                  let ml = Double(parts[1].trimmingCharacters(in: .whitespaces)), level.isFinite, ml.isFinite else {
+            guard let point = LevelCurve.Point(parsing: text) else {
                 throw .calibrationRequest("--point '\(text)' is not LEVEL:ML (two numbers, e.g. 12.5:250)")
             }
-            out.append(.init(level: level, ml: ml))
+            out.append(point)
         }
         return out
     }
@@ -299,7 +298,7 @@ public enum Calibration {
 }
 
 private final class ValueBox: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var samples: [(t: Double, v: Double)] = []
     func append(_ t: Double, _ v: Double) { lock.lock(); samples.append((t, v)); lock.unlock() }
     func settledMedian() -> Double? {
