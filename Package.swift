@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "GATTTests", dependencies: ["GATT", "BluetoothWire", "QuenchProfiles", "QuenchSimulator"]),
         .testTarget(name: "BluetoothLinuxTests", dependencies: ["BluetoothLinux", "BluetoothWire", "BLEVMHarness"]),
         .testTarget(name: "QuenchGatewayTests", dependencies: [
-            "QuenchGateway", "QuenchHistory", "QuenchStore", "QuenchCore", "BLEVMHarness",
+            "QuenchGateway", "QuenchHistory", "QuenchStore", "QuenchCore", "GATT", "BLEVMHarness",
         ]),
     ]
 )

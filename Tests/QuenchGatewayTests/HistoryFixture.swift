@@ -76,16 +76,25 @@ struct ProcessResult {
 /// Runs quench (or another of the package's executables) and waits for it.
 func runQuench(_ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil,
                executable: String? = quenchBinary) throws -> ProcessResult {
-    let process = try startQuench(arguments, environment: extra, executable: executable)
+    let process = try startQuench(arguments, environment: extra, stdin: stdin, executable: executable)
     let (out, err) = (process.standardOutput as! Pipe, process.standardError as! Pipe)
+    // Both pipes drained at once: a child filling one while we block on the other would hang.
+    nonisolated(unsafe) var errors = Data()
+    let stderrDrained = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        errors = err.fileHandleForReading.readDataToEndOfFile()
+        stderrDrained.signal()
+    }
     let output = out.fileHandleForReading.readDataToEndOfFile()
-    let errors = err.fileHandleForReading.readDataToEndOfFile()
+    stderrDrained.wait()
     process.waitUntilExit()
     return ProcessResult(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
                          stderr: String(decoding: errors, as: UTF8.self))
 }
 
-func startQuench(_ arguments: [String], environment extra: [String: String] = [:],
+/// Starts `executable` with pipes for its output; `stdin` (when given) is
+/// written to its standard input, which is then closed.
+func startQuench(_ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil,
                  executable: String? = quenchBinary) throws -> Process {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable!)
@@ -98,6 +107,12 @@ func startQuench(_ arguments: [String], environment extra: [String: String] = [:
     process.environment = environment
     process.standardOutput = Pipe()
     process.standardError = Pipe()
+    let input = stdin.map { _ in Pipe() }
+    if let input { process.standardInput = input }
     try process.run()
+    if let input, let stdin {
+        try input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+    }
     return process
 }

@@ -1,5 +1,6 @@
 #if os(Linux)
 import BluetoothWire
+import GATT
 import Foundation
 import QuenchCore
 import QuenchProfiles
@@ -296,6 +297,96 @@ struct LiveCommandTests {
         #expect(throws: LiveError.self) {
             try Calibration.weight(try BottleCalibration(unit: .g, emptyWeightG: 400), emptyG: nil, fullG: 380, capacityML: nil)
         }
+    }
+
+    // MARK: - calibrate, guided
+
+    /// The bench a person calibrates on: whichever bottle they last put down is
+    /// the one the radio reaches, swapped when a prompt asks them to.
+    final class Bench: ATTConnector, @unchecked Sendable {
+        private let lock = NSLock()
+        private var current: SimulatedPeripheral?
+        private(set) var all: [SimulatedPeripheral] = []
+
+        func put(_ p: SimulatedPeripheral) {
+            lock.withLock {
+                current?.shutdown()
+                current = p
+                all.append(p)
+            }
+        }
+
+        func connect(to device: LiveDevice, timeout: Double, stop: StopSignal) throws(LiveError) -> any ATTBearer {
+            guard let p = lock.withLock({ current }) else { throw .connectTimeout(address: device.address.description, seconds: timeout) }
+            return try p.connect(to: device, timeout: timeout, stop: stop)
+        }
+
+        func transport() -> LiveTransport {
+            LiveTransport(connector: self, advertisements: { _ throws(LiveError) in throw .stopped })
+        }
+    }
+
+    @Test("calibrate, guided: empty bottle, then full, each when the person presses Enter")
+    func calibrateWeightGuided() throws {
+        let store = try Self.pairedStore([Device(address: Self.weightAddress.description, profile: "weight-scale", sensor: .weight,
+                                                 addedAt: .wallClockNow)])
+        var request = Calibration.Request(address: Self.weightAddress.description)
+        request.interactive = true
+        request.seconds = 1.5
+        let bench = Bench()
+        var prompts: [String] = []
+        var lines: [String] = []
+        try Calibration.run(request, store: store, transport: bench.transport(), logger: F.logger, ask: { prompt in
+            prompts.append(prompt)
+            if prompt.hasPrefix("Put the empty bottle") {
+                bench.put(Self.standing(.g, ml: 0, address: Self.weightAddress, profile: .weightScale))
+            } else if prompt.hasPrefix("Fill the bottle") {
+                bench.put(Self.standing(.g, ml: 750, address: Self.weightAddress, profile: .weightScale))
+            }
+            return ""
+        }, write: { lines.append($0) })
+        bench.all.forEach { $0.shutdown() }
+        #expect(prompts == ["Put the empty bottle on the scale. Then press Enter.", "Fill the bottle and put it on the scale. Then press Enter."])
+        let c = try #require(try store.device(address: Self.weightAddress.description)?.calibration)
+        #expect(c.emptyWeightG.map { abs($0 - 180) <= 5 } == true, "empty \(String(describing: c.emptyWeightG)) g")
+        #expect(c.capacityML.map { abs($0 - 750) <= 10 } == true, "capacity \(String(describing: c.capacityML)) mL")
+        #expect(lines.filter { $0.hasPrefix("measuring") }.count == 2, "\(lines)")
+    }
+
+    @Test("calibrate, guided, level bottle: empty, the volume typed in, full; a volume that is not a number is refused")
+    func calibrateLevelGuided() throws {
+        let store = try Self.pairedStore([Device(address: Self.levelAddress.description, profile: "level-bottle", sensor: .level,
+                                                 addedAt: .wallClockNow, addressType: "random")])
+        var request = Calibration.Request(address: Self.levelAddress.description)
+        request.interactive = true
+        request.seconds = 1.5
+        let level = DeviceProfile.custom(KnownProfiles.levelBottle)
+        func answering(_ volume: String) -> (String) -> String? {
+            { prompt in
+                if prompt.hasPrefix("Empty the bottle") {
+                    bench.put(Self.standing(.mm, ml: 0, address: Self.levelAddress, profile: level))
+                } else if prompt.hasPrefix("Fill the bottle") {
+                    bench.put(Self.standing(.mm, ml: 750, address: Self.levelAddress, profile: level))
+                }
+                return prompt.hasPrefix("How many mL") ? volume : ""
+            }
+        }
+        let bench = Bench()
+        defer { bench.all.forEach { $0.shutdown() } }
+        #expect {
+            try Calibration.run(request, store: store, transport: bench.transport(), logger: F.logger, ask: answering("lots"), write: { _ in })
+        } throws: { error in
+            "\(error)".contains("the full bottle's volume must be a positive number of mL")
+        }
+        #expect(try store.device(address: Self.levelAddress.description)?.calibration == nil, "nothing saved after a refused answer")
+
+        try Calibration.run(request, store: store, transport: bench.transport(), logger: F.logger, ask: answering(" 750 "), write: { _ in })
+        let c = try #require(try store.device(address: Self.levelAddress.description)?.calibration)
+        let points = try #require(c.levelCurve?.points)
+        #expect(points.count == 2)
+        #expect(points.first.map { abs($0.level) <= 1 && $0.ml == 0 } == true, "empty point \(String(describing: points.first))")
+        #expect(points.last.map { abs($0.level - 230) <= 1 && $0.ml == 750 } == true, "full point \(String(describing: points.last))")
+        #expect(c.capacityML == 750)
     }
 }
 #endif
