@@ -155,5 +155,60 @@ struct LiveVMTests {
         check("C3:11:22:33:44:55", level.truth, tolerance: 3)
         check("F0:F1:F2:F3:F4:F7", mi.truth, tolerance: 5)
     }
+
+    @Test("quenchd, the service's binary: two devices at once, links dropped mid-sip and while idle, SIGTERM after the last sip stores it")
+    func serviceBinary() throws {
+        guard let quench = LiveVM.quench, let quenchd = builtExecutable("quenchd") else {
+            Issue.record("no quench and quenchd beside the test binary (swift build first)")
+            return
+        }
+        let dir = URL(fileURLWithPath: quench).deletingLastPathComponent().appendingPathComponent("live-vm-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+
+        // The weight scale's trace ends 3 s after its last sip: nothing confirms that
+        // sip but the stop, which must judge and store it before quenchd exits.
+        let weight = try LiveVM.writeTrace(Scenario(.clean(unit: .g).with(.noise), seed: 31, initialML: 700)
+            .idle(22).sip(ml: 35).idle(9).sip(ml: 50).idle(9).sip(ml: 28).idle(3), name: "weight.csv", in: dir)
+        let level = try LiveVM.writeTrace(Scenario(.clean(unit: .mm, sampleRate: 5).with(.noise), seed: 32, initialML: 600)
+            .idle(22).sip(ml: 45).idle(9).sip(ml: 60).idle(10), name: "level.csv", in: dir)
+        let sips = weight.truth.filter { $0.kind == .sip }
+        let midSip = TraceWriter.fixed(sips[0].tStart + 0.8, places: 1)
+        let idle = TraceWriter.fixed(sips[1].tEnd + 3, places: 1)
+
+        let script = """
+            Q=\(quench)
+            export QUENCH_DB=/tmp/q.sqlite
+            set -x
+            $Q pair $QUENCH_VM_P1_ADDR --capacity 750 --tare 180 || exit 11
+            $Q pair $QUENCH_VM_P2_ADDR --profile level-bottle --random --level-curve \(level.curve!) || exit 12
+            \(quenchd) --json --log-level info &
+            pid=$!
+            # The traces' clocks started at pairing; the weight scale's ends about 66 s into quenchd.
+            sleep 75
+            kill -TERM $pid
+            wait $pid
+            echo "quenchd exit $?"
+            $Q log --json --limit 100
+            """
+        let result = try LiveVM.runScript(script, in: dir, peripherals: [
+            "--profile weight-scale --addr F0:F1:F2:F3:F4:F5 --trace \(weight.path) --drop-at \(midSip):4 --drop-at \(idle):4",
+            "--profile level-bottle --random --addr C3:11:22:33:44:56 --trace \(level.path)",
+        ], timeout: 200)
+        #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
+        let out = result.output
+        #expect(out.contains("quenchd exit 0"), "quenchd did not stop cleanly on SIGTERM")
+        #expect(out.components(separatedBy: "link down; retrying").count - 1 >= 2, "the weight scale's two link drops were not both seen")
+
+        let stored = LiveVM.storedSips(out)
+        for (address, truth, tolerance) in [("F0:F1:F2:F3:F4:F5", weight.truth, 5.0), ("C3:11:22:33:44:56", level.truth, 3.0)] {
+            let want = truth.filter { $0.kind == .sip }.map(\.ml)
+            let got = stored[address] ?? []
+            #expect(got.count == want.count, "\(address): stored \(got), truth \(want)")
+            for (g, w) in zip(got, want) { #expect(abs(g - w) <= tolerance, "\(address): \(w) mL stored as \(g) mL") }
+        }
+        let identities = out.split(separator: "\n").filter { $0.hasPrefix("{") && $0.contains("\"identity\"") }
+        #expect(identities.count == stored.values.map(\.count).reduce(0, +), "only the sips are stored, each once: \(identities)")
+    }
 }
 #endif
