@@ -39,6 +39,24 @@ enum LiveVM {
         return result
     }
 
+    /// A fresh folder beside the built executables (the guest sees it read-write), removed by the caller.
+    static func workDirectory(beside executable: String) throws -> URL {
+        let dir = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("live-vm-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// The sips stored for `address` match the truth's, one for one, within `tolerance` mL.
+    static func expectSips(_ stored: [String: [Double]], _ address: String, _ truth: [TruthEvent], tolerance: Double,
+                           sourceLocation: SourceLocation = #_sourceLocation) {
+        let want = truth.filter { $0.kind == .sip }.map(\.ml)
+        let got = stored[address] ?? []
+        #expect(got.count == want.count, "\(address): stored \(got), truth \(want)", sourceLocation: sourceLocation)
+        for (g, w) in zip(got, want) {
+            #expect(abs(g - w) <= tolerance, "\(address): \(w) mL stored as \(g) mL", sourceLocation: sourceLocation)
+        }
+    }
+
     /// A trace file (and its truth) in `dir`, from a scripted simulated bottle.
     static func writeTrace(_ scenario: Scenario, name: String, in dir: URL) throws -> (path: String, truth: [TruthEvent], curve: String?) {
         let (readings, truth) = scenario.run()
@@ -75,8 +93,7 @@ struct LiveVMTests {
             Issue.record("no quench executable beside the test binary (swift build first)")
             return
         }
-        let dir = URL(fileURLWithPath: quench).deletingLastPathComponent().appendingPathComponent("live-vm-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try LiveVM.workDirectory(beside: quench)
         defer { try? FileManager.default.removeItem(at: dir) }
 
         let weight = try LiveVM.writeTrace(Scenario(.clean(unit: .g).with(.noise), seed: 11, initialML: 600)
@@ -144,16 +161,10 @@ struct LiveVMTests {
         }
 
         let stored = LiveVM.storedSips(out)
-        func check(_ address: String, _ truth: [TruthEvent], tolerance: Double) {
-            let want = truth.filter { $0.kind == .sip }.map(\.ml)
-            let got = stored[address] ?? []
-            #expect(got.count == want.count, "\(address): stored \(got), truth \(want)")
-            for (g, w) in zip(got, want) { #expect(abs(g - w) <= tolerance, "\(address): \(w) mL stored as \(g) mL") }
-        }
-        check("F0:F1:F2:F3:F4:F5", weight.truth, tolerance: 5)
-        check("F0:F1:F2:F3:F4:F6", decent.truth, tolerance: 3)
-        check("C3:11:22:33:44:55", level.truth, tolerance: 3)
-        check("F0:F1:F2:F3:F4:F7", mi.truth, tolerance: 5)
+        LiveVM.expectSips(stored, "F0:F1:F2:F3:F4:F5", weight.truth, tolerance: 5)
+        LiveVM.expectSips(stored, "F0:F1:F2:F3:F4:F6", decent.truth, tolerance: 3)
+        LiveVM.expectSips(stored, "C3:11:22:33:44:55", level.truth, tolerance: 3)
+        LiveVM.expectSips(stored, "F0:F1:F2:F3:F4:F7", mi.truth, tolerance: 5)
     }
 
     @Test("quenchd, the service's binary: two devices at once, links dropped mid-sip and while idle, SIGTERM after the last sip stores it")
@@ -162,8 +173,7 @@ struct LiveVMTests {
             Issue.record("no quench and quenchd beside the test binary (swift build first)")
             return
         }
-        let dir = URL(fileURLWithPath: quench).deletingLastPathComponent().appendingPathComponent("live-vm-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try LiveVM.workDirectory(beside: quench)
         defer { try? FileManager.default.removeItem(at: dir) }
 
         // The weight scale's trace ends 3 s after its last sip: nothing confirms that
@@ -201,12 +211,8 @@ struct LiveVMTests {
         #expect(out.components(separatedBy: "link down; retrying").count - 1 >= 2, "the weight scale's two link drops were not both seen")
 
         let stored = LiveVM.storedSips(out)
-        for (address, truth, tolerance) in [("F0:F1:F2:F3:F4:F5", weight.truth, 5.0), ("C3:11:22:33:44:56", level.truth, 3.0)] {
-            let want = truth.filter { $0.kind == .sip }.map(\.ml)
-            let got = stored[address] ?? []
-            #expect(got.count == want.count, "\(address): stored \(got), truth \(want)")
-            for (g, w) in zip(got, want) { #expect(abs(g - w) <= tolerance, "\(address): \(w) mL stored as \(g) mL") }
-        }
+        LiveVM.expectSips(stored, "F0:F1:F2:F3:F4:F5", weight.truth, tolerance: 5)
+        LiveVM.expectSips(stored, "C3:11:22:33:44:56", level.truth, tolerance: 3)
         let identities = out.split(separator: "\n").filter { $0.hasPrefix("{") && $0.contains("\"identity\"") }
         #expect(identities.count == stored.values.map(\.count).reduce(0, +), "only the sips are stored, each once: \(identities)")
     }
