@@ -7,7 +7,8 @@ import Testing
     static let quenchd = builtExecutable("quenchd")
 
     func run(_ arguments: [String]) throws -> ProcessResult {
-        try runQuench(arguments, executable: try #require(Self.quenchd, "quenchd is built beside the tests by `swift build`"))
+        // Every test here is enabled only when quenchd was found.
+        try runQuench(arguments, executable: Self.quenchd)
     }
 
     @Test(.enabled(if: quenchd != nil, "no quenchd beside the test binary (swift build first)"))
