@@ -1,6 +1,7 @@
 /// A 48-bit Bluetooth device address (Core Spec Vol 6, Part B, 1.3), kept in
 /// printed order (most significant byte first).
-public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConvertible, Codable {
+public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConvertible, TextCodable {
+    public static let textKind = "a Bluetooth address"
     public let bytes: [UInt8]
 
     public init?(bytes: [UInt8]) {
@@ -23,19 +24,6 @@ public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConv
             b.append(v)
         }
         self.bytes = b
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let a = BluetoothAddress(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a Bluetooth address: \(text)"))
-        }
-        self = a
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(description)
     }
 
     public var littleEndianBytes: [UInt8] { bytes.reversed() }

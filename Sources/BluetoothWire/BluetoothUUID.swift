@@ -1,7 +1,8 @@
 /// A Bluetooth UUID: 16-, 32- or 128-bit (Core Spec Vol 3, Part B, 2.5.1).
 /// Short forms are aliases within the Bluetooth Base UUID
 /// 0000xxxx-0000-1000-8000-00805F9B34FB; equality compares the 128-bit value.
-public struct BluetoothUUID: Sendable, Hashable, CustomStringConvertible, Codable {
+public struct BluetoothUUID: Sendable, Hashable, CustomStringConvertible, TextCodable {
+    public static let textKind = "a UUID"
     /// The 128-bit value, most significant byte first (as printed).
     public let bigEndianBytes: [UInt8]
 
@@ -42,19 +43,6 @@ public struct BluetoothUUID: Sendable, Hashable, CustomStringConvertible, Codabl
         case 16: self.init(bigEndianBytes: bytes)
         default: return nil
         }
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let uuid = BluetoothUUID(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a UUID: \(text)"))
-        }
-        self = uuid
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(description)
     }
 
     /// The 16-bit alias, when this UUID is one.

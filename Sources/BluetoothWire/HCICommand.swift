@@ -45,6 +45,23 @@ extension ByteReader {
             throw error("packet indicator", .invalidValue("0x\([t].hexString) is not \(what)"), at: 0)
         }
     }
+
+    /// The tail HCI command and event packets share: a one-byte parameter
+    /// length, then exactly that many parameter bytes (Vol 4, Part E, 5.4).
+    mutating func hciParameters() throws(DecodeError) -> [UInt8] {
+        let length = try uint8("parameter length")
+        let parameters = try bytes(Int(length), "parameters")
+        try expectEnd()
+        return parameters
+    }
+}
+
+extension ByteWriter {
+    /// The length-prefixed parameters of an HCI command or event packet.
+    mutating func hciParameters(_ parameters: [UInt8]) {
+        uint8(UInt8(parameters.count))
+        append(parameters)
+    }
 }
 
 /// An HCI command packet: opcode (2), parameter length (1), parameters (Vol 4, Part E, 5.4.1).
@@ -63,17 +80,14 @@ public struct HCICommandPacket: Sendable, Hashable {
         var r = ByteReader(bytes, context: "HCI command")
         if withIndicator { try r.packetIndicator(.command, "a command") }
         opcode = HCIOpcode(rawValue: try r.uint16("opcode"))
-        let length = try r.uint8("parameter length")
-        parameters = try r.bytes(Int(length), "parameters")
-        try r.expectEnd()
+        parameters = try r.hciParameters()
     }
 
     public func encoded(withIndicator: Bool) -> [UInt8] {
         var w = ByteWriter(capacity: 4 + parameters.count)
         if withIndicator { w.uint8(HCIPacketType.command.rawValue) }
         w.uint16(opcode.rawValue)
-        w.uint8(UInt8(parameters.count))
-        w.append(parameters)
+        w.hciParameters(parameters)
         return w.bytes
     }
 }

@@ -55,17 +55,14 @@ public struct HCIEventPacket: Sendable, Hashable {
         var r = ByteReader(bytes, context: "HCI event")
         if withIndicator { try r.packetIndicator(.event, "an event") }
         code = HCIEventCode(rawValue: try r.uint8("event code"))
-        let length = try r.uint8("parameter length")
-        parameters = try r.bytes(Int(length), "parameters")
-        try r.expectEnd()
+        parameters = try r.hciParameters()
     }
 
     public func encoded(withIndicator: Bool) -> [UInt8] {
         var w = ByteWriter(capacity: 3 + parameters.count)
         if withIndicator { w.uint8(HCIPacketType.event.rawValue) }
         w.uint8(code.rawValue)
-        w.uint8(UInt8(parameters.count))
-        w.append(parameters)
+        w.hciParameters(parameters)
         return w.bytes
     }
 }
