@@ -1,0 +1,192 @@
+import BluetoothWire
+
+/// The HidrateSpark smart bottle, which detects sips itself and keeps them in
+/// its memory until a central drains them. The protocol is public only through
+/// third-party reverse engineering: HidrateSpark-MQTT-bridge
+/// `docs/SYNC_AND_PROTOCOL.md` (firmware 80.18, the legacy DATA_POINT
+/// characteristic) and HA-HidrateSpark-Bluetooth-Proxy `BleProtocol.kt` (the
+/// modern USER_DATA characteristic). Nothing here was checked against a real
+/// bottle, so the decoders accept what they do not understand and say what it was.
+public enum HidrateSpark {
+    /// Advertised and holding DEBUG, SET_POINT and (legacy firmware) DATA_POINT.
+    public static let referenceService = BluetoothUUID("45855422-6565-4cd7-a2a9-fe8af41b85e8")!
+    /// Write (handshake) and notify (cap opened/closed).
+    public static let debugCharacteristic = BluetoothUUID("e3578b0d-caa7-46d6-b7c2-7331c08de044")!
+    /// Write only: the rest of the handshake.
+    public static let setPointCharacteristic = BluetoothUUID("b44b03f0-b850-4090-86eb-72863fb3618d")!
+    /// Legacy firmware's sip characteristic (in the reference service).
+    public static let dataPointCharacteristic = BluetoothUUID("016e11b1-6c8a-4074-9e5a-076053f93784")!
+    /// Modern firmware's sip characteristic and its own service.
+    public static let userDataService = BluetoothUUID("bf2d1ba0-c473-49f2-9571-0ce69036c642")!
+    public static let userDataCharacteristic = BluetoothUUID("bf2d1ba1-c473-49f2-9571-0ce69036c642")!
+    /// Battery Service 0x180F, Battery Level 0x2A19 (percent).
+    public static let batteryService = BluetoothUUID(uuid16: 0x180F)
+    public static let batteryLevelCharacteristic = BluetoothUUID(uuid16: 0x2A19)
+
+    /// The 20 oz bottle, assumed when the person gives no size.
+    public static let defaultCapacityML = 591.0
+
+    /// Written to the sip characteristic: asks for the oldest sip and, once one
+    /// was sent, acknowledges it (the bottle then forgets it).
+    public static let drainRequest: [UInt8] = [0x57]
+
+    /// One handshake write: which characteristic, which bytes.
+    public struct HandshakeWrite: Sendable, Hashable {
+        public enum Target: Sendable, Hashable { case debug, setPoint }
+        public var target: Target
+        public var bytes: [UInt8]
+        public init(target: Target, bytes: [UInt8]) {
+            self.target = target
+            self.bytes = bytes
+        }
+    }
+
+    /// The bottle stays silent until these 13 writes arrive in this order; a
+    /// wrong one restarts its count, and a link loss forgets it.
+    public static let handshake: [HandshakeWrite] = ([
+        (.debug, "2100d1"), (.setPoint, "92"), (.debug, "2200f7"),
+        (.setPoint, "7700000032d70000"), (.setPoint, "00341b00e0790000"), (.setPoint, "02345200c0a80000"),
+        (.setPoint, "03346e0030c00000"), (.setPoint, "04348900a0d70000"), (.setPoint, "0534a50010ef0000"),
+        (.setPoint, "0634c00080060100"), (.setPoint, "0734dc00f01d0100"), (.setPoint, "0834000000000000"),
+        (.setPoint, "0934000000000000"),
+    ] as [(HandshakeWrite.Target, String)]).map { HandshakeWrite(target: $0.0, bytes: [UInt8](hexString: $0.1)!) }
+
+    /// Bottles advertise as `h2o-XXXX` (and the reference service, when the
+    /// advertisement has room for it).
+    public static func matches(name: String?, services: [BluetoothUUID]) -> Bool {
+        if services.contains(referenceService) { return true }
+        return name.map { $0.lowercased().hasPrefix("h2o") } ?? false
+    }
+}
+
+/// Which sip characteristic a bottle offers decides the frame layout.
+public enum HidrateSparkLayout: String, Sendable, Hashable, CaseIterable {
+    /// DATA_POINT: the sip's mL and the bottle's own Unix time.
+    case legacy
+    /// USER_DATA: the sip as a percentage of the bottle, and seconds ago.
+    case modern
+
+    public var sipCharacteristic: BluetoothUUID {
+        self == .legacy ? HidrateSpark.dataPointCharacteristic : HidrateSpark.userDataCharacteristic
+    }
+
+    public var sipService: BluetoothUUID {
+        self == .legacy ? HidrateSpark.referenceService : HidrateSpark.userDataService
+    }
+}
+
+/// A legacy frame's type byte (byte 1). Only 0x01 (a sip) is known; other
+/// types still decode, so a firmware that sends more is reported, not refused.
+public struct HidrateSparkRecordType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let sip = HidrateSparkRecordType(rawValue: 0x01)
+    public var description: String { self == .sip ? "sip" : "record type 0x\([rawValue].hexString)" }
+}
+
+/// One 20-byte notification of the sip characteristic, big-endian:
+/// - legacy: `N(1) type(1) total_ml(2) unix_time(4) ml(2)`, then zeros;
+/// - modern: `N(1) percent(1) total_ml(2) 00 seconds_ago(4)`, then zeros.
+/// N counts the sips in the bottle's memory, this one included; N = 0 (an
+/// all-zero frame) says the memory is empty. `total_ml` is the bottle's running total.
+public struct HidrateSparkFrame: Sendable, Hashable {
+    public static let length = 20
+
+    public enum Record: Sendable, Hashable {
+        /// Legacy: the sip's size and when the bottle's clock (which may be wrong) says it was.
+        case legacy(type: HidrateSparkRecordType, bottleTime: UInt32, ml: UInt16)
+        /// Modern: the sip as a percentage of the bottle, taken this many seconds before the frame.
+        case modern(percent: UInt8, secondsAgo: UInt32)
+    }
+
+    /// Sips in the bottle's memory, this one included.
+    public var pending: UInt8
+    public var totalML: UInt16
+    /// Nil when `pending` is 0: nothing left to drain.
+    public var record: Record?
+
+    public init(pending: UInt8, totalML: UInt16, record: Record?) {
+        self.pending = pending
+        self.totalML = totalML
+        self.record = record
+    }
+
+    /// Decodes a frame of `layout`. Bytes after the fields are padding and are
+    /// not checked; a frame too short for its fields fails naming the field.
+    public init(decoding bytes: [UInt8], layout: HidrateSparkLayout) throws(DecodeError) {
+        var r = ByteReader(bytes, context: "HidrateSpark \(layout.rawValue) frame")
+        pending = try r.uint8("pending count")
+        switch layout {
+        case .legacy:
+            let type = HidrateSparkRecordType(rawValue: try r.uint8("record type"))
+            totalML = try r.uint16("total mL", bigEndian: true)
+            let time = try r.uint32("bottle time", bigEndian: true)
+            let ml = try r.uint16("sip mL", bigEndian: true)
+            record = pending == 0 ? nil : .legacy(type: type, bottleTime: time, ml: ml)
+        case .modern:
+            let percent = try r.uint8("percent")
+            totalML = try r.uint16("total mL", bigEndian: true)
+            _ = try r.uint8("reserved")
+            let ago = try r.uint32("seconds ago", bigEndian: true)
+            record = pending == 0 ? nil : .modern(percent: percent, secondsAgo: ago)
+        }
+    }
+
+    public func encoded() -> [UInt8] {
+        var w = ByteWriter(capacity: Self.length)
+        w.uint8(pending)
+        switch record {
+        case nil:
+            // Both layouts keep the running total at bytes 2-3.
+            w.uint8(0)
+            w.uint16(totalML, bigEndian: true)
+        case .legacy(let type, let time, let ml)?:
+            w.uint8(type.rawValue)
+            w.uint16(totalML, bigEndian: true)
+            w.uint32(time, bigEndian: true)
+            w.uint16(ml, bigEndian: true)
+        case .modern(let percent, let ago)?:
+            w.uint8(percent)
+            w.uint16(totalML, bigEndian: true)
+            w.uint8(0)
+            w.uint32(ago, bigEndian: true)
+        }
+        return w.bytes + [UInt8](repeating: 0, count: max(0, Self.length - w.bytes.count))
+    }
+
+    /// The sip in mL: legacy frames say it; modern ones give a percentage of
+    /// `capacityML` (the bottle's size). Nil for no record or an unknown record type.
+    public func sipML(capacityML: Double) -> Double? {
+        switch record {
+        case nil: nil
+        case .legacy(let type, _, let ml)?: type == .sip ? Double(ml) : nil
+        case .modern(let percent, _)?: Double(percent) / 100 * capacityML
+        }
+    }
+}
+
+/// A DEBUG notification: the cap opened or closed, or something not yet understood.
+public struct HidrateSparkDebugMessage: Sendable, Hashable, CustomStringConvertible {
+    public static let capOpened: [UInt8] = [0x81, 0x02, 0x00, 0x00]
+    public static let capClosed: [UInt8] = [0x80, 0x02, 0x00, 0x00]
+
+    public var bytes: [UInt8]
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// True or false for the two cap messages, nil for anything else.
+    public var capOpen: Bool? {
+        switch bytes {
+        case Self.capOpened: true
+        case Self.capClosed: false
+        default: nil
+        }
+    }
+
+    public var description: String {
+        switch capOpen {
+        case true?: "cap opened"
+        case false?: "cap closed"
+        case nil: "debug message \(bytes.hexString)"
+        }
+    }
+}
