@@ -3,17 +3,24 @@ import PackageDescription
 
 // Layers, dependencies pointing one way (top depends on bottom):
 //
-//   quench (CLI, thin)     quenchd (the service)     quench-bench (benchmarks)
-//        ├── QuenchHistory (today, log, stats, goals, calendar, export: local days need Foundation's time zones)
-//        └── QuenchGateway (pipelines: replay, demo, run, scan, pair; no Foundation, so the service stays small)
-//              ├── QuenchStore (SQLite's C API; the only importer of CSQLite)
-//              ├── BluetoothLinux (kernel sockets; the only importer of CBlueZ)
-//              ├── GATT (client + simulated server over a PDU bearer)
-//              ├── QuenchProfiles (device payload decoders/encoders)
-//              ├── BluetoothWire (pure codecs: AD, ATT, mgmt, HCI, btsnoop)
-//              ├── Threading (POSIX threads, a condition lock, deadlines)
-//              ├── QuenchSimulator (pure, seeded simulated bottle)
-//              └── QuenchCore (pure: units, calibration, trace v1, detector, evaluation)
+//   quench (CLI, parsing only)     quenchd (the service)     quench-bench (benchmarks)
+//     ├── QuenchTools (scan, pair, watch, record, calibrate, and their terminal output)
+//     ├── QuenchHistory (today, log, stats, goals, calendar, export: Foundation, for local days' time zones)
+//     └── QuenchGateway (pipelines: replay, simulate, demo, the live gateway; prints nothing)
+//           ├── QuenchStore (SQLite's C API; the only importer of CSQLite)
+//           ├── BluetoothLinux (kernel sockets; the only importer of CBlueZ)
+//           ├── GATT (client + server over an ATT bearer)
+//           ├── QuenchProfiles (device payload decoders/encoders, the profile registry)
+//           ├── BluetoothWire (pure codecs: AD, ATT, mgmt, HCI, btsnoop)
+//           ├── Threading (POSIX threads, a condition over shared state, deadlines, stop signals)
+//           ├── QuenchSimulator (pure, seeded simulated bottle)
+//           └── QuenchCore (pure: units, calibration, trace v1, detector, evaluation)
+//   QuenchSimulatedDevices (in-process GATT peripherals and broadcasters): tests and quench-bench only.
+//
+// Foundation: QuenchHistory (time zones), the `quench` executable and quench-bench
+// import Foundation; QuenchProfiles and QuenchStore import FoundationEssentials
+// (JSON, files) only; QuenchGateway, QuenchTools and the layers below import
+// neither, and nothing imports Dispatch, so quenchd stays small.
 let package = Package(
     name: "Quench",
     platforms: [.macOS(.v14)],
@@ -50,13 +57,20 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchStore"]),
+        .target(name: "QuenchTools", dependencies: [
+            "QuenchGateway", "QuenchCore", "QuenchProfiles", "QuenchStore", "GATT", "BluetoothLinux", "BluetoothWire", "Threading",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "QuenchSimulatedDevices", dependencies: [
+            "QuenchGateway", "QuenchCore", "QuenchProfiles", "GATT", "BluetoothWire", "Threading",
+        ]),
         .executableTarget(name: "quench", dependencies: [
-            "QuenchGateway", "QuenchHistory",
+            "QuenchGateway", "QuenchHistory", "QuenchTools",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "quenchd", dependencies: ["QuenchGateway", "QuenchStore"]),
         .executableTarget(name: "quench-bench", dependencies: [
-            "QuenchCore", "QuenchSimulator", "QuenchStore", "QuenchGateway",
+            "QuenchCore", "QuenchSimulator", "QuenchStore", "QuenchGateway", "QuenchSimulatedDevices",
         ]),
 
         // Test support: runs ../shared/ble-vm for the VM tests.
@@ -70,6 +84,7 @@ let package = Package(
         .testTarget(name: "BluetoothLinuxTests", dependencies: ["BluetoothLinux", "BluetoothWire", "BLEVMHarness"]),
         .testTarget(name: "QuenchGatewayTests", dependencies: [
             "QuenchGateway", "QuenchHistory", "QuenchStore", "QuenchCore", "GATT", "BLEVMHarness",
+            "QuenchTools", "QuenchSimulatedDevices", "QuenchProfiles", "Threading",
         ]),
     ]
 )

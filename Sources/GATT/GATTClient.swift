@@ -6,7 +6,8 @@ import Threading
 /// Synchronous and single-threaded: every call blocks the calling thread in
 /// the bearer's `receive(timeout:)` until its response arrives; use one client
 /// from one thread (the gateway gives each connection its own thread). There
-/// is never more than one request in flight (Vol 3, Part F, 3.3.2).
+/// is never more than one request in flight (Vol 3, Part F, 3.3.2). Not
+/// `Sendable`, so the compiler keeps each client on the thread that made it.
 ///
 /// Notifications and indications that arrive while a request is outstanding
 /// are queued in arrival order and handed out by `nextValue(timeout:)`;
@@ -18,7 +19,7 @@ import Threading
 /// likewise final. An Insufficient Authentication or Insufficient Encryption
 /// response makes the client call `bearer.upgradeSecurity()` once and retry
 /// the request once.
-public final class GATTClient: @unchecked Sendable {
+public final class GATTClient {
     public let bearer: any ATTBearer
     public let transactionTimeout: Double
     /// The ATT_MTU in use: 23 (the LE default, Vol 3, Part F, 3.2.8) until exchanged.

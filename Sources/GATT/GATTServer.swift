@@ -11,7 +11,7 @@ import BluetoothWire
 /// which notifies or indicates according to the client's CCCD; indications
 /// wait for the Handle Value Confirmation before the next one is sent
 /// (Vol 3, Part F, 3.4.7.2).
-public final class GATTServer: @unchecked Sendable {
+public final class GATTServer: Sendable {
     public let bearer: any ATTBearer
     /// The server's receive MTU, offered in the MTU exchange.
     public let maximumMTU: UInt16
@@ -27,22 +27,16 @@ public final class GATTServer: @unchecked Sendable {
         case indicated
     }
 
-    private let lock = ConditionLock()
-    // All below guarded by `lock`.
-    private var database: GATTDatabase
-    private var mtu: UInt16 = GATTClient.defaultMTU
-    private var encrypted = false
-    private var indicationInFlight = false
-    private var linkEnded = false
+    private let state: Condition<ServerState>
     private let onWrite: (@Sendable (_ handle: UInt16, _ value: [UInt8]) -> Void)?
 
     /// - Parameter onWrite: called (on the serving thread) after the client
     ///   wrote a characteristic value or descriptor, e.g. a scale's tare command.
     public init(database: GATTDatabase, bearer: any ATTBearer, maximumMTU: UInt16 = 517, indicationTimeout: Double = 30,
                 onWrite: (@Sendable (_ handle: UInt16, _ value: [UInt8]) -> Void)? = nil) {
-        self.database = database
         self.bearer = bearer
         self.maximumMTU = max(GATTClient.defaultMTU, maximumMTU)
+        state = Condition(ServerState(database: database, maximumMTU: self.maximumMTU))
         self.indicationTimeout = indicationTimeout
         self.onWrite = onWrite
     }
@@ -51,34 +45,30 @@ public final class GATTServer: @unchecked Sendable {
     /// refused with Insufficient Encryption until it is set — by the
     /// simulated link's security upgrade.
     public var isLinkEncrypted: Bool {
-        get { lock.withLock { encrypted } }
-        set { lock.withLock { encrypted = newValue } }
+        get { state.withLock { $0.encrypted } }
+        set { state.withLock { $0.encrypted = newValue } }
     }
 
     /// The ATT_MTU agreed with the client.
-    public var currentMTU: UInt16 { lock.withLock { mtu } }
+    public var currentMTU: UInt16 { state.withLock { $0.mtu } }
 
     /// A copy of the attribute table with the current values.
-    public var currentDatabase: GATTDatabase { lock.withLock { database } }
+    public var currentDatabase: GATTDatabase { state.withLock { $0.database } }
 
-    public func value(handle: UInt16) -> [UInt8]? { lock.withLock { database.attribute(handle)?.value } }
+    public func value(handle: UInt16) -> [UInt8]? { state.withLock { $0.database.attribute(handle)?.value } }
 
     /// The client's CCCD setting for a characteristic value handle.
     public func configuration(valueHandle: UInt16) -> ClientCharacteristicConfiguration {
-        lock.withLock { configurationLocked(valueHandle) }
+        state.withLock { $0.configuration(valueHandle) }
     }
 
     /// Blocks until the client has enabled notifications or indications for
     /// the characteristic; false on timeout or when the link ended.
     public func waitForSubscription(valueHandle: UInt16, timeout: Double) -> Bool {
-        let deadline = Deadline(seconds: timeout)
-        return lock.withLock {
-            while configurationLocked(valueHandle).isEmpty {
-                if linkEnded { return false }
-                if !lock.wait(until: deadline), configurationLocked(valueHandle).isEmpty { return false }
-            }
-            return true
-        }
+        state.wait(until: Deadline(seconds: timeout)) { s in
+            if !s.configuration(valueHandle).isEmpty { return true }
+            return s.linkEnded ? false : nil
+        } ?? false
     }
 
     // MARK: - Serving
@@ -86,12 +76,7 @@ public final class GATTServer: @unchecked Sendable {
     /// Serves requests until the peer closes the link (then returns) or the
     /// bearer fails (then throws).
     public func run() throws(BearerError) {
-        defer {
-            lock.withLock {
-                linkEnded = true
-                lock.broadcast()
-            }
-        }
+        defer { state.changing { $0.linkEnded = true } }
         while true {
             let bytes: [UInt8]
             do {
@@ -100,7 +85,7 @@ public final class GATTServer: @unchecked Sendable {
             } catch .closed {
                 return
             }
-            let (reply, written) = lock.withLock { respondLocked(to: bytes) }
+            let (reply, written) = state.changing { $0.respond(to: bytes) }
             if let written { onWrite?(written.handle, written.value) }
             guard let reply else { continue }
             do { try bearer.send(reply) } catch .closed { return }
@@ -110,7 +95,7 @@ public final class GATTServer: @unchecked Sendable {
     /// The reply to one PDU from the client (nil for commands, confirmations
     /// and anything needing no answer). Exposed for byte-level tests.
     public func respond(to pdu: [UInt8]) -> [UInt8]? {
-        let (reply, written) = lock.withLock { respondLocked(to: pdu) }
+        let (reply, written) = state.changing { $0.respond(to: pdu) }
         if let written { onWrite?(written.handle, written.value) }
         return reply
     }
@@ -125,10 +110,10 @@ public final class GATTServer: @unchecked Sendable {
     @discardableResult
     public func updateValue(_ value: [UInt8], handle: UInt16) throws(GATTError) -> Delivery {
         let deadline = Deadline(seconds: indicationTimeout)
-        let (config, limit) = lock.withLock {
-            precondition(database.attribute(handle) != nil, "no attribute at handle \(handle)")
-            database.attributes[Int(handle) - 1].value = value
-            return (configurationLocked(handle), Int(mtu) - 3)
+        let (config, limit) = state.withLock { s in
+            precondition(s.database.attribute(handle) != nil, "no attribute at handle \(handle)")
+            s.database.attributes[Int(handle) - 1].value = value
+            return (s.configuration(handle), Int(s.mtu) - 3)
         }
         let payload = Array(value.prefix(limit))
         if config.contains(.notifications) {
@@ -139,37 +124,61 @@ public final class GATTServer: @unchecked Sendable {
 
         let timeout = GATTError.timeout(request: .handleValueIndication, seconds: indicationTimeout)
         // One indication at a time: wait for the previous one's confirmation.
-        try lock.withLock { () throws(GATTError) in
-            while indicationInFlight {
-                if linkEnded { throw .bearer(.closed(errno: nil)) }
-                if !lock.wait(until: deadline), indicationInFlight { throw timeout }
-            }
-            indicationInFlight = true
-        }
+        try waitForNoIndication(until: deadline, timeout, thenTake: true)
         do { try bearer.send(ATTHandleValueIndication(attributeHandle: handle, attributeValue: payload).encode()) } catch {
-            lock.withLock { indicationInFlight = false; lock.broadcast() }
+            state.changing { $0.indicationInFlight = false }
             throw .bearer(error)
         }
-        try lock.withLock { () throws(GATTError) in
-            while indicationInFlight {
-                if linkEnded { throw .bearer(.closed(errno: nil)) }
-                // Unconfirmed: per 3.3.3 nothing more may be indicated, so the slot stays taken.
-                if !lock.wait(until: deadline), indicationInFlight { throw timeout }
-            }
-        }
+        // Unconfirmed: per 3.3.3 nothing more may be indicated, so the slot stays taken.
+        try waitForNoIndication(until: deadline, timeout, thenTake: false)
         return .indicated
     }
 
-    // MARK: - Requests (lock held)
+    /// Waits until no indication awaits its confirmation (and then, with
+    /// `thenTake`, marks one in flight); throws when the link ended or the
+    /// deadline passed first.
+    private func waitForNoIndication(until deadline: Deadline, _ timeout: GATTError, thenTake: Bool) throws(GATTError) {
+        let free = state.wait(until: deadline) { s -> Bool? in
+            if !s.indicationInFlight {
+                if thenTake { s.indicationInFlight = true }
+                return true
+            }
+            return s.linkEnded ? false : nil
+        }
+        switch free {
+        case true?: return
+        case false?: throw .bearer(.closed(errno: nil))
+        case nil: throw timeout
+        }
+    }
+}
 
-    private typealias Written = (handle: UInt16, value: [UInt8])
+/// What the server's threads share, behind one `Condition`: the attribute
+/// table, the link's agreed MTU and encryption, and the indication in flight.
+/// Requests are answered by its methods, always with the lock held.
+struct ServerState {
+    typealias Written = (handle: UInt16, value: [UInt8])
 
-    private func configurationLocked(_ valueHandle: UInt16) -> ClientCharacteristicConfiguration {
+    var database: GATTDatabase
+    let maximumMTU: UInt16
+    var mtu: UInt16 = GATTClient.defaultMTU
+    var encrypted = false
+    var indicationInFlight = false
+    var linkEnded = false
+
+    init(database: GATTDatabase, maximumMTU: UInt16) {
+        self.database = database
+        self.maximumMTU = maximumMTU
+    }
+
+
+
+    func configuration(_ valueHandle: UInt16) -> ClientCharacteristicConfiguration {
         guard let cccd = database.configurationHandles[valueHandle], let v = database.attribute(cccd)?.value, v.count == 2 else { return [] }
         return ClientCharacteristicConfiguration(rawValue: UInt16(v[0]) | UInt16(v[1]) << 8)
     }
 
-    private func respondLocked(to bytes: [UInt8]) -> ([UInt8]?, Written?) {
+    mutating func respond(to bytes: [UInt8]) -> ([UInt8]?, Written?) {
         let pdu: ATTPDU
         do { pdu = try ATTPDU(decoding: bytes) } catch {
             // A request that does not parse is answered Invalid PDU; broken commands are dropped.
@@ -203,7 +212,6 @@ public final class GATTServer: @unchecked Sendable {
             return (nil, write(c.attributeHandle, c.attributeValue, .writeCommand) == nil ? (c.attributeHandle, c.attributeValue) : nil)
         case .handleValueConfirmation:
             indicationInFlight = false
-            lock.broadcast()
             return (nil, nil)
         case .unknown(let op, _):
             // 3.4.9 / 3.3.1: unsupported requests get Request Not Supported; unknown commands are ignored.
@@ -345,7 +353,7 @@ public final class GATTServer: @unchecked Sendable {
     }
 
     /// 3.4.5.1: stores the value, or says why not. A CCCD takes exactly two bytes.
-    private func write(_ handle: UInt16, _ value: [UInt8], _ op: ATTOpcode) -> ATTErrorResponse? {
+    private mutating func write(_ handle: UInt16, _ value: [UInt8], _ op: ATTOpcode) -> ATTErrorResponse? {
         guard let a = database.attribute(handle) else { return .init(requestOpcode: op, handle: handle, errorCode: .invalidHandle) }
         if let code = writeError(a) { return .init(requestOpcode: op, handle: handle, errorCode: code) }
         // 3.2.9: no attribute value is longer than 512 bytes.
@@ -353,7 +361,6 @@ public final class GATTServer: @unchecked Sendable {
             return .init(requestOpcode: op, handle: handle, errorCode: .invalidAttributeValueLength)
         }
         database.attributes[Int(handle) - 1].value = value
-        if a.type == GATTAttributeType.clientCharacteristicConfiguration { lock.broadcast() }
         return nil
     }
 }

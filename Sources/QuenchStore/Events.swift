@@ -102,14 +102,9 @@ extension IntakeStore {
             guard event.ml.isFinite, event.ml > 0, event.start.isFinite else {
                 throw StoreError(.invalidValue, path: path, "cannot store a \(event.kind.rawValue) of \(event.ml) mL at t=\(event.start); nothing was stored")
             }
-            let time = IntakeEvent.roundedToMillisecond(started.adding(event.start))
-            rows.append(IntakeEvent(
-                identity: IntakeEvent.sensorIdentity(device: device, kind: event.kind, time: time),
-                kind: event.kind, ml: event.ml, time: time,
-                remainingML: event.remainingML.map { max(0, $0) }, source: source, device: device,
-                traceTime: event.start, recordedAt: recordedAt))
+            rows.append(IntakeEvent.sensor(event, device: device, started: started, source: source, recordedAt: recordedAt))
         }
-        var result = try insert(rows, keepingIDs: false, what: "storing \(rows.count) events")
+        var result = try insert(rows, keepingIDs: false)
         result.skipped = skipped
         return result
     }
@@ -118,10 +113,12 @@ extension IntakeStore {
     /// identities make it idempotent, one transaction.
     @discardableResult
     public func insert(_ events: [IntakeEvent]) throws(StoreError) -> IngestResult {
-        try insert(events, keepingIDs: true, what: "storing \(events.count) events")
+        try insert(events, keepingIDs: true)
     }
 
-    private func insert(_ events: [IntakeEvent], keepingIDs: Bool, what: String) throws(StoreError) -> IngestResult {
+    /// Stores rows in one transaction; `keepingIDs` keeps each row's id when it is free.
+    public func insert(_ events: [IntakeEvent], keepingIDs: Bool) throws(StoreError) -> IngestResult {
+        let what = "storing \(events.count) event\(events.count == 1 ? "" : "s")"
         for event in events where event.kind.isDiagnostic {
             throw StoreError(.invalidValue, path: path, "\(what) failed: \(event.kind.rawValue) is not an intake event; nothing was stored")
         }

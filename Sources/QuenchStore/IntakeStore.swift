@@ -24,9 +24,8 @@ public final class IntakeStore: Sendable {
     public let path: String
     /// True when the file could not be opened for writing; writes then fail with `.readOnly`.
     public let isReadOnly: Bool
-    /// One connection, used under `lock` by one thread at a time.
-    nonisolated(unsafe) private let connection: SQLiteConnection
-    private let lock = ConditionLock()
+    /// One connection, used by one thread at a time.
+    private let connection: Condition<SQLiteConnection>
 
     /// Opens (and migrates) the database at `path`.
     /// - Parameter busyTimeout: how long a write waits for another process's lock.
@@ -63,7 +62,7 @@ public final class IntakeStore: Sendable {
             throw StoreError.wrap(error, path: path, doing: "opening the database")
         }
         try Self.migrate(db, path: path, readOnly: readOnly)
-        connection = db
+        connection = Condition(db)
     }
 
     private static func directory(of path: String) -> String {
@@ -115,7 +114,7 @@ public final class IntakeStore: Sendable {
             throw StoreError(.readOnly, path: path, "\(what) failed: the database \(path) is read-only (check the permissions of the file and its directory)")
         }
         do {
-            return try lock.withLock { try connection.transaction(immediate: true) { try body(connection) } }
+            return try connection.withLock { db in try db.transaction(immediate: true) { try body(db) } }
         } catch {
             throw StoreError.wrap(error, path: path, doing: what)
         }
@@ -124,7 +123,7 @@ public final class IntakeStore: Sendable {
     /// One read transaction: every query in `body` sees the same snapshot.
     func read<T>(_ what: String, _ body: (SQLiteConnection) throws -> T) throws(StoreError) -> T {
         do {
-            return try lock.withLock { try connection.transaction(immediate: false) { try body(connection) } }
+            return try connection.withLock { db in try db.transaction(immediate: false) { try body(db) } }
         } catch {
             throw StoreError.wrap(error, path: path, doing: what)
         }

@@ -58,6 +58,16 @@ public struct IntakeEvent: Sendable, Hashable, Codable {
     /// milliseconds since the epoch. The start (the lift) is what a detector pins
     /// down first and never revises, so a replay, a re-delivery after a reconnect
     /// or a second run of the same trace all produce the same key.
+    /// The row a detector's event becomes: its time on the wall clock (to the
+    /// millisecond the store keeps), its identity from device, kind and time.
+    public static func sensor(_ event: DetectedEvent, device: String?, started: Timestamp, source: EventSource = .sensor,
+                              recordedAt: Timestamp = .wallClockNow) -> IntakeEvent {
+        let time = roundedToMillisecond(started.adding(event.start))
+        return IntakeEvent(identity: sensorIdentity(device: device, kind: event.kind, time: time), kind: event.kind, ml: event.ml,
+                           time: time, remainingML: event.remainingML.map { max(0, $0) }, source: source, device: device,
+                           traceTime: event.start, recordedAt: recordedAt)
+    }
+
     public static func sensorIdentity(device: String?, kind: EventKind, time: Timestamp) -> String {
         "\(device ?? "-")|\(kind.rawValue)|\(milliseconds(time))"
     }

@@ -49,6 +49,17 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
+    /// Whether the same write may succeed later: the database was locked, the
+    /// disk full, an I/O error, or the file unusable for now. A value the
+    /// schema refuses (`invalidValue`) fails again every time, as do the
+    /// caller's own mistakes (no such event, unknown migrations).
+    public var isTransient: Bool {
+        switch code {
+        case .invalidValue, .noSuchEvent, .schemaTooNew, .notFound: false
+        default: true
+        }
+    }
+
     public var description: String {
         var text = message
         if let cause = cause as? SQLiteError {

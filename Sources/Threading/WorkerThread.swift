@@ -1,20 +1,19 @@
 #if canImport(Glibc)
 import Glibc
+import Synchronization
 
 /// Runs `body` on its own POSIX thread (not Swift's cooperative pool, which
-/// must never block on a socket); `join` waits for it to end.
-public final class WorkerThread: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var finished = false
+/// must never block on a socket); `join` waits for it to end. The one way
+/// Quench starts a thread.
+public final class WorkerThread: Sendable {
+    private let finished = Condition(false)
 
     /// - Parameter name: shown by `top -H` and in core dumps (the kernel keeps 15 bytes).
     public init(name: String, _ body: @escaping @Sendable () -> Void) {
-        let start = Start(name: name) { [self] in
+        let finished = self.finished
+        let start = Start(name: name) {
             body()
-            lock.withLock {
-                finished = true
-                lock.broadcast()
-            }
+            finished.changing { $0 = true }
         }
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
@@ -35,9 +34,7 @@ public final class WorkerThread: @unchecked Sendable {
     }
 
     public func join() {
-        lock.withLock {
-            while !finished { _ = lock.wait(until: Deadline(seconds: .infinity)) }
-        }
+        _ = finished.wait(until: Deadline(seconds: .infinity)) { $0 ? () : nil }
     }
 
     /// pthread_setname_np needs _GNU_SOURCE, which Swift's Glibc module does not
@@ -49,13 +46,83 @@ public final class WorkerThread: @unchecked Sendable {
         close(fd)
     }
 
-    private final class Start {
+    private final class Start: Sendable {
         let name: String
-        let body: () -> Void
-        init(name: String, body: @escaping () -> Void) {
+        let body: @Sendable () -> Void
+        init(name: String, body: @escaping @Sendable () -> Void) {
             self.name = String(name.utf8.prefix(15)) ?? "quench"
             self.body = body
         }
     }
+}
+
+/// The write end of the pipe from the signal handler to the signal thread.
+/// A global, since a C signal handler captures nothing; atomic, since the
+/// handler may run on any thread.
+private let signalPipeWriteEnd = Atomic<Int32>(-1)
+
+/// What runs when SIGINT or SIGTERM arrives, by registration.
+private let signalActions = Mutex<(next: UInt64, actions: [UInt64: @Sendable (Int32) -> Void])>((0, [:]))
+
+/// Installed on first use, once per process (global initialisers run once).
+private let signalThread: Void = {
+    var ends: [Int32] = [-1, -1]
+    // Only when the process is out of descriptors; nothing to recover.
+    precondition(pipe(&ends) == 0, "cannot make the signal pipe: \(String(cString: strerror(errno)))")
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    signalPipeWriteEnd.store(ends[1], ordering: .relaxed)
+    let readEnd = ends[0]
+    _ = WorkerThread(name: "signals") {
+        while true {
+            var number: UInt8 = 0
+            let n = read(readEnd, &number, 1)
+            if n == 1 {
+                for action in signalActions.withLock({ Array($0.actions.values) }) { action(Int32(number)) }
+            } else if n < 0, errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
+    }
+    for signal in [SIGINT, SIGTERM] {
+        var handler = sigaction()
+        handler.__sigaction_handler.sa_handler = { number in
+            let saved = errno
+            var byte = UInt8(truncatingIfNeeded: number)
+            _ = write(signalPipeWriteEnd.load(ordering: .relaxed), &byte, 1)
+            errno = saved
+        }
+        handler.sa_flags = SA_RESTART
+        sigemptyset(&handler.sa_mask)
+        sigaction(signal, &handler, nil)
+    }
+}()
+
+/// SIGINT and SIGTERM as a clean stop: the handler only writes the signal's
+/// number to a pipe (async-signal-safe, whichever thread the kernel picked),
+/// and one thread reads it and runs the registered actions, so nothing is
+/// done inside a handler and no write of the program's own is cut short.
+public final class StopSignals: Sendable {
+    private let key: UInt64
+
+    /// Calls `action` (on the signal thread) for each SIGINT or SIGTERM while
+    /// the returned registration is kept.
+    public static func handle(_ action: @escaping @Sendable (Int32) -> Void) -> StopSignals {
+        _ = signalThread
+        let key = signalActions.withLock { state -> UInt64 in
+            state.next += 1
+            state.actions[state.next] = action
+            return state.next
+        }
+        return StopSignals(key: key)
+    }
+
+    private init(key: UInt64) { self.key = key }
+
+    /// Stops calling the action.
+    public func cancel() { _ = signalActions.withLock { $0.actions.removeValue(forKey: key) } }
+
+    deinit { cancel() }
 }
 #endif

@@ -5,8 +5,10 @@ import Logging
 import QuenchCore
 import QuenchGateway
 import QuenchProfiles
+import QuenchSimulatedDevices
 import QuenchSimulator
 import QuenchStore
+import Threading
 
 /// `quench run`'s pipeline in process with four simulated devices streaming
 /// simulated bottles at 10 Hz in real time: a Weight Scale (indications), a
@@ -71,13 +73,13 @@ struct GatewayBenchmark {
         let peripherals = [
             SimulatedPeripheral(address: a.0, profile: .weightScale, readings: wr, unit: wc.unit),
             SimulatedPeripheral(address: a.1, profile: .decentScale, readings: dr, unit: dc.unit),
-            SimulatedPeripheral(address: a.2, profile: .custom(KnownProfiles.levelBottle), readings: lr, unit: lc.unit),
+            SimulatedPeripheral(address: a.2, profile: .custom(ProfileRegistry.levelBottle), readings: lr, unit: lc.unit),
         ]
         let broadcaster = SimulatedBroadcaster(address: a.3, readings: mr, unit: mc.unit)
         let devices = [
             LiveDevice(address: a.0, profile: .weightScale, calibration: try weightCal(wc)),
             LiveDevice(address: a.1, profile: .decentScale, calibration: try weightCal(dc)),
-            LiveDevice(address: a.2, addressType: .leRandom, profile: .custom(KnownProfiles.levelBottle), calibration: lc.calibration),
+            LiveDevice(address: a.2, addressType: .leRandom, profile: .custom(ProfileRegistry.levelBottle), calibration: lc.calibration),
             LiveDevice(address: a.3, profile: .miScale, calibration: try weightCal(mc)),
         ]
         var logger = Logger(label: "bench")
@@ -92,14 +94,13 @@ struct GatewayBenchmark {
         let t0 = ContinuousClock.now
         Thread.sleep(forTimeInterval: seconds)
         let cpu1 = Self.cpuSeconds()
-        let (s, atto) = (ContinuousClock.now - t0).components
-        let wall = Double(s) + Double(atto) * 1e-18
+        let wall = (ContinuousClock.now - t0).seconds
         gateway.stop()
         gateway.wait()
         for p in peripherals { p.shutdown() }
         let readings = gateway.pipelines.reduce(0) { $0 + $1.readingCount }
-        let stored = gateway.pipelines.reduce(0) { $0 + $1.storedCount }
-        let latency = gateway.pipelines.map(\.worstStoreLatency).max() ?? 0
+        let stored = gateway.writer.counts.stored
+        let latency = gateway.writer.counts.worstLatency
         let cpu = (cpu1 - cpu0) / wall * 100
         print("readings      \(readings) (\(TraceWriter.fixed(Double(readings) / (wall + 3), places: 1)) a second)")
         print("events stored \(stored)")

@@ -4,7 +4,10 @@ import Foundation
 import QuenchCore
 import QuenchGateway
 import QuenchHistory
+import QuenchProfiles
 import QuenchStore
+import QuenchTools
+import Threading
 
 /// Options of the commands that talk to devices.
 struct LiveOptions: ParsableArguments {
@@ -23,11 +26,36 @@ struct LiveOptions: ParsableArguments {
 /// so Swift's small cooperative pool is never held.
 func offPool(_ body: @escaping @Sendable () throws -> Void) async throws {
     try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
-        let t = Thread {
-            do { try runReporting(body); c.resume() } catch { c.resume(throwing: error) }
+        _ = WorkerThread(name: "quench command") {
+            do { try runReporting { try withCalibrationHints(body) }; c.resume() } catch { c.resume(throwing: error) }
         }
-        t.stackSize = 1 << 22
-        t.start()
+    }
+}
+
+/// The tools' calibration problems in the words of this command line's options.
+func withCalibrationHints(_ body: () throws -> Void) throws {
+    do { try body() } catch ToolError.calibrationRequest(let problem) {
+        throw CommandLineHint(text: "calibrate: " + problem.withOptions)
+    }
+}
+
+struct CommandLineHint: Error, CustomStringConvertible {
+    var text: String
+    var description: String { text }
+}
+
+extension CalibrationProblem {
+    /// What to type instead, naming `quench calibrate`'s options.
+    var withOptions: String {
+        switch self {
+        case .nothingToDo: "nothing to do: give --empty-now, --full-now, --full ML or --point LEVEL:ML (or run it on a terminal to be guided)"
+        case .pointsNeedLevelSensor(let a, let p): "--point is for level sensors; \(a) is a \(p) (weight)"
+        case .volumeNotPositive: "\(self) (--full ML)"
+        case .fullNeedsEmptyWeight: "--full-now needs the empty bottle's weight: measure it first with --empty-now"
+        case .fullNeedsVolume: "--full-now needs --full ML for a level sensor (the volume of the full bottle)"
+        case .badPoint(let p): "--point '\(p)' is not LEVEL:ML (two numbers, e.g. 12.5:250)"
+        case .fullNotHeavier: "\(self)"
+        }
     }
 }
 
@@ -43,9 +71,9 @@ struct ScanCommand: AsyncParsableCommand {
         _ = LiveLogging.bootstrap(level: logLevel)
         try await offPool {
             let stop = StopSignal()
-            let signals = StopOnSignals { _ in stop.stop() }
+            let signals = StopSignals.handle { _ in stop.stop() }
             let found = try LiveScan.run(timeout: timeout, all: all, stop: stop)
-            _ = signals
+            signals.cancel()
             if json { for f in found { LineOutput.write(LiveScan.jsonLine(f)) } } else { LineOutput.write(LiveScan.table(found)) }
         }
     }
@@ -54,7 +82,7 @@ struct ScanCommand: AsyncParsableCommand {
 struct PairCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pair", abstract: "Find a device, confirm its readings arrive, and save it with its calibration.",
-        discussion: "Profiles: \(KnownProfiles.identifiers.joined(separator: ", ")), or the path of a profile file (docs/profiles.md).")
+        discussion: "Profiles: \(ProfileRegistry.identifiers.joined(separator: ", ")), or the path of a profile file (docs/profiles.md).")
     @Argument(help: "The device's Bluetooth address.") var address: String
     @Option(help: "Profile name or profile file (default: the one its advertisement fits).") var profile: String?
     @Option(help: "A name for the device.") var name: String?
@@ -77,9 +105,9 @@ struct PairCommand: AsyncParsableCommand {
         try await offPool {
             let store = try live.openStore(creating: true)
             let stop = StopSignal()
-            let signals = StopOnSignals { _ in stop.stop() }
+            let signals = StopSignals.handle { _ in stop.stop() }
             let outcome = try Pairing.pair(request, store: store, stop: stop) { LineOutput.write($0) }
-            _ = signals
+            signals.cancel()
             let d = outcome.device
             LineOutput.write("first reading: \(Pairing.describe(outcome.firstReading))")
             LineOutput.write("paired \(d.address) (\(d.addressType ?? "public"), \(outcome.how)) as \(d.profile ?? "-")"
@@ -158,7 +186,7 @@ struct WatchCommand: AsyncParsableCommand {
         try await offPool {
             let store = try live.openStore(creating: false)
             let device = try Gateway.devices(in: store, only: [address])[0]
-            LineOutput.write("watching \(device.label) (\(KnownProfiles.identifier(device.profile))); Ctrl-C to stop")
+            LineOutput.write("watching \(device.label) (\(ProfileRegistry.identifier(device.profile))); Ctrl-C to stop")
             LineOutput.write(Watch.header)
             var options = Gateway.Options()
             options.clockRate = rate
@@ -182,12 +210,13 @@ struct RunCommand: AsyncParsableCommand {
         var request = Gateway.RunRequest(databasePath: try HistoryEnvironment.process(database: live.db, units: nil).databasePath)
         request.devices = devices
         request.seconds = seconds
-        request.json = json
         request.logLevel = live.logLevel
         request.options.connectTimeout = connectTimeout
         request.options.clockRate = clockRate
-        let runRequest = request
-        try await offPool { try Gateway.runUntilStopped(runRequest) }
+        let (runRequest, json) = (request, json)
+        try await offPool {
+            try Gateway.runUntilStopped(runRequest) { LineOutput.write(EventFormat.line($0, json: json)) }
+        }
     }
 }
 
@@ -208,7 +237,7 @@ struct RecordCommand: AsyncParsableCommand {
         try await offPool {
             let store = try live.openStore(creating: false)
             let device = try Gateway.devices(in: store, only: [address])[0]
-            LineOutput.write("recording \(device.label) (\(KnownProfiles.identifier(device.profile))) to \(out); Ctrl-C to stop")
+            LineOutput.write("recording \(device.label) (\(ProfileRegistry.identifier(device.profile))) to \(out); Ctrl-C to stop")
             let n = try TraceRecorder.record(device, to: out, seconds: seconds, options: recordOptions, transport: .kernel(), logger: logger)
             LineOutput.write("wrote \(out): \(n) readings from \(device.label)")
         }

@@ -35,6 +35,7 @@ struct Arguments {
 var arguments = Arguments(rest: CommandLine.arguments.dropFirst())
 var database: String?
 var request = Gateway.RunRequest(databasePath: "")
+var json = false
 while let flag = arguments.rest.popFirst() {
     switch flag {
     case "--db": database = arguments.value(after: flag)
@@ -43,7 +44,7 @@ while let flag = arguments.rest.popFirst() {
     case "--connect-timeout": request.options.connectTimeout = arguments.seconds(after: flag)
     case "--clock-rate": request.options.clockRate = arguments.seconds(after: flag)
     case "--log-level": request.logLevel = arguments.value(after: flag)
-    case "--json": request.json = true
+    case "--json": json = true
     case "-h", "--help":
         print("usage: quenchd [--db PATH] [--device ADDRESS]... [--seconds S] [--json] [--connect-timeout S] [--log-level LEVEL]")
         exit(0)
@@ -55,8 +56,12 @@ for name in ["QUENCH_DB", "XDG_DATA_HOME", "HOME"] {
     if let v = getenv(name) { environment[name] = String(cString: v) }
 }
 request.databasePath = StoreLocation.resolve(explicit: database, environment: environment)
+let printJSON = json
 do {
-    try Gateway.runUntilStopped(request)
+    // Each stored event, as it is committed, to standard output (the journal, under systemd).
+    try Gateway.runUntilStopped(request) { committed in
+        try? writeAll(Array((EventFormat.line(committed, json: printJSON) + "\n").utf8), to: 1)
+    }
 } catch {
     fail("error: \(error)", status: 1)
 }

@@ -4,6 +4,8 @@ import GATT
 import Foundation
 import QuenchCore
 import QuenchProfiles
+import QuenchSimulatedDevices
+import QuenchTools
 import QuenchSimulator
 import QuenchStore
 import Testing
@@ -109,7 +111,7 @@ struct LiveCommandTests {
         options.connectTimeout = 0.2
         options.backoff = Backoff(initial: 0.05, factor: 2, maximum: 0.2)
         let path = dir.appendingPathComponent("none.csv").path
-        #expect(throws: LiveError.self) {
+        #expect(throws: ToolError.self) {
             try TraceRecorder.record(device, to: path, seconds: 0.8, options: options, transport: Self.transport([]),
                                      stopOnSignals: false, logger: F.logger)
         }
@@ -128,9 +130,9 @@ struct LiveCommandTests {
     @Test("watch: one line a reading with the detector's phase, level and band; events and link changes")
     func watch() throws {
         let scenario = F.levelScenario()
-        let (p, truth) = Self.peripheral(.custom(KnownProfiles.levelBottle), Self.levelAddress, scenario, speed: F.speed)
+        let (p, truth) = Self.peripheral(.custom(ProfileRegistry.levelBottle), Self.levelAddress, scenario, speed: F.speed)
         defer { p.shutdown() }
-        let device = LiveDevice(address: Self.levelAddress, profile: .custom(KnownProfiles.levelBottle),
+        let device = LiveDevice(address: Self.levelAddress, profile: .custom(ProfileRegistry.levelBottle),
                                 calibration: try F.calibration(scenario, unit: .mm))
         let out = Collected()
         Watch.run(device, seconds: 60, options: Self.accelerated, transport: Self.transport([p]), stop: Self.stop(whenFinished: p),
@@ -175,6 +177,23 @@ struct LiveCommandTests {
         let store = try F.temporaryStore()
         for d in devices { try store.saveDevice(d) }
         return store
+    }
+
+    /// The tools speak of what to measure; `quench calibrate` names its own options for it.
+    @Test("calibrate on the command line: the problem in the words of its options")
+    func calibrateCommandLineHints() throws {
+        let store = try Self.pairedStore([Device(address: Self.weightAddress.description, profile: "weight-scale",
+                                                 calibration: try BottleCalibration(unit: .g), addedAt: .wallClockNow)])
+        let nothing = try runQuench(["calibrate", Self.weightAddress.description, "--db", store.path])
+        #expect(nothing.status == 1)
+        #expect(nothing.stderr.contains("quench: error: calibrate: nothing to do: give --empty-now, --full-now, --full ML or --point LEVEL:ML"),
+                "\(nothing.stderr)")
+        let point = try runQuench(["calibrate", Self.weightAddress.description, "--db", store.path, "--point", "0:0", "--point", "1:1"])
+        #expect(point.stderr.contains("--point is for level sensors"), "\(point.stderr)")
+        for problem: CalibrationProblem in [.nothingToDo, .fullNeedsEmptyWeight, .fullNeedsVolume, .badPoint("x"),
+                                            .pointsNeedLevelSensor(address: "A", profile: "p"), .volumeNotPositive("0")] {
+            #expect(!problem.description.contains("--"), "the library names no option: \(problem)")
+        }
     }
 
     /// A bottle standing still with `ml` in it, streamed in real time.
@@ -234,7 +253,7 @@ struct LiveCommandTests {
         #expect(try store.device(address: Self.levelAddress.description)?.addressType == "random", "the rest of the record is kept")
 
         // The full bottle measured (750 mL stands at 230 mm in the simulated sports bottle), with the hand points.
-        let full = Self.standing(.mm, ml: 750, address: Self.levelAddress, profile: .custom(KnownProfiles.levelBottle))
+        let full = Self.standing(.mm, ml: 750, address: Self.levelAddress, profile: .custom(ProfileRegistry.levelBottle))
         request.fullNow = true
         request.fullML = 750
         request.seconds = 1.5
@@ -282,19 +301,19 @@ struct LiveCommandTests {
                 == "level points 10:0,10:100 (in order of mL): level curve point 2: level 10 is not above the previous point's 10")
         #expect(failure(level) { $0.points = ["20:0", "10:100"] }
                 == "level points 20:0,10:100 (in order of mL): level curve point 2: level 10 is not above the previous point's 20")
-        #expect(failure(level) { $0.points = ["12.5"] } == "calibrate: --point '12.5' is not LEVEL:ML (two numbers, e.g. 12.5:250)")
+        #expect(failure(level) { $0.points = ["12.5"] } == "calibrate: level point '12.5' is not LEVEL:ML (two numbers, e.g. 12.5:250)")
         #expect(failure(level) { _ in }.hasPrefix("calibrate: nothing to do"))
         #expect(failure(Self.weightAddress.description) { $0.fullNow = true }
-                == "calibrate: --full-now needs the empty bottle's weight: measure it first with --empty-now")
+                == "calibrate: measuring the full bottle needs the empty bottle's weight: measure the empty bottle first")
         #expect(failure(Self.weightAddress.description) { $0.points = ["0:0", "1:1"] }
-                == "calibrate: --point is for level sensors; F0:F1:F2:F3:F4:F5 is a weight-scale (weight)")
+                == "calibrate: level points are for level sensors; F0:F1:F2:F3:F4:F5 is a weight-scale (weight)")
         // Nothing answers: no readings within the listening time.
         #expect(failure(Self.weightAddress.description) { $0.emptyNow = true } == "no readings from F0:F1:F2:F3:F4:F5 within 0.5 s")
         #expect(try store.device(address: level)?.calibration == saved)
         #expect(try store.device(address: Self.weightAddress.description)?.calibration == (try BottleCalibration(unit: .g)))
 
         // A full bottle lighter than the empty one.
-        #expect(throws: LiveError.self) {
+        #expect(throws: ToolError.self) {
             try Calibration.weight(try BottleCalibration(unit: .g, emptyWeightG: 400), emptyG: nil, fullG: 380, capacityML: nil)
         }
     }
@@ -360,7 +379,7 @@ struct LiveCommandTests {
         var request = Calibration.Request(address: Self.levelAddress.description)
         request.interactive = true
         request.seconds = 1.5
-        let level = DeviceProfile.custom(KnownProfiles.levelBottle)
+        let level = DeviceProfile.custom(ProfileRegistry.levelBottle)
         func answering(_ volume: String) -> (String) -> String? {
             { prompt in
                 if prompt.hasPrefix("Empty the bottle") {

@@ -4,6 +4,8 @@ import Foundation
 import Logging
 import QuenchCore
 import QuenchProfiles
+import QuenchSimulatedDevices
+import QuenchTools
 import QuenchSimulator
 import QuenchStore
 import Testing
@@ -103,7 +105,7 @@ struct LivePipelineTests {
         let (device, p, truth) = try peripheral(.weightScale, "F0:F1:F2:F3:F4:F5", F.weightScenario(), unit: .g)
         let gateway = runGateway([device], [p], store: store)
         #expect(p.sent > 100)
-        #expect(gateway.gattSessions[0].connections == 1)
+        #expect(gateway.gattSessions[0].counts.connections == 1)
         // 0.005 kg resolution: each sip is known to a few mL.
         F.expectMatches(try F.sips(store, device.address), truth, tolerance: 5)
     }
@@ -112,7 +114,7 @@ struct LivePipelineTests {
     func twoDevices() throws {
         let store = try F.temporaryStore()
         let (d1, p1, t1) = try peripheral(.decentScale, "F0:F1:F2:F3:F4:F6", F.weightScenario(seed: 9), unit: .g)
-        let (d2, p2, t2) = try peripheral(.custom(KnownProfiles.levelBottle), "C4:11:22:33:44:55", F.levelScenario(), unit: .mm)
+        let (d2, p2, t2) = try peripheral(.custom(ProfileRegistry.levelBottle), "C4:11:22:33:44:55", F.levelScenario(), unit: .mm)
         _ = runGateway([d1, d2], [p1, p2], store: store)
         F.expectMatches(try F.sips(store, d1.address), t1, tolerance: 2)
         F.expectMatches(try F.sips(store, d2.address), t2, tolerance: 3)
@@ -129,7 +131,7 @@ struct LivePipelineTests {
                                             drops: [(at: second.tStart + 0.5, seconds: second.tEnd - second.tStart + 2)])
         _ = readings
         let gateway = runGateway([device], [p], store: store)
-        #expect(gateway.gattSessions[0].connections == 2, "reconnected once after the drop")
+        #expect(gateway.gattSessions[0].counts.connections == 2, "reconnected once after the drop")
         #expect(p.lost > 0)
         let sips = try F.sips(store, device.address)
         F.expectMatches(sips, truth, tolerance: 3)
@@ -168,8 +170,8 @@ struct LivePipelineTests {
         gateway.wait()
         #expect(ContinuousClock.now - start < .seconds(3), "stop took too long")
         let session = gateway.gattSessions[0]
-        #expect(session.connections == 0)
-        #expect((3...8).contains(session.failedAttempts), "attempts: \(session.failedAttempts)")
+        #expect(session.counts.connections == 0)
+        #expect((3...8).contains(session.counts.failedAttempts), "attempts: \(session.counts.failedAttempts)")
         #expect(try store.events().isEmpty)
     }
 

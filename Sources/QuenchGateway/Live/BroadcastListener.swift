@@ -6,6 +6,7 @@ import QuenchProfiles
 import BluetoothLinux
 import Threading
 #endif
+import Synchronization
 
 /// A stream of advertising reports: the kernel's scan, or a fake broadcaster in tests.
 public protocol AdvertisementSource: AnyObject {
@@ -44,15 +45,18 @@ public final class KernelScan: AdvertisementSource {
 /// payload, drops repeats of the same frame (scales repeat each reading many
 /// times, and the controller may report each advertisement twice), and feeds
 /// the device's pipeline. A failed scan is restarted with backoff.
-public final class BroadcastListener: @unchecked Sendable {
+public final class BroadcastListener: Sendable {
     public let pipelines: [BluetoothAddress: DevicePipeline]
     private let makeSource: @Sendable (StopSignal) throws(LiveError) -> any AdvertisementSource
     private let stop: StopSignal
-    private var backoff: Backoff
+    private let backoff: Backoff
     private let logger: Logger
-    private var worker: WorkerThread?
-    private var lastIdentity: [BluetoothAddress: PayloadIdentity] = [:]
-    public private(set) var framesSeen = 0
+    private let worker = Mutex<WorkerThread?>(nil)
+    private struct Seen {
+        var lastIdentity: [BluetoothAddress: PayloadIdentity] = [:]
+        var frames = 0
+    }
+    private let seen = Mutex(Seen())
 
     public init(pipelines: [DevicePipeline], stop: StopSignal, backoff: Backoff = Backoff(), logger: Logger,
                 source: @escaping @Sendable (StopSignal) throws(LiveError) -> any AdvertisementSource) {
@@ -63,11 +67,17 @@ public final class BroadcastListener: @unchecked Sendable {
         self.logger = logger
     }
 
+    /// New frames fed to pipelines so far.
+    public var framesSeen: Int { seen.withLock { $0.frames } }
+
     public func start() {
-        worker = WorkerThread(name: "broadcast scan") { [self] in run() }
+        worker.withLock { w in
+            guard w == nil else { return }
+            w = WorkerThread(name: "broadcast scan") { [self] in run() }
+        }
     }
 
-    public func join() { worker?.join() }
+    public func join() { worker.withLock { $0 }?.join() }
 
     /// Handles one report (exposed for tests): true when it fed a new reading.
     @discardableResult
@@ -80,16 +90,22 @@ public final class BroadcastListener: @unchecked Sendable {
         }
         let profile = pipeline.device.profile
         guard let payload = profile.payload(in: ad) else { return false }
-        if let identity = profile.payloadIdentity(payload) {
-            if lastIdentity[report.address] == identity { return false }
-            lastIdentity[report.address] = identity
+        let identity = profile.payloadIdentity(payload)
+        let isNew = seen.withLock { s -> Bool in
+            if let identity {
+                if s.lastIdentity[report.address] == identity { return false }
+                s.lastIdentity[report.address] = identity
+            }
+            s.frames += 1
+            return true
         }
-        framesSeen += 1
+        guard isNew else { return false }
         pipeline.handle(payload: payload)
         return true
     }
 
     private func run() {
+        var backoff = self.backoff
         var attempt = 0
         while !stop.isStopped {
             do throws(LiveError) {

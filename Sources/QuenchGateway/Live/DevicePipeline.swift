@@ -1,4 +1,5 @@
 import BluetoothWire
+import Synchronization
 import Threading
 import Logging
 import QuenchCore
@@ -19,63 +20,59 @@ public struct SessionClock: Sendable {
         origin = .now
     }
 
-    public func now() -> Double {
-        let (s, atto) = (ContinuousClock.now - origin).components
-        return (Double(s) + Double(atto) * 1e-18) * rate
-    }
+    public func now() -> Double { (ContinuousClock.now - origin).seconds * rate }
 }
 
-/// What a session reports as it goes (all optional; called on the device's thread).
+/// What a session reports as it goes, besides its events (which reach the
+/// `EventWriter`'s subscribers). Both optional; called on the device's thread.
 public struct LiveObserver: Sendable {
     /// Each reading, with the decoded payload and the detector after it.
     public var reading: (@Sendable (_ device: LiveDevice, _ reading: Reading, _ raw: ProfileReading, _ detector: SipDetector) -> Void)?
-    /// Each event once final (and stored, when there is a store).
-    public var event: (@Sendable (_ device: LiveDevice, _ event: DetectedEvent, _ started: Timestamp) -> Void)?
     /// Connected and subscribed / link lost.
     public var link: (@Sendable (_ device: LiveDevice, _ up: Bool) -> Void)?
 
     public init(reading: (@Sendable (LiveDevice, Reading, ProfileReading, SipDetector) -> Void)? = nil,
-                event: (@Sendable (LiveDevice, DetectedEvent, Timestamp) -> Void)? = nil,
                 link: (@Sendable (LiveDevice, Bool) -> Void)? = nil) {
         self.reading = reading
-        self.event = event
         self.link = link
     }
 }
 
-/// One device's path from payloads to the store: decode, timestamp on the
+/// One device's path from payloads to final events: decode, timestamp on the
 /// session clock, one detector for the whole session (so a sip across a
-/// disconnect is judged once, across the gap), store each event as soon as it
-/// is final. Fed by one thread at a time; the lock makes `finish` safe from another.
-public final class DevicePipeline: @unchecked Sendable {
+/// disconnect is judged once, across the gap); each event, once final, goes
+/// to the session's `EventWriter`. Fed by one thread at a time; `finish`
+/// may come from another.
+public final class DevicePipeline: Sendable {
     public let device: LiveDevice
     public let clock: SessionClock
-    private let store: IntakeStore?
+    private let writer: EventWriter
     private let observer: LiveObserver
     private let logger: Logger
-    private let lock = ConditionLock()
-    private var detector: SipDetector
-    private var events: [DetectedEvent] = []
-    /// Events the store refused (busy, disk full): retried with the next ones, so none is lost.
-    private var unstored: [DetectedEvent] = []
-    private var finished = false
-    private var lastT = -Double.infinity
-    public private(set) var readingCount = 0
-    public private(set) var storedCount = 0
-    /// Seconds from an event becoming final to its row being committed, the worst seen.
-    public private(set) var worstStoreLatency = 0.0
 
-    public init(device: LiveDevice, clock: SessionClock, store: IntakeStore?, detector: DetectorConfiguration = .init(),
+    private struct State {
+        var detector: SipDetector
+        var events: [DetectedEvent] = []
+        var finished = false
+        var lastT = -Double.infinity
+        var readings = 0
+    }
+    private let state: Mutex<State>
+
+    public init(device: LiveDevice, clock: SessionClock, writer: EventWriter, detector: DetectorConfiguration = .init(),
                 observer: LiveObserver = .init(), logger: Logger) {
         self.device = device
         self.clock = clock
-        self.store = store
+        self.writer = writer
         self.observer = observer
         var logger = logger
         logger[metadataKey: "device"] = "\(device.label)"
         self.logger = logger
-        self.detector = SipDetector(calibration: device.calibration, configuration: detector)
+        state = Mutex(State(detector: SipDetector(calibration: device.calibration, configuration: detector)))
     }
+
+    /// Readings fed so far.
+    public var readingCount: Int { state.withLock { $0.readings } }
 
     /// Decodes one payload (a characteristic value or a broadcast frame) and feeds its readings.
     public func handle(payload: [UInt8]) {
@@ -92,65 +89,51 @@ public final class DevicePipeline: @unchecked Sendable {
 
     /// Feeds one reading taken now on the session clock (monotonic: never earlier than the last).
     public func feed(_ reading: Reading, raw: ProfileReading) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !finished else { return }
-        var r = reading
-        r.t = max(r.t, lastT)
-        lastT = r.t
-        readingCount += 1
-        detector.process(r, into: &events)
-        logger.trace("reading", metadata: ["t": "\(TraceWriter.fixed(r.t, places: 2))", "value": "\(r.value.map { "\($0)" } ?? "-")"])
-        observer.reading?(device, r, raw, detector)
-        flushLocked()
+        let final = state.withLock { s -> [DetectedEvent] in
+            guard !s.finished else { return [] }
+            var r = reading
+            r.t = max(r.t, s.lastT)
+            s.lastT = r.t
+            s.readings += 1
+            s.detector.process(r, into: &s.events)
+            logger.trace("reading", metadata: ["t": "\(TraceWriter.fixed(r.t, places: 2))", "value": "\(r.value.map { "\($0)" } ?? "-")"])
+            observer.reading?(device, r, raw, s.detector)
+            return Self.take(&s.events)
+        }
+        submit(final)
     }
 
     public func linkChanged(up: Bool) { observer.link?(device, up) }
 
-    /// Judges what is still pending and stores it; later readings are ignored.
+    /// Judges what is still pending and submits it; later readings are ignored.
     public func finish() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !finished else { return }
-        finished = true
-        detector.finish(into: &events)
-        flushLocked()
-        if !unstored.isEmpty {
-            logger.error("events could not be stored", metadata: ["count": "\(unstored.count)"])
+        let final = state.withLock { s -> [DetectedEvent] in
+            guard !s.finished else { return [] }
+            s.finished = true
+            s.detector.finish(into: &s.events)
+            return Self.take(&s.events)
         }
-    }
-
-    private func flushLocked() {
-        guard !events.isEmpty || !unstored.isEmpty else { return }
-        let fresh = events.filter { !$0.kind.isDiagnostic }
-        events.removeAll(keepingCapacity: true)
-        let batch = unstored + fresh
-        guard !batch.isEmpty else { return }
-        let finalAt = ContinuousClock.now
-        if let store {
-            do {
-                let result = try store.ingest(batch, device: device.label, started: clock.started)
-                storedCount += result.inserted
-                unstored.removeAll()
-                let (s, atto) = (ContinuousClock.now - finalAt).components
-                worstStoreLatency = max(worstStoreLatency, Double(s) + Double(atto) * 1e-18)
-            } catch {
-                unstored = batch
-                logger.error("cannot store events; will retry", metadata: ["error": "\(error)", "pending": "\(batch.count)"])
-            }
-        }
-        for event in fresh {
-            logger.info("\(event.kind.rawValue) \(TraceWriter.fixed(event.ml, places: 1)) mL",
-                        metadata: ["start": "\(clock.started.adding(event.start).iso8601)",
-                                   "remaining_ml": "\(event.remainingML.map { TraceWriter.fixed($0, places: 0) } ?? "-")"])
-            observer.event?(device, event, clock.started)
-        }
+        submit(final)
     }
 
     /// The detector's state (for `watch`).
-    public var detectorState: SipDetector {
-        lock.lock()
-        defer { lock.unlock() }
-        return detector
+    public var detectorState: SipDetector { state.withLock { $0.detector } }
+
+    /// The events that are history (not the detector's diagnostics), emptying the buffer.
+    private static func take(_ events: inout [DetectedEvent]) -> [DetectedEvent] {
+        guard !events.isEmpty else { return [] }
+        defer { events.removeAll(keepingCapacity: true) }
+        return events.filter { !$0.kind.isDiagnostic }
+    }
+
+    private func submit(_ events: [DetectedEvent]) {
+        guard !events.isEmpty else { return }
+        let now = ContinuousClock.now
+        for event in events {
+            logger.info("\(event.kind.rawValue) \(TraceWriter.fixed(event.ml, places: 1)) mL",
+                        metadata: ["start": "\(clock.started.adding(event.start).iso8601)",
+                                   "remaining_ml": "\(event.remainingML.map { TraceWriter.fixed($0, places: 0) } ?? "-")"])
+        }
+        writer.submit(events.map { FinalEvent(device: device, event: $0, started: clock.started, finalAt: now) })
     }
 }

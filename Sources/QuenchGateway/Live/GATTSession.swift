@@ -7,6 +7,7 @@ import QuenchProfiles
 import BluetoothLinux
 import Threading
 #endif
+import Synchronization
 
 /// Opens ATT links to devices: the kernel's L2CAP sockets, or a simulated
 /// peripheral's socketpair in tests.
@@ -90,16 +91,20 @@ public struct GATTLink {
 
 /// Keeps one GATT device connected and subscribed on its own thread, feeding
 /// its pipeline; reconnects with backoff until stopped.
-public final class GATTDeviceSession: @unchecked Sendable {
+public final class GATTDeviceSession: Sendable {
+    public struct Counters: Sendable, Hashable {
+        public var connections = 0
+        public var failedAttempts = 0
+    }
+
     public let pipeline: DevicePipeline
     private let connector: any ATTConnector
     private let stop: StopSignal
-    private var backoff: Backoff
+    private let backoff: Backoff
     private let connectTimeout: Double
     private let logger: Logger
-    private var worker: WorkerThread?
-    public private(set) var connections = 0
-    public private(set) var failedAttempts = 0
+    private let worker = Mutex<WorkerThread?>(nil)
+    private let counters = Mutex(Counters())
 
     public init(pipeline: DevicePipeline, connector: any ATTConnector, stop: StopSignal, backoff: Backoff = Backoff(),
                 connectTimeout: Double = 10, logger: Logger) {
@@ -113,15 +118,21 @@ public final class GATTDeviceSession: @unchecked Sendable {
         self.logger = logger
     }
 
+    public var counts: Counters { counters.withLock { $0 } }
+
     public func start() {
-        worker = WorkerThread(name: "gatt \(pipeline.device.label)") { [self] in run() }
+        worker.withLock { w in
+            guard w == nil else { return }
+            w = WorkerThread(name: "gatt \(pipeline.device.label)") { [self] in run() }
+        }
     }
 
     /// Waits for the thread to end (after `stop`).
-    public func join() { worker?.join() }
+    public func join() { worker.withLock { $0 }?.join() }
 
     private func run() {
         let device = pipeline.device
+        var backoff = self.backoff
         var attempt = 0
         while !stop.isStopped {
             var bearer: (any ATTBearer)?
@@ -130,7 +141,7 @@ public final class GATTDeviceSession: @unchecked Sendable {
                 let b = try connector.connect(to: device, timeout: connectTimeout, stop: stop)
                 bearer = b
                 let link = try GATTLink.open(b, profile: device.profile)
-                connections += 1
+                counters.withLock { $0.connections += 1 }
                 attempt = 0
                 logger.info("connected and subscribed", metadata: ["mtu": "\(link.client.mtu)",
                                                                     "handle": "\(link.characteristic.valueHandle)"])
@@ -147,8 +158,8 @@ public final class GATTDeviceSession: @unchecked Sendable {
             } catch {
                 bearer?.close()
                 if stop.isStopped { break }
-                failedAttempts += 1
-                if connections > 0, attempt == 0 { pipeline.linkChanged(up: false) }
+                let connected = counters.withLock { c in c.failedAttempts += 1; return c.connections > 0 }
+                if connected, attempt == 0 { pipeline.linkChanged(up: false) }
                 let delay = backoff.delay(attempt: attempt)
                 attempt += 1
                 logger.warning("link down; retrying", metadata: ["error": "\(error)", "retry_in_s": "\(TraceWriter.fixed(delay, places: 1))"])

@@ -10,9 +10,10 @@ import Threading
 
 /// `quench run`: every device at once. GATT devices each on their own
 /// connection thread, broadcast devices from one shared scan; one detector per
-/// device; events stored as they become final. `stop()` (from a signal
-/// handler) ends the threads, judges what is pending and stores it.
-public final class Gateway: @unchecked Sendable {
+/// device; every final event through one `EventWriter` (store, then
+/// subscribers). `stop()` (from a signal) ends the threads; `wait()` then
+/// judges what is pending and stores it before it returns.
+public final class Gateway: Sendable {
     public struct Options: Sendable {
         public var connectTimeout = 10.0
         public var backoff = Backoff()
@@ -25,8 +26,10 @@ public final class Gateway: @unchecked Sendable {
 
     public let pipelines: [DevicePipeline]
     public let stopSignal: StopSignal
-    private var sessions: [GATTDeviceSession] = []
-    private var listener: BroadcastListener?
+    /// Where final events go: the store, then the subscribers.
+    public let writer: EventWriter
+    public let gattSessions: [GATTDeviceSession]
+    private let listener: BroadcastListener?
     private let logger: Logger
 
     /// - Parameters:
@@ -40,23 +43,27 @@ public final class Gateway: @unchecked Sendable {
                 stop: StopSignal = StopSignal()) {
         self.logger = logger
         stopSignal = stop
+        let writer = EventWriter(store: store, logger: logger)
+        self.writer = writer
         let clock = SessionClock(started: options.started, rate: options.clockRate)
-        pipelines = devices.map { DevicePipeline(device: $0, clock: clock, store: store, detector: options.detector, observer: observer, logger: logger) }
+        pipelines = devices.map { DevicePipeline(device: $0, clock: clock, writer: writer, detector: options.detector, observer: observer, logger: logger) }
         var broadcast: [DevicePipeline] = []
+        var sessions: [GATTDeviceSession] = []
         for (i, p) in pipelines.enumerated() {
             if p.device.profile.transport.isBroadcast {
                 broadcast.append(p)
             } else {
-                var backoff = options.backoff
-                backoff = Backoff(initial: backoff.initial, factor: backoff.factor, maximum: backoff.maximum, jitter: backoff.jitter,
-                                  seed: UInt64(i + 1) &* 0x9E37_79B9_7F4A_7C15)
-                sessions.append(GATTDeviceSession(pipeline: p, connector: connector, stop: stopSignal, backoff: backoff,
+                let b = options.backoff
+                // Each device its own jitter, so devices that dropped together do not retry in lockstep.
+                let backoff = Backoff(initial: b.initial, factor: b.factor, maximum: b.maximum, jitter: b.jitter,
+                                      seed: UInt64(i + 1) &* 0x9E37_79B9_7F4A_7C15)
+                sessions.append(GATTDeviceSession(pipeline: p, connector: connector, stop: stop, backoff: backoff,
                                                   connectTimeout: options.connectTimeout, logger: logger))
             }
         }
-        if !broadcast.isEmpty {
-            listener = BroadcastListener(pipelines: broadcast, stop: stopSignal, backoff: options.backoff, logger: logger, source: advertisements)
-        }
+        gattSessions = sessions
+        listener = broadcast.isEmpty ? nil
+            : BroadcastListener(pipelines: broadcast, stop: stop, backoff: options.backoff, logger: logger, source: advertisements)
     }
 
     public convenience init(devices: [LiveDevice], store: IntakeStore?, options: Options = Options(), observer: LiveObserver = .init(),
@@ -74,34 +81,38 @@ public final class Gateway: @unchecked Sendable {
     }
     #endif
 
-    public var gattSessions: [GATTDeviceSession] { sessions }
+    /// Subscribe before `start`, so no event is missed.
+    public func subscribe(_ subscriber: @escaping EventSubscriber) { writer.subscribe(subscriber) }
 
     public func start() {
         logger.info("gateway starting", metadata: ["devices": "\(pipelines.count)", "started": "\(pipelines.first?.clock.started.iso8601 ?? "-")"])
-        for s in sessions { s.start() }
+        writer.start()
+        for s in gattSessions { s.start() }
         listener?.start()
     }
 
     /// Asks every thread to end; `wait()` then finishes the devices.
     public func stop() { stopSignal.stop() }
 
-    /// Blocks the calling thread until stopped, then judges and stores what is pending.
+    /// Blocks the calling thread until stopped, then judges what is pending
+    /// and returns once every final event is stored and delivered.
     public func wait() {
-        for s in sessions { s.join() }
+        for s in gattSessions { s.join() }
         listener?.join()
         for p in pipelines { p.finish() }
+        writer.drain()
+        let c = writer.counts
         logger.info("gateway stopped", metadata: ["readings": "\(pipelines.reduce(0) { $0 + $1.readingCount })",
-                                                  "stored": "\(pipelines.reduce(0) { $0 + $1.storedCount })"])
+                                                  "stored": "\(c.stored)", "already_stored": "\(c.alreadyStored)",
+                                                  "quarantined": "\(c.quarantined)"])
     }
 
-    /// `wait()` without blocking Swift's cooperative pool.
-    public func waitAsync() async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            _ = WorkerThread(name: "gateway wait") { [self] in
-                wait()
-                c.resume()
-            }
-        }
+    /// Runs until `seconds` pass (nil: until `stop()`), then stops and waits.
+    public func run(seconds: Double?) {
+        start()
+        stopSignal.wait(seconds: seconds ?? .infinity)
+        stop()
+        wait()
     }
 }
 

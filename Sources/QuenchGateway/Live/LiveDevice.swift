@@ -1,45 +1,7 @@
 import BluetoothWire
-import FoundationEssentials
 import QuenchCore
 import QuenchProfiles
 import QuenchStore
-
-/// Profiles the gateway knows by name: the built-in decoders plus the DIY
-/// level bottle (a custom profile, docs/profiles/diy-level-bottle.json).
-public enum KnownProfiles {
-    /// The DIY level bottle: service 6e0a0000-…, notify 6e0a0001-…, u16 LE level in 0.1 mm.
-    public static let levelBottle = CustomProfile(
-        name: "level-bottle", sensor: .level, unit: .mm,
-        source: .characteristic(service: BluetoothUUID("6e0a0000-51a5-4c5b-9f1d-7e57b0771e00")!,
-                                characteristic: BluetoothUUID("6e0a0001-51a5-4c5b-9f1d-7e57b0771e00")!, delivery: .notify),
-        value: .init(offset: 0, type: .u16, scale: 0.1),
-        matchService: BluetoothUUID("6e0a0000-51a5-4c5b-9f1d-7e57b0771e00")!)
-
-    /// Everything a scan tries, in order.
-    public static let all: [DeviceProfile] = DeviceProfile.builtIn + [.custom(levelBottle)]
-
-    /// `weight-scale`, `mi-scale`, `mi-body-scale`, `decent-scale`, `level-bottle`.
-    public static var identifiers: [String] { all.map(identifier) }
-
-    /// The name a profile is saved under: custom profiles by their file's `name`.
-    public static func identifier(_ profile: DeviceProfile) -> String {
-        if case .custom(let c) = profile { return c.name }
-        return profile.identifier
-    }
-
-    /// A profile by name, or a profile file's path (its JSON is returned too, to be saved with the device).
-    public static func resolve(_ nameOrPath: String) throws(LiveError) -> (DeviceProfile, definition: String?) {
-        if let p = all.first(where: { identifier($0) == nameOrPath }) { return (p, nil) }
-        guard let data = FileManager.default.contents(atPath: nameOrPath) else {
-            throw .unknownProfile(nameOrPath, known: identifiers)
-        }
-        do {
-            return (.custom(try CustomProfile(json: Array(data))), String(decoding: data, as: UTF8.self))
-        } catch {
-            throw .badProfileFile(path: nameOrPath, error)
-        }
-    }
-}
 
 /// A paired device as the gateway uses it: where it is, how it speaks, how its
 /// readings become mL.
@@ -76,9 +38,11 @@ public struct LiveDevice: Sendable, Hashable {
     /// A saved device's profile: the profile file saved with it, else a known profile by name.
     public static func profile(of record: Device) throws(LiveError) -> DeviceProfile {
         guard let profileName = record.profile else { throw .deviceIncomplete(record.address, "no profile") }
-        guard let definition = record.profileDefinition else { return try KnownProfiles.resolve(profileName).0 }
+        guard let definition = record.profileDefinition else {
+            do { return try ProfileRegistry.resolve(profileName).profile } catch { throw .profile(error) }
+        }
         do { return .custom(try CustomProfile(json: Array(definition.utf8))) } catch {
-            throw .badProfileFile(path: "profile saved with \(record.address)", error)
+            throw .profile(.badFile(path: "profile saved with \(record.address)", error))
         }
     }
 
@@ -98,15 +62,11 @@ public struct LiveDevice: Sendable, Hashable {
 /// The calibration a newly paired device starts with: weight in grams (any
 /// scale's unit converts), level in the profile's unit with the given curve.
 public func defaultCalibration(for profile: DeviceProfile, levelCurve: LevelCurve?, capacityML: Double?, tareG: Double?,
-                               density: Double = 1) throws(LiveError) -> BottleCalibration {
-    do {
-        if profile.sensor == .weight {
-            return try BottleCalibration(unit: .g, density: density, capacityML: capacityML, emptyWeightG: tareG)
-        }
-        return try BottleCalibration(unit: profile.unit, density: density, levelCurve: levelCurve, capacityML: capacityML)
-    } catch {
-        throw .calibration(error)
+                               density: Double = 1) throws(CalibrationError) -> BottleCalibration {
+    if profile.sensor == .weight {
+        return try BottleCalibration(unit: .g, density: density, capacityML: capacityML, emptyWeightG: tareG)
     }
+    return try BottleCalibration(unit: profile.unit, density: density, levelCurve: levelCurve, capacityML: capacityML)
 }
 
 /// An address as the store keys it (`aa:bb:…` → `AA:BB:…`); other labels unchanged.

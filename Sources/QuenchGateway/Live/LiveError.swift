@@ -7,19 +7,16 @@ import QuenchStore
 import BluetoothLinux
 #endif
 
-/// Why a live operation (scan, pair, run, watch, record, calibrate) failed; causes are kept.
+/// Why the gateway could not reach a device or keep its events: what the
+/// gateway's own operations (loading devices, connecting, subscribing,
+/// storing) throw. The interactive tools wrap it in their own error.
 public enum LiveError: Error, Sendable, CustomStringConvertible {
     case badAddress(String)
-    case unknownProfile(String, known: [String])
-    case badProfileFile(path: String, ProfileFileError)
+    case profile(ProfileLookupError)
+    /// A saved device lacks what the gateway needs (the reason says what and how to add it).
     case deviceIncomplete(String, String)
     case unknownDevice(String)
     case noDevices
-    case calibration(CalibrationError)
-    /// Level points that make no curve (listed in order of mL, as checked).
-    case levelPoints([LevelCurve.Point], CalibrationError)
-    /// `calibrate` was asked for something it cannot do (the reason says what to give instead).
-    case calibrationRequest(String)
     case store(StoreError)
     #if os(Linux)
     case bluetooth(BluetoothLinuxError)
@@ -29,26 +26,15 @@ public enum LiveError: Error, Sendable, CustomStringConvertible {
     case characteristicMissing(service: BluetoothUUID, characteristic: BluetoothUUID)
     /// A connection attempt found nobody (simulated devices; real ones report `.bluetooth(.timeout)`).
     case connectTimeout(address: String, seconds: Double)
-    /// Nothing was heard from the device in time.
-    case noReadings(address: String, seconds: Double)
-    /// The device was not seen advertising.
-    case notFound(address: String, seconds: Double)
-    case decode(DecodeError)
-    case output(OutputFileError)
     case stopped
 
     public var description: String {
         switch self {
         case .badAddress(let a): "'\(a)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)"
-        case .unknownProfile(let p, let known): "unknown profile '\(p)': not one of \(known.joined(separator: ", ")) nor a readable profile file"
-        case .badProfileFile(let path, let e): "\(path): \(e)"
+        case .profile(let e): "\(e)"
         case .deviceIncomplete(let a, let why): "device \(a) cannot be used: \(why)"
         case .unknownDevice(let a): "no paired device \(a) (see `quench devices`)"
         case .noDevices: "no paired devices: pair one with `quench pair ADDRESS`"
-        case .calibration(let e): "calibration: \(e)"
-        case .levelPoints(let points, let e):
-            "level points \(points.map { "\($0.level.compactDescription):\($0.ml.compactDescription)" }.joined(separator: ",")) (in order of mL): \(e)"
-        case .calibrationRequest(let why): "calibrate: \(why)"
         case .store(let e): "\(e)"
         #if os(Linux)
         case .bluetooth(let e): "\(e)"
@@ -56,10 +42,6 @@ public enum LiveError: Error, Sendable, CustomStringConvertible {
         case .gatt(let e): "GATT: \(e)"
         case .characteristicMissing(let s, let c): "the device has no characteristic \(c) in service \(s)"
         case .connectTimeout(let a, let s): "connect(\(a)): no answer within \(TraceWriter.fixed(s, places: 1)) s"
-        case .noReadings(let a, let s): "no readings from \(a) within \(TraceWriter.fixed(s, places: 1)) s"
-        case .notFound(let a, let s): "\(a) was not seen advertising within \(TraceWriter.fixed(s, places: 1)) s"
-        case .decode(let e): "\(e)"
-        case .output(let e): "\(e)"
         case .stopped: "stopped"
         }
     }

@@ -6,9 +6,8 @@ import Threading
 
 /// One "stop now" for a whole session: wakes threads waiting out a backoff
 /// (a condition variable, no polling) and cancels blocked scans and connects.
-public final class StopSignal: @unchecked Sendable {
-    private let condition = ConditionLock()
-    private var stopped = false
+public final class StopSignal: Sendable {
+    private let stopped = Condition(false)
     #if os(Linux)
     /// Polled next to sockets by the Bluetooth layer; nil if no eventfd could be made.
     public let bluetooth: BluetoothCancellation?
@@ -20,15 +19,10 @@ public final class StopSignal: @unchecked Sendable {
         #endif
     }
 
-    public var isStopped: Bool {
-        condition.withLock { stopped }
-    }
+    public var isStopped: Bool { stopped.withLock { $0 } }
 
     public func stop() {
-        condition.withLock {
-            stopped = true
-            condition.broadcast()
-        }
+        stopped.changing { $0 = true }
         #if os(Linux)
         bluetooth?.cancel()
         #endif
@@ -37,13 +31,7 @@ public final class StopSignal: @unchecked Sendable {
     /// Waits `seconds` or until stopped; true when stopped.
     @discardableResult
     public func wait(seconds: Double) -> Bool {
-        let deadline = Deadline(seconds: seconds)
-        return condition.withLock {
-            while !stopped {
-                if !condition.wait(until: deadline) { break }
-            }
-            return stopped
-        }
+        stopped.wait(until: Deadline(seconds: seconds)) { $0 ? true : nil } ?? false
     }
 }
 

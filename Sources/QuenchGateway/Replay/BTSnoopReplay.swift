@@ -19,55 +19,28 @@ public struct BTSnoopReplayOptions: Sendable {
 
 extension BTSnoopReplayOptions {
     /// From command-line text: `device` an address (`F0:F1:F2:F3:F4:F5`),
-    /// `profile` a built-in identifier or the path of a profile file.
+    /// `profile` a known profile's name or the path of a profile file.
     public init(parsingDevice device: String?, profile: String?) throws(ProfileArgumentError) {
         self.init()
         if let device {
             guard let address = BluetoothAddress(device) else { throw .badAddress(device) }
             self.device = address
         }
-        if let profile { self.profile = try ProfileArgument.resolve(profile) }
+        if let profile {
+            do { self.profile = try ProfileRegistry.resolve(profile).profile } catch { throw .profile(error) }
+        }
     }
 }
 
 /// A `--profile` or `--device` argument that cannot be used.
 public enum ProfileArgumentError: Error, Sendable, CustomStringConvertible {
     case badAddress(String)
-    case unknownProfile(String)
-    case cannotRead(path: String, ReplayError)
-    case profileFile(path: String, ProfileFileError)
+    case profile(ProfileLookupError)
 
     public var description: String {
         switch self {
         case .badAddress(let text): "\"\(text)\" is not a Bluetooth address (like F0:F1:F2:F3:F4:F5)"
-        case .unknownProfile(let text):
-            "\"\(text)\" is neither a profile (\(DeviceProfile.builtIn.map(\.identifier).joined(separator: ", ")))"
-                + " nor a profile file"
-        case .cannotRead(_, let e): "\(e)"
-        case .profileFile(let path, let e): "\(path): \(e)"
-        }
-    }
-}
-
-/// Resolves a profile named on the command line.
-public enum ProfileArgument {
-    /// A built-in profile by identifier, else a profile file (docs/profiles.md) at that path.
-    public static func resolve(_ text: String) throws(ProfileArgumentError) -> DeviceProfile {
-        if let builtIn = DeviceProfile(identifier: text) { return builtIn }
-        // Only something that looks like a path is read, so a misspelt identifier says so.
-        guard text.contains("/") || text.hasSuffix(".json") else { throw .unknownProfile(text) }
-        var bytes: [UInt8] = []
-        do {
-            try ChunkedInput(.file(text)).forEachChunk { bytes.append(contentsOf: $0) }
-        } catch let e as ReplayError {
-            throw .cannotRead(path: text, e)
-        } catch {
-            preconditionFailure("ChunkedInput throws only ReplayError: \(error)")
-        }
-        do {
-            return .custom(try CustomProfile(json: bytes))
-        } catch {
-            throw .profileFile(path: text, error)
+        case .profile(let e): "\(e)"
         }
     }
 }

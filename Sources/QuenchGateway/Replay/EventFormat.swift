@@ -45,15 +45,15 @@ public enum EventFormat {
         return "\(s / 3600) h \(s % 3600 / 60) min"
     }
 
-    static func pad(_ s: String, _ width: Int) -> String {
+    public static func pad(_ s: String, _ width: Int) -> String {
         s.count >= width ? s + " " : s + String(repeating: " ", count: width - s.count)
     }
 
-    static func leftPad(_ s: String, _ width: Int) -> String {
+    public static func leftPad(_ s: String, _ width: Int) -> String {
         s.count >= width ? s : String(repeating: " ", count: width - s.count) + s
     }
 
-    static func jsonEscaped(_ s: String) -> String {
+    public static func jsonEscaped(_ s: String) -> String {
         var out = ""
         for c in s.unicodeScalars {
             switch c {

@@ -4,6 +4,8 @@ import GATT
 import QuenchCore
 import QuenchProfiles
 import QuenchStore
+import QuenchGateway
+import Synchronization
 import Threading
 
 /// Timing shared by the simulated devices: a trace streamed in real time × `speed`,
@@ -33,7 +35,7 @@ public struct SimulatedStreaming: Sendable {
 /// bottle's notifications). As with a real device, what falls due while
 /// nobody is subscribed is lost. It is an `ATTConnector`, so the gateway
 /// reaches it exactly as it reaches the kernel's L2CAP sockets.
-public final class SimulatedPeripheral: ATTConnector, @unchecked Sendable {
+public final class SimulatedPeripheral: ATTConnector, Sendable {
     public let address: BluetoothAddress
     public let profile: DeviceProfile
     public let readings: [Reading]
@@ -42,16 +44,22 @@ public final class SimulatedPeripheral: ATTConnector, @unchecked Sendable {
     public let streaming: SimulatedStreaming
     private let database: GATTDatabase
     private let valueHandle: UInt16
-    private let condition = ConditionLock()
-    // Guarded by `condition`.
-    private var link: (server: GATTServer, bearer: DescriptorBearer)?
-    private var origin: ContinuousClock.Instant?
-    private var streamer: WorkerThread?
-    private var shutDown = false
-    private var done = false
-    public private(set) var sent = 0
-    public private(set) var lost = 0
-    public private(set) var connects = 0
+    private struct State {
+        var link: (server: GATTServer, bearer: DescriptorBearer)?
+        var origin: ContinuousClock.Instant?
+        var streamer: WorkerThread?
+        var shutDown = false
+        var done = false
+        var sent = 0
+        var lost = 0
+        var connects = 0
+    }
+    private let state = Condition(State())
+
+    /// Readings delivered to a subscriber / fallen due with nobody subscribed (or dropped).
+    public var sent: Int { state.withLock { $0.sent } }
+    public var lost: Int { state.withLock { $0.lost } }
+    public var connects: Int { state.withLock { $0.connects } }
 
     public init(address: BluetoothAddress, profile: DeviceProfile, readings: [Reading], unit: MeasurementUnit,
                 streaming: SimulatedStreaming = SimulatedStreaming(), name: String = "Quench simulated") {
@@ -84,25 +92,15 @@ public final class SimulatedPeripheral: ATTConnector, @unchecked Sendable {
 
     /// Trace seconds since streaming began (nil before the first subscription).
     public var traceTime: Double? {
-        condition.lock()
-        defer { condition.unlock() }
-        return origin.map { Self.seconds(since: $0) * streaming.speed }
+        state.withLock { s in s.origin.map { (ContinuousClock.now - $0).seconds * streaming.speed } }
     }
 
     /// Whether every reading has fallen due (sent or lost).
-    public var isFinished: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return done
-    }
+    public var isFinished: Bool { state.withLock { $0.done } }
 
     /// Blocks until the trace has been streamed to its end, or `timeout` passes.
     public func waitUntilFinished(timeout: Double) -> Bool {
-        let deadline = Deadline(seconds: timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while !done { if !condition.wait(until: deadline) { break } }
-        return done
+        state.wait(until: Deadline(seconds: timeout)) { $0.done ? true : nil } ?? false
     }
 
     public func connect(to device: LiveDevice, timeout: Double, stop: StopSignal) throws(LiveError) -> any ATTBearer {
@@ -123,13 +121,12 @@ public final class SimulatedPeripheral: ATTConnector, @unchecked Sendable {
             throw .gatt(.bearer(error))
         }
         let server = GATTServer(database: database, bearer: pair.server)
-        condition.lock()
-        if let old = link { old.bearer.interrupt() }
-        link = (server, pair.server)
-        connects += 1
-        if streamer == nil { streamer = WorkerThread(name: "simulated \(address)") { [self] in stream() } }
-        condition.broadcast()
-        condition.unlock()
+        state.changing { s in
+            if let old = s.link { old.bearer.interrupt() }
+            s.link = (server, pair.server)
+            s.connects += 1
+            if s.streamer == nil { s.streamer = WorkerThread(name: "simulated \(address)") { [self] in stream() } }
+        }
         _ = WorkerThread(name: "gatt server \(address)") {
             _ = try? server.run()
             pair.server.close()
@@ -139,26 +136,22 @@ public final class SimulatedPeripheral: ATTConnector, @unchecked Sendable {
 
     /// Stops streaming and closes the link.
     public func shutdown() {
-        condition.lock()
-        shutDown = true
-        link?.bearer.interrupt()
-        condition.broadcast()
-        condition.unlock()
+        let streamer = state.changing { s in
+            s.shutDown = true
+            s.link?.bearer.interrupt()
+            return s.streamer
+        }
         streamer?.join()
     }
 
     private func stream() {
         // The trace clock starts at the first subscription.
-        condition.lock()
-        while !shutDown {
-            if let l = link, !l.server.configuration(valueHandle: valueHandle).isEmpty { break }
-            condition.unlock()
-            if let l = currentLink() { _ = l.server.waitForSubscription(valueHandle: valueHandle, timeout: 0.2) } else { pause(0.05) }
-            condition.lock()
+        while !isShutDown {
+            guard let l = currentLink() else { pause(0.05); continue }
+            if l.server.waitForSubscription(valueHandle: valueHandle, timeout: 0.2) { break }
         }
         let start = ContinuousClock.now
-        origin = start
-        condition.unlock()
+        state.withLock { $0.origin = start }
 
         var recent: [Reading] = []
         for reading in readings {
@@ -173,54 +166,42 @@ public final class SimulatedPeripheral: ATTConnector, @unchecked Sendable {
             recent.removeAll { $0.t < reading.t - 1 }
             if let w = streaming.dropWindow(containing: reading.t) {
                 dropLink(window: w)
-                lost += 1
+                count(sent: false)
                 continue
             }
-            guard let payload = encode(value, stable: isStable(recent)), let l = currentLink() else { lost += 1; continue }
+            guard let payload = encode(value, stable: isStable(recent)), let l = currentLink() else { count(sent: false); continue }
             do {
                 switch try l.server.updateValue(payload, handle: valueHandle) {
-                case .stored: lost += 1
-                case .notified, .indicated: sent += 1
+                case .stored: count(sent: false)
+                case .notified, .indicated: count(sent: true)
                 }
             } catch {
-                lost += 1
+                count(sent: false)
             }
         }
         finish()
     }
 
-    private func finish() {
-        condition.lock()
-        done = true
-        condition.broadcast()
-        condition.unlock()
+    private func count(sent: Bool) {
+        state.withLock { s in if sent { s.sent += 1 } else { s.lost += 1 } }
     }
 
-    private var isShutDown: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return shutDown
-    }
+    private func finish() { state.changing { $0.done = true } }
 
-    private func currentLink() -> (server: GATTServer, bearer: DescriptorBearer)? {
-        condition.lock()
-        defer { condition.unlock() }
-        return link
-    }
+    private var isShutDown: Bool { state.withLock { $0.shutDown } }
+
+    private func currentLink() -> (server: GATTServer, bearer: DescriptorBearer)? { state.withLock { $0.link } }
 
     private func dropLink(window: (at: Double, seconds: Double)) {
-        condition.lock()
-        defer { condition.unlock() }
-        if let l = link {
-            l.bearer.interrupt()
-            link = nil
+        state.withLock { s in
+            s.link?.bearer.interrupt()
+            s.link = nil
         }
     }
 
+    /// Sleeps up to `seconds`, or until shut down.
     private func pause(_ seconds: Double) {
-        condition.lock()
-        if !shutDown { _ = condition.wait(until: Deadline(seconds: max(0.001, seconds))) }
-        condition.unlock()
+        _ = state.wait(until: Deadline(seconds: max(0.001, seconds))) { $0.shutDown ? () : nil }
     }
 
     /// Decent's rule: stable when the last second spans at most 2 g (3+ readings).
@@ -241,12 +222,7 @@ public final class SimulatedPeripheral: ATTConnector, @unchecked Sendable {
         return try? profile.encode(ProfileReading(value: v, unit: unit, flags: stable ? .stable : []))
     }
 
-    static func seconds(since instant: ContinuousClock.Instant) -> Double {
-        let (s, atto) = (ContinuousClock.now - instant).components
-        return Double(s) + Double(atto) * 1e-18
-    }
-
-    static func seconds(until instant: ContinuousClock.Instant) -> Double { -seconds(since: instant) }
+    static func seconds(until instant: ContinuousClock.Instant) -> Double { (instant - ContinuousClock.now).seconds }
 }
 
 /// Several simulated peripherals reachable by address; an address nobody
@@ -270,20 +246,25 @@ public struct SimulatedRadio: ATTConnector {
 /// data frame with the stabilized and load-removed bits, the name — reported
 /// twice, as ADV_IND and as scan response, the way the emulated controller
 /// does. An `AdvertisementSource` for the gateway's broadcast listener.
-public final class SimulatedBroadcaster: AdvertisementSource, @unchecked Sendable {
+public final class SimulatedBroadcaster: AdvertisementSource, Sendable {
     public let address: BluetoothAddress
     public let profile: DeviceProfile
     public let readings: [Reading]
     public let unit: MeasurementUnit
     public let speed: Double
     public let started: Timestamp
-    private var stopSignal = StopSignal()
-    private var index = 0
-    private var pendingRepeat: AdvertisingReport?
-    private var origin: ContinuousClock.Instant?
-    private var lastStable: Double = 0
-    private var recent: [Reading] = []
-    public private(set) var frames = 0
+
+    /// Where the broadcast is: read by one scan thread (`next`), watched by tests.
+    private struct Cursor {
+        var stopSignal = StopSignal()
+        var index = 0
+        var pendingRepeat: AdvertisingReport?
+        var origin: ContinuousClock.Instant?
+        var lastStable: Double = 0
+        var recent: [Reading] = []
+        var frames = 0
+    }
+    private let cursor = Mutex(Cursor())
 
     public init(address: BluetoothAddress, profile: DeviceProfile = .miScale, readings: [Reading], unit: MeasurementUnit,
                 speed: Double = 1, started: Timestamp = .wallClockNow) {
@@ -297,36 +278,43 @@ public final class SimulatedBroadcaster: AdvertisementSource, @unchecked Sendabl
 
     /// This broadcaster as a session's scan: waits end when `stop` fires.
     public func source(stoppedBy stop: StopSignal) -> SimulatedBroadcaster {
-        stopSignal = stop
+        cursor.withLock { $0.stopSignal = stop }
         return self
     }
 
-    public var isFinished: Bool { index >= readings.count && pendingRepeat == nil }
+    /// Advertisements made so far (each reported twice).
+    public var frames: Int { cursor.withLock { $0.frames } }
+
+    public var isFinished: Bool { cursor.withLock { $0.index >= readings.count && $0.pendingRepeat == nil } }
 
     public func next(until deadline: ContinuousClock.Instant) throws(LiveError) -> AdvertisingReport? {
+        // One scan thread calls this: it works on a copy and puts it back, so no lock is held while it waits.
+        var c = cursor.withLock { $0 }
+        defer { cursor.withLock { [c] in $0 = c } }
+        let stopSignal = c.stopSignal
         if stopSignal.isStopped { throw .stopped }
-        if let r = pendingRepeat {
-            pendingRepeat = nil
+        if let r = c.pendingRepeat {
+            c.pendingRepeat = nil
             return r
         }
-        let start = origin ?? .now
-        origin = start
-        while index < readings.count {
-            let reading = readings[index]
+        let start = c.origin ?? .now
+        c.origin = start
+        while c.index < readings.count {
+            let reading = readings[c.index]
             let due = start + .milliseconds(Int64(reading.t / speed * 1000))
             if due > deadline {
                 if stopSignal.wait(seconds: SimulatedPeripheral.seconds(until: deadline)) { throw .stopped }
                 return nil
             }
             if stopSignal.wait(seconds: SimulatedPeripheral.seconds(until: due)) { throw .stopped }
-            index += 1
-            guard let value = reading.value, let data = advertisement(value, at: reading.t) else { continue }
-            frames += 1
+            c.index += 1
+            guard let value = reading.value, let data = advertisement(value, at: reading.t, &c) else { continue }
+            c.frames += 1
             let report = AdvertisingReport(address: address, addressType: .lePublic, rssi: -50, source: .legacy(.advInd),
                                            isConnectable: true, isScanResponse: false, data: data)
             var repeated = report
             repeated.isScanResponse = true
-            pendingRepeat = repeated
+            c.pendingRepeat = repeated
             return report
         }
         if stopSignal.wait(seconds: SimulatedPeripheral.seconds(until: deadline)) { throw .stopped }
@@ -337,15 +325,15 @@ public final class SimulatedBroadcaster: AdvertisementSource, @unchecked Sendabl
 
     /// Mi rules (as the emulated scale): stabilized when the last second holds ≥ 3
     /// readings within 0.1 kg; load removed below 0.1 kg, repeating the last stabilized weight.
-    private func advertisement(_ value: Double, at t: Double) -> [UInt8]? {
+    private func advertisement(_ value: Double, at t: Double, _ c: inout Cursor) -> [UInt8]? {
         let grams = value * (unit.gramsPerUnit ?? 1)
-        recent.append(Reading(t: t, value: grams))
-        recent.removeAll { $0.t < t - 1 }
-        let values = recent.compactMap(\.value)
+        c.recent.append(Reading(t: t, value: grams))
+        c.recent.removeAll { $0.t < t - 1 }
+        let values = c.recent.compactMap(\.value)
         let stable = values.count >= 3 && (values.max()! - values.min()!) <= 100
         let removed = grams < 100
-        if stable && !removed { lastStable = grams }
-        let weightKg = min(max(removed ? lastStable : grams, 0), 327_670) / 1000
+        if stable && !removed { c.lastStable = grams }
+        let weightKg = min(max(removed ? c.lastStable : grams, 0), 327_670) / 1000
         let reading = ProfileReading(value: weightKg, unit: .kg, flags: [stable ? .stable : [], removed ? .removed : []],
                                      deviceTime: DeviceDateTime(unixTime: started.secondsSince1970 + t))
         guard let payload = try? profile.encode(reading), case .serviceData(let uuid) = profile.transport,

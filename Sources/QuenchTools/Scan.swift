@@ -2,6 +2,7 @@
 import BluetoothLinux
 import BluetoothWire
 import QuenchCore
+import QuenchGateway
 import QuenchProfiles
 
 /// `quench scan`: nearby advertisers, with the profile each one fits.
@@ -11,7 +12,7 @@ public enum LiveScan {
         public var addressType: AddressType
         public var name: String?
         public var rssi: Int8?
-        /// Identifiers of the profiles that fit (see `KnownProfiles`).
+        /// Identifiers of the profiles that fit (see `ProfileRegistry`).
         public var profiles: [String]
         public var reports: Int
     }
@@ -19,14 +20,15 @@ public enum LiveScan {
     /// Scans for `timeout` seconds (or until `until` says enough); with
     /// `all` false only devices a profile fits are kept.
     public static func run(timeout: Double, all: Bool, method: ScanOptions.Method = .automatic, stop: StopSignal,
-                           until: (([BluetoothAddress: Found]) -> Bool)? = nil) throws(LiveError) -> [Found] {
-        let scan = try KernelScan(ScanOptions(method: method), stop: stop)
+                           until: (([BluetoothAddress: Found]) -> Bool)? = nil) throws(ToolError) -> [Found] {
+        let scan: KernelScan
+        do { scan = try KernelScan(ScanOptions(method: method), stop: stop) } catch { throw .live(error) }
         defer { scan.stop() }
         let end = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
         var found: [BluetoothAddress: Found] = [:]
         while ContinuousClock.now < end {
             let report: AdvertisingReport?
-            do { report = try scan.next(until: end) } catch .stopped { break }
+            do { report = try scan.next(until: end) } catch .stopped { break } catch { throw .live(error) }
             guard let report else { break }
             var f = found[report.address] ?? Found(address: report.address, addressType: report.addressType, name: nil,
                                                   rssi: report.rssi, profiles: [], reports: 0)
@@ -35,7 +37,7 @@ public enum LiveScan {
             f.addressType = report.addressType
             if let ad = try? AdvertisingData(decoding: report.data) {
                 if let name = ad.name { f.name = name }
-                let matched = DeviceProfile.matching(ad, among: KnownProfiles.all).map(KnownProfiles.identifier)
+                let matched = DeviceProfile.matching(ad, among: ProfileRegistry.all).map(ProfileRegistry.identifier)
                 for m in matched where !f.profiles.contains(m) { f.profiles.append(m) }
             }
             found[report.address] = f

@@ -1,7 +1,8 @@
 #if os(Linux)
 import BluetoothWire
-import FoundationEssentials
 import Logging
+import QuenchGateway
+import Synchronization
 import QuenchCore
 import QuenchProfiles
 import QuenchStore
@@ -62,25 +63,31 @@ public enum Watch {
                 output(.reading(Row(reading: r, raw: raw, phase: detector.phase, levelML: detector.level, bandML: detector.band,
                                     line: line(r, raw: raw, detector: detector, unit: unit))))
             },
-            event: { _, e, started in output(.event(e, line: "  → " + EventFormat.tableRow(e, started: started))) },
             link: { d, up in output(.link(up: up, line: up ? "  (connected to \(d.label))" : "  (link lost; reconnecting)")) }),
-            logger: logger, options: options, transport: transport, stop: stop, stopOnSignals: stopOnSignals)
+            logger: logger, options: options, transport: transport, stop: stop, stopOnSignals: stopOnSignals,
+            onEvent: { c in output(.event(c.final.event, line: "  → " + EventFormat.tableRow(c.final.event, started: c.final.started))) })
     }
 }
 
 /// `quench record`: a device's readings as a trace v1 file, written to a
 /// temporary name and renamed into place when done.
-public final class TraceRecorder: @unchecked Sendable {
-    private let file: OutputFile
-    private let lock = ConditionLock()
-    private var failure: OutputFileError?
-    public private(set) var readings = 0
+public final class TraceRecorder: Sendable {
+    private struct State {
+        var file: OutputFile
+        var failure: OutputFileError?
+        var readings = 0
+    }
+    private let state: Mutex<State>
 
-    public init(path: String, device: LiveDevice, started: Timestamp) throws(LiveError) {
+    /// Readings written so far.
+    public var readings: Int { state.withLock { $0.readings } }
+
+    public init(path: String, device: LiveDevice, started: Timestamp) throws(ToolError) {
+        let file: OutputFile
         do { file = try OutputFile(path: path) } catch { throw .output(error) }
         var metadata: [TraceHeader.Metadata] = [
             .init(key: "device", value: device.label),
-            .init(key: "profile", value: KnownProfiles.identifier(device.profile)),
+            .init(key: "profile", value: ProfileRegistry.identifier(device.profile)),
         ]
         if let name = device.name { metadata.append(.init(key: "name", value: name)) }
         if let curve = device.calibration.levelCurve { metadata.append(.init(key: "level-curve", value: curve.description)) }
@@ -88,28 +95,27 @@ public final class TraceRecorder: @unchecked Sendable {
         if let e = device.calibration.emptyWeightG { metadata.append(.init(key: "empty-weight-g", value: e.compactDescription)) }
         let header = TraceHeader(sensor: device.calibration.sensor, unit: device.calibration.unit, started: started, metadata: metadata)
         do { try file.write(header.formatted()) } catch { throw .output(error) }
+        state = Mutex(State(file: file))
     }
 
     public func append(_ reading: Reading) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard failure == nil else { return }
-        do { try file.write(TraceWriter.row(reading, decimals: 2)); readings += 1 } catch { failure = error }
+        state.withLock { s in
+            guard s.failure == nil else { return }
+            do throws(OutputFileError) { try s.file.write(TraceWriter.row(reading, decimals: 2)); s.readings += 1 } catch { s.failure = error }
+        }
     }
 
-    public func commit() throws(LiveError) {
-        lock.lock()
-        defer { lock.unlock() }
-        if let failure { throw .output(failure) }
-        do { try file.commit() } catch { throw .output(error) }
+    public func commit() throws(ToolError) {
+        try state.withLock { s throws(ToolError) in
+            if let failure = s.failure { throw .output(failure) }
+            do throws(OutputFileError) { try s.file.commit() } catch { throw .output(error) }
+        }
     }
 
     /// Removes the partial file now: a session thread still winding down may
     /// hold the recorder for a while.
     public func discard() {
-        lock.lock()
-        defer { lock.unlock() }
-        file.discard()
+        state.withLock { $0.file.discard() }
     }
 
     /// Records `device` for `seconds` (nil: until `stop`) into `path`; the
@@ -118,7 +124,7 @@ public final class TraceRecorder: @unchecked Sendable {
     @discardableResult
     public static func record(_ device: LiveDevice, to path: String, seconds: Double?, options: Gateway.Options = .init(),
                               transport: LiveTransport, stop: StopSignal = StopSignal(), stopOnSignals: Bool = true,
-                              logger: Logger) throws(LiveError) -> Int {
+                              logger: Logger) throws(ToolError) -> Int {
         // The header's `started` is the session clock's t = 0, so rows and events line up with wall time.
         let recorder = try TraceRecorder(path: path, device: device, started: options.started)
         _ = LiveSession.run(device, seconds: seconds, observer: LiveObserver(reading: { _, r, _, _ in recorder.append(r) }),
@@ -160,23 +166,24 @@ public enum Calibration {
     /// the answer (interactive only); `write` gets progress lines.
     @discardableResult
     public static func run(_ request: Request, store: IntakeStore, options: Gateway.Options = .init(), transport: LiveTransport,
-                           logger: Logger, ask: (String) -> String? = { _ in nil }, write: (String) -> Void) throws(LiveError) -> Device {
+                           logger: Logger, ask: (String) -> String? = { _ in nil }, write: (String) -> Void) throws(ToolError) -> Device {
         let key = normalizedAddress(request.address)
         let saved: Device?
-        do { saved = try store.device(address: key) } catch { throw .store(error) }
-        guard var record = saved else { throw .unknownDevice(request.address) }
-        guard let address = BluetoothAddress(record.address) else { throw .badAddress(record.address) }
-        let profile = try LiveDevice.profile(of: record)
+        do { saved = try store.device(address: key) } catch { throw .live(.store(error)) }
+        guard var record = saved else { throw .live(.unknownDevice(request.address)) }
+        guard let address = BluetoothAddress(record.address) else { throw .live(.badAddress(record.address)) }
+        let profile: DeviceProfile
+        do { profile = try LiveDevice.profile(of: record) } catch { throw .live(error) }
         let sensor = profile.sensor
         let points = try parsePoints(request.points)
         let interactive = request.interactive
         guard interactive || request.emptyNow || request.fullNow || request.fullML != nil || !points.isEmpty else {
-            throw .calibrationRequest("nothing to do: give --empty-now, --full-now, --full ML or --point LEVEL:ML (or run it on a terminal to be guided)")
+            throw .calibrationRequest(.nothingToDo)
         }
         if sensor == .weight && !points.isEmpty {
-            throw .calibrationRequest("--point is for level sensors; \(record.address) is a \(KnownProfiles.identifier(profile)) (weight)")
+            throw .calibrationRequest(.pointsNeedLevelSensor(address: record.address, profile: ProfileRegistry.identifier(profile)))
         }
-        if let c = request.fullML, !(c.isFinite && c > 0) { throw .calibrationRequest("--full \(c) is not a positive number of mL") }
+        if let c = request.fullML, !(c.isFinite && c > 0) { throw .calibrationRequest(.volumeNotPositive(c.compactDescription)) }
 
         // Measured in g (any scale's unit converts) or in the level sensor's own unit.
         let unit: MeasurementUnit = sensor == .weight ? .g : profile.unit
@@ -193,7 +200,7 @@ public enum Calibration {
         } catch { throw .calibration(error) }
         let probe = LiveDevice(address: address, addressType: record.addressType.flatMap(AddressType.init) ?? .lePublic,
                                name: record.name, profile: profile, calibration: probeCalibration)
-        func measure(_ prompt: String) throws(LiveError) -> Double {
+        func measure(_ prompt: String) throws(ToolError) -> Double {
             if interactive { _ = ask(prompt + " Then press Enter.") }
             write("measuring for \(request.seconds.compactDescription) s...")
             let v = try Calibration.measure(probe, seconds: request.seconds, logger: logger, options: options, transport: transport)
@@ -206,7 +213,7 @@ public enum Calibration {
             let old = probeCalibration
             let empty = request.emptyNow || interactive ? try measure("Put the empty bottle on the scale.") : nil
             if (request.fullNow || interactive) && (empty ?? old.emptyWeightG) == nil {
-                throw .calibrationRequest("--full-now needs the empty bottle's weight: measure it first with --empty-now")
+                throw .calibrationRequest(.fullNeedsEmptyWeight)
             }
             let full = request.fullNow || interactive ? try measure("Fill the bottle and put it on the scale.") : nil
             // A measured full bottle gives the capacity; --full only without one.
@@ -216,15 +223,15 @@ public enum Calibration {
             if request.emptyNow || interactive { list.append(.init(level: try measure("Empty the bottle and stand it upright."), ml: 0)) }
             var capacity = request.fullML
             if interactive && capacity == nil {
-                guard let answer = ask("How many mL does the full bottle hold?"),
-                      let c = Double(answer.trimmingSpaces), c.isFinite, c > 0 else {
-                    throw .calibrationRequest("the full bottle's volume must be a positive number of mL")
+                let answer = ask("How many mL does the full bottle hold?") ?? ""
+                guard let c = Double(answer.trimmingSpaces), c.isFinite, c > 0 else {
+                    throw .calibrationRequest(.volumeNotPositive(String(answer.trimmingSpaces)))
                 }
                 capacity = c
             }
             if request.fullNow || interactive {
                 guard let c = capacity ?? record.calibration?.capacityML else {
-                    throw .calibrationRequest("--full-now needs --full ML for a level sensor (the volume of the full bottle)")
+                    throw .calibrationRequest(.fullNeedsVolume)
                 }
                 capacity = c
                 list.append(.init(level: try measure("Fill the bottle to \(c.compactDescription) mL and stand it upright."), ml: c))
@@ -237,19 +244,17 @@ public enum Calibration {
         }
         record.calibration = result
         record.sensor = result.sensor
-        do { try store.saveDevice(record) } catch { throw .store(error) }
+        do { try store.saveDevice(record) } catch { throw .live(.store(error)) }
         write("saved calibration of \(record.address): \(DeviceListing.summary(result))"
               + (result.levelCurve.map { " (\($0.description))" } ?? ""))
         return record
     }
 
     /// `LEVEL:ML` strings as points.
-    public static func parsePoints(_ texts: [String]) throws(LiveError) -> [LevelCurve.Point] {
+    public static func parsePoints(_ texts: [String]) throws(ToolError) -> [LevelCurve.Point] {
         var out: [LevelCurve.Point] = []
         for text in texts {
-            guard let point = LevelCurve.Point(parsing: text) else {
-                throw .calibrationRequest("--point '\(text)' is not LEVEL:ML (two numbers, e.g. 12.5:250)")
-            }
+            guard let point = LevelCurve.Point(parsing: text) else { throw .calibrationRequest(.badPoint(text)) }
             out.append(point)
         }
         return out
@@ -257,8 +262,8 @@ public enum Calibration {
 
     /// The median of the readings in the last half of `seconds` of listening.
     public static func measure(_ device: LiveDevice, seconds: Double, logger: Logger, options: Gateway.Options = .init(),
-                               transport: LiveTransport) throws(LiveError) -> Double {
-        let values = ValueBox()
+                               transport: LiveTransport) throws(ToolError) -> Double {
+        let values = SettledValues()
         _ = LiveSession.run(device, seconds: seconds, observer: LiveObserver(reading: { _, r, _, _ in
             if let v = r.value { values.append(r.t, v) }
         }), logger: logger, options: options, transport: transport)
@@ -267,12 +272,12 @@ public enum Calibration {
     }
 
     /// A weight calibration from the empty bottle's weight and optionally the full one's (both g).
-    public static func weight(_ old: BottleCalibration, emptyG: Double?, fullG: Double?, capacityML: Double?) throws(LiveError) -> BottleCalibration {
+    public static func weight(_ old: BottleCalibration, emptyG: Double?, fullG: Double?, capacityML: Double?) throws(ToolError) -> BottleCalibration {
         let empty = emptyG ?? old.emptyWeightG
         var capacity = capacityML ?? old.capacityML
         if let fullG, let empty {
             guard fullG > empty else {
-                throw .calibrationRequest("the full bottle (\(TraceWriter.fixed(fullG, places: 1)) g) is not heavier than the empty one (\(TraceWriter.fixed(empty, places: 1)) g)")
+                throw .calibrationRequest(.fullNotHeavier(fullG: fullG, emptyG: empty))
             }
             capacity = (fullG - empty) / old.density
         }
@@ -285,7 +290,7 @@ public enum Calibration {
 
     /// A level curve from measured or given points (at least two), taken in
     /// order of volume: the level must rise with every point.
-    public static func level(_ unit: MeasurementUnit, points: [LevelCurve.Point], capacityML: Double?) throws(LiveError) -> BottleCalibration {
+    public static func level(_ unit: MeasurementUnit, points: [LevelCurve.Point], capacityML: Double?) throws(ToolError) -> BottleCalibration {
         let sorted = points.sorted { ($0.ml, $0.level) < ($1.ml, $1.level) }
         let curve: LevelCurve
         do { curve = try LevelCurve(sorted) } catch { throw .levelPoints(sorted, error) }
@@ -297,13 +302,13 @@ public enum Calibration {
     }
 }
 
-private final class ValueBox: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var samples: [(t: Double, v: Double)] = []
-    func append(_ t: Double, _ v: Double) { lock.lock(); samples.append((t, v)); lock.unlock() }
+/// Readings gathered on the device's thread for a measurement.
+private final class SettledValues: Sendable {
+    private let samples = Mutex<[(t: Double, v: Double)]>([])
+    func append(_ t: Double, _ v: Double) { samples.withLock { $0.append((t, v)) } }
+    /// The median of the readings in the later half of the time listened.
     func settledMedian() -> Double? {
-        lock.lock()
-        defer { lock.unlock() }
+        let samples = self.samples.withLock { $0 }
         guard let first = samples.first, let last = samples.last else { return nil }
         let half = samples.filter { $0.t >= (first.t + last.t) / 2 }.map(\.v).sorted()
         return half.isEmpty ? nil : half[half.count / 2]

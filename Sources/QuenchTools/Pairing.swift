@@ -3,8 +3,11 @@ import BluetoothLinux
 import BluetoothWire
 import Logging
 import QuenchCore
+import QuenchGateway
 import QuenchProfiles
 import QuenchStore
+import GATT
+import Threading
 
 /// `quench pair`: find the device, confirm readings arrive, save it.
 public enum Pairing {
@@ -33,11 +36,13 @@ public enum Pairing {
     /// given), so the address type is the advertised one; connects and
     /// subscribes (GATT) or listens (broadcast) until a reading decodes;
     /// then saves device, profile, address type and calibration.
-    public static func pair(_ r: Request, store: IntakeStore, stop: StopSignal, progress: (String) -> Void) throws(LiveError) -> Outcome {
-        guard let address = BluetoothAddress(r.address) else { throw .badAddress(r.address) }
+    public static func pair(_ r: Request, store: IntakeStore, stop: StopSignal, progress: (String) -> Void) throws(ToolError) -> Outcome {
+        guard let address = BluetoothAddress(r.address) else { throw .live(.badAddress(r.address)) }
         var profile: DeviceProfile?
         var definition: String?
-        if let p = r.profile { (profile, definition) = try KnownProfiles.resolve(p) }
+        if let p = r.profile {
+            do { (profile, definition) = try ProfileRegistry.resolve(p) } catch { throw .live(.profile(error)) }
+        }
         var type: AddressType = r.random ? .leRandom : .lePublic
         var advertisedName: String?
         if profile == nil || !r.random {
@@ -47,10 +52,12 @@ public enum Pairing {
             type = f.addressType
             advertisedName = f.name
             if profile == nil {
-                guard let id = f.profiles.first else { throw .unknownProfile("(none fits \(address)'s advertisement)", known: KnownProfiles.identifiers) }
-                profile = try KnownProfiles.resolve(id).0
+                guard let id = f.profiles.first, let fitting = ProfileRegistry.named(id) else {
+                    throw .noProfileFits(address: address.description, known: ProfileRegistry.identifiers)
+                }
+                profile = fitting
             }
-            progress("found \(address) (\(type)\(f.name.map { ", \"\($0)\"" } ?? ""), rssi \(f.rssi.map { "\($0)" } ?? "-")): \(KnownProfiles.identifier(profile!))")
+            progress("found \(address) (\(type)\(f.name.map { ", \"\($0)\"" } ?? ""), rssi \(f.rssi.map { "\($0)" } ?? "-")): \(ProfileRegistry.identifier(profile!))")
         }
         let chosen = profile!
         let calibration = try? defaultCalibration(for: chosen, levelCurve: r.levelCurve, capacityML: r.capacityML,
@@ -62,19 +69,28 @@ public enum Pairing {
             let connector = L2CAPConnector(security: r.bond ? .medium : nil)
             let probe = LiveDevice(address: address, addressType: type, profile: chosen, calibration: try BottleCalibration.placeholder)
             progress("connecting to \(address) (\(type))...")
-            let bearer = try connector.connect(to: probe, timeout: r.timeout, stop: stop)
+            let link: GATTLink
+            let bearer: any ATTBearer
+            do throws(LiveError) {
+                bearer = try connector.connect(to: probe, timeout: r.timeout, stop: stop)
+                do throws(LiveError) { link = try GATTLink.open(bearer, profile: chosen) } catch { bearer.close(); throw error }
+            } catch { throw .live(error) }
             defer { bearer.close() }
-            let link = try GATTLink.open(bearer, profile: chosen)
             progress("subscribed to \(link.characteristic.uuid) (handle \(link.characteristic.valueHandle), MTU \(link.client.mtu)); waiting for a reading...")
-            first = try firstReading(chosen, address: address, timeout: r.timeout) { t throws(LiveError) in try link.next(timeout: t, stop: stop) }
+            first = try firstReading(chosen, address: address, timeout: r.timeout) { t throws(ToolError) in
+                do throws(LiveError) { return try link.next(timeout: t, stop: stop) } catch { throw .live(error) }
+            }
             how = r.bond ? "connected, encrypted" : "connected"
         case .serviceData, .manufacturerData:
             progress("listening for \(address)'s broadcasts...")
-            let scan = try KernelScan(ScanOptions(), stop: stop)
+            let scan: KernelScan
+            do { scan = try KernelScan(ScanOptions(), stop: stop) } catch { throw .live(error) }
             defer { scan.stop() }
             let end = ContinuousClock.now + .milliseconds(Int64(r.timeout * 1000))
-            first = try firstReading(chosen, address: address, timeout: r.timeout) { _ throws(LiveError) in
-                while let report = try scan.next(until: end) {
+            first = try firstReading(chosen, address: address, timeout: r.timeout) { _ throws(ToolError) in
+                while let report = try { () throws(ToolError) in
+                    do throws(LiveError) { return try scan.next(until: end) } catch { throw .live(error) }
+                }() {
                     guard report.address == address, let ad = try? AdvertisingData(decoding: report.data),
                           let payload = chosen.payload(in: ad) else { continue }
                     return payload
@@ -86,19 +102,19 @@ public enum Pairing {
         let now = Timestamp.wallClockNow
         let existing = try? store.device(address: address.description)
         let device = Device(address: address.description, name: r.name ?? existing?.name ?? advertisedName,
-                            profile: KnownProfiles.identifier(chosen), sensor: chosen.sensor,
+                            profile: ProfileRegistry.identifier(chosen), sensor: chosen.sensor,
                             calibration: calibration ?? existing?.calibration, addedAt: existing?.addedAt ?? now, lastSeenAt: now,
                             addressType: type.isRandom ? "random" : "public", profileDefinition: definition)
-        do { try store.saveDevice(device) } catch { throw .store(error) }
+        do { try store.saveDevice(device) } catch { throw .live(.store(error)) }
         return Outcome(device: device, firstReading: first, how: how)
     }
 
     /// Takes payloads until one decodes to a value.
     static func firstReading(_ profile: DeviceProfile, address: BluetoothAddress, timeout: Double,
-                             next: (Double) throws(LiveError) -> [UInt8]?) throws(LiveError) -> ProfileReading {
+                             next: (Double) throws(ToolError) -> [UInt8]?) throws(ToolError) -> ProfileReading {
         let end = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
         while ContinuousClock.now < end {
-            let left = Double((end - ContinuousClock.now).components.seconds) + 0.5
+            let left = (end - ContinuousClock.now).seconds
             guard let payload = try next(min(left, 1)) else { continue }
             if let reading = try? profile.decode(payload).first(where: { $0.value != nil }) { return reading }
         }
@@ -118,7 +134,11 @@ public enum Pairing {
 
 extension BottleCalibration {
     /// For a connection that only confirms readings arrive.
-    static var placeholder: BottleCalibration { get throws(LiveError) { try defaultCalibration(for: .decentScale, levelCurve: nil, capacityML: nil, tareG: nil) } }
+    static var placeholder: BottleCalibration {
+        get throws(ToolError) {
+            do { return try defaultCalibration(for: .decentScale, levelCurve: nil, capacityML: nil, tareG: nil) } catch { throw .calibration(error) }
+        }
+    }
 }
 
 /// `quench devices`.

@@ -1,0 +1,197 @@
+import Logging
+import QuenchCore
+import QuenchStore
+import Synchronization
+import Threading
+
+/// An event a device's detector made final, on its way to the store.
+public struct FinalEvent: Sendable {
+    public var device: LiveDevice
+    public var event: DetectedEvent
+    /// Wall time of the session clock's t = 0.
+    public var started: Timestamp
+    /// When the detector made it final: the start of the "event → store" latency.
+    public var finalAt: ContinuousClock.Instant
+
+    public init(device: LiveDevice, event: DetectedEvent, started: Timestamp, finalAt: ContinuousClock.Instant = .now) {
+        self.device = device
+        self.event = event
+        self.started = started
+        self.finalAt = finalAt
+    }
+}
+
+/// What subscribers receive, in the order the store committed it.
+public struct CommittedEvent: Sendable {
+    public var final: FinalEvent
+    /// The stored row (with its identity: device + kind + lift time); nil
+    /// when the session has no store (`watch`).
+    public var row: IntakeEvent?
+    /// False when a row with the same identity was already there (the same
+    /// sip judged again after a restart): subscribers that count skip it.
+    public var isNew: Bool
+}
+
+/// Receives committed events on the writer's thread, one at a time, in commit
+/// order: the CLI's printer and, as they come, the page, MQTT and reminders.
+/// A subscriber must not block for long: the next commit waits for it.
+public typealias EventSubscriber = @Sendable (CommittedEvent) -> Void
+
+/// The one place a final event goes: every device's pipeline submits here,
+/// one thread writes the store (outside any device's lock, so a slow disk
+/// never holds up Bluetooth), and what is committed is handed to each
+/// subscriber in commit order.
+///
+/// Store errors are of two kinds. An event the schema refuses (`invalidValue`)
+/// is the event's own fault: it is quarantined (logged whole, so nothing is
+/// silently lost) and the events after it go on. Anything else is the
+/// database's state (locked by another process, disk full, I/O error,
+/// unwritable for now): the event is retried with back-off and later events
+/// wait behind it, in order, since they would fail alike.
+public final class EventWriter: Sendable {
+    public struct Counters: Sendable, Hashable {
+        public var stored = 0
+        public var alreadyStored = 0
+        public var quarantined = 0
+        public var retries = 0
+        /// Seconds from final to committed, the worst seen.
+        public var worstLatency = 0.0
+    }
+
+    private struct Queue {
+        var events: [FinalEvent] = []
+        var closed = false
+    }
+
+    private let store: IntakeStore?
+    private let logger: Logger
+    private let retry: Backoff
+    /// How long a drain keeps retrying a transient failure before it gives up
+    /// and logs what could not be stored.
+    private let drainPatience: Double
+    private let queue = Condition(Queue())
+    private let subscribers = Mutex<[EventSubscriber]>([])
+    private let counters = Mutex(Counters())
+    private let worker = Mutex<WorkerThread?>(nil)
+
+    public init(store: IntakeStore?, logger: Logger, retry: Backoff = Backoff(initial: 0.2, factor: 2, maximum: 30),
+                drainPatience: Double = 10) {
+        self.store = store
+        self.logger = logger
+        self.retry = retry
+        self.drainPatience = drainPatience
+    }
+
+    /// Adds a subscriber; events committed from now on reach it.
+    public func subscribe(_ subscriber: @escaping EventSubscriber) {
+        subscribers.withLock { $0.append(subscriber) }
+    }
+
+    public var counts: Counters { counters.withLock { $0 } }
+
+    /// Starts the writer thread (once).
+    public func start() {
+        worker.withLock { w in
+            guard w == nil else { return }
+            w = WorkerThread(name: "store writer") { [self] in run() }
+        }
+    }
+
+    /// Queues events for the writer; returns at once.
+    public func submit(_ events: [FinalEvent]) {
+        guard !events.isEmpty else { return }
+        queue.changing { q in
+            if q.closed {
+                logger.error("event submitted after the writer was drained; not stored",
+                             metadata: ["events": "\(events.map { Self.describe($0) })"])
+            } else {
+                q.events.append(contentsOf: events)
+            }
+        }
+    }
+
+    /// Takes no more events, writes every queued one, and returns once the
+    /// writer thread has ended: what became final before the stop is stored.
+    public func drain() {
+        start()
+        queue.changing { $0.closed = true }
+        worker.withLock { $0 }?.join()
+    }
+
+    private func run() {
+        var closing = false
+        while !closing {
+            let (batch, closed) = queue.wait(until: Deadline(seconds: .infinity)) { q -> ([FinalEvent], Bool)? in
+                if !q.events.isEmpty {
+                    defer { q.events.removeAll(keepingCapacity: true) }
+                    return (q.events, q.closed)
+                }
+                return q.closed ? ([], true) : nil
+            } ?? ([], true)
+            closing = closed
+            for event in batch { commit(event, draining: closed) }
+        }
+        logger.debug("store writer ended")
+    }
+
+    private func commit(_ final: FinalEvent, draining: Bool) {
+        guard let store else {
+            deliver(CommittedEvent(final: final, row: nil, isNew: true))
+            return
+        }
+        let row = IntakeEvent.sensor(final.event, device: final.device.label, started: final.started)
+        var backoff = retry
+        var attempt = 0
+        var givingUp: Deadline?
+        while true {
+            do throws(StoreError) {
+                let result = try store.insert([row], keepingIDs: false)
+                let latency = (ContinuousClock.now - final.finalAt).seconds
+                counters.withLock { c in
+                    if result.inserted > 0 { c.stored += 1 } else { c.alreadyStored += 1 }
+                    c.worstLatency = max(c.worstLatency, latency)
+                }
+                deliver(CommittedEvent(final: final, row: row, isNew: result.inserted > 0))
+                return
+            } catch where !error.isTransient {
+                counters.withLock { $0.quarantined += 1 }
+                logger.error("event refused by the store; quarantined, later events go on",
+                             metadata: ["event": "\(Self.describe(final))", "error": "\(error)"])
+                return
+            } catch {
+                // Draining (SIGTERM) bounds the wait; otherwise the event waits as long as the database does.
+                if givingUp == nil, draining || queue.withLock({ $0.closed }) { givingUp = Deadline(seconds: drainPatience) }
+                if let givingUp, givingUp.hasPassed {
+                    logger.critical("cannot store an event before stopping; it is lost unless re-entered",
+                                    metadata: ["event": "\(Self.describe(final))", "error": "\(error)"])
+                    return
+                }
+                let delay = backoff.delay(attempt: attempt)
+                attempt += 1
+                counters.withLock { $0.retries += 1 }
+                logger.warning("cannot store an event now; retrying",
+                               metadata: ["error": "\(error)", "retry_in_s": "\(TraceWriter.fixed(delay, places: 1))"])
+                // Sleeps, but wakes early when a drain starts, so a stop is not held up by a long back-off.
+                _ = queue.wait(until: Deadline(seconds: delay)) { $0.closed ? () : nil }
+            }
+        }
+    }
+
+    private func deliver(_ committed: CommittedEvent) {
+        for subscriber in subscribers.withLock({ $0 }) { subscriber(committed) }
+    }
+
+    /// One event as a log line can hold it, enough to re-enter it by hand.
+    static func describe(_ f: FinalEvent) -> String {
+        "\(f.device.label) \(f.event.kind.rawValue) \(TraceWriter.fixed(f.event.ml, places: 1)) mL at \(f.started.adding(f.event.start).iso8601)"
+    }
+}
+
+extension EventFormat {
+    /// A committed live event as `quench run` and `quenchd` print it: a JSON
+    /// line, or the device and a table row.
+    public static func line(_ committed: CommittedEvent, json: Bool) -> String {
+        let f = committed.final
+        return json ? jsonLine(f.event, started: f.started, device: f.device.label) : f.device.label + tableRow(f.event, started: f.started)
+    }
+}

@@ -1,0 +1,75 @@
+#if os(Linux)
+import BluetoothLinux
+import Glibc
+import BluetoothWire
+import Logging
+import QuenchCore
+import QuenchProfiles
+import QuenchStore
+import Threading
+
+/// Logging for the live commands: swift-log to standard error at `level`
+/// (`trace` … `critical`; `QUENCH_LOG` when not given, else `info`).
+public enum LiveLogging {
+    public static func bootstrap(level: String?) -> Logger {
+        let name = level ?? getenv("QUENCH_LOG").map { String(cString: $0) } ?? "info"
+        let parsed = Logger.Level(rawValue: name.lowercased()) ?? .info
+        LoggingSystem.bootstrap { label in
+            var h = StreamLogHandler.standardError(label: label)
+            h.logLevel = parsed
+            return h
+        }
+        return Logger(label: "quench")
+    }
+}
+
+extension Gateway {
+    /// Every paired device (or those named), from the store.
+    public static func devices(in store: IntakeStore, only addresses: [String]) throws(LiveError) -> [LiveDevice] {
+        let records: [Device]
+        do { records = try store.listDevices() } catch { throw .store(error) }
+        var chosen = records
+        if !addresses.isEmpty {
+            chosen = []
+            for a in addresses {
+                let wanted = BluetoothAddress(a)?.description ?? a
+                guard let r = records.first(where: { $0.address == wanted }) else { throw .unknownDevice(a) }
+                chosen.append(r)
+            }
+        }
+        guard !chosen.isEmpty else { throw .noDevices }
+        var out: [LiveDevice] = []
+        for r in chosen { out.append(try LiveDevice(r)) }
+        return out
+    }
+
+    /// What `quench run` (and `quenchd`) does: every chosen device from the
+    /// store, each committed event handed to `onEvent` (the caller prints it),
+    /// until `seconds` pass or SIGINT/SIGTERM; then pending events are judged
+    /// and stored before it returns.
+    public struct RunRequest: Sendable {
+        public var databasePath: String
+        public var devices: [String] = []
+        public var seconds: Double?
+        public var logLevel: String?
+        public var options = Gateway.Options()
+
+        public init(databasePath: String) { self.databasePath = databasePath }
+    }
+
+    public static func runUntilStopped(_ request: RunRequest, onEvent: @escaping EventSubscriber) throws(LiveError) {
+        let logger = LiveLogging.bootstrap(level: request.logLevel)
+        let store: IntakeStore
+        do { store = try IntakeStore(path: request.databasePath, mode: .create) } catch { throw .store(error) }
+        let devices = try Gateway.devices(in: store, only: request.devices)
+        let gateway = Gateway(devices: devices, store: store, options: request.options, logger: logger)
+        gateway.subscribe(onEvent)
+        let signals = StopSignals.handle { signal in
+            logger.notice("signal \(signal): stopping")
+            gateway.stop()
+        }
+        gateway.run(seconds: request.seconds)
+        signals.cancel()
+    }
+}
+#endif

@@ -1,0 +1,96 @@
+import BluetoothWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every profile Quench knows by name, in the order a scan tries them: the
+/// built-in decoders plus the DIY level bottle. Pairing, the gateway,
+/// `scan` and `replay --btsnoop` all resolve names here, so a name one of
+/// them accepts, every one accepts.
+public enum ProfileRegistry {
+    /// The DIY level bottle (docs/profiles/diy-level-bottle.json): service
+    /// 6e0a0000-…, notify 6e0a0001-…, u16 little-endian level in 0.1 mm.
+    public static let levelBottle = CustomProfile(
+        name: "level-bottle", sensor: .level, unit: .mm,
+        source: .characteristic(service: BluetoothUUID("6e0a0000-51a5-4c5b-9f1d-7e57b0771e00")!,
+                                characteristic: BluetoothUUID("6e0a0001-51a5-4c5b-9f1d-7e57b0771e00")!, delivery: .notify),
+        value: .init(offset: 0, type: .u16, scale: 0.1),
+        matchService: BluetoothUUID("6e0a0000-51a5-4c5b-9f1d-7e57b0771e00")!)
+
+    /// Everything a scan tries, in order.
+    public static let all: [DeviceProfile] = DeviceProfile.builtIn + [.custom(levelBottle)]
+
+    /// `mi-scale`, `mi-body-scale`, `weight-scale`, `decent-scale`, `level-bottle`.
+    public static var identifiers: [String] { all.map(identifier) }
+
+    /// The name a profile is saved under: custom profiles by their file's `name`.
+    public static func identifier(_ profile: DeviceProfile) -> String {
+        if case .custom(let c) = profile { return c.name }
+        return profile.identifier
+    }
+
+    /// A known profile by name.
+    public static func named(_ name: String) -> DeviceProfile? {
+        all.first { identifier($0) == name }
+    }
+
+    /// Profile files are small; a larger file is refused before it is read whole.
+    public static let largestProfileFile = 1 << 20
+
+    /// A known profile by name, else a profile file (docs/profiles.md) at that
+    /// path; a file's text comes back too, to be saved with a device.
+    public static func resolve(_ nameOrPath: String) throws(ProfileLookupError) -> (profile: DeviceProfile, definition: String?) {
+        if let known = named(nameOrPath) { return (known, nil) }
+        // Only something that looks like a path is read, so a misspelt name says so.
+        guard nameOrPath.contains("/") || nameOrPath.hasSuffix(".json") else {
+            throw .unknown(nameOrPath, known: identifiers)
+        }
+        let bytes = try readFile(nameOrPath)
+        do {
+            return (.custom(try CustomProfile(json: bytes)), String(decoding: bytes, as: UTF8.self))
+        } catch {
+            throw .badFile(path: nameOrPath, error)
+        }
+    }
+
+    private static func readFile(_ path: String) throws(ProfileLookupError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .cannotRead(path: path, errno: errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .cannotRead(path: path, errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .notAFile(path: path) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .cannotRead(path: path, errno: errno)
+            }
+            if n == 0 { return bytes }
+            bytes += chunk[0..<n]
+            if bytes.count > largestProfileFile { throw .tooLarge(path: path, limit: largestProfileFile) }
+        }
+    }
+}
+
+/// A profile name or file that cannot be used.
+public enum ProfileLookupError: Error, Sendable, CustomStringConvertible {
+    case unknown(String, known: [String])
+    case cannotRead(path: String, errno: Int32)
+    case notAFile(path: String)
+    case tooLarge(path: String, limit: Int)
+    case badFile(path: String, ProfileFileError)
+
+    public var description: String {
+        switch self {
+        case .unknown(let name, let known):
+            "unknown profile '\(name)': not one of \(known.joined(separator: ", ")) nor a profile file (a path ending in .json)"
+        case .cannotRead(let path, let e): "cannot read the profile file \(path): \(String(cString: strerror(e)))"
+        case .notAFile(let path): "the profile file \(path) is not a regular file"
+        case .tooLarge(let path, let limit): "the profile file \(path) is larger than \(limit / 1024) KiB; profile files are small JSON"
+        case .badFile(let path, let e): "\(path): \(e)"
+        }
+    }
+}
