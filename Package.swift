@@ -65,7 +65,7 @@ let package = Package(
             "QuenchGateway", "QuenchCore", "QuenchProfiles", "GATT", "BluetoothWire", "Threading",
         ]),
         .executableTarget(name: "quench", dependencies: [
-            "QuenchGateway", "QuenchHistory", "QuenchTools",
+            "QuenchGateway", "QuenchHistory", "QuenchTools", "QuenchStore", "QuenchProfiles", "Threading",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "quenchd", dependencies: ["QuenchGateway", "QuenchStore"]),

@@ -24,8 +24,9 @@ public struct EventRecordOutput: Sendable, Encodable {
 extension History {
     /// `quench add AMOUNT [--at TIME] [--note TEXT]`: a drink not seen by a sensor.
     public static func add(_ environment: HistoryEnvironment, amount: String, at: String?, note: String?, json: Bool) throws(HistoryError) -> String {
+        // Parsed before the store is opened: a typo creates nothing.
+        let ml = try HistoryInput.volume(amount, defaultUnit: nil)
         let c = try environment.context(creating: true)
-        let ml = try HistoryInput.volume(amount, defaultUnit: c.units)
         guard ml <= HistoryInput.maximumDrinkML else {
             throw .invalidAmount(amount, reason: "more than \(Format.volume(HistoryInput.maximumDrinkML, c.units)) in one drink")
         }

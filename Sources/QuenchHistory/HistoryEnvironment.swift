@@ -48,7 +48,8 @@ public struct HistoryEnvironment: Sendable {
     /// Opens the store; commands that only read need it to exist already.
     public func openStore(creating: Bool) throws(HistoryError) -> IntakeStore {
         do {
-            return try IntakeStore(path: databasePath, mode: creating ? .create : .existing)
+            return try IntakeStore(path: databasePath,
+                                   mode: creating ? StoreLocation.creationMode(for: databasePath, environment: variables) : .existing)
         } catch {
             throw .store(error)
         }

@@ -7,12 +7,17 @@ public enum HistoryInput {
     /// Largest single drink `quench add` accepts: more than 5 L at once is a typo.
     public static let maximumDrinkML = 5000.0
 
-    /// `250ml`, `250 mL`, `0.5l`, `8oz`, `68 oz`, `8 fl oz`; a bare number is in `defaultUnit`.
-    public static func volume(_ text: String, defaultUnit: VolumeUnit) throws(HistoryError) -> Double {
+    /// `250ml`, `250 mL`, `0.5l`, `8oz`, `68 oz`, `8 fl oz`; a bare number is
+    /// in `defaultUnit`, and refused without one (a drink of "250" could be mL or oz).
+    public static func volume(_ text: String, defaultUnit: VolumeUnit?) throws(HistoryError) -> Double {
         let (number, unit) = try split(text)
         let ml: Double
         switch unit {
-        case "": ml = defaultUnit.millilitres(number)
+        case "":
+            guard let defaultUnit else {
+                throw .invalidAmount(text, reason: "give a unit: \(number.compactDescription)ml, \((number / 1000).compactDescription)l or \(number.compactDescription)oz (US fl oz)")
+            }
+            ml = defaultUnit.millilitres(number)
         case "ml", "millilitre", "millilitres", "milliliter", "milliliters": ml = number
         case "cl": ml = number * 10
         case "l", "litre", "litres", "liter", "liters": ml = number * 1000

@@ -15,8 +15,11 @@ import Glibc
 /// would bring Foundation's megabytes into its resident memory.
 public final class IntakeStore: Sendable {
     public enum OpenMode: Sendable {
-        /// Create the file (0600, directory 0700) when it is missing.
+        /// Create the file (0600) when it is missing; its folder must exist.
         case create
+        /// Also create the folder (0700): only for Quench's own default
+        /// location, never for a path a person gave, where a missing folder is a typo.
+        case createWithFolder
         /// Fail with `.notFound` when the file is missing.
         case existing
     }
@@ -33,14 +36,13 @@ public final class IntakeStore: Sendable {
         self.path = path
         var info = stat()
         let exists = stat(path, &info) == 0
-        if exists, info.st_mode & S_IFMT == S_IFDIR {
-            throw StoreError(.cannotOpen, path: path, "cannot open the database \(path): it is a directory")
-        }
-        if !exists {
-            guard mode == .create else {
-                throw StoreError(.notFound, path: path, "no database at \(path) (nothing recorded yet: `quench add 250ml` or `quench demo` creates it; --db or QUENCH_DB choose another)")
+        if exists {
+            try Self.checkIsDatabase(path, info)
+        } else {
+            guard mode != .existing else {
+                throw StoreError(.notFound, path: path, "no database at \(path) (nothing recorded yet: `quench add 250ml` creates it; --db or QUENCH_DB choose another)")
             }
-            try Self.createFile(path)
+            try Self.createFile(path, folder: mode == .createWithFolder)
         }
         // Read-only when we cannot write, or when nobody may (`chmod a-w`): root
         // passes access(2) on any file, yet a file without write bits was made
@@ -70,11 +72,48 @@ public final class IntakeStore: Sendable {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
-    /// An empty file with owner-only permissions: SQLite treats it as an empty
-    /// database, and gives its -wal and -shm files the same mode.
-    private static func createFile(_ path: String) throws(StoreError) {
+    /// SQLite's file header (its file format, 1.3).
+    static let sqliteHeader = Array("SQLite format 3\0".utf8)
+
+    /// Refuses what is not a database before SQLite touches it: a folder, a
+    /// device or pipe, a file of something else. An empty file is taken only
+    /// when it is owner-only (0600), as Quench creates its own (another
+    /// Quench process may have just made it); any other empty file (a
+    /// symlink to someone's empty file) is left alone.
+    private static func checkIsDatabase(_ path: String, _ info: stat) throws(StoreError) {
+        let type = info.st_mode & S_IFMT
+        if type == S_IFDIR {
+            throw StoreError(.cannotOpen, path: path, "cannot open the database \(path): it is a directory")
+        }
+        guard type == S_IFREG else {
+            throw StoreError(.notADatabase, path: path, "\(path) is not a Quench database: it is not a regular file (a device, a pipe or a socket); nothing was changed")
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Unreadable: SQLite's own open says why, with its code.
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: sqliteHeader.count)
+        let n = head.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        if n == 0 {
+            guard info.st_mode & 0o777 == 0o600 else {
+                throw StoreError(.notADatabase, path: path, "\(path) is an empty file, not a Quench database; nothing was changed (remove it, or choose another --db)")
+            }
+            return
+        }
+        if n >= 0, Array(head.prefix(n)) != sqliteHeader {
+            throw StoreError(.notADatabase, path: path, "\(path) is not a Quench database (not an SQLite database); nothing was changed")
+        }
+    }
+
+    /// An empty file with owner-only permissions, created exclusively (never
+    /// through a symlink): SQLite treats it as an empty database, and gives
+    /// its -wal and -shm files the same mode.
+    private static func createFile(_ path: String, folder: Bool) throws(StoreError) {
         let directory = Self.directory(of: path)
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
+            guard folder else {
+                throw StoreError(.cannotOpen, path: path, "cannot create the database \(path): the folder \(directory) does not exist")
+            }
             do {
                 try FileManager.default.createDirectory(
                     atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -82,7 +121,7 @@ public final class IntakeStore: Sendable {
                 throw StoreError(.cannotOpen, path: path, "cannot create the directory \(directory)", cause: error)
             }
         }
-        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        let fd = open(path, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0o600)
         if fd < 0 {
             let code = errno
             if code == EEXIST { return }  // another process created it first: fine

@@ -2,6 +2,8 @@ import ArgumentParser
 import QuenchCore
 import QuenchGateway
 import QuenchHistory
+import QuenchStore
+import Foundation
 
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -10,7 +12,7 @@ struct DemoCommand: ParsableCommand {
 
     @Option(help: "Hours of the simulated day.") var hours: Double = 16
     @Option(help: "Seed of the simulation.") var seed: UInt64 = 7
-    @Option(help: "The database file (default: $QUENCH_DB, else $XDG_DATA_HOME/quench/quench.sqlite).") var db: String?
+    @Option(help: "The database file (default: the demo's own, $XDG_DATA_HOME/quench/demo.sqlite, made anew each run).") var db: String?
     @Flag(help: "Do not write the day into the intake store.") var noStore = false
 
     func run() throws {
@@ -23,12 +25,22 @@ struct DemoCommand: ParsableCommand {
             for event in day.events { output.write(EventFormat.tableRow(event, started: day.header.started) + "\n") }
             output.write("\n" + EventFormat.summary(day.summary) + "\n")
             if !noStore {
-                let environment = try HistoryEnvironment.process(database: db, units: nil)
+                // The simulated day goes into a database of its own, never the person's history:
+                // no total, streak, export or publisher can then count it, without each of them
+                // having to filter. Made anew each run, so two demos never add up.
+                let variables = ProcessInfo.processInfo.environment
+                let path = db ?? StoreLocation.demoPath(environment: variables)
+                if db == nil {
+                    for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+                }
+                let environment = try HistoryEnvironment.process(database: path, units: nil)
                 let store = try environment.openStore(creating: true)
                 let result = try PipelineStore.ingest(
                     day.events, header: day.header, started: nil, device: "demo-bottle", source: "demo", into: store)
-                output.write("stored in \(environment.databasePath): \(result.inserted) new events, \(result.duplicates) already there\n")
-                output.write("try: quench today, quench log, quench stats --week, quench calendar\n")
+                let own = db == nil ? " (the demo's own database; your history is untouched)" : ""
+                output.write("stored in \(path)\(own): \(result.inserted) new events, \(result.duplicates) already there\n")
+                let flag = " --db " + (path.contains(" ") ? "'\(path)'" : path)
+                output.write("try: quench today\(flag)\n     quench log\(flag)\n     quench calendar\(flag)\n")
             }
             output.flush()
         }

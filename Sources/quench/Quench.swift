@@ -1,4 +1,8 @@
 import ArgumentParser
+import QuenchCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The `quench` command line: parsing only. Each subcommand calls one
 /// QuenchGateway function and prints what it returns.
@@ -7,8 +11,56 @@ struct Quench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quench",
         abstract: "Logs what you drink from a smart bottle or scale, and answers questions about it.",
+        version: QuenchVersion.string,
         subcommands: pipelineCommands + historyCommands + bluetoothCommands
     )
+
+    /// Parses and runs; every failure is reported one way, `quench: error: …`
+    /// on standard error with a non-zero status (help and --version go to
+    /// standard output).
+    static func main() async {
+        do {
+            var command = try parseAsRoot(Self.arguments(Array(CommandLine.arguments.dropFirst())))
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as ExitCode {
+            // Already reported (runReporting).
+            Glibc.exit(error.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                Glibc.exit(0)
+            }
+            StandardOutput().flush()
+            var text = message(for: error)
+            if code == .validationFailure { text += " (see `quench --help`, or `quench help COMMAND`)" }
+            FileHandleStderr.write("quench: error: \(text)\n")
+            Glibc.exit(code.rawValue)
+        }
+    }
+
+    /// `quench --db PATH today` as `quench today --db PATH`: the database is
+    /// every command's option, so it is taken before the command's name too.
+    static func arguments(_ arguments: [String]) -> [String] {
+        var args = arguments
+        var moved: [String] = []
+        while let first = args.first, first == "--db" || first.hasPrefix("--db=") {
+            if first == "--db", args.count >= 2 {
+                moved += [first, args[1]]
+                args.removeFirst(2)
+            } else if first != "--db" {
+                moved.append(args.removeFirst())
+            } else {
+                break
+            }
+        }
+        guard !moved.isEmpty, !args.isEmpty else { return arguments }
+        return [args[0]] + moved + args.dropFirst()
+    }
 
     /// Readings to events (issue 2).
     static let pipelineCommands: [any ParsableCommand.Type] = [

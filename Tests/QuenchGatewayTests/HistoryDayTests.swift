@@ -74,6 +74,7 @@ import Testing
 
     @Test func sqlTotalsMatchPerEventDays() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("quench-days-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try IntakeStore(path: dir + "/q.sqlite")
         let cal = DayCalendar(timeZone: zone("America/New_York"), dayStartHour: 4)

@@ -15,6 +15,7 @@ final class HistoryFixture {
     init(populate: Bool = true) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("quench-history-\(UUID().uuidString)").path
         path = directory + "/quench.sqlite"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         guard populate else { return }
         let store = try IntakeStore(path: path)
         try store.setGoal(ml: 2000, from: CivilDay(parsing: "2026-02-01")!, setAt: Self.now)

@@ -7,7 +7,10 @@ import Testing
     @Test func createsFileAndDirectoryOwnerOnly() throws {
         let dir = TemporaryDirectory()
         let path = dir.file("nested/deeper/quench.sqlite")
-        let store = try IntakeStore(path: path)
+        // Only Quench's own default location gets its folder made; a named path's folder must exist.
+        #expect(throws: StoreError.self) { try IntakeStore(path: path) }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("nested")))
+        let store = try IntakeStore(path: path, mode: .createWithFolder)
         try store.ingest(sips(3), device: "A", started: t0)
         let file = try FileManager.default.attributesOfItem(atPath: path)
         let folder = try FileManager.default.attributesOfItem(atPath: dir.file("nested/deeper"))

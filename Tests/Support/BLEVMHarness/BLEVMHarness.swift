@@ -21,15 +21,37 @@ public enum BLEVMHarness {
         public var harnessFailed: Bool { status == 125 }
     }
 
-    /// Why the harness cannot be used here, or nil when it is ready (runs setup.sh, idempotent).
+    /// The one command that prepares the harness (`.ci/run` runs it); tests never run it themselves,
+    /// since it installs system packages.
+    public static func prepareCommand(packageRoot: URL) -> String {
+        folder(packageRoot: packageRoot).appendingPathComponent("setup.sh").path
+    }
+
+    /// Why the harness cannot be used here, or nil when it is ready. Checks what
+    /// run.sh checks before it boots (the cache setup.sh builds, its fingerprint,
+    /// the kernel files and qemu) without installing or building anything.
     public static func unavailableReason(packageRoot: URL) -> String? {
         let harness = folder(packageRoot: packageRoot)
         let runScript = harness.appendingPathComponent("run.sh").path
         guard FileManager.default.isExecutableFile(atPath: runScript) else { return "no ble-vm harness at \(runScript)" }
-        guard let setup = try? run(harness.appendingPathComponent("setup.sh").path, [], in: packageRoot) else {
-            return "ble-vm setup.sh could not be started"
+        let check = """
+            . "$1/lib.sh" || exit 2
+            CACHE=$(ble_vm_cache_dir)
+            [ -f "$CACHE/setup.env" ] || { echo "no harness cache in $CACHE"; exit 1; }
+            . "$CACHE/setup.env"
+            [ "$FINGERPRINT" = "$(ble_vm_fingerprint)" ] || { echo "the cache in $CACHE was built from other harness files"; exit 1; }
+            [ -f "$VMLINUX" ] && [ -f "$INITRD" ] || { echo "kernel files missing from $CACHE"; exit 1; }
+            for t in $BLE_VM_TOOLS; do [ -x "$CACHE/bin/$t" ] || { echo "$CACHE/bin/$t missing"; exit 1; }; done
+            command -v qemu-system-x86_64 > /dev/null || { echo "qemu-system-x86_64 is not installed"; exit 1; }
+            """
+        let prepare = "run `\(prepareCommand(packageRoot: packageRoot))` once (it installs qemu and builds the harness's cache; .ci/run does it)"
+        guard let result = try? run("/bin/bash", ["-c", check, "check", harness.path], in: packageRoot) else {
+            return "the ble-vm readiness check could not be started; \(prepare)"
         }
-        return setup.status == 0 ? nil : "ble-vm setup.sh failed with status \(setup.status):\n\(setup.output)"
+        guard result.status == 0 else {
+            return "the ble-vm harness is not ready: \(result.output.trimmingCharacters(in: .whitespacesAndNewlines)); \(prepare)"
+        }
+        return nil
     }
 
     /// Boots a VM with `peripherals` (peripheral.py arguments each) and runs `command` in it.
