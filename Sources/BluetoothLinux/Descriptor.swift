@@ -128,6 +128,9 @@ public final class BluetoothCancellation: Sendable {
 
     public var isCancelled: Bool { fired.load(ordering: .acquiring) }
 
+    /// The eventfd, readable once cancelled: for others to poll beside their own descriptors.
+    public var fileDescriptor: Int32 { fd }
+
     /// Wakes every wait on this cancellation, now and later.
     public func cancel() {
         guard !fired.exchange(true, ordering: .acquiringAndReleasing) else { return }

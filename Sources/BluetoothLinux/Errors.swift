@@ -14,12 +14,13 @@ public struct BluetoothSocketError: Error, Sendable, Hashable, CustomStringConve
     }
 
     public var description: String {
+        let failed = "\(operation) failed: \(String(cString: strerror(errno))) (errno \(errno))"
         if errno == EAFNOSUPPORT, operation.hasPrefix("socket(AF_BLUETOOTH") {
             // What a person can do about it, not only what the kernel said.
-            return "this kernel has no Bluetooth support (\(operation): address family not supported): "
+            return "this kernel has no Bluetooth support (\(failed)): "
                 + "load it with `sudo modprobe bluetooth`, or use a kernel built with Bluetooth (Raspberry Pi OS has it)"
         }
-        return "\(operation) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+        return failed
     }
 }
 

@@ -1,33 +1,44 @@
 #if canImport(Glibc)
 import Glibc
 import Synchronization
+import BluetoothWire
 
-/// An `ATTBearer` over a connected `SOCK_SEQPACKET` descriptor, where one
-/// `recv` is one PDU: an L2CAP socket on the ATT channel, or one end of
-/// `socketpair(AF_UNIX, SOCK_SEQPACKET)` in tests.
+/// The `ATTBearer`: over a connected `SOCK_SEQPACKET` descriptor, where one
+/// `recv` is one PDU: an L2CAP socket on the ATT channel (BluetoothLinux's
+/// `L2CAPBearer.connect` opens it and hands the descriptor here, as BlueZ's
+/// btgatt-client hands its socket to `bt_att_new`), or one end of
+/// `socketpair(AF_UNIX, SOCK_SEQPACKET)` in tests and simulated peripherals.
 ///
 /// The descriptor is made non-blocking and driven by `poll`; `EINTR` is
 /// retried; failures keep their errno and the name of the call. The bearer
 /// owns the descriptor and closes it in `close()` (or when released).
 ///
 /// One thread receives at a time; `send` may be called from any thread (a
-/// SEQPACKET send is atomic). `interrupt()` wakes a blocked receiver from
-/// another thread; call `close()` only once no other thread uses the bearer.
+/// SEQPACKET send is atomic). A blocked receive wakes with `.cancelled` when
+/// the `wakeup` descriptor (an eventfd that someone else owns: a session's
+/// stop) becomes readable, and with `.closed` after `interrupt()`, which also
+/// ends the link for the peer; call `close()` only once no other thread uses
+/// the bearer.
 public final class DescriptorBearer: ATTBearer {
     public let fileDescriptor: Int32
     /// Largest PDU accepted; longer ones fail with EMSGSIZE rather than being cut.
     public let maximumPDUSize: Int
     /// How long `send` waits for room in a full socket buffer before failing with ETIMEDOUT.
     public let sendTimeout: Double
-    private let securityUpgrade: (@Sendable () throws(BearerError) -> Void)?
+    private let securityUpgrade: (@Sendable (ATTErrorCode) throws(BearerError) -> Void)?
+    private let wakeup: Int32?
     private let isClosed = Mutex(false)
 
     /// Takes ownership of `fileDescriptor` and makes it non-blocking.
-    /// - Parameter upgradeSecurity: raises the link's security; the L2CAP layer
-    ///   supplies one that sets `BT_SECURITY`. Without it `upgradeSecurity()`
-    ///   throws `.unsupported`.
+    /// - Parameters:
+    ///   - upgradeSecurity: raises the link's security as the ATT error asks;
+    ///     the L2CAP layer supplies one that sets `BT_SECURITY`. Without it
+    ///     `upgradeSecurity(for:)` throws `.unsupported`.
+    ///   - wakeup: a descriptor polled beside the socket; once readable, a
+    ///     blocked receive ends with `.cancelled` (it is not read or closed here).
     public init(fileDescriptor: Int32, maximumPDUSize: Int = 1024, sendTimeout: Double = 30,
-                upgradeSecurity: (@Sendable () throws(BearerError) -> Void)? = nil) throws(BearerError) {
+                upgradeSecurity: (@Sendable (ATTErrorCode) throws(BearerError) -> Void)? = nil,
+                wakeup: Int32? = nil) throws(BearerError) {
         let flags = fcntl(fileDescriptor, F_GETFL)
         guard flags >= 0 else { throw .system(operation: "fcntl(F_GETFL)", errno: errno) }
         if flags & O_NONBLOCK == 0, fcntl(fileDescriptor, F_SETFL, flags | O_NONBLOCK) < 0 {
@@ -37,6 +48,7 @@ public final class DescriptorBearer: ATTBearer {
         self.maximumPDUSize = maximumPDUSize
         self.sendTimeout = sendTimeout
         self.securityUpgrade = upgradeSecurity
+        self.wakeup = wakeup
     }
 
     deinit { close() }
@@ -53,11 +65,11 @@ public final class DescriptorBearer: ATTBearer {
     }
 
     /// Two bearers connected to each other, for an in-process client and server.
-    public static func makePair(upgradeSecurity: (@Sendable () throws(BearerError) -> Void)? = nil)
+    public static func makePair(upgradeSecurity: (@Sendable (ATTErrorCode) throws(BearerError) -> Void)? = nil, wakeup: Int32? = nil)
         throws(BearerError) -> (client: DescriptorBearer, server: DescriptorBearer) {
         let (a, b) = try makeSocketPair()
         do {
-            let client = try DescriptorBearer(fileDescriptor: a, upgradeSecurity: upgradeSecurity)
+            let client = try DescriptorBearer(fileDescriptor: a, upgradeSecurity: upgradeSecurity, wakeup: wakeup)
             let server = try DescriptorBearer(fileDescriptor: b)
             return (client, server)
         } catch {
@@ -93,7 +105,8 @@ public final class DescriptorBearer: ATTBearer {
 
     public func receive(timeout: Double) throws(BearerError) -> [UInt8]? {
         try checkOpen()
-        let deadline: ContinuousClock.Instant? = timeout.isFinite ? ContinuousClock.now + .seconds(max(0, timeout)) : nil
+        // Beyond ~31 years is no limit, so the clock arithmetic cannot overflow.
+        let deadline: ContinuousClock.Instant? = timeout < 1e9 ? ContinuousClock.now + .seconds(max(0, timeout)) : nil
         while true {
             // Readiness first: recv on an empty non-blocking socket would only say EAGAIN.
             let revents = try wait(for: Int16(POLLIN), until: deadline)
@@ -120,9 +133,9 @@ public final class DescriptorBearer: ATTBearer {
         }
     }
 
-    public func upgradeSecurity() throws(BearerError) {
+    public func upgradeSecurity(for error: ATTErrorCode) throws(BearerError) {
         guard let securityUpgrade else { throw .unsupported("security upgrade") }
-        try securityUpgrade()
+        try securityUpgrade(error)
     }
 
     /// Shuts the socket down so a receiver blocked in another thread wakes
@@ -145,23 +158,19 @@ public final class DescriptorBearer: ATTBearer {
         if isClosed.withLock({ $0 }) { throw .closed(errno: EBADF) }
     }
 
-    /// Polls for `events` until `deadline` (nil: no limit); returns the
-    /// revents, or 0 when the deadline passed.
+    /// Polls for `events` until `deadline` (nil: no limit), beside the wake-up
+    /// descriptor; returns the revents, or 0 when the deadline passed.
     private func wait(for events: Int16, until deadline: ContinuousClock.Instant?) throws(BearerError) -> Int16 {
+        var fds = [pollfd(fd: fileDescriptor, events: events, revents: 0)]
+        if let wakeup { fds.append(pollfd(fd: wakeup, events: Int16(POLLIN), revents: 0)) }
         while true {
-            var milliseconds: Int32 = -1
-            if let deadline {
-                let left = deadline - ContinuousClock.now
-                if left <= .zero { milliseconds = 0 } else {
-                    let (s, atto) = left.components
-                    // Round up so poll never returns just before the deadline.
-                    let ms = s * 1000 + (atto + 999_999_999_999_999) / 1_000_000_000_000_000
-                    milliseconds = Int32(clamping: ms)
-                }
+            let milliseconds = deadline.map(Self.pollMilliseconds(until:)) ?? -1
+            for i in fds.indices { fds[i].revents = 0 }
+            let n = poll(&fds, nfds_t(fds.count), milliseconds)
+            if n > 0 {
+                if fds.count > 1, fds[1].revents != 0 { throw .cancelled }
+                return fds[0].revents
             }
-            var entry = pollfd(fd: fileDescriptor, events: events, revents: 0)
-            let n = poll(&entry, 1, milliseconds)
-            if n > 0 { return entry.revents }
             if n == 0 {
                 if milliseconds == 0 { return 0 }
                 continue
@@ -170,6 +179,15 @@ public final class DescriptorBearer: ATTBearer {
             if e == EINTR { continue }
             throw .system(operation: "poll", errno: e)
         }
+    }
+
+    /// poll(2)'s timeout for a deadline, rounded up so poll never returns
+    /// just before it; 0 once it has passed.
+    public static func pollMilliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
+        let left = deadline - ContinuousClock.now
+        guard left > .zero else { return 0 }
+        let (s, atto) = left.components
+        return Int32(clamping: s * 1000 + (atto + 999_999_999_999_999) / 1_000_000_000_000_000)
     }
 
     /// Errors that mean the link itself is gone (peer reset, LE supervision

@@ -17,7 +17,7 @@ import Threading
 /// Vol 3, Part F, 3.3.3) fails with `.timeout`, after which the bearer is not
 /// used again: every later call throws the same error. A bearer failure is
 /// likewise final. An Insufficient Authentication or Insufficient Encryption
-/// response makes the client call `bearer.upgradeSecurity()` once and retry
+/// response makes the client call `bearer.upgradeSecurity(for:)` once and retry
 /// the request once.
 public final class GATTClient {
     public let bearer: any ATTBearer
@@ -268,7 +268,7 @@ public final class GATTClient {
             if case .errorResponse(let e) = response {
                 if e.errorCode.isSecurityError, !upgraded {
                     upgraded = true
-                    do { try bearer.upgradeSecurity() } catch { throw .securityUpgradeFailed(e, error) }
+                    do { try bearer.upgradeSecurity(for: e.errorCode) } catch { throw .securityUpgradeFailed(e, error) }
                     continue
                 }
                 throw .attribute(e)

@@ -117,7 +117,8 @@ public final class SimulatedPeripheral: ATTConnector, Sendable {
             if left <= wait { throw .connectTimeout(address: address.description, seconds: timeout) }
         }
         let pair: (client: DescriptorBearer, server: DescriptorBearer)
-        do { pair = try DescriptorBearer.makePair() } catch {
+        // The client end wakes when the session stops, as the kernel's L2CAP bearer does.
+        do { pair = try DescriptorBearer.makePair(wakeup: stop.bluetooth?.fileDescriptor) } catch {
             throw .gatt(.bearer(error))
         }
         let server = GATTServer(database: database, bearer: pair.server)

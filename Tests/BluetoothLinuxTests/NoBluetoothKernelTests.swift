@@ -99,12 +99,5 @@ struct PollPlumbingTests {
             _ = try socket.receive(until: deadline(after: 1))
         }
     }
-
-    @Test func bearerErrorsKeepTheErrno() {
-        let lost = L2CAPBearer.bearerError(.system(BluetoothSocketError(operation: "read(x)", errno: ETIMEDOUT)))
-        #expect(lost == .closed(errno: ETIMEDOUT))
-        let other = L2CAPBearer.bearerError(.system(BluetoothSocketError(operation: "write(x)", errno: EMSGSIZE)))
-        #expect(other == .system(operation: "write(x)", errno: EMSGSIZE))
-    }
 }
 #endif

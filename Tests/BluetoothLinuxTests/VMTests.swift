@@ -103,7 +103,7 @@ func scan(_ options: ScanOptions, for wanted: [VMPeripheral], seconds: Double) t
 }
 
 /// One ATT request and its response (skipping anything else the server sends).
-func request(_ bearer: L2CAPBearer, _ pdu: [UInt8]) throws -> [UInt8] {
+func request(_ bearer: DescriptorBearer, _ pdu: [UInt8]) throws -> [UInt8] {
     try bearer.send(pdu)
     while let r = try bearer.receive(timeout: 10) {
         if r.first == pdu[0] + 1 || r.first == 0x01 { return r }
@@ -140,7 +140,7 @@ func exchangeAndDiscover(_ p: VMPeripheral, expecting service: BluetoothUUID) th
     }
     print("VM: services \(services)")
     #expect(services.contains(service), "service \(service) not in \(services)")
-    #expect(try bearer.securityLevel() == .low)
+    #expect(try L2CAPBearer.securityLevel(of: bearer) == .low)
 }
 
 @Suite(.serialized, .enabled(if: insideVM, "runs inside the ble-vm guest (QUENCH_VM=1)"))

@@ -1,4 +1,5 @@
 import Glibc
+import BluetoothWire
 import GATT
 import Testing
 
@@ -109,11 +110,45 @@ import Testing
     }
 
     @Test func securityUpgradeDelegates() throws {
-        let calls = Locked(0)
-        let (a, b) = try DescriptorBearer.makePair(upgradeSecurity: { () throws(BearerError) in calls.withLock { $0 += 1 } })
-        try a.upgradeSecurity()
-        #expect(calls.value == 1)
-        #expect(throws: BearerError.unsupported("security upgrade")) { try b.upgradeSecurity() }
+        let calls = Locked<[ATTErrorCode]>([])
+        let (a, b) = try DescriptorBearer.makePair(upgradeSecurity: { code throws(BearerError) in calls.withLock { $0.append(code) } })
+        try a.upgradeSecurity(for: .insufficientAuthentication)
+        #expect(calls.value == [.insufficientAuthentication])
+        #expect(throws: BearerError.unsupported("security upgrade")) { try b.upgradeSecurity(for: .insufficientEncryption) }
+        a.close()
+        b.close()
+    }
+
+    /// The level each error asks for, as BlueZ's bt_att (att.c, change_security) picks it.
+    @Test func securityLevelFromTheError() {
+        typealias L = ATTSecurityLevel
+        #expect(L.raised(for: .insufficientEncryption, from: .low) == .medium)
+        #expect(L.raised(for: .insufficientEncryption, from: .medium) == nil, "already encrypted: raising cannot help")
+        #expect(L.raised(for: .insufficientAuthentication, from: .low) == .medium)
+        #expect(L.raised(for: .insufficientAuthentication, from: .medium) == .high)
+        #expect(L.raised(for: .insufficientAuthentication, from: .high) == .fips)
+        #expect(L.raised(for: .insufficientAuthentication, from: .fips) == nil)
+        #expect(L.raised(for: .readNotPermitted, from: .low) == nil)
+    }
+
+    /// A session's stop wakes a receive that waits without a time limit: no polling loop.
+    @Test func wakeupEndsABlockedReceive() throws {
+        // Any readable descriptor will do (sessions use an eventfd): a pipe here.
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        defer { for e in ends { Glibc.close(e) } }
+        let (a, b) = try DescriptorBearer.makePair(wakeup: ends[0])
+        let outcome = Locked<BearerError?>(nil)
+        let receiver = Background {
+            do throws(BearerError) { _ = try a.receive(timeout: .infinity) } catch { outcome.withLock { $0 = error } }
+        }
+        #expect(!receiver.wait(seconds: 0.2), "still waiting")
+        var one: UInt8 = 1
+        _ = Glibc.write(ends[1], &one, 1)
+        #expect(receiver.wait(seconds: 2))
+        #expect(outcome.value == .cancelled)
+        // The link itself is untouched: the peer can still talk to it.
+        try b.send([0x1B, 0x03, 0x00, 0x01])
         a.close()
         b.close()
     }

@@ -219,7 +219,7 @@ import Testing
         ])
         let upgrades = Locked(0)
         let server = Locked<GATTServer?>(nil)
-        let pair = try LivePair([secured], upgradeSecurity: { () throws(BearerError) in
+        let pair = try LivePair([secured], upgradeSecurity: { _ throws(BearerError) in
             upgrades.withLock { $0 += 1 }
             server.withLock { $0?.isLinkEncrypted = true }
         })
@@ -240,7 +240,7 @@ import Testing
             GATTCharacteristicDefinition(uuid: BluetoothUUID(uuid16: 0x2A24), properties: .read, value: [1], requiresEncryption: true),
         ])
         let upgrades = Locked(0)
-        let pair = try LivePair([secured], upgradeSecurity: { () throws(BearerError) in upgrades.withLock { $0 += 1 } })
+        let pair = try LivePair([secured], upgradeSecurity: { _ throws(BearerError) in upgrades.withLock { $0 += 1 } })
         #expect(throws: GATTError.attribute(ATTErrorResponse(requestOpcode: .readRequest, handle: 3, errorCode: .insufficientEncryption))) {
             try pair.client.read(handle: 3)
         }

@@ -144,26 +144,30 @@ import Testing
     /// request is sent again byte for byte.
     @Test func securityRetryBytes() throws {
         let upgrades = Locked(0)
+        let asked = Locked<[ATTErrorCode]>([])
         let (client, peer) = try scripted([
             .expect("0a 0300"), .send("01 0a 0300 0f"),
             .expect("0a 0300"), .send("0b 2c01"),
-        ], upgradeSecurity: { () throws(BearerError) in upgrades.withLock { $0 += 1 } })
+        ], upgradeSecurity: { code throws(BearerError) in upgrades.withLock { $0 += 1 }; asked.withLock { $0.append(code) } })
         #expect(try client.read(handle: 3) == [0x2C, 0x01])
         #expect(upgrades.value == 1)
+        #expect(asked.value == [.insufficientEncryption], "the bearer is told which error asked")
         peer.finish()
         client.bearer.close()
     }
 
     @Test func insufficientAuthenticationAlsoUpgrades() throws {
         let upgrades = Locked(0)
+        let asked = Locked<[ATTErrorCode]>([])
         let (client, peer) = try scripted([
             .expect("12 0900 0100"), .send("01 12 0900 05"),
             .expect("12 0900 0100"), .send("01 12 0900 05"),
-        ], upgradeSecurity: { () throws(BearerError) in upgrades.withLock { $0 += 1 } })
+        ], upgradeSecurity: { code throws(BearerError) in upgrades.withLock { $0 += 1 }; asked.withLock { $0.append(code) } })
         #expect(throws: GATTError.attribute(ATTErrorResponse(requestOpcode: .writeRequest, handle: 9, errorCode: .insufficientAuthentication))) {
             try client.write(handle: 9, value: [1, 0])
         }
         #expect(upgrades.value == 1)
+        #expect(asked.value == [.insufficientAuthentication])
         peer.finish()
         client.bearer.close()
     }

@@ -46,7 +46,7 @@ final class LivePair {
 
     init(_ services: [GATTServiceDefinition], maximumMTU: UInt16 = 517, transactionTimeout: Double = 5,
          indicationTimeout: Double = 5,
-         upgradeSecurity: (@Sendable () throws(BearerError) -> Void)? = nil,
+         upgradeSecurity: (@Sendable (ATTErrorCode) throws(BearerError) -> Void)? = nil,
          onWrite: (@Sendable (UInt16, [UInt8]) -> Void)? = nil) throws {
         let (c, s) = try DescriptorBearer.makePair(upgradeSecurity: upgradeSecurity)
         serverBearer = s
@@ -126,7 +126,7 @@ final class ScriptedPeer: Sendable {
 
 /// A client on one end of a socketpair and a scripted peer on the other.
 func scripted(_ steps: [ScriptedPeer.Step], transactionTimeout: Double = 5,
-              upgradeSecurity: (@Sendable () throws(BearerError) -> Void)? = nil) throws -> (GATTClient, ScriptedPeer) {
+              upgradeSecurity: (@Sendable (ATTErrorCode) throws(BearerError) -> Void)? = nil) throws -> (GATTClient, ScriptedPeer) {
     let (c, s) = try DescriptorBearer.makePair(upgradeSecurity: upgradeSecurity)
     return (GATTClient(bearer: c, transactionTimeout: transactionTimeout), ScriptedPeer(bearer: s, steps))
 }

@@ -146,9 +146,9 @@ public final class GATTDeviceSession: Sendable {
                 logger.info("connected and subscribed", metadata: ["mtu": "\(link.client.mtu)",
                                                                     "handle": "\(link.characteristic.valueHandle)"])
                 pipeline.linkChanged(up: true)
-                // One-second waits bound how long a stop takes; L2CAP sockets cannot be woken otherwise.
+                // Waits as long as the device is quiet: a stop wakes the bearer (its eventfd), no polling.
                 while !stop.isStopped {
-                    if let value = try link.next(timeout: 1, stop: stop) { pipeline.handle(payload: value) }
+                    if let value = try link.next(timeout: .infinity, stop: stop) { pipeline.handle(payload: value) }
                 }
                 b.close()
                 break
