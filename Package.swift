@@ -42,7 +42,7 @@ let package = Package(
         ),
         .target(name: "QuenchStore", dependencies: ["QuenchCore", "CSQLite", "Threading"]),
         .target(name: "BluetoothWire"),
-        .target(name: "QuenchProfiles", dependencies: ["BluetoothWire", "QuenchCore"]),
+        .target(name: "QuenchProfiles", dependencies: ["BluetoothWire", "QuenchCore", "Threading"]),
         .target(name: "Threading"),
         .target(name: "GATT", dependencies: ["BluetoothWire", "Threading"]),
         .systemLibrary(
@@ -50,7 +50,7 @@ let package = Package(
             pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]
         ),
-        .target(name: "BluetoothLinux", dependencies: ["CBlueZ", "BluetoothWire", "GATT"]),
+        .target(name: "BluetoothLinux", dependencies: ["CBlueZ", "BluetoothWire", "GATT", "Threading"]),
         .target(name: "QuenchGateway", dependencies: [
             "QuenchCore", "QuenchSimulator", "QuenchStore", "BluetoothWire",
             "QuenchProfiles", "GATT", "BluetoothLinux", "Threading",
@@ -73,17 +73,34 @@ let package = Package(
             "QuenchCore", "QuenchSimulator", "QuenchStore", "QuenchGateway", "QuenchSimulatedDevices",
         ]),
 
-        // Test support: runs ../shared/ble-vm for the VM tests.
+        // Test support: paths, fixtures, temporary folders, hex, the process runner and
+        // the history fixture (QuenchTestSupport); ../shared/ble-vm for the VM tests (BLEVMHarness).
+        .target(name: "QuenchTestSupport", dependencies: [
+                    "QuenchCore", "QuenchStore", "QuenchHistory", "QuenchSimulator", "BluetoothWire",
+                    .product(name: "Logging", package: "swift-log"),
+                ],
+                path: "Tests/Support/QuenchTestSupport"),
         .target(name: "BLEVMHarness", path: "Tests/Support/BLEVMHarness"),
 
-        .testTarget(name: "QuenchCoreTests", dependencies: ["QuenchCore", "QuenchSimulator"]),
+        // A test target per library target.
+        .testTarget(name: "QuenchCoreTests", dependencies: ["QuenchCore", "QuenchSimulator", "QuenchTestSupport"]),
         .testTarget(name: "QuenchSimulatorTests", dependencies: ["QuenchSimulator", "QuenchCore"]),
-        .testTarget(name: "QuenchStoreTests", dependencies: ["QuenchStore", "QuenchCore"]),
-        .testTarget(name: "BluetoothWireTests", dependencies: ["BluetoothWire", "QuenchProfiles", "QuenchCore"]),
-        .testTarget(name: "GATTTests", dependencies: ["GATT", "BluetoothWire", "QuenchProfiles", "QuenchSimulator"]),
-        .testTarget(name: "BluetoothLinuxTests", dependencies: ["BluetoothLinux", "BluetoothWire", "BLEVMHarness"]),
+        .testTarget(name: "QuenchStoreTests", dependencies: ["QuenchStore", "QuenchCore", "QuenchTestSupport"]),
+        .testTarget(name: "BluetoothWireTests", dependencies: ["BluetoothWire", "QuenchTestSupport"]),
+        .testTarget(name: "QuenchProfilesTests", dependencies: ["QuenchProfiles", "BluetoothWire", "QuenchCore", "QuenchTestSupport"]),
+        .testTarget(name: "ThreadingTests", dependencies: ["Threading"]),
+        .testTarget(name: "GATTTests", dependencies: ["GATT", "BluetoothWire", "QuenchProfiles", "QuenchSimulator", "QuenchTestSupport"]),
+        .testTarget(name: "BluetoothLinuxTests", dependencies: ["BluetoothLinux", "BluetoothWire", "BLEVMHarness", "QuenchTestSupport"]),
+        .testTarget(name: "QuenchHistoryTests", dependencies: ["QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
+        .testTarget(name: "QuenchToolsTests", dependencies: [
+            "QuenchTools", "QuenchGateway", "QuenchSimulatedDevices", "QuenchSimulator", "QuenchProfiles", "QuenchStore", "QuenchCore",
+            "GATT", "BluetoothWire", "QuenchTestSupport",
+        ]),
+        .testTarget(name: "QuenchSimulatedDevicesTests", dependencies: [
+            "QuenchSimulatedDevices", "QuenchGateway", "QuenchProfiles", "QuenchCore", "GATT", "BluetoothWire", "Threading",
+        ]),
         .testTarget(name: "QuenchGatewayTests", dependencies: [
-            "QuenchGateway", "QuenchHistory", "QuenchStore", "QuenchCore", "GATT", "BLEVMHarness",
+            "QuenchGateway", "QuenchHistory", "QuenchStore", "QuenchCore", "GATT", "BLEVMHarness", "QuenchTestSupport",
             "QuenchTools", "QuenchSimulatedDevices", "QuenchProfiles", "Threading",
         ]),
     ]

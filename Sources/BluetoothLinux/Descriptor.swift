@@ -2,6 +2,7 @@
 import Glibc
 import Synchronization
 import CBlueZ
+import GATT
 
 /// Thin wrappers over the system calls this layer uses: EINTR is retried and
 /// failures become `BluetoothSocketError` naming the operation.
@@ -93,14 +94,7 @@ func waitFor(_ fd: Int32, events: Int16, until deadline: ContinuousClock.Instant
     if let c = cancellation { fds.append(pollfd(fd: c.fd, events: Int16(POLLIN), revents: 0)) }
     if let w = wakeup, w >= 0 { fds.append(pollfd(fd: w, events: Int16(POLLIN), revents: 0)) }
     while true {
-        let left = ContinuousClock.now.duration(to: deadline)
-        let ms: Int32
-        if left <= .zero {
-            ms = 0
-        } else {
-            let (s, atto) = left.components
-            ms = Int32(clamping: s * 1000 + (atto + 999_999_999_999_999) / 1_000_000_000_000_000)
-        }
+        let ms = DescriptorBearer.pollMilliseconds(until: deadline)
         for i in fds.indices { fds[i].revents = 0 }
         let r = poll(&fds, nfds_t(fds.count), ms)
         if r < 0 {

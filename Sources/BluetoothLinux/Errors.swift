@@ -1,6 +1,7 @@
 #if os(Linux)
 import Glibc
 import BluetoothWire
+import Threading
 
 /// A failed system call: which operation, and the errno it set.
 public struct BluetoothSocketError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -14,7 +15,7 @@ public struct BluetoothSocketError: Error, Sendable, Hashable, CustomStringConve
     }
 
     public var description: String {
-        let failed = "\(operation) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+        let failed = "\(operation) failed: \(errnoDescription(errno))"
         if errno == EAFNOSUPPORT, operation.hasPrefix("socket(AF_BLUETOOTH") {
             // What a person can do about it, not only what the kernel said.
             return "this kernel has no Bluetooth support (\(failed)): "

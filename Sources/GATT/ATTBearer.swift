@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import BluetoothWire
+import Threading
 
 /// A channel carrying whole ATT PDUs. Its one implementation is
 /// `DescriptorBearer`, over an L2CAP socket on the ATT fixed channel (CID 4)
@@ -53,13 +54,7 @@ public enum BearerError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `strerror` text plus the number, e.g. "Connection reset by peer (errno 104)".
-    static func errnoName(_ e: Int32) -> String {
-        #if canImport(Glibc)
-        if let text = strerror(e) { return "\(String(cString: text)) (errno \(e))" }
-        #endif
-        return "errno \(e)"
-    }
+    static func errnoName(_ e: Int32) -> String { errnoDescription(e) }
 }
 
 /// A link's security level, as BT_SECURITY sets it (BlueZ lib/bluetooth.h):

@@ -68,21 +68,15 @@ public struct DeviceDateTime: Sendable, Hashable, CustomStringConvertible {
         self.seconds = seconds
     }
 
-    /// The UTC calendar fields of a Unix time (whole seconds, truncated).
+    /// The UTC calendar fields of a Unix time (whole seconds, truncated);
+    /// times beyond what the fields hold (or not a number) are clamped into range.
     public init(unixTime: Double) {
-        let secs = Int64(unixTime.rounded(.down))
+        // Years 0-65535 fit the u16 field; 2e12 s is about year 65000.
+        let clamped = unixTime.isNaN ? 0 : min(max(unixTime, -6e10), 2e12)
+        let secs = Int(clamped.rounded(.down))
         let days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400
         let rem = secs - days * 86400
-        // Civil-from-days (proleptic Gregorian), H. Hinnant's algorithm.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        let (y, m, d) = Timestamp.civilFromDays(days)
         self.init(year: UInt16(clamping: y), month: UInt8(m), day: UInt8(d),
                   hours: UInt8(rem / 3600), minutes: UInt8(rem % 3600 / 60), seconds: UInt8(rem % 60))
     }
@@ -91,14 +85,8 @@ public struct DeviceDateTime: Sendable, Hashable, CustomStringConvertible {
     public var unixTime: Double? {
         guard year >= 1582, (1...12).contains(month), (1...31).contains(day), hours < 24, minutes < 60, seconds < 60
         else { return nil }
-        let y = Int64(year) - (month <= 2 ? 1 : 0)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = Int64(month > 2 ? month - 3 : month + 9)
-        let doy = (153 * mp + 2) / 5 + Int64(day) - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        let days = era * 146_097 + doe - 719_468
-        return Double(days * 86400 + Int64(hours) * 3600 + Int64(minutes) * 60 + Int64(seconds))
+        let days = Timestamp.daysFromCivil(year: Int(year), month: Int(month), day: Int(day))
+        return Double(days * 86400 + Int(hours) * 3600 + Int(minutes) * 60 + Int(seconds))
     }
 
     /// 7 bytes: year (u16 LE), month, day, hours, minutes, seconds.

@@ -1,4 +1,5 @@
 import BluetoothWire
+import Threading
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -87,7 +88,7 @@ public enum ProfileLookupError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .unknown(let name, let known):
             "unknown profile '\(name)': not one of \(known.joined(separator: ", ")) nor a profile file (a path ending in .json)"
-        case .cannotRead(let path, let e): "cannot read the profile file \(path): \(String(cString: strerror(e)))"
+        case .cannotRead(let path, let e): "cannot read the profile file \(path): \(errnoDescription(e))"
         case .notAFile(let path): "the profile file \(path) is not a regular file"
         case .tooLarge(let path, let limit): "the profile file \(path) is larger than \(limit / 1024) KiB; profile files are small JSON"
         case .badFile(let path, let e): "\(path): \(e)"

@@ -9,7 +9,7 @@ public struct Deadline: Sendable {
 
     /// `seconds` from now; an infinite (or absurdly long) value never passes, NaN is now.
     public init(seconds: Double) {
-        instant = seconds < Self.longest ? ContinuousClock.now + .seconds(seconds > 0 ? seconds : 0) : nil
+        instant = seconds.isNaN ? .now : seconds < Self.longest ? ContinuousClock.now + .seconds(seconds > 0 ? seconds : 0) : nil
     }
 
     /// Seconds left, never negative; infinity when there is no limit.

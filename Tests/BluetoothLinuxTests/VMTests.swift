@@ -1,5 +1,6 @@
 #if os(Linux)
 import Foundation
+import QuenchTestSupport
 import Testing
 import BLEVMHarness
 import BluetoothWire
@@ -17,7 +18,7 @@ func environment(_ name: String) -> String? { getenv(name).map { String(cString:
 let insideVM = environment("QUENCH_VM") == "1"
 
 enum BleVM {
-    static let packageRoot = BLEVMHarness.packageRoot(testFile: #filePath)
+    static let packageRoot = TestPackage.root
 
     /// Runs `VMInner/<test>` in a VM with these peripherals; fails the calling
     /// test when the inner test fails, cancels it when the harness cannot start.

@@ -1,8 +1,8 @@
+import QuenchTestSupport
 import Testing
 @testable import BluetoothWire
 
 /// `[0x02, 0x00, 0x02]` from a hex string, for fixtures.
-private func hex(_ s: String) -> [UInt8] { [UInt8](hexString: s)! }
 
 /// Encodes `value`, checks the bytes, decodes them back through both the
 /// type's own decoder and the `ATTPDU` dispatcher.

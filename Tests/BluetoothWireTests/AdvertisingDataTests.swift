@@ -1,4 +1,5 @@
 import BluetoothWire
+import QuenchTestSupport
 import Testing
 
 @Suite struct AdvertisingDataTests {

@@ -1,6 +1,7 @@
 import BluetoothWire
 import QuenchCore
 import QuenchProfiles
+import QuenchTestSupport
 import Testing
 
 /// A real `btmon -w` capture (datalink 2001) from ../shared/ble-vm: `run.sh --keep-logs` with

@@ -1,4 +1,5 @@
 import BluetoothWire
+import QuenchTestSupport
 import Testing
 
 /// Builds byte-exact btsnoop captures (format: 16-byte file header

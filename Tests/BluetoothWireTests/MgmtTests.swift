@@ -1,3 +1,4 @@
+import QuenchTestSupport
 import Testing
 import BluetoothWire
 

@@ -1,6 +1,7 @@
 import Glibc
 import BluetoothWire
 import GATT
+import QuenchTestSupport
 import Testing
 
 @Suite struct DescriptorBearerTests {

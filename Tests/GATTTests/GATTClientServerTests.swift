@@ -2,6 +2,7 @@ import BluetoothWire
 import Dispatch
 import GATT
 import Synchronization
+import QuenchTestSupport
 import Testing
 
 /// The client against the simulated server over socketpair(AF_UNIX, SOCK_SEQPACKET).

@@ -1,5 +1,6 @@
 import BluetoothWire
 import GATT
+import QuenchTestSupport
 import Testing
 
 /// The client against a peer that expects exact request bytes and replies

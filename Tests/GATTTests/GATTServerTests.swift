@@ -1,6 +1,7 @@
 import BluetoothWire
 import GATT
 import QuenchSimulator
+import QuenchTestSupport
 import Testing
 
 /// The simulated server's replies, byte for byte.

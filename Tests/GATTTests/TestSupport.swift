@@ -3,9 +3,9 @@ import Dispatch
 import Foundation
 import GATT
 import Synchronization
+import QuenchTestSupport
 import Testing
 
-func hex(_ s: String) -> [UInt8] { [UInt8](hexString: s)! }
 
 /// Shared mutable state for test threads (a class, so closures can capture it).
 final class Locked<Value: Sendable>: Sendable {

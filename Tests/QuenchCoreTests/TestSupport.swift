@@ -1,10 +1,10 @@
+import QuenchTestSupport
 import Foundation
 import QuenchCore
 
-/// The repository root, found from this file's path.
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-/// `../shared` beside the repository (maintained outside the repo).
-let sharedFolder = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared")
+/// The repository root and `../shared` beside it (maintained outside the repo).
+let repositoryRoot = TestPackage.root
+let sharedFolder = TestPackage.shared
 
 func loadTrace(_ path: String) throws -> (TraceHeader, [Reading]) {
     let text = try String(contentsOf: URL(fileURLWithPath: path), encoding: .utf8)

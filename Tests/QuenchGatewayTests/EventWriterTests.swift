@@ -7,6 +7,7 @@ import QuenchGateway
 import QuenchProfiles
 @testable import QuenchStore
 import Synchronization
+import QuenchTestSupport
 import Testing
 
 /// The one place final events go: the store on the writer's thread, then

@@ -1,5 +1,6 @@
 import Foundation
 import QuenchCore
+import QuenchTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -11,9 +12,7 @@ import Glibc
 @Suite("first run: the findings of trying Quench as a new user")
 struct FirstRunTests {
     static func folder() throws -> String {
-        let dir = NSTemporaryDirectory() + "quench-first-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
+        try TemporaryFolder.create("quench-first")
     }
 
     @Test("the demo never writes into the person's history, and two demos do not add up")

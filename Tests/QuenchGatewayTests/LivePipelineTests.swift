@@ -8,6 +8,7 @@ import QuenchSimulatedDevices
 import QuenchTools
 import QuenchSimulator
 import QuenchStore
+import QuenchTestSupport
 import Testing
 @testable import QuenchGateway
 
@@ -15,54 +16,6 @@ import Testing
 /// socketpairs (and a fake Mi Scale broadcaster) → the gateway's sessions →
 /// one detector per device → the store. Traces run accelerated, and the
 /// session clock at the same rate, so detection sees real-time seconds.
-enum LiveFixture {
-    static let speed = 10.0
-
-    static func temporaryStore() throws -> IntakeStore {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("quench-live-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return try IntakeStore(path: dir.appendingPathComponent("q.sqlite").path)
-    }
-
-    /// A weight trace in grams with three sips.
-    static func weightScenario(seed: UInt64 = 3) -> Scenario {
-        Scenario(.clean(unit: .g).with(.noise), seed: seed, initialML: 600)
-            .idle(8).sip(ml: 30).idle(10).sip(ml: 45).idle(10).sip(ml: 22).idle(6)
-    }
-
-    static func levelScenario() -> Scenario {
-        Scenario(.clean(unit: .mm, sampleRate: 5).with(.noise), seed: 5, initialML: 500)
-            .idle(8).sip(ml: 40).idle(12).sip(ml: 60).idle(8)
-    }
-
-    static func calibration(_ s: Scenario, unit: MeasurementUnit) throws -> BottleCalibration {
-        if unit.sensor == .level { return s.configuration.calibration }
-        return try BottleCalibration(unit: .g, capacityML: s.configuration.capacityML, emptyWeightG: s.configuration.emptyWeightG)
-    }
-
-    static var logger: Logger {
-        var l = Logger(label: "test")
-        l.logLevel = .warning
-        return l
-    }
-
-    /// Sips stored for `device`, oldest first.
-    static func sips(_ store: IntakeStore, _ device: BluetoothAddress) throws -> [IntakeEvent] {
-        try store.events(EventQuery(device: device.description, kinds: [.sip], order: .byID))
-    }
-
-    /// Every true sip found once, in order, within `tolerance` mL.
-    static func expectMatches(_ stored: [IntakeEvent], _ truth: [TruthEvent], tolerance: Double,
-                              sourceLocation: SourceLocation = #_sourceLocation) {
-        let trueSips = truth.filter { $0.kind == .sip }
-        #expect(stored.map(\.ml).count == trueSips.count, "stored \(stored.map(\.ml)) vs truth \(trueSips.map(\.ml))",
-                sourceLocation: sourceLocation)
-        for (s, t) in zip(stored, trueSips) {
-            #expect(abs(s.ml - t.ml) <= tolerance, "sip of \(t.ml) mL stored as \(s.ml) mL", sourceLocation: sourceLocation)
-        }
-    }
-}
-
 @Suite("live pipeline (simulated peripherals)", .serialized)
 struct LivePipelineTests {
     typealias F = LiveFixture

@@ -3,6 +3,7 @@ import BLEVMHarness
 import Foundation
 import QuenchCore
 import QuenchSimulator
+import QuenchTestSupport
 import Testing
 
 // `quench` itself on the real Linux Bluetooth stack: ../shared/ble-vm boots a
@@ -14,7 +15,7 @@ import Testing
 private func env(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
 enum LiveVM {
-    static let packageRoot = BLEVMHarness.packageRoot(testFile: #filePath)
+    static let packageRoot = TestPackage.root
 
     /// The `quench` built beside this test binary.
     static var quench: String? { quenchBinary }

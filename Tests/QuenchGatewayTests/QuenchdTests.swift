@@ -1,4 +1,5 @@
 import Foundation
+import QuenchTestSupport
 import Testing
 
 /// `quenchd`, the gateway binary the service runs: its arguments and its
@@ -24,8 +25,7 @@ import Testing
 
     @Test(.enabled(if: quenchd != nil, "no quenchd beside the test binary (swift build first)"))
     func nothingPairedIsAClearError() throws {
-        let dir = NSTemporaryDirectory() + "quenchd-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try TemporaryFolder.create("quenchd")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let result = try run(["--db", dir + "/q.sqlite", "--seconds", "1"])
         #expect(result.status == 1)

@@ -1,4 +1,5 @@
 import Foundation
+import QuenchTestSupport
 import Testing
 import QuenchCore
 import QuenchGateway
@@ -6,9 +7,7 @@ import QuenchSimulator
 
 @Suite struct ReplayTests {
     static func temporaryFolder() throws -> String {
-        let path = NSTemporaryDirectory() + "quench-replay-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        try TemporaryFolder.create("quench-replay")
     }
 
     /// The trace file written by `quench simulate` replays to the same events

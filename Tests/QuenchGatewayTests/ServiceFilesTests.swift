@@ -1,4 +1,5 @@
 import Foundation
+import QuenchTestSupport
 import Testing
 
 /// The service files shipped in `systemd/` and `udev/`: systemd's own
@@ -61,8 +62,7 @@ import Testing
     /// that exists here (it refuses a missing one); any warning fails.
     @Test(.enabled(if: systemdAnalyze != nil, "SKIPPED: systemd-analyze is not installed (apt install systemd)"))
     func systemdAnalyzeVerify() throws {
-        let folder = NSTemporaryDirectory() + "quench-unit-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try TemporaryFolder.create("quench-unit")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let text = try String(contentsOfFile: Self.unitPath, encoding: .utf8)
         try #require(text.contains("ExecStart=/usr/local/bin/quenchd"))

@@ -1,20 +1,14 @@
 import Foundation
+import QuenchTestSupport
 import QuenchCore
 @testable import QuenchStore
 
 /// A fresh temporary directory, removed when the value is released.
-final class TemporaryDirectory {
-    let path: String
+typealias TemporaryDirectory = TemporaryFolder
 
-    init() {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("quench-store-tests-\(UUID().uuidString)")
-        try! FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
-        path = base.path
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
+extension TemporaryFolder {
+    /// For tests, where a folder that cannot be made is a broken machine.
+    convenience init() { try! self.init("quench-store-tests") }
 }
 
 func sips(_ count: Int, every seconds: Double = 60, ml: Double = 20, from offset: Double = 0) -> [DetectedEvent] {

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import QuenchCore
+import Threading
 
 /// Where a trace comes from: a file, or standard input (`-`).
 public enum TraceSource: Sendable, Hashable, CustomStringConvertible {
@@ -32,7 +33,7 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
         self.errno = errno
     }
 
-    public var description: String { "\(operation): \(String(cString: strerror(errno))) (errno \(errno))" }
+    public var description: String { "\(operation): \(errnoDescription(errno))" }
 }
 
 /// Reads a source in fixed-size chunks, so memory does not depend on its size.

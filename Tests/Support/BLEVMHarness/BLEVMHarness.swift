@@ -2,13 +2,9 @@ import Foundation
 
 /// Test support for `../shared/ble-vm`: a qemu VM with a real Linux Bluetooth
 /// stack and emulated peripherals (see its README). Shared by the socket-layer
-/// and the gateway's VM tests; nothing here is linked into `quench`.
+/// and the gateway's VM tests (the package root comes from QuenchTestSupport's
+/// `TestPackage.root`); nothing here is linked into `quench`.
 public enum BLEVMHarness {
-    /// The package root, found from a source file's `#filePath` inside `Tests/<target>/`.
-    public static func packageRoot(testFile: String) -> URL {
-        URL(fileURLWithPath: testFile).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
-
     /// `../shared/ble-vm` beside the package.
     public static func folder(packageRoot: URL) -> URL {
         packageRoot.deletingLastPathComponent().appendingPathComponent("shared/ble-vm")

@@ -1,5 +1,6 @@
 import BluetoothWire
 import QuenchProfiles
+import QuenchTestSupport
 import Testing
 
 /// The HidrateSpark frames, against bytes built the way ../shared/ble-vm's

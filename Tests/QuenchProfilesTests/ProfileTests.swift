@@ -1,9 +1,9 @@
 import BluetoothWire
 import QuenchCore
 import QuenchProfiles
+import QuenchTestSupport
 import Testing
 
-private func hex(_ s: String) -> [UInt8] { [UInt8](hexString: s)! }
 private let feb14 = DeviceDateTime(year: 2022, month: 2, day: 14, hours: 16, minutes: 41, seconds: 58)
 
 @Suite struct ProfileWeightScaleTests {

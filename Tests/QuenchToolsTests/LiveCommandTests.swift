@@ -8,6 +8,7 @@ import QuenchSimulatedDevices
 import QuenchTools
 import QuenchSimulator
 import QuenchStore
+import QuenchTestSupport
 import Testing
 @testable import QuenchGateway
 
@@ -46,9 +47,7 @@ struct LiveCommandTests {
     }
 
     static func temporaryDirectory() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("quench-cmds-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
+        URL(fileURLWithPath: try TemporaryFolder.create("quench-cmds"))
     }
 
     /// A peripheral streaming `scenario` (its readings in the scenario's unit).

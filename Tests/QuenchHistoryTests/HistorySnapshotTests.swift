@@ -1,6 +1,7 @@
 import Foundation
 import QuenchCore
 import QuenchStore
+import QuenchTestSupport
 import Testing
 @testable import QuenchHistory
 

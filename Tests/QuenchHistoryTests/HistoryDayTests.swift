@@ -1,6 +1,7 @@
 import Foundation
 import QuenchCore
 import QuenchStore
+import QuenchTestSupport
 import Testing
 @testable import QuenchHistory
 
@@ -73,8 +74,7 @@ import Testing
     }
 
     @Test func sqlTotalsMatchPerEventDays() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("quench-days-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try TemporaryFolder.create("quench-days")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try IntakeStore(path: dir + "/q.sqlite")
         let cal = DayCalendar(timeZone: zone("America/New_York"), dayStartHour: 4)

@@ -2,13 +2,13 @@ import BluetoothWire
 import Foundation
 import QuenchCore
 import QuenchProfiles
+import QuenchTestSupport
 import Testing
 
 @Suite struct ProfileCustomFileTests {
     /// docs/profiles/diy-level-bottle.json, the documented example.
     static var exampleURL: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("docs/profiles/diy-level-bottle.json")
+        TestPackage.root.appendingPathComponent("docs/profiles/diy-level-bottle.json")
     }
     static var exampleText: String { (try? String(contentsOf: exampleURL, encoding: .utf8)) ?? "missing example file" }
 

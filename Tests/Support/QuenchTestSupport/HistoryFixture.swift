@@ -1,21 +1,20 @@
 import Foundation
 import QuenchCore
 import QuenchStore
-@testable import QuenchHistory
+import QuenchHistory
 
 /// A small history in a temporary database, read with a fixed clock and zone:
 /// Europe/London, days from 04:00, now = Wednesday 2026-03-04 12:00Z, goal
 /// 2 000 mL from 2026-02-01, a scale that last had 350 mL left.
-final class HistoryFixture {
-    let directory: String
-    let path: String
-    static let now = Timestamp(iso8601: "2026-03-04T12:00:00Z")!
-    static let device = "C4:7C:8D:6A:12:34"
+public final class HistoryFixture {
+    public let directory: String
+    public let path: String
+    public static let now = Timestamp(iso8601: "2026-03-04T12:00:00Z")!
+    public static let device = "C4:7C:8D:6A:12:34"
 
-    init(populate: Bool = true) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("quench-history-\(UUID().uuidString)").path
+    public init(populate: Bool = true) throws {
+        directory = try TemporaryFolder.create("quench-history")
         path = directory + "/quench.sqlite"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         guard populate else { return }
         let store = try IntakeStore(path: path)
         try store.setGoal(ml: 2000, from: CivilDay(parsing: "2026-02-01")!, setAt: Self.now)
@@ -47,7 +46,7 @@ final class HistoryFixture {
         try store.insert(events)
     }
 
-    func environment(units: VolumeUnit? = nil, color: Bool = false, now: Timestamp = HistoryFixture.now) -> HistoryEnvironment {
+    public func environment(units: VolumeUnit? = nil, color: Bool = false, now: Timestamp = HistoryFixture.now) -> HistoryEnvironment {
         HistoryEnvironment(databasePath: path, now: now, timeZone: TimeZone(identifier: "Europe/London")!, units: units, color: color)
     }
 
@@ -55,7 +54,7 @@ final class HistoryFixture {
 }
 
 /// An executable of this package built next to the test bundle, when there is one.
-func builtExecutable(_ name: String) -> String? {
+public func builtExecutable(_ name: String) -> String? {
     var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     for _ in 0..<4 {
         url.deleteLastPathComponent()
@@ -66,16 +65,16 @@ func builtExecutable(_ name: String) -> String? {
 }
 
 /// The `quench` executable built next to the test bundle, when there is one.
-let quenchBinary = builtExecutable("quench")
+public let quenchBinary = builtExecutable("quench")
 
-struct ProcessResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
 }
 
 /// Runs quench (or another of the package's executables) and waits for it.
-func runQuench(_ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil,
+public func runQuench(_ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil,
                executable: String? = quenchBinary) throws -> ProcessResult {
     let process = try startQuench(arguments, environment: extra, stdin: stdin, executable: executable)
     let (out, err) = (process.standardOutput as! Pipe, process.standardError as! Pipe)
@@ -95,7 +94,7 @@ func runQuench(_ arguments: [String], environment extra: [String: String] = [:],
 
 /// Starts `executable` with pipes for its output; `stdin` (when given) is
 /// written to its standard input, which is then closed.
-func startQuench(_ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil,
+public func startQuench(_ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil,
                  executable: String? = quenchBinary) throws -> Process {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable!)

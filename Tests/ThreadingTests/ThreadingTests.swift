@@ -1,0 +1,64 @@
+import Synchronization
+import Testing
+import Threading
+
+/// The primitives every thread in Quench is built on.
+@Suite("threading: condition, worker threads, deadlines")
+struct ThreadingTests {
+    @Test("a waiter wakes when another thread changes the state, not at its deadline")
+    func conditionWakesWaiter() {
+        let shared = Condition(0)
+        let start = ContinuousClock.now
+        let worker = WorkerThread(name: "changer") {
+            _ = Deadline(seconds: 0)
+            shared.changing { $0 = 42 }
+        }
+        let seen = shared.wait(until: Deadline(seconds: 10)) { $0 == 42 ? $0 : nil }
+        worker.join()
+        #expect(seen == 42)
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
+    @Test("a wait that nothing answers ends at its deadline with nil, after one last look")
+    func conditionTimesOut() {
+        let shared = Condition(false)
+        let start = ContinuousClock.now
+        let result = shared.wait(until: Deadline(seconds: 0.15)) { $0 ? true : nil }
+        let elapsed = ContinuousClock.now - start
+        #expect(result == nil)
+        #expect(elapsed >= .milliseconds(150) && elapsed < .seconds(2))
+    }
+
+    @Test("withLock serialises many threads: no increment is lost")
+    func conditionSerialises() {
+        let counter = Condition(0)
+        let workers = (0..<8).map { i in
+            WorkerThread(name: "adder \(i)") { for _ in 0..<10_000 { counter.withLock { $0 += 1 } } }
+        }
+        for w in workers { w.join() }
+        #expect(counter.withLock { $0 } == 80_000)
+    }
+
+    @Test("join waits for the body; a finished thread joins at once, any number of times")
+    func workerJoin() {
+        let done = Mutex(false)
+        let worker = WorkerThread(name: "sleeper") {
+            _ = Condition(()).wait(until: Deadline(seconds: 0.1)) { _ in nil as Bool? }
+            done.withLock { $0 = true }
+        }
+        worker.join()
+        #expect(done.withLock { $0 })
+        worker.join()
+    }
+
+    @Test("deadlines: infinite and absurd waits never pass, past ones have passed, NaN is now")
+    func deadlines() {
+        #expect(Deadline(seconds: .infinity).remaining == .infinity)
+        #expect(Deadline(seconds: 1e300).remaining == .infinity, "no clock overflow")
+        #expect(Deadline(seconds: -5).hasPassed)
+        #expect(Deadline(seconds: .nan).hasPassed)
+        let soon = Deadline(seconds: 60).remaining
+        #expect(soon > 59 && soon <= 60)
+        #expect(Duration.milliseconds(1500).seconds == 1.5)
+    }
+}
