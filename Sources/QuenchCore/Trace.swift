@@ -58,39 +58,29 @@ public struct TraceHeader: Sendable, Hashable {
 }
 
 /// A problem in a trace file, with the line it was found on.
-public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Reason: Sendable, Hashable {
-        case empty
-        case missingMagic(found: String)
-        case malformedHeaderLine(String)
-        case unknownSensor(String)
-        case unknownUnit(String)
-        case unitDoesNotFitSensor(unit: MeasurementUnit, sensor: SensorKind)
-        case invalidStarted(String)
-        case duplicateKey(String)
-        case missingColumns
-        case unexpectedColumns(found: String)
-        case wrongFieldCount(Int)
-        case invalidTime(String)
-        case invalidValue(String)
-        case timeGoesBack(previous: Double, found: Double)
-        case lineTooLong
-        case invalidUTF8
-    }
+public typealias TraceError = LineError<TraceProblem>
 
-    /// One-based line number.
-    public var line: Int
-    public var reason: Reason
+/// What can be wrong on a line of a trace file.
+public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
+    case empty
+    case missingMagic(found: String)
+    case malformedHeaderLine(String)
+    case unknownSensor(String)
+    case unknownUnit(String)
+    case unitDoesNotFitSensor(unit: MeasurementUnit, sensor: SensorKind)
+    case invalidStarted(String)
+    case duplicateKey(String)
+    case missingColumns
+    case unexpectedColumns(found: String)
+    case wrongFieldCount(Int)
+    case invalidTime(String)
+    case invalidValue(String)
+    case timeGoesBack(previous: Double, found: Double)
+    case lineTooLong
+    case invalidUTF8
 
-    public init(line: Int, reason: Reason) {
-        self.line = line
-        self.reason = reason
-    }
-
-    public var description: String { "line \(line): \(reasonDescription)" }
-
-    public var reasonDescription: String {
-        switch reason {
+    public var description: String {
+        switch self {
         case .empty: "the file is empty; a trace starts with '\(TraceFormat.magic)'"
         case .missingMagic(let found): "expected '\(TraceFormat.magic)', found '\(found)'"
         case .malformedHeaderLine(let l): "header line '\(l)' is not '# key: value'"
@@ -109,6 +99,23 @@ public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidUTF8: "not valid UTF-8 text"
         }
     }
+}
+
+/// A problem found on a line of a text file (a trace, a truth file): the
+/// one-based line and what was wrong there, in the file format's own words.
+public struct LineError<Reason: Sendable & Hashable & CustomStringConvertible>: Error, Sendable, Hashable, CustomStringConvertible {
+    public var line: Int
+    public var reason: Reason
+
+    public init(line: Int, reason: Reason) {
+        self.line = line
+        self.reason = reason
+    }
+
+    public var description: String { "line \(line): \(reason)" }
+
+    /// The reason alone, for messages that name the place themselves.
+    public var reasonDescription: String { reason.description }
 }
 
 /// A streaming trace parser: feed it bytes in chunks of any size; it calls

@@ -32,31 +32,21 @@ public enum TruthFormat {
 }
 
 /// A problem in a truth file, with the line it was found on.
-public struct TruthError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Reason: Sendable, Hashable {
-        case empty
-        case missingColumns(found: String)
-        case wrongFieldCount(Int)
-        case invalidTime(column: String, found: String)
-        case unknownKind(String)
-        case invalidML(String)
-        case endBeforeStart(start: Double, end: Double)
-        case lineTooLong
-    }
+public typealias TruthError = LineError<TruthProblem>
 
-    /// One-based line number.
-    public var line: Int
-    public var reason: Reason
+/// What can be wrong on a line of a truth file.
+public enum TruthProblem: Sendable, Hashable, CustomStringConvertible {
+    case empty
+    case missingColumns(found: String)
+    case wrongFieldCount(Int)
+    case invalidTime(column: String, found: String)
+    case unknownKind(String)
+    case invalidML(String)
+    case endBeforeStart(start: Double, end: Double)
+    case lineTooLong
 
-    public init(line: Int, reason: Reason) {
-        self.line = line
-        self.reason = reason
-    }
-
-    public var description: String { "line \(line): \(reasonDescription)" }
-
-    public var reasonDescription: String {
-        switch reason {
+    public var description: String {
+        switch self {
         case .empty: "the truth file is empty; it starts with '\(TruthFormat.columns)'"
         case .missingColumns(let found): "expected the column line '\(TruthFormat.columns)', found '\(found)'"
         case .wrongFieldCount(let n): "expected 4 fields '\(TruthFormat.columns)', found \(n)"

@@ -134,7 +134,7 @@ private func trueSip(_ start: Double, _ end: Double, _ ml: Double) -> TruthEvent
         #expect(try TruthParser.parse(text) == [TruthEvent(tStart: 1, tEnd: 2, kind: .sip, ml: 3.5)])
     }
 
-    static let malformed: [(String, Int, TruthError.Reason)] = [
+    static let malformed: [(String, Int, TruthProblem)] = [
         ("", 1, .empty),
         ("# only a comment\n", 1, .empty),
         ("t,value\n0,1\n", 1, .missingColumns(found: "t,value")),
