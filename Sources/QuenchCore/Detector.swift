@@ -67,7 +67,8 @@ public struct SipDetector: Sendable {
     public let calibration: BottleCalibration
     public let configuration: DetectorConfiguration
 
-    private let isWeight: Bool
+    /// What this sensor kind sees of a drink, and its timings.
+    private let policy: DetectorPolicy
     /// mL per sensor unit for weight (a multiply on the hot path).
     private let mlPerUnit: Double
     /// The empty bottle's weight as mL-equivalent, when the calibration knows it.
@@ -121,15 +122,15 @@ public struct SipDetector: Sendable {
     public init(calibration: BottleCalibration, configuration: DetectorConfiguration = .init()) {
         self.calibration = calibration
         self.configuration = configuration
-        isWeight = calibration.sensor == .weight
-        confirmSeconds = configuration.confirmSeconds ?? (isWeight ? 6 : 8)
-        run = LevelRun(settlingTail: configuration.settlingSeconds ?? (isWeight ? 1 : 3))
-        noise = isWeight ? NoiseEstimate(floor: 4, timeConstant: 1.5) : NoiseEstimate(floor: 3, timeConstant: 30)
+        policy = calibration.sensor == .weight ? .weight : .level
+        confirmSeconds = configuration.confirmSeconds ?? policy.confirmSeconds
+        run = LevelRun(settlingTail: configuration.settlingSeconds ?? policy.settlingTailSeconds)
+        noise = NoiseEstimate(floor: policy.noiseFloorML, timeConstant: policy.noiseTimeConstant)
         mlPerUnit = (calibration.unit.gramsPerUnit ?? 1) / calibration.density
         tareML = calibration.emptyWeightG.map { $0 / calibration.density }
         if let curve = calibration.levelCurve {
             let top = curve.points[curve.points.count - 1].ml
-            plausibleML = -0.05 * top ... 1.2 * top + 1
+            plausibleML = -Self.plausibleBelowEmpty * top ... Self.plausibleAboveFull * top + 1
         } else {
             plausibleML = -.infinity ... .infinity
         }
@@ -140,7 +141,7 @@ public struct SipDetector: Sendable {
         case .unknown: .unknown
         case .settled: .settled
         case .disturbed:
-            if isWeight, run.count > 0, run.mean < awayThreshold { .away }
+            if policy.bottleLeavesSensor, run.count > 0, run.mean < awayThreshold { .away }
             else if run.count > 0, run.duration >= configuration.settleSeconds, isPresent(run.mean) { .confirming }
             else { .disturbed }
         }
@@ -167,11 +168,11 @@ public struct SipDetector: Sendable {
         lastT = t
         guard let value, value.isFinite else {
             // Nothing usable: a level sensor tilted, or a dropped sample.
-            if !isWeight { noteUnreadable(at: t, into: &events) }
+            if policy.unreadableMeansTilted { noteUnreadable(at: t, into: &events) }
             return
         }
-        let ml = isWeight ? value * mlPerUnit : calibration.millilitres(value)
-        guard isWeight || plausibleML.contains(ml) else {
+        let ml = policy.readsThroughCurve ? calibration.millilitres(value) : value * mlPerUnit
+        guard !policy.readsThroughCurve || plausibleML.contains(ml) else {
             noteUnreadable(at: t, into: &events)
             return
         }
@@ -200,17 +201,49 @@ public struct SipDetector: Sendable {
     /// (something else was on the scale).
     static let largestZeroShift = 40.0
 
+    /// Level readings that map this far outside the curve (below empty, as a
+    /// fraction of the full volume; above full, as a multiple of it) are garbage.
+    static let plausibleBelowEmpty = 0.05
+    static let plausibleAboveFull = 1.2
+
+    /// A bottle weighs at least this (mL-equivalent) above the empty scale:
+    /// well clear of an empty scale's offsets.
+    static let smallestBottleML = 20.0
+    /// With the empty bottle's weight known, half of it still means "a bottle".
+    static let awayFractionOfTare = 0.5
+    /// Without it, a tenth of the load before the lift, at most `awayCapML`.
+    static let awayFractionOfLoad = 0.1
+    static let awayCapML = 50.0
+
+    /// A level held while the bottle was off, under this fraction of the
+    /// bottle's load, is light for the bottle (a pour, or an object on the scale).
+    static let lightFraction = 0.35
+    /// The bottle came back on top of such a light level when the new level is
+    /// at least this fraction of the bottle's load above it.
+    static let backOnTopFraction = 0.5
+
+    /// A loss without a lift within this of the objects' weight (at least
+    /// `objectRemovalToleranceML`) is the object taken away, not a sip.
+    static let objectRemovalToleranceML = 10.0
+    static let objectRemovalFraction = 0.15
+
+    /// The shortest time away a pour rate is measured over.
+    static let shortestAwaySeconds = 0.5
+
+    /// Long after the bottle came back, a level confirms after this hold.
+    static let calmConfirmSeconds = 3.0
+
     /// Below this the scale holds no bottle: well clear of an empty scale's
     /// offsets, yet under a nearly empty bottle (half its known empty weight,
     /// else a tenth of the load, at most 50 g), even right after a pour.
     private var awayThreshold: Double {
         let base = emptyML + objectsML
-        guard let reference else { return base + 20 }
-        if let tare = tareML { return base + max(20, 0.5 * tare) }
-        return base + max(20, min(0.1 * (reference - base), 50))
+        guard let reference else { return base + Self.smallestBottleML }
+        if let tare = tareML { return base + max(Self.smallestBottleML, Self.awayFractionOfTare * tare) }
+        return base + max(Self.smallestBottleML, min(Self.awayFractionOfLoad * (reference - base), Self.awayCapML))
     }
 
-    private func isPresent(_ level: Double) -> Bool { !isWeight || level >= awayThreshold }
+    private func isPresent(_ level: Double) -> Bool { !policy.bottleLeavesSensor || level >= awayThreshold }
 
     private mutating func add(_ x: Double, at t: Double, into events: inout [DetectedEvent]) {
         noise.observe(x, at: t)
@@ -262,14 +295,14 @@ public struct SipDetector: Sendable {
                 state = .settled
                 reference = run.judgedLevel
                 if levelAnchor == nil { levelAnchor = reference }
-            } else if isWeight, held >= configuration.settleSeconds, !isPresent(run.mean) {
+            } else if policy.bottleLeavesSensor, held >= configuration.settleSeconds, !isPresent(run.mean) {
                 emptyML = run.judgedLevel - objectsML
                 zero.startEmpty(at: emptyML)
             }
             return
         }
         // Disturbed.
-        if isWeight, !isPresent(run.mean), run.count >= 2 {
+        if policy.bottleLeavesSensor, !isPresent(run.mean), run.count >= 2 {
             disturbance.afterGap = false
             if disturbance.heldLevel != nil {
                 // Set down, held, and now lifted again: the previous drink is over.
@@ -284,7 +317,7 @@ public struct SipDetector: Sendable {
         // Long after the bottle came back, no hand rests on it any more and
         // the slosh has died down: a shorter hold is enough.
         let calm = t - max(disturbance.lastAway, disturbance.start) >= SipDetector.calmAfterSeconds
-        let needed = disturbance.afterGap ? configuration.settleSeconds : calm ? min(confirmSeconds, 3) : confirmSeconds
+        let needed = disturbance.afterGap ? configuration.settleSeconds : calm ? min(confirmSeconds, Self.calmConfirmSeconds) : confirmSeconds
         if held >= needed, run.count >= 3 {
             conclude(level: run.judgedLevel, settledAt: run.start, at: t, into: &events)
         }
@@ -293,7 +326,7 @@ public struct SipDetector: Sendable {
     private mutating func beginDisturbance(at t: Double, into events: inout [DetectedEvent]) {
         state = .disturbed
         disturbance = Disturbance(start: t)
-        if !isWeight { markLifted(at: t, into: &events) }
+        if !policy.seesLifts { markLifted(at: t, into: &events) }
     }
 
     private mutating func markLifted(at t: Double, into events: inout [DetectedEvent]) {
@@ -312,7 +345,8 @@ public struct SipDetector: Sendable {
             disturbance.heldLevel = run.judgedLevel
             disturbance.heldStart = run.start
             disturbance.heldEnd = t
-            if isWeight, disturbance.lifted, let reference, run.judgedLevel < emptyML + objectsML + 0.35 * (reference - emptyML - objectsML) {
+            if policy.bottleLeavesSensor, disturbance.lifted, let reference,
+               run.judgedLevel < emptyML + objectsML + Self.lightFraction * (reference - emptyML - objectsML) {
                 // Light for the bottle: it may be the bottle after a pour, or
                 // something put on the empty scale; what comes next tells.
                 disturbance.lightLevel = run.judgedLevel
@@ -375,10 +409,10 @@ public struct SipDetector: Sendable {
     private mutating func conclude(level after: Double, settledAt: Double, at t: Double, into events: inout [DetectedEvent]) {
         let before = reference ?? after
         var delta = after - before
-        if isWeight {
+        if policy.bottleLeavesSensor {
             let anchor = levelAnchor ?? before
             zero.drifted(by: before - anchor)
-            if let light = disturbance.lightLevel, after - light >= 0.5 * (before - emptyML - objectsML) {
+            if let light = disturbance.lightLevel, after - light >= Self.backOnTopFraction * (before - emptyML - objectsML) {
                 // The bottle came back on top of that light level: it was
                 // something put on the empty scale, which is now the zero to judge by.
                 disturbance.zeroSeen = light - objectsML
@@ -403,15 +437,16 @@ public struct SipDetector: Sendable {
             }
         }
         let start = disturbance.start
-        let lifted = disturbance.lifted || !isWeight || disturbance.gapped
+        let lifted = disturbance.lifted || !policy.seesLifts || disturbance.gapped
         var kind: EventKind?
         var ml = abs(delta)
         if delta < 0 {
             let loss = -delta
-            if isWeight, !lifted, objectsML > 0, abs(loss - objectsML) <= max(10, 0.15 * objectsML) {
+            if policy.bottleLeavesSensor, !lifted, objectsML > 0,
+               abs(loss - objectsML) <= max(Self.objectRemovalToleranceML, Self.objectRemovalFraction * objectsML) {
                 objectsML = 0  // the phone was taken away
             } else if loss >= (lifted ? configuration.minSipML : configuration.minUnliftedSipML) {
-                let away = max(settledAt - start, 0.5)
+                let away = max(settledAt - start, Self.shortestAwaySeconds)
                 // Emptying into the sink needs a lift; a scale that was only
                 // pressed (a pump pot, a straw) lost what was drunk.
                 let isPour = lifted && loss >= configuration.pourML
@@ -419,7 +454,7 @@ public struct SipDetector: Sendable {
                 kind = isPour ? .pour : .sip
             }
         } else if delta >= configuration.minRefillML {
-            if isWeight, !lifted, delta < configuration.maxObjectML {
+            if policy.bottleLeavesSensor, !lifted, delta < configuration.maxObjectML {
                 objectsML += delta  // something put down beside the bottle
             } else {
                 kind = .refill
@@ -440,6 +475,37 @@ public struct SipDetector: Sendable {
 }
 
 // MARK: - Building blocks
+
+/// What a sensor kind sees of a drink, chosen once from the calibration: a
+/// scale under the bottle sees it leave (its zero shows then) and needs little
+/// settling; a level sensor travels with the bottle, sees no lift, reads
+/// through the bottle's curve, goes unreadable when tilted, and sloshes.
+/// One byte in the detector's state; each answer is a switch.
+enum DetectorPolicy: UInt8, Sendable, Hashable {
+    case weight, level
+
+    /// Lifting the bottle takes it off the sensor (the scale then reads its
+    /// zero): away, the empty scale's offsets and objects beside it exist.
+    var bottleLeavesSensor: Bool { self == .weight }
+    /// A lift shows in the readings; where it cannot, every disturbance counts as one.
+    var seesLifts: Bool { self == .weight }
+    /// Readings are levels that the calibration's curve turns into mL (and
+    /// readings far outside it are garbage), rather than weights.
+    var readsThroughCurve: Bool { self == .level }
+    /// A missing reading means the bottle is tilted (level), not a dropped sample.
+    var unreadableMeansTilted: Bool { self == .level }
+
+    /// How long a new level holds before it is judged: longer than a hand
+    /// resting on a scale (6 s), longer than a level sensor's slosh (8 s).
+    var confirmSeconds: Double { self == .weight ? 6 : 8 }
+    /// The start of a level left out of its mean: a put-down's last wobble
+    /// (1 s), or the slosh of a level sensor (3 s).
+    var settlingTailSeconds: Double { self == .weight ? 1 : 3 }
+    /// The noise band's floor (mL) and how fast it follows the stream: load
+    /// cells change noise quickly, a level sensor's noise is slow to judge.
+    var noiseFloorML: Double { self == .weight ? 4 : 3 }
+    var noiseTimeConstant: Double { self == .weight ? 1.5 : 30 }
+}
 
 /// What an empty scale reads, and whether its offset after a lift stays.
 ///
