@@ -29,16 +29,22 @@ struct EventWriterTests {
         var all: [CommittedEvent] { events.withLock { $0 } }
     }
 
-    @Test("a refused event is quarantined and the events after it are stored, in order")
-    func permanentErrorDoesNotBlock() throws {
-        let store = try LiveFixture.temporaryStore()
+    /// Submits `events` to a fresh writer on `store`, drains it, and returns what subscribers got.
+    static func write(_ events: [FinalEvent], to store: IntakeStore?) -> (EventWriter, Received) {
         let writer = EventWriter(store: store, logger: LiveFixture.logger)
         let received = Received()
         writer.subscribe(received.add)
         writer.start()
-        // 200 L breaks the schema's CHECK (ml <= 100000): the event's own fault.
-        writer.submit([Self.sip(at: 10, ml: 30), Self.sip(at: 20, ml: 200_000), Self.sip(at: 30, ml: 40)])
+        writer.submit(events)
         writer.drain()
+        return (writer, received)
+    }
+
+    @Test("a refused event is quarantined and the events after it are stored, in order")
+    func permanentErrorDoesNotBlock() throws {
+        let store = try LiveFixture.temporaryStore()
+        // 200 L breaks the schema's CHECK (ml <= 100000): the event's own fault.
+        let (writer, received) = Self.write([Self.sip(at: 10, ml: 30), Self.sip(at: 20, ml: 200_000), Self.sip(at: 30, ml: 40)], to: store)
         #expect(received.all.map(\.final.event.ml) == [30, 40])
         #expect(received.all.allSatisfy { $0.isNew })
         let c = writer.counts
@@ -73,12 +79,7 @@ struct EventWriterTests {
     func resendIsNotDoubled() throws {
         let store = try LiveFixture.temporaryStore()
         for round in 0..<2 {
-            let writer = EventWriter(store: store, logger: LiveFixture.logger)
-            let received = Received()
-            writer.subscribe(received.add)
-            writer.start()
-            writer.submit([Self.sip(at: 10, ml: 30)])
-            writer.drain()
+            let (_, received) = Self.write([Self.sip(at: 10, ml: 30)], to: store)
             #expect(received.all.map(\.isNew) == [round == 0])
             #expect(received.all.first?.row?.identity == "F0:F1:F2:F3:F4:F5|sip|1790000010000")
         }
@@ -88,10 +89,7 @@ struct EventWriterTests {
     @Test("drain stores everything submitted before it, and nothing after")
     func drainStoresWhatWasFinal() throws {
         let store = try LiveFixture.temporaryStore()
-        let writer = EventWriter(store: store, logger: LiveFixture.logger)
-        writer.start()
-        writer.submit((0..<50).map { Self.sip(at: Double($0) * 10, ml: 10 + Double($0)) })
-        writer.drain()
+        let (writer, _) = Self.write((0..<50).map { Self.sip(at: Double($0) * 10, ml: 10 + Double($0)) }, to: store)
         #expect(try store.events(.init()).count == 50)
         writer.submit([Self.sip(at: 1000, ml: 5)])
         #expect(try store.events(.init()).count == 50)
@@ -99,12 +97,7 @@ struct EventWriterTests {
 
     @Test("without a store (watch), events still reach subscribers, with no row")
     func noStore() {
-        let writer = EventWriter(store: nil, logger: LiveFixture.logger)
-        let received = Received()
-        writer.subscribe(received.add)
-        writer.start()
-        writer.submit([Self.sip(at: 10, ml: 30)])
-        writer.drain()
+        let (_, received) = Self.write([Self.sip(at: 10, ml: 30)], to: nil)
         #expect(received.all.count == 1 && received.all[0].row == nil)
     }
 }

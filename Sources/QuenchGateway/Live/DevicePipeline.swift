@@ -48,7 +48,8 @@ public final class DevicePipeline: Sendable {
     public let clock: SessionClock
     private let writer: EventWriter
     private let observer: LiveObserver
-    private let logger: Logger
+    /// The session's logger with this device in its metadata (its session logs with it too).
+    let logger: Logger
 
     private struct State {
         var detector: SipDetector

@@ -107,15 +107,13 @@ public final class GATTDeviceSession: Sendable {
     private let counters = Mutex(Counters())
 
     public init(pipeline: DevicePipeline, connector: any ATTConnector, stop: StopSignal, backoff: Backoff = Backoff(),
-                connectTimeout: Double = 10, logger: Logger) {
+                connectTimeout: Double = 10) {
         self.pipeline = pipeline
         self.connector = connector
         self.stop = stop
         self.backoff = backoff
         self.connectTimeout = connectTimeout
-        var logger = logger
-        logger[metadataKey: "device"] = "\(pipeline.device.label)"
-        self.logger = logger
+        logger = pipeline.logger
     }
 
     public var counts: Counters { counters.withLock { $0 } }

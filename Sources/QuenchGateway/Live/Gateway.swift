@@ -58,7 +58,7 @@ public final class Gateway: Sendable {
                 let backoff = Backoff(initial: b.initial, factor: b.factor, maximum: b.maximum, jitter: b.jitter,
                                       seed: UInt64(i + 1) &* 0x9E37_79B9_7F4A_7C15)
                 sessions.append(GATTDeviceSession(pipeline: p, connector: connector, stop: stop, backoff: backoff,
-                                                  connectTimeout: options.connectTimeout, logger: logger))
+                                                  connectTimeout: options.connectTimeout))
             }
         }
         gattSessions = sessions

@@ -73,26 +73,17 @@ public struct ChunkedInput {
     }
 }
 
-/// Reads a trace in fixed-size chunks and streams its readings, so memory does
-/// not grow with the trace's length.
-public struct TraceStreamReader {
-    public let source: TraceSource
-    public let chunkSize: Int
-
-    public init(_ source: TraceSource, chunkSize: Int = 1 << 16) {
-        precondition(chunkSize > 0)
-        self.source = source
-        self.chunkSize = chunkSize
-    }
-
+extension ChunkedInput {
+    /// Reads a trace chunk by chunk and streams its readings, so memory does
+    /// not grow with the trace's length.
     /// Calls `onChunk` with the header (once the `t,value` line is read) and each
     /// batch of readings; returns the header.
     @discardableResult
-    public func read(_ onChunk: (TraceHeader, [Reading]) throws -> Void) throws -> TraceHeader {
+    public func readTrace(_ onChunk: (TraceHeader, [Reading]) throws -> Void) throws -> TraceHeader {
         var parser = TraceParser()
         var batch: [Reading] = []
         batch.reserveCapacity(chunkSize / 8)
-        try ChunkedInput(source, chunkSize: chunkSize).forEachChunk { chunk in
+        try forEachChunk { chunk in
             do throws(TraceError) {
                 try parser.parse(chunk) { batch.append($0) }
             } catch {
