@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "QuenchProfilesTests", dependencies: ["QuenchProfiles", "BluetoothWire", "QuenchCore", "QuenchTestSupport"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"]),
         .testTarget(name: "GATTTests", dependencies: ["GATT", "BluetoothWire", "QuenchProfiles", "QuenchSimulator", "QuenchTestSupport"]),
-        .testTarget(name: "BluetoothLinuxTests", dependencies: ["BluetoothLinux", "BluetoothWire", "BLEVMHarness", "QuenchTestSupport"]),
+        .testTarget(name: "BluetoothLinuxTests", dependencies: ["BluetoothLinux", "BluetoothWire", "BLEVMHarness", "QuenchTestSupport", "Threading"]),
         .testTarget(name: "QuenchHistoryTests", dependencies: ["QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchToolsTests", dependencies: [
             "QuenchTools", "QuenchGateway", "QuenchSimulatedDevices", "QuenchSimulator", "QuenchProfiles", "QuenchStore", "QuenchCore",

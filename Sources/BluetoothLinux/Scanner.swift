@@ -2,6 +2,7 @@
 import Glibc
 import CBlueZ
 import BluetoothWire
+import Threading
 
 /// How to scan for LE advertisements.
 public struct ScanOptions: Sendable, Hashable {
@@ -183,7 +184,8 @@ public enum Scanner {
             }
             continuation.onTermination = { _ in cancellation.cancel() }
             let end = timeout.map { deadline(after: $0) } ?? ContinuousClock.now.advanced(by: .seconds(Int64(Int32.max)))
-            runDetachedThread {
+            // Its own thread, so a blocking poll never occupies one of the few threads of Swift's cooperative pool.
+            _ = WorkerThread(name: "scan stream") {
                 do throws(BluetoothLinuxError) {
                     let session = try ScanSession.start(options, cancellation: cancellation)
                     defer { session.stop() }
@@ -199,24 +201,4 @@ public enum Scanner {
     }
 }
 
-private final class ThreadBody {
-    let run: () -> Void
-    init(_ run: @escaping () -> Void) { self.run = run }
-}
-
-/// A plain detached pthread, so a blocking poll never occupies one of the few
-/// threads of Swift's cooperative pool.
-func runDetachedThread(_ body: @escaping @Sendable () -> Void) {
-    let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-    var thread = pthread_t()
-    let r = pthread_create(&thread, nil, { arg in
-        Unmanaged<ThreadBody>.fromOpaque(arg!).takeRetainedValue().run()
-        return nil
-    }, context)
-    if r != 0 {
-        Unmanaged<ThreadBody>.fromOpaque(context).release()
-        fatalError("pthread_create failed: errno \(r)")
-    }
-    pthread_detach(thread)
-}
 #endif

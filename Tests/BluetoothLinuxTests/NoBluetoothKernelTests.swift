@@ -1,6 +1,7 @@
 #if os(Linux)
 import Glibc
 import Testing
+import Threading
 import BluetoothWire
 import GATT
 @testable import BluetoothLinux
@@ -71,7 +72,7 @@ struct PollPlumbingTests {
         defer { close(b) }
         let socket = PacketSocket(fd: a, name: "test")
         let cancellation = try BluetoothCancellation()
-        runDetachedThread { cancellation.cancel() }
+        _ = WorkerThread(name: "test") { cancellation.cancel() }
         let start = ContinuousClock.now
         #expect(throws: BluetoothLinuxError.cancelled) {
             _ = try socket.receive(until: deadline(after: 20), cancellation: cancellation)

@@ -2,6 +2,7 @@
 import Foundation
 import QuenchTestSupport
 import Testing
+import Threading
 import BLEVMHarness
 import BluetoothWire
 import GATT
@@ -212,7 +213,7 @@ struct VMInner {
         #expect(waited < .seconds(8))
         // Cancelling a pending connect.
         let cancellation = try BluetoothCancellation()
-        runDetachedThread { cancellation.cancel() }
+        _ = WorkerThread(name: "test") { cancellation.cancel() }
         #expect(throws: BluetoothLinuxError.cancelled) {
             _ = try L2CAPBearer.connect(to: absent, type: .lePublic, timeout: 30, cancellation: cancellation)
         }

@@ -9,6 +9,7 @@ import QuenchTools
 import QuenchSimulator
 import QuenchStore
 import QuenchTestSupport
+import Synchronization
 import Testing
 @testable import QuenchGateway
 
@@ -119,11 +120,10 @@ struct LiveCommandTests {
 
     // MARK: - watch
 
-    final class Collected: @unchecked Sendable {
-        private let lock = NSLock()
-        private var items: [Watch.Output] = []
-        func add(_ o: Watch.Output) { lock.lock(); items.append(o); lock.unlock() }
-        var all: [Watch.Output] { lock.lock(); defer { lock.unlock() }; return items }
+    final class Collected: Sendable {
+        private let items = Mutex<[Watch.Output]>([])
+        func add(_ o: Watch.Output) { items.withLock { $0.append(o) } }
+        var all: [Watch.Output] { items.withLock { $0 } }
     }
 
     @Test("watch: one line a reading with the detector's phase, level and band; events and link changes")
@@ -321,21 +321,20 @@ struct LiveCommandTests {
 
     /// The bench a person calibrates on: whichever bottle they last put down is
     /// the one the radio reaches, swapped when a prompt asks them to.
-    final class Bench: ATTConnector, @unchecked Sendable {
-        private let lock = NSLock()
-        private var current: SimulatedPeripheral?
-        private(set) var all: [SimulatedPeripheral] = []
+    final class Bench: ATTConnector, Sendable {
+        private let state = Mutex<(current: SimulatedPeripheral?, all: [SimulatedPeripheral])>((nil, []))
+        var all: [SimulatedPeripheral] { state.withLock { $0.all } }
 
         func put(_ p: SimulatedPeripheral) {
-            lock.withLock {
-                current?.shutdown()
-                current = p
-                all.append(p)
+            state.withLock { s in
+                s.current?.shutdown()
+                s.current = p
+                s.all.append(p)
             }
         }
 
         func connect(to device: LiveDevice, timeout: Double, stop: StopSignal) throws(LiveError) -> any ATTBearer {
-            guard let p = lock.withLock({ current }) else { throw .connectTimeout(address: device.address.description, seconds: timeout) }
+            guard let p = state.withLock({ $0.current }) else { throw .connectTimeout(address: device.address.description, seconds: timeout) }
             return try p.connect(to: device, timeout: timeout, stop: stop)
         }
 

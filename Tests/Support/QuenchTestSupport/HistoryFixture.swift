@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import QuenchCore
 import QuenchStore
 import QuenchHistory
@@ -79,15 +80,18 @@ public func runQuench(_ arguments: [String], environment extra: [String: String]
     let process = try startQuench(arguments, environment: extra, stdin: stdin, executable: executable)
     let (out, err) = (process.standardOutput as! Pipe, process.standardError as! Pipe)
     // Both pipes drained at once: a child filling one while we block on the other would hang.
-    nonisolated(unsafe) var errors = Data()
+    let errorsRead = Mutex(Data())
     let stderrDrained = DispatchSemaphore(value: 0)
+    let errorHandle = err.fileHandleForReading
     DispatchQueue.global().async {
-        errors = err.fileHandleForReading.readDataToEndOfFile()
+        let data = errorHandle.readDataToEndOfFile()
+        errorsRead.withLock { $0 = data }
         stderrDrained.signal()
     }
     let output = out.fileHandleForReading.readDataToEndOfFile()
     stderrDrained.wait()
     process.waitUntilExit()
+    let errors = errorsRead.withLock { $0 }
     return ProcessResult(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
                          stderr: String(decoding: errors, as: UTF8.self))
 }
