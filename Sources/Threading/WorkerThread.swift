@@ -77,7 +77,13 @@ private let signalThread: Void = {
             var number: UInt8 = 0
             let n = read(readEnd, &number, 1)
             if n == 1 {
-                for action in signalActions.withLock({ Array($0.actions.values) }) { action(Int32(number)) }
+                let actions = signalActions.withLock { Array($0.actions.values) }
+                // Nobody wants it any more: the signal does what it does by default (Ctrl-C ends the process).
+                if actions.isEmpty {
+                    signal(Int32(number), SIG_DFL)
+                    raise(Int32(number))
+                }
+                for action in actions { action(Int32(number)) }
             } else if n < 0, errno == EINTR {
                 continue
             } else {
