@@ -42,6 +42,18 @@ public struct LevelCurve: Sendable, Hashable, Codable {
         self.points = points
     }
 
+    private enum CodingKeys: String, CodingKey { case points }
+
+    /// Decoded curves are checked like any other: a saved or imported curve
+    /// with too few points, or one that falls back, never reaches a detector.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let points = try container.decode([Point].self, forKey: .points)
+        do { try self.init(points) } catch {
+            throw DecodingError.dataCorruptedError(forKey: .points, in: container, debugDescription: "level curve: \(error)")
+        }
+    }
+
     /// Parses `L:ML,L:ML,...` as given on the command line.
     public init(parsing text: String) throws(CalibrationError) {
         var points: [Point] = []
@@ -108,6 +120,23 @@ public struct BottleCalibration: Sendable, Hashable, Codable {
     public var emptyWeightG: Double?
 
     public var sensor: SensorKind { unit.sensor }
+
+    private enum CodingKeys: String, CodingKey { case unit, density, levelCurve, capacityML, emptyWeightG }
+
+    /// Decoded calibrations are checked as `init` checks them (a saved one
+    /// from an older version, an import): what the detector is given holds.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        do {
+            try self.init(unit: try c.decode(MeasurementUnit.self, forKey: .unit),
+                          density: try c.decode(Double.self, forKey: .density),
+                          levelCurve: try c.decodeIfPresent(LevelCurve.self, forKey: .levelCurve),
+                          capacityML: try c.decodeIfPresent(Double.self, forKey: .capacityML),
+                          emptyWeightG: try c.decodeIfPresent(Double.self, forKey: .emptyWeightG))
+        } catch let error as CalibrationError {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "calibration: \(error)"))
+        }
+    }
 
     public init(
         unit: MeasurementUnit,

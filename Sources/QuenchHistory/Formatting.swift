@@ -143,7 +143,14 @@ enum JSONOutput {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding these plain value types cannot fail.
-        return String(decoding: try! encoder.encode(value), as: UTF8.self)
+        // A number that is not finite (a row written before imports were
+        // checked) is spelled out rather than failing the whole output.
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        do {
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
+        } catch {
+            // Plain value types with that strategy do not fail; should one, the output says so instead of trapping.
+            return "{\"error\":\"cannot encode as JSON: \(error)\"}"
+        }
     }
 }

@@ -52,8 +52,8 @@ extension History {
 
     /// `quench import FILE` (`-` for stdin): a CSV or JSON export, or a CSV from
     /// elsewhere with at least `kind`, `ml` and `time` or `at` columns. Idempotent
-    /// (events are matched by identity); one transaction per table, and the file
-    /// is checked completely before anything is written.
+    /// (events are matched by identity); one transaction for all of it, and the
+    /// file is checked completely before anything is written.
     public static func importFile(_ environment: HistoryEnvironment, path: String, json: Bool) throws(HistoryError) -> String {
         let data: Data
         do {
@@ -66,11 +66,10 @@ extension History {
         }
         let parsed = try parseImport(text, file: path, now: environment.now)
         let c = try environment.context(creating: true)
+        // One transaction: a refused row, a full disk or a kill -9 leaves the database as it was.
         let result = try c.run { (store) throws(StoreError) in
-            if let settings = parsed.settings, parsed.replaceSettings { try store.saveSettings(settings) }
-            try store.insertGoals(parsed.goals)
-            for device in parsed.devices { try store.saveDevice(device) }
-            return try store.insert(parsed.events)
+            try store.importHistory(settings: parsed.replaceSettings ? parsed.settings : nil, goals: parsed.goals,
+                                    devices: parsed.devices, events: parsed.events)
         }
         let report = ImportReport(
             file: path, format: parsed.format, events: parsed.events.count, inserted: result.inserted,
@@ -106,6 +105,18 @@ extension History {
             }
             guard document.format == ExportDocument.formatName, document.version == 1 else {
                 throw .invalidImport(file: file, line: nil, reason: "format '\(document.format)' version \(document.version) is not quench-export version 1")
+            }
+            // What `settings` and `goal` refuse, an import refuses too (calibrations check themselves as they decode).
+            if let settings = document.settings {
+                if let zone = settings.timeZone, TimeZone(identifier: zone) == nil {
+                    throw .invalidImport(file: file, line: nil, reason: "settings: unknown time zone '\(zone)' (an IANA name such as Europe/London)")
+                }
+                guard (0...23).contains(settings.dayStartHour) else {
+                    throw .invalidImport(file: file, line: nil, reason: "settings: day start hour \(settings.dayStartHour) is not between 0 and 23")
+                }
+            }
+            for (index, goal) in (document.goals ?? []).enumerated() where !(goal.ml.isFinite && goal.ml > 0 && goal.ml <= EventRecord.largestML) {
+                throw .invalidImport(file: file, line: nil, reason: "goal \(index + 1): \(goal.ml) mL is not a positive daily goal")
             }
             var parsed = ParsedImport(format: "json", goals: document.goals ?? [], devices: document.devices ?? [],
                                       settings: document.settings, replaceSettings: document.settings != nil)

@@ -119,27 +119,49 @@ extension IntakeStore {
     /// Stores rows in one transaction; `keepingIDs` keeps each row's id when it is free.
     public func insert(_ events: [IntakeEvent], keepingIDs: Bool) throws(StoreError) -> IngestResult {
         let what = "storing \(events.count) event\(events.count == 1 ? "" : "s")"
+        try checkIntake(events, what)
+        return try write(what) { db in try Self.insertRows(events, keepingIDs: keepingIDs, db) }
+    }
+
+    /// Refuses what is not intake (the detector's diagnostics) before anything is written.
+    func checkIntake(_ events: [IntakeEvent], _ what: String) throws(StoreError) {
         for event in events where event.kind.isDiagnostic {
             throw StoreError(.invalidValue, path: path, "\(what) failed: \(event.kind.rawValue) is not an intake event; nothing was stored")
         }
+    }
+
+    static func insertRows(_ events: [IntakeEvent], keepingIDs: Bool, _ db: SQLiteConnection) throws -> IngestResult {
+        // A kept id is used only when no other row has it.
+        let sql = """
+            INSERT INTO intake_event (id, identity, kind, ml, time, remaining_ml, source, device, trace_time, note, deleted, recorded_at)
+            VALUES (CASE WHEN ?1 IS NULL OR EXISTS (SELECT 1 FROM intake_event WHERE id = ?1) THEN NULL ELSE ?1 END,
+                    ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+            ON CONFLICT (identity) DO NOTHING
+            """
+        var result = IngestResult()
+        for e in events {
+            try db.run(sql, [
+                keepingIDs ? e.id : nil, e.identity, e.kind.rawValue, e.ml, e.time.secondsSince1970,
+                e.remainingML, e.source.rawValue, e.device, e.traceTime, e.note, e.deleted,
+                e.recordedAt.secondsSince1970,
+            ])
+            if db.changes > 0 { result.inserted += 1 } else { result.duplicates += 1 }
+        }
+        return result
+    }
+
+    /// An import, all of it or nothing: settings, goals, devices and events in
+    /// one transaction, so a refused row (or a kill -9) leaves the database as it was.
+    public func importHistory(settings: Settings?, goals: [Goal], devices: [Device], events: [IntakeEvent]) throws(StoreError) -> IngestResult {
+        let what = "importing \(events.count) event\(events.count == 1 ? "" : "s")"
+        if let settings { try checkSettings(settings) }
+        let deviceRows = try devices.map { (d) throws(StoreError) in (d, try calibrationJSON(d)) }
+        try checkIntake(events, what)
         return try write(what) { db in
-            // A kept id is used only when no other row has it.
-            let sql = """
-                INSERT INTO intake_event (id, identity, kind, ml, time, remaining_ml, source, device, trace_time, note, deleted, recorded_at)
-                VALUES (CASE WHEN ?1 IS NULL OR EXISTS (SELECT 1 FROM intake_event WHERE id = ?1) THEN NULL ELSE ?1 END,
-                        ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-                ON CONFLICT (identity) DO NOTHING
-                """
-            var result = IngestResult()
-            for e in events {
-                try db.run(sql, [
-                    keepingIDs ? e.id : nil, e.identity, e.kind.rawValue, e.ml, e.time.secondsSince1970,
-                    e.remainingML, e.source.rawValue, e.device, e.traceTime, e.note, e.deleted,
-                    e.recordedAt.secondsSince1970,
-                ])
-                if db.changes > 0 { result.inserted += 1 } else { result.duplicates += 1 }
-            }
-            return result
+            if let settings { try Self.upsertSettings(settings, db) }
+            try Self.upsertGoals(goals, db)
+            for (device, calibration) in deviceRows { try Self.upsertDevice(device, calibration: calibration, db) }
+            return try Self.insertRows(events, keepingIDs: true, db)
         }
     }
 

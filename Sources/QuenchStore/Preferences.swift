@@ -7,27 +7,33 @@ extension IntakeStore {
 
     /// Saves a device, replacing any earlier record with the same address (a re-pair).
     public func saveDevice(_ device: Device) throws(StoreError) {
+        let calibration = try calibrationJSON(device)
+        try write("saving device \(device.address)") { db in try Self.upsertDevice(device, calibration: calibration, db) }
+    }
+
+    /// The device's calibration as stored (JSON), after checking the record can be stored at all.
+    func calibrationJSON(_ device: Device) throws(StoreError) -> String? {
         guard !device.address.isEmpty else {
             throw StoreError(.invalidValue, path: path, "a device needs an address")
         }
-        let calibration: String?
         do {
-            calibration = try device.calibration.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+            return try device.calibration.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         } catch {
             throw StoreError(.invalidValue, path: path, "cannot encode the calibration of \(device.address)", cause: error)
         }
-        try write("saving device \(device.address)") { db in
-            try db.run("""
-                INSERT INTO device (address, name, profile, sensor, calibration, added_at, last_seen_at,
-                                    address_type, profile_definition)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (address) DO UPDATE SET name = excluded.name, profile = excluded.profile,
-                    sensor = excluded.sensor, calibration = excluded.calibration, last_seen_at = excluded.last_seen_at,
-                    address_type = excluded.address_type, profile_definition = excluded.profile_definition
-                """, [device.address, device.name, device.profile, device.sensor?.rawValue, calibration,
-                                 device.addedAt.secondsSince1970, device.lastSeenAt?.secondsSince1970,
-                                 device.addressType, device.profileDefinition])
-        }
+    }
+
+    static func upsertDevice(_ device: Device, calibration: String?, _ db: SQLiteConnection) throws {
+        try db.run("""
+            INSERT INTO device (address, name, profile, sensor, calibration, added_at, last_seen_at,
+                                address_type, profile_definition)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (address) DO UPDATE SET name = excluded.name, profile = excluded.profile,
+                sensor = excluded.sensor, calibration = excluded.calibration, last_seen_at = excluded.last_seen_at,
+                address_type = excluded.address_type, profile_definition = excluded.profile_definition
+            """, [device.address, device.name, device.profile, device.sensor?.rawValue, calibration,
+                  device.addedAt.secondsSince1970, device.lastSeenAt?.secondsSince1970,
+                  device.addressType, device.profileDefinition])
     }
 
     public func device(address: String) throws(StoreError) -> Device? {
@@ -68,7 +74,9 @@ extension IntakeStore {
         return Device(
             address: row[0], name: row[1], profile: row[2],
             sensor: sensorText.flatMap(SensorKind.init(rawValue:)),
-            calibration: try calibrationText.map { try JSONDecoder().decode(BottleCalibration.self, from: Data($0.utf8)) },
+            // A calibration that no longer holds (written before it was checked) reads as none:
+            // the device is listed and asks to be calibrated, and no detector is given it.
+            calibration: calibrationText.flatMap { try? JSONDecoder().decode(BottleCalibration.self, from: Data($0.utf8)) },
             addedAt: Timestamp(secondsSince1970: row[5]),
             lastSeenAt: (row[6] as Double?).map(Timestamp.init(secondsSince1970:)),
             addressType: row[7], profileDefinition: row[8])
@@ -106,10 +114,12 @@ extension IntakeStore {
 
     /// Replaces goals with the same start days (import).
     public func insertGoals(_ goals: [Goal]) throws(StoreError) {
-        try write("storing goals") { db in
-            for goal in goals {
-                try db.run(Self.upsertGoal, [goal.startDay.description, goal.ml, goal.setAt.secondsSince1970])
-            }
+        try write("storing goals") { db in try Self.upsertGoals(goals, db) }
+    }
+
+    static func upsertGoals(_ goals: [Goal], _ db: SQLiteConnection) throws {
+        for goal in goals {
+            try db.run(Self.upsertGoal, [goal.startDay.description, goal.ml, goal.setAt.secondsSince1970])
         }
     }
 
@@ -125,15 +135,21 @@ extension IntakeStore {
     }
 
     public func saveSettings(_ settings: Settings) throws(StoreError) {
+        try checkSettings(settings)
+        try write("saving settings") { db in try Self.upsertSettings(settings, db) }
+    }
+
+    func checkSettings(_ settings: Settings) throws(StoreError) {
         guard (0...23).contains(settings.dayStartHour) else {
             throw StoreError(.invalidValue, path: path, "day start hour \(settings.dayStartHour) is not between 0 and 23")
         }
-        try write("saving settings") { db in
-            try db.run("""
-                INSERT INTO settings (id, units, day_start_hour, time_zone) VALUES (1, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET units = excluded.units, day_start_hour = excluded.day_start_hour,
-                    time_zone = excluded.time_zone
-                """, [settings.units.rawValue, settings.dayStartHour, settings.timeZone])
-        }
+    }
+
+    static func upsertSettings(_ settings: Settings, _ db: SQLiteConnection) throws {
+        try db.run("""
+            INSERT INTO settings (id, units, day_start_hour, time_zone) VALUES (1, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET units = excluded.units, day_start_hour = excluded.day_start_hour,
+                time_zone = excluded.time_zone
+            """, [settings.units.rawValue, settings.dayStartHour, settings.timeZone])
     }
 }

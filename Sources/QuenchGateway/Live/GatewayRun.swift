@@ -25,7 +25,11 @@ public enum LiveLogging {
 
 extension Gateway {
     /// Every paired device (or those named), from the store.
-    public static func devices(in store: IntakeStore, only addresses: [String]) throws(LiveError) -> [LiveDevice] {
+    /// With no addresses, a device that cannot be used (no calibration, an
+    /// unknown profile) is passed to `skipped` and the others are returned, so
+    /// one bad record never stops the service; an error only when none is usable.
+    public static func devices(in store: IntakeStore, only addresses: [String],
+                               skipped: ((String, LiveError) -> Void)? = nil) throws(LiveError) -> [LiveDevice] {
         let records: [Device]
         do { records = try store.listDevices() } catch { throw .store(error) }
         var chosen = records
@@ -39,7 +43,16 @@ extension Gateway {
         }
         guard !chosen.isEmpty else { throw .noDevices }
         var out: [LiveDevice] = []
-        for r in chosen { out.append(try LiveDevice(r)) }
+        var unusable: LiveError?
+        for r in chosen {
+            do throws(LiveError) { out.append(try LiveDevice(r)) } catch {
+                // Asked for by name: say why it cannot be used. Otherwise the others still run.
+                guard addresses.isEmpty, let skipped else { throw error }
+                skipped(r.address, error)
+                unusable = error
+            }
+        }
+        if out.isEmpty, let unusable { throw unusable }
         return out
     }
 
@@ -61,7 +74,9 @@ extension Gateway {
         let logger = LiveLogging.bootstrap(level: request.logLevel)
         let store: IntakeStore
         do { store = try IntakeStore(path: request.databasePath, mode: .create) } catch { throw .store(error) }
-        let devices = try Gateway.devices(in: store, only: request.devices)
+        let devices = try Gateway.devices(in: store, only: request.devices) { address, error in
+            logger.error("device skipped: it cannot be used", metadata: ["device": "\(address)", "error": "\(error)"])
+        }
         let gateway = Gateway(devices: devices, store: store, options: request.options, logger: logger)
         gateway.subscribe(onEvent)
         let signals = StopSignals.handle { signal in

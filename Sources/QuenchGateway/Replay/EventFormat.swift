@@ -39,6 +39,8 @@ public enum EventFormat {
     }
 
     static func duration(_ seconds: Double) -> String {
+        // A garbage trace can span 1e19 s: shown as days, never an integer overflow.
+        guard seconds.isFinite, seconds < 1e12 else { return seconds.isFinite ? "\(TraceWriter.fixed(seconds / 86400, places: 0)) days" : "\(seconds) s" }
         let s = Int(seconds.rounded())
         if s < 120 { return "\(s) s" }
         if s < 7200 { return "\(s / 60) min" }
