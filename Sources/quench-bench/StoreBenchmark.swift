@@ -50,9 +50,23 @@ struct StoreBenchmark {
     }
 
     func run() throws {
+        // Nothing the benchmark did not create is ever removed: the database must
+        // be a new file, and the scratch databases live in a folder of its own.
         let directory = (database as NSString).deletingLastPathComponent
-        try? FileManager.default.removeItem(atPath: directory)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let createdDirectory = !FileManager.default.fileExists(atPath: directory)
+        if createdDirectory { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        guard !FileManager.default.fileExists(atPath: database) else {
+            throw BenchError.usage("\(database) already exists: the store benchmark builds its own database; give a path that does not exist")
+        }
+        let work = directory + "/quench-bench-work-\(getpid())-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: false)
+        defer {
+            try? FileManager.default.removeItem(atPath: work)
+            if temporary {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
+                if createdDirectory { try? FileManager.default.removeItem(atPath: directory) }
+            }
+        }
         print("Store benchmark (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
 
         // Ten years ending now, as a sensor would deliver them: a day's events per ingest call.
@@ -93,7 +107,7 @@ struct StoreBenchmark {
             let ml: Double = 18 + Double(i % 13)
             batch.append(DetectedEvent(kind: kind, t: start + 5, start: start, end: start + 4, ml: ml, remainingML: 400))
         }
-        let freshPath = directory + "/fresh.sqlite"
+        let freshPath = work + "/fresh.sqlite"
         let fresh = try IntakeStore(path: freshPath)
         var start = DispatchTime.now()
         let freshResult = try fresh.ingest(batch, device: "bench", started: Timestamp(secondsSince1970: 1_700_000_000))
@@ -103,8 +117,7 @@ struct StoreBenchmark {
         let againTime = seconds(since: start)
         start = DispatchTime.now()
         // On a copy, so that the ten-year database stays as it was for later runs.
-        let copyPath = directory + "/ten-years-plus.sqlite"
-        try? FileManager.default.removeItem(atPath: copyPath)
+        let copyPath = work + "/ten-years-plus.sqlite"
         try FileManager.default.copyItem(atPath: database, toPath: copyPath)
         let copy = try IntakeStore(path: copyPath)
         start = DispatchTime.now()
@@ -113,9 +126,6 @@ struct StoreBenchmark {
         print("  ingest 100000 events, fresh database:     \(fmt(freshTime)) s (\(freshResult.inserted) inserted)   target < 2 s")
         print("  ingest the same 100000 again (all dups):  \(fmt(againTime)) s (\(again.duplicates) duplicates)")
         print("  ingest 100000 events on the ten years:    \(fmt(onTopTime)) s (\(onTop.inserted) inserted)")
-        try FileManager.default.removeItem(atPath: freshPath)
-        try FileManager.default.removeItem(atPath: copyPath)
-        if temporary { try? FileManager.default.removeItem(atPath: directory) }
     }
 
     /// Runs quench with `--db` through posix_spawn, output to /dev/null, and

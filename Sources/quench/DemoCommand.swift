@@ -36,7 +36,7 @@ struct DemoCommand: ParsableCommand {
                 let environment = try HistoryEnvironment.process(database: path, units: nil)
                 let store = try environment.openStore(creating: true)
                 let result = try PipelineStore.ingest(
-                    day.events, header: day.header, started: nil, device: "demo-bottle", source: "demo", into: store)
+                    day.events, header: day.header, started: nil, device: "demo-bottle", source: "demo", into: store).result
                 let own = db == nil ? " (the demo's own database; your history is untouched)" : ""
                 output.write("stored in \(path)\(own): \(result.inserted) new events, \(result.duplicates) already there\n")
                 let flag = " --db " + (path.contains(" ") ? "'\(path)'" : path)

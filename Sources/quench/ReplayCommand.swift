@@ -83,9 +83,14 @@ struct ReplayCommand: ParsableCommand {
             }
             if !json { output.write("\n" + EventFormat.summary(summary) + "\n") }
             if let intakeStore {
-                let result = try PipelineStore.ingest(
+                let outcome = try PipelineStore.ingest(
                     found, header: summary.header, started: options.started, device: device, source: source, into: intakeStore)
-                if !json { output.write("stored: \(result.inserted) new, \(result.duplicates) already there\n") }
+                if !json { output.write("stored: \(outcome.result.inserted) new, \(outcome.result.duplicates) already there\n") }
+                output.flush()
+                for event in outcome.refused {
+                    FileHandleStderr.write("quench: \(source): not stored: a \(event.kind.rawValue) of \(event.ml) mL at t=\(event.start) s is outside what a history holds (up to 100 L, 1970-9999)\n")
+                }
+                if !outcome.refused.isEmpty { throw ExitCode(1) }
             }
             output.flush()
         }

@@ -128,4 +128,24 @@ struct HardeningTests {
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("readings over"), "\(r.stdout)")
     }
+
+    @Test("replay --store: an event outside what a history holds is named and refused; the real sips are stored")
+    func replayStoreRefusesOnlyTheGarbage() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var text = "# quench trace v1\n# sensor: weight\n# unit: g\n# started: 2026-03-02T07:30:00Z\nt,value\n"
+        var t = 0.0
+        func hold(_ value: String, _ seconds: Double) {
+            for _ in 0..<Int(seconds * 10) { text += "\(String(format: "%.1f", t)),\(value)\n"; t += 0.1 }
+        }
+        hold("1000", 20); hold("0", 4); hold("970", 20); hold("0", 4); hold("200000970", 20)
+        try text.write(toFile: dir + "/garbage.csv", atomically: true, encoding: .utf8)
+        let db = dir + "/q.sqlite"
+        let r = try runQuench(["replay", dir + "/garbage.csv", "--store", "--db", db])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("not stored: a refill of 200000000"), "\(r.stderr)")
+        let log = try runQuench(["log", "--csv", "--db", db])
+        let rows = log.stdout.split(separator: "\n").dropFirst()
+        #expect(rows.count == 1 && rows.first!.contains(",sip,"), "\(log.stdout)")
+    }
 }

@@ -145,8 +145,10 @@ public final class GATTDeviceSession: Sendable {
                                                                     "handle": "\(link.characteristic.valueHandle)"])
                 pipeline.linkChanged(up: true)
                 // Waits as long as the device is quiet: a stop wakes the bearer (its eventfd), no polling.
+                // Only if the eventfd could not be made does a one-second wait bound the stop.
+                let quiet = stop.canWakeBearers ? Double.infinity : 1
                 while !stop.isStopped {
-                    if let value = try link.next(timeout: .infinity, stop: stop) { pipeline.handle(payload: value) }
+                    if let value = try link.next(timeout: quiet, stop: stop) { pipeline.handle(payload: value) }
                 }
                 b.close()
                 break

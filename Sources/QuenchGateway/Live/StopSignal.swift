@@ -21,6 +21,15 @@ public final class StopSignal: Sendable {
 
     public var isStopped: Bool { stopped.withLock { $0 } }
 
+    /// Whether a stop wakes blocked socket waits (the eventfd exists).
+    public var canWakeBearers: Bool {
+        #if os(Linux)
+        bluetooth != nil
+        #else
+        false
+        #endif
+    }
+
     public func stop() {
         stopped.changing { $0 = true }
         #if os(Linux)

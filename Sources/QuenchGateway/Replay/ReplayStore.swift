@@ -16,14 +16,36 @@ public enum PipelineStore {
         }
     }
 
-    /// Ingests `events` in one transaction; replaying the same trace again adds nothing.
+    /// What was stored, and the events the store cannot hold.
+    public struct Outcome: Sendable {
+        public var result: IngestResult
+        /// Events outside what a history holds (an amount past 100 L, a time
+        /// outside 1970–9999): garbage from a broken trace, named, not stored.
+        public var refused: [DetectedEvent]
+    }
+
+    /// The store's limit on one event (its CHECK on `ml`).
+    static let largestML = 100_000.0
+
+    /// Ingests `events` in one transaction; replaying the same trace again adds
+    /// nothing. An event the store cannot hold is refused by itself and the
+    /// others are stored: each event was judged on its own, so a garbage spike
+    /// that made an absurd "refill" must not cost the real sips (the command
+    /// names it and exits non-zero).
     public static func ingest(
         _ events: [DetectedEvent], header: TraceHeader, started override: Timestamp?, device: String?,
         source: String, into store: IntakeStore
-    ) throws(Failure) -> IngestResult {
+    ) throws(Failure) -> Outcome {
         guard let started = header.started ?? override else { throw .noStartTime(source: source) }
+        var kept: [DetectedEvent] = []
+        var refused: [DetectedEvent] = []
+        for event in events {
+            let time = started.secondsSince1970 + event.start
+            let holds = event.ml.isFinite && event.ml > 0 && event.ml <= largestML && time.isFinite && time > 0 && time < 253_402_300_800
+            if holds || event.kind.isDiagnostic { kept.append(event) } else { refused.append(event) }
+        }
         do {
-            return try store.ingest(events, device: device ?? header["device"], started: started)
+            return Outcome(result: try store.ingest(kept, device: device ?? header["device"], started: started), refused: refused)
         } catch {
             throw .store(error)
         }

@@ -12,11 +12,26 @@ public final class OutputFile {
     private var buffer: [UInt8] = []
     private var committed = false
 
+    /// The partial file is created exclusively and never through a symlink
+    /// (`O_EXCL|O_NOFOLLOW`): a link planted under the name in a shared folder
+    /// is not followed, another name is taken instead.
     public init(path: String) throws(OutputFileError) {
         self.path = path
-        temporaryPath = path + ".partial-\(getpid())"
-        fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw OutputFileError(path: path, SystemError("open", errno: errno)) }
+        var attempt = 0
+        while true {
+            let candidate = path + ".partial-\(getpid())" + (attempt == 0 ? "" : "-\(attempt)")
+            let opened = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if opened >= 0 {
+                temporaryPath = candidate
+                fd = opened
+                break
+            }
+            let code = errno
+            attempt += 1
+            guard code == EEXIST || code == ELOOP, attempt < 100 else {
+                throw OutputFileError(path: path, SystemError("open", errno: code))
+            }
+        }
         buffer.reserveCapacity(1 << 16)
     }
 
