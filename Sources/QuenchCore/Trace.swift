@@ -366,9 +366,7 @@ public struct TraceParser: Sendable {
     }
 
     /// Keeps quoted input short in messages.
-    static func clip(_ s: String) -> String {
-        s.count <= 60 ? s : String(s.prefix(57)) + "..."
-    }
+    static func clip(_ s: String) -> String { s.shownSafely(limit: 57) }
 }
 
 extension String {

@@ -53,3 +53,33 @@ public enum VolumeUnit: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 }
+
+extension Int {
+    /// A Double as an Int that never traps: NaN is 0, values beyond Int's
+    /// range are its ends. For numbers that came from input or a database.
+    public init(saturating value: Double) {
+        if value.isNaN { self = 0 } else if value >= 9.2e18 { self = .max } else if value <= -9.2e18 { self = .min } else { self = Int(value) }
+    }
+}
+
+extension String {
+    /// Text from a file or a person, safe to show on a terminal: control
+    /// bytes (ESC, BEL, CR, NUL, DEL, C1), a byte-order mark and other
+    /// invisible format characters become `\u{…}`, and anything longer than
+    /// `limit` characters is cut with "...". The one way input is echoed.
+    public func shownSafely(limit: Int = 60) -> String {
+        var out = ""
+        var count = 0
+        for scalar in unicodeScalars {
+            guard count < limit else { return out + "..." }
+            let v = scalar.value
+            if v < 0x20 || (0x7F...0x9F).contains(v) || v == 0xFEFF || (0x200B...0x200F).contains(v) || (0x2028...0x202E).contains(v) {
+                out += "\\u{" + String(v, radix: 16, uppercase: true) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+            count += 1
+        }
+        return out
+    }
+}

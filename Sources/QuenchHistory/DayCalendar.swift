@@ -31,12 +31,12 @@ public struct DayCalendar: Sendable {
     /// The day `time` counts for.
     public func day(of time: Timestamp) -> CivilDay {
         let shifted = localSeconds(time) - Double(dayStartHour * 3600)
-        return CivilDay(number: Int((shifted / 86_400).rounded(.down)))
+        return CivilDay(number: Int(saturating: (shifted / 86_400).rounded(.down)))
     }
 
     /// The calendar date and time of day on the local wall clock.
     public func wallClock(_ time: Timestamp) -> (date: CivilDay, hour: Int, minute: Int, second: Int) {
-        let local = Int(localSeconds(time).rounded(.down))
+        let local = Int(saturating: localSeconds(time).rounded(.down))
         let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
         let s = local - days * 86_400
         return (CivilDay(number: days), s / 3600, s % 3600 / 60, s % 60)

@@ -55,7 +55,7 @@ struct EventRecord: Codable, Sendable {
 
     func event(now: Timestamp) throws(HistoryError) -> IntakeEvent {
         guard let kind = EventKind(rawValue: kind), !kind.isDiagnostic else {
-            throw .invalidArgument("kind '\(self.kind)' is not sip, refill or pour")
+            throw .invalidArgument("kind '\(self.kind.shownSafely())' is not sip, refill or pour")
         }
         // Every number is checked here, the one way in for imported events:
         // what the store holds can always be shown, exported and read back.
@@ -81,7 +81,7 @@ struct EventRecord: Codable, Sendable {
         }
         var sourceValue = EventSource.imported
         if let source, !source.isEmpty {
-            guard let parsed = EventSource(rawValue: source) else { throw .invalidArgument("source '\(source)' is not sensor, manual or import") }
+            guard let parsed = EventSource(rawValue: source) else { throw .invalidArgument("source '\(source.shownSafely())' is not sensor, manual or import") }
             sourceValue = parsed
         }
         let identity = self.identity.flatMap { $0.isEmpty ? nil : $0 }
@@ -97,14 +97,14 @@ struct EventRecord: Codable, Sendable {
     init(csv fields: [String: String]) throws(HistoryError) {
         func double(_ key: String) throws(HistoryError) -> Double? {
             guard let text = fields[key], !text.isEmpty else { return nil }
-            guard let value = Double(text) else { throw .invalidArgument("\(key) '\(text)' is not a number") }
+            guard let value = Double(text) else { throw .invalidArgument("\(key) '\(text.shownSafely())' is not a number") }
             return value
         }
         func text(_ key: String) -> String? { fields[key].flatMap { $0.isEmpty ? nil : $0 } }
         guard let kind = text("kind") else { throw .invalidArgument("the kind is missing") }
         guard let ml = try double("ml") else { throw .invalidArgument("the amount (ml) is missing") }
         if let idText = text("id") {
-            guard let id = Int64(idText) else { throw .invalidArgument("id '\(idText)' is not an integer") }
+            guard let id = Int64(idText) else { throw .invalidArgument("id '\(idText.shownSafely())' is not an integer") }
             self.id = id
         }
         self.kind = kind

@@ -7,7 +7,7 @@ enum Format {
     /// `1,250 mL` or `42.3 oz`.
     static func volume(_ ml: Double, _ unit: VolumeUnit) -> String {
         switch unit {
-        case .ml: grouped(Int(ml.rounded())) + " mL"
+        case .ml: grouped(Int(saturating: ml.rounded())) + " mL"
         case .usFluidOunce: decimal(unit.amount(fromMillilitres: ml), places: 1) + " oz"
         }
     }
@@ -15,7 +15,7 @@ enum Format {
     /// A number only (for tables whose header names the unit).
     static func amount(_ ml: Double, _ unit: VolumeUnit) -> String {
         switch unit {
-        case .ml: grouped(Int(ml.rounded()))
+        case .ml: grouped(Int(saturating: ml.rounded()))
         case .usFluidOunce: decimal(unit.amount(fromMillilitres: ml), places: 1)
         }
     }
@@ -35,8 +35,8 @@ enum Format {
     static func decimal(_ x: Double, places: Int) -> String {
         let scale = pow(10.0, Double(places))
         let rounded = (x * scale).rounded() / scale
-        let whole = Int(rounded.rounded(.towardZero))
-        let fraction = Int((abs(rounded - Double(whole)) * scale).rounded())
+        let whole = Int(saturating: rounded.rounded(.towardZero))
+        let fraction = Int(saturating: (abs(rounded - Double(whole)) * scale).rounded())
         var text = grouped(whole)
         if rounded < 0, whole == 0 { text = "-" + text }
         guard places > 0 else { return text }
@@ -78,7 +78,7 @@ enum Format {
 
     /// `just now`, `23 min ago`, `2 h 5 min ago`, `3 days ago`.
     static func ago(_ seconds: Double) -> String {
-        let s = max(0, Int(seconds))
+        let s = max(0, Int(saturating: seconds))
         if s < 60 { return "just now" }
         if s < 3600 { return "\(s / 60) min ago" }
         if s < 86_400 { return s % 3600 / 60 == 0 ? "\(s / 3600) h ago" : "\(s / 3600) h \(s % 3600 / 60) min ago" }
@@ -95,7 +95,7 @@ enum Format {
         return "[\(tint)\(done)\(ANSI.reset)\(ANSI.dim)\(rest)\(ANSI.reset)]"
     }
 
-    static func percent(_ fraction: Double) -> String { "\(Int((fraction * 100).rounded(.down))) %" }
+    static func percent(_ fraction: Double) -> String { "\(Int(saturating: (fraction * 100).rounded(.down))) %" }
 
     /// Left-aligned label column: rows of (label, value).
     static func fields(_ rows: [(String, String)], indent: Int = 2) -> String {

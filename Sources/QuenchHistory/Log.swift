@@ -27,7 +27,8 @@ extension History {
         let rows = events.map { e -> [String] in
             [String(e.id ?? 0), Format.dateTime(e.time, c.calendar), e.kind.rawValue + (e.deleted ? " (deleted)" : ""),
              Format.amount(e.ml, c.units), e.remainingML.map { Format.amount($0, c.units) } ?? "",
-             e.source.rawValue, e.device ?? "", e.note ?? ""]
+             // Notes and device names come from people and imports: shown, never obeyed by the terminal.
+             e.source.rawValue, (e.device ?? "").shownSafely(limit: 40), (e.note ?? "").shownSafely(limit: 200)]
         }
         return Format.table(
             ["ID", "Time", "Kind", "Amount (\(unit))", "Left (\(unit))", "Source", "Device", "Note"], rows,

@@ -87,7 +87,7 @@ extension History {
 
     static func renderStats(_ r: StatsReport, _ c: HistoryContext) -> String {
         let u = c.units
-        let percent = r.daysCounted > 0 ? " (\(Int((Double(r.goalMetDays) / Double(r.daysCounted) * 100).rounded())) %)" : ""
+        let percent = r.daysCounted > 0 ? " (\(Int(saturating: (Double(r.goalMetDays) / Double(r.daysCounted) * 100).rounded())) %)" : ""
         func days(_ n: Int) -> String { n == 1 ? "1 day" : "\(Format.grouped(n)) days" }
         let rows: [(String, String)] = [
             ("Total", Format.volume(r.totalMl, u)),

@@ -2,6 +2,7 @@
 import BluetoothLinux
 import BluetoothWire
 import QuenchCore
+import Threading
 import QuenchGateway
 import QuenchProfiles
 
@@ -24,7 +25,7 @@ public enum LiveScan {
         let scan: KernelScan
         do { scan = try KernelScan(ScanOptions(method: method), stop: stop) } catch { throw .live(error) }
         defer { scan.stop() }
-        let end = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+        let end = Deadline(seconds: timeout).instant ?? ContinuousClock.now + .seconds(Deadline.longestWait)
         var found: [BluetoothAddress: Found] = [:]
         while ContinuousClock.now < end {
             let report: AdvertisingReport?

@@ -4,6 +4,8 @@ public struct Deadline: Sendable {
     /// Waits longer than this (about 31 years) are taken as no limit, so no
     /// arithmetic on the clock can overflow.
     static let longest = 1e9
+    /// The same bound, for a caller that needs an instant anyway.
+    public static let longestWait = longest
 
     public let instant: ContinuousClock.Instant?
 

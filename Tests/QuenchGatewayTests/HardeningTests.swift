@@ -148,4 +148,26 @@ struct HardeningTests {
         let rows = log.stdout.split(separator: "\n").dropFirst()
         #expect(rows.count == 1 && rows.first!.contains(",sip,"), "\(log.stdout)")
     }
+
+    @Test("terminal control bytes from files and notes are shown escaped, and long cells are cut")
+    func controlBytesAreEscaped() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let db = dir + "/q.sqlite"
+        let csv = dir + "/esc.csv"
+        let long = String(repeating: "x", count: 100_000)
+        try "kind,ml,time\nsip\u{1B}[2J\u{07},250,1790000000\nsip,\(long),1790000000\n".write(toFile: csv, atomically: true, encoding: .utf8)
+        let r = try runQuench(["import", csv, "--db", db])
+        #expect(r.status == 1)
+        #expect(!r.stderr.contains("\u{1B}") && !r.stderr.contains("\u{07}"), "raw control bytes in: \(r.stderr.debugDescription)")
+        #expect(r.stderr.contains("\\u{1B}[2J\\u{7}"), "\(r.stderr)")
+        let add = try runQuench(["add", "250ml", "--note", "tea\u{1B}]0;pwned\u{07}\r", "--db", db])
+        #expect(add.status == 0, "\(add.stderr)")
+        let log = try runQuench(["log", "--db", db])
+        #expect(!log.stdout.contains("\u{1B}") && log.stdout.contains("tea\\u{1B}]0;pwned\\u{7}\\u{D}"), "\(log.stdout.debugDescription)")
+        let cut = dir + "/long.csv"
+        try "kind,ml,time\nsip,\(long),1790000000\n".write(toFile: cut, atomically: true, encoding: .utf8)
+        let big = try runQuench(["import", cut, "--db", db])
+        #expect(big.status == 1 && big.stderr.count < 400, "the error repeats the whole cell: \(big.stderr.count) characters")
+    }
 }
