@@ -14,6 +14,9 @@ public enum TraceFormat {
     public static let columns = "t,value"
     /// Longer lines are refused so a corrupt file cannot make the parser buffer without bound.
     public static let maximumLineLength = 4096
+    /// Header `key: value` lines kept beyond sensor, unit and started; more are
+    /// counted, not kept, so a header cannot hold a trace's memory hostage.
+    public static let maximumMetadata = 256
 }
 
 /// The header of a trace: what it measures and when it began.
@@ -22,8 +25,10 @@ public struct TraceHeader: Sendable, Hashable {
     public var unit: MeasurementUnit?
     /// Wall-clock time of t = 0.
     public var started: Timestamp?
-    /// Every other `key: value` line, in file order.
+    /// Every other `key: value` line, in file order (the first `TraceFormat.maximumMetadata`).
     public var metadata: [Metadata]
+    /// Header lines beyond those, counted but not kept.
+    public var droppedMetadata = 0
 
     public struct Metadata: Sendable, Hashable {
         public var key: String
@@ -276,7 +281,11 @@ public struct TraceParser: Sendable {
             }
             header.started = started
         default:
-            header.metadata.append(.init(key: key, value: String(value)))
+            if header.metadata.count < TraceFormat.maximumMetadata {
+                header.metadata.append(.init(key: key, value: String(value)))
+            } else {
+                header.droppedMetadata += 1
+            }
         }
     }
 

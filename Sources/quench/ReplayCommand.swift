@@ -82,6 +82,9 @@ struct ReplayCommand: ParsableCommand {
                 summary = try Replay.run(TraceSource(argument: source), options: options, onStart: onStart, onEvent: onEvent)
             }
             if !json { output.write("\n" + EventFormat.summary(summary) + "\n") }
+            if summary.header.droppedMetadata > 0 {
+                FileHandleStderr.write("quench: \(source): \(summary.header.droppedMetadata) header lines beyond the first \(TraceFormat.maximumMetadata) were not kept\n")
+            }
             if let intakeStore {
                 let outcome = try PipelineStore.ingest(
                     found, header: summary.header, started: options.started, device: device, source: source, into: intakeStore)
