@@ -5,9 +5,10 @@ import Testing
 /// The service files shipped in `systemd/` and `udev/`: systemd's own
 /// verifier where it is installed, and a parser for what it cannot check.
 @Suite struct ServiceFilesTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = TestPackage.root
     static let unitPath = root.appendingPathComponent("systemd/quench.service").path
     static let rulesPath = root.appendingPathComponent("udev/70-quench.rules").path
+    static let rfkillRulesPath = root.appendingPathComponent("udev/71-quench-rfkill-unblock.rules").path
     static let systemdAnalyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     /// `[section] -> [(key, value)]`, in file order; keys may repeat.
@@ -55,6 +56,17 @@ import Testing
         // Bluetooth sockets exist only in the host's network namespace.
         #expect(one("Service", "PrivateNetwork") == nil)
         #expect(Self.values(unit, "Unit", "After").joined(separator: " ").split(separator: " ").contains("bluetooth.service"))
+        // The hardening that fits a Bluetooth gateway (issue 13): calls, memory, /proc, IPC, IP.
+        #expect(Self.values(unit, "Service", "SystemCallFilter") == ["@system-service", "~@privileged"])
+        #expect(one("Service", "SystemCallErrorNumber") == "EPERM")
+        #expect(one("Service", "MemoryDenyWriteExecute") == "yes")
+        #expect(one("Service", "ProtectProc") == "invisible")
+        #expect(one("Service", "ProcSubset") == "pid")
+        #expect(one("Service", "PrivateMounts") == "yes")
+        #expect(one("Service", "RemoveIPC") == "yes")
+        #expect(one("Service", "IPAddressDeny") == "any")
+        // Capabilities must act on the host's Bluetooth: no user namespace.
+        #expect(one("Service", "PrivateUsers") == nil)
         #expect(one("Install", "WantedBy") == "multi-user.target")
     }
 
@@ -165,7 +177,10 @@ import Testing
         #expect(adapter.contains(RuleToken(key: "ENV", attribute: "DEVTYPE", op: "==", value: "host")))
         #expect(adapter.contains(RuleToken(key: "TAG", op: "+=", value: "systemd")))
         #expect(adapter.contains(RuleToken(key: "ENV", attribute: "SYSTEMD_WANTS", op: "+=", value: "quench.service")))
-        let rfkill = try #require(rules.first { $0.contains(RuleToken(key: "SUBSYSTEM", op: "==", value: "rfkill")) })
+        // Unblocking rfkill overrides a person's choice: not in the default rules, only in the opt-in file.
+        #expect(!rules.contains { $0.contains(RuleToken(key: "SUBSYSTEM", op: "==", value: "rfkill")) })
+        let optIn = try Self.parseRules(String(contentsOfFile: Self.rfkillRulesPath, encoding: .utf8))
+        let rfkill = try #require(optIn.first { $0.contains(RuleToken(key: "SUBSYSTEM", op: "==", value: "rfkill")) })
         #expect(rfkill.contains(RuleToken(key: "ATTR", attribute: "type", op: "==", value: "bluetooth")))
         #expect(rfkill.contains(RuleToken(key: "ATTR", attribute: "soft", op: "=", value: "0")))
         // The unit the rule wants is the one shipped.
