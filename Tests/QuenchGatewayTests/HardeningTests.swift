@@ -170,4 +170,28 @@ struct HardeningTests {
         let big = try runQuench(["import", cut, "--db", db])
         #expect(big.status == 1 && big.stderr.count < 400, "the error repeats the whole cell: \(big.stderr.count) characters")
     }
+
+    @Test("import killed with SIGKILL at any moment leaves all of the file or none of it")
+    func importSurvivesKill9() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let db = dir + "/q.sqlite"
+        _ = try runQuench(["add", "250ml", "--db", db])
+        let rows = 60_000
+        var csv = "kind,ml,time\n"
+        csv.reserveCapacity(rows * 24)
+        for i in 0..<rows { csv += "sip,\(100 + i % 50),\(1_700_000_000 + i * 60)\n" }
+        try csv.write(toFile: dir + "/big.csv", atomically: true, encoding: .utf8)
+        // Killed at three moments: while reading, while writing, or after; each time all or nothing.
+        for delay in [0.5, 1.2, 2.0, 2.8] {
+            let importer = try startQuench(["import", dir + "/big.csv", "--db", db])
+            Thread.sleep(forTimeInterval: delay)
+            kill(importer.processIdentifier, SIGKILL)
+            importer.waitUntilExit()
+            let log = try runQuench(["log", "--csv", "--limit", "1000000", "--db", db])
+            let count = log.stdout.split(separator: "\n").count - 1
+            print("import killed after \(delay) s: the history holds \(count) events")
+            #expect(count == 1 || count == 1 + rows, "after SIGKILL at \(delay) s the history holds \(count) events")
+        }
+    }
 }
