@@ -48,35 +48,30 @@ struct EventRecord: Codable, Sendable {
 
     /// Back to a store row. Fields missing in files from elsewhere get defaults:
     /// source `import`, an identity from the content, recorded now.
-    /// The store's own limit on one event (its CHECK on `ml`).
-    static let largestML = 100_000.0
-    /// Epoch seconds from just after 1970 to the end of 9999: what dates can show.
-    static let plausibleTime = 1.0...253_402_300_799.0
-
     func event(now: Timestamp) throws(HistoryError) -> IntakeEvent {
         guard let kind = EventKind(rawValue: kind), !kind.isDiagnostic else {
             throw .invalidArgument("kind '\(self.kind.shownSafely())' is not sip, refill or pour")
         }
         // Every number is checked here, the one way in for imported events:
         // what the store holds can always be shown, exported and read back.
-        guard ml.isFinite, ml > 0, ml <= Self.largestML else {
-            throw .invalidArgument("ml \(ml) is not a positive number of mL up to \(Int(Self.largestML))")
+        guard IntakeEvent.holds(ml: ml) else {
+            throw .invalidArgument("ml \(ml) is not a positive number of mL up to \(Int(IntakeEvent.largestML))")
         }
         let instant: Timestamp
         if let time {
-            guard Self.plausibleTime.contains(time) else { throw .invalidArgument("time \(time) is not epoch seconds between 1970 and 9999") }
+            guard IntakeEvent.plausibleTime.contains(time) else { throw .invalidArgument("time \(time) is not epoch seconds between 1970 and 9999") }
             instant = Timestamp(secondsSince1970: time)
         } else if let at, let parsed = Timestamp(iso8601: at) {
-            guard Self.plausibleTime.contains(parsed.secondsSince1970) else { throw .invalidArgument("at '\(at)' is not between 1970 and 9999") }
+            guard IntakeEvent.plausibleTime.contains(parsed.secondsSince1970) else { throw .invalidArgument("at '\(at)' is not between 1970 and 9999") }
             instant = parsed
         } else {
             throw .invalidArgument("no valid time (needs 'time' in epoch seconds or 'at' in ISO 8601 with a zone)")
         }
-        if let remainingMl, !(remainingMl.isFinite && remainingMl >= 0 && remainingMl <= Self.largestML) {
-            throw .invalidArgument("remaining_ml \(remainingMl) is not a number of mL from 0 to \(Int(Self.largestML))")
+        if let remainingMl, !(remainingMl.isFinite && remainingMl >= 0 && remainingMl <= IntakeEvent.largestML) {
+            throw .invalidArgument("remaining_ml \(remainingMl) is not a number of mL from 0 to \(Int(IntakeEvent.largestML))")
         }
         if let traceTime, !traceTime.isFinite { throw .invalidArgument("trace_time \(traceTime) is not a finite number of seconds") }
-        if let recordedAt, !Self.plausibleTime.contains(recordedAt) {
+        if let recordedAt, !IntakeEvent.plausibleTime.contains(recordedAt) {
             throw .invalidArgument("recorded_at \(recordedAt) is not epoch seconds between 1970 and 9999")
         }
         var sourceValue = EventSource.imported

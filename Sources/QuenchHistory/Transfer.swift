@@ -115,7 +115,7 @@ extension History {
                     throw .invalidImport(file: file, line: nil, reason: "settings: day start hour \(settings.dayStartHour) is not between 0 and 23")
                 }
             }
-            for (index, goal) in (document.goals ?? []).enumerated() where !(goal.ml.isFinite && goal.ml > 0 && goal.ml <= EventRecord.largestML) {
+            for (index, goal) in (document.goals ?? []).enumerated() where !IntakeEvent.holds(ml: goal.ml) {
                 throw .invalidImport(file: file, line: nil, reason: "goal \(index + 1): \(goal.ml) mL is not a positive daily goal")
             }
             var parsed = ParsedImport(format: "json", goals: document.goals ?? [], devices: document.devices ?? [],

@@ -12,6 +12,15 @@ public enum EventSource: String, Sendable, Hashable, CaseIterable, Codable {
 
 /// One stored sip, refill or pour (table `intake_event`).
 public struct IntakeEvent: Sendable, Hashable, Codable {
+    /// The most one event can be (the schema's CHECK on `ml`): more is a broken input.
+    public static let largestML = 100_000.0
+    /// Epoch seconds a history holds, from just after 1970 to the end of 9999:
+    /// what dates can show. A time outside it (or not finite) is a broken input.
+    public static let plausibleTime = 1.0...253_402_300_799.0
+
+    /// Whether an amount is one a history holds: finite, positive, at most `largestML`.
+    public static func holds(ml: Double) -> Bool { ml.isFinite && ml > 0 && ml <= largestML }
+
     /// Row id, shown by `quench log` and taken by `delete`/`restore`; nil before insertion.
     public var id: Int64?
     /// Stable identity: the same physical event always gets the same identity, so

@@ -86,7 +86,7 @@ public enum Pairing {
             let scan: KernelScan
             do { scan = try KernelScan(ScanOptions(), stop: stop) } catch { throw .live(error) }
             defer { scan.stop() }
-            let end = Deadline(seconds: r.timeout).instant ?? ContinuousClock.now + .seconds(Deadline.longestWait)
+            let end = Deadline(seconds: r.timeout).until
             first = try firstReading(chosen, address: address, timeout: r.timeout) { _ throws(ToolError) in
                 while let report = try { () throws(ToolError) in
                     do throws(LiveError) { return try scan.next(until: end) } catch { throw .live(error) }
@@ -112,7 +112,7 @@ public enum Pairing {
     /// Takes payloads until one decodes to a value.
     static func firstReading(_ profile: DeviceProfile, address: BluetoothAddress, timeout: Double,
                              next: (Double) throws(ToolError) -> [UInt8]?) throws(ToolError) -> ProfileReading {
-        let end = Deadline(seconds: timeout).instant ?? ContinuousClock.now + .seconds(Deadline.longestWait)
+        let end = Deadline(seconds: timeout).until
         while ContinuousClock.now < end {
             let left = (end - ContinuousClock.now).seconds
             guard let payload = try next(min(left, 1)) else { continue }

@@ -25,7 +25,7 @@ public enum LiveScan {
         let scan: KernelScan
         do { scan = try KernelScan(ScanOptions(method: method), stop: stop) } catch { throw .live(error) }
         defer { scan.stop() }
-        let end = Deadline(seconds: timeout).instant ?? ContinuousClock.now + .seconds(Deadline.longestWait)
+        let end = Deadline(seconds: timeout).until
         var found: [BluetoothAddress: Found] = [:]
         while ContinuousClock.now < end {
             let report: AdvertisingReport?

@@ -1,5 +1,6 @@
 import Logging
 import QuenchGateway
+import Synchronization
 import Threading
 
 /// One device for a while, without the store: what `watch`, `record` and
@@ -23,7 +24,7 @@ public enum LiveSession {
 /// Writes whole lines to standard output at once (stdout may be a pipe, where
 /// `print` would hold them back), one writer at a time.
 public enum LineOutput {
-    private static let lock = Condition(())
+    private static let lock = Mutex(())
     public static func write(_ line: String) {
         lock.withLock { _ in
             // A closed stdout must not stop the tool: the line is dropped.

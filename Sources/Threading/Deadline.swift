@@ -4,8 +4,6 @@ public struct Deadline: Sendable {
     /// Waits longer than this (about 31 years) are taken as no limit, so no
     /// arithmetic on the clock can overflow.
     static let longest = 1e9
-    /// The same bound, for a caller that needs an instant anyway.
-    public static let longestWait = longest
 
     public let instant: ContinuousClock.Instant?
 
@@ -21,6 +19,10 @@ public struct Deadline: Sendable {
     }
 
     public var hasPassed: Bool { remaining == 0 }
+
+    /// The deadline as an instant, for APIs that take one; no limit is the
+    /// longest wait (about 31 years) from now.
+    public var until: ContinuousClock.Instant { instant ?? .now + .seconds(Self.longest) }
 }
 
 extension Duration {

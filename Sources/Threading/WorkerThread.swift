@@ -56,6 +56,25 @@ public final class WorkerThread: Sendable {
     }
 }
 
+/// The thread a long-running part keeps: started at most once, joined from
+/// any thread (before it started, a join returns at once).
+public final class ThreadSlot: Sendable {
+    private let worker = Mutex<WorkerThread?>(nil)
+
+    public init() {}
+
+    /// Starts `body` on a thread named `name`, unless one was started already.
+    public func start(name: String, _ body: @escaping @Sendable () -> Void) {
+        worker.withLock { w in
+            guard w == nil else { return }
+            w = WorkerThread(name: name, body)
+        }
+    }
+
+    /// Waits for the thread to end.
+    public func join() { worker.withLock { $0 }?.join() }
+}
+
 /// The write end of the pipe from the signal handler to the signal thread.
 /// A global, since a C signal handler captures nothing; atomic, since the
 /// handler may run on any thread.

@@ -51,7 +51,7 @@ public final class BroadcastListener: Sendable {
     private let stop: StopSignal
     private let backoff: Backoff
     private let logger: Logger
-    private let worker = Mutex<WorkerThread?>(nil)
+    private let worker = ThreadSlot()
     private struct Seen {
         var lastIdentity: [BluetoothAddress: PayloadIdentity] = [:]
         var frames = 0
@@ -71,13 +71,10 @@ public final class BroadcastListener: Sendable {
     public var framesSeen: Int { seen.withLock { $0.frames } }
 
     public func start() {
-        worker.withLock { w in
-            guard w == nil else { return }
-            w = WorkerThread(name: "broadcast scan") { [self] in run() }
-        }
+        worker.start(name: "broadcast scan") { [self] in run() }
     }
 
-    public func join() { worker.withLock { $0 }?.join() }
+    public func join() { worker.join() }
 
     /// Handles one report (exposed for tests): true when it fed a new reading.
     @discardableResult

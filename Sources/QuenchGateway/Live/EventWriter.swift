@@ -72,7 +72,7 @@ public final class EventWriter: Sendable {
     private let queue = Condition(Queue())
     private let subscribers = Mutex<[EventSubscriber]>([])
     private let counters = Mutex(Counters())
-    private let worker = Mutex<WorkerThread?>(nil)
+    private let worker = ThreadSlot()
 
     public init(store: IntakeStore?, logger: Logger, retry: Backoff = Backoff(initial: 0.2, factor: 2, maximum: 30),
                 drainPatience: Double = 10) {
@@ -91,10 +91,7 @@ public final class EventWriter: Sendable {
 
     /// Starts the writer thread (once).
     public func start() {
-        worker.withLock { w in
-            guard w == nil else { return }
-            w = WorkerThread(name: "store writer") { [self] in run() }
-        }
+        worker.start(name: "store writer") { [self] in run() }
     }
 
     /// Queues events for the writer; returns at once.
@@ -115,7 +112,7 @@ public final class EventWriter: Sendable {
     public func drain() {
         start()
         queue.changing { $0.closed = true }
-        worker.withLock { $0 }?.join()
+        worker.join()
     }
 
     private func run() {

@@ -103,7 +103,7 @@ public final class GATTDeviceSession: Sendable {
     private let backoff: Backoff
     private let connectTimeout: Double
     private let logger: Logger
-    private let worker = Mutex<WorkerThread?>(nil)
+    private let worker = ThreadSlot()
     private let counters = Mutex(Counters())
 
     public init(pipeline: DevicePipeline, connector: any ATTConnector, stop: StopSignal, backoff: Backoff = Backoff(),
@@ -119,14 +119,11 @@ public final class GATTDeviceSession: Sendable {
     public var counts: Counters { counters.withLock { $0 } }
 
     public func start() {
-        worker.withLock { w in
-            guard w == nil else { return }
-            w = WorkerThread(name: "gatt \(pipeline.device.label)") { [self] in run() }
-        }
+        worker.start(name: "gatt \(pipeline.device.label)") { [self] in run() }
     }
 
     /// Waits for the thread to end (after `stop`).
-    public func join() { worker.withLock { $0 }?.join() }
+    public func join() { worker.join() }
 
     private func run() {
         let device = pipeline.device

@@ -24,9 +24,6 @@ public enum PipelineStore {
         public var refused: [DetectedEvent]
     }
 
-    /// The store's limit on one event (its CHECK on `ml`).
-    static let largestML = 100_000.0
-
     /// Ingests `events` in one transaction; replaying the same trace again adds
     /// nothing. An event the store cannot hold is refused by itself and the
     /// others are stored: each event was judged on its own, so a garbage spike
@@ -41,7 +38,7 @@ public enum PipelineStore {
         var refused: [DetectedEvent] = []
         for event in events {
             let time = started.secondsSince1970 + event.start
-            let holds = event.ml.isFinite && event.ml > 0 && event.ml <= largestML && time.isFinite && time > 0 && time < 253_402_300_800
+            let holds = IntakeEvent.holds(ml: event.ml) && IntakeEvent.plausibleTime.contains(time)
             if holds || event.kind.isDiagnostic { kept.append(event) } else { refused.append(event) }
         }
         do {
