@@ -59,7 +59,7 @@ public struct LevelCurve: Sendable, Hashable, Codable {
         var points: [Point] = []
         for (index, item) in text.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
             guard let point = Point(parsing: item) else {
-                throw .invalidPoint(index: index, reason: "'\(item)' is not LEVEL:ML")
+                throw .invalidPoint(index: index, reason: "'\(String(item).shownSafely())' is not LEVEL:ML")
             }
             points.append(point)
         }

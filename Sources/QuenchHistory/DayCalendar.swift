@@ -59,6 +59,30 @@ public struct DayCalendar: Sendable {
         return Timestamp(secondsSince1970: Double(hi))
     }
 
+    /// How a local wall-clock time maps to instants on a day the clocks change.
+    public enum LocalTimeFit: Sendable, Equatable {
+        case exact
+        /// The time does not exist (spring forward): `instant` is the change itself.
+        case skipped
+        /// The time happens twice (autumn back): `instant` is the first; `later` the second.
+        case repeated(later: Timestamp)
+    }
+
+    /// `instant(atLocalSeconds:)` and whether that time was skipped or repeated,
+    /// so a command can say what it did with "01:30" on such a day.
+    public func fit(localSeconds local: Int) -> (instant: Timestamp, fit: LocalTimeFit) {
+        let first = instant(atLocalSeconds: local)
+        let s = Int(first.secondsSince1970)
+        guard s + utcOffset(at: first) == local else { return (first, .skipped) }
+        // The clocks go back by the drop in offset over the next day; the same wall time then recurs that much later.
+        let drop = utcOffset(at: first) - utcOffset(at: Timestamp(secondsSince1970: Double(s + 86_400)))
+        if drop > 0 {
+            let later = Timestamp(secondsSince1970: Double(s + drop))
+            if Int(later.secondsSince1970) + utcOffset(at: later) == local { return (first, .repeated(later: later)) }
+        }
+        return (first, .exact)
+    }
+
     /// When `day` begins.
     public func start(of day: CivilDay) -> Timestamp {
         instant(atLocalSeconds: day.number * 86_400 + dayStartHour * 3600)
@@ -88,7 +112,7 @@ public struct DayCalendar: Sendable {
     /// Resolves the zone: the setting, else `TZ`, else the system's.
     public static func resolveTimeZone(setting: String?, environment: [String: String]) throws(HistoryError) -> TimeZone {
         if let setting {
-            guard let zone = TimeZone(identifier: setting) else { throw .invalidArgument("unknown time zone '\(setting)' in the settings") }
+            guard let zone = TimeZone(identifier: setting) else { throw .invalidArgument("unknown time zone '\(setting.shownSafely())' in the settings") }
             return zone
         }
         if var tz = environment["TZ"], !tz.isEmpty {

@@ -30,15 +30,32 @@ extension History {
         guard ml <= HistoryInput.maximumDrinkML else {
             throw .invalidAmount(amount, reason: "more than \(Format.volume(HistoryInput.maximumDrinkML, c.units)) in one drink")
         }
-        let time = try at.map { (a) throws(HistoryError) in try HistoryInput.instant(a, calendar: c.calendar, now: c.now) } ?? c.now
+        let (time, fit) = try at.map { (a) throws(HistoryError) in try HistoryInput.instantFitted(a, calendar: c.calendar, now: c.now) }
+            ?? (c.now, .exact)
         // A minute of slack for clocks; drinks from the future are typos.
         guard time <= c.now.adding(60) else {
             throw .invalidDate(at ?? "", reason: "\(Format.dateTime(time, c.calendar)) is in the future")
         }
+        guard IntakeEvent.plausibleTime.contains(time.secondsSince1970) else {
+            throw .invalidDate(at ?? "", reason: "before 1970: a history starts on 1970-01-01 at the earliest")
+        }
+        // A wall time the clocks skipped or repeated that day is said, not silently moved.
+        let zone = c.calendar.timeZone.identifier
+        var adjustment: String?
+        switch fit {
+        case .exact: break
+        case .skipped:
+            adjustment = "\(at ?? "") does not exist in \(zone) (the clocks went forward); recorded at \(Format.dateTime(time, c.calendar))"
+        case .repeated(let later):
+            adjustment = "\(at ?? "") happens twice in \(zone) (the clocks went back); recorded at the first, "
+                + "\(time.iso8601); for the second use --at \(later.iso8601)"
+        }
         let event = try c.run { (store) throws(StoreError) in
             try store.addManual(ml: ml, at: time, note: note, identity: "manual|\(UUID().uuidString.lowercased())", recordedAt: c.now)
         }
-        return try editText(c, action: "added", event, json: json)
+        let text = try editText(c, action: "added", event, json: json)
+        guard let adjustment, !json else { return text }
+        return "Note: " + adjustment.shownSafely(limit: 300) + ".\n" + text
     }
 
     /// `quench delete ID`: soft delete.

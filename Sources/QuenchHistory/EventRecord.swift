@@ -62,7 +62,7 @@ struct EventRecord: Codable, Sendable {
             guard IntakeEvent.plausibleTime.contains(time) else { throw .invalidArgument("time \(time) is not epoch seconds between 1970 and 9999") }
             instant = Timestamp(secondsSince1970: time)
         } else if let at, let parsed = Timestamp(iso8601: at) {
-            guard IntakeEvent.plausibleTime.contains(parsed.secondsSince1970) else { throw .invalidArgument("at '\(at)' is not between 1970 and 9999") }
+            guard IntakeEvent.plausibleTime.contains(parsed.secondsSince1970) else { throw .invalidArgument("at '\(at.shownSafely())' is not between 1970 and 9999") }
             instant = parsed
         } else {
             throw .invalidArgument("no valid time (needs 'time' in epoch seconds or 'at' in ISO 8601 with a zone)")
@@ -115,7 +115,7 @@ struct EventRecord: Codable, Sendable {
         switch text("deleted")?.lowercased() {
         case nil, "0", "false", "no": deleted = false
         case "1", "true", "yes": deleted = true
-        case let other?: throw .invalidArgument("deleted '\(other)' is not 0 or 1")
+        case let other?: throw .invalidArgument("deleted '\(other.shownSafely())' is not 0 or 1")
         }
         recordedAt = try double("recorded_at")
     }

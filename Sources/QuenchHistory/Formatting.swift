@@ -109,21 +109,38 @@ enum Format {
 
     /// A table with a header, columns padded to their widest cell.
     static func table(_ header: [String], _ rows: [[String]], align: [Alignment]) -> String {
-        var widths = header.map(\.count)
-        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        var layout = TableLayout(header, align: align)
+        for row in rows { layout.measure(row) }
+        return ([layout.line(header)] + rows.map(layout.line)).joined(separator: "\n")
+    }
+
+    /// Column widths measured from the rows first, then each line laid out on
+    /// its own: a table can be written row by row.
+    struct TableLayout {
+        private var widths: [Int]
+        private let align: [Alignment]
+        private(set) var rows = 0
+
+        init(_ header: [String], align: [Alignment]) {
+            widths = header.map(\.count)
+            self.align = align
+        }
+
+        mutating func measure(_ row: [String]) {
+            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }
+            rows += 1
+        }
+
         func line(_ cells: [String]) -> String {
             var parts: [String] = []
             for (i, cell) in cells.enumerated() {
-                let pad = String(repeating: " ", count: widths[i] - cell.count)
+                let pad = String(repeating: " ", count: max(0, widths[i] - cell.count))
                 parts.append(align[i] == .right ? pad + cell : (i == cells.count - 1 ? cell : cell + pad))
             }
-            return parts.joined(separator: "  ")
+            var line = parts.joined(separator: "  ")
+            while line.hasSuffix(" ") { line.removeLast() }
+            return line
         }
-        return ([line(header)] + rows.map(line)).map { row in
-            var row = row
-            while row.hasSuffix(" ") { row.removeLast() }
-            return row
-        }.joined(separator: "\n")
     }
 }
 

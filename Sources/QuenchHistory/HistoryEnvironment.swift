@@ -47,12 +47,13 @@ public struct HistoryEnvironment: Sendable {
 
     /// Opens the store; commands that only read need it to exist already.
     public func openStore(creating: Bool) throws(HistoryError) -> IntakeStore {
-        do {
-            return try IntakeStore(path: databasePath,
-                                   mode: creating ? StoreLocation.creationMode(for: databasePath, environment: variables) : .existing)
-        } catch {
-            throw .store(error)
-        }
+        do { return try openIntakeStore(creating: creating) } catch { throw .store(error) }
+    }
+
+    /// The same, with the store's own error (for callers outside the history commands).
+    public func openIntakeStore(creating: Bool) throws(StoreError) -> IntakeStore {
+        try IntakeStore(path: databasePath,
+                        mode: creating ? StoreLocation.creationMode(for: databasePath, environment: variables) : .existing)
     }
 
     /// The store plus everything resolved from its settings.

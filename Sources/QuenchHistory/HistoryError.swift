@@ -16,9 +16,9 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .store(let error): error.description
-        case .invalidAmount(let text, let reason): "invalid amount '\(text)': \(reason)"
-        case .unknownUnit(let unit): "unknown unit '\(unit)' (use ml, l, oz, or kg/lb for weights, min/h for durations)"
-        case .invalidDate(let text, let reason): "invalid date '\(text)': \(reason)"
+        case .invalidAmount(let text, let reason): "invalid amount '\(text.shownSafely())': \(reason)"
+        case .unknownUnit(let unit): "unknown unit '\(unit.shownSafely())' (use ml, l, oz, or kg/lb for weights, min/h for durations)"
+        case .invalidDate(let text, let reason): "invalid date '\(text.shownSafely())': \(reason)"
         case .invalidArgument(let message): message
         case .invalidImport(let file, let line, let reason):
             "cannot import \(file)\(line.map { " line \($0)" } ?? ""): \(reason); nothing was imported"

@@ -2,36 +2,61 @@ import QuenchCore
 import QuenchStore
 
 extension History {
-    /// `quench log`: events newest first, with ids.
+    /// `quench log`: events newest first, with ids. Written as read, from one
+    /// snapshot: `--json` and `--csv` hold one row at a time; the table reads
+    /// twice (widths, then rows) rather than keeping the rows.
     public static func log(
         _ environment: HistoryEnvironment, since: String?, until: String?, device: String?, limit: Int?,
-        includeDeleted: Bool, csv: Bool, json: Bool
-    ) throws(HistoryError) -> String {
+        includeDeleted: Bool, csv: Bool, json: Bool, to output: inout some TextOutputStream
+    ) throws(HistoryError) {
         let c = try environment.context(creating: false)
         if let limit, limit < 1 { throw .invalidArgument("--limit must be at least 1") }
         let query = EventQuery(
             since: try since.map { (s) throws(HistoryError) in try HistoryInput.instant(s, calendar: c.calendar, now: c.now) },
             until: try until.map { (s) throws(HistoryError) in try HistoryInput.instant(s, calendar: c.calendar, now: c.now) },
             device: device, includeDeleted: includeDeleted, limit: limit ?? (csv || json ? nil : 50))
-        let events = try c.run { (store) throws(StoreError) in try store.events(query) }
-        if json { return events.map { JSONOutput.encode(EventRecord($0)) }.joined(separator: "\n") }
-        if csv {
-            return ([CSV.line(EventRecord.csvColumns)] + events.map { CSV.line(EventRecord($0).csvFields) }).joined(separator: "\n")
+        if csv { output.write(CSV.line(EventRecord.csvColumns) + "\n") }
+        try c.run { (store) throws(StoreError) in
+            try store.reading { (reader) throws(StoreError) in
+                if json {
+                    try reader.forEach(query) { output.write(JSONOutput.encode(EventRecord($0)) + "\n") }
+                } else if csv {
+                    try reader.forEach(query) { output.write(CSV.line(EventRecord($0).csvFields) + "\n") }
+                } else {
+                    var table = Format.TableLayout(logHeader(c), align: logAlignment)
+                    try reader.forEach(query) { table.measure(logRow($0, c)) }
+                    guard table.rows > 0 else { output.write("No events.\n"); return }
+                    output.write(table.line(logHeader(c)) + "\n")
+                    try reader.forEach(query) { output.write(table.line(logRow($0, c)) + "\n") }
+                }
+            }
         }
-        return renderLog(events, c)
     }
 
-    static func renderLog(_ events: [IntakeEvent], _ c: HistoryContext) -> String {
-        guard !events.isEmpty else { return "No events." }
-        let unit = Format.unitName(c.units)
-        let rows = events.map { e -> [String] in
-            [String(e.id ?? 0), Format.dateTime(e.time, c.calendar), e.kind.rawValue + (e.deleted ? " (deleted)" : ""),
-             Format.amount(e.ml, c.units), e.remainingML.map { Format.amount($0, c.units) } ?? "",
-             // Notes and device names come from people and imports: shown, never obeyed by the terminal.
-             e.source.rawValue, (e.device ?? "").shownSafely(limit: 40), (e.note ?? "").shownSafely(limit: 200)]
-        }
-        return Format.table(
-            ["ID", "Time", "Kind", "Amount (\(unit))", "Left (\(unit))", "Source", "Device", "Note"], rows,
-            align: [.right, .left, .left, .right, .right, .left, .left, .left])
+    /// The log as one string (tests).
+    public static func log(
+        _ environment: HistoryEnvironment, since: String?, until: String?, device: String?, limit: Int?,
+        includeDeleted: Bool, csv: Bool, json: Bool
+    ) throws(HistoryError) -> String {
+        var text = ""
+        try log(environment, since: since, until: until, device: device, limit: limit, includeDeleted: includeDeleted,
+                csv: csv, json: json, to: &text)
+        if text.hasSuffix("\n") { text.removeLast() }
+        return text
     }
+
+    static let logAlignment: [Format.Alignment] = [.right, .left, .left, .right, .right, .left, .left, .left]
+
+    static func logHeader(_ c: HistoryContext) -> [String] {
+        let unit = Format.unitName(c.units)
+        return ["ID", "Time", "Kind", "Amount (\(unit))", "Left (\(unit))", "Source", "Device", "Note"]
+    }
+
+    static func logRow(_ e: IntakeEvent, _ c: HistoryContext) -> [String] {
+        [String(e.id ?? 0), Format.dateTime(e.time, c.calendar), e.kind.rawValue + (e.deleted ? " (deleted)" : ""),
+         Format.amount(e.ml, c.units), e.remainingML.map { Format.amount($0, c.units) } ?? "",
+         // Notes and device names come from people and imports: shown, never obeyed by the terminal.
+         e.source.rawValue, (e.device ?? "").shownSafely(limit: 40), (e.note ?? "").shownSafely(limit: 200)]
+    }
+
 }

@@ -71,28 +71,35 @@ public enum HistoryInput {
     /// (the start of that day), `HH:MM` (the latest such time not after `now`),
     /// `now`, `today`, `yesterday`.
     public static func instant(_ text: String, calendar: DayCalendar, now: Timestamp) throws(HistoryError) -> Timestamp {
+        try instantFitted(text, calendar: calendar, now: now).instant
+    }
+
+    /// The same, with how a local time fitted a day the clocks changed on
+    /// (`.exact` for every other form).
+    static func instantFitted(_ text: String, calendar: DayCalendar, now: Timestamp) throws(HistoryError)
+        -> (instant: Timestamp, fit: DayCalendar.LocalTimeFit) {
         let t = text.trimmingCharacters(in: .whitespaces)
         switch t.lowercased() {
-        case "now": return now
-        case "today": return calendar.start(of: calendar.day(of: now))
-        case "yesterday": return calendar.start(of: calendar.day(of: now).adding(days: -1))
+        case "now": return (now, .exact)
+        case "today": return (calendar.start(of: calendar.day(of: now)), .exact)
+        case "yesterday": return (calendar.start(of: calendar.day(of: now).adding(days: -1)), .exact)
         default: break
         }
-        if let stamp = Timestamp(iso8601: t) { return stamp }
-        if let day = CivilDay(parsing: t) { return calendar.start(of: day) }
+        if let stamp = Timestamp(iso8601: t) { return (stamp, .exact) }
+        if let day = CivilDay(parsing: t) { return (calendar.start(of: day), .exact) }
         // Local date and time.
         let parts = t.split(whereSeparator: { $0 == "T" || $0 == " " })
         if parts.count == 2, let day = CivilDay(parsing: parts[0]) {
             let seconds = try timeOfDay(String(parts[1]), whole: text)
-            return calendar.instant(atLocalSeconds: day.number * 86_400 + seconds)
+            return calendar.fit(localSeconds: day.number * 86_400 + seconds)
         }
         if parts.count == 1, t.contains(":") {
             let seconds = try timeOfDay(t, whole: text)
             var date = calendar.wallClock(now).date
-            var candidate = calendar.instant(atLocalSeconds: date.number * 86_400 + seconds)
-            if candidate > now {
+            var candidate = calendar.fit(localSeconds: date.number * 86_400 + seconds)
+            if candidate.instant > now {
                 date = date.adding(days: -1)
-                candidate = calendar.instant(atLocalSeconds: date.number * 86_400 + seconds)
+                candidate = calendar.fit(localSeconds: date.number * 86_400 + seconds)
             }
             return candidate
         }

@@ -24,7 +24,7 @@ extension History {
                 settings.timeZone = nil
             } else {
                 guard TimeZone(identifier: timeZone) != nil else {
-                    throw .invalidArgument("unknown time zone '\(timeZone)' (use an IANA name such as Europe/London, or 'system')")
+                    throw .invalidArgument("unknown time zone '\(timeZone.shownSafely())' (use an IANA name such as Europe/London, or 'system')")
                 }
                 settings.timeZone = timeZone
             }

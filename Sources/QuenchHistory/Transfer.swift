@@ -2,15 +2,10 @@ import Foundation
 import QuenchCore
 import QuenchStore
 
-/// The JSON export: everything a fresh database needs to answer the same way.
-struct ExportDocument: Codable {
+/// The JSON export's name and version, its first two members.
+enum ExportDocument {
     static let formatName = "quench-export"
-    var format: String
-    var version: Int
-    var settings: Settings?
-    var goals: [Goal]?
-    var devices: [Device]?
-    var events: [EventRecord]
+    static let version = 1
 }
 
 extension History {
@@ -18,25 +13,61 @@ extension History {
 
     /// `quench export --format csv|json [--since --until]`. CSV carries the events
     /// (every column); JSON also the settings, goals and devices. Deleted events
-    /// are included (with their flag) so nothing is lost.
-    public static func export(_ environment: HistoryEnvironment, format: ExportFormat, since: String?, until: String?) throws(HistoryError) -> String {
+    /// are included (with their flag) so nothing is lost. Rows are written as they
+    /// are read, from one snapshot: memory stays flat on any history size.
+    public static func export(
+        _ environment: HistoryEnvironment, format: ExportFormat, since: String?, until: String?,
+        to output: inout some TextOutputStream
+    ) throws(HistoryError) {
         let c = try environment.context(creating: false)
         let query = EventQuery(
             since: try since.map { (s) throws(HistoryError) in try HistoryInput.instant(s, calendar: c.calendar, now: c.now) },
             until: try until.map { (s) throws(HistoryError) in try HistoryInput.instant(s, calendar: c.calendar, now: c.now) },
             includeDeleted: true, order: .byID)
-        let events = try c.run { (store) throws(StoreError) in try store.events(query) }
         switch format {
         case .csv:
-            return ([CSV.line(EventRecord.csvColumns)] + events.map { CSV.line(EventRecord($0).csvFields) }).joined(separator: "\n")
+            output.write(CSV.line(EventRecord.csvColumns) + "\n")
+            try c.run { (store) throws(StoreError) in
+                try store.reading { (reader) throws(StoreError) in
+                    try reader.forEach(query) { output.write(CSV.line(EventRecord($0).csvFields) + "\n") }
+                }
+            }
         case .json:
-            let document = ExportDocument(
-                format: ExportDocument.formatName, version: 1, settings: c.settings,
-                goals: try c.run { (store) throws(StoreError) in try store.goals() },
-                devices: try c.run { (store) throws(StoreError) in try store.listDevices() },
-                events: events.map(EventRecord.init))
-            return JSONOutput.encode(document, pretty: true)
+            // Settings, goals and devices first, the events last and one per line,
+            // so that a reader (ours included) can take them one at a time.
+            let goals = try c.run { (store) throws(StoreError) in try store.goals() }
+            let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
+            func member(_ key: String, _ json: String) -> String {
+                // The encoder spells an empty list over three lines.
+                let value = json.filter { !$0.isWhitespace } == "[]" ? "[]" : json.replacingOccurrences(of: "\n", with: "\n  ")
+                return "  \"\(key)\" : " + value + ",\n"
+            }
+            output.write("{\n")
+            output.write(member("format", JSONOutput.encode(ExportDocument.formatName)))
+            output.write(member("version", JSONOutput.encode(ExportDocument.version)))
+            output.write(member("settings", JSONOutput.encode(c.settings, pretty: true)))
+            output.write(member("goals", JSONOutput.encode(goals, pretty: true)))
+            output.write(member("devices", JSONOutput.encode(devices, pretty: true)))
+            output.write("  \"events\" : [")
+            var first = true
+            try c.run { (store) throws(StoreError) in
+                try store.reading { (reader) throws(StoreError) in
+                    try reader.forEach(query) { event in
+                        output.write((first ? "\n    " : ",\n    ") + JSONOutput.encode(EventRecord(event)))
+                        first = false
+                    }
+                }
+            }
+            output.write(first ? "]\n}\n" : "\n  ]\n}\n")
         }
+    }
+
+    /// The export as one string (tests, small histories).
+    public static func export(_ environment: HistoryEnvironment, format: ExportFormat, since: String?, until: String?) throws(HistoryError) -> String {
+        var text = ""
+        try export(environment, format: format, since: since, until: until, to: &text)
+        if text.hasSuffix("\n") { text.removeLast() }
+        return text
     }
 
     /// What `import` did.
@@ -52,100 +83,185 @@ extension History {
 
     /// `quench import FILE` (`-` for stdin): a CSV or JSON export, or a CSV from
     /// elsewhere with at least `kind`, `ml` and `time` or `at` columns. Idempotent
-    /// (events are matched by identity); one transaction for all of it, and the
-    /// file is checked completely before anything is written.
+    /// (events are matched by identity). Read as a stream and written in batches
+    /// inside one transaction: bounded memory on any size, and a refused row, a
+    /// full disk or a kill -9 leaves the database as it was.
     public static func importFile(_ environment: HistoryEnvironment, path: String, json: Bool) throws(HistoryError) -> String {
-        let data: Data
-        do {
-            data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw .fileError(path: path, cause: error)
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw .invalidImport(file: path, line: nil, reason: "not UTF-8 text")
-        }
-        let parsed = try parseImport(text, file: path, now: environment.now)
+        let descriptor = try openInput(path)
+        defer { if path != "-" { close(descriptor) } }
+        let existed = access(environment.databasePath, F_OK) == 0
         let c = try environment.context(creating: true)
-        // One transaction: a refused row, a full disk or a kill -9 leaves the database as it was.
-        let result = try c.run { (store) throws(StoreError) in
-            try store.importHistory(settings: parsed.replaceSettings ? parsed.settings : nil, goals: parsed.goals,
-                                    devices: parsed.devices, events: parsed.events)
+        let report: ImportReport
+        do {
+            report = try importStream(ByteSource(descriptor: descriptor, name: path), file: path, into: c.store, now: environment.now)
+        } catch {
+            // A refused first import leaves no empty database behind (this process created it exclusively).
+            if !existed { for suffix in ["", "-wal", "-shm"] { unlink(environment.databasePath + suffix) } }
+            throw error
         }
-        let report = ImportReport(
-            file: path, format: parsed.format, events: parsed.events.count, inserted: result.inserted,
-            duplicates: result.duplicates, goals: parsed.goals.count, devices: parsed.devices.count)
         if json { return JSONOutput.encode(report) }
-        var summary = "Imported \(Format.grouped(result.inserted)) of \(Format.grouped(parsed.events.count)) events from \(path)"
-        if result.duplicates > 0 { summary += " (\(Format.grouped(result.duplicates)) already stored)" }
+        var summary = "Imported \(Format.grouped(report.inserted)) of \(Format.grouped(report.events)) events from \(path)"
+        if report.duplicates > 0 { summary += " (\(Format.grouped(report.duplicates)) already stored)" }
         summary += "."
-        if !parsed.goals.isEmpty || !parsed.devices.isEmpty {
-            summary += " Goals: \(parsed.goals.count), devices: \(parsed.devices.count)."
+        if report.goals > 0 || report.devices > 0 {
+            summary += " Goals: \(report.goals), devices: \(report.devices)."
         }
         return summary
     }
 
-    struct ParsedImport {
-        var format: String
-        var events: [IntakeEvent] = []
-        var goals: [Goal] = []
-        var devices: [Device] = []
-        var settings: Settings?
-        var replaceSettings = false
+    /// Opens what `import` reads: a regular file, a pipe, or stdin for `-`.
+    static func openInput(_ path: String) throws(HistoryError) -> Int32 {
+        if path == "-" { return STDIN_FILENO }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            throw .invalidImport(file: path, line: nil, reason: "cannot open it: \(String(cString: strerror(code)))")
+        }
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            close(fd)
+            throw .invalidImport(file: path, line: nil, reason: "it is a directory, not an export")
+        }
+        return fd
     }
 
-    static func parseImport(_ text: String, file: String, now: Timestamp) throws(HistoryError) -> ParsedImport {
-        if text.drop(while: { $0.isWhitespace }).first == "{" {
-            let document: ExportDocument
-            do {
-                let decoder = JSONDecoder()
-                decoder.keyDecodingStrategy = .convertFromSnakeCase
-                document = try decoder.decode(ExportDocument.self, from: Data(text.utf8))
-            } catch {
-                throw .invalidImport(file: file, line: nil, reason: "not a Quench JSON export (\(error))")
-            }
-            guard document.format == ExportDocument.formatName, document.version == 1 else {
-                throw .invalidImport(file: file, line: nil, reason: "format '\(document.format)' version \(document.version) is not quench-export version 1")
-            }
-            // What `settings` and `goal` refuse, an import refuses too (calibrations check themselves as they decode).
-            if let settings = document.settings {
-                if let zone = settings.timeZone, TimeZone(identifier: zone) == nil {
-                    throw .invalidImport(file: file, line: nil, reason: "settings: unknown time zone '\(zone)' (an IANA name such as Europe/London)")
-                }
-                guard (0...23).contains(settings.dayStartHour) else {
-                    throw .invalidImport(file: file, line: nil, reason: "settings: day start hour \(settings.dayStartHour) is not between 0 and 23")
-                }
-            }
-            for (index, goal) in (document.goals ?? []).enumerated() where !IntakeEvent.holds(ml: goal.ml) {
-                throw .invalidImport(file: file, line: nil, reason: "goal \(index + 1): \(goal.ml) mL is not a positive daily goal")
-            }
-            var parsed = ParsedImport(format: "json", goals: document.goals ?? [], devices: document.devices ?? [],
-                                      settings: document.settings, replaceSettings: document.settings != nil)
-            for (index, record) in document.events.enumerated() {
-                do { parsed.events.append(try record.event(now: now)) } catch {
-                    throw .invalidImport(file: file, line: nil, reason: "event \(index + 1): \(error)")
-                }
-            }
-            return parsed
+    /// Events are written this many at a time inside the import's transaction.
+    static let importBatchSize = 1000
+
+    /// Reads an export from `source` into `store`: JSON when its first byte
+    /// (after blanks) is `{`, else CSV.
+    static func importStream(_ source: ByteSource, file: String, into store: IntakeStore, now: Timestamp) throws(HistoryError) -> ImportReport {
+        var source = source
+        try source.skipByteOrderMark()
+        while let byte = try source.peek(), byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t") {
+            _ = try source.next()
         }
-        let rows: [(line: Int, fields: [String])]
-        do { rows = try CSV.parse(text) } catch { throw .invalidImport(file: file, line: nil, reason: "\(error)") }
-        guard let header = rows.first else { throw .invalidImport(file: file, line: nil, reason: "the file is empty") }
+        let isJSON = try source.peek() == UInt8(ascii: "{")
+        var report = ImportReport(file: file, format: isJSON ? "json" : "csv", events: 0, inserted: 0, duplicates: 0, goals: 0, devices: 0)
+        try store.importing(wrap: HistoryError.store) { (session) throws(HistoryError) in
+            var batch: [IntakeEvent] = []
+            batch.reserveCapacity(importBatchSize)
+            func flush() throws(HistoryError) {
+                guard !batch.isEmpty else { return }
+                let result = try HistoryContext.run { () throws(StoreError) in try session.insert(batch) }
+                report.inserted += result.inserted
+                report.duplicates += result.duplicates
+                batch.removeAll(keepingCapacity: true)
+            }
+            func add(_ event: IntakeEvent) throws(HistoryError) {
+                batch.append(event)
+                report.events += 1
+                if batch.count == importBatchSize { try flush() }
+            }
+            if isJSON {
+                (report.goals, report.devices) = try readJSONExport(source, file: file, session: session, now: now, add: add)
+            } else {
+                try readCSV(source, file: file, now: now, add: add)
+            }
+            try flush()
+        }
+        return report
+    }
+
+    private static func readCSV(_ source: ByteSource, file: String, now: Timestamp, add: (IntakeEvent) throws(HistoryError) -> Void) throws(HistoryError) {
+        var rows = CSVRowReader(source, file: file)
+        guard let header = try rows.next() else { throw .invalidImport(file: file, line: nil, reason: "the file is empty") }
         let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard names.contains("kind"), names.contains("ml"), names.contains("time") || names.contains("at") else {
             throw .invalidImport(file: file, line: header.line, reason: "the header needs kind, ml and time or at columns")
         }
-        var parsed = ParsedImport(format: "csv")
-        for row in rows.dropFirst() {
+        while let row = try rows.next() {
             guard row.fields.count == names.count else {
                 throw .invalidImport(file: file, line: row.line, reason: "\(row.fields.count) fields, the header has \(names.count)")
             }
+            let event: IntakeEvent
             do {
                 let record = try EventRecord(csv: Dictionary(zip(names, row.fields), uniquingKeysWith: { a, _ in a }))
-                parsed.events.append(try record.event(now: now))
+                event = try record.event(now: now)
             } catch {
                 throw .invalidImport(file: file, line: row.line, reason: "\(error)")
             }
+            try add(event)  // the store's own failure (a full disk) is not the row's
         }
-        return parsed
+    }
+
+    private static func readJSONExport(
+        _ source: ByteSource, file: String, session: ImportSession, now: Timestamp,
+        add: (IntakeEvent) throws(HistoryError) -> Void
+    ) throws(HistoryError) -> (goals: Int, devices: Int) {
+        var goalCount = 0, deviceCount = 0
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        func failure(_ what: String, _ offset: Int, _ reason: String) -> HistoryError {
+            .invalidImport(file: file, line: nil, reason: "\(what) (byte offset \(offset)): \(reason)")
+        }
+        func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8], _ what: String, _ offset: Int) throws(HistoryError) -> T {
+            if let bad = String.firstInvalidUTF8Offset(bytes) {
+                throw failure(what, offset, "the byte at offset \(offset + bad) is not valid UTF-8 text")
+            }
+            do { return try decoder.decode(T.self, from: Data(bytes)) } catch {
+                throw failure(what, offset, (error as? DecodingError)?.summary(snakeCase: true) ?? "\(error)")
+            }
+        }
+        func store(_ body: () throws(StoreError) -> Void) throws(HistoryError) {
+            do { try body() } catch { throw .store(error) }
+        }
+        var format: String?, version: Int?
+        // Checked as soon as both are known, and again at the end: a JSON file
+        // that is not an export is refused before its events are read, where it says so first.
+        func checkFormat(atEnd: Bool) throws(HistoryError) {
+            guard let format, let version else {
+                if atEnd { throw .invalidImport(file: file, line: nil, reason: "not a Quench JSON export (no \"format\": \"quench-export\" and \"version\")") }
+                return
+            }
+            guard format == ExportDocument.formatName, version == ExportDocument.version else {
+                throw .invalidImport(file: file, line: nil, reason: "format '\(format.shownSafely(limit: 40))' version \(version) is not quench-export version 1")
+            }
+        }
+        var reader = JSONExportReader(source, file: file)
+        try reader.read(member: { (key, bytes, offset) throws(HistoryError) in
+            switch key {
+            case "format":
+                format = try decode(String.self, bytes, "format", offset)
+                try checkFormat(atEnd: false)
+            case "version":
+                version = try decode(Int.self, bytes, "version", offset)
+                try checkFormat(atEnd: false)
+            case "settings":
+                // What `settings` refuses, an import refuses too.
+                guard let settings = try decode(Settings?.self, bytes, "settings", offset) else { return }
+                if let zone = settings.timeZone, TimeZone(identifier: zone) == nil {
+                    throw failure("settings", offset, "unknown time zone '\(zone.shownSafely(limit: 60))' (an IANA name such as Europe/London)")
+                }
+                guard (0...23).contains(settings.dayStartHour) else {
+                    throw failure("settings", offset, "day start hour \(settings.dayStartHour) is not between 0 and 23")
+                }
+                try store { () throws(StoreError) in try session.replaceSettings(settings) }
+            case "goals":
+                let goals = try decode([Goal]?.self, bytes, "goals", offset) ?? []
+                for (index, goal) in goals.enumerated() where !IntakeEvent.holds(ml: goal.ml) {
+                    throw failure("goal \(index + 1)", offset, "\(goal.ml) mL is not a positive daily goal")
+                }
+                try store { () throws(StoreError) in try session.addGoals(goals) }
+                goalCount += goals.count
+            case "devices":
+                // Calibrations check themselves as they decode.
+                let devices = try decode([Device]?.self, bytes, "devices", offset) ?? []
+                try store { () throws(StoreError) in try session.addDevices(devices) }
+                deviceCount += devices.count
+            default:
+                break  // a member a later version may add; this one has nothing to do with it
+            }
+        }, event: { (index, bytes, offset) throws(HistoryError) in
+            if index == 0 { try checkFormat(atEnd: false) }
+            let record = try decode(EventRecord.self, bytes, "event \(index + 1)", offset)
+            let event: IntakeEvent
+            do { event = try record.event(now: now) } catch {
+                throw failure("event \(index + 1)", offset, "\(error)")
+            }
+            try add(event)
+        })
+        try checkFormat(atEnd: true)
+        return (goalCount, deviceCount)
     }
 }

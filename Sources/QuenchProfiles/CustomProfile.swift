@@ -173,11 +173,7 @@ public struct ProfileFileError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         let what: String
         switch reason {
-        case .syntax(let e):
-            switch e {
-            case .dataCorrupted(let c): what = "not valid JSON: \(c.debugDescription)\(c.underlyingError.map { " (\($0))" } ?? "")"
-            default: what = "not valid JSON: \(e)"
-            }
+        case .syntax(let e): what = e.summary()
         case .missing: what = "required field is missing"
         case .wrongType(let expected): what = "must be \(expected)"
         case .invalid(let why): what = why
@@ -265,9 +261,13 @@ private struct FieldReader {
         return try FieldReader(v, path: name(key))
     }
 
-    /// Fails on keys nobody asked for (typos would otherwise be silently ignored).
-    func finish() throws(ProfileFileError) {
+    /// Fails on keys nobody asked for (typos would otherwise be silently ignored);
+    /// a key the format has, but not in this case, is named as not applying, and why.
+    func finish(elsewhere: Set<String> = [], because context: String = "") throws(ProfileFileError) {
         if let extra = object.keys.sorted().first(where: { !used.contains($0) }) {
+            if elsewhere.contains(extra) {
+                throw ProfileFileError(field: name(extra), reason: .invalid("does not apply when \(context)"))
+            }
             throw ProfileFileError(field: name(extra), reason: .unknownField)
         }
     }
@@ -276,6 +276,10 @@ private struct FieldReader {
 extension CustomProfile {
     /// Parses and validates a profile file's JSON text.
     public init(json: [UInt8]) throws(ProfileFileError) {
+        // Named by its byte: the decoder would report it as a problem with some field.
+        if let bad = String.firstInvalidUTF8Offset(json) {
+            throw ProfileFileError(field: "", reason: .invalid("byte offset \(bad) is not valid UTF-8 text"))
+        }
         let root: JSONValue
         do {
             root = try JSONDecoder().decode(JSONValue.self, from: Data(json))
@@ -343,7 +347,8 @@ extension CustomProfile {
             throw ProfileFileError(field: "source.kind",
                                    reason: .invalid("\"\(kind)\" is not one of characteristic, service-data, manufacturer-data"))
         }
-        try src.finish()
+        try src.finish(elsewhere: ["service", "characteristic", "mode", "pollInterval", "uuid", "company"],
+                       because: "source.kind is \"\(kind)\"")
 
         guard var val = try top.object("value") else { throw ProfileFileError(field: "value", reason: .missing) }
         let offset = try val.integer("offset") ?? 0

@@ -87,7 +87,7 @@ public enum ProfileLookupError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknown(let name, let known):
-            "unknown profile '\(name)': not one of \(known.joined(separator: ", ")) nor a profile file (a path ending in .json)"
+            "unknown profile '\(name.shownSafely())': not one of \(known.joined(separator: ", ")) nor a profile file (a path ending in .json)"
         case .cannotRead(let path, let e): "cannot read the profile file \(path): \(errnoDescription(e))"
         case .notAFile(let path): "the profile file \(path) is not a regular file"
         case .tooLarge(let path, let limit): "the profile file \(path) is larger than \(limit / 1024) KiB; profile files are small JSON"

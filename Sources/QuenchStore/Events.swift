@@ -153,15 +153,39 @@ extension IntakeStore {
     /// An import, all of it or nothing: settings, goals, devices and events in
     /// one transaction, so a refused row (or a kill -9) leaves the database as it was.
     public func importHistory(settings: Settings?, goals: [Goal], devices: [Device], events: [IntakeEvent]) throws(StoreError) -> IngestResult {
-        let what = "importing \(events.count) event\(events.count == 1 ? "" : "s")"
-        if let settings { try checkSettings(settings) }
-        let deviceRows = try devices.map { (d) throws(StoreError) in (d, try calibrationJSON(d)) }
-        try checkIntake(events, what)
-        return try write(what) { db in
-            if let settings { try Self.upsertSettings(settings, db) }
-            try Self.upsertGoals(goals, db)
-            for (device, calibration) in deviceRows { try Self.upsertDevice(device, calibration: calibration, db) }
-            return try Self.insertRows(events, keepingIDs: true, db)
+        var result = IngestResult()
+        try importing(wrap: { $0 }) { (session) throws(StoreError) in
+            if let settings { try session.replaceSettings(settings) }
+            try session.addGoals(goals)
+            try session.addDevices(devices)
+            result = try session.insert(events)
+        }
+        return result
+    }
+
+    /// A streamed import: `body` adds what it reads, batch by batch, to one
+    /// `BEGIN IMMEDIATE` transaction that commits when it returns and rolls back
+    /// when it throws, so memory stays bounded and the database gets all of the
+    /// file or none of it. `wrap` turns the store's own failures into `body`'s error type.
+    public func importing<Failure: Error>(
+        wrap: (StoreError) -> Failure, _ body: (ImportSession) throws(Failure) -> Void
+    ) throws(Failure) {
+        if isReadOnly {
+            throw wrap(StoreError(.readOnly, path: path, "importing failed: the database \(path) is read-only (check the permissions of the file and its directory)"))
+        }
+        var bodyFailure: Failure?
+        do {
+            try withConnection { db in
+                try db.transaction(immediate: true) {
+                    do throws(Failure) { try body(ImportSession(db: db, store: self)) } catch {
+                        bodyFailure = error
+                        throw ImportSession.RolledBack()
+                    }
+                }
+            }
+        } catch {
+            if let bodyFailure { throw bodyFailure }
+            throw wrap(StoreError.wrap(error, path: path, doing: "importing"))
         }
     }
 
@@ -212,6 +236,18 @@ extension IntakeStore {
     }
 
     public func events(_ query: EventQuery = EventQuery()) throws(StoreError) -> [IntakeEvent] {
+        let (sql, arguments) = Self.select(query)
+        return try read("reading events") { db in try db.all(sql, arguments, Self.event) }
+    }
+
+    /// Runs `body` on one read snapshot of the history: every query it makes sees
+    /// the same rows, even while a gateway writes.
+    public func reading<T>(_ body: (EventReader) throws(StoreError) -> T) throws(StoreError) -> T {
+        try read("reading events") { db in try body(EventReader(db: db, path: path)) }
+    }
+
+    /// The SQL of an event query and its parameters.
+    static func select(_ query: EventQuery) -> (sql: String, arguments: [any SQLiteBindable]) {
         var conditions: [String] = []
         var arguments: [any SQLiteBindable] = []
         if let since = query.since { conditions.append("time >= ?"); arguments.append(since.secondsSince1970) }
@@ -226,8 +262,7 @@ extension IntakeStore {
         sql += query.order == .newestFirst ? " ORDER BY time DESC, id DESC" : " ORDER BY id"
         // A parameter, not a literal: the statement is prepared once whatever the limit.
         if let limit = query.limit { sql += " LIMIT ?"; arguments.append(max(0, limit)) }
-        let finalSQL = sql, finalArguments = arguments
-        return try read("reading events") { db in try db.all(finalSQL, finalArguments, Self.event) }
+        return (sql, arguments)
     }
 
     /// Live sips grouped by day: the key of a sip at `time` in segment `s` is
@@ -293,7 +328,7 @@ extension IntakeStore {
     static func event(_ row: SQLiteRow) throws -> IntakeEvent {
         let kindText: String = row[2], sourceText: String = row[6]
         guard let kind = EventKind(rawValue: kindText), let source = EventSource(rawValue: sourceText) else {
-            throw StoreError(.corrupt, path: nil, "an event row has kind '\(kindText)' and source '\(sourceText)'")
+            throw StoreError(.corrupt, path: nil, "an event row has kind '\(kindText.shownSafely())' and source '\(sourceText.shownSafely())'")
         }
         return IntakeEvent(
             id: row[0], identity: row[1], kind: kind, ml: row[3],
@@ -309,5 +344,69 @@ extension Timestamp {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Timestamp(secondsSince1970: Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9)
+    }
+}
+
+/// Reads events one at a time inside `IntakeStore.reading`: an export or a log
+/// of ten years never holds more than one row. Valid only inside that call.
+public struct EventReader {
+    let db: SQLiteConnection
+    let path: String
+
+    /// Calls `body` with each event `query` selects, in its order.
+    public func forEach(_ query: EventQuery, _ body: (IntakeEvent) -> Void) throws(StoreError) {
+        let (sql, arguments) = IntakeStore.select(query)
+        do {
+            try db.run(sql, arguments) { row in body(try IntakeStore.event(row)) }
+        } catch {
+            throw StoreError.wrap(error, path: path, doing: "reading events")
+        }
+    }
+
+    /// How many events `query` selects.
+    public func count(_ query: EventQuery) throws(StoreError) -> Int {
+        let (sql, arguments) = IntakeStore.select(query)
+        do {
+            return try db.first("SELECT COUNT(*) FROM (\(sql))", arguments) { row -> Int in row[0] } ?? 0
+        } catch {
+            throw StoreError.wrap(error, path: path, doing: "counting events")
+        }
+    }
+}
+
+/// What an import adds, inside `IntakeStore.importing`'s one transaction; every
+/// value is checked the way `settings`, `goal`, `pair` and `add` check it.
+/// Valid only inside that call.
+public struct ImportSession {
+    let db: SQLiteConnection
+    let store: IntakeStore
+
+    struct RolledBack: Error {}
+
+    public func replaceSettings(_ settings: Settings) throws(StoreError) {
+        try store.checkSettings(settings)
+        try run("importing the settings") { try IntakeStore.upsertSettings(settings, db) }
+    }
+
+    public func addGoals(_ goals: [Goal]) throws(StoreError) {
+        try run("importing goals") { try IntakeStore.upsertGoals(goals, db) }
+    }
+
+    public func addDevices(_ devices: [Device]) throws(StoreError) {
+        for device in devices {
+            let calibration = try store.calibrationJSON(device)
+            try run("importing device \(device.address)") { try IntakeStore.upsertDevice(device, calibration: calibration, db) }
+        }
+    }
+
+    /// Events, ids kept when free; those already stored (same identity) are counted, not doubled.
+    public func insert(_ events: [IntakeEvent]) throws(StoreError) -> IngestResult {
+        let what = "importing \(events.count) event\(events.count == 1 ? "" : "s")"
+        try store.checkIntake(events, what)
+        return try run(what) { try IntakeStore.insertRows(events, keepingIDs: true, db) }
+    }
+
+    private func run<T>(_ what: String, _ body: () throws -> T) throws(StoreError) -> T {
+        do { return try body() } catch { throw StoreError.wrap(error, path: store.path, doing: what) }
     }
 }

@@ -159,6 +159,11 @@ public final class IntakeStore: Sendable {
         }
     }
 
+    /// The connection, for a transaction `body` manages itself (a streamed import).
+    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try connection.withLock { db in try body(db) }
+    }
+
     /// One read transaction: every query in `body` sees the same snapshot.
     func read<T>(_ what: String, _ body: (SQLiteConnection) throws -> T) throws(StoreError) -> T {
         do {

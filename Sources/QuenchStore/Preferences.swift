@@ -105,7 +105,7 @@ extension IntakeStore {
             try db.all("SELECT start_day, ml, set_at FROM goal ORDER BY start_day", []) { row in
                 let text: String = row[0]
                 guard let day = CivilDay(parsing: text) else {
-                    throw StoreError(.corrupt, path: nil, "a goal starts on '\(text)', which is not a date")
+                    throw StoreError(.corrupt, path: nil, "a goal starts on '\(text.shownSafely())', which is not a date")
                 }
                 return Goal(startDay: day, ml: row[1], setAt: Timestamp(secondsSince1970: row[2]))
             }

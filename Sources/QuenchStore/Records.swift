@@ -196,7 +196,7 @@ public struct CivilDay: Sendable, Hashable, Comparable, Codable, CustomStringCon
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let day = CivilDay(parsing: text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not a YYYY-MM-DD date"))
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "'\(text.shownSafely())' is not a YYYY-MM-DD date"))
         }
         self = day
     }

@@ -1,4 +1,7 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Why a store operation failed. A struct with a code, a message for people and
 /// the underlying cause (usually an `SQLiteError`, which keeps SQLite's
@@ -86,17 +89,28 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case SQLITE_READONLY:
             return StoreError(.readOnly, path: path, "\(what) failed: the database\(place) is read-only (check the permissions of the file and its directory)", cause: db)
         case SQLITE_FULL:
-            return StoreError(.diskFull, path: path, "\(what) failed: the disk is full; nothing was written", cause: db)
+            return StoreError(.diskFull, path: path, "\(what) failed: the disk is full; nothing was written (free some space)", cause: db)
         case SQLITE_BUSY, SQLITE_LOCKED:
             return StoreError(.busy, path: path, "\(what) failed: the database\(place) stayed locked by another process past the timeout", cause: db)
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH:
             return StoreError(.cannotOpen, path: path, "cannot open the database\(place)", cause: db)
         case SQLITE_CONSTRAINT:
             return StoreError(.invalidValue, path: path, "\(what) failed: a value breaks the database's rules", cause: db)
+        case SQLITE_IOERR where path.map(isFull) == true:
+            // A full disk often surfaces as an I/O error (growing the -shm or -wal file), not SQLITE_FULL.
+            return StoreError(.diskFull, path: path, "\(what) failed: the disk holding\(place) is full; nothing was written (free some space)", cause: db)
         case SQLITE_IOERR:
             return StoreError(.io, path: path, "\(what) failed: input/output error on\(place.isEmpty ? " the database" : place)", cause: db)
         default:
             return StoreError(.other, path: path, "\(what) failed", cause: db)
         }
+    }
+
+    /// Whether the file system holding `path` has (next to) no room left.
+    static func isFull(_ path: String) -> Bool {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        var info = statvfs()
+        guard statvfs(folder.isEmpty ? "/" : folder, &info) == 0 else { return false }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize) < 64 * 1024
     }
 }

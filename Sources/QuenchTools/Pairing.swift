@@ -36,13 +36,20 @@ public enum Pairing {
     /// given), so the address type is the advertised one; connects and
     /// subscribes (GATT) or listens (broadcast) until a reading decodes;
     /// then saves device, profile, address type and calibration.
-    public static func pair(_ r: Request, store: IntakeStore, stop: StopSignal, progress: (String) -> Void) throws(ToolError) -> Outcome {
+    /// `openStore` is called once the request is known to be valid, and before
+    /// any scan: a bad address or profile file leaves no database behind, and a
+    /// bad database path fails before the wait.
+    public static func pair(
+        _ r: Request, openStore: () throws(StoreError) -> IntakeStore, stop: StopSignal, progress: (String) -> Void
+    ) throws(ToolError) -> Outcome {
         guard let address = BluetoothAddress(r.address) else { throw .live(.badAddress(r.address)) }
         var profile: DeviceProfile?
         var definition: String?
         if let p = r.profile {
             do { (profile, definition) = try ProfileRegistry.resolve(p) } catch { throw .live(.profile(error)) }
         }
+        let store: IntakeStore
+        do { store = try openStore() } catch { throw .live(.store(error)) }
         var type: AddressType = r.random ? .leRandom : .lePublic
         var advertisedName: String?
         if profile == nil || !r.random {

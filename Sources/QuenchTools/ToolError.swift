@@ -55,10 +55,10 @@ public enum CalibrationProblem: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .nothingToDo: "nothing to do: measure the empty or the full bottle, give the full volume, or give level points"
         case .pointsNeedLevelSensor(let a, let p): "level points are for level sensors; \(a) is a \(p) (weight)"
-        case .volumeNotPositive(let v): "the full bottle's volume must be a positive number of mL, not '\(v)'"
+        case .volumeNotPositive(let v): "the full bottle's volume must be a positive number of mL, not '\(v.shownSafely())'"
         case .fullNeedsEmptyWeight: "measuring the full bottle needs the empty bottle's weight: measure the empty bottle first"
         case .fullNeedsVolume: "measuring a full level bottle needs its volume in mL"
-        case .badPoint(let p): "level point '\(p)' is not LEVEL:ML (two numbers, e.g. 12.5:250)"
+        case .badPoint(let p): "level point '\(p.shownSafely())' is not LEVEL:ML (two numbers, e.g. 12.5:250)"
         case .fullNotHeavier(let full, let empty):
             "the full bottle (\(TraceWriter.fixed(full, places: 1)) g) is not heavier than the empty one (\(TraceWriter.fixed(empty, places: 1)) g)"
         }

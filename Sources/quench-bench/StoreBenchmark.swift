@@ -99,6 +99,8 @@ struct StoreBenchmark {
             print("    \(label) median \(fmt(times[times.count / 2] * 1000)) ms   p90 \(fmt(times[times.count * 9 / 10] * 1000)) ms   max \(fmt(times.last! * 1000)) ms")
         }
 
+        try measureMemory(work: work)
+
         // 100 000 events in one ingest: a fresh database, then on top of the ten years.
         var batch: [DetectedEvent] = []
         for i in 0..<100_000 {
@@ -132,6 +134,11 @@ struct StoreBenchmark {
     /// returns the wall time from spawn to reaped exit in seconds: the whole
     /// process, without Foundation.Process's own overhead.
     func invoke(_ command: [String]) throws -> Double {
+        try spawn(command, database: database, output: "/dev/null").seconds
+    }
+
+    /// Runs quench on `database` with stdout to `output`; wall time and peak resident memory (from wait4).
+    func spawn(_ command: [String], database: String, output: String) throws -> (seconds: Double, peakBytes: Int) {
         let argv = [quench] + command + ["--db", database]
         var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for p in cArguments { free(p) } }
@@ -142,16 +149,55 @@ struct StoreBenchmark {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let start = DispatchTime.now()
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, quench, &actions, nil, &cArguments, &cEnvironment)
         guard rc == 0 else { throw BenchError.command(argv.joined(separator: " "), rc, "posix_spawn failed") }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
         let elapsed = seconds(since: start)
         guard status == 0 else { throw BenchError.command(argv.joined(separator: " "), status, "see its stderr above") }
-        return elapsed
+        return (elapsed, usage.ru_maxrss * 1024)  // ru_maxrss is in KiB on Linux
+    }
+
+    /// Peak resident memory of the commands that read or write the whole history:
+    /// export, import and log stream their rows (target < 64 MB on any history size).
+    func measureMemory(work: String) throws {
+        print("  peak resident memory on the ten years, target < 64 MB:")
+        let csv = work + "/export.csv", json = work + "/export.json"
+        var runs: [(label: String, command: [String], database: String, output: String)] = [
+            ("export --format csv", ["export", "--format", "csv"], database, csv),
+            ("export --format json", ["export", "--format", "json"], database, json),
+            ("log --limit 100000 --json", ["log", "--limit", "100000", "--json"], database, "/dev/null"),
+            ("log --limit 1000000 --csv", ["log", "--limit", "1000000", "--csv"], database, "/dev/null"),
+            ("log --limit 1000000", ["log", "--limit", "1000000"], database, "/dev/null"),
+            ("today", ["today"], database, "/dev/null"),
+            ("stats --year", ["stats", "--year"], database, "/dev/null"),
+            ("calendar", ["calendar"], database, "/dev/null"),
+        ]
+        runs += [
+            ("import (CSV export, fresh db)", ["import", csv], work + "/import-csv.sqlite", "/dev/null"),
+            ("import (JSON export, fresh db)", ["import", json], work + "/import-json.sqlite", "/dev/null"),
+            ("import (JSON again: duplicates)", ["import", json], work + "/import-json.sqlite", "/dev/null"),
+        ]
+        for run in runs {
+            let result = try spawn(run.command, database: run.database, output: run.output)
+            let size = run.output == "/dev/null" ? "" : "   (\(fileSize(run.output) / 1_000_000) MB written)"
+            let label = ("quench " + run.label).padding(toLength: 40, withPad: " ", startingAt: 0)
+            print("    \(label) \(fmt(Double(result.peakBytes) / 1_048_576)) MB   \(fmt(result.seconds)) s\(size)")
+        }
+        let original = try spawn(["export", "--format", "csv"], database: database, output: work + "/a.csv")
+        let restored = try spawn(["export", "--format", "csv"], database: work + "/import-json.sqlite", output: work + "/b.csv")
+        _ = (original, restored)
+        let same = FileManager.default.contentsEqual(atPath: work + "/a.csv", andPath: work + "/b.csv")
+        print("    JSON export imported into a fresh database exports the same CSV: \(same ? "yes" : "NO")")
+        if !same { throw BenchError.command("import of the JSON export", 1, "the re-export differs") }
+    }
+
+    func fileSize(_ path: String) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     }
 
     func seconds(since start: DispatchTime) -> Double {

@@ -53,7 +53,7 @@ extension CalibrationProblem {
         case .volumeNotPositive: "\(self) (--full ML)"
         case .fullNeedsEmptyWeight: "--full-now needs the empty bottle's weight: measure it first with --empty-now"
         case .fullNeedsVolume: "--full-now needs --full ML for a level sensor (the volume of the full bottle)"
-        case .badPoint(let p): "--point '\(p)' is not LEVEL:ML (two numbers, e.g. 12.5:250)"
+        case .badPoint(let p): "--point '\(p.shownSafely())' is not LEVEL:ML (two numbers, e.g. 12.5:250)"
         case .fullNotHeavier: "\(self)"
         }
     }
@@ -103,10 +103,11 @@ struct PairCommand: AsyncParsableCommand {
         let live = live
         _ = LiveLogging.bootstrap(level: live.logLevel)
         try await offPool {
-            let store = try live.openStore(creating: true)
+            let environment = try HistoryEnvironment.process(database: live.db, units: nil)
             let stop = StopSignal()
             let signals = StopSignals.handle { _ in stop.stop() }
-            let outcome = try Pairing.pair(request, store: store, stop: stop) { LineOutput.write($0) }
+            let outcome = try Pairing.pair(request, openStore: { () throws(StoreError) in try environment.openIntakeStore(creating: true) },
+                                           stop: stop) { LineOutput.write($0) }
             signals.cancel()
             let d = outcome.device
             LineOutput.write("first reading: \(Pairing.describe(outcome.firstReading))")

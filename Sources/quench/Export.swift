@@ -11,6 +11,7 @@ struct Export: ParsableCommand {
     @Option(help: "Before this time.") var until: String?
 
     func run() throws {
-        emit(try History.export(HistoryEnvironment.process(database: db, units: nil), format: format, since: since, until: until))
+        var output = StandardOutput()
+        try History.export(HistoryEnvironment.process(database: db, units: nil), format: format, since: since, until: until, to: &output)
     }
 }

@@ -12,7 +12,8 @@ struct Log: ParsableCommand {
     @Flag(help: "Print CSV (the export's columns).") var csv = false
 
     func run() throws {
-        emit(try History.log(options.environment(), since: since, until: until, device: device, limit: limit,
-                             includeDeleted: deleted, csv: csv, json: options.json))
+        var output = StandardOutput()
+        try History.log(options.environment(), since: since, until: until, device: device, limit: limit,
+                        includeDeleted: deleted, csv: csv, json: options.json, to: &output)
     }
 }

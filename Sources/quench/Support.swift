@@ -27,7 +27,7 @@ enum FileHandleStderr {
 
 /// Buffered standard output: printing event by event is too slow for
 /// traces with many events.
-final class StandardOutput {
+final class StandardOutput: TextOutputStream {
     private var buffer: [UInt8] = []
 
     init() { buffer.reserveCapacity(1 << 16) }

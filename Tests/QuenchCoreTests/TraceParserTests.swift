@@ -1,6 +1,7 @@
 import Testing
 import QuenchCore
 import QuenchSimulator
+import QuenchTestSupport
 
 @Suite struct TraceParserTests {
     static let valid = """
@@ -153,5 +154,42 @@ import QuenchSimulator
                 Issue.record("unexpected error type \(error)")
             }
         }
+    }
+}
+
+/// Fuzz target for the truth file parser, and its regression file.
+@Suite struct TruthParserFuzzTests {
+    static let valid = "# truth\nt_start,t_end,kind,ml\n1.5,3.0,sip,20.5\n10,12,refill,480\n20,21,pour,100\n"
+
+    @Test func mutatedTruthFilesParseOrNameTheLine() {
+        var rng = FuzzRandom(seed: 11)
+        let base = Array(Self.valid.utf8)
+        let alphabet = Array("0123456789.,-+eE#\n\r sipourefillnaif".utf8) + [0, 0xFF]
+        var parsed = 0
+        for _ in 0..<20_000 {
+            var bytes = base
+            for _ in 0..<Int.random(in: 1...6, using: &rng) where !bytes.isEmpty {
+                let i = Int.random(in: 0..<bytes.count, using: &rng)
+                switch Int.random(in: 0..<3, using: &rng) {
+                case 0: bytes[i] = alphabet.randomElement(using: &rng)!
+                case 1: bytes.remove(at: i)
+                default: bytes.insert(alphabet.randomElement(using: &rng)!, at: i)
+                }
+            }
+            do {
+                let events = try TruthParser.parse(String(decoding: bytes, as: UTF8.self))
+                #expect(events.allSatisfy { $0.tStart.isFinite && $0.tEnd >= $0.tStart && $0.ml.isFinite && $0.ml >= 0 })
+                parsed += 1
+            } catch {
+                #expect(error.line >= 1)
+            }
+        }
+        #expect(parsed > 100, "parsed \(parsed)")
+    }
+
+    @Test func hugeTimesAreNumbersNotTraps() throws {
+        let text = String(decoding: try TestPackage.fixture("regressions/truth-huge-times.csv"), as: UTF8.self)
+        let events = try TruthParser.parse(text)
+        #expect(events.count == 2 && events[1].ml == 1e300)
     }
 }

@@ -141,3 +141,29 @@ import Testing
         #expect(History.recommendGoal(weightKg: 61, exerciseMinutes: 0).total == 2150)  // 2135 → 2150
     }
 }
+
+/// `add --at` on the days the clocks change, and before 1970: said, not silently moved or left to SQLite.
+@Suite struct AddAtTests {
+    func added(_ at: String) throws -> String {
+        let f = try HistoryFixture(populate: false)
+        return try History.add(f.environment(now: Timestamp(iso8601: "2026-11-24T12:00:00Z")!), amount: "100ml", at: at, note: nil, json: false)
+    }
+
+    @Test func aTimeTheClocksSkippedIsSaid() throws {
+        let text = try added("2026-03-29 01:30")
+        #expect(text.hasPrefix("Note: 2026-03-29 01:30 does not exist in Europe/London (the clocks went forward); recorded at 2026-03-29 02:00."), "\(text)")
+    }
+
+    @Test func aTimeThatHappensTwiceSaysWhichAndHowToGetTheOther() throws {
+        let text = try added("2026-10-25 01:30")
+        #expect(text.contains("happens twice in Europe/London (the clocks went back); recorded at the first, 2026-10-25T00:30:00Z; for the second use --at 2026-10-25T01:30:00Z"), "\(text)")
+        #expect(!(try added("2026-10-25 02:30")).contains("Note:"))
+        #expect(!(try added("2026-07-01 01:30")).contains("Note:"))
+    }
+
+    @Test func beforeNineteenSeventyIsRefusedInWords() throws {
+        #expect(throws: HistoryError.self) { try added("1960-01-01 10:00") }
+        let error = #expect(throws: HistoryError.self) { try added("1969-12-31 23:00") }
+        #expect(error?.description == "invalid date '1969-12-31 23:00': before 1970: a history starts on 1970-01-01 at the earliest")
+    }
+}

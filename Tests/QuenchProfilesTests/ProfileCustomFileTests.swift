@@ -131,3 +131,46 @@ import Testing
 private extension UInt32 {
     var littleEndianBytes: [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: self >> (8 * $0)) } }
 }
+
+/// Fuzz target for the profile file parser: mutations of the shipped example
+/// parse or fail with a ProfileFileError naming a field or a byte; never a trap.
+@Suite struct ProfileFileFuzzTests {
+    @Test func mutatedProfileFilesParseOrNameTheProblem() {
+        let base = Array(ProfileCustomFileTests.exampleText.utf8)
+        let alphabet = Array("0123456789.,-+eE{}[]\":nulltrue \n\\xmodesourcekindtype".utf8) + [0, 0xFF, 0xC3, 0x80]
+        var rng = FuzzRandom(seed: 7)
+        var parsed = 0, refused = 0
+        for _ in 0..<20_000 {
+            var bytes = base
+            for _ in 0..<Int.random(in: 1...5, using: &rng) where !bytes.isEmpty {
+                let i = Int.random(in: 0..<bytes.count, using: &rng)
+                switch Int.random(in: 0..<3, using: &rng) {
+                case 0: bytes[i] = alphabet.randomElement(using: &rng)!
+                case 1: bytes.remove(at: i)
+                default: bytes.insert(alphabet.randomElement(using: &rng)!, at: i)
+                }
+            }
+            do {
+                _ = try CustomProfile(json: bytes)
+                parsed += 1
+            } catch {
+                refused += 1
+                #expect(error.description.hasPrefix("profile file: "), "\(error)")
+            }
+        }
+        #expect(parsed > 100 && refused > 1000, "parsed \(parsed), refused \(refused)")
+    }
+
+    func refusal(_ bytes: [UInt8]) -> String {
+        do { _ = try CustomProfile(json: bytes); return "parsed" } catch { return error.description }
+    }
+
+    @Test func invalidUTF8IsNamedByItsByteAndAFieldOfAnotherSourceKindDoesNotApply() throws {
+        #expect(refusal(try TestPackage.fixture("regressions/profile-invalid-utf8.json"))
+                == "profile file: byte offset 13 is not valid UTF-8 text")
+        #expect(refusal(try TestPackage.fixture("regressions/profile-field-not-applying.json"))
+                == "profile file: field `source.characteristic`: does not apply when source.kind is \"service-data\"")
+        let typo = ProfileCustomFileTests.exampleText.replacingOccurrences(of: "\"mode\"", with: "\"mdoe\"")
+        #expect(refusal(Array(typo.utf8)) == "profile file: field `source.mdoe`: unknown field (check the spelling)")
+    }
+}

@@ -30,7 +30,7 @@ public enum LiveError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .badAddress(let a): "'\(a)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)"
+        case .badAddress(let a): "'\(a.shownSafely())' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)"
         case .profile(let e): "\(e)"
         case .deviceIncomplete(let a, let why): "device \(a) cannot be used: \(why)"
         case .unknownDevice(let a): "no paired device \(a) (see `quench devices`)"

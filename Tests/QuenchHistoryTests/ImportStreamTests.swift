@@ -1,0 +1,167 @@
+import Foundation
+import QuenchCore
+import QuenchStore
+import QuenchTestSupport
+import Testing
+@testable import QuenchHistory
+
+/// The streamed import: CSV rows and the JSON export's pieces read a chunk at
+/// a time, every refusal named by line or byte offset, and the database left
+/// as it was whenever anything is refused.
+@Suite struct ImportStreamTests {
+    static let now = Timestamp(secondsSince1970: 1_790_000_000)
+
+    func rows(_ text: String) throws(HistoryError) -> [(line: Int, fields: [String])] {
+        var reader = CSVRowReader(ByteSource(bytes: Array(text.utf8)), file: "t.csv")
+        var rows: [(line: Int, fields: [String])] = []
+        while let row = try reader.next() { rows.append(row) }
+        return rows
+    }
+
+    func message(_ body: () throws -> Void) -> String {
+        do { try body(); return "" } catch { return "\(error)" }
+    }
+
+    @Test func csvRowsQuotingAndLines() throws {
+        let parsed = try rows("\u{FEFF}kind,note\r\nsip,\"a, \"\"quoted\"\"\nnote\"\n\nsip,\n")
+        #expect(parsed.map(\.line) == [1, 2, 5])
+        #expect(parsed[0].fields == ["kind", "note"])  // the byte order mark is not part of the first name
+        #expect(parsed[1].fields == ["sip", "a, \"quoted\"\nnote"])
+        #expect(parsed[2].fields == ["sip", ""])
+        #expect(try rows("kind\nsip").map(\.fields) == [["kind"], ["sip"]])  // no final line break
+    }
+
+    @Test func csvRefusalsNameTheLineAndByte() {
+        #expect(message { _ = try rows("kind,ml\nsip,\"open\n") }.contains("line 2 (byte offset 8): a quoted field is never closed"))
+        #expect(message { _ = try rows("kind,ml\nsip,\"a\"b\n") }.contains("line 2 (byte offset 15): text after a closing quote"))
+        #expect(message { _ = try rows("kind,ml\nsip,1\u{0}0\n") }.contains("line 2 (byte offset 13): a NUL byte"))
+        var bytes = Array("kind,note\nsip,caf".utf8) + [0xC3, 0x28] + Array("\n".utf8)
+        #expect(message { var r = CSVRowReader(ByteSource(bytes: bytes), file: "t"); while try r.next() != nil {} }
+            .contains("line 2 (byte offset 17): not valid UTF-8 text"))
+        bytes = [UInt8](repeating: UInt8(ascii: "x"), count: CSVRowReader.maxRowBytes + 10)
+        #expect(message { var r = CSVRowReader(ByteSource(bytes: bytes), file: "t"); while try r.next() != nil {} }
+            .contains("line 1 (byte offset 0): a row longer than 1024 KB"))
+    }
+
+    func split(_ json: String) throws(HistoryError) -> (members: [String: String], events: [String]) {
+        var reader = JSONExportReader(ByteSource(bytes: Array(json.utf8)), file: "t.json")
+        var members: [String: String] = [:], events: [String] = []
+        try reader.read(member: { key, bytes, _ in members[key] = String(decoding: bytes, as: UTF8.self) },
+                        event: { index, bytes, _ in #expect(index == events.count); events.append(String(decoding: bytes, as: UTF8.self)) })
+        return (members, events)
+    }
+
+    @Test func jsonExportIsSplitIntoMembersAndEvents() throws {
+        let (members, events) = try split("""
+            { "format" : "quench-export", "version": 1, "settings": {"units": "ml", "x": [1, {"y": "}]\\\\\\""}]},
+              "events": [ {"kind": "sip", "note": "a ] } \\" ,"}, {"kind":"pour"} ] }
+            """)
+        #expect(members["format"] == "\"quench-export\"")
+        #expect(members["version"] == "1")
+        #expect(members["settings"] == #"{"units": "ml", "x": [1, {"y": "}]\\\""}]}"#)
+        #expect(events == [#"{"kind": "sip", "note": "a ] } \" ,"}"#, #"{"kind":"pour"}"#])
+        #expect(try split("{}").events.isEmpty)
+        #expect(try split(#"{"events": []}"#).events.isEmpty)
+    }
+
+    @Test func jsonStructureRefusalsNameTheByte() {
+        #expect(message { _ = try split(#"{"events": [{"kind": "sip"}"#) }.contains("byte offset 27: the file ends inside the events"))
+        #expect(message { _ = try split(#"{"events": [{"kind": "sip"]]}"#) }.contains("byte offset 26: a ']' that closes nothing in event 1"))
+        #expect(message { _ = try split(#"{"a": 1, "a": 2}"#) }.contains("byte offset 9: the key \"a\" appears twice"))
+        #expect(message { _ = try split(#"{"a": 1} x"#) }.contains("byte offset 9: text after the end of the JSON object"))
+        #expect(message { _ = try split("[1]") }.contains("byte offset 0: expected a JSON object"))
+        let deep = "{\"events\": [" + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "]}"
+        #expect(message { _ = try split(deep) }.contains("nests deeper than 64 levels"))
+    }
+
+    /// A store with one event, and what it exports, to compare after a refused import.
+    func store() throws -> (IntakeStore, TemporaryFolder) {
+        let folder = try TemporaryFolder()
+        let store = try IntakeStore(path: folder.path + "/h.sqlite")
+        _ = try store.addManual(ml: 250, at: Self.now, note: nil, identity: "before")
+        return (store, folder)
+    }
+
+    @Test func importedEventsArriveInBatchesAndTwiceIsOnce() throws {
+        let (store, folder) = try store()
+        _ = folder
+        var csv = "kind,ml,time\n"
+        for i in 0..<2500 { csv += "sip,\(10 + i % 7),\(1_700_000_000 + i * 60)\n" }
+        let first = try History.importStream(ByteSource(bytes: Array(csv.utf8)), file: "t.csv", into: store, now: Self.now)
+        #expect(first.events == 2500 && first.inserted == 2500 && first.duplicates == 0)
+        let again = try History.importStream(ByteSource(bytes: Array(csv.utf8)), file: "t.csv", into: store, now: Self.now)
+        #expect(again.inserted == 0 && again.duplicates == 2500)
+        #expect(try store.events(EventQuery(includeDeleted: true)).count == 2501)
+    }
+
+    @Test func aRefusalInALaterBatchLeavesNothingOfTheEarlierOnes() throws {
+        let (store, folder) = try store()
+        _ = folder
+        var csv = "kind,ml,time\n"
+        for i in 0..<2500 { csv += "sip,10,\(1_700_000_000 + i * 60)\n" }
+        csv += "sip,nan,1700000000\n"
+        let error = message { _ = try History.importStream(ByteSource(bytes: Array(csv.utf8)), file: "t.csv", into: store, now: Self.now) }
+        #expect(error.contains("line 2502"), "\(error)")
+        #expect(try store.events(EventQuery(includeDeleted: true)).map(\.identity) == ["before"])
+    }
+
+    static let validExport = """
+        {"format": "quench-export", "version": 1,
+         "settings": {"units": "ml", "day_start_hour": 4, "time_zone": "Europe/London"},
+         "goals": [{"start_day": "2026-01-01", "ml": 2000, "set_at": {"seconds_since1970": 1790000000}}],
+         "devices": [],
+         "events": [
+          {"kind": "sip", "ml": 20, "time": 1790000100, "identity": "a", "note": "first"},
+          {"kind": "refill", "ml": 500, "time": 1790000200, "remaining_ml": 600, "source": "sensor", "device": "AA"},
+          {"kind": "pour", "ml": 30, "at": "2026-09-21T10:00:00Z", "deleted": true}
+         ]}
+        """
+
+    @Test func aValidExportImports() throws {
+        let (store, folder) = try store()
+        _ = folder
+        let report = try History.importStream(ByteSource(bytes: Array(Self.validExport.utf8)), file: "e.json", into: store, now: Self.now)
+        #expect(report.format == "json" && report.events == 3 && report.inserted == 3 && report.goals == 1)
+        #expect(try store.settings().timeZone == "Europe/London")
+    }
+
+    /// Fuzz target: thousands of mutations of a valid CSV and JSON export go
+    /// through the streamed import into a real store. Each imports or is
+    /// refused with a message naming where; a refusal changes nothing.
+    @Test func mutatedImportsImportOrAreRefusedAndChangeNothing() throws {
+        let (store, folder) = try store()
+        _ = folder
+        let csv = Array("id,identity,time,at,kind,ml,remaining_ml,source,device,trace_time,note,deleted,recorded_at\n1,x,1790000000,,sip,20,400,sensor,AA,12.5,\"a, b\",0,1790000001\n,,,2026-09-21T10:00:00Z,refill,500,,,,,,1,\n".utf8)
+        let json = Array(Self.validExport.utf8)
+        let alphabet = Array("0123456789.,-+eE{}[]\":nulltrue \n\\".utf8) + [0, 0xFF, 0xC3]
+        var rng = FuzzRandom(seed: 13)
+        var imported = 0, refused = 0
+        for round in 0..<3000 {
+            var bytes = round % 2 == 0 ? csv : json
+            for _ in 0..<Int.random(in: 1...6, using: &rng) {
+                let i = Int.random(in: 0..<bytes.count, using: &rng)
+                switch Int.random(in: 0..<4, using: &rng) {
+                case 0: bytes[i] = alphabet.randomElement(using: &rng)!
+                case 1: bytes.remove(at: i)
+                case 2: bytes.insert(alphabet.randomElement(using: &rng)!, at: i)
+                default: bytes.replaceSubrange(i..., with: [])  // cut short
+                }
+                if bytes.isEmpty { bytes = [UInt8(ascii: "{")] }
+            }
+            let before = try store.events(EventQuery(includeDeleted: true)).count
+            do {
+                _ = try History.importStream(ByteSource(bytes: bytes), file: "f", into: store, now: Self.now)
+                imported += 1
+            } catch {
+                refused += 1
+                let text = "\(error)"
+                #expect(text.contains("byte offset") || text.contains("line") || text.contains("event") || text.contains("not a Quench JSON export")
+                        || text.contains("format") || text.contains("settings") || text.contains("goal") || text.contains("empty"),
+                        "a refusal that names no place: \(text)")
+                #expect(try store.events(EventQuery(includeDeleted: true)).count == before, "a refused import changed the history")
+            }
+        }
+        // Both outcomes occur: the mutations reach past the first check.
+        #expect(imported > 100 && refused > 100, "imported \(imported), refused \(refused)")
+    }
+}
