@@ -135,7 +135,10 @@ public final class BluetoothCancellation: Sendable {
     deinit { Glibc.close(fd) }
 }
 
+/// `seconds` from now; a NaN is now, and anything past 30 years (a `--timeout
+/// 1e300`, infinity) is 30 years: never a trap on converting to milliseconds.
 func deadline(after seconds: Double) -> ContinuousClock.Instant {
-    ContinuousClock.now.advanced(by: .milliseconds(Int64((max(0, seconds) * 1000).rounded(.up))))
+    let bounded = seconds.isNaN ? 0 : min(max(0, seconds), 1e9)
+    return ContinuousClock.now.advanced(by: .milliseconds(Int64((bounded * 1000).rounded(.up))))
 }
 #endif

@@ -198,6 +198,7 @@ public struct ATTFindInformationResponse: ATTPDUCodable {
         while !r.isAtEnd {
             let handle = try r.uint16("handle")
             let uuid = try r.bytes(format.uuidSize, "attribute type")
+            // uuidSize is 2 or 16 and the reader returned exactly that many bytes.
             entries.append(Entry(handle: handle, type: BluetoothUUID(littleEndian: uuid)!))
         }
         self.entries = entries

@@ -101,6 +101,7 @@ public enum ADElement: Sendable, Hashable {
         case .incompleteUUIDs32, .completeUUIDs32:
             self = .uuids32(try list(4, "32-bit UUID list").map { le($0[...]) }, complete: t == .completeUUIDs32)
         case .incompleteUUIDs128, .completeUUIDs128:
+            // list(16) hands out exactly 16 bytes per UUID.
             self = .uuids128(try list(16, "128-bit UUID list").map { BluetoothUUID(littleEndian: $0)! },
                              complete: t == .completeUUIDs128)
         case .shortenedLocalName, .completeLocalName:

@@ -54,11 +54,12 @@ public enum VolumeUnit: String, Sendable, Hashable, CaseIterable, Codable {
     }
 }
 
-extension Int {
-    /// A Double as an Int that never traps: NaN is 0, values beyond Int's
-    /// range are its ends. For numbers that came from input or a database.
+extension FixedWidthInteger where Self: SignedInteger {
+    /// A Double as an integer that never traps: NaN is 0, values beyond the
+    /// type's range are its ends. For numbers that came from input or a database.
     public init(saturating value: Double) {
-        if value.isNaN { self = 0 } else if value >= 9.2e18 { self = .max } else if value <= -9.2e18 { self = .min } else { self = Int(value) }
+        // Double(max) rounds up to 2^(bits-1), itself out of range: hence >=.
+        if value.isNaN { self = 0 } else if value >= Double(Self.max) { self = .max } else if value <= Double(Self.min) { self = .min } else { self = Self(value) }
     }
 }
 

@@ -25,7 +25,7 @@ extension History {
         let c = try environment.context(creating: false)
         let first = try month.map { (m) throws(HistoryError) in try HistoryInput.month(m) } ?? {
             let t = c.today.components
-            return CivilDay(year: t.year, month: t.month, day: 1)!
+            return CivilDay(year: t.year, month: t.month, day: 1)!  // the first of a month that exists
         }()
         let report = try calendarReport(c, first: first)
         return json ? JSONOutput.encode(report) : renderCalendar(report, c)

@@ -104,7 +104,7 @@ public final class SimulatedPeripheral: ATTConnector, Sendable {
     }
 
     public func connect(to device: LiveDevice, timeout: Double, stop: StopSignal) throws(LiveError) -> any ATTBearer {
-        let give = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+        let give = ContinuousClock.now + .milliseconds(Int64(saturating: timeout * 1000))
         if streaming.neverAnswers {
             if stop.wait(seconds: timeout) { throw .stopped }
             throw .connectTimeout(address: address.description, seconds: timeout)
@@ -156,7 +156,7 @@ public final class SimulatedPeripheral: ATTConnector, Sendable {
 
         var recent: [Reading] = []
         for reading in readings {
-            let due = start + .milliseconds(Int64(reading.t / streaming.speed * 1000))
+            let due = start + .milliseconds(Int64(saturating: reading.t / streaming.speed * 1000))
             while ContinuousClock.now < due {
                 if isShutDown { return finish() }
                 pause(Self.seconds(until: due))
@@ -302,7 +302,7 @@ public final class SimulatedBroadcaster: AdvertisementSource, Sendable {
         c.origin = start
         while c.index < readings.count {
             let reading = readings[c.index]
-            let due = start + .milliseconds(Int64(reading.t / speed * 1000))
+            let due = start + .milliseconds(Int64(saturating: reading.t / speed * 1000))
             if due > deadline {
                 if stopSignal.wait(seconds: SimulatedPeripheral.seconds(until: deadline)) { throw .stopped }
                 return nil
