@@ -222,14 +222,9 @@ struct JSONExportReader {
                     let offset = try skipWhitespaceOffset()
                     try member(key, try captureValue(limit: Self.maxMemberBytes, what: "the value of \"\(key.shownSafely(limit: 40))\""), offset)
                 }
-                let separatorOffset = try skipWhitespaceOffset()
-                switch try source.next() {
-                case UInt8(ascii: ","): continue
-                case UInt8(ascii: "}"): break
-                case nil: throw failure(separatorOffset, "the file ends before the JSON object closes (cut short?)")
-                default: throw failure(separatorOffset, "expected ',' or '}' after the value of \"\(key.shownSafely(limit: 40))\"")
+                if try !another(closing: UInt8(ascii: "}"), inside: "the JSON object", after: "the value of \"\(key.shownSafely(limit: 40))\"") {
+                    break
                 }
-                break
             }
         }
         let end = try skipWhitespaceOffset()
@@ -244,13 +239,18 @@ struct JSONExportReader {
             let offset = try skipWhitespaceOffset()
             try event(index, try captureValue(limit: Self.maxEventBytes, what: "event \(index + 1)"), offset)
             index += 1
-            let separatorOffset = try skipWhitespaceOffset()
-            switch try source.next() {
-            case UInt8(ascii: ","): continue
-            case UInt8(ascii: "]"): return
-            case nil: throw failure(separatorOffset, "the file ends inside the events (cut short?)")
-            default: throw failure(separatorOffset, "expected ',' or ']' after event \(index)")
-            }
+            if try !another(closing: UInt8(ascii: "]"), inside: "the events", after: "event \(index)") { return }
+        }
+    }
+
+    /// After a value in an object or a list: true at ',' (another follows), false at `closing`.
+    private mutating func another(closing: UInt8, inside: String, after: String) throws(HistoryError) -> Bool {
+        let offset = try skipWhitespaceOffset()
+        switch try source.next() {
+        case UInt8(ascii: ","): return true
+        case closing: return false
+        case nil: throw failure(offset, "the file ends inside \(inside) (cut short?)")
+        default: throw failure(offset, "expected ',' or '\(Character(UnicodeScalar(closing)))' after \(after)")
         }
     }
 

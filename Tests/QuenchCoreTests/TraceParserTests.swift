@@ -167,15 +167,7 @@ import QuenchTestSupport
         let alphabet = Array("0123456789.,-+eE#\n\r sipourefillnaif".utf8) + [0, 0xFF]
         var parsed = 0
         for _ in 0..<20_000 {
-            var bytes = base
-            for _ in 0..<Int.random(in: 1...6, using: &rng) where !bytes.isEmpty {
-                let i = Int.random(in: 0..<bytes.count, using: &rng)
-                switch Int.random(in: 0..<3, using: &rng) {
-                case 0: bytes[i] = alphabet.randomElement(using: &rng)!
-                case 1: bytes.remove(at: i)
-                default: bytes.insert(alphabet.randomElement(using: &rng)!, at: i)
-                }
-            }
+            let bytes = rng.mutate(base, alphabet: alphabet)
             do {
                 let events = try TruthParser.parse(String(decoding: bytes, as: UTF8.self))
                 #expect(events.allSatisfy { $0.tStart.isFinite && $0.tEnd >= $0.tStart && $0.ml.isFinite && $0.ml >= 0 })

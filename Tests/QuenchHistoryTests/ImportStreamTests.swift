@@ -137,17 +137,7 @@ import Testing
         var rng = FuzzRandom(seed: 13)
         var imported = 0, refused = 0
         for round in 0..<3000 {
-            var bytes = round % 2 == 0 ? csv : json
-            for _ in 0..<Int.random(in: 1...6, using: &rng) {
-                let i = Int.random(in: 0..<bytes.count, using: &rng)
-                switch Int.random(in: 0..<4, using: &rng) {
-                case 0: bytes[i] = alphabet.randomElement(using: &rng)!
-                case 1: bytes.remove(at: i)
-                case 2: bytes.insert(alphabet.randomElement(using: &rng)!, at: i)
-                default: bytes.replaceSubrange(i..., with: [])  // cut short
-                }
-                if bytes.isEmpty { bytes = [UInt8(ascii: "{")] }
-            }
+            let bytes = rng.mutate(round % 2 == 0 ? csv : json, alphabet: alphabet, cutting: true)
             let before = try store.events(EventQuery(includeDeleted: true)).count
             do {
                 _ = try History.importStream(ByteSource(bytes: bytes), file: "f", into: store, now: Self.now)

@@ -141,15 +141,7 @@ private extension UInt32 {
         var rng = FuzzRandom(seed: 7)
         var parsed = 0, refused = 0
         for _ in 0..<20_000 {
-            var bytes = base
-            for _ in 0..<Int.random(in: 1...5, using: &rng) where !bytes.isEmpty {
-                let i = Int.random(in: 0..<bytes.count, using: &rng)
-                switch Int.random(in: 0..<3, using: &rng) {
-                case 0: bytes[i] = alphabet.randomElement(using: &rng)!
-                case 1: bytes.remove(at: i)
-                default: bytes.insert(alphabet.randomElement(using: &rng)!, at: i)
-                }
-            }
+            let bytes = rng.mutate(base, alphabet: alphabet, edits: 1...5)
             do {
                 _ = try CustomProfile(json: bytes)
                 parsed += 1

@@ -67,6 +67,22 @@ public struct FuzzRandom: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 
+    /// `base` after a few random edits: a byte replaced by one of `alphabet`,
+    /// removed, or inserted; with `cutting`, sometimes cut short there.
+    public mutating func mutate(_ base: [UInt8], alphabet: [UInt8], edits: ClosedRange<Int> = 1...6, cutting: Bool = false) -> [UInt8] {
+        var bytes = base
+        for _ in 0..<Int.random(in: edits, using: &self) where !bytes.isEmpty {
+            let i = Int.random(in: 0..<bytes.count, using: &self)
+            switch Int.random(in: 0..<(cutting ? 4 : 3), using: &self) {
+            case 0: bytes[i] = alphabet.randomElement(using: &self)!
+            case 1: bytes.remove(at: i)
+            case 2: bytes.insert(alphabet.randomElement(using: &self)!, at: i)
+            default: bytes.removeSubrange(i...)
+            }
+        }
+        return bytes
+    }
+
     public mutating func bytes(maxCount: Int) -> [UInt8] {
         (0..<Int.random(in: 0...maxCount, using: &self)).map { _ in UInt8.random(in: 0...255, using: &self) }
     }
