@@ -35,11 +35,14 @@ public enum DeviceProfile: Sendable, Hashable {
     case miBodyScale
     /// Decent-style kitchen scale: service 0xFFF0, notify 0xFFF4.
     case decentScale
+    /// HidrateSpark smart bottle: it detects sips itself and keeps them until
+    /// drained (`HidrateSpark`); it reports sips, not readings.
+    case hidrateSpark
     /// A user-defined profile file.
     case custom(CustomProfile)
 
     /// The built-in profiles, in the order scans should try them.
-    public static let builtIn: [DeviceProfile] = [.miScale, .miBodyScale, .weightScale, .decentScale]
+    public static let builtIn: [DeviceProfile] = [.miScale, .miBodyScale, .weightScale, .decentScale, .hidrateSpark]
 
     /// `weight-scale`, `mi-scale`, `mi-body-scale`, `decent-scale` or `custom`.
     public var identifier: String {
@@ -48,6 +51,7 @@ public enum DeviceProfile: Sendable, Hashable {
         case .miScale: "mi-scale"
         case .miBodyScale: "mi-body-scale"
         case .decentScale: "decent-scale"
+        case .hidrateSpark: "hidrate-spark"
         case .custom: "custom"
         }
     }
@@ -65,6 +69,7 @@ public enum DeviceProfile: Sendable, Hashable {
         case .miScale: "Xiaomi Mi Scale"
         case .miBodyScale: "Xiaomi Mi Body Composition Scale"
         case .decentScale: "Decent-style kitchen scale"
+        case .hidrateSpark: "HidrateSpark smart bottle"
         case .custom(let c): c.name
         }
     }
@@ -76,6 +81,8 @@ public enum DeviceProfile: Sendable, Hashable {
         case .miScale: .serviceData(MiScalePayload.serviceUUID)
         case .miBodyScale: .serviceData(MiBodyScalePayload.serviceUUID)
         case .decentScale: .gatt(service: DecentScaleFrame.serviceUUID, characteristic: DecentScaleFrame.notifyUUID, delivery: .notify)
+        // The legacy sip characteristic; which one a bottle has is found when it connects.
+        case .hidrateSpark: .gatt(service: HidrateSpark.referenceService, characteristic: HidrateSpark.dataPointCharacteristic, delivery: .notify)
         case .custom(let c):
             switch c.source {
             case .characteristic(let s, let ch, let d): .gatt(service: s, characteristic: ch, delivery: d)
@@ -93,6 +100,8 @@ public enum DeviceProfile: Sendable, Hashable {
         switch self {
         case .weightScale, .miScale, .miBodyScale: .kg
         case .decentScale: .g
+        // Modern firmware reports sips in percent of the bottle; the calibration's curve maps that to mL.
+        case .hidrateSpark: .percent
         case .custom(let c): c.unit
         }
     }
@@ -109,6 +118,8 @@ public enum DeviceProfile: Sendable, Hashable {
             ad.serviceData(for: MiBodyScalePayload.serviceUUID)?.count == MiBodyScalePayload.length
         case .decentScale:
             ad.serviceUUIDs.contains(DecentScaleFrame.serviceUUID) || (ad.name?.hasPrefix("Decent Scale") ?? false)
+        case .hidrateSpark:
+            HidrateSpark.matches(name: ad.name, services: ad.serviceUUIDs)
         case .custom(let c):
             customMatches(c, ad)
         }
@@ -140,6 +151,7 @@ public enum DeviceProfile: Sendable, Hashable {
         case .miScale: [try MiScalePayload(decoding: payload).reading]
         case .miBodyScale: [try MiBodyScalePayload(decoding: payload).reading]
         case .decentScale: try DecentScaleFrame(decoding: payload).readings
+        case .hidrateSpark: []  // its frames are sips (`HidrateSparkFrame`), not readings
         case .custom(let c): try c.decode(payload)
         }
     }
@@ -198,8 +210,14 @@ public enum DeviceProfile: Sendable, Hashable {
         case .decentScale:
             guard let v = reading.value else { throw ProfileEncodingError(context: "Decent scale", field: "weight", reason: .missingValue) }
             return try DecentScaleFrame(weight: v, unit: reading.unit, stable: reading.flags.contains(.stable)).encoded()
+        case .hidrateSpark:
+            throw ProfileEncodingError(context: "HidrateSpark", field: "reading", reason: .unsupportedUnit(reading.unit))
         case .custom(let c):
             return try c.encode(reading.value, unit: reading.unit)
         }
     }
+
+    /// Whether the device detects sips itself and reports them (`HidrateSpark`)
+    /// rather than streaming readings for the detector.
+    public var reportsSips: Bool { self == .hidrateSpark }
 }

@@ -190,3 +190,129 @@ public struct HidrateSparkDebugMessage: Sendable, Hashable, CustomStringConverti
         }
     }
 }
+
+/// Turns the frames a bottle sends into sips on our clock, for one device
+/// across its connections (pure: the receive time is given).
+///
+/// - Times: modern frames say "seconds ago", so the sip is that long before the
+///   frame arrived. Legacy frames carry the bottle's own clock, which may be
+///   off: a sip notified live (as it happens) measures the offset exactly, a
+///   drained record dated in our future bounds it from below; times are
+///   corrected by the offset known so far, never stored in the future.
+/// - Identities make a resent record (the bottle sends the unacknowledged one
+///   again after a link loss or a crash) the same row, and keep two real sips
+///   of the same size seconds apart two: legacy records by the bottle's own
+///   time, size and running total; modern ones by running total and percent,
+///   with the ten-minute bucket of their time (and its neighbours as aliases,
+///   since "seconds ago" gives the time to a second or so).
+/// - The running total shows sips the bottle dropped when its memory was full.
+public struct HidrateSparkSipLog: Sendable {
+    public struct Sip: Sendable, Hashable {
+        /// Seconds since 1970 on our clock.
+        public var time: Double
+        public var ml: Double
+        public var identity: String
+        public var aliases: [String]
+        public var totalML: UInt16
+    }
+
+    /// What a person should hear about, besides the sips.
+    public enum Note: Sendable, Hashable, CustomStringConvertible {
+        /// The bottle's clock runs this far ahead of ours (negative: behind); `exact` when measured on a live sip.
+        case clockOffset(seconds: Double, exact: Bool)
+        /// The running total grew by more than the sips received: sips of about this many mL were lost.
+        case lost(ml: Double)
+        /// A record that is not a sip (an unknown type byte).
+        case notASip(String)
+
+        public var description: String {
+            switch self {
+            case .clockOffset(let s, let exact):
+                let size = abs(s) >= 120 ? "\(Int(saturating: (abs(s) / 60).rounded())) min" : "\(Int(saturating: abs(s).rounded())) s"
+                return exact ? "the bottle's clock is \(size) \(s >= 0 ? "fast" : "slow"); its times are corrected by that"
+                    : "the bottle's clock is at least \(size) fast (a sip dated in the future); its times are corrected by that"
+            case .lost(let ml):
+                return "the bottle dropped about \(Int(saturating: ml.rounded())) mL of sips before they could be drained (its memory was full)"
+            case .notASip(let what): return "the bottle sent a \(what), not a sip; skipped"
+            }
+        }
+    }
+
+    /// A stored sip's time to change, once the bottle's clock is measured.
+    public struct Correction: Sendable, Hashable {
+        public var identity: String
+        public var time: Double
+    }
+
+    public let device: String
+    public let capacityML: Double
+    /// Seconds the bottle's clock runs ahead of ours, as far as known (legacy).
+    public private(set) var clockAhead: Double = 0
+    public private(set) var clockMeasured = false
+    private var lastTotal: UInt16?
+    /// Legacy sips stored before the clock was measured: their bottle times, to re-stamp them then.
+    private var provisional: [(identity: String, bottleTime: Double)] = []
+
+    /// A gap in the bottle's clock this small is not worth a word.
+    static let clockSlack = 5.0
+
+    public init(device: String, capacityML: Double) {
+        self.device = device
+        self.capacityML = capacityML
+    }
+
+    /// The sip in `frame` received at `now` (our clock, seconds since 1970);
+    /// `live` when the bottle sent it unasked, as it logged it.
+    /// `corrections` re-stamp sips stored earlier under a guessed clock, once a live sip measured it.
+    public mutating func sip(from frame: HidrateSparkFrame, receivedAt now: Double, live: Bool)
+        -> (sip: Sip?, notes: [Note], corrections: [Correction]) {
+        guard let record = frame.record else { return (nil, [], []) }
+        var corrections: [Correction] = []
+        var notes: [Note] = []
+        let ml: Double
+        let time: Double
+        let identity: String
+        var aliases: [String] = []
+        switch record {
+        case .legacy(let type, let bottleTime, let size):
+            guard type == .sip else { return (nil, [.notASip(type.description)], []) }
+            ml = Double(size)
+            let ahead = Double(bottleTime) - now
+            if live {
+                if !clockMeasured || abs(ahead - clockAhead) > Self.clockSlack {
+                    if abs(ahead) > Self.clockSlack || clockAhead != 0 { notes.append(.clockOffset(seconds: ahead, exact: true)) }
+                }
+                clockAhead = ahead
+                clockMeasured = true
+                corrections = provisional.map { Correction(identity: $0.identity, time: min($0.bottleTime - ahead, now)) }
+                provisional = []
+            } else if ahead > clockAhead + Self.clockSlack, !clockMeasured {
+                clockAhead = ahead
+                notes.append(.clockOffset(seconds: ahead, exact: false))
+            }
+            time = min(Double(bottleTime) - clockAhead, now)
+            identity = "\(device)|hidrate-spark|\(bottleTime)|\(size)|\(frame.totalML)"
+            if !clockMeasured { provisional.append((identity, Double(bottleTime))) }
+        case .modern(let percent, let secondsAgo):
+            ml = Double(percent) / 100 * capacityML
+            time = now - Double(secondsAgo)
+            let bucket = Int(saturating: (time / 600).rounded(.down))
+            func id(_ b: Int) -> String { "\(device)|hidrate-spark|\(frame.totalML)|\(percent)|\(b)" }
+            identity = id(bucket)
+            aliases = [id(bucket - 1), id(bucket + 1)]
+        }
+        var exact = ml
+        if let lastTotal {
+            // The running total wraps at 65 536 mL.
+            let grown = Double(frame.totalML &- lastTotal)
+            let tolerance = 0.006 * capacityML + 1
+            if grown > ml + max(tolerance, 1) && grown < 30_000 {
+                notes.append(.lost(ml: grown - ml))
+            } else if case .modern = record, abs(grown - ml) <= tolerance {
+                exact = grown  // the totals give the sip to the mL, the percentage only to 1 %
+            }
+        }
+        lastTotal = frame.totalML
+        return (Sip(time: time, ml: exact, identity: identity, aliases: aliases, totalML: frame.totalML), notes, corrections)
+    }
+}

@@ -265,6 +265,35 @@ extension IntakeStore {
         return (sql, arguments)
     }
 
+    /// Moves events (by identity) to new times, in one transaction: a device
+    /// whose clock was found to be off corrects what it reported. Returns how
+    /// many rows changed; the identities stay, so a resend still matches.
+    public func restamp(_ changes: [(identity: String, time: Timestamp)]) throws(StoreError) -> Int {
+        for change in changes where !IntakeEvent.plausibleTime.contains(change.time.secondsSince1970) {
+            throw StoreError(.invalidValue, path: path, "cannot move an event to \(change.time.secondsSince1970): not a time between 1970 and 9999")
+        }
+        return try write("re-stamping \(changes.count) events") { db in
+            var changed = 0
+            for change in changes {
+                try db.run("UPDATE intake_event SET time = ? WHERE identity = ?",
+                           [IntakeEvent.roundedToMillisecond(change.time).secondsSince1970, change.identity])
+                changed += db.changes
+            }
+            return changed
+        }
+    }
+
+    /// The first of `identities` a stored event has, nil when none: a device
+    /// that resends a record finds it under any identity it may have been stored with.
+    public func storedIdentity(among identities: [String]) throws(StoreError) -> String? {
+        try read("looking up identities") { db in
+            for identity in identities {
+                if try db.first("SELECT 1 FROM intake_event WHERE identity = ?", [identity], { _ in true }) == true { return identity }
+            }
+            return nil
+        }
+    }
+
     /// Live sips grouped by day: the key of a sip at `time` in segment `s` is
     /// `floor((time + s.shift) / 86400)`. Segments must not overlap.
     public func sipTotalsByDay(_ segments: [DaySegment]) throws(StoreError) -> [Int: DayTotal] {

@@ -28,7 +28,8 @@ public enum Pairing {
 
     public struct Outcome: Sendable {
         public var device: Device
-        public var firstReading: ProfileReading
+        /// What showed the device works: its first reading, or what a bottle that reports sips said.
+        public var confirmation: String
         public var how: String
     }
 
@@ -69,9 +70,11 @@ public enum Pairing {
         let chosen = profile!
         let calibration = try? defaultCalibration(for: chosen, levelCurve: r.levelCurve, capacityML: r.capacityML,
                                                   tareG: r.tareG, density: r.density)
-        let first: ProfileReading
+        let first: String
         let how: String
         switch chosen.transport {
+        case .gatt where chosen.reportsSips:
+            (first, how) = try confirmSipReporter(address: address, type: type, profile: chosen, r, stop: stop, progress: progress)
         case .gatt:
             let connector = L2CAPConnector(security: r.bond ? .medium : nil)
             let probe = LiveDevice(address: address, addressType: type, profile: chosen, calibration: try BottleCalibration.placeholder)
@@ -84,9 +87,9 @@ public enum Pairing {
             } catch { throw .live(error) }
             defer { bearer.close() }
             progress("subscribed to \(link.characteristic.uuid) (handle \(link.characteristic.valueHandle), MTU \(link.client.mtu)); waiting for a reading...")
-            first = try firstReading(chosen, address: address, timeout: r.timeout) { t throws(ToolError) in
+            first = describe(try firstReading(chosen, address: address, timeout: r.timeout) { t throws(ToolError) in
                 do throws(LiveError) { return try link.next(timeout: t, stop: stop) } catch { throw .live(error) }
-            }
+            })
             how = r.bond ? "connected, encrypted" : "connected"
         case .serviceData, .manufacturerData:
             progress("listening for \(address)'s broadcasts...")
@@ -94,7 +97,7 @@ public enum Pairing {
             do { scan = try KernelScan(ScanOptions(), stop: stop) } catch { throw .live(error) }
             defer { scan.stop() }
             let end = Deadline(seconds: r.timeout).until
-            first = try firstReading(chosen, address: address, timeout: r.timeout) { _ throws(ToolError) in
+            first = describe(try firstReading(chosen, address: address, timeout: r.timeout) { _ throws(ToolError) in
                 while let report = try { () throws(ToolError) in
                     do throws(LiveError) { return try scan.next(until: end) } catch { throw .live(error) }
                 }() {
@@ -103,7 +106,7 @@ public enum Pairing {
                     return payload
                 }
                 return nil
-            }
+            })
             how = "broadcast"
         }
         let now = Timestamp.wallClockNow
@@ -113,7 +116,34 @@ public enum Pairing {
                             calibration: calibration ?? existing?.calibration, addedAt: existing?.addedAt ?? now, lastSeenAt: now,
                             addressType: type.isRandom ? "random" : "public", profileDefinition: definition)
         do { try store.saveDevice(device) } catch { throw .live(.store(error)) }
-        return Outcome(device: device, firstReading: first, how: how)
+        return Outcome(device: device, confirmation: first, how: how)
+    }
+
+    /// A bottle that reports its own sips: connects, sends the handshake and
+    /// waits for its greeting frame, which says how many sips it keeps. Nothing
+    /// is drained here: `quench run` stores them with their times.
+    static func confirmSipReporter(address: BluetoothAddress, type: AddressType, profile: DeviceProfile, _ r: Request,
+                                   stop: StopSignal, progress: (String) -> Void) throws(ToolError) -> (String, String) {
+        let connector = L2CAPConnector(security: r.bond ? .medium : nil)
+        let probe = LiveDevice(address: address, addressType: type, profile: profile, calibration: try BottleCalibration.placeholder)
+        progress("connecting to \(address) (\(type))...")
+        do throws(LiveError) {
+            let bearer = try connector.connect(to: probe, timeout: r.timeout, stop: stop)
+            defer { bearer.close() }
+            let link = try HidrateSparkLink.open(bearer)
+            progress("handshake sent (\(link.layout.rawValue) firmware); waiting for the bottle to answer...")
+            let end = Deadline(seconds: r.timeout)
+            while !end.hasPassed {
+                guard case .frame(let frame)? = try link.next(timeout: end.remaining) else { continue }
+                var said = "\(link.layout.rawValue) firmware, \(frame.pending) sip\(frame.pending == 1 ? "" : "s") kept in the bottle"
+                    + " (`quench run` stores them with their times)"
+                if let battery = link.batteryPercent { said += ", battery \(battery) %" }
+                return (said, r.bond ? "connected, encrypted" : "connected")
+            }
+        } catch {
+            throw .live(error)
+        }
+        throw .noReadings(address: address.description, seconds: r.timeout)
     }
 
     /// Takes payloads until one decodes to a value.

@@ -30,11 +30,15 @@ public struct LiveObserver: Sendable {
     public var reading: (@Sendable (_ device: LiveDevice, _ reading: Reading, _ raw: ProfileReading, _ detector: SipDetector) -> Void)?
     /// Connected and subscribed / link lost.
     public var link: (@Sendable (_ device: LiveDevice, _ up: Bool) -> Void)?
+    /// A bottle's cap opened (true) or closed (false); nil for a message not understood.
+    public var cap: (@Sendable (_ device: LiveDevice, _ open: Bool?) -> Void)?
 
     public init(reading: (@Sendable (LiveDevice, Reading, ProfileReading, SipDetector) -> Void)? = nil,
-                link: (@Sendable (LiveDevice, Bool) -> Void)? = nil) {
+                link: (@Sendable (LiveDevice, Bool) -> Void)? = nil,
+                cap: (@Sendable (LiveDevice, Bool?) -> Void)? = nil) {
         self.reading = reading
         self.link = link
+        self.cap = cap
     }
 }
 
@@ -57,6 +61,7 @@ public final class DevicePipeline: Sendable {
         var finished = false
         var lastT = -Double.infinity
         var readings = 0
+        var reported = 0
     }
     private let state: Mutex<State>
 
@@ -105,6 +110,31 @@ public final class DevicePipeline: Sendable {
     }
 
     public func linkChanged(up: Bool) { observer.link?(device, up) }
+
+    /// A sip the device detected itself (a HidrateSpark): past the detector,
+    /// with the device's identity, into the store; returns once committed, so
+    /// the device is acknowledged only for what is stored.
+    public func report(_ sip: HidrateSparkSipLog.Sip) -> CommitOutcome {
+        let start = sip.time - clock.started.secondsSince1970
+        let event = DetectedEvent(kind: .sip, t: start, start: start, end: start, ml: sip.ml)
+        logger.info("sip \(TraceWriter.fixed(sip.ml, places: 1)) mL (reported by the bottle)",
+                    metadata: ["time": "\(Timestamp(secondsSince1970: sip.time).iso8601)", "total_ml": "\(sip.totalML)"])
+        state.withLock { $0.reported += 1 }
+        return writer.submitAndWait(FinalEvent(device: device, event: event, started: clock.started,
+                                               identity: sip.identity, aliases: sip.aliases))
+    }
+
+    /// Moves sips stored under a guessed device clock to their measured times.
+    public func restamp(_ corrections: [HidrateSparkSipLog.Correction]) {
+        let changed = writer.restamp(corrections.map { ($0.identity, Timestamp(secondsSince1970: $0.time)) })
+        logger.info("re-stamped \(changed) sip\(changed == 1 ? "" : "s") stored before the bottle's clock was measured")
+    }
+
+    /// A cap opened (true) or closed (false) message, or one not understood (nil).
+    public func capChanged(open: Bool?) { observer.cap?(device, open) }
+
+    /// Sips the device reported itself, this session.
+    public var reportedCount: Int { state.withLock { $0.reported } }
 
     /// Judges what is still pending and submits it; later readings are ignored.
     public func finish() {

@@ -12,13 +12,32 @@ public struct FinalEvent: Sendable {
     public var started: Timestamp
     /// When the detector made it final: the start of the "event → store" latency.
     public var finalAt: ContinuousClock.Instant
+    /// The identity to store it under when the device gives one (a sip the
+    /// bottle logged, which it sends again until acknowledged); nil: device +
+    /// kind + start, as for the detector's events.
+    public var identity: String?
+    /// Identities the same record may already be stored under (a resend whose
+    /// time is known to a second or so): if one is there, this is not stored again.
+    public var aliases: [String]
 
-    public init(device: LiveDevice, event: DetectedEvent, started: Timestamp, finalAt: ContinuousClock.Instant = .now) {
+    public init(device: LiveDevice, event: DetectedEvent, started: Timestamp, finalAt: ContinuousClock.Instant = .now,
+                identity: String? = nil, aliases: [String] = []) {
         self.device = device
         self.event = event
         self.started = started
         self.finalAt = finalAt
+        self.identity = identity
+        self.aliases = aliases
     }
+}
+
+/// What became of an event given to `EventWriter.submitAndWait`.
+public enum CommitOutcome: Sendable, Hashable {
+    /// In the store: new, or already there under its identity (or an alias).
+    case stored(isNew: Bool)
+    /// Refused by the store as invalid (quarantined and logged), or not stored
+    /// before a stop; either way not in the store.
+    case notStored
 }
 
 /// What subscribers receive, in the order the store committed it.
@@ -58,9 +77,16 @@ public final class EventWriter: Sendable {
         public var worstLatency = 0.0
     }
 
+    private struct Queued {
+        var event: FinalEvent
+        /// Set for `submitAndWait`: its outcome is kept for the waiter.
+        var ticket: Int?
+    }
+
     private struct Queue {
-        var events: [FinalEvent] = []
+        var events: [Queued] = []
         var closed = false
+        var nextTicket = 0
     }
 
     private let store: IntakeStore?
@@ -70,6 +96,8 @@ public final class EventWriter: Sendable {
     /// and logs what could not be stored.
     private let drainPatience: Double
     private let queue = Condition(Queue())
+    /// Outcomes by ticket, until their waiter takes them.
+    private let outcomes = Condition([Int: CommitOutcome]())
     private let subscribers = Mutex<[EventSubscriber]>([])
     private let counters = Mutex(Counters())
     private let worker = ThreadSlot()
@@ -102,8 +130,36 @@ public final class EventWriter: Sendable {
                 logger.error("event submitted after the writer was drained; not stored",
                              metadata: ["events": "\(events.map { Self.describe($0) })"])
             } else {
-                q.events.append(contentsOf: events)
+                q.events.append(contentsOf: events.map { Queued(event: $0, ticket: nil) })
             }
+        }
+    }
+
+    /// Queues one event and returns once it is committed (or cannot be): a
+    /// device that keeps a record until acknowledged is acknowledged only
+    /// after this says `.stored`, so a crash in between makes it send again.
+    public func submitAndWait(_ event: FinalEvent) -> CommitOutcome {
+        let ticket = queue.changing { q -> Int? in
+            guard !q.closed else { return nil }
+            defer { q.nextTicket += 1 }
+            q.events.append(Queued(event: event, ticket: q.nextTicket))
+            return q.nextTicket
+        }
+        guard let ticket else {
+            logger.warning("event submitted after the writer was drained; not stored, not acknowledged",
+                           metadata: ["event": "\(Self.describe(event))"])
+            return .notStored
+        }
+        return outcomes.wait(until: Deadline(seconds: .infinity)) { $0.removeValue(forKey: ticket) } ?? .notStored
+    }
+
+    /// Changes the times of stored events (by identity), after those already
+    /// queued are committed; returns how many rows changed.
+    public func restamp(_ changes: [(identity: String, time: Timestamp)]) -> Int {
+        guard let store else { return 0 }
+        do { return try store.restamp(changes) } catch {
+            logger.error("cannot re-stamp events", metadata: ["error": "\(error)", "events": "\(changes.count)"])
+            return 0
         }
     }
 
@@ -118,7 +174,7 @@ public final class EventWriter: Sendable {
     private func run() {
         var closing = false
         while !closing {
-            let (batch, closed) = queue.wait(until: Deadline(seconds: .infinity)) { q -> ([FinalEvent], Bool)? in
+            let (batch, closed) = queue.wait(until: Deadline(seconds: .infinity)) { q -> ([Queued], Bool)? in
                 if !q.events.isEmpty {
                     defer { q.events.removeAll(keepingCapacity: true) }
                     return (q.events, q.closed)
@@ -126,42 +182,47 @@ public final class EventWriter: Sendable {
                 return q.closed ? ([], true) : nil
             } ?? ([], true)
             closing = closed
-            for event in batch { commit(event, draining: closed) }
+            for item in batch {
+                let outcome = commit(item.event, draining: closed)
+                if let ticket = item.ticket { outcomes.changing { $0[ticket] = outcome } }
+            }
         }
         logger.debug("store writer ended")
     }
 
-    private func commit(_ final: FinalEvent, draining: Bool) {
+    private func commit(_ final: FinalEvent, draining: Bool) -> CommitOutcome {
         guard let store else {
             deliver(CommittedEvent(final: final, row: nil, isNew: true))
-            return
+            return .stored(isNew: true)
         }
-        let row = IntakeEvent.sensor(final.event, device: final.device.label, started: final.started)
+        var row = IntakeEvent.sensor(final.event, device: final.device.label, started: final.started)
+        if let identity = final.identity { row.identity = identity }
         var backoff = retry
         var attempt = 0
         var givingUp: Deadline?
         while true {
             do throws(StoreError) {
-                let result = try store.insert([row], keepingIDs: false)
+                let resent = final.aliases.isEmpty ? nil : try store.storedIdentity(among: final.aliases)
+                let result = resent == nil ? try store.insert([row], keepingIDs: false) : IngestResult(duplicates: 1)
                 let latency = (ContinuousClock.now - final.finalAt).seconds
                 counters.withLock { c in
                     if result.inserted > 0 { c.stored += 1 } else { c.alreadyStored += 1 }
                     c.worstLatency = max(c.worstLatency, latency)
                 }
                 deliver(CommittedEvent(final: final, row: row, isNew: result.inserted > 0))
-                return
+                return .stored(isNew: result.inserted > 0)
             } catch where !error.isTransient {
                 counters.withLock { $0.quarantined += 1 }
                 logger.error("event refused by the store; quarantined, later events go on",
                              metadata: ["event": "\(Self.describe(final))", "error": "\(error)"])
-                return
+                return .notStored
             } catch {
                 // Draining (SIGTERM) bounds the wait; otherwise the event waits as long as the database does.
                 if givingUp == nil, draining || queue.withLock({ $0.closed }) { givingUp = Deadline(seconds: drainPatience) }
                 if let givingUp, givingUp.hasPassed {
                     logger.critical("cannot store an event before stopping; it is lost unless re-entered",
                                     metadata: ["event": "\(Self.describe(final))", "error": "\(error)"])
-                    return
+                    return .notStored
                 }
                 let delay = backoff.delay(attempt: attempt)
                 attempt += 1

@@ -129,23 +129,29 @@ public final class GATTDeviceSession: Sendable {
         let device = pipeline.device
         var backoff = self.backoff
         var attempt = 0
+        // What is known of a bottle that reports its own sips, kept across its connections.
+        var sipLog = HidrateSparkSipLog(device: device.label, capacityML: device.calibration.capacityML ?? HidrateSpark.defaultCapacityML)
         while !stop.isStopped {
             var bearer: (any ATTBearer)?
             do throws(LiveError) {
                 logger.debug("connecting", metadata: ["type": "\(device.addressType)"])
                 let b = try connector.connect(to: device, timeout: connectTimeout, stop: stop)
                 bearer = b
-                let link = try GATTLink.open(b, profile: device.profile)
-                counters.withLock { $0.connections += 1 }
-                attempt = 0
-                logger.info("connected and subscribed", metadata: ["mtu": "\(link.client.mtu)",
-                                                                    "handle": "\(link.characteristic.valueHandle)"])
-                pipeline.linkChanged(up: true)
-                // Waits as long as the device is quiet: a stop wakes the bearer (its eventfd), no polling.
-                // Only if the eventfd could not be made does a one-second wait bound the stop.
-                let quiet = stop.canWakeBearers ? Double.infinity : 1
-                while !stop.isStopped {
-                    if let value = try link.next(timeout: quiet, stop: stop) { pipeline.handle(payload: value) }
+                if device.profile.reportsSips {
+                    let link = try HidrateSparkLink.open(b)
+                    connected(["firmware": "\(link.layout.rawValue)", "battery_percent": "\(link.batteryPercent.map(String.init) ?? "-")"])
+                    attempt = 0
+                    try HidrateSparkDrain(link: link, pipeline: pipeline, stop: stop).run(&sipLog)
+                } else {
+                    let link = try GATTLink.open(b, profile: device.profile)
+                    connected(["mtu": "\(link.client.mtu)", "handle": "\(link.characteristic.valueHandle)"])
+                    attempt = 0
+                    // Waits as long as the device is quiet: a stop wakes the bearer (its eventfd), no polling.
+                    // Only if the eventfd could not be made does a one-second wait bound the stop.
+                    let quiet = stop.canWakeBearers ? Double.infinity : 1
+                    while !stop.isStopped {
+                        if let value = try link.next(timeout: quiet, stop: stop) { pipeline.handle(payload: value) }
+                    }
                 }
                 b.close()
                 break
@@ -164,5 +170,11 @@ public final class GATTDeviceSession: Sendable {
             }
         }
         logger.debug("session ended")
+    }
+
+    private func connected(_ metadata: Logger.Metadata) {
+        counters.withLock { $0.connections += 1 }
+        logger.info("connected and subscribed", metadata: metadata)
+        pipeline.linkChanged(up: true)
     }
 }

@@ -63,6 +63,12 @@ public struct LiveDevice: Sendable, Hashable {
 /// scale's unit converts), level in the profile's unit with the given curve.
 public func defaultCalibration(for profile: DeviceProfile, levelCurve: LevelCurve?, capacityML: Double?, tareG: Double?,
                                density: Double = 1) throws(CalibrationError) -> BottleCalibration {
+    if profile.reportsSips {
+        // A bottle that reports its own sips needs only its size: modern firmware gives sips in percent of it.
+        let capacity = capacityML ?? HidrateSpark.defaultCapacityML
+        let percent = try LevelCurve([.init(level: 0, ml: 0), .init(level: 100, ml: capacity)])
+        return try BottleCalibration(unit: .percent, density: density, levelCurve: percent, capacityML: capacity)
+    }
     if profile.sensor == .weight {
         return try BottleCalibration(unit: .g, density: density, capacityML: capacityML, emptyWeightG: tareG)
     }

@@ -26,6 +26,10 @@ public enum LiveError: Error, Sendable, CustomStringConvertible {
     case characteristicMissing(service: BluetoothUUID, characteristic: BluetoothUUID)
     /// A connection attempt found nobody (simulated devices; real ones report `.bluetooth(.timeout)`).
     case connectTimeout(address: String, seconds: Double)
+    /// A device asked for something (a bottle asked for its next sip) did not answer.
+    case noAnswer(seconds: Double)
+    /// A record the device keeps until acknowledged could not be stored, so it was not acknowledged.
+    case notStored
     case stopped
 
     public var description: String {
@@ -42,6 +46,8 @@ public enum LiveError: Error, Sendable, CustomStringConvertible {
         case .gatt(let e): "GATT: \(e)"
         case .characteristicMissing(let s, let c): "the device has no characteristic \(c) in service \(s)"
         case .connectTimeout(let a, let s): "connect(\(a)): no answer within \(TraceWriter.fixed(s, places: 1)) s"
+        case .noAnswer(let s): "the device did not answer within \(TraceWriter.fixed(s, places: 1)) s"
+        case .notStored: "a record could not be stored, so it was not acknowledged (the device keeps it and sends it again)"
         case .stopped: "stopped"
         }
     }

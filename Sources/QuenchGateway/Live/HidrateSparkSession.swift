@@ -1,0 +1,163 @@
+import BluetoothWire
+import GATT
+import Logging
+import QuenchCore
+import QuenchProfiles
+import QuenchStore
+
+/// A connected, handshaken HidrateSpark: which firmware (by the sip
+/// characteristic it offers), its sip and DEBUG characteristics, its battery.
+public struct HidrateSparkLink {
+    public let client: GATTClient
+    public let layout: HidrateSparkLayout
+    public let sip: GATTCharacteristic
+    public let debug: GATTCharacteristic
+    /// Battery Level (percent), when the bottle has the Battery Service.
+    public let batteryPercent: Int?
+
+    /// Exchanges the MTU, finds the characteristics, reads the battery,
+    /// subscribes to sips and cap messages, and sends the 13-write handshake
+    /// (the bottle is silent until it has it; a link loss forgets it).
+    public static func open(_ bearer: any ATTBearer) throws(LiveError) -> HidrateSparkLink {
+        let client = GATTClient(bearer: bearer)
+        func gatt<T>(_ body: () throws(GATTError) -> T) throws(LiveError) -> T {
+            do { return try body() } catch { throw .gatt(error) }
+        }
+        func find(_ uuid: BluetoothUUID, in list: [GATTCharacteristic], service: BluetoothUUID) throws(LiveError) -> GATTCharacteristic {
+            guard let c = list.first(where: { $0.uuid == uuid }) else { throw .characteristicMissing(service: service, characteristic: uuid) }
+            return c
+        }
+        let services = try gatt { () throws(GATTError) in
+            try client.exchangeMTU()
+            return try client.discoverPrimaryServices()
+        }
+        guard let reference = services.first(where: { $0.uuid == HidrateSpark.referenceService }) else {
+            throw .characteristicMissing(service: HidrateSpark.referenceService, characteristic: HidrateSpark.debugCharacteristic)
+        }
+        let characteristics = try gatt { () throws(GATTError) in try client.discoverCharacteristics(of: reference) }
+        let debug = try find(HidrateSpark.debugCharacteristic, in: characteristics, service: reference.uuid)
+        let setPoint = try find(HidrateSpark.setPointCharacteristic, in: characteristics, service: reference.uuid)
+        // The firmware is told apart by its sip characteristic: DATA_POINT (legacy) or USER_DATA (modern).
+        let layout: HidrateSparkLayout
+        let sip: GATTCharacteristic
+        if let dataPoint = characteristics.first(where: { $0.uuid == HidrateSpark.dataPointCharacteristic }) {
+            (layout, sip) = (.legacy, dataPoint)
+        } else if let userService = services.first(where: { $0.uuid == HidrateSpark.userDataService }) {
+            let list = try gatt { () throws(GATTError) in try client.discoverCharacteristics(of: userService) }
+            (layout, sip) = (.modern, try find(HidrateSpark.userDataCharacteristic, in: list, service: userService.uuid))
+        } else {
+            throw .characteristicMissing(service: HidrateSpark.referenceService, characteristic: HidrateSpark.dataPointCharacteristic)
+        }
+        let battery = try gatt { () throws(GATTError) -> Int? in
+            guard let service = services.first(where: { $0.uuid == HidrateSpark.batteryService }),
+                  let level = try client.discoverCharacteristics(of: service).first(where: { $0.uuid == HidrateSpark.batteryLevelCharacteristic })
+            else { return nil }
+            return try client.read(handle: level.valueHandle).first.map(Int.init)
+        }
+        try gatt { () throws(GATTError) in
+            try client.subscribe(to: debug, mode: .notifications)
+            try client.subscribe(to: sip, mode: .notifications)
+            for write in HidrateSpark.handshake {
+                try client.write(handle: write.target == .debug ? debug.valueHandle : setPoint.valueHandle, value: write.bytes)
+            }
+        }
+        return HidrateSparkLink(client: client, layout: layout, sip: sip, debug: debug, batteryPercent: battery)
+    }
+
+    /// Asks for the oldest sip; once one was sent, also acknowledges it (the bottle then forgets it).
+    public func requestNext() throws(LiveError) {
+        do { try client.write(handle: sip.valueHandle, value: HidrateSpark.drainRequest) } catch { throw .gatt(error) }
+    }
+
+    public enum Message: Sendable, Hashable {
+        case frame(HidrateSparkFrame)
+        case debug(HidrateSparkDebugMessage)
+        /// A sip characteristic value that does not decode as a frame.
+        case undecodable([UInt8], DecodeError)
+    }
+
+    /// The next notification from the bottle; nil when none came within `timeout`.
+    public func next(timeout: Double) throws(LiveError) -> Message? {
+        while true {
+            let update: ValueUpdate?
+            do { update = try client.nextValue(timeout: timeout) } catch { throw .gatt(error) }
+            guard let update else { return nil }
+            if update.handle == debug.valueHandle { return .debug(HidrateSparkDebugMessage(update.value)) }
+            guard update.handle == sip.valueHandle else { continue }
+            do { return .frame(try HidrateSparkFrame(decoding: update.value, layout: layout)) } catch {
+                return .undecodable(update.value, error)
+            }
+        }
+    }
+}
+
+/// Drains a connected bottle and then takes its sips live: each record is
+/// stored (and committed) before the `57` that acknowledges it goes back, so
+/// a crash or a link loss in between makes the bottle send it again, and its
+/// identity makes that harmless.
+struct HidrateSparkDrain {
+    let link: HidrateSparkLink
+    let pipeline: DevicePipeline
+    let stop: StopSignal
+    /// How long to wait for a frame while something is asked for.
+    var answerTimeout = 10.0
+
+    /// Runs until the link fails (thrown) or `stop`; `log` carries what is known of the bottle between connections.
+    func run(_ log: inout HidrateSparkSipLog) throws(LiveError) {
+        let logger = pipeline.logger
+        // The bottle greets a subscription with an empty frame; taken before asking, so it is not read as the answer.
+        if case .frame(let f)? = try link.next(timeout: 1), f.pending != 0 {
+            try handle(f, live: false, &log)
+        }
+        try link.requestNext()
+        var asked = true
+        var drained = 0
+        var first: Double?, last: Double?
+        while !stop.isStopped {
+            guard let message = try link.next(timeout: asked ? answerTimeout : (stop.canWakeBearers ? .infinity : 1)) else {
+                if asked { throw .noAnswer(seconds: answerTimeout) }
+                continue
+            }
+            switch message {
+            case .debug(let m):
+                logger.info("\(m)")
+                pipeline.capChanged(open: m.capOpen)
+            case .undecodable(let bytes, let error):
+                logger.warning("sip frame does not decode; acknowledged and skipped", metadata: ["hex": "\(bytes.hexString)", "error": "\(error)"])
+                try link.requestNext()
+                asked = true
+            case .frame(let frame):
+                let live = !asked
+                asked = false
+                guard frame.pending != 0 else {
+                    if drained > 0, let first, let last {
+                        logger.info("drained \(drained) sip\(drained == 1 ? "" : "s") the bottle kept",
+                                    metadata: ["from": "\(Timestamp(secondsSince1970: first).iso8601)", "to": "\(Timestamp(secondsSince1970: last).iso8601)"])
+                    }
+                    drained = 0
+                    continue
+                }
+                if let time = try handle(frame, live: live, &log) {
+                    if !live {
+                        drained += 1
+                        first = min(first ?? time, time)
+                        last = max(last ?? time, time)
+                    }
+                }
+                try link.requestNext()
+                asked = true
+            }
+        }
+    }
+
+    /// Stores one record and returns its time; throws (so it is not acknowledged) when it could not be stored.
+    @discardableResult
+    private func handle(_ frame: HidrateSparkFrame, live: Bool, _ log: inout HidrateSparkSipLog) throws(LiveError) -> Double? {
+        let (sip, notes, corrections) = log.sip(from: frame, receivedAt: Timestamp.wallClockNow.secondsSince1970, live: live)
+        for note in notes { pipeline.logger.warning("\(note)") }
+        guard let sip else { return nil }
+        guard case .stored = pipeline.report(sip) else { throw .notStored }
+        if !corrections.isEmpty { pipeline.restamp(corrections) }
+        return sip.time
+    }
+}

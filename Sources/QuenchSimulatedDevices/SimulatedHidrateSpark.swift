@@ -1,0 +1,170 @@
+#if canImport(Glibc)
+import BluetoothWire
+import GATT
+import QuenchCore
+import QuenchGateway
+import QuenchProfiles
+import Threading
+
+/// A HidrateSpark in the process, speaking its wire protocol through a real
+/// `GATTServer` (the attribute table, the 13-write handshake, `57` to ask and
+/// acknowledge, 20-byte frames of either firmware): sips it "detects" are kept
+/// in its memory until a central drains them, resent when unacknowledged at a
+/// link loss, notified at once when logged while a drained central listens.
+/// Its clock can run ahead of ours (legacy frames carry it).
+public final class SimulatedHidrateSpark: ATTConnector, Sendable {
+    public struct Sip: Sendable, Hashable {
+        /// When it was drunk, seconds since 1970 on the true clock.
+        public var time: Double
+        public var ml: Double
+        public init(time: Double, ml: Double) {
+            self.time = time
+            self.ml = ml
+        }
+    }
+
+    public let address: BluetoothAddress
+    public let layout: HidrateSparkLayout
+    public let capacityML: Double
+    /// Seconds the bottle's clock runs ahead of the true one.
+    public let clockAhead: Double
+    /// Sips kept until drained; the oldest is dropped beyond it.
+    public let memory: Int
+    private let database: GATTDatabase
+    private let handles: (sip: UInt16, debug: UInt16, setPoint: UInt16)
+
+    private struct Kept {
+        var sip: Sip
+        var totalML: UInt16
+    }
+
+    private struct State {
+        var kept: [Kept] = []
+        var totalML: UInt16 = 0
+        var link: (server: GATTServer, bearer: DescriptorBearer)?
+        var handshakeStep = 0
+        /// A record was sent and awaits its acknowledgement.
+        var awaitingAck = false
+        var acknowledged = 0
+        var lost = 0
+        var connects = 0
+    }
+    private let state = Condition(State())
+
+    public init(address: BluetoothAddress, layout: HidrateSparkLayout, capacityML: Double = HidrateSpark.defaultCapacityML,
+                clockAhead: Double = 0, memory: Int = 200, kept sips: [Sip] = []) {
+        self.address = address
+        self.layout = layout
+        self.capacityML = capacityML
+        self.clockAhead = clockAhead
+        self.memory = memory
+        let notifyWrite: GATTCharacteristicProperties = [.read, .write, .notify]
+        var reference = [
+            GATTCharacteristicDefinition(uuid: HidrateSpark.debugCharacteristic, properties: [.write, .notify]),
+            GATTCharacteristicDefinition(uuid: HidrateSpark.setPointCharacteristic, properties: [.write]),
+        ]
+        var services: [GATTServiceDefinition] = [.genericAccess(deviceName: "h2o-3F2A")]
+        if layout == .legacy {
+            reference.append(GATTCharacteristicDefinition(uuid: HidrateSpark.dataPointCharacteristic, properties: notifyWrite))
+        }
+        services.append(GATTServiceDefinition(uuid: HidrateSpark.referenceService, characteristics: reference))
+        if layout == .modern {
+            services.append(GATTServiceDefinition(uuid: HidrateSpark.userDataService, characteristics: [
+                GATTCharacteristicDefinition(uuid: HidrateSpark.userDataCharacteristic, properties: notifyWrite)]))
+        }
+        services.append(GATTServiceDefinition(uuid: HidrateSpark.batteryService, characteristics: [
+            GATTCharacteristicDefinition(uuid: HidrateSpark.batteryLevelCharacteristic, properties: [.read], value: [87])]))
+        database = GATTDatabase(services: services)
+        // The table is built just above with these characteristics.
+        handles = (database.valueHandle(service: layout.sipService, characteristic: layout.sipCharacteristic)!,
+                   database.valueHandle(service: HidrateSpark.referenceService, characteristic: HidrateSpark.debugCharacteristic)!,
+                   database.valueHandle(service: HidrateSpark.referenceService, characteristic: HidrateSpark.setPointCharacteristic)!)
+        for sip in sips { log(sip) }
+    }
+
+    /// Records acknowledged by a central (and forgotten) / dropped from a full memory.
+    public var acknowledged: Int { state.withLock { $0.acknowledged } }
+    public var lost: Int { state.withLock { $0.lost } }
+    public var keptCount: Int { state.withLock { $0.kept.count } }
+    public var connects: Int { state.withLock { $0.connects } }
+
+    /// The bottle detects a sip: kept, and notified at once when a drained central listens.
+    public func log(_ sip: Sip) {
+        let notify = state.changing { s -> (GATTServer, [UInt8])? in
+            s.totalML &+= UInt16(clamping: Int(saturating: sip.ml.rounded()))
+            s.kept.append(Kept(sip: sip, totalML: s.totalML))
+            if s.kept.count > memory { s.kept.removeFirst(); s.lost += 1 }
+            guard let link = s.link, s.handshakeStep == HidrateSpark.handshake.count, !s.awaitingAck,
+                  !link.server.configuration(valueHandle: handles.sip).isEmpty else { return nil }
+            s.awaitingAck = true
+            return (link.server, frame(for: s.kept.first, count: s.kept.count, total: s.totalML, now: Timestamp.wallClockNow.secondsSince1970))
+        }
+        if let (server, bytes) = notify { _ = try? server.updateValue(bytes, handle: handles.sip) }
+    }
+
+    /// The link drops: the handshake is forgotten, an unacknowledged record stays.
+    public func dropLink() {
+        state.changing { s in
+            s.link?.bearer.interrupt()
+            s.link = nil
+        }
+    }
+
+    public func connect(to device: LiveDevice, timeout: Double, stop: StopSignal) throws(LiveError) -> any ATTBearer {
+        let pair: (client: DescriptorBearer, server: DescriptorBearer)
+        do { pair = try DescriptorBearer.makePair(wakeup: stop.bluetooth?.fileDescriptor) } catch { throw .gatt(.bearer(error)) }
+        let server = GATTServer(database: database, bearer: pair.server) { [self] handle, value in written(handle, value) }
+        state.changing { s in
+            s.link?.bearer.interrupt()
+            s.link = (server, pair.server)
+            s.handshakeStep = 0
+            s.awaitingAck = false
+            s.connects += 1
+        }
+        _ = WorkerThread(name: "hidrate-spark \(address)") { [self] in
+            _ = try? server.run()
+            pair.server.close()
+            state.changing { s in if s.link?.server === server { s.link = nil } }
+        }
+        return pair.client
+    }
+
+    /// What the central wrote: the handshake, step by step, or `57` on the sip characteristic.
+    private func written(_ handle: UInt16, _ value: [UInt8]) {
+        let now = Timestamp.wallClockNow.secondsSince1970
+        let reply = state.changing { s -> (GATTServer, [UInt8])? in
+            guard let link = s.link else { return nil }
+            if s.handshakeStep < HidrateSpark.handshake.count {
+                let expected = HidrateSpark.handshake[s.handshakeStep]
+                let target = expected.target == .debug ? handles.debug : handles.setPoint
+                s.handshakeStep = handle == target && value == expected.bytes ? s.handshakeStep + 1 : 0
+                // Handshaken and subscribed: the bottle greets with an empty frame.
+                return s.handshakeStep == HidrateSpark.handshake.count ? (link.server, frame(for: nil, count: 0, total: s.totalML, now: now)) : nil
+            }
+            guard handle == handles.sip, value == HidrateSpark.drainRequest else { return nil }
+            if s.awaitingAck, !s.kept.isEmpty {
+                s.kept.removeFirst()
+                s.acknowledged += 1
+            }
+            s.awaitingAck = !s.kept.isEmpty
+            return (link.server, frame(for: s.kept.first, count: s.kept.count, total: s.kept.first?.totalML ?? s.totalML, now: now))
+        }
+        if let (server, bytes) = reply { _ = try? server.updateValue(bytes, handle: handles.sip) }
+    }
+
+    private func frame(for kept: Kept?, count: Int, total: UInt16, now: Double) -> [UInt8] {
+        let pending = UInt8(clamping: kept == nil ? 0 : count)
+        guard let kept else { return HidrateSparkFrame(pending: 0, totalML: total, record: nil).encoded() }
+        let record: HidrateSparkFrame.Record
+        switch layout {
+        case .legacy:
+            record = .legacy(type: .sip, bottleTime: UInt32(clamping: Int(saturating: (kept.sip.time + clockAhead).rounded())),
+                             ml: UInt16(clamping: Int(saturating: kept.sip.ml.rounded())))
+        case .modern:
+            record = .modern(percent: UInt8(clamping: max(1, Int(saturating: (kept.sip.ml / capacityML * 100).rounded()))),
+                             secondsAgo: UInt32(clamping: max(0, Int(saturating: (now - kept.sip.time).rounded()))))
+        }
+        return HidrateSparkFrame(pending: pending, totalML: kept.totalML, record: record).encoded()
+    }
+}
+#endif

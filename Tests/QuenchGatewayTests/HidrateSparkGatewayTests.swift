@@ -1,0 +1,142 @@
+#if os(Linux)
+import BluetoothWire
+import Foundation
+import Logging
+import QuenchCore
+import QuenchProfiles
+import QuenchSimulatedDevices
+import QuenchStore
+import QuenchTestSupport
+import Synchronization
+import Testing
+@testable import QuenchGateway
+
+/// A simulated HidrateSpark (both firmwares) against the real GATT client and
+/// gateway: the handshake, the drain of what the bottle kept, live sips, a
+/// link lost between storing a record and acknowledging it, a fast clock.
+@Suite("HidrateSpark through the gateway (simulated bottle)", .serialized)
+struct HidrateSparkGatewayTests {
+    typealias F = LiveFixture
+    static let address = BluetoothAddress("C8:2A:3F:00:3F:2A")!
+
+    func device(capacity: Double = HidrateSpark.defaultCapacityML) throws -> LiveDevice {
+        LiveDevice(address: Self.address, profile: .hidrateSpark,
+                   calibration: try defaultCalibration(for: .hidrateSpark, levelCurve: nil, capacityML: capacity, tareG: nil))
+    }
+
+    func gateway(_ bottle: SimulatedHidrateSpark, _ store: IntakeStore, device: LiveDevice) -> Gateway {
+        var options = Gateway.Options()
+        options.connectTimeout = 2
+        options.backoff = Backoff(initial: 0.05, factor: 2, maximum: 0.2)
+        return Gateway(devices: [device], store: store, options: options, logger: F.logger, connector: bottle,
+                       advertisements: { _ throws(LiveError) in throw .noDevices })
+    }
+
+    func waitUntil(_ timeout: Double = 10, _ condition: () -> Bool) -> Bool {
+        let end = ContinuousClock.now + .seconds(timeout)
+        while !condition() {
+            if ContinuousClock.now > end { return false }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return true
+    }
+
+    func sips(_ store: IntakeStore) throws -> [IntakeEvent] {
+        try store.events(EventQuery(device: Self.address.description, kinds: [.sip], order: .byID))
+    }
+
+    @Test("kept sips are drained with their times, live sips follow, two equal sips seconds apart stay two",
+          arguments: HidrateSparkLayout.allCases)
+    func drainThenLive(layout: HidrateSparkLayout) throws {
+        let store = try F.temporaryStore()
+        let now = Timestamp.wallClockNow.secondsSince1970
+        // Kept from before the gateway: yesterday evening, an hour ago, a minute ago.
+        let kept = [SimulatedHidrateSpark.Sip(time: now - 14 * 3600, ml: 120), .init(time: now - 3600, ml: 45), .init(time: now - 60, ml: 30)]
+        let bottle = SimulatedHidrateSpark(address: Self.address, layout: layout, kept: kept)
+        let g = gateway(bottle, store, device: try device())
+        g.start()
+        #expect(waitUntil { bottle.acknowledged == 3 }, "drained \(bottle.acknowledged) of 3")
+        bottle.log(.init(time: Timestamp.wallClockNow.secondsSince1970, ml: 25))
+        #expect(waitUntil { bottle.acknowledged == 4 })
+        bottle.log(.init(time: Timestamp.wallClockNow.secondsSince1970, ml: 25))
+        #expect(waitUntil { bottle.acknowledged == 5 })
+        g.stop()
+        g.wait()
+        let stored = try sips(store)
+        let truth = kept + [.init(time: now, ml: 25), .init(time: now, ml: 25)]
+        #expect(stored.count == 5, "\(stored.map { "\($0.ml) at \($0.time.iso8601)" })")
+        // Legacy frames carry mL; modern ones a percent of the 591 mL bottle (½ % is 3 mL).
+        let tolerance = layout == .legacy ? 0.001 : 0.005 * HidrateSpark.defaultCapacityML
+        for (s, t) in zip(stored, truth) {
+            #expect(abs(s.ml - t.ml) <= tolerance, "\(s.ml) mL stored for \(t.ml) mL")
+            #expect(s.time.secondsSince1970 <= Timestamp.wallClockNow.secondsSince1970)
+        }
+        for (s, t) in zip(stored.prefix(3), kept) {
+            #expect(abs(s.time.secondsSince1970 - t.time) <= 2, "kept sip at \(s.time.iso8601), drunk at \(Timestamp(secondsSince1970: t.time).iso8601)")
+        }
+        #expect(Set(stored.map(\.identity)).count == 5)
+        #expect(bottle.keptCount == 0)
+        #expect(g.pipelines[0].reportedCount == 5)
+    }
+
+    @Test("the link lost after a record is stored and before it is acknowledged: resent, stored once",
+          arguments: HidrateSparkLayout.allCases)
+    func resentRecordIsStoredOnce(layout: HidrateSparkLayout) throws {
+        let store = try F.temporaryStore()
+        let now = Timestamp.wallClockNow.secondsSince1970
+        let kept = (0..<4).map { SimulatedHidrateSpark.Sip(time: now - 600 + Double($0) * 30, ml: 40) }
+        let bottle = SimulatedHidrateSpark(address: Self.address, layout: layout, kept: kept)
+        let g = gateway(bottle, store, device: try device())
+        let dropped = Mutex(false)
+        // Subscribers run once a row is committed, before the session acknowledges it: the worst moment to lose the link.
+        g.subscribe { committed in
+            if committed.isNew, dropped.withLock({ d in defer { d = true }; return !d }) { bottle.dropLink() }
+        }
+        g.start()
+        #expect(waitUntil { bottle.acknowledged == 4 }, "acknowledged \(bottle.acknowledged) of 4")
+        g.stop()
+        g.wait()
+        #expect(bottle.connects >= 2, "reconnected after the drop")
+        #expect(g.writer.counts.alreadyStored >= 1, "the resent record was recognised")
+        let stored = try sips(store)
+        #expect(stored.count == 4, "\(stored.map { "\($0.ml) at \($0.time.iso8601)" })")
+    }
+
+    @Test("a bottle clock ten minutes fast: measured on a live sip, said, and the sips drained before it re-stamped")
+    func fastClock() throws {
+        let store = try F.temporaryStore()
+        let now = Timestamp.wallClockNow.secondsSince1970
+        let bottle = SimulatedHidrateSpark(address: Self.address, layout: .legacy, clockAhead: 600,
+                                           kept: [.init(time: now - 7200, ml: 50), .init(time: now - 30, ml: 20)])
+        let g = gateway(bottle, store, device: try device())
+        g.start()
+        #expect(waitUntil { bottle.acknowledged == 2 })
+        let live = Timestamp.wallClockNow.secondsSince1970
+        bottle.log(.init(time: live, ml: 35))
+        #expect(waitUntil { bottle.acknowledged == 3 })
+        g.stop()
+        g.wait()
+        let stored = try sips(store)
+        #expect(stored.count == 3)
+        #expect(stored.allSatisfy { $0.time.secondsSince1970 <= Timestamp.wallClockNow.secondsSince1970 })
+        // The live sip measures the clock exactly; the two drained before it are moved to their true times.
+        let truth = [now - 7200, now - 30, live]
+        for (s, t) in zip(stored, truth) {
+            #expect(abs(s.time.secondsSince1970 - t) <= 2, "stored at \(s.time.iso8601), drunk at \(Timestamp(secondsSince1970: t).iso8601)")
+        }
+    }
+
+    @Test("a full memory drops the oldest sips: the running total says how much was lost")
+    func overflowIsReported() throws {
+        var log = HidrateSparkSipLog(device: "X", capacityML: 591)
+        let first = HidrateSparkFrame(pending: 2, totalML: 100, record: .legacy(type: .sip, bottleTime: 1_790_000_000, ml: 100))
+        #expect(log.sip(from: first, receivedAt: 1_790_000_100, live: false).notes.isEmpty)
+        // 70 mL drunk in between never reached us.
+        let next = HidrateSparkFrame(pending: 1, totalML: 200, record: .legacy(type: .sip, bottleTime: 1_790_000_050, ml: 30))
+        #expect(log.sip(from: next, receivedAt: 1_790_000_100, live: false).notes == [.lost(ml: 70)])
+        let unknown = HidrateSparkFrame(pending: 1, totalML: 200, record: .legacy(type: .init(rawValue: 7), bottleTime: 1, ml: 1))
+        let result = log.sip(from: unknown, receivedAt: 1_790_000_100, live: false)
+        #expect(result.sip == nil && result.notes == [.notASip("record type 0x07")])
+    }
+}
+#endif
