@@ -224,6 +224,8 @@ public struct HidrateSparkSipLog: Sendable {
         case lost(ml: Double)
         /// A record that is not a sip (an unknown type byte).
         case notASip(String)
+        /// The first record seen: the running total says this much was logged before the oldest sip the bottle keeps.
+        case loggedBefore(ml: Double)
 
         public var description: String {
             switch self {
@@ -234,6 +236,9 @@ public struct HidrateSparkSipLog: Sendable {
             case .lost(let ml):
                 return "the bottle dropped about \(Int(saturating: ml.rounded())) mL of sips before they could be drained (its memory was full)"
             case .notASip(let what): return "the bottle sent a \(what), not a sip; skipped"
+            case .loggedBefore(let ml):
+                return "the bottle logged about \(Int(saturating: ml.rounded())) mL before the oldest sip it still keeps "
+                    + "(taken by another app, or dropped when its memory was full)"
             }
         }
     }
@@ -256,9 +261,18 @@ public struct HidrateSparkSipLog: Sendable {
     /// A gap in the bottle's clock this small is not worth a word.
     static let clockSlack = 5.0
 
-    public init(device: String, capacityML: Double) {
+    /// - Parameter lastTotal: the running total of the last sip stored from this bottle (`totalML(inIdentity:)`), if any.
+    public init(device: String, capacityML: Double, lastTotal: UInt16? = nil) {
         self.device = device
         self.capacityML = capacityML
+        self.lastTotal = lastTotal
+    }
+
+    /// The running total a stored sip's identity carries (`device|hidrate-spark|TOTAL|…`).
+    public static func totalML(inIdentity identity: String) -> UInt16? {
+        let parts = identity.split(separator: "|")
+        guard let i = parts.firstIndex(of: "hidrate-spark"), i + 1 < parts.count else { return nil }
+        return UInt16(parts[i + 1])
     }
 
     /// The sip in `frame` received at `now` (our clock, seconds since 1970);
@@ -291,13 +305,13 @@ public struct HidrateSparkSipLog: Sendable {
                 notes.append(.clockOffset(seconds: ahead, exact: false))
             }
             time = min(Double(bottleTime) - clockAhead, now)
-            identity = "\(device)|hidrate-spark|\(bottleTime)|\(size)|\(frame.totalML)"
+            identity = "\(device)|hidrate-spark|\(frame.totalML)|\(size)ml|t\(bottleTime)"
             if !clockMeasured { provisional.append((identity, Double(bottleTime))) }
         case .modern(let percent, let secondsAgo):
             ml = Double(percent) / 100 * capacityML
             time = now - Double(secondsAgo)
             let bucket = Int(saturating: (time / 600).rounded(.down))
-            func id(_ b: Int) -> String { "\(device)|hidrate-spark|\(frame.totalML)|\(percent)|\(b)" }
+            func id(_ b: Int) -> String { "\(device)|hidrate-spark|\(frame.totalML)|\(percent)pct|b\(b)" }
             identity = id(bucket)
             aliases = [id(bucket - 1), id(bucket + 1)]
         }
@@ -311,6 +325,8 @@ public struct HidrateSparkSipLog: Sendable {
             } else if case .modern = record, abs(grown - ml) <= tolerance {
                 exact = grown  // the totals give the sip to the mL, the percentage only to 1 %
             }
+        } else if Double(frame.totalML) > ml + 0.006 * capacityML + 1 {
+            notes.append(.loggedBefore(ml: Double(frame.totalML) - ml))
         }
         lastTotal = frame.totalML
         return (Sip(time: time, ml: exact, identity: identity, aliases: aliases, totalML: frame.totalML), notes, corrections)

@@ -87,7 +87,7 @@ public enum Pairing {
             } catch { throw .live(error) }
             defer { bearer.close() }
             progress("subscribed to \(link.characteristic.uuid) (handle \(link.characteristic.valueHandle), MTU \(link.client.mtu)); waiting for a reading...")
-            first = describe(try firstReading(chosen, address: address, timeout: r.timeout) { t throws(ToolError) in
+            first = "first reading: " + describe(try firstReading(chosen, address: address, timeout: r.timeout) { t throws(ToolError) in
                 do throws(LiveError) { return try link.next(timeout: t, stop: stop) } catch { throw .live(error) }
             })
             how = r.bond ? "connected, encrypted" : "connected"
@@ -97,7 +97,7 @@ public enum Pairing {
             do { scan = try KernelScan(ScanOptions(), stop: stop) } catch { throw .live(error) }
             defer { scan.stop() }
             let end = Deadline(seconds: r.timeout).until
-            first = describe(try firstReading(chosen, address: address, timeout: r.timeout) { _ throws(ToolError) in
+            first = "first reading: " + describe(try firstReading(chosen, address: address, timeout: r.timeout) { _ throws(ToolError) in
                 while let report = try { () throws(ToolError) in
                     do throws(LiveError) { return try scan.next(until: end) } catch { throw .live(error) }
                 }() {
@@ -131,11 +131,15 @@ public enum Pairing {
             let bearer = try connector.connect(to: probe, timeout: r.timeout, stop: stop)
             defer { bearer.close() }
             let link = try HidrateSparkLink.open(bearer)
-            progress("handshake sent (\(link.layout.rawValue) firmware); waiting for the bottle to answer...")
+            progress("handshake sent (\(link.layout.rawValue) firmware); asking what the bottle keeps...")
+            // The greeting is empty; asking for the oldest sip says how many there are. It is not
+            // acknowledged, so the bottle keeps it for `quench run`.
             let end = Deadline(seconds: r.timeout)
+            if case .frame? = try link.next(timeout: min(1, r.timeout)) {}
+            try link.requestNext()
             while !end.hasPassed {
                 guard case .frame(let frame)? = try link.next(timeout: end.remaining) else { continue }
-                var said = "\(link.layout.rawValue) firmware, \(frame.pending) sip\(frame.pending == 1 ? "" : "s") kept in the bottle"
+                var said = "bottle: \(link.layout.rawValue) firmware, \(frame.pending) sip\(frame.pending == 1 ? "" : "s") kept in it"
                     + " (`quench run` stores them with their times)"
                 if let battery = link.batteryPercent { said += ", battery \(battery) %" }
                 return (said, r.bond ? "connected, encrypted" : "connected")

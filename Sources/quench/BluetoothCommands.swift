@@ -110,7 +110,7 @@ struct PairCommand: AsyncParsableCommand {
                                            stop: stop) { LineOutput.write($0) }
             signals.cancel()
             let d = outcome.device
-            LineOutput.write("first reading: \(outcome.confirmation)")
+            LineOutput.write(outcome.confirmation)
             LineOutput.write("paired \(d.address) (\(d.addressType ?? "public"), \(outcome.how)) as \(d.profile ?? "-")"
                              + (d.name.map { " \"\($0)\"" } ?? ""))
             if let c = d.calibration {

@@ -219,3 +219,108 @@ struct LiveVMTests {
     }
 }
 #endif
+
+#if os(Linux)
+/// The HidrateSpark on the real stack: ../shared/ble-vm's emulated bottle
+/// (both firmwares) paired and run by the built `quench`.
+@Suite("HidrateSpark in ble-vm", .serialized, .enabled(if: getenv("QUENCH_VM").map { String(cString: $0) } != "1", "runs outside the VM"))
+struct HidrateSparkVMTests {
+    /// What the emulator logged: each sip's true wall time and mL, per address, and what it lost or had acknowledged.
+    struct BottleLog {
+        var sips: [String: [(time: Double, ml: Double)]] = [:]
+        var lost: [String: Int] = [:]
+        var acked: [String: Int] = [:]
+    }
+
+    static func readLog(_ url: URL) -> BottleLog {
+        var log = BottleLog()
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return log }
+        for line in text.split(separator: "\n") {
+            guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let event = obj["event"] as? String, let device = obj["device"] as? String else { continue }
+            let address = device.split(separator: " ").first.map(String.init) ?? device
+            switch event {
+            case "logged":
+                // Kept from before the start: logged at the start with a negative t; live: logged as drunk.
+                guard let ts = obj["ts"] as? Double, let t = obj["t"] as? Double, let ml = obj["ml"] as? Double else { continue }
+                log.sips[address, default: []].append((ts + min(t, 0), ml))
+            case "lost" where (obj["reason"] as? String) == "bottle memory full": log.lost[address, default: 0] += 1
+            case "acked": log.acked[address, default: 0] += 1
+            default: break
+            }
+        }
+        return log
+    }
+
+    /// Stored sips per device from `quench log --json`: (time, mL), by time.
+    static func stored(_ output: String) -> [String: [(time: Double, ml: Double)]] {
+        var out: [String: [(time: Double, ml: Double)]] = [:]
+        for line in output.split(separator: "\n") where line.hasPrefix("{") && line.contains("\"identity\"") {
+            guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  obj["kind"] as? String == "sip", let device = obj["device"] as? String,
+                  let ml = obj["ml"] as? Double, let time = obj["time"] as? Double else { continue }
+            out[device, default: []].append((time, ml))
+        }
+        return out.mapValues { $0.sorted { $0.time < $1.time } }
+    }
+
+    @Test("both firmwares: kept sips drained with their true times, live sips, a link drop, a clock ten minutes fast, a full memory")
+    func bothFirmwares() throws {
+        guard let quench = LiveVM.quench else {
+            Issue.record("no quench executable beside the test binary (swift build first)")
+            return
+        }
+        let dir = try LiveVM.workDirectory(beside: quench)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Trace clock: from when the bottles start advertising, before the guest boots.
+        let legacy = dir.appendingPathComponent("legacy-sips.csv")
+        try "t_start,t_end,kind,ml\n-7210,-7200,sip,120\n-3605,-3600,sip,45\n-65,-60,sip,30\n33,35,sip,25\n38,40,sip,25\n53,55,sip,30\n"
+            .write(to: legacy, atomically: true, encoding: .utf8)
+        let modern = dir.appendingPathComponent("modern-sips.csv")
+        try "t_start,t_end,kind,ml\n-5005,-5000,sip,100\n-4005,-4000,sip,50\n-3005,-3000,sip,60\n-2005,-2000,sip,71\n-1005,-1000,sip,80\n40,42,sip,40\n"
+            .write(to: modern, atomically: true, encoding: .utf8)
+        let bottleLog = dir.appendingPathComponent("bottles.jsonl")
+        let script = """
+            Q=\(quench)
+            export QUENCH_DB=/tmp/q.sqlite
+            set -x
+            $Q scan --timeout 3 || exit 10
+            $Q pair $QUENCH_VM_P1_ADDR || exit 11
+            $Q pair $QUENCH_VM_P2_ADDR --capacity 710 || exit 12
+            $Q devices
+            $Q run --seconds 50 --json --log-level info || exit 15
+            $Q log --json --limit 100
+            """
+        let result = try LiveVM.runScript(script, in: dir, peripherals: [
+            "--profile hidrate-spark --firmware legacy --addr C8:2A:3F:00:3F:01 --sips \(legacy.path) --clock-offset 600 --drop-at 45:4 --log \(bottleLog.path)",
+            "--profile hidrate-spark --firmware modern --bottle-ml 710 --memory 3 --addr C8:2A:3F:00:3F:02 --sips \(modern.path) --log \(bottleLog.path)",
+        ], timeout: 180)
+        #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
+        let out = result.output
+        #expect(out.components(separatedBy: "hidrate-spark").count > 4, "scan and pair recognise the bottles")
+        #expect(out.contains("bottle: legacy firmware, 3 sips kept in it"), "pair says what the legacy bottle keeps")
+        #expect(out.contains("bottle: modern firmware, 3 sips kept in it"), "pair says what the modern bottle keeps")
+        #expect(out.contains("the bottle's clock is 10 min fast"))
+        #expect(out.contains("re-stamped"))
+        // 150 mL dropped; the modern frame gives the first sip in percent (60 mL as 8 % of 710), so about 153.
+        #expect(out.range(of: #"the bottle logged about 15\d mL before the oldest sip it still keeps"#, options: .regularExpression) != nil)
+        #expect(out.contains("drained 3 sips the bottle kept"))
+        #expect(out.contains("link down; retrying"), "the legacy bottle's link drop was not seen")
+
+        let truth = Self.readLog(bottleLog)
+        let stored = Self.stored(out)
+        #expect(truth.lost["C8:2A:3F:00:3F:02"] == 2, "the modern bottle's memory held 3 of 5: \(truth.lost)")
+        for (address, tolerance) in [("C8:2A:3F:00:3F:01", 0.5), ("C8:2A:3F:00:3F:02", 0.005 * 710)] {
+            // What the bottle still had: its sips minus those its full memory dropped.
+            let want = Array((truth.sips[address] ?? []).dropFirst(truth.lost[address] ?? 0))
+            let got = stored[address] ?? []
+            #expect(got.count == want.count, "\(address): stored \(got), the bottle's \(want)")
+            #expect(truth.acked[address] == want.count, "\(address): acknowledged \(truth.acked[address] ?? 0)")
+            for (g, w) in zip(got, want) {
+                #expect(abs(g.ml - w.ml) <= tolerance, "\(address): \(w.ml) mL stored as \(g.ml) mL")
+                #expect(abs(g.time - w.time) <= 2.5, "\(address): drunk at \(w.time), stored at \(g.time)")
+            }
+        }
+    }
+}
+#endif

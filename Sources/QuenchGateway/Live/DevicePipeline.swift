@@ -124,6 +124,12 @@ public final class DevicePipeline: Sendable {
                                                identity: sip.identity, aliases: sip.aliases))
     }
 
+    /// The identity of this device's newest stored event (a bottle's running
+    /// total carries over a restart through it); nil without a store or events.
+    public func newestStoredIdentity() -> String? {
+        try? writer.store?.events(EventQuery(device: device.label, limit: 1)).first?.identity
+    }
+
     /// Moves sips stored under a guessed device clock to their measured times.
     public func restamp(_ corrections: [HidrateSparkSipLog.Correction]) {
         let changed = writer.restamp(corrections.map { ($0.identity, Timestamp(secondsSince1970: $0.time)) })

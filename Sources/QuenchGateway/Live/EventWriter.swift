@@ -89,7 +89,7 @@ public final class EventWriter: Sendable {
         var nextTicket = 0
     }
 
-    private let store: IntakeStore?
+    let store: IntakeStore?
     private let logger: Logger
     private let retry: Backoff
     /// How long a drain keeps retrying a transient failure before it gives up

@@ -130,7 +130,8 @@ public final class GATTDeviceSession: Sendable {
         var backoff = self.backoff
         var attempt = 0
         // What is known of a bottle that reports its own sips, kept across its connections.
-        var sipLog = HidrateSparkSipLog(device: device.label, capacityML: device.calibration.capacityML ?? HidrateSpark.defaultCapacityML)
+        var sipLog = HidrateSparkSipLog(device: device.label, capacityML: device.calibration.capacityML ?? HidrateSpark.defaultCapacityML,
+                                        lastTotal: device.profile.reportsSips ? pipeline.newestStoredIdentity().flatMap(HidrateSparkSipLog.totalML(inIdentity:)) : nil)
         while !stop.isStopped {
             var bearer: (any ATTBearer)?
             do throws(LiveError) {
