@@ -247,6 +247,10 @@ public struct HidrateSparkSipLog: Sendable {
     public struct Correction: Sendable, Hashable {
         public var identity: String
         public var time: Double
+        public init(identity: String, time: Double) {
+            self.identity = identity
+            self.time = time
+        }
     }
 
     public let device: String

@@ -30,8 +30,12 @@ public final class SimulatedHidrateSpark: ATTConnector, Sendable {
     public let clockAhead: Double
     /// Sips kept until drained; the oldest is dropped beyond it.
     public let memory: Int
+    /// A new connection finds the link state of the last (the handshake, a
+    /// record awaiting acknowledgement), as when the kernel kept the LE link
+    /// up for a moment after a central's socket closed.
+    public let linkOutlivesSockets: Bool
     private let database: GATTDatabase
-    private let handles: (sip: UInt16, debug: UInt16, setPoint: UInt16)
+    private let handles: (sip: UInt16, debug: UInt16, setPoint: UInt16, sipConfiguration: UInt16)
 
     private struct Kept {
         var sip: Sip
@@ -48,11 +52,14 @@ public final class SimulatedHidrateSpark: ATTConnector, Sendable {
         var acknowledged = 0
         var lost = 0
         var connects = 0
+        /// What reads of the sip characteristic return: the frame sent last.
+        var lastFrame = HidrateSparkFrame(pending: 0, totalML: 0, record: nil).encoded()
     }
     private let state = Condition(State())
 
     public init(address: BluetoothAddress, layout: HidrateSparkLayout, capacityML: Double = HidrateSpark.defaultCapacityML,
-                clockAhead: Double = 0, memory: Int = 200, kept sips: [Sip] = []) {
+                clockAhead: Double = 0, memory: Int = 200, linkOutlivesSockets: Bool = false, kept sips: [Sip] = []) {
+        self.linkOutlivesSockets = linkOutlivesSockets
         self.address = address
         self.layout = layout
         self.capacityML = capacityML
@@ -76,9 +83,11 @@ public final class SimulatedHidrateSpark: ATTConnector, Sendable {
             GATTCharacteristicDefinition(uuid: HidrateSpark.batteryLevelCharacteristic, properties: [.read], value: [87])]))
         database = GATTDatabase(services: services)
         // The table is built just above with these characteristics.
-        handles = (database.valueHandle(service: layout.sipService, characteristic: layout.sipCharacteristic)!,
-                   database.valueHandle(service: HidrateSpark.referenceService, characteristic: HidrateSpark.debugCharacteristic)!,
-                   database.valueHandle(service: HidrateSpark.referenceService, characteristic: HidrateSpark.setPointCharacteristic)!)
+        let sip = database.valueHandle(service: layout.sipService, characteristic: layout.sipCharacteristic)!
+        let configuration = database.attributes.first { $0.handle > sip && $0.type == GATTAttributeType.clientCharacteristicConfiguration }!
+        handles = (sip, database.valueHandle(service: HidrateSpark.referenceService, characteristic: HidrateSpark.debugCharacteristic)!,
+                   database.valueHandle(service: HidrateSpark.referenceService, characteristic: HidrateSpark.setPointCharacteristic)!,
+                   configuration.handle)
         for sip in sips { log(sip) }
     }
 
@@ -87,6 +96,7 @@ public final class SimulatedHidrateSpark: ATTConnector, Sendable {
     public var lost: Int { state.withLock { $0.lost } }
     public var keptCount: Int { state.withLock { $0.kept.count } }
     public var connects: Int { state.withLock { $0.connects } }
+    public var isConnected: Bool { state.withLock { $0.link != nil } }
 
     /// The bottle detects a sip: kept, and notified at once when a drained central listens.
     public func log(_ sip: Sip) {
@@ -97,7 +107,8 @@ public final class SimulatedHidrateSpark: ATTConnector, Sendable {
             guard let link = s.link, s.handshakeStep == HidrateSpark.handshake.count, !s.awaitingAck,
                   !link.server.configuration(valueHandle: handles.sip).isEmpty else { return nil }
             s.awaitingAck = true
-            return (link.server, frame(for: s.kept.first, count: s.kept.count, total: s.totalML, now: Timestamp.wallClockNow.secondsSince1970))
+            s.lastFrame = frame(for: s.kept.first, count: s.kept.count, total: s.totalML, now: Timestamp.wallClockNow.secondsSince1970)
+            return (link.server, s.lastFrame)
         }
         if let (server, bytes) = notify { _ = try? server.updateValue(bytes, handle: handles.sip) }
     }
@@ -114,11 +125,15 @@ public final class SimulatedHidrateSpark: ATTConnector, Sendable {
         let pair: (client: DescriptorBearer, server: DescriptorBearer)
         do { pair = try DescriptorBearer.makePair(wakeup: stop.bluetooth?.fileDescriptor) } catch { throw .gatt(.bearer(error)) }
         let server = GATTServer(database: database, bearer: pair.server) { [self] handle, value in written(handle, value) }
+        // Reads return the frame sent last, whichever connection it went to.
+        _ = try? server.updateValue(state.withLock { $0.lastFrame }, handle: handles.sip)
         state.changing { s in
             s.link?.bearer.interrupt()
             s.link = (server, pair.server)
-            s.handshakeStep = 0
-            s.awaitingAck = false
+            if !linkOutlivesSockets {
+                s.handshakeStep = 0
+                s.awaitingAck = false
+            }
             s.connects += 1
         }
         _ = WorkerThread(name: "hidrate-spark \(address)") { [self] in
@@ -134,12 +149,19 @@ public final class SimulatedHidrateSpark: ATTConnector, Sendable {
         let now = Timestamp.wallClockNow.secondsSince1970
         let reply = state.changing { s -> (GATTServer, [UInt8])? in
             guard let link = s.link else { return nil }
+            // A subscription once handshaken is greeted with an empty frame too (then reads return it).
+            if handle == handles.sipConfiguration, value != [0, 0], s.handshakeStep == HidrateSpark.handshake.count {
+                s.lastFrame = frame(for: nil, count: 0, total: s.totalML, now: now)
+                return (link.server, s.lastFrame)
+            }
             if s.handshakeStep < HidrateSpark.handshake.count {
                 let expected = HidrateSpark.handshake[s.handshakeStep]
                 let target = expected.target == .debug ? handles.debug : handles.setPoint
                 s.handshakeStep = handle == target && value == expected.bytes ? s.handshakeStep + 1 : 0
                 // Handshaken and subscribed: the bottle greets with an empty frame.
-                return s.handshakeStep == HidrateSpark.handshake.count ? (link.server, frame(for: nil, count: 0, total: s.totalML, now: now)) : nil
+                guard s.handshakeStep == HidrateSpark.handshake.count else { return nil }
+                s.lastFrame = frame(for: nil, count: 0, total: s.totalML, now: now)
+                return (link.server, s.lastFrame)
             }
             guard handle == handles.sip, value == HidrateSpark.drainRequest else { return nil }
             if s.awaitingAck, !s.kept.isEmpty {
@@ -147,7 +169,8 @@ public final class SimulatedHidrateSpark: ATTConnector, Sendable {
                 s.acknowledged += 1
             }
             s.awaitingAck = !s.kept.isEmpty
-            return (link.server, frame(for: s.kept.first, count: s.kept.count, total: s.kept.first?.totalML ?? s.totalML, now: now))
+            s.lastFrame = frame(for: s.kept.first, count: s.kept.count, total: s.kept.first?.totalML ?? s.totalML, now: now)
+            return (link.server, s.lastFrame)
         }
         if let (server, bytes) = reply { _ = try? server.updateValue(bytes, handle: handles.sip) }
     }

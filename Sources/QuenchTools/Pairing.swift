@@ -133,7 +133,8 @@ public enum Pairing {
             let link = try HidrateSparkLink.open(bearer)
             progress("handshake sent (\(link.layout.rawValue) firmware); asking what the bottle keeps...")
             // The greeting is empty; asking for the oldest sip says how many there are. It is not
-            // acknowledged, so the bottle keeps it for `quench run`.
+            // acknowledged, so the bottle keeps it for `quench run` (which reads it back first,
+            // should the bottle still count it as sent when the gateway connects).
             let end = Deadline(seconds: r.timeout)
             if case .frame? = try link.next(timeout: min(1, r.timeout)) {}
             try link.requestNext()

@@ -204,11 +204,18 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Print events as JSON lines.") var json = false
     @Option(help: "Seconds allowed for each connection attempt.") var connectTimeout: Double = 10
     @Option(help: "Stop after this many seconds (default: until a signal).") var seconds: Double?
+    @Option(help: ArgumentHelp("Bottles that keep their own sips (HidrateSpark): connect every MIN minutes, drain, disconnect (default: stay connected).",
+                               valueName: "MIN")) var drainEvery: Double?
     @Option(help: .hidden) var clockRate: Double = 1
     @OptionGroup var live: LiveOptions
 
+    func validate() throws {
+        if let drainEvery, !(drainEvery.isFinite && drainEvery > 0) { throw ValidationError("--drain-every must be a positive number of minutes") }
+    }
+
     func run() async throws {
         var request = Gateway.RunRequest(databasePath: try HistoryEnvironment.process(database: live.db, units: nil).databasePath)
+        request.options.drainInterval = drainEvery.map { $0 * 60 }
         request.devices = devices
         request.seconds = seconds
         request.logLevel = live.logLevel

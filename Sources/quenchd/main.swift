@@ -4,7 +4,7 @@
 // runs for months on a Pi.
 //
 //   quenchd [--db PATH] [--device ADDRESS]... [--seconds S] [--json]
-//           [--connect-timeout S] [--log-level LEVEL]
+//           [--connect-timeout S] [--drain-every MIN] [--log-level LEVEL]
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,10 +43,11 @@ while let flag = arguments.rest.popFirst() {
     case "--seconds": request.seconds = arguments.seconds(after: flag)
     case "--connect-timeout": request.options.connectTimeout = arguments.seconds(after: flag)
     case "--clock-rate": request.options.clockRate = arguments.seconds(after: flag)
+    case "--drain-every": request.options.drainInterval = arguments.seconds(after: flag) * 60
     case "--log-level": request.logLevel = arguments.value(after: flag)
     case "--json": json = true
     case "-h", "--help":
-        print("usage: quenchd [--db PATH] [--device ADDRESS]... [--seconds S] [--json] [--connect-timeout S] [--log-level LEVEL]")
+        print("usage: quenchd [--db PATH] [--device ADDRESS]... [--seconds S] [--json] [--connect-timeout S] [--drain-every MIN] [--log-level LEVEL]")
         exit(0)
     default: fail("unknown argument '\(flag)' (see quenchd --help)", status: 64)
     }

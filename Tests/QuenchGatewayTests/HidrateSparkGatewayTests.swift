@@ -24,8 +24,9 @@ struct HidrateSparkGatewayTests {
                    calibration: try defaultCalibration(for: .hidrateSpark, levelCurve: nil, capacityML: capacity, tareG: nil))
     }
 
-    func gateway(_ bottle: SimulatedHidrateSpark, _ store: IntakeStore, device: LiveDevice) -> Gateway {
+    func gateway(_ bottle: SimulatedHidrateSpark, _ store: IntakeStore, device: LiveDevice, drainInterval: Double? = nil) -> Gateway {
         var options = Gateway.Options()
+        options.drainInterval = drainInterval
         options.connectTimeout = 2
         options.backoff = Backoff(initial: 0.05, factor: 2, maximum: 0.2)
         return Gateway(devices: [device], store: store, options: options, logger: F.logger, connector: bottle,
@@ -102,6 +103,34 @@ struct HidrateSparkGatewayTests {
         #expect(stored.count == 4, "\(stored.map { "\($0.ml) at \($0.time.iso8601)" })")
     }
 
+    @Test("a record asked for by a central that went away, on a link that outlived it: read back and stored, not acknowledged unseen",
+          arguments: HidrateSparkLayout.allCases)
+    func recordInFlightOnALingeringLink(layout: HidrateSparkLayout) throws {
+        let store = try F.temporaryStore()
+        let now = Timestamp.wallClockNow.secondsSince1970
+        let kept = [SimulatedHidrateSpark.Sip(time: now - 900, ml: 50), .init(time: now - 600, ml: 35), .init(time: now - 300, ml: 20)]
+        let bottle = SimulatedHidrateSpark(address: Self.address, layout: layout, linkOutlivesSockets: true, kept: kept)
+        // What `quench pair` does: the handshake, then one `57` to see what the bottle keeps, and away.
+        let probe = try device()
+        let pairing = StopSignal()
+        let bearer = try bottle.connect(to: probe, timeout: 2, stop: pairing)
+        let link = try HidrateSparkLink.open(bearer)
+        _ = try link.next(timeout: 1)
+        try link.requestNext()
+        guard case .frame(let first)? = try link.next(timeout: 2) else { Issue.record("no answer to 57"); return }
+        #expect(first.pending == 3)
+        bearer.close()
+        withExtendedLifetime(pairing) {}
+        let g = gateway(bottle, store, device: probe)
+        g.start()
+        #expect(waitUntil { bottle.acknowledged == 3 }, "acknowledged \(bottle.acknowledged) of 3")
+        g.stop()
+        g.wait()
+        let stored = try sips(store)
+        #expect(stored.count == 3, "\(stored.map { "\($0.ml) at \($0.time.iso8601)" })")
+        for (s, t) in zip(stored, kept) { #expect(abs(s.time.secondsSince1970 - t.time) <= 2) }
+    }
+
     @Test("a bottle clock ten minutes fast: measured on a live sip, said, and the sips drained before it re-stamped")
     func fastClock() throws {
         let store = try F.temporaryStore()
@@ -126,6 +155,24 @@ struct HidrateSparkGatewayTests {
         }
     }
 
+    @Test("periodic mode: connects, drains, lets go; a sip drunk meanwhile waits in the bottle for the next time")
+    func periodic() throws {
+        let store = try F.temporaryStore()
+        let now = Timestamp.wallClockNow.secondsSince1970
+        let bottle = SimulatedHidrateSpark(address: Self.address, layout: .modern, kept: [.init(time: now - 300, ml: 60)])
+        let g = gateway(bottle, store, device: try device(), drainInterval: 0.5)
+        g.start()
+        #expect(waitUntil { bottle.acknowledged == 1 })
+        #expect(waitUntil { !bottle.isConnected }, "left the bottle free once drained")
+        bottle.log(.init(time: Timestamp.wallClockNow.secondsSince1970, ml: 30))
+        #expect(bottle.keptCount == 1, "nobody listening: the bottle keeps it")
+        #expect(waitUntil { bottle.acknowledged == 2 }, "drained at the next connection")
+        g.stop()
+        g.wait()
+        #expect(bottle.connects >= 2)
+        #expect(try sips(store).count == 2)
+    }
+
     @Test("a full memory drops the oldest sips: the running total says how much was lost")
     func overflowIsReported() throws {
         var log = HidrateSparkSipLog(device: "X", capacityML: 591)
@@ -137,6 +184,15 @@ struct HidrateSparkGatewayTests {
         let unknown = HidrateSparkFrame(pending: 1, totalML: 200, record: .legacy(type: .init(rawValue: 7), bottleTime: 1, ml: 1))
         let result = log.sip(from: unknown, receivedAt: 1_790_000_100, live: false)
         #expect(result.sip == nil && result.notes == [.notASip("record type 0x07")])
+        // The first record ever seen: what the total holds beyond it was logged before (or dropped).
+        var fresh = HidrateSparkSipLog(device: "X", capacityML: 591)
+        #expect(fresh.sip(from: next, receivedAt: 1_790_000_100, live: false).notes == [.loggedBefore(ml: 170)])
+        // A restart carries the total over from the newest stored sip's identity.
+        let identity = try #require(log.sip(from: next, receivedAt: 1_790_000_100, live: false).sip?.identity)
+        #expect(HidrateSparkSipLog.totalML(inIdentity: identity) == 200)
+        var restarted = HidrateSparkSipLog(device: "X", capacityML: 591, lastTotal: 200)
+        let after = HidrateSparkFrame(pending: 1, totalML: 240, record: .legacy(type: .sip, bottleTime: 1_790_000_060, ml: 40))
+        #expect(restarted.sip(from: after, receivedAt: 1_790_000_100, live: false).notes.isEmpty)
     }
 }
 #endif

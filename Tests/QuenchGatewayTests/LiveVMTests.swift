@@ -230,6 +230,8 @@ struct HidrateSparkVMTests {
         var sips: [String: [(time: Double, ml: Double)]] = [:]
         var lost: [String: Int] = [:]
         var acked: [String: Int] = [:]
+        /// Records sent (a record sent twice was resent).
+        var sent: [String: Int] = [:]
     }
 
     static func readLog(_ url: URL) -> BottleLog {
@@ -246,6 +248,7 @@ struct HidrateSparkVMTests {
                 log.sips[address, default: []].append((ts + min(t, 0), ml))
             case "lost" where (obj["reason"] as? String) == "bottle memory full": log.lost[address, default: 0] += 1
             case "acked": log.acked[address, default: 0] += 1
+            case "sent" where (obj["pending"] as? Int ?? 0) > 0: log.sent[address, default: 0] += 1
             default: break
             }
         }
@@ -321,6 +324,52 @@ struct HidrateSparkVMTests {
                 #expect(abs(g.time - w.time) <= 2.5, "\(address): drunk at \(w.time), stored at \(g.time)")
             }
         }
+    }
+
+    @Test("quenchd killed (SIGKILL) in the middle of a long drain, then started again at once: every kept sip stored once")
+    func killedMidDrain() throws {
+        guard let quench = LiveVM.quench, let quenchd = builtExecutable("quenchd") else {
+            Issue.record("no quench and quenchd beside the test binary (swift build first)")
+            return
+        }
+        let dir = try LiveVM.workDirectory(beside: quench)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var csv = "t_start,t_end,kind,ml\n"
+        for i in 0..<300 { csv += "\(-50000 + i * 150),\(-49995 + i * 150),sip,\(15 + i % 9)\n" }
+        let sips = dir.appendingPathComponent("sips.csv")
+        try csv.write(to: sips, atomically: true, encoding: .utf8)
+        let bottleLog = dir.appendingPathComponent("bottle.jsonl")
+        let script = """
+            Q=\(quench)
+            export QUENCH_DB=/tmp/q.sqlite
+            set -x
+            $Q pair $QUENCH_VM_P1_ADDR --profile hidrate-spark || exit 11
+            \(quenchd) --log-level info &
+            pid=$!
+            sleep 1.6
+            kill -KILL $pid
+            wait $pid
+            echo "first quenchd: $?"
+            $Q log --json --limit 1000 | grep -c identity
+            \(quenchd) --log-level info --seconds 25 || exit 15
+            $Q log --json --limit 1000
+            """
+        let result = try LiveVM.runScript(script, in: dir, peripherals: [
+            "--profile hidrate-spark --firmware legacy --memory 400 --addr C8:2A:3F:00:3F:03 --sips \(sips.path) --log \(bottleLog.path)",
+        ], timeout: 150)
+        #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
+        #expect(result.output.contains("first quenchd: 137"), "the first quenchd was killed mid-drain")
+        let truth = Self.readLog(bottleLog)
+        let address = "C8:2A:3F:00:3F:03"
+        let stored = Self.stored(result.output)[address] ?? []
+        let want = truth.sips[address] ?? []
+        #expect(want.count == 300)
+        #expect(stored.count == 300, "stored \(stored.count) of the bottle's 300")
+        #expect(truth.acked[address] == 300)
+        for (g, w) in zip(stored, want) {
+            #expect(abs(g.ml - w.ml) <= 0.5 && abs(g.time - w.time) <= 2, "drunk \(w), stored \(g)")
+        }
+        print("records sent \(truth.sent[address] ?? 0) times for 300 sips (a resend per kill between storing and acknowledging)")
     }
 }
 #endif

@@ -130,10 +130,10 @@ public final class DevicePipeline: Sendable {
         try? writer.store?.events(EventQuery(device: device.label, limit: 1)).first?.identity
     }
 
-    /// Moves sips stored under a guessed device clock to their measured times.
-    public func restamp(_ corrections: [HidrateSparkSipLog.Correction]) {
+    /// Moves stored sips to better-known times (`reason` says why, for the log).
+    public func restamp(_ corrections: [HidrateSparkSipLog.Correction], reason: String) {
         let changed = writer.restamp(corrections.map { ($0.identity, Timestamp(secondsSince1970: $0.time)) })
-        logger.info("re-stamped \(changed) sip\(changed == 1 ? "" : "s") stored before the bottle's clock was measured")
+        logger.info("re-stamped \(changed) sip\(changed == 1 ? "" : "s") \(reason)")
     }
 
     /// A cap opened (true) or closed (false) message, or one not understood (nil).

@@ -102,17 +102,19 @@ public final class GATTDeviceSession: Sendable {
     private let stop: StopSignal
     private let backoff: Backoff
     private let connectTimeout: Double
+    private let drainInterval: Double?
     private let logger: Logger
     private let worker = ThreadSlot()
     private let counters = Mutex(Counters())
 
     public init(pipeline: DevicePipeline, connector: any ATTConnector, stop: StopSignal, backoff: Backoff = Backoff(),
-                connectTimeout: Double = 10) {
+                connectTimeout: Double = 10, drainInterval: Double? = nil) {
         self.pipeline = pipeline
         self.connector = connector
         self.stop = stop
         self.backoff = backoff
         self.connectTimeout = connectTimeout
+        self.drainInterval = drainInterval
         logger = pipeline.logger
     }
 
@@ -142,7 +144,15 @@ public final class GATTDeviceSession: Sendable {
                     let link = try HidrateSparkLink.open(b)
                     connected(["firmware": "\(link.layout.rawValue)", "battery_percent": "\(link.batteryPercent.map(String.init) ?? "-")"])
                     attempt = 0
-                    try HidrateSparkDrain(link: link, pipeline: pipeline, stop: stop).run(&sipLog)
+                    try HidrateSparkDrain(link: link, pipeline: pipeline, stop: stop, leaveWhenDrained: drainInterval != nil).run(&sipLog)
+                    if let drainInterval, !stop.isStopped {
+                        // Periodic: drained; the bottle is left free until the next time.
+                        b.close()
+                        pipeline.linkChanged(up: false)
+                        logger.info("drained; next in \(TraceWriter.fixed(drainInterval / 60, places: 1)) min")
+                        stop.wait(seconds: drainInterval)
+                        continue
+                    }
                 } else {
                     let link = try GATTLink.open(b, profile: device.profile)
                     connected(["mtu": "\(link.client.mtu)", "handle": "\(link.characteristic.valueHandle)"])

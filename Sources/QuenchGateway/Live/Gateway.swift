@@ -21,6 +21,11 @@ public final class Gateway: Sendable {
         /// Session clock rate (1 = real time; more for accelerated simulated devices).
         public var clockRate = 1.0
         public var started: Timestamp = .wallClockNow
+        /// For bottles that keep their own sips (HidrateSpark): nil stays
+        /// connected and takes sips as they happen; a number connects that
+        /// often (seconds), drains and disconnects, leaving the bottle free
+        /// for its phone app in between (it accepts one central at a time).
+        public var drainInterval: Double?
         public init() {}
     }
 
@@ -58,7 +63,7 @@ public final class Gateway: Sendable {
                 let backoff = Backoff(initial: b.initial, factor: b.factor, maximum: b.maximum, jitter: b.jitter,
                                       seed: UInt64(i + 1) &* 0x9E37_79B9_7F4A_7C15)
                 sessions.append(GATTDeviceSession(pipeline: p, connector: connector, stop: stop, backoff: backoff,
-                                                  connectTimeout: options.connectTimeout))
+                                                  connectTimeout: options.connectTimeout, drainInterval: options.drainInterval))
             }
         }
         gattSessions = sessions

@@ -14,6 +14,12 @@ public struct HidrateSparkLink {
     public let debug: GATTCharacteristic
     /// Battery Level (percent), when the bottle has the Battery Service.
     public let batteryPercent: Int?
+    /// The frame the bottle sent last, read before subscribing (which makes
+    /// it send an empty one), nil when unreadable. A bottle still linked to a
+    /// central that went away (the kernel keeps an LE link a moment after its
+    /// socket closes) may hold a record sent and not yet acknowledged: the
+    /// next `57` would acknowledge it unseen.
+    public let lastFrame: HidrateSparkFrame?
 
     /// Exchanges the MTU, finds the characteristics, reads the battery,
     /// subscribes to sips and cap messages, and sends the 13-write handshake
@@ -54,6 +60,7 @@ public struct HidrateSparkLink {
             else { return nil }
             return try client.read(handle: level.valueHandle).first.map(Int.init)
         }
+        let lastFrame = (try? client.read(handle: sip.valueHandle)).flatMap { try? HidrateSparkFrame(decoding: $0, layout: layout) }
         try gatt { () throws(GATTError) in
             try client.subscribe(to: debug, mode: .notifications)
             try client.subscribe(to: sip, mode: .notifications)
@@ -61,7 +68,7 @@ public struct HidrateSparkLink {
                 try client.write(handle: write.target == .debug ? debug.valueHandle : setPoint.valueHandle, value: write.bytes)
             }
         }
-        return HidrateSparkLink(client: client, layout: layout, sip: sip, debug: debug, batteryPercent: battery)
+        return HidrateSparkLink(client: client, layout: layout, sip: sip, debug: debug, batteryPercent: battery, lastFrame: lastFrame)
     }
 
     /// Asks for the oldest sip; once one was sent, also acknowledges it (the bottle then forgets it).
@@ -99,13 +106,23 @@ struct HidrateSparkDrain {
     let link: HidrateSparkLink
     let pipeline: DevicePipeline
     let stop: StopSignal
+    /// Periodic mode: return once the bottle says it has nothing left.
+    var leaveWhenDrained = false
     /// How long to wait for a frame while something is asked for.
     var answerTimeout = 10.0
 
     /// Runs until the link fails (thrown) or `stop`; `log` carries what is known of the bottle between connections.
     func run(_ log: inout HidrateSparkSipLog) throws(LiveError) {
         let logger = pipeline.logger
-        // The bottle greets a subscription with an empty frame; taken before asking, so it is not read as the answer.
+        // A record that may be in flight from a central that is gone is stored before the first `57`
+        // acknowledges it. If it was not in flight, the bottle sends it again and its identity matches.
+        var recovered: HidrateSparkFrame?
+        if let last = link.lastFrame, last.record != nil {
+            logger.info("the bottle's last frame holds a sip that may await acknowledgement; storing it first")
+            try handle(last, live: false, &log)
+            recovered = last
+        }
+        // The bottle greets a fresh link's subscription with an empty frame; taken before asking, so it is not read as the answer.
         if case .frame(let f)? = try link.next(timeout: 1), f.pending != 0 {
             try handle(f, live: false, &log)
         }
@@ -135,9 +152,13 @@ struct HidrateSparkDrain {
                                     metadata: ["from": "\(Timestamp(secondsSince1970: first).iso8601)", "to": "\(Timestamp(secondsSince1970: last).iso8601)"])
                     }
                     drained = 0
+                    if leaveWhenDrained { return }
                     continue
                 }
-                if let time = try handle(frame, live: live, &log) {
+                // The recovered record sent again: its fresh frame gives its time better (modern: "seconds ago" was stale).
+                let resend = recovered.map { $0.totalML == frame.totalML } ?? false
+                recovered = nil
+                if let time = try handle(frame, live: live, &log, restamping: resend) {
                     if !live {
                         drained += 1
                         first = min(first ?? time, time)
@@ -152,12 +173,16 @@ struct HidrateSparkDrain {
 
     /// Stores one record and returns its time; throws (so it is not acknowledged) when it could not be stored.
     @discardableResult
-    private func handle(_ frame: HidrateSparkFrame, live: Bool, _ log: inout HidrateSparkSipLog) throws(LiveError) -> Double? {
+    private func handle(_ frame: HidrateSparkFrame, live: Bool, _ log: inout HidrateSparkSipLog, restamping: Bool = false) throws(LiveError) -> Double? {
         let (sip, notes, corrections) = log.sip(from: frame, receivedAt: Timestamp.wallClockNow.secondsSince1970, live: live)
         for note in notes { pipeline.logger.warning("\(note)") }
         guard let sip else { return nil }
-        guard case .stored = pipeline.report(sip) else { throw .notStored }
-        if !corrections.isEmpty { pipeline.restamp(corrections) }
+        guard case .stored(let isNew) = pipeline.report(sip) else { throw .notStored }
+        if !corrections.isEmpty { pipeline.restamp(corrections, reason: "stored before the bottle's clock was measured") }
+        if restamping, !isNew {
+            pipeline.restamp(([sip.identity] + sip.aliases).map { .init(identity: $0, time: sip.time) },
+                             reason: "read back from the bottle's last frame, now that it sent it afresh")
+        }
         return sip.time
     }
 }
