@@ -2,6 +2,8 @@ import ArgumentParser
 import QuenchCore
 import QuenchGateway
 import QuenchHistory
+import QuenchProfiles
+import QuenchStore
 
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,7 +24,7 @@ struct ReplayCommand: ParsableCommand {
     var btsnoop: String?
 
     @Option(help: ArgumentHelp("With --btsnoop: how to read the device (weight-scale, mi-scale, mi-body-scale, "
-                               + "decent-scale, or a profile file); default: what its traffic shows.", valueName: "P"))
+                               + "decent-scale, hidrate-spark, or a profile file); default: what its traffic shows.", valueName: "P"))
     var profile: String?
 
     @Flag(help: "One JSON object a line per event.")
@@ -75,7 +77,18 @@ struct ReplayCommand: ParsableCommand {
             if let btsnoop {
                 let capture = try BTSnoopReplayOptions(parsingDevice: device, profile: profile)
                 let capturePath = TraceSource(argument: btsnoop)
-                let result = try BTSnoopReplay.run(capturePath, capture: capture, options: options, onStart: onStart, onEvent: onEvent)
+                if capture.profile?.reportsSips == true {
+                    _ = try replayBottle(capturePath, capture, into: intakeStore, output)
+                    return
+                }
+                let result: BTSnoopReplayResult
+                do {
+                    result = try BTSnoopReplay.run(capturePath, capture: capture, options: options, onStart: onStart, onEvent: onEvent)
+                } catch BTSnoopReplayError.noReadings where capture.profile == nil && btsnoop != "-" {
+                    // No readings: perhaps a bottle that reports its own sips (read again, as one).
+                    if try replayBottle(capturePath, capture, into: intakeStore, output) { return }
+                    throw BTSnoopReplayError.noReadings(path: capturePath.description, device: capture.device, profile: nil, advertisements: 0, attValues: 0)
+                }
                 summary = result.summary
                 for line in BTSnoopReplay.notes(result, source: capturePath.description) { FileHandleStderr.write("quench: \(line)\n") }
             } else {
@@ -97,5 +110,32 @@ struct ReplayCommand: ParsableCommand {
             }
             output.flush()
         }
+    }
+
+    /// A bottle that reports its own sips (HidrateSpark): its frames, not the
+    /// detector; stored under the identities the gateway uses. False when the
+    /// capture holds none of its sips.
+    func replayBottle(_ capture: TraceSource, _ options: BTSnoopReplayOptions, into intakeStore: IntakeStore?,
+                      _ output: StandardOutput) throws -> Bool {
+        let result = try HidrateSparkCapture.read(capture, device: options.device, capacityML: calibration.capacity ?? HidrateSpark.defaultCapacityML)
+        guard let device = result.device, !result.sips.isEmpty else {
+            if options.profile != nil { throw BTSnoopReplayError.noReadings(path: capture.description, device: options.device, profile: options.profile, advertisements: 0, attValues: 0) }
+            return false
+        }
+        FileHandleStderr.write("quench: \(capture.description): replaying \(device) as hidrate-spark (\(result.layout?.rawValue ?? "legacy") frames)\n")
+        for note in result.notes { FileHandleStderr.write("quench: \(capture.description): \(note)\n") }
+        let (started, events) = HidrateSparkCapture.events(result.sips)
+        if !json { output.write(EventFormat.tableHeader + "\n") }
+        for event in events {
+            output.write((json ? EventFormat.jsonLine(event, started: started, device: device.description)
+                               : EventFormat.tableRow(event, started: started)) + "\n")
+        }
+        if !json { output.write("\n\(events.count) sip\(events.count == 1 ? "" : "s") the bottle sent, \(TraceWriter.fixed(events.reduce(0) { $0 + $1.ml }, places: 0)) mL\n") }
+        if let intakeStore {
+            let stored = try HidrateSparkCapture.store(result.sips, device: device.description, into: intakeStore)
+            if !json { output.write("stored: \(stored.inserted) new, \(stored.duplicates) already there\n") }
+        }
+        output.flush()
+        return true
     }
 }
