@@ -98,8 +98,14 @@ public final class SimulatedHidrateSpark: ATTConnector, Sendable {
     public var connects: Int { state.withLock { $0.connects } }
     public var isConnected: Bool { state.withLock { $0.link != nil } }
 
-    /// The bottle detects a sip: kept, and notified at once when a drained central listens.
+    /// The bottle detects a sip: the cap opens and closes (DEBUG notifications),
+    /// the sip is kept, and notified at once when a drained central listens.
     public func log(_ sip: Sip) {
+        if let server = state.withLock({ $0.handshakeStep == HidrateSpark.handshake.count ? $0.link?.server : nil }) {
+            for message in [HidrateSparkDebugMessage.capOpened, HidrateSparkDebugMessage.capClosed] {
+                _ = try? server.updateValue(message, handle: handles.debug)
+            }
+        }
         let notify = state.changing { s -> (GATTServer, [UInt8])? in
             s.totalML &+= UInt16(clamping: Int(saturating: sip.ml.rounded()))
             s.kept.append(Kept(sip: sip, totalML: s.totalML))

@@ -65,13 +65,13 @@ extension IntakeStore {
         }
     }
 
-    static let deviceColumns = "address, name, profile, sensor, calibration, added_at, last_seen_at, address_type, profile_definition"
+    static let deviceColumns = "address, name, profile, sensor, calibration, added_at, last_seen_at, address_type, profile_definition, battery_percent, cap_open"
 
     /// Decodes a row selected with `deviceColumns`, by position.
     static func device(_ row: SQLiteRow) throws -> Device {
         let sensorText: String? = row[3]
         let calibrationText: String? = row[4]
-        return Device(
+        var device = Device(
             address: row[0], name: row[1], profile: row[2],
             sensor: sensorText.flatMap(SensorKind.init(rawValue:)),
             // A calibration that no longer holds (written before it was checked) reads as none:
@@ -80,6 +80,20 @@ extension IntakeStore {
             addedAt: Timestamp(secondsSince1970: row[5]),
             lastSeenAt: (row[6] as Double?).map(Timestamp.init(secondsSince1970:)),
             addressType: row[7], profileDefinition: row[8])
+        device.batteryPercent = row[9]
+        device.capOpen = row[10]
+        return device
+    }
+
+    /// What a device said of itself just now (nil: unchanged), and that it was seen.
+    public func recordDeviceStatus(address: String, batteryPercent: Int? = nil, capOpen: Bool? = nil, seenAt: Timestamp) throws(StoreError) {
+        let battery = batteryPercent.map { min(100, max(0, $0)) }
+        try write("recording the state of device \(address)") { db in
+            try db.run("""
+                UPDATE device SET battery_percent = COALESCE(?, battery_percent), cap_open = COALESCE(?, cap_open),
+                    last_seen_at = ? WHERE address = ?
+                """, [battery, capOpen, seenAt.secondsSince1970, address])
+        }
     }
 
     // MARK: - Goals

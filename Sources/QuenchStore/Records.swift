@@ -106,6 +106,9 @@ public struct Device: Sendable, Hashable, Codable {
     public var addressType: String?
     /// The JSON text of the profile file the device was paired with (custom profiles only).
     public var profileDefinition: String?
+    /// What a smart bottle last said: its battery (percent) and whether its cap was open.
+    public var batteryPercent: Int?
+    public var capOpen: Bool?
 
     public init(
         address: String, name: String? = nil, profile: String? = nil, sensor: SensorKind? = nil,

@@ -63,6 +63,12 @@ enum Schema {
             ALTER TABLE device ADD COLUMN profile_definition TEXT
                 CHECK (profile_definition IS NULL OR json_valid(profile_definition));
             """),
+        // What a smart bottle last said of itself (HidrateSpark: battery, cap), for `devices`.
+        Migration(identifier: "v3: device battery and cap", sql: """
+            ALTER TABLE device ADD COLUMN battery_percent INTEGER
+                CHECK (battery_percent IS NULL OR battery_percent BETWEEN 0 AND 100);
+            ALTER TABLE device ADD COLUMN cap_open INTEGER CHECK (cap_open IS NULL OR cap_open IN (0, 1));
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

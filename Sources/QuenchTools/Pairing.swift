@@ -187,13 +187,19 @@ extension BottleCalibration {
 public enum DeviceListing {
     public static func table(_ devices: [Device]) -> String {
         guard !devices.isEmpty else { return "no paired devices (pair one with `quench pair ADDRESS`)" }
-        var lines = ["address            type    profile        name              calibration               last seen"]
+        var lines = ["address            type    profile        name              calibration               battery, cap         last seen"]
         for d in devices {
             lines.append(EventFormat.pad(d.address, 19) + EventFormat.pad(d.addressType ?? "-", 8) + EventFormat.pad(d.profile ?? "-", 15)
-                         + EventFormat.pad(d.name ?? "-", 18) + EventFormat.pad(d.calibration.map(summary) ?? "none", 26)
-                         + (d.lastSeenAt?.iso8601 ?? "-"))
+                         + EventFormat.pad((d.name ?? "-").shownSafely(limit: 16), 18) + EventFormat.pad(d.calibration.map(summary) ?? "none", 26)
+                         + EventFormat.pad(status(d) ?? "-", 21) + (d.lastSeenAt?.iso8601 ?? "-"))
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// What a smart bottle last said of itself: `87 %, cap closed`; nil when nothing.
+    public static func status(_ d: Device) -> String? {
+        let parts = [d.batteryPercent.map { "\($0) %" }, d.capOpen.map { $0 ? "cap open" : "cap closed" }].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 
     /// `g, tare 180 g, 750 mL` / `mm, curve 0:0,100:500`.
@@ -211,6 +217,8 @@ public enum DeviceListing {
         if let p = d.profile { s += ",\"profile\":\"\(EventFormat.jsonEscaped(p))\"" }
         if let n = d.name { s += ",\"name\":\"\(EventFormat.jsonEscaped(n))\"" }
         if let c = d.calibration { s += ",\"calibration\":\"\(EventFormat.jsonEscaped(summary(c)))\"" }
+        if let b = d.batteryPercent { s += ",\"battery_percent\":\(b)" }
+        if let c = d.capOpen { s += ",\"cap_open\":\(c)" }
         s += ",\"added_at\":\"\(d.addedAt.iso8601)\""
         if let l = d.lastSeenAt { s += ",\"last_seen_at\":\"\(l.iso8601)\"" }
         return s + "}"

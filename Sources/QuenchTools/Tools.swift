@@ -35,11 +35,13 @@ public enum Watch {
         case reading(Row)
         case event(DetectedEvent, line: String)
         case link(up: Bool, line: String)
+        /// What a device said of itself (a bottle's battery, its cap).
+        case note(String)
 
         public var line: String {
             switch self {
             case .reading(let r): r.line
-            case .event(_, let line), .link(_, let line): line
+            case .event(_, let line), .link(_, let line), .note(let line): line
             }
         }
     }
@@ -63,7 +65,8 @@ public enum Watch {
                 output(.reading(Row(reading: r, raw: raw, phase: detector.phase, levelML: detector.level, bandML: detector.band,
                                     line: line(r, raw: raw, detector: detector, unit: unit))))
             },
-            link: { d, up in output(.link(up: up, line: up ? "  (connected to \(d.label))" : "  (link lost; reconnecting)")) }),
+            link: { d, up in output(.link(up: up, line: up ? "  (connected to \(d.label))" : "  (link lost; reconnecting)")) },
+            note: { _, text in output(.note("  (\(text))")) }),
             logger: logger, options: options, transport: transport, stop: stop, stopOnSignals: stopOnSignals,
             onEvent: { c in output(.event(c.final.event, line: "  → " + EventFormat.tableRow(c.final.event, started: c.final.started))) })
     }

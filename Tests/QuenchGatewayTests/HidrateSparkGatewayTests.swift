@@ -6,6 +6,7 @@ import QuenchCore
 import QuenchProfiles
 import QuenchSimulatedDevices
 import QuenchStore
+import QuenchTools
 import QuenchTestSupport
 import Synchronization
 import Testing
@@ -171,6 +172,49 @@ struct HidrateSparkGatewayTests {
         g.wait()
         #expect(bottle.connects >= 2)
         #expect(try sips(store).count == 2)
+    }
+
+    @Test("battery and cap are kept with the device for `devices`")
+    func batteryAndCap() throws {
+        let store = try F.temporaryStore()
+        let d = try device()
+        try store.saveDevice(Device(address: d.label, profile: "hidrate-spark", calibration: d.calibration, addedAt: .wallClockNow))
+        let bottle = SimulatedHidrateSpark(address: Self.address, layout: .legacy)
+        let g = gateway(bottle, store, device: d)
+        g.start()
+        #expect(waitUntil { (try? store.device(address: d.label))??.batteryPercent == 87 })
+        bottle.log(.init(time: Timestamp.wallClockNow.secondsSince1970, ml: 20))
+        #expect(waitUntil { bottle.acknowledged == 1 })
+        g.stop()
+        g.wait()
+        let saved = try #require(try store.device(address: d.label))
+        #expect(saved.batteryPercent == 87 && saved.capOpen == false, "\(saved)")
+        #expect(saved.lastSeenAt != nil)
+    }
+
+    @Test("watch only listens: it shows the bottle, its cap and a live sip, and acknowledges nothing")
+    func watchListensOnly() throws {
+        let now = Timestamp.wallClockNow.secondsSince1970
+        let bottle = SimulatedHidrateSpark(address: Self.address, layout: .modern, kept: [.init(time: now - 600, ml: 50)])
+        let lines = Mutex<[String]>([])
+        let stop = StopSignal()
+        let transport = LiveTransport(connector: bottle, advertisements: { _ throws(LiveError) in throw .noDevices })
+        let watching = Thread {
+            _ = Watch.run(try! device(), seconds: nil, transport: transport, stop: stop, stopOnSignals: false, logger: F.logger) { output in
+                lines.withLock { $0.append(output.line) }
+            }
+        }
+        watching.start()
+        #expect(waitUntil { lines.withLock { $0.contains { $0.contains("listening only") } } })
+        bottle.log(.init(time: Timestamp.wallClockNow.secondsSince1970, ml: 30))
+        // The bottle notifies what it holds, oldest first: the 50 mL from before (8 % of 591 mL: 47), the new one kept behind it.
+        #expect(waitUntil { lines.withLock { $0.contains { $0.contains("sip 47 mL") && $0.contains("2 kept in the bottle") } } },
+                "\(lines.withLock { $0 })")
+        stop.stop()
+        let shown = lines.withLock { $0 }
+        #expect(shown.contains { $0.contains("modern firmware, battery 87 %") }, "\(shown)")
+        #expect(shown.contains { $0.contains("cap opened") } && shown.contains { $0.contains("cap closed") }, "\(shown)")
+        #expect(bottle.acknowledged == 0 && bottle.keptCount == 2, "watch must leave the sips in the bottle")
     }
 
     @Test("a full memory drops the oldest sips: the running total says how much was lost")

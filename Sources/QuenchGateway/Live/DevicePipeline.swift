@@ -32,13 +32,17 @@ public struct LiveObserver: Sendable {
     public var link: (@Sendable (_ device: LiveDevice, _ up: Bool) -> Void)?
     /// A bottle's cap opened (true) or closed (false); nil for a message not understood.
     public var cap: (@Sendable (_ device: LiveDevice, _ open: Bool?) -> Void)?
+    /// What a device said of itself, as a line (a bottle's firmware and battery, its cap).
+    public var note: (@Sendable (_ device: LiveDevice, _ text: String) -> Void)?
 
     public init(reading: (@Sendable (LiveDevice, Reading, ProfileReading, SipDetector) -> Void)? = nil,
                 link: (@Sendable (LiveDevice, Bool) -> Void)? = nil,
-                cap: (@Sendable (LiveDevice, Bool?) -> Void)? = nil) {
+                cap: (@Sendable (LiveDevice, Bool?) -> Void)? = nil,
+                note: (@Sendable (LiveDevice, String) -> Void)? = nil) {
         self.reading = reading
         self.link = link
         self.cap = cap
+        self.note = note
     }
 }
 
@@ -137,7 +141,27 @@ public final class DevicePipeline: Sendable {
     }
 
     /// A cap opened (true) or closed (false) message, or one not understood (nil).
-    public func capChanged(open: Bool?) { observer.cap?(device, open) }
+    public func capChanged(open: Bool?) {
+        observer.cap?(device, open)
+        if let open { recordStatus(capOpen: open) }
+    }
+
+    /// Whether events reach a store: a device that keeps records until
+    /// acknowledged is acknowledged only then (`watch` only listens).
+    public var storesEvents: Bool { writer.store != nil }
+
+    /// What a smart bottle says of itself, kept with the device for `devices`.
+    public func recordStatus(batteryPercent: Int? = nil, capOpen: Bool? = nil) {
+        guard let store = writer.store else { return }
+        do {
+            try store.recordDeviceStatus(address: device.label, batteryPercent: batteryPercent, capOpen: capOpen, seenAt: .wallClockNow)
+        } catch {
+            logger.warning("cannot record the device's state", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// A line for whoever watches (firmware and battery on connecting, the cap).
+    public func note(_ text: String) { observer.note?(device, text) }
 
     /// Sips the device reported itself, this session.
     public var reportedCount: Int { state.withLock { $0.reported } }

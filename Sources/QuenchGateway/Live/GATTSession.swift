@@ -143,6 +143,8 @@ public final class GATTDeviceSession: Sendable {
                 if device.profile.reportsSips {
                     let link = try HidrateSparkLink.open(b)
                     connected(["firmware": "\(link.layout.rawValue)", "battery_percent": "\(link.batteryPercent.map(String.init) ?? "-")"])
+                    pipeline.recordStatus(batteryPercent: link.batteryPercent)
+                    pipeline.note("\(link.layout.rawValue) firmware" + (link.batteryPercent.map { ", battery \($0) %" } ?? ""))
                     attempt = 0
                     try HidrateSparkDrain(link: link, pipeline: pipeline, stop: stop, leaveWhenDrained: drainInterval != nil).run(&sipLog)
                     if let drainInterval, !stop.isStopped {

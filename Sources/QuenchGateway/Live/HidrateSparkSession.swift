@@ -113,6 +113,7 @@ struct HidrateSparkDrain {
 
     /// Runs until the link fails (thrown) or `stop`; `log` carries what is known of the bottle between connections.
     func run(_ log: inout HidrateSparkSipLog) throws(LiveError) {
+        guard pipeline.storesEvents else { return try listen(&log) }
         let logger = pipeline.logger
         // A record that may be in flight from a central that is gone is stored before the first `57`
         // acknowledges it. If it was not in flight, the bottle sends it again and its identity matches.
@@ -137,8 +138,7 @@ struct HidrateSparkDrain {
             }
             switch message {
             case .debug(let m):
-                logger.info("\(m)")
-                pipeline.capChanged(open: m.capOpen)
+                debug(m)
             case .undecodable(let bytes, let error):
                 logger.warning("sip frame does not decode; acknowledged and skipped", metadata: ["hex": "\(bytes.hexString)", "error": "\(error)"])
                 try link.requestNext()
@@ -169,6 +169,31 @@ struct HidrateSparkDrain {
                 asked = true
             }
         }
+    }
+
+    /// Without a store (`watch`): shows what the bottle says and sends live,
+    /// and never acknowledges, so the bottle keeps every sip for `quench run`.
+    private func listen(_ log: inout HidrateSparkSipLog) throws(LiveError) {
+        pipeline.note("listening only: sips stay in the bottle until `quench run` stores them")
+        while !stop.isStopped {
+            switch try link.next(timeout: stop.canWakeBearers ? .infinity : 1) {
+            case .debug(let m)?: debug(m)
+            case .frame(let frame)? where frame.record != nil:
+                let (sip, notes, _) = log.sip(from: frame, receivedAt: Timestamp.wallClockNow.secondsSince1970, live: true)
+                for note in notes { pipeline.note("\(note)") }
+                if let sip {
+                    pipeline.note("sip \(TraceWriter.fixed(sip.ml, places: 0)) mL at \(Timestamp(secondsSince1970: sip.time).iso8601); "
+                                  + "\(frame.pending) kept in the bottle")
+                }
+            default: continue
+            }
+        }
+    }
+
+    private func debug(_ m: HidrateSparkDebugMessage) {
+        pipeline.logger.info("\(m)")
+        pipeline.note("\(m)")
+        pipeline.capChanged(open: m.capOpen)
     }
 
     /// Stores one record and returns its time; throws (so it is not acknowledged) when it could not be stored.
