@@ -21,7 +21,7 @@ public enum ProfileRegistry {
     /// Everything a scan tries, in order.
     public static let all: [DeviceProfile] = DeviceProfile.builtIn + [.custom(levelBottle)]
 
-    /// `mi-scale`, `mi-body-scale`, `weight-scale`, `decent-scale`, `level-bottle`.
+    /// `mi-scale`, `mi-body-scale`, `weight-scale`, `decent-scale`, `hidrate-spark`, `level-bottle`.
     public static var identifiers: [String] { all.map(identifier) }
 
     /// The name a profile is saved under: custom profiles by their file's `name`.

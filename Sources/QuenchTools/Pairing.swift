@@ -204,6 +204,8 @@ public enum DeviceListing {
 
     /// `g, tare 180 g, 750 mL` / `mm, curve 0:0,100:500`.
     public static func summary(_ c: BottleCalibration) -> String {
+        // A bottle that reports its own sips needs only its size.
+        if c.unit == .percent, let capacity = c.capacityML { return "\(capacity.compactDescription) mL bottle" }
         var parts = [c.unit.rawValue]
         if let t = c.emptyWeightG { parts.append("tare \(t.compactDescription) g") }
         if let cap = c.capacityML { parts.append("\(cap.compactDescription) mL") }

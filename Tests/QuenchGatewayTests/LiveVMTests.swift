@@ -40,6 +40,16 @@ enum LiveVM {
         return result
     }
 
+    /// The built `quench` and a fresh folder beside it for one test (removed by the caller); nil,
+    /// with the issue recorded, when quench is not built.
+    static func workspace() throws -> (quench: String, dir: URL)? {
+        guard let quench else {
+            Issue.record("no quench executable beside the test binary (swift build first)")
+            return nil
+        }
+        return (quench, try workDirectory(beside: quench))
+    }
+
     /// A fresh folder beside the built executables (the guest sees it read-write), removed by the caller.
     static func workDirectory(beside executable: String) throws -> URL {
         let dir = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("live-vm-\(UUID().uuidString.prefix(8))")
@@ -68,17 +78,20 @@ enum LiveVM {
         return (url.path, truth, scenario.configuration.levelCurve?.description)
     }
 
-    /// Stored sips per device from `quench log --json` lines.
-    static func storedSips(_ output: String) -> [String: [Double]] {
-        var out: [String: [(Double, Double)]] = [:]
+    /// Stored sips per device from `quench log --json` lines: (time, mL), by time.
+    static func storedSipsWithTimes(_ output: String) -> [String: [(time: Double, ml: Double)]] {
+        var out: [String: [(time: Double, ml: Double)]] = [:]
         for line in output.split(separator: "\n") where line.hasPrefix("{") && line.contains("\"identity\"") {
             guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   obj["kind"] as? String == "sip", let device = obj["device"] as? String,
                   let ml = obj["ml"] as? Double, let time = obj["time"] as? Double else { continue }
             out[device, default: []].append((time, ml))
         }
-        return out.mapValues { $0.sorted { $0.0 < $1.0 }.map(\.1) }
+        return out.mapValues { $0.sorted { $0.time < $1.time } }
     }
+
+    /// Stored sips' mL per device, by time.
+    static func storedSips(_ output: String) -> [String: [Double]] { storedSipsWithTimes(output).mapValues { $0.map(\.ml) } }
 }
 
 @Suite("quench in ble-vm", .serialized, .enabled(if: env("QUENCH_VM") != "1", "runs outside the VM"))
@@ -90,11 +103,7 @@ struct LiveVMTests {
 
     @Test("scan, pair and run: weight-scale, decent-scale (link dropped mid-sip), level-bottle (random address), mi-scale at once; absent device")
     func allProfiles() throws {
-        guard let quench = LiveVM.quench else {
-            Issue.record("no quench executable beside the test binary (swift build first)")
-            return
-        }
-        let dir = try LiveVM.workDirectory(beside: quench)
+        guard let (quench, dir) = try LiveVM.workspace() else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
 
         let weight = try LiveVM.writeTrace(Scenario(.clean(unit: .g).with(.noise), seed: 11, initialML: 600)
@@ -255,25 +264,9 @@ struct HidrateSparkVMTests {
         return log
     }
 
-    /// Stored sips per device from `quench log --json`: (time, mL), by time.
-    static func stored(_ output: String) -> [String: [(time: Double, ml: Double)]] {
-        var out: [String: [(time: Double, ml: Double)]] = [:]
-        for line in output.split(separator: "\n") where line.hasPrefix("{") && line.contains("\"identity\"") {
-            guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  obj["kind"] as? String == "sip", let device = obj["device"] as? String,
-                  let ml = obj["ml"] as? Double, let time = obj["time"] as? Double else { continue }
-            out[device, default: []].append((time, ml))
-        }
-        return out.mapValues { $0.sorted { $0.time < $1.time } }
-    }
-
     @Test("both firmwares: kept sips drained with their true times, live sips, a link drop, a clock ten minutes fast, a full memory")
     func bothFirmwares() throws {
-        guard let quench = LiveVM.quench else {
-            Issue.record("no quench executable beside the test binary (swift build first)")
-            return
-        }
-        let dir = try LiveVM.workDirectory(beside: quench)
+        guard let (quench, dir) = try LiveVM.workspace() else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
         // Trace clock: from when the bottles start advertising, before the guest boots.
         let legacy = dir.appendingPathComponent("legacy-sips.csv")
@@ -311,7 +304,7 @@ struct HidrateSparkVMTests {
         #expect(out.contains("link down; retrying"), "the legacy bottle's link drop was not seen")
 
         let truth = Self.readLog(bottleLog)
-        let stored = Self.stored(out)
+        let stored = LiveVM.storedSipsWithTimes(out)
         #expect(truth.lost["C8:2A:3F:00:3F:02"] == 2, "the modern bottle's memory held 3 of 5: \(truth.lost)")
         for (address, tolerance) in [("C8:2A:3F:00:3F:01", 0.5), ("C8:2A:3F:00:3F:02", 0.005 * 710)] {
             // What the bottle still had: its sips minus those its full memory dropped.
@@ -361,7 +354,7 @@ struct HidrateSparkVMTests {
         #expect(result.output.contains("first quenchd: 137"), "the first quenchd was killed mid-drain")
         let truth = Self.readLog(bottleLog)
         let address = "C8:2A:3F:00:3F:03"
-        let stored = Self.stored(result.output)[address] ?? []
+        let stored = LiveVM.storedSipsWithTimes(result.output)[address] ?? []
         let want = truth.sips[address] ?? []
         #expect(want.count == 300)
         #expect(stored.count == 300, "stored \(stored.count) of the bottle's 300")

@@ -118,19 +118,25 @@ struct HidrateSparkDrain {
         // A record that may be in flight from a central that is gone is stored before the first `57`
         // acknowledges it. If it was not in flight, the bottle sends it again and its identity matches.
         var recovered: HidrateSparkFrame?
-        if let last = link.lastFrame, last.record != nil {
+        var drained = 0
+        var first: Double?, last: Double?
+        func count(_ time: Double?) {
+            guard let time else { return }
+            drained += 1
+            first = min(first ?? time, time)
+            last = max(last ?? time, time)
+        }
+        if let frame = link.lastFrame, frame.record != nil {
             logger.info("the bottle's last frame holds a sip that may await acknowledgement; storing it first")
-            try handle(last, live: false, &log)
-            recovered = last
+            count(try handle(frame, live: false, &log))
+            recovered = frame
         }
         // The bottle greets a fresh link's subscription with an empty frame; taken before asking, so it is not read as the answer.
         if case .frame(let f)? = try link.next(timeout: 1), f.pending != 0 {
-            try handle(f, live: false, &log)
+            count(try handle(f, live: false, &log))
         }
         try link.requestNext()
         var asked = true
-        var drained = 0
-        var first: Double?, last: Double?
         while !stop.isStopped {
             guard let message = try link.next(timeout: asked ? answerTimeout : (stop.canWakeBearers ? .infinity : 1)) else {
                 if asked { throw .noAnswer(seconds: answerTimeout) }
@@ -158,13 +164,9 @@ struct HidrateSparkDrain {
                 // The recovered record sent again: its fresh frame gives its time better (modern: "seconds ago" was stale).
                 let resend = recovered.map { $0.totalML == frame.totalML } ?? false
                 recovered = nil
-                if let time = try handle(frame, live: live, &log, restamping: resend) {
-                    if !live {
-                        drained += 1
-                        first = min(first ?? time, time)
-                        last = max(last ?? time, time)
-                    }
-                }
+                let time = try handle(frame, live: live, &log, restamping: resend)
+                // The recovered record sent again is not a second one.
+                if !live, !resend { count(time) }
                 try link.requestNext()
                 asked = true
             }
