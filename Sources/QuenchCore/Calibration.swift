@@ -121,7 +121,20 @@ public struct BottleCalibration: Sendable, Hashable, Codable {
 
     public var sensor: SensorKind { unit.sensor }
 
-    private enum CodingKeys: String, CodingKey { case unit, density, levelCurve, capacityML, emptyWeightG }
+    private enum CodingKeys: String, CodingKey {
+        case unit, density, levelCurve, capacityML, emptyWeightG
+        /// `capacity_ml` as a snake-case decoder turns it (an export read back): "capacityMl", not "capacityML".
+        case capacityMLFromSnakeCase = "capacityMl"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(unit, forKey: .unit)
+        try c.encode(density, forKey: .density)
+        try c.encodeIfPresent(levelCurve, forKey: .levelCurve)
+        try c.encodeIfPresent(capacityML, forKey: .capacityML)
+        try c.encodeIfPresent(emptyWeightG, forKey: .emptyWeightG)
+    }
 
     /// Decoded calibrations are checked as `init` checks them (a saved one
     /// from an older version, an import): what the detector is given holds.
@@ -131,7 +144,8 @@ public struct BottleCalibration: Sendable, Hashable, Codable {
             try self.init(unit: try c.decode(MeasurementUnit.self, forKey: .unit),
                           density: try c.decode(Double.self, forKey: .density),
                           levelCurve: try c.decodeIfPresent(LevelCurve.self, forKey: .levelCurve),
-                          capacityML: try c.decodeIfPresent(Double.self, forKey: .capacityML),
+                          capacityML: try c.decodeIfPresent(Double.self, forKey: .capacityML)
+                              ?? c.decodeIfPresent(Double.self, forKey: .capacityMLFromSnakeCase),
                           emptyWeightG: try c.decodeIfPresent(Double.self, forKey: .emptyWeightG))
         } catch let error as CalibrationError {
             throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "calibration: \(error)"))

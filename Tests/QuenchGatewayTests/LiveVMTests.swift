@@ -364,5 +364,51 @@ struct HidrateSparkVMTests {
         }
         print("records sent \(truth.sent[address] ?? 0) times for 300 sips (a resend per kill between storing and acknowledging)")
     }
+
+    @Test("the link dropped again and again in the middle of a long drain: each unacknowledged record resent, every sip stored once")
+    func dropsMidDrain() throws {
+        guard let (quench, dir) = try LiveVM.workspace() else { return }
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var csv = "t_start,t_end,kind,ml\n"
+        for i in 0..<300 { csv += "\(-50000 + i * 150),\(-49995 + i * 150),sip,\(15 + i % 9)\n" }
+        let sips = dir.appendingPathComponent("sips.csv")
+        try csv.write(to: sips, atomically: true, encoding: .utf8)
+        // The bottle saved as paired (no scan, no pairing): `run` starts draining as soon as the guest is up.
+        let device = dir.appendingPathComponent("device.json")
+        try """
+            {"format": "quench-export", "version": 1, "events": [], "devices": [{"address": "C8:2A:3F:00:3F:04",
+             "profile": "hidrate-spark", "address_type": "public", "added_at": {"seconds_since1970": 1790000000},
+             "calibration": {"unit": "percent", "density": 1, "capacity_ml": 591,
+                             "level_curve": {"points": [{"level": 0, "ml": 0}, {"level": 100, "ml": 591}]}}}]}
+            """.write(to: device, atomically: true, encoding: .utf8)
+        let bottleLog = dir.appendingPathComponent("bottle.jsonl")
+        // Half a second without a link every 1.5 s, from before the guest is up until well after.
+        let drops = stride(from: 4.0, through: 40, by: 1.5).map { "--drop-at \(TraceWriter.fixed($0, places: 1)):0.5" }.joined(separator: " ")
+        let script = """
+            Q=\(quench)
+            export QUENCH_DB=/tmp/q.sqlite
+            set -x
+            $Q import \(device.path) || exit 10
+            $Q run --seconds 45 --log-level info || exit 15
+            $Q log --json --limit 1000
+            """
+        let result = try LiveVM.runScript(script, in: dir, peripherals: [
+            "--profile hidrate-spark --firmware modern --memory 400 --addr C8:2A:3F:00:3F:04 --sips \(sips.path) --log \(bottleLog.path) \(drops)",
+        ], timeout: 150)
+        #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
+        #expect(result.output.components(separatedBy: "link down; retrying").count - 1 >= 2, "the drops were not seen")
+        let truth = Self.readLog(bottleLog)
+        let address = "C8:2A:3F:00:3F:04"
+        let stored = LiveVM.storedSipsWithTimes(result.output)[address] ?? []
+        let want = truth.sips[address] ?? []
+        #expect(want.count == 300)
+        #expect(stored.count == 300, "stored \(stored.count) of the bottle's 300")
+        #expect(truth.acked[address] == 300)
+        #expect((truth.sent[address] ?? 0) > 300, "no record was resent: the drops missed the drain")
+        for (g, w) in zip(stored, want) {
+            #expect(abs(g.ml - w.ml) <= 0.005 * 591 && abs(g.time - w.time) <= 2.5, "drunk \(w), stored \(g)")
+        }
+        print("records sent \(truth.sent[address] ?? 0) times for 300 sips across the drops")
+    }
 }
 #endif

@@ -125,6 +125,19 @@ import Testing
         #expect(try store.settings().timeZone == "Europe/London")
     }
 
+    /// An export spells the capacity `capacity_ml`; read back, it must still be the capacity.
+    @Test func aDevicesCapacitySurvivesExportAndImport() throws {
+        let (store, folder) = try store()
+        _ = folder
+        let json = """
+            {"format": "quench-export", "version": 1, "events": [], "devices": [{"address": "F0:F1:F2:F3:F4:F5", "profile": "weight-scale",
+             "added_at": {"seconds_since1970": 1790000000}, "calibration": {"unit": "g", "density": 1, "capacity_ml": 750, "empty_weight_g": 180}}]}
+            """
+        _ = try History.importStream(ByteSource(bytes: Array(json.utf8)), file: "d.json", into: store, now: Self.now)
+        let calibration = try #require(try store.device(address: "F0:F1:F2:F3:F4:F5")?.calibration)
+        #expect(calibration.capacityML == 750 && calibration.emptyWeightG == 180)
+    }
+
     /// Fuzz target: thousands of mutations of a valid CSV and JSON export go
     /// through the streamed import into a real store. Each imports or is
     /// refused with a message naming where; a refusal changes nothing.
