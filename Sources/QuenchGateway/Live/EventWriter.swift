@@ -153,8 +153,9 @@ public final class EventWriter: Sendable {
         return outcomes.wait(until: Deadline(seconds: .infinity)) { $0.removeValue(forKey: ticket) } ?? .notStored
     }
 
-    /// Changes the times of stored events (by identity), after those already
-    /// queued are committed; returns how many rows changed.
+    /// Changes the times of stored events (by identity) at once, on the
+    /// calling thread; the rows must already be committed (a reported sip is,
+    /// once `submitAndWait` returned). Returns how many rows changed.
     public func restamp(_ changes: [(identity: String, time: Timestamp)]) -> Int {
         guard let store else { return 0 }
         do { return try store.restamp(changes) } catch {
