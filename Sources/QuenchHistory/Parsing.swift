@@ -41,6 +41,22 @@ public enum HistoryInput {
         return kg
     }
 
+    /// A daily window `HH:MM-HH:MM` as minutes after midnight (`24:00` ends at midnight).
+    public static func window(_ text: String) throws(HistoryError) -> (from: Int, until: Int) {
+        let parts = text.split(separator: "-").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2 else { throw .invalidArgument("window '\(text.shownSafely())' is not HH:MM-HH:MM (e.g. 08:00-22:00)") }
+        func minute(_ p: String) throws(HistoryError) -> Int {
+            if p == "24:00" { return 1440 }
+            return try timeOfDay(p, whole: text) / 60
+        }
+        let (from, until) = (try minute(parts[0]), try minute(parts[1]))
+        guard from < until else { throw .invalidArgument("window '\(text.shownSafely())' must start before it ends, within one day") }
+        return (from, until)
+    }
+
+    /// Minutes after midnight as `HH:MM`.
+    static func clock(_ minute: Int) -> String { "\(Format.two(minute / 60)):\(Format.two(minute % 60))" }
+
     /// A duration in minutes: `30min`, `45 m`, `1.5h`, `30` (minutes).
     public static func minutes(_ text: String) throws(HistoryError) -> Double {
         let (number, unit) = try split(text)

@@ -69,6 +69,20 @@ enum Schema {
                 CHECK (battery_percent IS NULL OR battery_percent BETWEEN 0 AND 100);
             ALTER TABLE device ADD COLUMN cap_open INTEGER CHECK (cap_open IS NULL OR cap_open IN (0, 1));
             """),
+        // Reminders: when to nudge (pace of the goal over a waking window, or hourly), and what happened.
+        Migration(identifier: "v4: reminders", sql: """
+            CREATE TABLE reminder (
+                id                INTEGER PRIMARY KEY CHECK (id = 1),
+                mode              TEXT NOT NULL CHECK (mode IN ('pace', 'hourly', 'off')),
+                wake_from_minute  INTEGER NOT NULL CHECK (wake_from_minute BETWEEN 0 AND 1439),
+                wake_until_minute INTEGER NOT NULL CHECK (wake_until_minute BETWEEN 1 AND 1440 AND wake_until_minute > wake_from_minute),
+                slack_ml          REAL NOT NULL CHECK (slack_ml >= 0),
+                after_minutes     REAL NOT NULL CHECK (after_minutes >= 0),
+                every_minutes     REAL NOT NULL CHECK (every_minutes >= 1),
+                last_reminded_at  REAL,
+                snoozed_until     REAL
+            ) STRICT;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

@@ -97,6 +97,31 @@ import Testing
         #expect(!said.contains("quench.service"), "systemd-analyze verify: \(said)")
     }
 
+    /// The reminder timer and its service verify too (the service's quench pointed at a binary that exists).
+    @Test(.enabled(if: systemdAnalyze != nil, "SKIPPED: systemd-analyze is not installed (apt install systemd)"))
+    func reminderTimerVerifies() throws {
+        let folder = try TemporaryFolder.create("quench-unit")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let root = TestPackage.root.appendingPathComponent("systemd")
+        let service = try String(contentsOf: root.appendingPathComponent("quench-remind.service"), encoding: .utf8)
+        try #require(service.contains("ExecStart=/usr/local/bin/quench remind --notify"))
+        try service.replacingOccurrences(of: "ExecStart=/usr/local/bin/quench remind --notify", with: "ExecStart=/bin/true")
+            .write(toFile: folder + "/quench-remind.service", atomically: true, encoding: .utf8)
+        try String(contentsOf: root.appendingPathComponent("quench-remind.timer"), encoding: .utf8)
+            .write(toFile: folder + "/quench-remind.timer", atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.systemdAnalyze!)
+        process.arguments = ["verify", "--man=no", folder + "/quench-remind.timer", folder + "/quench-remind.service"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let said = String(decoding: data, as: UTF8.self)
+        #expect(process.terminationStatus == 0 && !said.contains("quench-remind"), "systemd-analyze verify: \(said)")
+    }
+
     /// One udev rule: `KEY[{attr}] OP "value"` pairs separated by commas (udev(7)).
     struct RuleToken: Equatable {
         var key: String

@@ -1,0 +1,174 @@
+import Foundation
+import QuenchCore
+import QuenchStore
+
+/// `quench remind`: where the person stands against the pace, and when the
+/// next reminder would come and why.
+public struct ReminderReport: Sendable, Encodable {
+    public var mode: String
+    public var window: String
+    public var slackMl: Double
+    public var afterMinutes: Double
+    public var everyMinutes: Double
+    public var intakeMl: Double
+    public var goalMl: Double
+    public var paceMl: Double
+    public var behindByMl: Double
+    public var behind: Bool
+    public var due: Bool
+    public var nextAt: String?
+    public var reason: String
+    public var lastDrinkAt: String?
+    public var lastReminderAt: String?
+    public var snoozedUntil: String?
+}
+
+extension History {
+    public static func remind(_ environment: HistoryEnvironment, json: Bool) throws(HistoryError) -> String {
+        let c = try environment.context(creating: false)
+        let (report, _) = try reminderReport(c)
+        return json ? JSONOutput.encode(report) : renderReminder(report, c)
+    }
+
+    /// `quench remind set`: change what is given, keep the rest.
+    public static func setReminders(
+        _ environment: HistoryEnvironment, mode: String?, window: String?, after: String?, every: String?, slack: String?, json: Bool
+    ) throws(HistoryError) -> String {
+        var settings = try environment.context(creating: true).run { (store) throws(StoreError) in try store.reminder().settings }
+        if let mode {
+            guard let m = ReminderSettings.Mode(rawValue: mode.lowercased()) else {
+                throw .invalidArgument("--mode '\(mode.shownSafely())' is not pace, hourly or off")
+            }
+            settings.mode = m
+        }
+        if let window { (settings.wakeFromMinute, settings.wakeUntilMinute) = try HistoryInput.window(window) }
+        if let after { settings.afterMinutes = try HistoryInput.minutes(after) }
+        if let every { settings.everyMinutes = try HistoryInput.minutes(every) }
+        if let slack { settings.slackML = try HistoryInput.volume(slack, defaultUnit: nil) }
+        if let problem = settings.problem { throw .invalidArgument("reminders: \(problem)") }
+        let c = try environment.context(creating: true)
+        try c.run { (store) throws(StoreError) in try store.saveReminderSettings(settings) }
+        return try remind(environment, json: json)
+    }
+
+    /// `quench remind snooze DURATION` (`off` ends a snooze).
+    public static func snoozeReminders(_ environment: HistoryEnvironment, duration: String, json: Bool) throws(HistoryError) -> String {
+        let c = try environment.context(creating: true)
+        let until = duration.lowercased() == "off" ? nil : c.now.adding(try HistoryInput.minutes(duration) * 60)
+        try c.run { (store) throws(StoreError) in try store.snoozeReminders(until: until) }
+        return try remind(environment, json: json)
+    }
+
+    /// What a delivery did: nothing due, or a reminder (and the hook's outcome).
+    public struct Delivery: Sendable {
+        public var text: String
+        public var delivered: Bool
+        /// The hook's failure, when there was a hook and it failed.
+        public var hookProblem: String?
+    }
+
+    /// `quench remind --notify [--command PATH]`: delivers a reminder when one is
+    /// due (a line on stdout, for the journal; the command, if given) and notes it,
+    /// so the next comes no sooner than the policy allows. Run it often (the
+    /// `quench-remind.timer` does, every five minutes); it does nothing when nothing is due.
+    public static func deliverReminder(_ environment: HistoryEnvironment, command: String?, timeout: Double = 10) throws(HistoryError) -> Delivery {
+        let c = try environment.context(creating: false)
+        let (report, verdict) = try reminderReport(c)
+        guard verdict.due else { return Delivery(text: "", delivered: false, hookProblem: nil) }
+        let line = "reminder: drink something: \(Format.volume(report.intakeMl, c.units)) of \(Format.volume(report.goalMl, c.units)) so far, "
+            + "pace \(Format.volume(report.paceMl, c.units)) (\(report.reason))"
+        var problem: String?
+        if let command {
+            let variables = [
+                "QUENCH_PERSON": "default", "QUENCH_INTAKE_ML": fixed(report.intakeMl), "QUENCH_GOAL_ML": fixed(report.goalMl),
+                "QUENCH_PACE_ML": fixed(report.paceMl), "QUENCH_BEHIND_ML": fixed(report.behindByMl), "QUENCH_REASON": report.reason,
+            ]
+            problem = ReminderHook.run(command, variables: variables, timeout: timeout)
+        }
+        try c.run { (store) throws(StoreError) in try store.markReminded(at: c.now) }
+        return Delivery(text: line, delivered: true, hookProblem: problem)
+    }
+
+    static func fixed(_ ml: Double) -> String { String(Int(saturating: ml.rounded())) }
+
+    static func reminderReport(_ c: HistoryContext) throws(HistoryError) -> (ReminderReport, ReminderPolicy.Verdict) {
+        let record = try c.run { (store) throws(StoreError) in try store.reminder() }
+        let settings = record.settings
+        let today = c.calendar.wallClock(c.now).date
+        let windowStart = c.calendar.instant(atLocalSeconds: today.number * 86_400 + settings.wakeFromMinute * 60)
+        let windowEnd = c.calendar.instant(atLocalSeconds: today.number * 86_400 + settings.wakeUntilMinute * 60)
+        let day = c.today
+        let intake = try c.dailyTotals(from: day, through: day)[day.number]?.ml ?? 0
+        let goal = try c.goalBook().goal(on: day)
+        let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1)) }
+        let situation = ReminderPolicy.Situation(
+            now: c.now, windowStart: windowStart, windowEnd: windowEnd, intakeML: intake, goalML: goal,
+            lastDrink: last?.time, lastReminder: record.lastRemindedAt, snoozedUntil: record.snoozedUntil)
+        let verdict = ReminderPolicy.judge(situation, settings) { time in
+            c.calendar.wallClock(time).date == today ? Format.time(time, c.calendar) : Format.dateTime(time, c.calendar)
+        }
+        let report = ReminderReport(
+            mode: settings.mode.rawValue,
+            window: "\(HistoryInput.clock(settings.wakeFromMinute))-\(HistoryInput.clock(settings.wakeUntilMinute))",
+            slackMl: settings.slackML, afterMinutes: settings.afterMinutes, everyMinutes: settings.everyMinutes,
+            intakeMl: intake, goalMl: goal, paceMl: verdict.paceML, behindByMl: verdict.behindByML, behind: verdict.behind,
+            due: verdict.due, nextAt: verdict.nextAt.map { Format.localISO($0, c.calendar) }, reason: verdict.reason,
+            lastDrinkAt: last.map { Format.localISO($0.time, c.calendar) },
+            lastReminderAt: record.lastRemindedAt.map { Format.localISO($0, c.calendar) },
+            snoozedUntil: record.snoozedUntil.flatMap { $0 > c.now ? Format.localISO($0, c.calendar) : nil })
+        return (report, verdict)
+    }
+
+    static func renderReminder(_ r: ReminderReport, _ c: HistoryContext) -> String {
+        let u = c.units
+        var rows: [(String, String)] = [
+            ("Reminders", r.mode == "off" ? "off" : "\(r.mode), \(r.window), after \(ReminderPolicy.minutes(r.afterMinutes)) without a drink, "
+                + "at most every \(ReminderPolicy.minutes(r.everyMinutes))" + (r.mode == "pace" ? ", slack \(Format.volume(r.slackMl, u))" : "")),
+            ("Intake", "\(Format.volume(r.intakeMl, u)) of \(Format.volume(r.goalMl, u))"),
+            ("Pace now", Format.volume(r.paceMl, u) + (r.behind ? ": behind by \(Format.volume(r.behindByMl, u))" : ": on pace")),
+        ]
+        if let until = r.snoozedUntil.flatMap({ Timestamp(iso8601: $0) }) { rows.append(("Snoozed", "until \(Format.dateTime(until, c.calendar))")) }
+        if r.due {
+            rows.append(("Reminder", "due now: \(r.reason)"))
+        } else if let next = r.nextAt.flatMap({ Timestamp(iso8601: $0) }) {
+            rows.append(("Next", "\(Format.dateTime(next, c.calendar)): \(r.reason)"))
+        } else {
+            rows.append(("Next", "none today: \(r.reason)"))
+        }
+        return Format.fields(rows)
+    }
+}
+
+/// Runs a reminder's command: the program itself with the reminder in its
+/// environment, never a shell string built from data; killed past `timeout`.
+enum ReminderHook {
+    /// nil when it ran and exited 0; else what went wrong.
+    static func run(_ path: String, variables: [String: String], timeout: Double) -> String? {
+        var environment = ProcessInfo.processInfo.environment
+        for (k, v) in variables { environment[k] = v }
+        var arguments: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
+        defer { for p in arguments { free(p) } }
+        var cEnvironment: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in cEnvironment { free(p) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, nil, nil, &arguments, &cEnvironment)
+        guard rc == 0 else { return "cannot run \(path.shownSafely()): \(String(cString: strerror(rc)))" }
+        let deadline = ContinuousClock.now + .milliseconds(Int64(saturating: timeout * 1000))
+        var status: Int32 = 0
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { break }
+            if r < 0, errno != EINTR { return "waiting for \(path.shownSafely()) failed" }
+            if ContinuousClock.now > deadline {
+                kill(pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
+                return "\(path.shownSafely()) did not finish within \(Int(saturating: timeout)) s; stopped"
+            }
+            usleep(20_000)
+        }
+        let exited = status & 0x7F == 0
+        let code = (status >> 8) & 0xFF
+        if exited, code == 0 { return nil }
+        return exited ? "\(path.shownSafely()) exited with status \(code)" : "\(path.shownSafely()) was killed by signal \(status & 0x7F)"
+    }
+}

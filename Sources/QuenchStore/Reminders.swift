@@ -1,0 +1,115 @@
+import QuenchCore
+
+/// How and when to remind the person to drink (table `reminder`, one row).
+/// What it means is `QuenchHistory.ReminderPolicy`'s to say; this is what is kept.
+public struct ReminderSettings: Sendable, Hashable, Codable {
+    public enum Mode: String, Sendable, Hashable, Codable, CaseIterable {
+        /// When behind the pace of the goal spread over the waking window.
+        case pace
+        /// Every `everyMinutes` in the waking window, whatever the intake (the simplest apps' way).
+        case hourly
+        case off
+    }
+
+    public var mode: Mode
+    /// The waking window, minutes after local midnight: the goal is spread over it, and no reminder comes outside it.
+    public var wakeFromMinute: Int
+    public var wakeUntilMinute: Int
+    /// Behind means below the pace by more than this.
+    public var slackML: Double
+    /// Only when the last drink is at least this long ago.
+    public var afterMinutes: Double
+    /// At most this often.
+    public var everyMinutes: Double
+
+    public static let defaults = ReminderSettings(mode: .pace, wakeFromMinute: 8 * 60, wakeUntilMinute: 22 * 60,
+                                                  slackML: 150, afterMinutes: 60, everyMinutes: 60)
+
+    public init(mode: Mode, wakeFromMinute: Int, wakeUntilMinute: Int, slackML: Double, afterMinutes: Double, everyMinutes: Double) {
+        self.mode = mode
+        self.wakeFromMinute = wakeFromMinute
+        self.wakeUntilMinute = wakeUntilMinute
+        self.slackML = slackML
+        self.afterMinutes = afterMinutes
+        self.everyMinutes = everyMinutes
+    }
+
+    /// What is wrong with these settings, nil when they hold.
+    public var problem: String? {
+        guard (0..<1440).contains(wakeFromMinute), (1...1440).contains(wakeUntilMinute), wakeFromMinute < wakeUntilMinute else {
+            return "the waking window must start before it ends, within one day (e.g. 08:00-22:00)"
+        }
+        guard slackML.isFinite, slackML >= 0, slackML <= IntakeEvent.largestML else { return "the slack must be 0 mL or more" }
+        guard afterMinutes.isFinite, afterMinutes >= 0, afterMinutes <= 1440 else { return "--after must be 0 to 1440 minutes" }
+        guard everyMinutes.isFinite, everyMinutes >= 1, everyMinutes <= 1440 else { return "--every must be 1 to 1440 minutes" }
+        return nil
+    }
+}
+
+/// The reminder settings and what has happened: the last reminder, a snooze.
+public struct ReminderRecord: Sendable, Hashable {
+    public var settings: ReminderSettings
+    public var lastRemindedAt: Timestamp?
+    public var snoozedUntil: Timestamp?
+}
+
+extension IntakeStore {
+    public func reminder() throws(StoreError) -> ReminderRecord {
+        try read("reading the reminder settings") { db in
+            try db.first("""
+                SELECT mode, wake_from_minute, wake_until_minute, slack_ml, after_minutes, every_minutes, last_reminded_at, snoozed_until
+                FROM reminder WHERE id = 1
+                """, []) { row -> ReminderRecord in
+                let modeText: String = row[0]
+                return ReminderRecord(
+                    settings: ReminderSettings(mode: ReminderSettings.Mode(rawValue: modeText) ?? .pace, wakeFromMinute: row[1],
+                                               wakeUntilMinute: row[2], slackML: row[3], afterMinutes: row[4], everyMinutes: row[5]),
+                    lastRemindedAt: (row[6] as Double?).map(Timestamp.init(secondsSince1970:)),
+                    snoozedUntil: (row[7] as Double?).map(Timestamp.init(secondsSince1970:)))
+            } ?? ReminderRecord(settings: .defaults)
+        }
+    }
+
+    public func saveReminderSettings(_ settings: ReminderSettings) throws(StoreError) {
+        if let problem = settings.problem { throw StoreError(.invalidValue, path: path, "reminders: \(problem)") }
+        try write("saving the reminder settings") { db in
+            try db.run("""
+                INSERT INTO reminder (id, mode, wake_from_minute, wake_until_minute, slack_ml, after_minutes, every_minutes)
+                VALUES (1, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET mode = excluded.mode, wake_from_minute = excluded.wake_from_minute,
+                    wake_until_minute = excluded.wake_until_minute, slack_ml = excluded.slack_ml,
+                    after_minutes = excluded.after_minutes, every_minutes = excluded.every_minutes
+                """, [settings.mode.rawValue, settings.wakeFromMinute, settings.wakeUntilMinute, settings.slackML,
+                      settings.afterMinutes, settings.everyMinutes])
+        }
+    }
+
+    /// A reminder went out at `time`.
+    public func markReminded(at time: Timestamp) throws(StoreError) {
+        try updateReminder("recording a reminder", "last_reminded_at", time.secondsSince1970)
+    }
+
+    /// No reminder before `time` (nil: the snooze ends now).
+    public func snoozeReminders(until time: Timestamp?) throws(StoreError) {
+        try updateReminder("snoozing reminders", "snoozed_until", time?.secondsSince1970)
+    }
+
+    private func updateReminder(_ what: String, _ column: String, _ value: Double?) throws(StoreError) {
+        let defaults = ReminderSettings.defaults
+        try write(what) { db in
+            // The row exists once anything was set; until then it is made with the defaults.
+            try db.run("""
+                INSERT INTO reminder (id, mode, wake_from_minute, wake_until_minute, slack_ml, after_minutes, every_minutes)
+                VALUES (1, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
+                """, [defaults.mode.rawValue, defaults.wakeFromMinute, defaults.wakeUntilMinute, defaults.slackML,
+                      defaults.afterMinutes, defaults.everyMinutes])
+            try db.run("UPDATE reminder SET \(column) = ? WHERE id = 1", [value])
+        }
+    }
+}
+
+extension ReminderRecord {
+    public init(settings: ReminderSettings) {
+        self.init(settings: settings, lastRemindedAt: nil, snoozedUntil: nil)
+    }
+}
