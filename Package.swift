@@ -94,7 +94,7 @@ let package = Package(
         .testTarget(name: "QuenchHistoryTests", dependencies: ["QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchToolsTests", dependencies: [
             "QuenchTools", "QuenchGateway", "QuenchSimulatedDevices", "QuenchSimulator", "QuenchProfiles", "QuenchStore", "QuenchCore",
-            "GATT", "BluetoothWire", "QuenchTestSupport",
+            "GATT", "BluetoothWire", "BluetoothLinux", "QuenchTestSupport",
         ]),
         .testTarget(name: "QuenchSimulatedDevicesTests", dependencies: [
             "QuenchSimulatedDevices", "QuenchGateway", "QuenchProfiles", "QuenchCore", "GATT", "BluetoothWire", "Threading",

@@ -252,3 +252,16 @@ struct RecordCommand: AsyncParsableCommand {
     }
 }
 #endif
+
+struct DoctorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor", abstract: "Check what logging sips needs here: Bluetooth, the adapter, permissions, the database, the service, the clock.",
+        discussion: "Each problem comes with a command that fixes it. Exit status 0 when nothing is a FAIL (warnings allowed), 1 otherwise.")
+    @OptionGroup var store: StoreOptions
+    func run() throws {
+        let path = try store.environment().databasePath
+        let report = Doctor.run(databasePath: path)
+        print(store.json ? Doctor.json(report) : Doctor.text(report))
+        if !report.healthy { throw ExitCode(1) }
+    }
+}

@@ -285,6 +285,7 @@ struct HidrateSparkVMTests {
             $Q pair $QUENCH_VM_P2_ADDR --capacity 710 || exit 12
             $Q devices
             $Q run --seconds 50 --json --log-level info || exit 15
+            $Q doctor; echo "doctor exit $?"
             $Q log --json --limit 100
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
@@ -302,6 +303,10 @@ struct HidrateSparkVMTests {
         #expect(out.range(of: #"the bottle logged about 15\d mL before the oldest sip it still keeps"#, options: .regularExpression) != nil)
         #expect(out.contains("drained 3 sips the bottle kept"))
         #expect(out.contains("link down; retrying"), "the legacy bottle's link drop was not seen")
+        // `doctor` on the real stack: the adapter up, both bottles heard just now with their battery.
+        #expect(out.range(of: #"ok    adapter hci0: [0-9A-F:]{17}, up"#, options: .regularExpression) != nil, "doctor: \(out)")
+        #expect(out.contains("ok    device C8:2A:3F:00:3F:01 (h2o-3F2A): last heard") && out.contains(", battery 87 %"))
+        #expect(out.contains("\nhealthy\n") && out.contains("doctor exit 0"))
 
         let truth = Self.readLog(bottleLog)
         let stored = LiveVM.storedSipsWithTimes(out)

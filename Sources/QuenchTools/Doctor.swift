@@ -1,0 +1,341 @@
+#if os(Linux)
+import BluetoothLinux
+import Glibc
+import QuenchGateway
+import QuenchCore
+import QuenchStore
+import Threading
+
+/// `quench doctor`: what stands between this machine and logged sips, each
+/// problem with a command to fix it. The checks read the system through
+/// `Probes`, so each verdict is tested without the machine it describes.
+public enum Doctor {
+    public enum Status: String, Sendable, Encodable, Comparable {
+        case ok, info, warning, problem
+        public static func < (a: Status, b: Status) -> Bool { a.rank < b.rank }
+        var rank: Int { switch self { case .ok: 0; case .info: 1; case .warning: 2; case .problem: 3 } }
+    }
+
+    public struct Check: Sendable, Encodable, Equatable {
+        public var name: String
+        public var status: Status
+        public var detail: String
+        /// A command or step that fixes it.
+        public var fix: String?
+    }
+
+    public struct Report: Sendable, Encodable {
+        /// No check found a problem (warnings allowed).
+        public var healthy: Bool
+        public var checks: [Check]
+    }
+
+    /// The systemd service as `systemctl show` reports it.
+    public struct ServiceState: Sendable, Equatable {
+        public var loaded: Bool
+        public var enabled: String
+        public var active: String
+        public var restarts: Int
+    }
+
+    public struct RFKill: Sendable, Equatable {
+        public var name: String
+        public var soft: Bool
+        public var hard: Bool
+    }
+
+    /// How the checks see the machine.
+    public struct Probes: Sendable {
+        public var adapters: @Sendable () -> Result<[BluetoothAdapterInfo], BluetoothLinuxError>
+        public var rfkill: @Sendable () -> [RFKill]
+        public var bluetoothdRunning: @Sendable () -> Bool
+        /// Effective CAP_NET_ADMIN and CAP_NET_RAW, and whether this is root.
+        public var capabilities: @Sendable () -> (netAdmin: Bool, netRaw: Bool, root: Bool)
+        public var service: @Sendable () -> ServiceState?
+        /// nil when it cannot be told.
+        public var clockSynchronized: @Sendable () -> Bool?
+        public var now: @Sendable () -> Timestamp
+
+        public init(adapters: @escaping @Sendable () -> Result<[BluetoothAdapterInfo], BluetoothLinuxError>,
+                    rfkill: @escaping @Sendable () -> [RFKill], bluetoothdRunning: @escaping @Sendable () -> Bool,
+                    capabilities: @escaping @Sendable () -> (netAdmin: Bool, netRaw: Bool, root: Bool),
+                    service: @escaping @Sendable () -> ServiceState?, clockSynchronized: @escaping @Sendable () -> Bool?,
+                    now: @escaping @Sendable () -> Timestamp) {
+            self.adapters = adapters
+            self.rfkill = rfkill
+            self.bluetoothdRunning = bluetoothdRunning
+            self.capabilities = capabilities
+            self.service = service
+            self.clockSynchronized = clockSynchronized
+            self.now = now
+        }
+    }
+
+    /// A device not heard from for this long is worth a word.
+    static let quietDevice = 86_400.0
+
+    public static func run(databasePath: String, probes: Probes = .system) -> Report {
+        var checks: [Check] = []
+        checks += bluetooth(probes)
+        let caps = probes.capabilities()
+        if caps.root || (caps.netAdmin && caps.netRaw) {
+            checks.append(Check(name: "capabilities", status: .ok, detail: caps.root ? "running as root" : "CAP_NET_ADMIN and CAP_NET_RAW", fix: nil))
+        } else {
+            let missing = [caps.netAdmin ? nil : "CAP_NET_ADMIN", caps.netRaw ? nil : "CAP_NET_RAW"].compactMap { $0 }.joined(separator: " and ")
+            checks.append(Check(name: "capabilities", status: .warning,
+                                detail: "this quench lacks \(missing): scan, pair and run need them (the service has its own)",
+                                fix: "sudo setcap cap_net_admin,cap_net_raw+ep \"$(command -v quench)\"  (or run it with sudo)"))
+        }
+        checks += database(databasePath, now: probes.now())
+        checks.append(service(probes.service()))
+        switch probes.clockSynchronized() {
+        case true?: checks.append(Check(name: "clock", status: .ok, detail: "synchronised", fix: nil))
+        case false?:
+            checks.append(Check(name: "clock", status: .warning,
+                                detail: "the system clock is not synchronised (a Pi without a real-time clock keeps the last shutdown's time until NTP answers)",
+                                fix: "sudo timedatectl set-ntp true, and check the network; `timedatectl` shows when it is synchronised"))
+        case nil: checks.append(Check(name: "clock", status: .info, detail: "cannot tell whether it is synchronised", fix: nil))
+        }
+        return Report(healthy: !checks.contains { $0.status == .problem }, checks: checks)
+    }
+
+    static func bluetooth(_ probes: Probes) -> [Check] {
+        var checks: [Check] = []
+        switch probes.adapters() {
+        case .failure(let error) where error.errno == EAFNOSUPPORT:
+            return [Check(name: "bluetooth", status: .problem, detail: "this kernel has no Bluetooth support",
+                          fix: "sudo modprobe bluetooth (Raspberry Pi OS has it; some cloud and container kernels do not)")]
+        case .failure(let error) where error.errno == EPERM || error.errno == EACCES:
+            checks.append(Check(name: "adapters", status: .warning,
+                                detail: "cannot list the adapters without CAP_NET_RAW (\(error))", fix: "run `sudo quench doctor`"))
+        case .failure(let error):
+            checks.append(Check(name: "adapters", status: .problem, detail: "cannot list the adapters: \(error)", fix: nil))
+        case .success(let adapters) where adapters.isEmpty:
+            checks.append(Check(name: "adapters", status: .problem, detail: "no Bluetooth adapter",
+                                fix: "plug in a USB adapter; on a Pi, `dmesg | grep -i -e bluetooth -e hci` says whether the on-board one came up"))
+        case .success(let adapters):
+            for a in adapters {
+                checks.append(a.isUp
+                    ? Check(name: "adapter \(a.name)", status: .ok, detail: "\(a.address), up", fix: nil)
+                    : Check(name: "adapter \(a.name)", status: .warning,
+                            detail: "\(a.address), down: Quench powers it up itself when it has CAP_NET_ADMIN",
+                            fix: "sudo btmgmt --index \(a.index) power on"))
+            }
+        }
+        for r in probes.rfkill() {
+            if r.hard {
+                checks.append(Check(name: "rfkill \(r.name)", status: .problem, detail: "blocked by a hardware switch", fix: "turn the radio switch on"))
+            } else if r.soft {
+                checks.append(Check(name: "rfkill \(r.name)", status: .problem, detail: "blocked (soft)",
+                                    fix: "sudo rfkill unblock bluetooth  (udev/71-quench-rfkill-unblock.rules does it at boot, if you choose)"))
+            }
+        }
+        checks.append(probes.bluetoothdRunning()
+            ? Check(name: "bluetoothd", status: .info, detail: "running: Quench shares the adapter with it (it owns discovery; Quench scans through it)", fix: nil)
+            : Check(name: "bluetoothd", status: .info, detail: "not running: Quench needs none", fix: nil))
+        return checks
+    }
+
+    static func database(_ path: String, now: Timestamp) -> [Check] {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            return [Check(name: "database", status: .info, detail: "\(path): none yet (`quench pair` or `quench add` creates it)", fix: nil)]
+        }
+        let store: IntakeStore
+        do { store = try IntakeStore(path: path, mode: .existing) } catch {
+            return [Check(name: "database", status: .problem, detail: "\(error)", fix: nil)]
+        }
+        var checks: [Check] = []
+        if store.isReadOnly {
+            checks.append(Check(name: "database", status: .warning, detail: "\(path) is read-only for this user (uid \(getuid()))",
+                                fix: "sudo chown \(getuid()): \"\(path)\"*  (or run as the user who owns it)"))
+        } else if info.st_mode & 0o077 != 0 {
+            checks.append(Check(name: "database", status: .warning,
+                                detail: "\(path) is readable by others (mode \(String(info.st_mode & 0o777, radix: 8))): intake is health data",
+                                fix: "chmod 600 \"\(path)\"*"))
+        } else {
+            checks.append(Check(name: "database", status: .ok, detail: path, fix: nil))
+        }
+        guard let devices = try? store.listDevices() else { return checks }
+        if devices.isEmpty {
+            checks.append(Check(name: "devices", status: .info, detail: "none paired", fix: "quench scan, then quench pair ADDRESS"))
+        }
+        for d in devices {
+            let newest = (try? store.events(EventQuery(device: d.address, limit: 1)).first?.time) ?? nil
+            let heard = [d.lastSeenAt, newest].compactMap { $0 }.max()
+            let label = "device \(d.address)" + (d.name.map { " (\($0.shownSafely(limit: 30)))" } ?? "")
+            guard let heard else {
+                checks.append(Check(name: label, status: .info, detail: "never heard from since pairing", fix: nil))
+                continue
+            }
+            let ago = now.secondsSince1970 - heard.secondsSince1970
+            let when = "last heard \(heard.iso8601)" + (d.batteryPercent.map { ", battery \($0) %" } ?? "")
+            checks.append(ago > quietDevice
+                ? Check(name: label, status: .warning, detail: "\(when), \(Int(saturating: ago / 3600)) h ago",
+                        fix: "is it in range and charged? `quench watch \(d.address)` shows what arrives")
+                : Check(name: label, status: .ok, detail: when, fix: nil))
+        }
+        return checks
+    }
+
+    static func service(_ state: ServiceState?) -> Check {
+        guard let state else {
+            return Check(name: "service", status: .info, detail: "systemd is not here to ask", fix: nil)
+        }
+        guard state.loaded else {
+            return Check(name: "service", status: .info, detail: "quench.service is not installed", fix: "docs/service.md, \"Install\"")
+        }
+        if state.active != "active" {
+            return Check(name: "service", status: .warning, detail: "quench.service is \(state.active) (\(state.enabled))",
+                         fix: "sudo systemctl enable --now quench; journalctl -u quench -b says why it stopped")
+        }
+        if state.restarts > 0 {
+            return Check(name: "service", status: .warning,
+                         detail: "quench.service is running (\(state.enabled)) but restarted \(state.restarts) time\(state.restarts == 1 ? "" : "s") after failing",
+                         fix: "journalctl -u quench -b -p warning")
+        }
+        return Check(name: "service", status: .ok, detail: "quench.service is running (\(state.enabled))", fix: nil)
+    }
+
+    /// The report as one JSON object: `healthy` and `checks` (`name`, `status`, `detail`, `fix`).
+    public static func json(_ report: Report) -> String {
+        let checks = report.checks.map { c in
+            "{\"name\":\"\(EventFormat.jsonEscaped(c.name))\",\"status\":\"\(c.status.rawValue)\",\"detail\":\"\(EventFormat.jsonEscaped(c.detail))\""
+                + (c.fix.map { ",\"fix\":\"\(EventFormat.jsonEscaped($0))\"" } ?? "") + "}"
+        }
+        return "{\"healthy\":\(report.healthy),\"checks\":[\(checks.joined(separator: ","))]}"
+    }
+
+    /// The report as lines a person reads: a mark, the check, what it found, the fix.
+    public static func text(_ report: Report) -> String {
+        var lines: [String] = []
+        for c in report.checks {
+            let mark = switch c.status { case .ok: "ok  "; case .info: "    "; case .warning: "warn"; case .problem: "FAIL" }
+            lines.append("\(mark)  \(c.name): \(c.detail)")
+            if let fix = c.fix, c.status != .ok { lines.append("      fix: \(fix)") }
+        }
+        lines.append(report.healthy ? "healthy" : "not healthy: fix the FAIL lines first")
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension Doctor.Probes {
+    /// This machine.
+    public static var system: Doctor.Probes {
+        Doctor.Probes(
+            adapters: { Result { () throws(BluetoothLinuxError) in try BluetoothAdapter.list() } },
+            rfkill: { SystemProbes.rfkill() },
+            bluetoothdRunning: { SystemProbes.processRunning("bluetoothd") },
+            capabilities: { SystemProbes.capabilities() },
+            service: { SystemProbes.service() },
+            clockSynchronized: { SystemProbes.clockSynchronized() },
+            now: { .wallClockNow })
+    }
+}
+
+/// Reading the machine: /sys, /proc, adjtimex, systemctl.
+enum SystemProbes {
+    static func read(_ path: String, limit: Int = 4096) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: limit)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, limit) }
+        return n >= 0 ? String(decoding: buffer.prefix(n), as: UTF8.self) : nil
+    }
+
+    static func entries(_ folder: String) -> [String] {
+        guard let dir = opendir(folder) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    static func rfkill() -> [Doctor.RFKill] {
+        entries("/sys/class/rfkill").compactMap { name in
+            let base = "/sys/class/rfkill/\(name)/"
+            guard read(base + "type")?.trimmingWhitespace == "bluetooth" else { return nil }
+            return Doctor.RFKill(name: read(base + "name")?.trimmingWhitespace ?? name,
+                                 soft: read(base + "soft")?.trimmingWhitespace == "1", hard: read(base + "hard")?.trimmingWhitespace == "1")
+        }
+    }
+
+    static func processRunning(_ command: String) -> Bool {
+        entries("/proc").contains { pid in pid.allSatisfy(\.isNumber) && read("/proc/\(pid)/comm")?.trimmingWhitespace == command }
+    }
+
+    /// CapEff from /proc/self/status: bit 12 CAP_NET_ADMIN, bit 13 CAP_NET_RAW.
+    static func capabilities() -> (netAdmin: Bool, netRaw: Bool, root: Bool) {
+        let line = read("/proc/self/status", limit: 1 << 16)?.split(separator: "\n").first { $0.hasPrefix("CapEff:") }
+        let mask = line.flatMap { UInt64($0.dropFirst(7).trimmingWhitespace, radix: 16) } ?? 0
+        return (mask & (1 << 12) != 0, mask & (1 << 13) != 0, geteuid() == 0)
+    }
+
+    /// Whether the kernel's clock is synchronised (adjtimex), as `timedatectl` reports it;
+    /// timesyncd's flag file where timedatectl is missing.
+    static func clockSynchronized() -> Bool? {
+        if let timedatectl = executable(["/usr/bin/timedatectl", "/bin/timedatectl"]),
+           access("/run/systemd/system", F_OK) == 0,
+           let out = run(timedatectl, ["show", "--property=NTPSynchronized", "--value"])?.trimmingWhitespace {
+            if out == "yes" { return true }
+            if out == "no" { return false }
+        }
+        return access("/run/systemd/timesync/synchronized", F_OK) == 0 ? true : nil
+    }
+
+    static func service() -> Doctor.ServiceState? {
+        let systemctl = executable(["/usr/bin/systemctl", "/bin/systemctl"])
+        guard let systemctl, access("/run/systemd/system", F_OK) == 0,
+              let out = run(systemctl, ["show", "quench.service", "--property=LoadState,ActiveState,UnitFileState,NRestarts"]) else { return nil }
+        var values: [String: String] = [:]
+        for line in out.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
+        }
+        return Doctor.ServiceState(loaded: values["LoadState"] == "loaded", enabled: values["UnitFileState"] ?? "?",
+                                   active: values["ActiveState"] ?? "?", restarts: Int(values["NRestarts"] ?? "") ?? 0)
+    }
+
+    static func executable(_ candidates: [String]) -> String? {
+        candidates.first { (path: String) in access(path, X_OK) == 0 }
+    }
+
+    /// A program's standard output (at most 64 KB), nil when it cannot run or fails.
+    static func run(_ path: String, _ arguments: [String]) -> String? {
+        var pipeFDs: [Int32] = [0, 0]
+        guard pipe(&pipeFDs) == 0 else { return nil }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addclose(&actions, pipeFDs[0])
+        var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, &actions, nil, &argv, environ)
+        close(pipeFDs[1])
+        defer { close(pipeFDs[0]) }
+        guard rc == 0 else { return nil }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while output.count < 1 << 16 {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(pipeFDs[0], $0.baseAddress, $0.count) }
+            if n > 0 { output += chunk.prefix(n) } else if n == 0 || errno != EINTR { break }
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        return status == 0 ? String(decoding: output, as: UTF8.self) : nil
+    }
+}
+
+extension StringProtocol {
+    var trimmingWhitespace: String {
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}
+#endif

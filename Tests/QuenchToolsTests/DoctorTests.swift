@@ -1,0 +1,98 @@
+#if os(Linux)
+import BluetoothWire
+import Foundation
+import Glibc
+import QuenchCore
+import QuenchStore
+import QuenchTestSupport
+import Testing
+@testable import BluetoothLinux
+@testable import QuenchTools
+
+/// `quench doctor`'s verdicts, each on a machine described by its probes.
+@Suite struct DoctorTests {
+    static let now = Timestamp(secondsSince1970: 1_795_500_000)
+
+    /// A healthy machine: an adapter up, root, the service running, the clock synchronised.
+    static func machine(adapters: Result<[BluetoothAdapterInfo], BluetoothLinuxError> = .success([
+                            BluetoothAdapterInfo(index: 0, name: "hci0", address: BluetoothAddress("B8:27:EB:00:00:01")!, isUp: true)]),
+                        rfkill: [Doctor.RFKill] = [], capabilities: (Bool, Bool, Bool) = (true, true, true),
+                        service: Doctor.ServiceState? = Doctor.ServiceState(loaded: true, enabled: "enabled", active: "active", restarts: 0),
+                        clock: Bool? = true) -> Doctor.Probes {
+        Doctor.Probes(adapters: { adapters }, rfkill: { rfkill }, bluetoothdRunning: { true },
+                      capabilities: { (capabilities.0, capabilities.1, capabilities.2) }, service: { service },
+                      clockSynchronized: { clock }, now: { now })
+    }
+
+    func check(_ report: Doctor.Report, _ name: String) -> Doctor.Check? { report.checks.first { $0.name == name } }
+
+    @Test func aHealthyMachineIsHealthy() throws {
+        let folder = try TemporaryFolder()
+        let report = Doctor.run(databasePath: folder.path + "/none.sqlite", probes: Self.machine())
+        #expect(report.healthy, "\(report.checks)")
+        #expect(report.checks.allSatisfy { $0.status <= .info }, "\(report.checks)")
+        #expect(Doctor.text(report).hasSuffix("\nhealthy"))
+    }
+
+    @Test func noBluetoothInTheKernelIsAFailWithItsFix() {
+        let noKernel = BluetoothLinuxError.system(BluetoothSocketError(operation: "socket(AF_BLUETOOTH)", errno: EAFNOSUPPORT))
+        let report = Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: Self.machine(adapters: .failure(noKernel)))
+        #expect(!report.healthy)
+        #expect(check(report, "bluetooth") == Doctor.Check(name: "bluetooth", status: .problem, detail: "this kernel has no Bluetooth support",
+                                                           fix: "sudo modprobe bluetooth (Raspberry Pi OS has it; some cloud and container kernels do not)"))
+        #expect(Doctor.text(report).contains("FAIL  bluetooth: this kernel has no Bluetooth support\n      fix: sudo modprobe bluetooth"))
+    }
+
+    @Test func adapterDownRFKillAndNoAdapter() {
+        let down = Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: Self.machine(
+            adapters: .success([BluetoothAdapterInfo(index: 1, name: "hci1", address: BluetoothAddress("00:1A:7D:DA:71:13")!, isUp: false)]),
+            rfkill: [Doctor.RFKill(name: "hci1", soft: true, hard: false)]))
+        #expect(check(down, "adapter hci1")?.status == .warning && check(down, "adapter hci1")?.fix == "sudo btmgmt --index 1 power on")
+        #expect(check(down, "rfkill hci1")?.status == .problem && check(down, "rfkill hci1")?.fix?.hasPrefix("sudo rfkill unblock bluetooth") == true)
+        #expect(!down.healthy)
+        let none = Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: Self.machine(adapters: .success([])))
+        #expect(check(none, "adapters")?.status == .problem && !none.healthy)
+    }
+
+    @Test func capabilitiesServiceAndClock() {
+        let report = Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: Self.machine(
+            capabilities: (false, true, false), service: Doctor.ServiceState(loaded: true, enabled: "enabled", active: "active", restarts: 3),
+            clock: false))
+        #expect(check(report, "capabilities")?.status == .warning)
+        #expect(check(report, "capabilities")?.detail.contains("lacks CAP_NET_ADMIN") == true)
+        #expect(check(report, "capabilities")?.fix?.contains("setcap cap_net_admin,cap_net_raw+ep") == true)
+        #expect(check(report, "service")?.detail == "quench.service is running (enabled) but restarted 3 times after failing")
+        #expect(check(report, "clock")?.status == .warning)
+        #expect(report.healthy, "warnings are not failures")
+        let stopped = Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: Self.machine(
+            service: Doctor.ServiceState(loaded: true, enabled: "disabled", active: "failed", restarts: 0)))
+        #expect(check(stopped, "service")?.status == .warning && check(stopped, "service")?.fix?.contains("enable --now quench") == true)
+        let absent = Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: Self.machine(
+            service: Doctor.ServiceState(loaded: false, enabled: "", active: "inactive", restarts: 0)))
+        #expect(check(absent, "service")?.detail == "quench.service is not installed")
+    }
+
+    @Test func devicesNotHeardFromForADayAndADatabaseOthersCanRead() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/q.sqlite"
+        let store = try IntakeStore(path: path)
+        try store.saveDevice(Device(address: "C8:2A:3F:00:3F:2A", name: "desk bottle", profile: "hidrate-spark", addedAt: Self.now,
+                                    lastSeenAt: Self.now.adding(-3 * 86_400)))
+        try store.saveDevice(Device(address: "F0:F1:F2:F3:F4:F5", profile: "weight-scale", addedAt: Self.now, lastSeenAt: Self.now.adding(-3600)))
+        let report = Doctor.run(databasePath: path, probes: Self.machine())
+        #expect(check(report, "database")?.status == .ok)
+        let quiet = try #require(check(report, "device C8:2A:3F:00:3F:2A (desk bottle)"))
+        #expect(quiet.status == .warning && quiet.detail.hasSuffix("72 h ago"), "\(quiet)")
+        #expect(check(report, "device F0:F1:F2:F3:F4:F5")?.status == .ok)
+        chmod(path, 0o644)
+        #expect(check(Doctor.run(databasePath: path, probes: Self.machine()), "database")?.status == .warning)
+    }
+
+    @Test func theRealMachineAnswersWithoutCrashing() {
+        // Whatever this machine is, every check comes back and the JSON holds them all.
+        let report = Doctor.run(databasePath: "/nonexistent/q.sqlite")
+        #expect(report.checks.count >= 4)
+        #expect(Doctor.json(report).hasPrefix("{\"healthy\":\(report.healthy),\"checks\":[{\"name\":"))
+    }
+}
+#endif
