@@ -53,6 +53,7 @@ import Testing
         #expect(one("Service", "PrivateTmp") == "yes")
         #expect(one("Service", "RestrictAddressFamilies").map { Set($0.split(separator: " ")) } == ["AF_BLUETOOTH", "AF_UNIX"])
         #expect(one("Service", "Restart") == "on-failure")
+        #expect(one("Service", "Type") == "notify" && one("Service", "WatchdogSec") == "60s" && one("Service", "NotifyAccess") == "main")
         // Bluetooth sockets exist only in the host's network namespace.
         #expect(one("Service", "PrivateNetwork") == nil)
         #expect(Self.values(unit, "Unit", "After").joined(separator: " ").split(separator: " ").contains("bluetooth.service"))

@@ -66,6 +66,7 @@ public final class DevicePipeline: Sendable {
         var lastT = -Double.infinity
         var readings = 0
         var reported = 0
+        var linkUp = false
     }
     private let state: Mutex<State>
 
@@ -113,7 +114,13 @@ public final class DevicePipeline: Sendable {
         submit(final)
     }
 
-    public func linkChanged(up: Bool) { observer.link?(device, up) }
+    public func linkChanged(up: Bool) {
+        state.withLock { $0.linkUp = up }
+        observer.link?(device, up)
+    }
+
+    /// Connected (GATT) right now; broadcast devices are never "connected".
+    public var isLinkUp: Bool { state.withLock { $0.linkUp } }
 
     /// A sip the device detected itself (a HidrateSpark): past the detector,
     /// with the device's identity, into the store; returns once committed, so

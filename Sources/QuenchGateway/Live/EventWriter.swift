@@ -101,6 +101,11 @@ public final class EventWriter: Sendable {
     private let subscribers = Mutex<[EventSubscriber]>([])
     private let counters = Mutex(Counters())
     private let worker = ThreadSlot()
+    /// The writer thread's last sign of life: it beats at least every
+    /// `heartbeatInterval` while waiting and before each commit, so a thread
+    /// stuck in a commit (a hung disk, a subscriber that never returns) stops beating.
+    private let heartbeat = Mutex(ContinuousClock.now)
+    static let heartbeatInterval = 2.0
 
     public init(store: IntakeStore?, logger: Logger, retry: Backoff = Backoff(initial: 0.2, factor: 2, maximum: 30),
                 drainPatience: Double = 10) {
@@ -116,6 +121,13 @@ public final class EventWriter: Sendable {
     }
 
     public var counts: Counters { counters.withLock { $0 } }
+
+    /// Whether the writer thread showed life within `seconds` (the service's watchdog asks).
+    public func isResponsive(within seconds: Double) -> Bool {
+        (ContinuousClock.now - heartbeat.withLock { $0 }).seconds < seconds
+    }
+
+    private func beat() { heartbeat.withLock { $0 = .now } }
 
     /// Starts the writer thread (once).
     public func start() {
@@ -175,15 +187,18 @@ public final class EventWriter: Sendable {
     private func run() {
         var closing = false
         while !closing {
-            let (batch, closed) = queue.wait(until: Deadline(seconds: .infinity)) { q -> ([Queued], Bool)? in
+            beat()
+            let taken = queue.wait(until: Deadline(seconds: Self.heartbeatInterval)) { q -> ([Queued], Bool)? in
                 if !q.events.isEmpty {
                     defer { q.events.removeAll(keepingCapacity: true) }
                     return (q.events, q.closed)
                 }
                 return q.closed ? ([], true) : nil
-            } ?? ([], true)
+            }
+            guard let (batch, closed) = taken else { continue }  // a quiet while: beat and wait again
             closing = closed
             for item in batch {
+                beat()
                 let outcome = commit(item.event, draining: closed)
                 if let ticket = item.ticket { outcomes.changing { $0[ticket] = outcome } }
             }
@@ -230,8 +245,15 @@ public final class EventWriter: Sendable {
                 counters.withLock { $0.retries += 1 }
                 logger.warning("cannot store an event now; retrying",
                                metadata: ["error": "\(error)", "retry_in_s": "\(TraceWriter.fixed(delay, places: 1))"])
-                // Sleeps, but wakes early when a drain starts, so a stop is not held up by a long back-off.
-                _ = queue.wait(until: Deadline(seconds: delay)) { $0.closed ? () : nil }
+                // Sleeps, but wakes early when a drain starts, so a stop is not held up by a long back-off;
+                // a database that stays locked is waited for, not a stuck writer.
+                var left = delay
+                while left > 0 {
+                    beat()
+                    let step = min(left, Self.heartbeatInterval)
+                    if queue.wait(until: Deadline(seconds: step), { $0.closed ? () : nil }) != nil { break }
+                    left -= step
+                }
             }
         }
     }

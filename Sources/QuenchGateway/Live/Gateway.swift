@@ -113,11 +113,40 @@ public final class Gateway: Sendable {
     }
 
     /// Runs until `seconds` pass (nil: until `stop()`), then stops and waits.
-    public func run(seconds: Double?) {
+    /// The calling thread is the main loop: under systemd (`notifier`) it says
+    /// READY=1 once started, STATUS= as it goes, WATCHDOG=1 only while the store
+    /// writer shows life, and STOPPING=1 at the end; a stuck writer stops the
+    /// pings, and systemd restarts the service.
+    public func run(seconds: Double?, notifier: ServiceNotifier = ServiceNotifier(socketPath: nil, watchdogInterval: nil)) {
         start()
-        stopSignal.wait(seconds: seconds ?? .infinity)
+        notifier.ready(status: statusLine())
+        let end = Deadline(seconds: seconds ?? .infinity)
+        // Twice per watchdog period, as sd_watchdog_enabled(3) advises; else a status line now and then.
+        let tick = notifier.watchdogInterval.map { $0 / 2 } ?? 30
+        let stuckAfter = max(notifier.watchdogInterval ?? 60, 4 * EventWriter.heartbeatInterval)
+        var stuck = false
+        while !stopSignal.isStopped, !end.hasPassed {
+            if stopSignal.wait(seconds: min(tick, end.remaining)) { break }
+            if writer.isResponsive(within: stuckAfter) {
+                notifier.watchdog()
+                stuck = false
+            } else if !stuck {
+                stuck = true
+                logger.critical("the store writer has shown no life for \(Int(stuckAfter)) s; watchdog pings stopped")
+            }
+            notifier.status(statusLine())
+        }
+        notifier.stopping()
         stop()
         wait()
+    }
+
+    /// `STATUS=`: devices connected, events stored this run.
+    public func statusLine() -> String {
+        let gatt = pipelines.filter { !$0.device.profile.transport.isBroadcast }
+        let c = writer.counts
+        return "\(gatt.filter(\.isLinkUp).count) of \(gatt.count) connected" + (listener == nil ? "" : ", broadcasts heard by scan")
+            + "; \(c.stored) event\(c.stored == 1 ? "" : "s") stored since start" + (c.quarantined > 0 ? ", \(c.quarantined) refused" : "")
     }
 }
 

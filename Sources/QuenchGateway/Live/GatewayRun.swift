@@ -83,7 +83,7 @@ extension Gateway {
             logger.notice("signal \(signal): stopping")
             gateway.stop()
         }
-        gateway.run(seconds: request.seconds)
+        gateway.run(seconds: request.seconds, notifier: .fromEnvironment())
         signals.cancel()
     }
 }

@@ -1,0 +1,104 @@
+#if os(Linux)
+import BluetoothWire
+import Foundation
+import Glibc
+import QuenchCore
+import QuenchProfiles
+import QuenchSimulatedDevices
+import QuenchStore
+import QuenchTestSupport
+import Synchronization
+import Testing
+@testable import QuenchGateway
+
+/// systemd's notify protocol as quenchd speaks it, received on a datagram socket the test binds.
+@Suite("service notifications and watchdog", .serialized)
+struct ServiceNotifierTests {
+    /// A bound AF_UNIX datagram socket that collects what arrives.
+    final class NotifySocket: @unchecked Sendable {  // fd only read by `receive`, on the test's own thread
+        let path: String
+        let fd: Int32
+
+        init(path: String) throws {
+            self.path = path
+            fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
+            let rc = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            try #require(rc == 0, "bind \(path): \(errno)")
+        }
+
+        /// Messages arriving within `seconds`.
+        func receive(for seconds: Double) -> [String] {
+            var out: [String] = []
+            let end = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while ContinuousClock.now < end {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let left = Int32(max(1, (end - ContinuousClock.now).seconds * 1000))
+                guard poll(&p, 1, left) > 0 else { continue }
+                let n = recv(fd, &buffer, buffer.count, 0)
+                if n > 0 { out.append(String(decoding: buffer.prefix(n), as: UTF8.self)) }
+            }
+            return out
+        }
+
+        deinit { close(fd); unlink(path) }
+    }
+
+    @Test func messagesArriveAsDatagrams() throws {
+        let folder = try TemporaryFolder()
+        let socket = try NotifySocket(path: folder.path + "/notify")
+        let notifier = ServiceNotifier(socketPath: socket.path, watchdogInterval: 10)
+        notifier.ready(status: "0 of 1 connected")
+        notifier.watchdog()
+        notifier.stopping()
+        #expect(socket.receive(for: 0.3) == ["READY=1\nSTATUS=0 of 1 connected", "WATCHDOG=1", "STOPPING=1"])
+        // No socket: nothing is sent and nothing fails.
+        ServiceNotifier(socketPath: nil, watchdogInterval: nil).ready(status: "x")
+    }
+
+    @Test("a running gateway: READY=1, STATUS=, WATCHDOG=1 while the writer lives; the pings stop when it is stuck; STOPPING=1")
+    func watchdogStopsWhenTheWriterIsStuck() throws {
+        let folder = try TemporaryFolder()
+        let socket = try NotifySocket(path: folder.path + "/notify")
+        let store = try IntakeStore(path: folder.path + "/q.sqlite")
+        let address = BluetoothAddress("C8:2A:3F:00:3F:2A")!
+        let bottle = SimulatedHidrateSpark(address: address, layout: .legacy)
+        let device = LiveDevice(address: address, profile: .hidrateSpark,
+                                calibration: try defaultCalibration(for: .hidrateSpark, levelCurve: nil, capacityML: nil, tareG: nil))
+        var options = Gateway.Options()
+        options.connectTimeout = 2
+        let gateway = Gateway(devices: [device], store: store, options: options, logger: LiveFixture.logger, connector: bottle,
+                              advertisements: { _ throws(LiveError) in throw .noDevices })
+        // A subscriber that hangs on the first event: the writer thread is stuck in it until released.
+        let release = Mutex(false)
+        gateway.subscribe { _ in while !release.withLock({ $0 }) { usleep(10_000) } }
+        let notifier = ServiceNotifier(socketPath: socket.path, watchdogInterval: 0.4)
+        let running = Thread { gateway.run(seconds: nil, notifier: notifier) }
+        running.start()
+
+        let early = socket.receive(for: 1.5)
+        #expect(early.first?.hasPrefix("READY=1\nSTATUS=0 of 1 connected; 0 events stored since start") == true, "\(early)")
+        #expect(early.filter { $0 == "WATCHDOG=1" }.count >= 2, "\(early)")
+        #expect(early.contains("STATUS=1 of 1 connected; 0 events stored since start"), "\(early)")
+
+        bottle.log(.init(time: Timestamp.wallClockNow.secondsSince1970, ml: 30))
+        // The writer is now stuck in the subscriber: after at most 8 s without a heartbeat the pings stop, the status goes on.
+        _ = socket.receive(for: 9)
+        let stuck = socket.receive(for: 1.5)
+        #expect(!stuck.contains("WATCHDOG=1") && stuck.contains { $0.hasPrefix("STATUS=") }, "\(stuck)")
+
+        release.withLock { $0 = true }
+        let recovered = socket.receive(for: 1.5)
+        #expect(recovered.contains("WATCHDOG=1"), "\(recovered)")
+        gateway.stop()
+        let last = socket.receive(for: 1)
+        #expect(last.last == "STOPPING=1", "\(last)")
+        while !running.isFinished { usleep(10_000) }
+    }
+}
+#endif
