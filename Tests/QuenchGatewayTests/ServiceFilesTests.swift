@@ -83,17 +83,8 @@ import Testing
         try text.replacingOccurrences(of: "ExecStart=/usr/local/bin/quenchd", with: "ExecStart=/bin/true")
             .write(toFile: unit, atomically: true, encoding: .utf8)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.systemdAnalyze!)
-        process.arguments = ["verify", "--man=no", unit]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let said = String(decoding: data, as: UTF8.self)
-        #expect(process.terminationStatus == 0, "systemd-analyze verify: \(said)")
+        let (status, said) = try Self.verify([unit])
+        #expect(status == 0, "systemd-analyze verify: \(said)")
         // verify exits 0 on unknown keys and unparsable values, only warning: those count too.
         #expect(!said.contains("quench.service"), "systemd-analyze verify: \(said)")
     }
@@ -110,17 +101,22 @@ import Testing
             .write(toFile: folder + "/quench-remind.service", atomically: true, encoding: .utf8)
         try String(contentsOf: root.appendingPathComponent("quench-remind.timer"), encoding: .utf8)
             .write(toFile: folder + "/quench-remind.timer", atomically: true, encoding: .utf8)
+        let (status, said) = try Self.verify([folder + "/quench-remind.timer", folder + "/quench-remind.service"])
+        #expect(status == 0 && !said.contains("quench-remind"), "systemd-analyze verify: \(said)")
+    }
+
+    /// `systemd-analyze verify --man=no` on unit files: its exit status and what it said.
+    static func verify(_ units: [String]) throws -> (status: Int32, said: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.systemdAnalyze!)
-        process.arguments = ["verify", "--man=no", folder + "/quench-remind.timer", folder + "/quench-remind.service"]
+        process.executableURL = URL(fileURLWithPath: systemdAnalyze!)
+        process.arguments = ["verify", "--man=no"] + units
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let said = String(decoding: data, as: UTF8.self)
-        #expect(process.terminationStatus == 0 && !said.contains("quench-remind"), "systemd-analyze verify: \(said)")
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     /// One udev rule: `KEY[{attr}] OP "value"` pairs separated by commas (udev(7)).
