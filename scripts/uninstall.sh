@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Removes what scripts/install.sh installed. The intake history in
+# /var/lib/quench stays unless --purge, which also removes the `quench` user.
+#
+#   sudo scripts/uninstall.sh [--prefix DIR] [--purge]
+#   DESTDIR=/tmp/root scripts/uninstall.sh       # from a scratch root
+set -euo pipefail
+
+prefix=/usr/local
+purge=no
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --prefix) prefix="${2:?--prefix needs a directory}"; shift 2 ;;
+        --purge) purge=yes; shift ;;
+        -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+        *) echo "uninstall.sh: unknown option '$1' (see --help)" >&2; exit 64 ;;
+    esac
+done
+root="${DESTDIR:-}"
+
+if [ -z "$root" ] && [ -d /run/systemd/system ]; then
+    systemctl disable --now quench.service quench-remind.timer 2>/dev/null || true
+fi
+rm -f "$root$prefix/bin/quench" "$root$prefix/bin/quenchd" \
+      "$root/etc/systemd/system/quench.service" "$root/etc/systemd/system/quench-remind.service" \
+      "$root/etc/systemd/system/quench-remind.timer" \
+      "$root/etc/udev/rules.d/70-quench.rules" "$root/etc/udev/rules.d/71-quench-rfkill-unblock.rules"
+if [ -z "$root" ]; then
+    [ -d /run/systemd/system ] && systemctl daemon-reload
+    command -v udevadm >/dev/null && [ -d /run/udev ] && udevadm control --reload
+fi
+if [ "$purge" = yes ]; then
+    rm -rf "$root/var/lib/quench"
+    if [ -z "$root" ] && getent passwd quench >/dev/null; then userdel quench; fi
+    echo "uninstall.sh: removed, with the history in $root/var/lib/quench"
+else
+    echo "uninstall.sh: removed; the history in $root/var/lib/quench stays (--purge removes it)"
+fi
