@@ -132,8 +132,10 @@ struct HidrateSparkDrain {
             recovered = frame
         }
         // The bottle greets a fresh link's subscription with an empty frame; taken before asking, so it is not read as the answer.
-        if case .frame(let f)? = try link.next(timeout: 1), f.pending != 0 {
-            count(try handle(f, live: false, &log))
+        switch try link.next(timeout: 1) {
+        case .frame(let f)? where f.pending != 0: count(try handle(f, live: false, &log))
+        case .debug(let m)?: debug(m)
+        default: break
         }
         try link.requestNext()
         var asked = true
@@ -181,7 +183,8 @@ struct HidrateSparkDrain {
             switch try link.next(timeout: stop.canWakeBearers ? .infinity : 1) {
             case .debug(let m)?: debug(m)
             case .frame(let frame)? where frame.record != nil:
-                let (sip, notes, _) = log.sip(from: frame, receivedAt: Timestamp.wallClockNow.secondsSince1970, live: true)
+                // Not taken as live: unacknowledged, the bottle notifies its oldest sip, not the one just drunk.
+                let (sip, notes, _) = log.sip(from: frame, receivedAt: Timestamp.wallClockNow.secondsSince1970, live: false)
                 for note in notes { pipeline.note("\(note)") }
                 if let sip {
                     pipeline.note("sip \(TraceWriter.fixed(sip.ml, places: 0)) mL at \(Timestamp(secondsSince1970: sip.time).iso8601); "
