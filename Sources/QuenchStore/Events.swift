@@ -283,14 +283,28 @@ extension IntakeStore {
         }
     }
 
-    /// The first of `identities` a stored event has, nil when none: a device
-    /// that resends a record finds it under any identity it may have been stored with.
-    public func storedIdentity(among identities: [String]) throws(StoreError) -> String? {
-        try read("looking up identities") { db in
-            for identity in identities {
-                if try db.first("SELECT 1 FROM intake_event WHERE identity = ?", [identity], { _ in true }) == true { return identity }
+    /// Stores rows, each unless one of its `aliases` (identities the same
+    /// record may already be stored under: a device's resend whose time is
+    /// known to a second or so) is there; looked up and written in one
+    /// transaction. Ids are not kept.
+    public func insert(_ rows: [(event: IntakeEvent, aliases: [String])]) throws(StoreError) -> IngestResult {
+        let what = "storing \(rows.count) event\(rows.count == 1 ? "" : "s")"
+        try checkIntake(rows.map(\.event), what)
+        return try write(what) { db in
+            var result = IngestResult()
+            for (event, aliases) in rows {
+                let stored = try aliases.contains { alias in
+                    try db.first("SELECT 1 FROM intake_event WHERE identity = ?", [alias], { _ in true }) == true
+                }
+                if stored {
+                    result.duplicates += 1
+                } else {
+                    let one = try Self.insertRows([event], keepingIDs: false, db)
+                    result.inserted += one.inserted
+                    result.duplicates += one.duplicates
+                }
             }
-            return nil
+            return result
         }
     }
 
@@ -389,16 +403,6 @@ public struct EventReader {
             try db.run(sql, arguments) { row in body(try IntakeStore.event(row)) }
         } catch {
             throw StoreError.wrap(error, path: path, doing: "reading events")
-        }
-    }
-
-    /// How many events `query` selects.
-    public func count(_ query: EventQuery) throws(StoreError) -> Int {
-        let (sql, arguments) = IntakeStore.select(query)
-        do {
-            return try db.first("SELECT COUNT(*) FROM (\(sql))", arguments) { row -> Int in row[0] } ?? 0
-        } catch {
-            throw StoreError.wrap(error, path: path, doing: "counting events")
         }
     }
 }

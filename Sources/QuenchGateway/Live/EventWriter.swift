@@ -218,8 +218,7 @@ public final class EventWriter: Sendable {
         var givingUp: Deadline?
         while true {
             do throws(StoreError) {
-                let resent = final.aliases.isEmpty ? nil : try store.storedIdentity(among: final.aliases)
-                let result = resent == nil ? try store.insert([row], keepingIDs: false) : IngestResult(duplicates: 1)
+                let result = try store.insert([(row, final.aliases)])
                 let latency = (ContinuousClock.now - final.finalAt).seconds
                 counters.withLock { c in
                     if result.inserted > 0 { c.stored += 1 } else { c.alreadyStored += 1 }

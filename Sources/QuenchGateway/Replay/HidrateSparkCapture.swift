@@ -91,19 +91,13 @@ public enum HidrateSparkCapture {
     /// Stores the sips under their bottle identities (one transaction); a sip
     /// already stored by the gateway, or by an earlier replay, is not stored again.
     public static func store(_ sips: [HidrateSparkSipLog.Sip], device: String, into store: IntakeStore) throws(StoreError) -> IngestResult {
-        var rows: [IntakeEvent] = []
-        var already = 0
-        for sip in sips {
-            if !sip.aliases.isEmpty, try store.storedIdentity(among: sip.aliases) != nil { already += 1; continue }
+        try store.insert(sips.map { sip in
             // The row the gateway would write, under the bottle's identity.
             var row = IntakeEvent.sensor(DetectedEvent(kind: .sip, t: 0, start: 0, end: 0, ml: sip.ml), device: device,
                                          started: Timestamp(secondsSince1970: sip.time))
             row.identity = sip.identity
             row.traceTime = nil
-            rows.append(row)
-        }
-        var result = try store.insert(rows, keepingIDs: false)
-        result.duplicates += already
-        return result
+            return (row, sip.aliases)
+        })
     }
 }
