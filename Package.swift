@@ -56,7 +56,7 @@ let package = Package(
             "QuenchProfiles", "GATT", "BluetoothLinux", "Threading",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchStore"]),
+        .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchStore", "Threading"]),
         .target(name: "QuenchTools", dependencies: [
             "QuenchGateway", "QuenchCore", "QuenchProfiles", "QuenchStore", "GATT", "BluetoothLinux", "BluetoothWire", "Threading",
             .product(name: "Logging", package: "swift-log"),

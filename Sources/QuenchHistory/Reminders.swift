@@ -1,6 +1,7 @@
 import Foundation
 import QuenchCore
 import QuenchStore
+import Threading
 
 /// `quench remind`: where the person stands against the pace, and when the
 /// next reminder would come and why.
@@ -146,29 +147,13 @@ enum ReminderHook {
     static func run(_ path: String, variables: [String: String], timeout: Double) -> String? {
         var environment = ProcessInfo.processInfo.environment
         for (k, v) in variables { environment[k] = v }
-        var arguments: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
-        defer { for p in arguments { free(p) } }
-        var cEnvironment: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for p in cEnvironment { free(p) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, path, nil, nil, &arguments, &cEnvironment)
-        guard rc == 0 else { return "cannot run \(path.shownSafely()): \(String(cString: strerror(rc)))" }
-        let deadline = ContinuousClock.now + .milliseconds(Int64(saturating: timeout * 1000))
-        var status: Int32 = 0
-        while true {
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid { break }
-            if r < 0, errno != EINTR { return "waiting for \(path.shownSafely()) failed" }
-            if ContinuousClock.now > deadline {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
-                return "\(path.shownSafely()) did not finish within \(Int(saturating: timeout)) s; stopped"
-            }
-            usleep(20_000)
+        let shown = path.shownSafely()
+        switch ChildProcess.run(path, environment: environment.map { "\($0.key)=\($0.value)" }, timeout: timeout) {
+        case .exited(0, _): return nil
+        case .exited(let status, _): return "\(shown) exited with status \(status)"
+        case .killed(let signal): return "\(shown) was killed by signal \(signal)"
+        case .timedOut: return "\(shown) did not finish within \(Int(saturating: timeout)) s; stopped"
+        case .cannotStart(let code): return "cannot run \(shown): \(String(cString: strerror(code)))"
         }
-        let exited = status & 0x7F == 0
-        let code = (status >> 8) & 0xFF
-        if exited, code == 0 { return nil }
-        return exited ? "\(path.shownSafely()) exited with status \(code)" : "\(path.shownSafely()) was killed by signal \(status & 0x7F)"
     }
 }

@@ -259,13 +259,13 @@ enum SystemProbes {
         entries("/sys/class/rfkill").compactMap { name in
             let base = "/sys/class/rfkill/\(name)/"
             guard read(base + "type")?.trimmingWhitespace == "bluetooth" else { return nil }
-            return Doctor.RFKill(name: read(base + "name")?.trimmingWhitespace ?? name,
+            return Doctor.RFKill(name: read(base + "name").map { String($0.trimmingWhitespace) } ?? name,
                                  soft: read(base + "soft")?.trimmingWhitespace == "1", hard: read(base + "hard")?.trimmingWhitespace == "1")
         }
     }
 
     static func processRunning(_ command: String) -> Bool {
-        entries("/proc").contains { pid in pid.allSatisfy(\.isNumber) && read("/proc/\(pid)/comm")?.trimmingWhitespace == command }
+        entries("/proc").contains { pid in pid.allSatisfy(\.isNumber) && read("/proc/\(pid)/comm").map { $0.trimmingWhitespace == command } == true }
     }
 
     /// CapEff from /proc/self/status: bit 12 CAP_NET_ADMIN, bit 13 CAP_NET_RAW.
@@ -304,38 +304,10 @@ enum SystemProbes {
         candidates.first { (path: String) in access(path, X_OK) == 0 }
     }
 
-    /// A program's standard output (at most 64 KB), nil when it cannot run or fails.
+    /// A program's standard output, nil when it cannot run, fails or takes more than 5 s.
     static func run(_ path: String, _ arguments: [String]) -> String? {
-        var pipeFDs: [Int32] = [0, 0]
-        guard pipe(&pipeFDs) == 0 else { return nil }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addclose(&actions, pipeFDs[0])
-        var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, path, &actions, nil, &argv, environ)
-        close(pipeFDs[1])
-        defer { close(pipeFDs[0]) }
-        guard rc == 0 else { return nil }
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while output.count < 1 << 16 {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(pipeFDs[0], $0.baseAddress, $0.count) }
-            if n > 0 { output += chunk.prefix(n) } else if n == 0 || errno != EINTR { break }
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        return status == 0 ? String(decoding: output, as: UTF8.self) : nil
-    }
-}
-
-extension StringProtocol {
-    var trimmingWhitespace: String {
-        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+        guard case .exited(0, let output) = ChildProcess.run(path, arguments, captureOutput: true, timeout: 5) else { return nil }
+        return output
     }
 }
 #endif

@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 import Testing
 import Threading
@@ -60,5 +61,22 @@ struct ThreadingTests {
         let soon = Deadline(seconds: 60).remaining
         #expect(soon > 59 && soon <= 60)
         #expect(Duration.milliseconds(1500).seconds == 1.5)
+    }
+}
+
+/// A program run directly, bounded in time.
+@Suite("child processes")
+struct ChildProcessTests {
+    @Test func outputStatusEnvironmentAndTheTimeLimit() {
+        #expect(ChildProcess.run("/bin/echo", ["a b"], captureOutput: true, timeout: 5) == .exited(status: 0, output: "a b\n"))
+        #expect(ChildProcess.run("/bin/sh", ["-c", "exit 3"], timeout: 5) == .exited(status: 3, output: ""))
+        // Only the environment given: no shell expands anything, and nothing else is inherited.
+        #expect(ChildProcess.run("/usr/bin/env", environment: ["GREETING=$(rm -rf /)"], captureOutput: true, timeout: 5)
+                == .exited(status: 0, output: "GREETING=$(rm -rf /)\n"))
+        let start = ContinuousClock.now
+        #expect(ChildProcess.run("/bin/sleep", ["30"], timeout: 0.3) == .timedOut)
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(ChildProcess.run("/nonexistent/program", timeout: 5) == .cannotStart(errno: ENOENT))
+        #expect(ChildProcess.run("/bin/sh", ["-c", "kill -KILL $$"], timeout: 5) == .killed(signal: SIGKILL))
     }
 }
