@@ -135,11 +135,12 @@ public enum TruthWriter {
     }
 }
 
-extension Substring {
-    var trimmingWhitespace: Substring {
-        var s = self
-        while let c = s.first, c == " " || c == "\t" || c == "\r" { s = s.dropFirst() }
-        while let c = s.last, c == " " || c == "\t" || c == "\r" { s = s.dropLast() }
+extension StringProtocol {
+    /// Without the spaces, tabs and line ends around it (a CSV field, a line of a /sys file).
+    public var trimmingWhitespace: SubSequence {
+        var s = self[...]
+        while let c = s.first, c == " " || c == "\t" || c == "\r" || c == "\n" { s = s.dropFirst() }
+        while let c = s.last, c == " " || c == "\t" || c == "\r" || c == "\n" { s = s.dropLast() }
         return s
     }
 }

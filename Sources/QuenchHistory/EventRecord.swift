@@ -131,6 +131,12 @@ enum CSV {
         }.joined(separator: ",")
     }
 
+    /// The header and each event `query` selects, a row at a time (export, `log --csv`).
+    static func write(_ reader: EventReader, _ query: EventQuery, to output: inout some TextOutputStream) throws(StoreError) {
+        output.write(line(EventRecord.csvColumns) + "\n")
+        try reader.forEach(query) { output.write(line(EventRecord($0).csvFields) + "\n") }
+    }
+
     /// Rows with the line number each starts on.
     static func parse(_ text: String) throws(HistoryError) -> [(line: Int, fields: [String])] {
         var rows: [(Int, [String])] = []

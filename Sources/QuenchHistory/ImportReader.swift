@@ -70,6 +70,17 @@ struct ByteSource {
         }
     }
 
+    /// Skips spaces, tabs and line ends; returns the next byte without taking it.
+    mutating func skipBlanks() throws(HistoryError) -> UInt8? {
+        while let byte = try peek() {
+            guard byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t") else {
+                return byte
+            }
+            _ = try next()
+        }
+        return nil
+    }
+
     /// Skips a UTF-8 byte order mark at the start (spreadsheets write one).
     mutating func skipByteOrderMark() throws(HistoryError) {
         guard offset == 0, try peek() == 0xEF else { return }
@@ -206,7 +217,7 @@ struct JSONExportReader {
         try source.skipByteOrderMark()
         try expect(UInt8(ascii: "{"), "a JSON object")
         var seen: Set<String> = []
-        if try skipWhitespace() == UInt8(ascii: "}") {
+        if try source.skipBlanks() == UInt8(ascii: "}") {
             _ = try source.next()
         } else {
             while true {
@@ -233,7 +244,7 @@ struct JSONExportReader {
 
     private mutating func readEvents(_ event: (Int, [UInt8], Int) throws(HistoryError) -> Void) throws(HistoryError) {
         try expect(UInt8(ascii: "["), "the events as a JSON array")
-        if try skipWhitespace() == UInt8(ascii: "]") { _ = try source.next(); return }
+        if try source.skipBlanks() == UInt8(ascii: "]") { _ = try source.next(); return }
         var index = 0
         while true {
             let offset = try skipWhitespaceOffset()
@@ -320,19 +331,8 @@ struct JSONExportReader {
         throw failure(start, "the file ends inside \(what)")
     }
 
-    /// Skips whitespace and returns the next byte without taking it.
-    private mutating func skipWhitespace() throws(HistoryError) -> UInt8? {
-        while let byte = try source.peek() {
-            guard byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t") else {
-                return byte
-            }
-            _ = try source.next()
-        }
-        return nil
-    }
-
     private mutating func skipWhitespaceOffset() throws(HistoryError) -> Int {
-        _ = try skipWhitespace()
+        _ = try source.skipBlanks()
         return source.offset
     }
 

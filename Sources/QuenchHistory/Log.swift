@@ -15,13 +15,12 @@ extension History {
             since: try since.map { (s) throws(HistoryError) in try HistoryInput.instant(s, calendar: c.calendar, now: c.now) },
             until: try until.map { (s) throws(HistoryError) in try HistoryInput.instant(s, calendar: c.calendar, now: c.now) },
             device: device, includeDeleted: includeDeleted, limit: limit ?? (csv || json ? nil : 50))
-        if csv { output.write(CSV.line(EventRecord.csvColumns) + "\n") }
         try c.run { (store) throws(StoreError) in
             try store.reading { (reader) throws(StoreError) in
                 if json {
                     try reader.forEach(query) { output.write(JSONOutput.encode(EventRecord($0)) + "\n") }
                 } else if csv {
-                    try reader.forEach(query) { output.write(CSV.line(EventRecord($0).csvFields) + "\n") }
+                    try CSV.write(reader, query, to: &output)
                 } else {
                     var table = Format.TableLayout(logHeader(c), align: logAlignment)
                     try reader.forEach(query) { table.measure(logRow($0, c)) }

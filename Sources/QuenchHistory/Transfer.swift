@@ -26,11 +26,8 @@ extension History {
             includeDeleted: true, order: .byID)
         switch format {
         case .csv:
-            output.write(CSV.line(EventRecord.csvColumns) + "\n")
             try c.run { (store) throws(StoreError) in
-                try store.reading { (reader) throws(StoreError) in
-                    try reader.forEach(query) { output.write(CSV.line(EventRecord($0).csvFields) + "\n") }
-                }
+                try store.reading { (reader) throws(StoreError) in try CSV.write(reader, query, to: &output) }
             }
         case .json:
             // Settings, goals and devices first, the events last and one per line,
@@ -133,10 +130,7 @@ extension History {
     static func importStream(_ source: ByteSource, file: String, into store: IntakeStore, now: Timestamp) throws(HistoryError) -> ImportReport {
         var source = source
         try source.skipByteOrderMark()
-        while let byte = try source.peek(), byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t") {
-            _ = try source.next()
-        }
-        let isJSON = try source.peek() == UInt8(ascii: "{")
+        let isJSON = try source.skipBlanks() == UInt8(ascii: "{")
         var report = ImportReport(file: file, format: isJSON ? "json" : "csv", events: 0, inserted: 0, duplicates: 0, goals: 0, devices: 0)
         try store.importing(wrap: HistoryError.store) { (session) throws(HistoryError) in
             var batch: [IntakeEvent] = []
@@ -203,9 +197,6 @@ extension History {
                 throw failure(what, offset, (error as? DecodingError)?.summary(snakeCase: true) ?? "\(error)")
             }
         }
-        func store(_ body: () throws(StoreError) -> Void) throws(HistoryError) {
-            do { try body() } catch { throw .store(error) }
-        }
         var format: String?, version: Int?
         // Checked as soon as both are known, and again at the end: a JSON file
         // that is not an export is refused before its events are read, where it says so first.
@@ -236,18 +227,18 @@ extension History {
                 guard (0...23).contains(settings.dayStartHour) else {
                     throw failure("settings", offset, "day start hour \(settings.dayStartHour) is not between 0 and 23")
                 }
-                try store { () throws(StoreError) in try session.replaceSettings(settings) }
+                try HistoryContext.run { () throws(StoreError) in try session.replaceSettings(settings) }
             case "goals":
                 let goals = try decode([Goal]?.self, bytes, "goals", offset) ?? []
                 for (index, goal) in goals.enumerated() where !IntakeEvent.holds(ml: goal.ml) {
                     throw failure("goal \(index + 1)", offset, "\(goal.ml) mL is not a positive daily goal")
                 }
-                try store { () throws(StoreError) in try session.addGoals(goals) }
+                try HistoryContext.run { () throws(StoreError) in try session.addGoals(goals) }
                 goalCount += goals.count
             case "devices":
                 // Calibrations check themselves as they decode.
                 let devices = try decode([Device]?.self, bytes, "devices", offset) ?? []
-                try store { () throws(StoreError) in try session.addDevices(devices) }
+                try HistoryContext.run { () throws(StoreError) in try session.addDevices(devices) }
                 deviceCount += devices.count
             default:
                 break  // a member a later version may add; this one has nothing to do with it

@@ -71,26 +71,18 @@ public enum Pairing {
         let calibration = try? defaultCalibration(for: chosen, levelCurve: r.levelCurve, capacityML: r.capacityML,
                                                   tareG: r.tareG, density: r.density)
         let first: String
-        let how: String
         switch chosen.transport {
         case .gatt where chosen.reportsSips:
-            (first, how) = try confirmSipReporter(address: address, type: type, profile: chosen, r, stop: stop, progress: progress)
+            first = try confirmSipReporter(address: address, type: type, profile: chosen, r, stop: stop, progress: progress)
         case .gatt:
-            let connector = L2CAPConnector(security: r.bond ? .medium : nil)
-            let probe = LiveDevice(address: address, addressType: type, profile: chosen, calibration: try BottleCalibration.placeholder)
-            progress("connecting to \(address) (\(type))...")
-            let link: GATTLink
-            let bearer: any ATTBearer
-            do throws(LiveError) {
-                bearer = try connector.connect(to: probe, timeout: r.timeout, stop: stop)
-                do throws(LiveError) { link = try GATTLink.open(bearer, profile: chosen) } catch { bearer.close(); throw error }
-            } catch { throw .live(error) }
+            let bearer = try connect(address, type: type, profile: chosen, r, stop: stop, progress: progress)
             defer { bearer.close() }
+            let link: GATTLink
+            do { link = try GATTLink.open(bearer, profile: chosen) } catch { throw .live(error) }
             progress("subscribed to \(link.characteristic.uuid) (handle \(link.characteristic.valueHandle), MTU \(link.client.mtu)); waiting for a reading...")
             first = "first reading: " + describe(try firstReading(chosen, address: address, timeout: r.timeout) { t throws(ToolError) in
                 do throws(LiveError) { return try link.next(timeout: t, stop: stop) } catch { throw .live(error) }
             })
-            how = r.bond ? "connected, encrypted" : "connected"
         case .serviceData, .manufacturerData:
             progress("listening for \(address)'s broadcasts...")
             let scan: KernelScan
@@ -107,8 +99,8 @@ public enum Pairing {
                 }
                 return nil
             })
-            how = "broadcast"
         }
+        let how = chosen.transport.isBroadcast ? "broadcast" : (r.bond ? "connected, encrypted" : "connected")
         let now = Timestamp.wallClockNow
         let existing = try? store.device(address: address.description)
         let device = Device(address: address.description, name: r.name ?? existing?.name ?? advertisedName,
@@ -123,32 +115,41 @@ public enum Pairing {
     /// waits for its greeting frame, which says how many sips it keeps. Nothing
     /// is drained here: `quench run` stores them with their times.
     static func confirmSipReporter(address: BluetoothAddress, type: AddressType, profile: DeviceProfile, _ r: Request,
-                                   stop: StopSignal, progress: (String) -> Void) throws(ToolError) -> (String, String) {
-        let connector = L2CAPConnector(security: r.bond ? .medium : nil)
-        let probe = LiveDevice(address: address, addressType: type, profile: profile, calibration: try BottleCalibration.placeholder)
-        progress("connecting to \(address) (\(type))...")
+                                   stop: StopSignal, progress: (String) -> Void) throws(ToolError) -> String {
+        let bearer = try connect(address, type: type, profile: profile, r, stop: stop, progress: progress)
+        defer { bearer.close() }
         do throws(LiveError) {
-            let bearer = try connector.connect(to: probe, timeout: r.timeout, stop: stop)
-            defer { bearer.close() }
             let link = try HidrateSparkLink.open(bearer)
             progress("handshake sent (\(link.layout.rawValue) firmware); asking what the bottle keeps...")
             // The greeting is empty; asking for the oldest sip says how many there are. It is not
             // acknowledged, so the bottle keeps it for `quench run` (which reads it back first,
             // should the bottle still count it as sent when the gateway connects).
             let end = Deadline(seconds: r.timeout)
-            if case .frame? = try link.next(timeout: min(1, r.timeout)) {}
+            _ = try link.next(timeout: min(1, r.timeout))  // the greeting, not the answer
             try link.requestNext()
             while !end.hasPassed {
                 guard case .frame(let frame)? = try link.next(timeout: end.remaining) else { continue }
                 var said = "bottle: \(link.layout.rawValue) firmware, \(frame.pending) sip\(frame.pending == 1 ? "" : "s") kept in it"
                     + " (`quench run` stores them with their times)"
                 if let battery = link.batteryPercent { said += ", battery \(battery) %" }
-                return (said, r.bond ? "connected, encrypted" : "connected")
+                return said
             }
         } catch {
             throw .live(error)
         }
         throw .noReadings(address: address.description, seconds: r.timeout)
+    }
+
+    /// Connects to the device being paired over L2CAP (encrypted with `--bond`).
+    static func connect(_ address: BluetoothAddress, type: AddressType, profile: DeviceProfile, _ r: Request,
+                        stop: StopSignal, progress: (String) -> Void) throws(ToolError) -> any ATTBearer {
+        let probe = LiveDevice(address: address, addressType: type, profile: profile, calibration: try BottleCalibration.placeholder)
+        progress("connecting to \(address) (\(type))...")
+        do {
+            return try L2CAPConnector(security: r.bond ? .medium : nil).connect(to: probe, timeout: r.timeout, stop: stop)
+        } catch {
+            throw .live(error)
+        }
     }
 
     /// Takes payloads until one decodes to a value.

@@ -13,19 +13,8 @@ struct InstallTests {
 
     /// Runs a script with `DESTDIR` (when given); its status and what it printed.
     static func run(_ script: String, _ arguments: [String], destdir: String? = nil) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [scripts + "/" + script] + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["DESTDIR"] = destdir
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let r = try runProgram("/bin/bash", [scripts + "/" + script] + arguments, environment: destdir.map { ["DESTDIR": $0] } ?? [:])
+        return (r.status, r.stdout + r.stderr)
     }
 
     /// Every file under `root`: relative path → mode and contents.
@@ -85,17 +74,7 @@ struct InstallTests {
         #expect(built.status == 0, "\(built.output)")
         let deb = try #require(try FileManager.default.contentsOfDirectory(atPath: out.path).first { $0.hasSuffix(".deb") })
         let path = out.path + "/" + deb
-        func dpkgDeb(_ arguments: [String]) throws -> String {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/dpkg-deb")
-            p.arguments = arguments
-            let pipe = Pipe()
-            p.standardOutput = pipe
-            try p.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
+        func dpkgDeb(_ arguments: [String]) throws -> String { try runProgram("/usr/bin/dpkg-deb", arguments).stdout }
         let info = try dpkgDeb(["--info", path])
         #expect(info.contains("Package: quench") && info.contains("Depends: libc6 (>= 2.36), libstdc++6, libbluetooth3, libsqlite3-0, adduser"), "\(info)")
         let contents = try dpkgDeb(["--contents", path])

@@ -107,16 +107,8 @@ import Testing
 
     /// `systemd-analyze verify --man=no` on unit files: its exit status and what it said.
     static func verify(_ units: [String]) throws -> (status: Int32, said: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: systemdAnalyze!)
-        process.arguments = ["verify", "--man=no"] + units
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let r = try runProgram(systemdAnalyze!, ["verify", "--man=no"] + units)
+        return (r.status, r.stdout + r.stderr)
     }
 
     /// One udev rule: `KEY[{attr}] OP "value"` pairs separated by commas (udev(7)).

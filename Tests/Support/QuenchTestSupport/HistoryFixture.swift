@@ -74,6 +74,11 @@ public struct ProcessResult: Sendable {
     public var stderr: String
 }
 
+/// Runs any program the same way (a script, systemd-analyze) and waits for it.
+public func runProgram(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+    try runQuench(arguments, environment: environment, executable: executable)
+}
+
 /// Runs quench (or another of the package's executables) and waits for it.
 public func runQuench(_ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil,
                executable: String? = quenchBinary) throws -> ProcessResult {
