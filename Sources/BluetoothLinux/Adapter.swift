@@ -108,5 +108,23 @@ public enum BluetoothAdapter {
         guard after.isUp else { throw .adapterDown(index: index, attempts: attempts) }
         return after
     }
+
+    /// Powers the adapter off and on again (mgmt Set Powered): what resets a
+    /// controller that stopped reporting or answering, short of unloading its
+    /// driver. Links through it drop. Needs CAP_NET_ADMIN.
+    @discardableResult
+    public static func powerCycle(_ index: UInt16?) throws(BluetoothLinuxError) -> BluetoothAdapterInfo {
+        let i: UInt16
+        if let index { i = index } else { i = try defaultIndex() }
+        do throws(BluetoothLinuxError) {
+            let mgmt = try ManagementSocket()
+            defer { mgmt.close() }
+            try mgmt.setPowered(i, false)
+        } catch {
+            if case .management(_, _, .invalidIndex) = error { throw .noAdapter(index: i) }
+            // A controller too stuck to power off may still come back on; ensureUp says if not.
+        }
+        return try ensureUp(i)
+    }
 }
 #endif

@@ -35,6 +35,9 @@ public indirect enum BluetoothLinuxError: Error, Sendable, Hashable, CustomStrin
     case hci(opcode: HCIOpcode, status: HCIStatus)
     /// Nothing answered in time.
     case timeout(operation: String, seconds: Double)
+    /// The controller did not answer a management or HCI command: the adapter
+    /// itself is stuck (the peer plays no part in these commands).
+    case controllerTimeout(command: String, seconds: Double)
     /// The kernel sent bytes that do not decode.
     case malformed(DecodeError)
     /// The kernel has no Bluetooth adapter (or none with this index).
@@ -70,6 +73,8 @@ public indirect enum BluetoothLinuxError: Error, Sendable, Hashable, CustomStrin
             return text
         case .timeout(let op, let s):
             return "\(op): no answer within \(s) s"
+        case .controllerTimeout(let command, let s):
+            return "\(command): the Bluetooth controller did not answer within \(s) s"
         case .malformed(let e):
             return "malformed packet from the kernel: \(e)"
         case .noAdapter(let index?):

@@ -57,7 +57,7 @@ public final class ManagementSocket {
         try socket.send(command.encoded, until: end)
         while true {
             guard let packet = try readEvent(until: end, cancellation: nil) else {
-                throw .timeout(operation: "\(command.opcode) on \(command.index)", seconds: timeout)
+                throw .controllerTimeout(command: "\(command.opcode) on \(command.index)", seconds: timeout)
             }
             switch packet.event {
             case .commandComplete(let c) where c.opcode == command.opcode && packet.index == command.index:

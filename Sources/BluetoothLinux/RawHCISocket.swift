@@ -56,7 +56,7 @@ public final class RawHCISocket {
         try socket.send(command.encoded(withIndicator: true), until: end)
         while true {
             guard let event = try nextEvent(until: end) else {
-                throw .timeout(operation: "\(command.opcode) on hci\(adapter)", seconds: timeout)
+                throw .controllerTimeout(command: "\(command.opcode) on hci\(adapter)", seconds: timeout)
             }
             switch event {
             case .commandComplete(let c) where c.opcode == command.opcode:

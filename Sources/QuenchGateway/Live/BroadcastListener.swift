@@ -51,6 +51,7 @@ public final class BroadcastListener: Sendable {
     private let stop: StopSignal
     private let backoff: Backoff
     private let logger: Logger
+    private let supervisor: AdapterSupervisor
     private let worker = ThreadSlot()
     private struct Seen {
         var lastIdentity: [BluetoothAddress: PayloadIdentity] = [:]
@@ -59,12 +60,14 @@ public final class BroadcastListener: Sendable {
     private let seen = Mutex(Seen())
 
     public init(pipelines: [DevicePipeline], stop: StopSignal, backoff: Backoff = Backoff(), logger: Logger,
+                supervisor: AdapterSupervisor? = nil,
                 source: @escaping @Sendable (StopSignal) throws(LiveError) -> any AdvertisementSource) {
         self.pipelines = Dictionary(pipelines.map { ($0.device.address, $0) }, uniquingKeysWith: { a, _ in a })
         self.makeSource = source
         self.stop = stop
         self.backoff = backoff
         self.logger = logger
+        self.supervisor = supervisor ?? AdapterSupervisor(control: nil, stop: stop, logger: logger)
     }
 
     /// New frames fed to pipelines so far.
@@ -104,21 +107,34 @@ public final class BroadcastListener: Sendable {
     private func run() {
         var backoff = self.backoff
         var attempt = 0
+        // Often enough to notice silence in good time; at most every 30 s.
+        let silenceCheck = Duration.seconds(min(30, max(0.05, supervisor.policy.quietLimit / 4)))
         while !stop.isStopped {
             do throws(LiveError) {
+                let generation = supervisor.discoveryGeneration
                 let source = try makeSource(stop)
                 defer { source.stop() }
                 logger.info("listening for broadcasts", metadata: ["devices": "\(pipelines.keys.sorted().map(\.description).joined(separator: " "))"])
                 for p in pipelines.values { p.linkChanged(up: true) }
                 attempt = 0
-                while !stop.isStopped {
-                    guard let report = try source.next(until: .now + .seconds(3600)) else { continue }
+                // Any advertisement, anyone's, shows the adapter works (said at most once a second).
+                var lastAlive = ContinuousClock.now - .seconds(2)
+                while !stop.isStopped, supervisor.discoveryGeneration == generation {
+                    guard let report = try source.next(until: .now + silenceCheck) else {
+                        supervisor.checkSilence()
+                        continue
+                    }
+                    if ContinuousClock.now - lastAlive >= .seconds(1) {
+                        lastAlive = .now
+                        supervisor.alive()
+                    }
                     handle(report)
                 }
             } catch .stopped {
                 break
             } catch {
                 if stop.isStopped { break }
+                supervisor.report(error)
                 let delay = backoff.delay(attempt: attempt)
                 attempt += 1
                 logger.warning("scan failed; retrying", metadata: ["error": "\(error)", "retry_in_s": "\(TraceWriter.fixed(delay, places: 1))"])

@@ -104,11 +104,13 @@ public final class GATTDeviceSession: Sendable {
     private let connectTimeout: Double
     private let drainInterval: Double?
     private let logger: Logger
+    private let supervisor: AdapterSupervisor
     private let worker = ThreadSlot()
     private let counters = Mutex(Counters())
 
     public init(pipeline: DevicePipeline, connector: any ATTConnector, stop: StopSignal, backoff: Backoff = Backoff(),
-                connectTimeout: Double = 10, drainInterval: Double? = nil) {
+                connectTimeout: Double = 10, drainInterval: Double? = nil, supervisor: AdapterSupervisor? = nil) {
+        self.supervisor = supervisor ?? AdapterSupervisor(control: nil, stop: stop, logger: pipeline.logger)
         self.pipeline = pipeline
         self.connector = connector
         self.stop = stop
@@ -174,6 +176,7 @@ public final class GATTDeviceSession: Sendable {
             } catch {
                 bearer?.close()
                 if stop.isStopped { break }
+                supervisor.report(error, device: device.address.description)
                 let connected = counters.withLock { c in c.failedAttempts += 1; return c.connections > 0 }
                 if connected, attempt == 0 { pipeline.linkChanged(up: false) }
                 let delay = backoff.delay(attempt: attempt)
@@ -187,6 +190,7 @@ public final class GATTDeviceSession: Sendable {
 
     private func connected(_ metadata: Logger.Metadata) {
         counters.withLock { $0.connections += 1 }
+        supervisor.alive()
         logger.info("connected and subscribed", metadata: metadata)
         pipeline.linkChanged(up: true)
     }

@@ -26,6 +26,8 @@ public final class Gateway: Sendable {
         /// often (seconds), drains and disconnects, leaving the bottle free
         /// for its phone app in between (it accepts one central at a time).
         public var drainInterval: Double?
+        /// When the adapter counts as stuck, and how often silence may power-cycle it.
+        public var recovery = RecoveryLadder.Policy()
         public init() {}
     }
 
@@ -34,6 +36,8 @@ public final class Gateway: Sendable {
     /// Where final events go: the store, then the subscribers.
     public let writer: EventWriter
     public let gattSessions: [GATTDeviceSession]
+    /// The recovery ladder: what the adapter has been through, and whether the gateway gave up on it.
+    public let supervisor: AdapterSupervisor
     private let listener: BroadcastListener?
     private let logger: Logger
 
@@ -45,9 +49,12 @@ public final class Gateway: Sendable {
                 logger: Logger = Logger(label: "quench.gateway"),
                 connector: any ATTConnector,
                 advertisements: @escaping @Sendable (StopSignal) throws(LiveError) -> any AdvertisementSource,
+                adapterControl: (any AdapterControl)? = nil,
                 stop: StopSignal = StopSignal()) {
         self.logger = logger
         stopSignal = stop
+        let supervisor = AdapterSupervisor(policy: options.recovery, control: adapterControl, stop: stop, logger: logger)
+        self.supervisor = supervisor
         let writer = EventWriter(store: store, logger: logger)
         self.writer = writer
         let clock = SessionClock(started: options.started, rate: options.clockRate)
@@ -63,18 +70,21 @@ public final class Gateway: Sendable {
                 let backoff = Backoff(initial: b.initial, factor: b.factor, maximum: b.maximum, jitter: b.jitter,
                                       seed: UInt64(i + 1) &* 0x9E37_79B9_7F4A_7C15)
                 sessions.append(GATTDeviceSession(pipeline: p, connector: connector, stop: stop, backoff: backoff,
-                                                  connectTimeout: options.connectTimeout, drainInterval: options.drainInterval))
+                                                  connectTimeout: options.connectTimeout, drainInterval: options.drainInterval,
+                                                  supervisor: supervisor))
             }
         }
         gattSessions = sessions
         listener = broadcast.isEmpty ? nil
-            : BroadcastListener(pipelines: broadcast, stop: stop, backoff: options.backoff, logger: logger, source: advertisements)
+            : BroadcastListener(pipelines: broadcast, stop: stop, backoff: options.backoff, logger: logger,
+                                supervisor: supervisor, source: advertisements)
     }
 
     public convenience init(devices: [LiveDevice], store: IntakeStore?, options: Options = Options(), observer: LiveObserver = .init(),
                             logger: Logger = Logger(label: "quench.gateway"), transport: LiveTransport, stop: StopSignal = StopSignal()) {
         self.init(devices: devices, store: store, options: options, observer: observer, logger: logger,
-                  connector: transport.connector, advertisements: transport.advertisements, stop: stop)
+                  connector: transport.connector, advertisements: transport.advertisements,
+                  adapterControl: transport.adapterControl, stop: stop)
     }
 
     #if os(Linux)
@@ -145,8 +155,10 @@ public final class Gateway: Sendable {
     public func statusLine() -> String {
         let gatt = pipelines.filter { !$0.device.profile.transport.isBroadcast }
         let c = writer.counts
+        let recovery = supervisor.summary
         return "\(gatt.filter(\.isLinkUp).count) of \(gatt.count) connected" + (listener == nil ? "" : ", broadcasts heard by scan")
             + "; \(c.stored) event\(c.stored == 1 ? "" : "s") stored since start" + (c.quarantined > 0 ? ", \(c.quarantined) refused" : "")
+            + (recovery.isEmpty ? "" : "; " + recovery)
     }
 }
 
@@ -155,18 +167,23 @@ public final class Gateway: Sendable {
 public struct LiveTransport: Sendable {
     public var connector: any ATTConnector
     public var advertisements: @Sendable (StopSignal) throws(LiveError) -> any AdvertisementSource
+    /// How the recovery ladder power-cycles the adapter (nil: it cannot).
+    public var adapterControl: (any AdapterControl)?
 
     public init(connector: any ATTConnector,
-                advertisements: @escaping @Sendable (StopSignal) throws(LiveError) -> any AdvertisementSource) {
+                advertisements: @escaping @Sendable (StopSignal) throws(LiveError) -> any AdvertisementSource,
+                adapterControl: (any AdapterControl)? = nil) {
         self.connector = connector
         self.advertisements = advertisements
+        self.adapterControl = adapterControl
     }
 
     #if os(Linux)
     /// This machine's Bluetooth adapter.
     public static func kernel(adapter: UInt16? = nil, scan: ScanOptions.Method = .automatic) -> LiveTransport {
         LiveTransport(connector: L2CAPConnector(adapter: adapter),
-                      advertisements: { stop throws(LiveError) in try KernelScan(ScanOptions(adapter: adapter, method: scan), stop: stop) })
+                      advertisements: { stop throws(LiveError) in try KernelScan(ScanOptions(adapter: adapter, method: scan), stop: stop) },
+                      adapterControl: KernelAdapterControl(adapter: adapter))
     }
     #endif
 }

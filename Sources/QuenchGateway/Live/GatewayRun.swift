@@ -85,6 +85,7 @@ extension Gateway {
         }
         gateway.run(seconds: request.seconds, notifier: .fromEnvironment())
         signals.cancel()
+        if let fault = gateway.supervisor.gaveUp { throw .adapterGaveUp(fault) }
     }
 }
 #endif

@@ -31,6 +31,16 @@ public enum LiveError: Error, Sendable, CustomStringConvertible {
     /// A record the device keeps until acknowledged could not be stored, so it was not acknowledged.
     case notStored
     case stopped
+    /// The adapter stayed stuck through every rung of the recovery ladder.
+    case adapterGaveUp(AdapterFault)
+
+    /// The process's exit status for this error: the service manager restarts on
+    /// any failure; a stuck adapter has a status of its own so `doctor` and the
+    /// journal can tell it apart (EX_TEMPFAIL, sysexits.h).
+    public var exitStatus: Int32 {
+        if case .adapterGaveUp = self { return 75 }
+        return 1
+    }
 
     public var description: String {
         switch self {
@@ -49,6 +59,7 @@ public enum LiveError: Error, Sendable, CustomStringConvertible {
         case .noAnswer(let s): "the device did not answer within \(TraceWriter.fixed(s, places: 1)) s"
         case .notStored: "a record could not be stored, so it was not acknowledged (the device keeps it and sends it again)"
         case .stopped: "stopped"
+        case .adapterGaveUp(let fault): "\(fault), and neither restarting discovery nor power-cycling the adapter helped; exiting for a restart"
         }
     }
 }
