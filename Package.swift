@@ -12,7 +12,7 @@ import PackageDescription
 //           ├── GATT (client + server over an ATT bearer)
 //           ├── QuenchProfiles (device payload decoders/encoders, the profile registry)
 //           ├── BluetoothWire (pure codecs: AD, ATT, mgmt, HCI, btsnoop)
-//           ├── Threading (POSIX threads, a condition over shared state, deadlines, stop signals)
+//           ├── Threading (POSIX threads, a condition over shared state, deadlines, stop signals, the system clocks via CClock)
 //           ├── QuenchSimulator (pure, seeded simulated bottle)
 //           └── QuenchCore (pure: units, calibration, trace v1, detector, evaluation)
 //   QuenchSimulatedDevices (in-process GATT peripherals and broadcasters): tests and quench-bench only.
@@ -43,7 +43,9 @@ let package = Package(
         .target(name: "QuenchStore", dependencies: ["QuenchCore", "CSQLite", "Threading"]),
         .target(name: "BluetoothWire"),
         .target(name: "QuenchProfiles", dependencies: ["BluetoothWire", "QuenchCore", "Threading"]),
-        .target(name: "Threading"),
+        // adjtimex(2) and CLOCK_BOOTTIME, which Swift's Glibc module does not declare.
+        .target(name: "CClock"),
+        .target(name: "Threading", dependencies: ["CClock"]),
         .target(name: "GATT", dependencies: ["BluetoothWire", "Threading"]),
         .systemLibrary(
             name: "CBlueZ",

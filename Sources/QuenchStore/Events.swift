@@ -287,12 +287,15 @@ extension IntakeStore {
     /// record may already be stored under: a device's resend whose time is
     /// known to a second or so) is there; looked up and written in one
     /// transaction. Ids are not kept.
-    public func insert(_ rows: [(event: IntakeEvent, aliases: [String])]) throws(StoreError) -> IngestResult {
+    /// `unsynced`: the rows were stamped before the wall clock was synchronised,
+    /// at these places on the boot's monotonic clock (kept with them, in the same
+    /// transaction, for `restampUnsynced`).
+    public func insert(_ rows: [(event: IntakeEvent, aliases: [String])], unsynced: [UnsyncedStamp?] = []) throws(StoreError) -> IngestResult {
         let what = "storing \(rows.count) event\(rows.count == 1 ? "" : "s")"
         try checkIntake(rows.map(\.event), what)
         return try write(what) { db in
             var result = IngestResult()
-            for (event, aliases) in rows {
+            for (i, (event, aliases)) in rows.enumerated() {
                 let stored = try aliases.contains { alias in
                     try db.first("SELECT 1 FROM intake_event WHERE identity = ?", [alias], { _ in true }) == true
                 }
@@ -302,9 +305,54 @@ extension IntakeStore {
                     let one = try Self.insertRows([event], keepingIDs: false, db)
                     result.inserted += one.inserted
                     result.duplicates += one.duplicates
+                    if one.inserted > 0, i < unsynced.count, let stamp = unsynced[i] {
+                        try db.run("INSERT OR REPLACE INTO unsynced_stamp (identity, boot_id, since_boot) VALUES (?, ?, ?)",
+                                   [event.identity, stamp.bootID, stamp.sinceBoot])
+                    }
                 }
             }
             return result
+        }
+    }
+
+    /// Once the wall clock is synchronised: every event of boot `bootID` stamped
+    /// before it was gets the time `wall(sinceBoot)`, in one transaction.
+    /// Returns how many moved, and by how much (the last one's shift, seconds).
+    public func restampUnsynced(bootID: String, wall: (Double) -> Timestamp) throws(StoreError) -> (count: Int, shift: Double) {
+        try write("re-stamping events stamped before the clock was set") { db in
+            var pending: [(String, Double)] = []
+            try db.run("SELECT identity, since_boot FROM unsynced_stamp WHERE boot_id = ?", [bootID]) { row in
+                pending.append((row[0], row[1]))
+            }
+            var count = 0
+            var shift = 0.0
+            for (identity, sinceBoot) in pending {
+                let time = IntakeEvent.roundedToMillisecond(wall(sinceBoot))
+                let old = try db.first("SELECT time FROM intake_event WHERE identity = ?", [identity]) { row -> Double in row[0] }
+                guard let old, IntakeEvent.plausibleTime.contains(time.secondsSince1970) else { continue }
+                try db.run("UPDATE intake_event SET time = ? WHERE identity = ?", [time.secondsSince1970, identity])
+                count += db.changes
+                shift = time.secondsSince1970 - old
+            }
+            try db.run("DELETE FROM unsynced_stamp WHERE boot_id = ?", [bootID])
+            return (count, shift)
+        }
+    }
+
+    /// Stamps left from other boots, which nothing can correct any more (the
+    /// monotonic clock they were measured on is gone): forgotten, and counted
+    /// so the caller can say so. Their events stay, with the times they have.
+    public func forgetUnsynced(otherThan bootID: String) throws(StoreError) -> Int {
+        try write("forgetting stamps of earlier boots") { db in
+            try db.run("DELETE FROM unsynced_stamp WHERE boot_id <> ?", [bootID])
+            return db.changes
+        }
+    }
+
+    /// How many stored events still wait for the clock (doctor, tests).
+    public func unsyncedCount() throws(StoreError) -> Int {
+        try read("counting events stamped before the clock was set") { db in
+            try db.first("SELECT COUNT(*) FROM unsynced_stamp") { row -> Int in row[0] } ?? 0
         }
     }
 

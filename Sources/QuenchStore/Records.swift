@@ -209,3 +209,15 @@ public struct CivilDay: Sendable, Hashable, Comparable, Codable, CustomStringCon
         try container.encode(description)
     }
 }
+
+/// Where an event stamped before the wall clock was synchronised lies on the
+/// monotonic clock of its boot (`/proc/sys/kernel/random/boot_id`).
+public struct UnsyncedStamp: Sendable, Hashable {
+    public var bootID: String
+    /// Seconds since boot (CLOCK_BOOTTIME) of the event's time.
+    public var sinceBoot: Double
+    public init(bootID: String, sinceBoot: Double) {
+        self.bootID = bootID
+        self.sinceBoot = sinceBoot
+    }
+}

@@ -83,6 +83,17 @@ enum Schema {
                 snoozed_until     REAL
             ) STRICT;
             """),
+        // Events stamped while the wall clock was not yet synchronised (a Pi without
+        // a real-time clock, before NTP answers): where they lie on the monotonic clock
+        // of that boot, so they can be re-stamped once the wall clock is right, even
+        // by a later process of the same boot.
+        Migration(identifier: "v5: events stamped before the clock was set", sql: """
+            CREATE TABLE unsynced_stamp (
+                identity   TEXT PRIMARY KEY,
+                boot_id    TEXT NOT NULL,
+                since_boot REAL NOT NULL
+            ) STRICT;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

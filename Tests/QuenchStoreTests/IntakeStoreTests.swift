@@ -26,7 +26,8 @@ import Testing
         let version = try store.read("test") { db in try db.first("PRAGMA user_version") { row -> Int in row[0] } }
         #expect(version == Schema.migrations.count)
         #expect(Schema.migrations.map(\.identifier) == ["v1: devices, intake events, goals, settings", "v2: device address type and profile definition",
-                                                      "v3: device battery and cap", "v4: reminders"])
+                                                      "v3: device battery and cap", "v4: reminders",
+                                                      "v5: events stamped before the clock was set"])
         // Reopening applies nothing new and keeps data.
         try store.ingest(sips(2), device: "A", started: t0)
         let again = try IntakeStore(path: dir.file("q.sqlite"), mode: .existing)
@@ -49,6 +50,7 @@ import Testing
             ALTER TABLE device DROP COLUMN battery_percent;
             ALTER TABLE device DROP COLUMN cap_open;
             DROP TABLE reminder;
+            DROP TABLE unsynced_stamp;
             INSERT INTO device (address, name, added_at) VALUES ('C4:7C:8D:6A:12:34', 'desk', 1);
             PRAGMA user_version = 0;
             """)

@@ -6,21 +6,56 @@ import QuenchCore
 import QuenchProfiles
 import QuenchStore
 
-/// A session's clock: seconds since its `started` wall time, on the monotonic
-/// clock, so a reconnect leaves a gap on the same time line. `rate` > 1 runs
-/// it faster than real time, for simulated devices streaming an accelerated trace.
-public struct SessionClock: Sendable {
+/// A session's clock: seconds since it started, on the monotonic clock, so a
+/// reconnect leaves a gap on the same time line and a wall-clock jump leaves
+/// none. Wall times come from a `WallClockAnchor` the gateway moves as it
+/// looks at the wall clock. `rate` > 1 runs it faster than real time, for
+/// simulated devices streaming an accelerated trace (whose wall times are
+/// then `started` + t, and the wall clock is not looked at).
+public final class SessionClock: Sendable {
+    /// The wall time of t = 0 as it was read at the start (the base for times a device gives itself).
     public let started: Timestamp
     public let rate: Double
+    /// The boot the monotonic readings belong to.
+    public let bootID: String
     private let origin: ContinuousClock.Instant
+    /// CLOCK_BOOTTIME at t = 0.
+    private let bootAtOrigin: Double
+    private let anchor: Mutex<WallClockAnchor>
 
-    public init(started: Timestamp = .wallClockNow, rate: Double = 1) {
+    public init(started: Timestamp = .wallClockNow, rate: Double = 1, synchronized: Bool = true,
+                sinceBoot: Double = 0, bootID: String = "") {
         self.started = started
         self.rate = rate
+        self.bootID = bootID
         origin = .now
+        bootAtOrigin = sinceBoot
+        anchor = Mutex(WallClockAnchor(t: 0, wall: started.secondsSince1970, synchronized: synchronized))
     }
 
     public func now() -> Double { (ContinuousClock.now - origin).seconds * rate }
+
+    public var isSynchronized: Bool { anchor.withLock { $0.synchronized } }
+
+    /// The wall time of session time `t`.
+    public func wall(at t: Double) -> Timestamp { Timestamp(secondsSince1970: anchor.withLock { $0.wall(at: t) }) }
+
+    /// The `started` to give an event that begins at `t`: its wall time less `t`.
+    public func base(forEventAt t: Double) -> Timestamp { wall(at: t).adding(-t) }
+
+    /// Session time of a monotonic reading of this boot.
+    public func sessionTime(sinceBoot: Double) -> Double { (sinceBoot - bootAtOrigin) * rate }
+
+    /// Where an event at `t` lies on the boot's monotonic clock, while the wall clock is not yet synchronised.
+    public func unsyncedStamp(at t: Double) -> UnsyncedStamp? {
+        isSynchronized ? nil : UnsyncedStamp(bootID: bootID, sinceBoot: bootAtOrigin + t / rate)
+    }
+
+    /// A look at the system clock: moves the anchor.
+    public func observe(_ reading: ClockReading) -> WallClockAnchor.Change {
+        let t = sessionTime(sinceBoot: reading.sinceBoot)
+        return anchor.withLock { $0.observe(wall: reading.wall, synchronized: reading.synchronized, at: t) }
+    }
 }
 
 /// What a session reports as it goes, besides its events (which reach the
@@ -199,9 +234,12 @@ public final class DevicePipeline: Sendable {
         let now = ContinuousClock.now
         for event in events {
             logger.info("\(event.kind.rawValue) \(TraceWriter.fixed(event.ml, places: 1)) mL",
-                        metadata: ["start": "\(clock.started.adding(event.start).iso8601)",
+                        metadata: ["start": "\(clock.wall(at: event.start).iso8601)",
                                    "remaining_ml": "\(event.remainingML.map { TraceWriter.fixed($0, places: 0) } ?? "-")"])
         }
-        writer.submit(events.map { FinalEvent(device: device, event: $0, started: clock.started, finalAt: now) })
+        writer.submit(events.map {
+            FinalEvent(device: device, event: $0, started: clock.base(forEventAt: $0.start), finalAt: now,
+                       unsynced: clock.unsyncedStamp(at: $0.start))
+        })
     }
 }

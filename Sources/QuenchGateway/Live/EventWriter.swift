@@ -19,15 +19,18 @@ public struct FinalEvent: Sendable {
     /// Identities the same record may already be stored under (a resend whose
     /// time is known to a second or so): if one is there, this is not stored again.
     public var aliases: [String]
+    /// Stamped before the wall clock was synchronised: where, on the boot's monotonic clock.
+    public var unsynced: UnsyncedStamp?
 
     public init(device: LiveDevice, event: DetectedEvent, started: Timestamp, finalAt: ContinuousClock.Instant = .now,
-                identity: String? = nil, aliases: [String] = []) {
+                identity: String? = nil, aliases: [String] = [], unsynced: UnsyncedStamp? = nil) {
         self.device = device
         self.event = event
         self.started = started
         self.finalAt = finalAt
         self.identity = identity
         self.aliases = aliases
+        self.unsynced = unsynced
     }
 }
 
@@ -176,6 +179,22 @@ public final class EventWriter: Sendable {
         }
     }
 
+    /// Once the wall clock is synchronised: the events of `clock`'s boot stamped
+    /// before it (by this process or an earlier one of the same boot) get their
+    /// wall times from the monotonic clock; stamps of earlier boots, which
+    /// nothing can correct, are forgotten. Returns (re-stamped, forgotten).
+    public func restampUnsynced(_ clock: SessionClock) -> (restamped: Int, forgotten: Int) {
+        guard let store else { return (0, 0) }
+        do {
+            let moved = try store.restampUnsynced(bootID: clock.bootID) { clock.wall(at: clock.sessionTime(sinceBoot: $0)) }
+            let forgotten = try store.forgetUnsynced(otherThan: clock.bootID)
+            return (moved.count, forgotten)
+        } catch {
+            logger.error("cannot re-stamp events stamped before the clock was set", metadata: ["error": "\(error)"])
+            return (0, 0)
+        }
+    }
+
     /// Takes no more events, writes every queued one, and returns once the
     /// writer thread has ended: what became final before the stop is stored.
     public func drain() {
@@ -218,7 +237,7 @@ public final class EventWriter: Sendable {
         var givingUp: Deadline?
         while true {
             do throws(StoreError) {
-                let result = try store.insert([(row, final.aliases)])
+                let result = try store.insert([(row, final.aliases)], unsynced: [final.unsynced])
                 let latency = (ContinuousClock.now - final.finalAt).seconds
                 counters.withLock { c in
                     if result.inserted > 0 { c.stored += 1 } else { c.alreadyStored += 1 }

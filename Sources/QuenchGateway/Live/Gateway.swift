@@ -3,6 +3,7 @@ import Logging
 import QuenchCore
 import QuenchProfiles
 import QuenchStore
+import Synchronization
 #if os(Linux)
 import BluetoothLinux
 import Threading
@@ -28,6 +29,10 @@ public final class Gateway: Sendable {
         public var drainInterval: Double?
         /// When the adapter counts as stuck, and how often silence may power-cycle it.
         public var recovery = RecoveryLadder.Policy()
+        /// The clocks events are stamped from (a scripted one in tests); nil: this
+        /// machine's, looked at only at the real-time rate (accelerated sessions
+        /// take their wall times from `started`).
+        public var systemClock: (any SystemClock)?
         public init() {}
     }
 
@@ -38,6 +43,11 @@ public final class Gateway: Sendable {
     public let gattSessions: [GATTDeviceSession]
     /// The recovery ladder: what the adapter has been through, and whether the gateway gave up on it.
     public let supervisor: AdapterSupervisor
+    /// The session's time line and its anchor on the wall clock.
+    public let clock: SessionClock
+    private let systemClock: (any SystemClock)?
+    /// Set when the clock became synchronised; cleared once no stamp is left to correct.
+    private let pendingRestamp = Atomic<Bool>(false)
     private let listener: BroadcastListener?
     private let logger: Logger
 
@@ -57,7 +67,16 @@ public final class Gateway: Sendable {
         self.supervisor = supervisor
         let writer = EventWriter(store: store, logger: logger)
         self.writer = writer
-        let clock = SessionClock(started: options.started, rate: options.clockRate)
+        #if os(Linux)
+        systemClock = options.systemClock ?? (options.clockRate == 1 ? KernelClock() : nil)
+        #else
+        systemClock = options.systemClock
+        #endif
+        let reading = systemClock?.read()
+        let clock = SessionClock(started: reading.map { Timestamp(secondsSince1970: $0.wall) } ?? options.started, rate: options.clockRate,
+                                 synchronized: reading?.synchronized ?? true, sinceBoot: reading?.sinceBoot ?? 0,
+                                 bootID: systemClock?.bootID ?? "")
+        self.clock = clock
         pipelines = devices.map { DevicePipeline(device: $0, clock: clock, writer: writer, detector: options.detector, observer: observer, logger: logger) }
         var broadcast: [DevicePipeline] = []
         var sessions: [GATTDeviceSession] = []
@@ -100,7 +119,14 @@ public final class Gateway: Sendable {
     public func subscribe(_ subscriber: @escaping EventSubscriber) { writer.subscribe(subscriber) }
 
     public func start() {
-        logger.info("gateway starting", metadata: ["devices": "\(pipelines.count)", "started": "\(pipelines.first?.clock.started.iso8601 ?? "-")"])
+        logger.info("gateway starting", metadata: ["devices": "\(pipelines.count)", "started": "\(clock.started.iso8601)"])
+        if systemClock != nil {
+            if clock.isSynchronized {
+                restampUnsynced()
+            } else {
+                logger.warning("the wall clock is not synchronised yet (no real-time clock, NTP not answered): events are stamped provisionally and re-stamped once it is")
+            }
+        }
         writer.start()
         for s in gattSessions { s.start() }
         listener?.start()
@@ -132,11 +158,14 @@ public final class Gateway: Sendable {
         notifier.ready(status: statusLine())
         let end = Deadline(seconds: seconds ?? .infinity)
         // Twice per watchdog period, as sd_watchdog_enabled(3) advises; else a status line now and then.
-        let tick = notifier.watchdogInterval.map { $0 / 2 } ?? 30
+        // While the wall clock is not synchronised, often enough to re-stamp soon after it is.
+        let regularTick = notifier.watchdogInterval.map { $0 / 2 } ?? 30
         let stuckAfter = max(notifier.watchdogInterval ?? 60, 4 * EventWriter.heartbeatInterval)
         var stuck = false
         while !stopSignal.isStopped, !end.hasPassed {
+            let tick = clock.isSynchronized ? regularTick : min(regularTick, 2)
             if stopSignal.wait(seconds: min(tick, end.remaining)) { break }
+            checkClock()
             if writer.isResponsive(within: stuckAfter) {
                 notifier.watchdog()
                 stuck = false
@@ -149,6 +178,36 @@ public final class Gateway: Sendable {
         notifier.stopping()
         stop()
         wait()
+    }
+
+    /// Looks at the wall clock (the main loop does, each tick): a jump is
+    /// logged and changes no event already stamped; the first sight of a
+    /// synchronised clock re-stamps what was stamped before it.
+    public func checkClock() {
+        guard let systemClock else { return }
+        switch clock.observe(systemClock.read()) {
+        case .steady:
+            // An event made final just before the clock was set may be committed after the re-stamp:
+            // once synchronised, re-stamp each tick until nothing is left.
+            if clock.isSynchronized, pendingRestamp.load(ordering: .relaxed), restampUnsynced() == 0 {
+                pendingRestamp.store(false, ordering: .relaxed)
+            }
+        case .jumped(let by):
+            logger.warning("the wall clock jumped by \(TraceWriter.fixed(by, places: 1)) s; events keep their places on the monotonic clock")
+        case .synchronized(let correction):
+            pendingRestamp.store(true, ordering: .relaxed)
+            let n = restampUnsynced()
+            logger.notice("the wall clock is synchronised (it was \(TraceWriter.fixed(correction, places: 1)) s off): \(n) event\(n == 1 ? "" : "s") re-stamped")
+        }
+    }
+
+    @discardableResult
+    private func restampUnsynced() -> Int {
+        let (moved, forgotten) = writer.restampUnsynced(clock)
+        if forgotten > 0 {
+            logger.warning("\(forgotten) event\(forgotten == 1 ? " was" : "s were") stamped before the clock was set in an earlier boot and cannot be corrected; \(forgotten == 1 ? "it keeps its" : "they keep their") provisional time\(forgotten == 1 ? "" : "s")")
+        }
+        return moved
     }
 
     /// `STATUS=`: devices connected, events stored this run.

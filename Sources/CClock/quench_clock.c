@@ -1,0 +1,14 @@
+#include "quench_clock.h"
+#include <sys/timex.h>
+#include <time.h>
+
+int quench_clock_state(void) {
+    struct timex t = {0};
+    return adjtimex(&t);
+}
+
+double quench_seconds_since_boot(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0) return 0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
