@@ -35,7 +35,21 @@ public enum Doctor {
         public var loaded: Bool
         public var enabled: String
         public var active: String
+        /// Restarts after failing since the unit was loaded (NRestarts).
         public var restarts: Int
+        /// Restarts the journal shows in the last 24 hours; nil when the journal cannot be read.
+        public var restartsLastDay: Int?
+        /// The main process's last exit status (ExecMainStatus).
+        public var lastExitStatus: Int?
+
+        public init(loaded: Bool, enabled: String, active: String, restarts: Int, restartsLastDay: Int? = nil, lastExitStatus: Int? = nil) {
+            self.loaded = loaded
+            self.enabled = enabled
+            self.active = active
+            self.restarts = restarts
+            self.restartsLastDay = restartsLastDay
+            self.lastExitStatus = lastExitStatus
+        }
     }
 
     public struct RFKill: Sendable, Equatable {
@@ -189,12 +203,25 @@ public enum Doctor {
             return Check(name: "service", status: .warning, detail: "quench.service is \(state.active) (\(state.enabled))",
                          fix: "sudo systemctl enable --now quench; journalctl -u quench -b says why it stopped")
         }
-        if state.restarts > 0 {
+        // The journal's count is for the last day; NRestarts (since boot) where it cannot be read.
+        let (restarts, when) = state.restartsLastDay.map { ($0, " in the last day") } ?? (state.restarts, " after failing")
+        if restarts > 0 {
+            let why = state.lastExitStatus == 75
+                ? "; the last exit was 75: the Bluetooth adapter stayed stuck through a discovery restart and a power cycle"
+                : ""
+            let fix = state.lastExitStatus == 75
+                ? "journalctl -u quench -b -p warning; if it keeps happening, the adapter needs a reboot (sudo reboot) or, on a Pi, a USB adapter"
+                : "journalctl -u quench -b -p warning"
             return Check(name: "service", status: .warning,
-                         detail: "quench.service is running (\(state.enabled)) but restarted \(state.restarts) time\(state.restarts == 1 ? "" : "s") after failing",
-                         fix: "journalctl -u quench -b -p warning")
+                         detail: "quench.service is running (\(state.enabled)) but restarted \(restarts) time\(restarts == 1 ? "" : "s")\(when)\(why)",
+                         fix: fix)
         }
         return Check(name: "service", status: .ok, detail: "quench.service is running (\(state.enabled))", fix: nil)
+    }
+
+    /// Restarts in `journalctl -u quench -o cat` text (systemd's words since v236).
+    public static func countRestarts(inJournal text: String) -> Int {
+        text.split(separator: "\n").filter { $0.contains("Scheduled restart job") }.count
     }
 
     /// The report as one JSON object: `healthy` and `checks` (`name`, `status`, `detail`, `fix`).
@@ -290,14 +317,23 @@ enum SystemProbes {
     static func service() -> Doctor.ServiceState? {
         let systemctl = executable(["/usr/bin/systemctl", "/bin/systemctl"])
         guard let systemctl, access("/run/systemd/system", F_OK) == 0,
-              let out = run(systemctl, ["show", "quench.service", "--property=LoadState,ActiveState,UnitFileState,NRestarts"]) else { return nil }
+              let out = run(systemctl, ["show", "quench.service", "--property=LoadState,ActiveState,UnitFileState,NRestarts,ExecMainStatus"]) else { return nil }
         var values: [String: String] = [:]
         for line in out.split(separator: "\n") {
             let parts = line.split(separator: "=", maxSplits: 1)
             if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
         }
         return Doctor.ServiceState(loaded: values["LoadState"] == "loaded", enabled: values["UnitFileState"] ?? "?",
-                                   active: values["ActiveState"] ?? "?", restarts: Int(values["NRestarts"] ?? "") ?? 0)
+                                   active: values["ActiveState"] ?? "?", restarts: Int(values["NRestarts"] ?? "") ?? 0,
+                                   restartsLastDay: restartsLastDay(), lastExitStatus: values["ExecMainStatus"].flatMap { Int($0) })
+    }
+
+    /// systemd's "Scheduled restart job" lines for the unit in the last day; nil
+    /// when the journal cannot be read (a user outside systemd-journal/adm).
+    static func restartsLastDay() -> Int? {
+        guard let journalctl = executable(["/usr/bin/journalctl", "/bin/journalctl"]),
+              let out = run(journalctl, ["--unit=quench.service", "--since=-1d", "--quiet", "--output=cat", "--no-pager"]) else { return nil }
+        return Doctor.countRestarts(inJournal: out)
     }
 
     static func executable(_ candidates: [String]) -> String? {

@@ -67,6 +67,23 @@ import Testing
         let stopped = Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: Self.machine(
             service: Doctor.ServiceState(loaded: true, enabled: "disabled", active: "failed", restarts: 0)))
         #expect(check(stopped, "service")?.status == .warning && check(stopped, "service")?.fix?.contains("enable --now quench") == true)
+        // The journal's count of the last day, and why: the adapter gave up (exit 75).
+        let adapter = Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: Self.machine(
+            service: Doctor.ServiceState(loaded: true, enabled: "enabled", active: "active", restarts: 9, restartsLastDay: 2, lastExitStatus: 75)))
+        #expect(check(adapter, "service")?.detail.hasPrefix("quench.service is running (enabled) but restarted 2 times in the last day; the last exit was 75") == true)
+        #expect(check(adapter, "service")?.fix?.contains("journalctl -u quench") == true)
+        let quiet = Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: Self.machine(
+            service: Doctor.ServiceState(loaded: true, enabled: "enabled", active: "active", restarts: 4, restartsLastDay: 0, lastExitStatus: 0)))
+        #expect(check(quiet, "service")?.status == .ok, "restarts days ago are not today's news")
+        let journal = """
+            Started quench.service - Quench smart bottle gateway.
+            quench.service: Main process exited, code=exited, status=75/TEMPFAIL
+            quench.service: Failed with result 'exit-code'.
+            quench.service: Scheduled restart job, restart counter is at 1.
+            Started quench.service - Quench smart bottle gateway.
+            quench.service: Scheduled restart job, restart counter is at 2.
+            """
+        #expect(Doctor.countRestarts(inJournal: journal) == 2)
         let absent = Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: Self.machine(
             service: Doctor.ServiceState(loaded: false, enabled: "", active: "inactive", restarts: 0)))
         #expect(check(absent, "service")?.detail == "quench.service is not installed")
