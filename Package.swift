@@ -59,6 +59,18 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchStore", "Threading"]),
+        // MQTT through libmosquitto (Debian libmosquitto-dev), the Eclipse reference client:
+        // MQTT 3.1.1 and 5, TLS, reconnects. `MQTT` is the only importer of CMosquitto.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .target(name: "MQTT", dependencies: ["CMosquitto"]),
+        .target(name: "QuenchMQTT", dependencies: [
+            "MQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "Threading",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "QuenchTools", dependencies: [
             "QuenchGateway", "QuenchCore", "QuenchProfiles", "QuenchStore", "GATT", "BluetoothLinux", "BluetoothWire", "Threading",
             .product(name: "Logging", package: "swift-log"),
@@ -67,7 +79,7 @@ let package = Package(
             "QuenchGateway", "QuenchCore", "QuenchProfiles", "GATT", "BluetoothWire", "Threading",
         ]),
         .executableTarget(name: "quench", dependencies: [
-            "QuenchGateway", "QuenchHistory", "QuenchTools", "QuenchStore", "QuenchProfiles", "Threading",
+            "QuenchGateway", "QuenchHistory", "QuenchTools", "QuenchStore", "QuenchProfiles", "QuenchMQTT", "Threading",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "quenchd", dependencies: ["QuenchGateway", "QuenchStore"]),
@@ -78,7 +90,7 @@ let package = Package(
         // Test support: paths, fixtures, temporary folders, hex, the process runner and
         // the history fixture (QuenchTestSupport); ../shared/ble-vm for the VM tests (BLEVMHarness).
         .target(name: "QuenchTestSupport", dependencies: [
-                    "QuenchCore", "QuenchStore", "QuenchHistory", "QuenchSimulator", "BluetoothWire",
+                    "QuenchCore", "QuenchStore", "QuenchHistory", "QuenchSimulator", "BluetoothWire", "MQTT", "Threading",
                     .product(name: "Logging", package: "swift-log"),
                 ],
                 path: "Tests/Support/QuenchTestSupport"),
@@ -93,6 +105,8 @@ let package = Package(
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"]),
         .testTarget(name: "GATTTests", dependencies: ["GATT", "BluetoothWire", "QuenchProfiles", "QuenchSimulator", "QuenchTestSupport"]),
         .testTarget(name: "BluetoothLinuxTests", dependencies: ["BluetoothLinux", "BluetoothWire", "BLEVMHarness", "QuenchTestSupport", "Threading"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "QuenchTestSupport"]),
+        .testTarget(name: "QuenchMQTTTests", dependencies: ["QuenchMQTT", "MQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchHistoryTests", dependencies: ["QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchToolsTests", dependencies: [
             "QuenchTools", "QuenchGateway", "QuenchSimulatedDevices", "QuenchSimulator", "QuenchProfiles", "QuenchStore", "QuenchCore",

@@ -94,6 +94,59 @@ enum Schema {
                 since_boot REAL NOT NULL
             ) STRICT;
             """),
+        // The MQTT outbox: every change to the history, entered by triggers in the
+        // transaction that made it (whoever wrote: the gateway, `add`, `undo`, an
+        // import), once publishing is enabled. A publisher deletes a row only when
+        // the broker has acknowledged it. Bounded: past `bound` rows the oldest go
+        // (counted in `dropped`); the retained state messages are rebuilt from the
+        // history itself, so only individual event messages can be lost that way.
+        Migration(identifier: "v6: mqtt outbox", sql: """
+            CREATE TABLE mqtt_outbox (
+                seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+                identity TEXT NOT NULL,
+                change   TEXT NOT NULL CHECK (change IN ('new', 'deleted', 'restored', 'changed')),
+                at       REAL NOT NULL
+            ) STRICT;
+            CREATE TABLE mqtt_outbox_state (
+                id      INTEGER PRIMARY KEY CHECK (id = 1),
+                enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+                bound   INTEGER NOT NULL CHECK (bound >= 1),
+                dropped INTEGER NOT NULL CHECK (dropped >= 0)
+            ) STRICT;
+            INSERT INTO mqtt_outbox_state (id, enabled, bound, dropped) VALUES (1, 0, 100000, 0);
+            CREATE TRIGGER mqtt_outbox_new AFTER INSERT ON intake_event
+                WHEN (SELECT enabled FROM mqtt_outbox_state WHERE id = 1) = 1
+            BEGIN
+                INSERT INTO mqtt_outbox (identity, change, at) VALUES (NEW.identity, 'new', (julianday('now') - 2440587.5) * 86400.0);
+            END;
+            CREATE TRIGGER mqtt_outbox_deleted AFTER UPDATE OF deleted ON intake_event
+                WHEN OLD.deleted <> NEW.deleted AND (SELECT enabled FROM mqtt_outbox_state WHERE id = 1) = 1
+            BEGIN
+                INSERT INTO mqtt_outbox (identity, change, at)
+                VALUES (NEW.identity, CASE NEW.deleted WHEN 1 THEN 'deleted' ELSE 'restored' END, (julianday('now') - 2440587.5) * 86400.0);
+            END;
+            CREATE TRIGGER mqtt_outbox_changed AFTER UPDATE OF time, ml ON intake_event
+                WHEN (OLD.time <> NEW.time OR OLD.ml <> NEW.ml) AND (SELECT enabled FROM mqtt_outbox_state WHERE id = 1) = 1
+            BEGIN
+                INSERT INTO mqtt_outbox (identity, change, at) VALUES (NEW.identity, 'changed', (julianday('now') - 2440587.5) * 86400.0);
+            END;
+            CREATE TRIGGER mqtt_outbox_bound AFTER INSERT ON mqtt_outbox
+                WHEN NEW.seq > (SELECT bound FROM mqtt_outbox_state WHERE id = 1)
+            BEGIN
+                UPDATE mqtt_outbox_state
+                SET dropped = dropped + (SELECT COUNT(*) FROM mqtt_outbox WHERE seq <= NEW.seq - (SELECT bound FROM mqtt_outbox_state WHERE id = 1))
+                WHERE id = 1;
+                DELETE FROM mqtt_outbox WHERE seq <= NEW.seq - (SELECT bound FROM mqtt_outbox_state WHERE id = 1);
+            END;
+            -- Whether the gateway holds a link to each device (for Home Assistant's connectivity sensor).
+            ALTER TABLE device ADD COLUMN link_up INTEGER CHECK (link_up IS NULL OR link_up IN (0, 1));
+            ALTER TABLE device ADD COLUMN link_changed_at REAL;
+            -- Discovery configs published (retained), so a forgotten device's are cleared.
+            CREATE TABLE mqtt_announced (
+                topic TEXT PRIMARY KEY,
+                owner TEXT NOT NULL
+            ) STRICT;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

@@ -36,8 +36,10 @@ public enum ChildProcess {
         var envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup($0) } + [nil] }
         defer { for p in envp ?? [] { free(p) } }
         var pid: pid_t = 0
-        let rc: Int32 = envp == nil ? posix_spawn(&pid, path, &actions, nil, &argv, environ)
-            : envp!.withUnsafeMutableBufferPointer { posix_spawn(&pid, path, &actions, nil, &argv, $0.baseAddress) }
+        var attributes = cleanSignals()
+        defer { posix_spawnattr_destroy(&attributes) }
+        let rc: Int32 = envp == nil ? posix_spawn(&pid, path, &actions, &attributes, &argv, environ)
+            : envp!.withUnsafeMutableBufferPointer { posix_spawn(&pid, path, &actions, &attributes, &argv, $0.baseAddress) }
         if captureOutput { close(pipeFDs[1]) }
         defer { if captureOutput { close(pipeFDs[0]) } }
         guard rc == 0 else { return .cannotStart(errno: rc) }
@@ -67,6 +69,66 @@ public enum ChildProcess {
         }
         guard status & 0x7F == 0 else { return .killed(signal: status & 0x7F) }
         return .exited(status: (status >> 8) & 0xFF, output: String(decoding: output, as: UTF8.self))
+    }
+
+    /// Spawn attributes for every child: no signal blocked and the usual
+    /// dispositions. A process that handles SIGINT/SIGTERM on a thread of its
+    /// own blocks them everywhere else, and posix_spawn would pass that mask
+    /// on: the child could then never be stopped with SIGTERM.
+    static func cleanSignals() -> posix_spawnattr_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for s in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1, SIGUSR2] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        return attributes
+    }
+
+    /// A program started and left running (a server a test talks to): its
+    /// output goes to `logFile` (or /dev/null); `signal` and `wait` end it.
+    public final class Running: Sendable {
+        public let pid: pid_t
+
+        init(pid: pid_t) { self.pid = pid }
+
+        public func signal(_ signal: Int32) { kill(pid, signal) }
+
+        /// Waits for it to end; its wait status.
+        @discardableResult
+        public func wait() -> Int32 {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            return status
+        }
+    }
+
+    public static func start(_ path: String, _ arguments: [String] = [], logFile: String? = nil) -> Result<Running, SpawnError> {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        let log = logFile ?? "/dev/null"
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var attributes = cleanSignals()
+        defer { posix_spawnattr_destroy(&attributes) }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, &actions, &attributes, &argv, environ)
+        guard rc == 0 else { return .failure(SpawnError(path: path, errno: rc)) }
+        return .success(Running(pid: pid))
+    }
+
+    public struct SpawnError: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var errno: Int32
+        public var description: String { "cannot start \(path): \(String(cString: strerror(errno)))" }
     }
 }
 #endif

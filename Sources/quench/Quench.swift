@@ -71,7 +71,7 @@ struct Quench: AsyncParsableCommand {
     #if os(Linux)
     static let bluetoothCommands: [any ParsableCommand.Type] = [
         ScanCommand.self, PairCommand.self, DevicesCommand.self, ForgetCommand.self, CalibrateCommand.self,
-        WatchCommand.self, RunCommand.self, RecordCommand.self, DoctorCommand.self,
+        WatchCommand.self, RunCommand.self, RecordCommand.self, DoctorCommand.self, MQTTCommand.self,
     ]
     #else
     static let bluetoothCommands: [any ParsableCommand.Type] = []

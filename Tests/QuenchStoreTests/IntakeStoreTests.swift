@@ -27,7 +27,7 @@ import Testing
         #expect(version == Schema.migrations.count)
         #expect(Schema.migrations.map(\.identifier) == ["v1: devices, intake events, goals, settings", "v2: device address type and profile definition",
                                                       "v3: device battery and cap", "v4: reminders",
-                                                      "v5: events stamped before the clock was set"])
+                                                      "v5: events stamped before the clock was set", "v6: mqtt outbox"])
         // Reopening applies nothing new and keeps data.
         try store.ingest(sips(2), device: "A", started: t0)
         let again = try IntakeStore(path: dir.file("q.sqlite"), mode: .existing)
@@ -51,6 +51,14 @@ import Testing
             ALTER TABLE device DROP COLUMN cap_open;
             DROP TABLE reminder;
             DROP TABLE unsynced_stamp;
+            DROP TRIGGER mqtt_outbox_new;
+            DROP TRIGGER mqtt_outbox_deleted;
+            DROP TRIGGER mqtt_outbox_changed;
+            DROP TABLE mqtt_outbox;
+            DROP TABLE mqtt_outbox_state;
+            DROP TABLE mqtt_announced;
+            ALTER TABLE device DROP COLUMN link_up;
+            ALTER TABLE device DROP COLUMN link_changed_at;
             INSERT INTO device (address, name, added_at) VALUES ('C4:7C:8D:6A:12:34', 'desk', 1);
             PRAGMA user_version = 0;
             """)

@@ -150,7 +150,11 @@ public final class DevicePipeline: Sendable {
     }
 
     public func linkChanged(up: Bool) {
-        state.withLock { $0.linkUp = up }
+        let changed = state.withLock { s -> Bool in
+            defer { s.linkUp = up }
+            return s.linkUp != up
+        }
+        if changed { writer.recordLink(device, up: up) }
         observer.link?(device, up)
     }
 

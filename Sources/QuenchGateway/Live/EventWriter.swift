@@ -195,6 +195,14 @@ public final class EventWriter: Sendable {
         }
     }
 
+    /// Records a device's link going up or down (for what is published about it).
+    public func recordLink(_ device: LiveDevice, up: Bool) {
+        guard let store else { return }
+        do { try store.recordLink(address: device.label, up: up, at: .wallClockNow) } catch {
+            logger.warning("cannot record the link state", metadata: ["device": "\(device.label)", "error": "\(error)"])
+        }
+    }
+
     /// Takes no more events, writes every queued one, and returns once the
     /// writer thread has ended: what became final before the stop is stored.
     public func drain() {

@@ -141,6 +141,8 @@ public final class Gateway: Sendable {
         for s in gattSessions { s.join() }
         listener?.join()
         for p in pipelines { p.finish() }
+        // Stopped: no link is held any more (what is published about the devices says so).
+        for p in pipelines where p.isLinkUp { p.linkChanged(up: false) }
         writer.drain()
         let c = writer.counts
         logger.info("gateway stopped", metadata: ["readings": "\(pipelines.reduce(0) { $0 + $1.readingCount })",

@@ -1,0 +1,2 @@
+// libmosquitto (Debian libmosquitto-dev): the Eclipse reference MQTT client.
+#include <mosquitto.h>

@@ -1,0 +1,178 @@
+#if canImport(Glibc)
+import CMosquitto
+import Glibc
+
+/// Why an MQTT operation failed: libmosquitto's code (MOSQ_ERR_*), the errno
+/// behind MOSQ_ERR_ERRNO, or the broker's CONNACK refusal.
+public struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Cause: Sendable, Hashable {
+        /// A libmosquitto return code.
+        case library(Int32)
+        /// MOSQ_ERR_ERRNO: a system call failed.
+        case system(errno: Int32)
+        /// The broker refused the connection (CONNACK return code, MQTT 3.1.1 §3.2.2.3).
+        case refused(Int32)
+        /// No CONNACK or acknowledgement in time.
+        case timeout(seconds: Double)
+    }
+
+    /// What was being done: `connect to 127.0.0.1:1883`, `publish quench/…`.
+    public var operation: String
+    public var cause: Cause
+
+    public init(_ operation: String, _ cause: Cause) {
+        self.operation = operation
+        self.cause = cause
+    }
+
+    /// The broker said the user or password is wrong, or the client is not allowed.
+    public var isNotAuthorized: Bool {
+        if case .refused(let code) = cause { return code == 4 || code == 5 }
+        return cause == .library(Int32(MOSQ_ERR_AUTH.rawValue))
+    }
+
+    public var description: String {
+        switch cause {
+        case .library(let code):
+            return "\(operation): \(String(cString: mosquitto_strerror(code)))"
+        case .system(let e):
+            return "\(operation): \(String(cString: strerror(e))) (errno \(e))"
+        case .refused(let code):
+            let what = String(cString: mosquitto_connack_string(code))
+            let hint = code == 4 || code == 5 ? " (check the user and the password file)" : ""
+            return "\(operation): the broker refused the connection: \(what)\(hint)"
+        case .timeout(let s):
+            return "\(operation): no answer from the broker within \(s) s"
+        }
+    }
+}
+
+/// A message received on a subscription.
+public struct MQTTMessage: Sendable, Hashable {
+    public var topic: String
+    public var payload: [UInt8]
+    public var qos: Int32
+    public var retain: Bool
+}
+
+/// One connection to a broker through libmosquitto (MQTT 3.1.1), driven by
+/// the caller: `loop` does the network work and runs the callbacks on the
+/// calling thread, so an owner that uses a client from one thread needs no
+/// locks. QoS 1 publications are acknowledged (PUBACK) through `onPublish`
+/// with the message id `publish` returned.
+public final class MQTTClient {
+    private let handle: OpaquePointer
+    /// The broker's last CONNACK code: a refusal makes `loop` fail with it, in words.
+    private var connack: Int32?
+    private var target = ""
+    public var onConnect: ((_ connack: Int32) -> Void)?
+    public var onDisconnect: ((_ reason: Int32) -> Void)?
+    public var onPublish: ((_ messageID: Int32) -> Void)?
+    public var onMessage: ((MQTTMessage) -> Void)?
+
+    private static let initialised: Bool = {
+        mosquitto_lib_init()
+        return true
+    }()
+
+    /// `cleanSession` false keeps the broker's session (subscriptions, QoS 1
+    /// messages queued for this client id) across reconnections.
+    public init(clientID: String, cleanSession: Bool = true) throws(MQTTError) {
+        _ = MQTTClient.initialised
+        guard let h = mosquitto_new(clientID, cleanSession, nil) else {
+            throw MQTTError("create a client \(clientID)", .system(errno: errno))
+        }
+        handle = h
+        mosquitto_user_data_set(h, Unmanaged.passUnretained(self).toOpaque())
+        mosquitto_connect_callback_set(h) { _, obj, rc in
+            guard let owner = MQTTClient.owner(obj) else { return }
+            owner.connack = rc
+            owner.onConnect?(rc)
+        }
+        mosquitto_disconnect_callback_set(h) { _, obj, rc in MQTTClient.owner(obj)?.onDisconnect?(rc) }
+        mosquitto_publish_callback_set(h) { _, obj, mid in MQTTClient.owner(obj)?.onPublish?(mid) }
+        mosquitto_message_callback_set(h) { _, obj, message in
+            guard let owner = MQTTClient.owner(obj), let m = message?.pointee else { return }
+            let payload = m.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(m.payloadlen))) } ?? []
+            owner.onMessage?(MQTTMessage(topic: String(cString: m.topic), payload: payload, qos: m.qos, retain: m.retain))
+        }
+    }
+
+    private static func owner(_ obj: UnsafeMutableRawPointer?) -> MQTTClient? {
+        obj.map { Unmanaged<MQTTClient>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    deinit { mosquitto_destroy(handle) }
+
+    private func check(_ rc: Int32, _ operation: @autoclosure () -> String) throws(MQTTError) {
+        guard rc != MOSQ_ERR_SUCCESS.rawValue else { return }
+        if rc == MOSQ_ERR_ERRNO.rawValue { throw MQTTError(operation(), .system(errno: errno)) }
+        throw MQTTError(operation(), .library(rc))
+    }
+
+    public func setCredentials(user: String, password: String?) throws(MQTTError) {
+        try check(mosquitto_username_pw_set(handle, user, password), "set the user name")
+    }
+
+    /// TLS with the broker's certificate checked against `caFile` (or the system's CAs when nil).
+    public func setTLS(caFile: String?) throws(MQTTError) {
+        if let caFile {
+            try check(mosquitto_tls_set(handle, caFile, nil, nil, nil, nil), "use the CA file \(caFile)")
+        } else {
+            try check(mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "use the system's CA certificates")
+        }
+    }
+
+    /// What the broker publishes for this client if it goes away without saying goodbye.
+    public func setWill(topic: String, payload: [UInt8], qos: Int32, retain: Bool) throws(MQTTError) {
+        let rc = payload.withUnsafeBytes { mosquitto_will_set(handle, topic, Int32($0.count), $0.baseAddress, qos, retain) }
+        try check(rc, "set the last will on \(topic)")
+    }
+
+    /// QoS 1 messages sent and not yet acknowledged, at most (libmosquitto queues the rest).
+    public func setMaxInflight(_ count: UInt32) {
+        _ = mosquitto_max_inflight_messages_set(handle, count)
+    }
+
+    /// Opens the TCP (or TLS) connection and sends CONNECT; the broker's answer
+    /// comes through `loop` as `onConnect`.
+    public func connect(host: String, port: Int32, keepalive: Int32 = 30) throws(MQTTError) {
+        _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
+        target = "\(host):\(port)"
+        connack = nil
+        try check(mosquitto_connect(handle, host, port, keepalive), "connect to \(host):\(port)")
+    }
+
+    /// Queues a message; returns its id (acknowledged through `onPublish` for QoS 1).
+    @discardableResult
+    public func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool) throws(MQTTError) -> Int32 {
+        var mid: Int32 = 0
+        let rc = payload.withUnsafeBytes { mosquitto_publish(handle, &mid, topic, Int32($0.count), $0.baseAddress, qos, retain) }
+        try check(rc, "publish on \(topic)")
+        return mid
+    }
+
+    public func subscribe(_ pattern: String, qos: Int32) throws(MQTTError) {
+        try check(mosquitto_subscribe(handle, nil, pattern, qos), "subscribe to \(pattern)")
+    }
+
+    /// Network work for up to `timeoutMS` milliseconds: reads, writes, keepalive; callbacks run here.
+    public func loop(timeoutMS: Int32) throws(MQTTError) {
+        let rc = mosquitto_loop(handle, timeoutMS, 1)
+        if rc != MOSQ_ERR_SUCCESS.rawValue, let code = connack, code != 0 {
+            throw MQTTError("connect to \(target)", .refused(code))
+        }
+        try check(rc, "exchange with \(target)")
+    }
+
+    /// Sends DISCONNECT (the will is not published).
+    public func disconnect() {
+        _ = mosquitto_disconnect(handle)
+    }
+
+    /// Reconnects with the same options after a lost connection.
+    public func reconnect() throws(MQTTError) {
+        try check(mosquitto_reconnect(handle), "reconnect")
+    }
+}
+#endif

@@ -1,0 +1,58 @@
+import QuenchCore
+import QuenchStore
+
+/// Where a person stands, as published (MQTT's retained state): `quench today`
+/// and `quench remind` in one, with the day's start for Home Assistant's
+/// `last_reset` and each bottle's link.
+public struct PersonState: Sendable, Encodable, Equatable {
+    public struct Bottle: Sendable, Encodable, Equatable {
+        public var device: String
+        public var name: String?
+        public var remainingMl: Double?
+        /// When the bottle last said what is left in it.
+        public var remainingAt: String?
+        /// Whether the gateway holds a link to it now; nil when never recorded.
+        public var linkUp: Bool?
+        public var batteryPercent: Int?
+    }
+
+    public var person: String
+    public var date: String
+    /// The start of the person's day (ISO 8601 with offset).
+    public var dayStart: String
+    public var intakeMl: Double
+    public var goalMl: Double
+    public var progressPercent: Double
+    public var paceMl: Double
+    public var behind: Bool
+    public var behindByMl: Double
+    public var lastSipAt: String?
+    /// The last reminder given (ISO 8601), so a change announces a new one.
+    public var lastReminderAt: String?
+    public var reminderReason: String
+    public var bottles: [Bottle]
+}
+
+extension History {
+    /// One person's state now (a single household person until people exist: "default").
+    public static func personState(_ environment: HistoryEnvironment, person: String = "default") throws(HistoryError) -> PersonState {
+        let c = try environment.context(creating: false)
+        let today = try todayReport(c)
+        let (remind, _) = try reminderReport(c)
+        let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
+        let links = try c.run { (store) throws(StoreError) in try store.deviceLinks() }
+        let remaining = Dictionary(today.bottles.map { ($0.device, $0) }, uniquingKeysWith: { a, _ in a })
+        let bottles = devices.map { d in
+            PersonState.Bottle(device: d.address, name: d.name, remainingMl: remaining[d.address]?.remainingMl,
+                               remainingAt: remaining[d.address]?.at, linkUp: links[d.address], batteryPercent: d.batteryPercent)
+        }
+        return PersonState(
+            person: person, date: today.date, dayStart: Format.localISO(c.calendar.start(of: c.today), c.calendar),
+            intakeMl: today.intakeMl, goalMl: today.goalMl, progressPercent: (today.progress * 1000).rounded() / 10,
+            paceMl: remind.paceMl, behind: remind.behind, behindByMl: remind.behindByMl, lastSipAt: today.lastSipAt,
+            lastReminderAt: remind.lastReminderAt, reminderReason: remind.reason, bottles: bottles)
+    }
+
+    /// Any report as the CLI's `--json` writes it (snake_case keys, sorted).
+    public static func json(_ value: some Encodable) -> String { JSONOutput.encode(value) }
+}

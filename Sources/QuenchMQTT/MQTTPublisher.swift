@@ -1,0 +1,316 @@
+#if canImport(Glibc)
+import Glibc
+import Logging
+import MQTT
+import QuenchCore
+import QuenchHistory
+import QuenchStore
+import Threading
+
+/// Publishes the history to an MQTT broker: each change from the outbox (in
+/// order, QoS 1, a row deleted only once the broker acknowledged it), each
+/// person's and bottle's retained state, availability with a last will, Home
+/// Assistant discovery (again whenever Home Assistant says it is online), and
+/// reminders as they are given. One thread drives it (`run` or `sync`):
+/// libmosquitto's callbacks run inside `loop`, on that thread.
+public final class MQTTPublisher {
+    public struct Report: Sendable, Hashable, Encodable {
+        /// Outbox messages sent (a message sent again after a lost connection counts again).
+        public var published = 0
+        /// Outbox messages the broker acknowledged.
+        public var acknowledged = 0
+        /// Outbox rows still waiting.
+        public var pending = 0
+        /// Rows the bounded outbox ever dropped.
+        public var dropped = 0
+        public var statesPublished = 0
+        public var connections = 0
+    }
+
+    public let settings: MQTTSettings
+    public let topics: Topics
+    private let password: String?
+    private let environment: HistoryEnvironment
+    private let store: IntakeStore
+    private let logger: Logger
+    private let announcesAvailability: Bool
+
+    private var client: MQTTClient?
+    private var connack: Int32?
+    /// Outbox messages sent and not yet acknowledged: message id → outbox seq.
+    private var inflight: [Int32: Int64] = [:]
+    /// Other QoS 1 messages (state, discovery) not yet acknowledged.
+    private var otherInflight: Set<Int32> = []
+    private var lastSent: Int64 = 0
+    private var acknowledgedThrough: Int64 = 0
+    private var acksToRecord = false
+    private var needDiscovery = true
+    private var lastPayloads: [String: String] = [:]
+    private var lastReminderAt: String??
+    private var stateDue = ContinuousClock.now
+    public private(set) var report = Report()
+
+    /// How often the retained state is looked at even when nothing changed (pace moves with the clock).
+    public var stateInterval = 30.0
+
+    /// - Parameter announcesAvailability: `run` says `online` with an `offline` last will;
+    ///   a one-off `sync` leaves availability as it is.
+    public init(settings: MQTTSettings, environment: HistoryEnvironment, logger: Logger, announcesAvailability: Bool) throws(MQTTSetupError) {
+        self.settings = settings
+        topics = Topics(settings)
+        password = try settings.password()
+        self.environment = environment
+        self.logger = logger
+        self.announcesAvailability = announcesAvailability
+        do {
+            store = try environment.openIntakeStore(creating: false)
+            // From now on every change enters the outbox.
+            try store.setOutbox(enabled: true)
+        } catch {
+            throw .store("\(error)")
+        }
+    }
+
+    // MARK: - Connection
+
+    private func connect(within seconds: Double) throws(MQTTError) {
+        let broker = settings.broker
+        let c = try MQTTClient(clientID: settings.clientID, cleanSession: true)
+        if let user = broker.user { try c.setCredentials(user: user, password: password) }
+        if broker.tls { try c.setTLS(caFile: settings.caFile) }
+        if announcesAvailability { try c.setWill(topic: topics.availability, payload: Array("offline".utf8), qos: 1, retain: true) }
+        c.setMaxInflight(UInt32(settings.window))
+        connack = nil
+        c.onConnect = { [unowned self] code in connack = code }
+        c.onPublish = { [unowned self] mid in acknowledged(mid) }
+        c.onMessage = { [unowned self] message in
+            // Home Assistant restarted: it forgot the discovery configs that were not retained... and wants them again.
+            if message.topic == topics.homeAssistantStatus, String(decoding: message.payload, as: UTF8.self) == "online" {
+                needDiscovery = true
+                stateDue = .now
+            }
+        }
+        let operation = "connect to \(broker)"
+        try c.connect(host: broker.host, port: broker.port)
+        let end = ContinuousClock.now + .seconds(seconds)
+        while connack == nil {
+            guard ContinuousClock.now < end else { throw MQTTError(operation, .timeout(seconds: seconds)) }
+            try c.loop(timeoutMS: 100)
+        }
+        if let code = connack, code != 0 { throw MQTTError(operation, .refused(code)) }
+        try c.subscribe(topics.homeAssistantStatus, qos: 1)
+        client = c
+        inflight = [:]
+        otherInflight = []
+        // What was sent on a lost connection and not acknowledged is sent again.
+        lastSent = acknowledgedThrough
+        needDiscovery = true
+        lastPayloads = [:]
+        stateDue = .now
+        report.connections += 1
+        if announcesAvailability { try publishOther(OutgoingMessage(topic: topics.availability, payload: "online", retain: true)) }
+        logger.info("connected to the MQTT broker", metadata: ["broker": "\(broker)", "client_id": "\(settings.clientID)"])
+    }
+
+    private func dropConnection() {
+        client = nil
+        inflight = [:]
+        otherInflight = []
+    }
+
+    private func acknowledged(_ mid: Int32) {
+        if let seq = inflight.removeValue(forKey: mid) {
+            _ = seq
+            report.acknowledged += 1
+            acksToRecord = true
+        } else {
+            otherInflight.remove(mid)
+        }
+    }
+
+    private func publishOther(_ m: OutgoingMessage) throws(MQTTError) {
+        guard let client else { return }
+        otherInflight.insert(try client.publish(topic: m.topic, payload: Array(m.payload.utf8), qos: 1, retain: m.retain))
+    }
+
+    // MARK: - The work of one turn
+
+    /// Sends outbox rows up to the window; true when it sent any.
+    private func pump() throws(MQTTError) -> Bool {
+        guard let client, inflight.count < settings.window else { return false }
+        let entries: [OutboxEntry]
+        do { entries = try store.outbox(after: lastSent, limit: settings.window - inflight.count) } catch {
+            logger.error("cannot read the MQTT outbox", metadata: ["error": "\(error)"])
+            return false
+        }
+        for entry in entries {
+            let m = Messages.event(entry, topics: topics)
+            inflight[try client.publish(topic: m.topic, payload: Array(m.payload.utf8), qos: 1, retain: false)] = entry.seq
+            lastSent = entry.seq
+            report.published += 1
+        }
+        if !entries.isEmpty, stateDue > .now + .milliseconds(300) {
+            // The history changed: the state follows soon (once per burst).
+            stateDue = .now + .milliseconds(300)
+        }
+        return !entries.isEmpty
+    }
+
+    /// Deletes the outbox rows the broker has acknowledged, all of them up to the oldest still in flight.
+    private func recordAcknowledgements() {
+        guard acksToRecord else { return }
+        acksToRecord = false
+        let through = inflight.values.min().map { $0 - 1 } ?? lastSent
+        guard through > acknowledgedThrough else { return }
+        do {
+            try store.acknowledgeOutbox(through: through)
+            acknowledgedThrough = through
+        } catch {
+            acksToRecord = true
+            logger.error("cannot delete acknowledged outbox rows (they will be sent again)", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Publishes the retained states that changed, the discovery configs when due, and a new reminder.
+    private func refreshState() throws(MQTTError) {
+        guard ContinuousClock.now >= stateDue else { return }
+        stateDue = .now + .seconds(stateInterval)
+        var env = environment
+        env.now = .wallClockNow
+        let state: PersonState
+        do { state = try History.personState(env) } catch {
+            logger.error("cannot read the state to publish", metadata: ["error": "\(error)"])
+            return
+        }
+        if needDiscovery {
+            try announce(state)
+            needDiscovery = false
+        }
+        for m in [Messages.personState(state, topics: topics)] + Messages.deviceStates(state, topics: topics) where lastPayloads[m.topic] != m.payload {
+            try publishOther(m)
+            lastPayloads[m.topic] = m.payload
+            report.statesPublished += 1
+        }
+        // A reminder given since the last look (the first look only learns where things stand).
+        if case .some(let previous) = lastReminderAt, previous != state.lastReminderAt, state.lastReminderAt != nil {
+            try publishOther(Messages.reminder(state, topics: topics))
+            logger.info("reminder published", metadata: ["reason": "\(state.reminderReason)"])
+        }
+        lastReminderAt = .some(state.lastReminderAt)
+    }
+
+    /// Discovery configs, retained; those of devices no longer paired are cleared (an empty retained payload).
+    private func announce(_ state: PersonState) throws(MQTTError) {
+        let configs = HomeAssistantDiscovery.configs(state, topics: topics)
+        for c in configs { try publishOther(c.message) }
+        let current = Dictionary(configs.map { ($0.topic, $0.owner) }, uniquingKeysWith: { a, _ in a })
+        do {
+            let before = try store.announcedTopics()
+            for (topic, owner) in before where current[topic] == nil {
+                try publishOther(OutgoingMessage(topic: topic, payload: "", retain: true))
+                logger.info("discovery config cleared", metadata: ["topic": "\(topic)", "device": "\(owner)"])
+            }
+            try store.setAnnounced(current)
+        } catch let error as MQTTError {
+            throw error
+        } catch {
+            logger.error("cannot record the discovery topics", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func refreshCounts() {
+        if let status = try? store.outboxStatus() {
+            report.pending = status.pending
+            report.dropped = status.dropped
+        }
+    }
+
+    // MARK: - Running
+
+    /// `quench mqtt run` (and the gateway beside it): publishes until `shouldStop`,
+    /// reconnecting with backoff (1 s doubling to `maximumBackoff`) whenever the
+    /// broker goes away; nothing is lost meanwhile (the outbox keeps it).
+    public func run(shouldStop: () -> Bool) {
+        var attempt = 0
+        while !shouldStop() {
+            if client == nil {
+                do throws(MQTTError) {
+                    try connect(within: 10)
+                    attempt = 0
+                } catch {
+                    dropConnection()
+                    let delay = min(settings.maximumBackoff, pow(2, Double(min(attempt, 16))))
+                    attempt += 1
+                    logger.warning("cannot reach the MQTT broker; retrying", metadata: [
+                        "error": "\(error)", "retry_in_s": "\(Int(delay))", "waiting": "\(pendingRows()) changes kept in the outbox",
+                    ])
+                    sleepUnless(shouldStop, seconds: delay)
+                    continue
+                }
+            }
+            do throws(MQTTError) {
+                try turn()
+            } catch {
+                recordAcknowledgements()
+                dropConnection()
+                logger.warning("lost the MQTT broker; reconnecting", metadata: ["error": "\(error)"])
+            }
+        }
+        recordAcknowledgements()
+        if let client, announcesAvailability {
+            // A clean goodbye: the will is not sent on DISCONNECT, so say offline first.
+            _ = try? client.publish(topic: topics.availability, payload: Array("offline".utf8), qos: 1, retain: true)
+            _ = try? client.loop(timeoutMS: 100)
+            client.disconnect()
+        }
+        dropConnection()
+    }
+
+    private func turn() throws(MQTTError) {
+        let sent = try pump()
+        try refreshState()
+        // Waits for the network at most 20 ms when idle: new outbox rows are seen within that.
+        try client?.loop(timeoutMS: sent ? 0 : 20)
+        recordAcknowledgements()
+    }
+
+    /// `quench mqtt sync`: connects, publishes discovery, the states and every
+    /// outbox row, waits until the broker acknowledged them all, and disconnects.
+    public func sync(timeout: Double) throws(MQTTSetupError) -> Report {
+        let end = ContinuousClock.now + .seconds(timeout)
+        do throws(MQTTError) {
+            try connect(within: min(timeout, 10))
+            stateDue = .now
+            while true {
+                try turn()
+                let drained = inflight.isEmpty && otherInflight.isEmpty && !needDiscovery
+                    && ((try? store.outbox(after: lastSent, limit: 1).isEmpty) ?? false)
+                if drained { break }
+                guard ContinuousClock.now < end else {
+                    throw MQTTError("sync", .timeout(seconds: timeout))
+                }
+            }
+            recordAcknowledgements()
+            client?.disconnect()
+            _ = try? client?.loop(timeoutMS: 50)
+        } catch {
+            recordAcknowledgements()
+            dropConnection()
+            refreshCounts()
+            throw .broker("\(error); \(report.pending) change\(report.pending == 1 ? "" : "s") kept in the outbox for the next try")
+        }
+        dropConnection()
+        refreshCounts()
+        return report
+    }
+
+    private func pendingRows() -> Int { (try? store.outboxStatus().pending) ?? 0 }
+
+    private func sleepUnless(_ shouldStop: () -> Bool, seconds: Double) {
+        let end = ContinuousClock.now + .seconds(seconds)
+        while !shouldStop(), ContinuousClock.now < end {
+            usleep(50_000)
+        }
+    }
+}
+#endif

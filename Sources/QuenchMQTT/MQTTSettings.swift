@@ -1,0 +1,137 @@
+import QuenchCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where the broker is: `mqtt://[user@]host[:port]` (1883) or `mqtts://…` (TLS, 8883).
+public struct BrokerAddress: Sendable, Hashable, CustomStringConvertible {
+    public var tls: Bool
+    public var host: String
+    public var port: Int32
+    public var user: String?
+
+    public init(tls: Bool, host: String, port: Int32, user: String?) {
+        self.tls = tls
+        self.host = host
+        self.port = port
+        self.user = user
+    }
+
+    public init(parsing url: String) throws(MQTTSetupError) {
+        let scheme: String
+        var rest: Substring
+        if url.hasPrefix("mqtt://") { (scheme, rest) = ("mqtt", url.dropFirst(7)) }
+        else if url.hasPrefix("mqtts://") { (scheme, rest) = ("mqtts", url.dropFirst(8)) }
+        else { throw .badURL(url, "it must start with mqtt:// or mqtts://") }
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        guard !rest.contains("/"), !rest.contains("?") else { throw .badURL(url, "a broker URL has no path or query") }
+        var user: String?
+        if let at = rest.lastIndex(of: "@") {
+            let who = rest[..<at]
+            guard !who.isEmpty, !who.contains(":") else {
+                throw .badURL(url, "give the user before @ and the password in a file (--password-file), never in the URL")
+            }
+            user = String(who)
+            rest = rest[rest.index(after: at)...]
+        }
+        var host = rest
+        var port: Int32 = scheme == "mqtts" ? 8883 : 1883
+        if rest.hasPrefix("[") {
+            // An IPv6 literal: [::1]:1883.
+            guard let close = rest.firstIndex(of: "]") else { throw .badURL(url, "an IPv6 address needs its closing ]") }
+            host = rest[rest.index(after: rest.startIndex)..<close]
+            let after = rest[rest.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":"), let p = Int32(after.dropFirst()), (1...65535).contains(p) else { throw .badURL(url, "the port must be 1 to 65535") }
+                port = p
+            }
+        } else if let colon = rest.lastIndex(of: ":") {
+            host = rest[..<colon]
+            guard let p = Int32(rest[rest.index(after: colon)...]), (1...65535).contains(p) else { throw .badURL(url, "the port must be 1 to 65535") }
+            port = p
+        }
+        guard !host.isEmpty else { throw .badURL(url, "no host") }
+        self.init(tls: scheme == "mqtts", host: String(host), port: port, user: user)
+    }
+
+    public var description: String {
+        let h = host.contains(":") ? "[\(host)]" : host
+        return "\(tls ? "mqtts" : "mqtt")://\(user.map { "\($0)@" } ?? "")\(h):\(port)"
+    }
+}
+
+/// Everything the publisher needs to know besides the database.
+public struct MQTTSettings: Sendable {
+    public var broker: BrokerAddress
+    /// A file whose first line is the password (never on the command line, where `ps` shows it).
+    public var passwordFile: String?
+    public var clientID: String
+    /// The CA certificate that signed the broker's (mqtts); nil: the system's CAs.
+    public var caFile: String?
+    /// Quench's own topics: `<prefix>/<node>/…`.
+    public var topicPrefix = "quench"
+    /// Home Assistant's discovery prefix.
+    public var discoveryPrefix = "homeassistant"
+    /// This gateway's name in topics and unique ids (letters, digits, `_` and `-`).
+    public var node: String
+    /// QoS 1 messages in flight at once.
+    public var window = 500
+    /// Seconds between connection attempts, at most (backoff from 1 s).
+    public var maximumBackoff = 30.0
+
+    public init(broker: BrokerAddress, passwordFile: String? = nil, clientID: String? = nil, caFile: String? = nil, node: String? = nil) {
+        self.broker = broker
+        self.passwordFile = passwordFile
+        let name = node ?? Self.hostName()
+        self.node = Self.topicSafe(name)
+        self.clientID = clientID ?? "quench-\(self.node)"
+        self.caFile = caFile
+    }
+
+    /// The password file's first line; nil without a file.
+    public func password() throws(MQTTSetupError) -> String? {
+        guard let path = passwordFile else { return nil }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .passwordFile(path, String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard n >= 0 else { throw .passwordFile(path, String(cString: strerror(errno))) }
+        let line = String(decoding: bytes.prefix(n), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
+        let password = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
+        guard !password.isEmpty else { throw .passwordFile(path, "its first line is empty") }
+        return password
+    }
+
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "gateway" }
+        let name = String(cString: buffer)
+        return name.isEmpty ? "gateway" : name
+    }
+
+    /// Letters, digits, `_` and `-` only: safe in a topic level and in Home Assistant's ids.
+    static func topicSafe(_ s: String) -> String {
+        let mapped = String(s.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "_" })
+        return mapped.isEmpty ? "gateway" : mapped
+    }
+}
+
+/// Why MQTT could not be set up or used; each case names what and where.
+public enum MQTTSetupError: Error, Sendable, CustomStringConvertible {
+    case badURL(String, String)
+    case passwordFile(String, String)
+    case noBroker
+    case broker(String)
+    case store(String)
+
+    public var description: String {
+        switch self {
+        case .badURL(let url, let why): "broker URL '\(url.shownSafely())': \(why)"
+        case .passwordFile(let path, let why): "password file \(path.shownSafely()): \(why)"
+        case .noBroker: "no broker: give --broker mqtt://HOST[:PORT] or set QUENCH_MQTT"
+        case .broker(let why): why
+        case .store(let why): why
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import QuenchCore
+
+/// One change to the history waiting to be published (table `mqtt_outbox`).
+public struct OutboxEntry: Sendable, Hashable {
+    /// The change's place in the outbox: publication order.
+    public var seq: Int64
+    public var identity: String
+    /// `new`, `deleted`, `restored` or `changed` (time or volume).
+    public var change: String
+    /// When the change was made.
+    public var at: Timestamp
+    /// The event as it is now; nil when it is no longer in the history.
+    public var event: IntakeEvent?
+}
+
+public struct OutboxStatus: Sendable, Hashable {
+    public var enabled: Bool
+    public var pending: Int
+    /// Rows dropped because the outbox was full (its oldest go first).
+    public var dropped: Int
+    public var bound: Int
+    public var oldest: Timestamp?
+}
+
+extension IntakeStore {
+    /// Starts (or stops) entering changes in the outbox; `bound` rows at most.
+    public func setOutbox(enabled: Bool, bound: Int? = nil) throws(StoreError) {
+        if let bound, bound < 1 { throw StoreError(.invalidValue, path: path, "the outbox bound must be at least 1, not \(bound)") }
+        try write("setting up the MQTT outbox") { db in
+            try db.run("UPDATE mqtt_outbox_state SET enabled = ?, bound = coalesce(?, bound) WHERE id = 1",
+                       [enabled ? 1 : 0, bound.map(Int64.init)])
+        }
+    }
+
+    /// Up to `limit` entries after `seq`, oldest first, each with its event as it is now.
+    public func outbox(after seq: Int64, limit: Int) throws(StoreError) -> [OutboxEntry] {
+        try read("reading the MQTT outbox") { db in
+            var entries: [OutboxEntry] = []
+            try db.run("SELECT seq, identity, change, at FROM mqtt_outbox WHERE seq > ? ORDER BY seq LIMIT ?", [seq, Int64(limit)]) { row in
+                entries.append(OutboxEntry(seq: row[0], identity: row[1], change: row[2], at: Timestamp(secondsSince1970: row[3]), event: nil))
+            }
+            for i in entries.indices {
+                entries[i].event = try db.first("SELECT \(Self.eventColumns) FROM intake_event WHERE identity = ?", [entries[i].identity], Self.event)
+            }
+            return entries
+        }
+    }
+
+    /// The broker acknowledged everything up to `seq`: those rows go. Returns how many.
+    @discardableResult
+    public func acknowledgeOutbox(through seq: Int64) throws(StoreError) -> Int {
+        try write("acknowledging MQTT outbox entries") { db in
+            try db.run("DELETE FROM mqtt_outbox WHERE seq <= ?", [seq])
+            return db.changes
+        }
+    }
+
+    /// The gateway's link to a device came up or went down.
+    public func recordLink(address: String, up: Bool, at time: Timestamp) throws(StoreError) {
+        try write("recording the link to \(address)") { db in
+            try db.run("UPDATE device SET link_up = ?, link_changed_at = ?, last_seen_at = CASE WHEN ? = 1 THEN ? ELSE last_seen_at END WHERE address = ?",
+                       [up ? 1 : 0, time.secondsSince1970, up ? 1 : 0, time.secondsSince1970, address])
+        }
+    }
+
+    /// Each device's link as the gateway last recorded it (absent: never recorded).
+    public func deviceLinks() throws(StoreError) -> [String: Bool] {
+        try read("reading device links") { db in
+            var links: [String: Bool] = [:]
+            try db.run("SELECT address, link_up FROM device WHERE link_up IS NOT NULL") { row in
+                links[row[0]] = (row[1] as Int) == 1
+            }
+            return links
+        }
+    }
+
+    /// Discovery topics published so far, with what each describes (a device address, or "gateway").
+    public func announcedTopics() throws(StoreError) -> [String: String] {
+        try read("reading announced topics") { db in
+            var topics: [String: String] = [:]
+            try db.run("SELECT topic, owner FROM mqtt_announced") { row in topics[row[0]] = row[1] }
+            return topics
+        }
+    }
+
+    public func setAnnounced(_ topics: [String: String]) throws(StoreError) {
+        try write("recording announced topics") { db in
+            try db.run("DELETE FROM mqtt_announced")
+            for (topic, owner) in topics { try db.run("INSERT INTO mqtt_announced (topic, owner) VALUES (?, ?)", [topic, owner]) }
+        }
+    }
+
+    public func outboxStatus() throws(StoreError) -> OutboxStatus {
+        try read("reading the MQTT outbox") { db in
+            let (enabled, bound, dropped) = try db.first("SELECT enabled, bound, dropped FROM mqtt_outbox_state WHERE id = 1") { row -> (Bool, Int, Int) in
+                (row[0] as Int == 1, row[1], row[2])
+            } ?? (false, 0, 0)
+            let pending = try db.first("SELECT COUNT(*) FROM mqtt_outbox") { row -> Int in row[0] } ?? 0
+            let oldest = try db.first("SELECT at FROM mqtt_outbox ORDER BY seq LIMIT 1") { row -> Double in row[0] }
+            return OutboxStatus(enabled: enabled, pending: pending, dropped: dropped, bound: bound,
+                                oldest: oldest.map { Timestamp(secondsSince1970: $0) })
+        }
+    }
+}

@@ -1,0 +1,103 @@
+#if os(Linux)
+import ArgumentParser
+import Glibc
+import Logging
+import QuenchGateway
+import QuenchHistory
+import QuenchMQTT
+import Synchronization
+import Threading
+
+/// Where the broker is and how to log in to it.
+struct BrokerOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The broker (default: $QUENCH_MQTT).", valueName: "mqtt://[USER@]HOST[:PORT] | mqtts://…"))
+    var broker: String?
+    @Option(help: ArgumentHelp("A file whose first line is the broker password (default: $QUENCH_MQTT_PASSWORD_FILE).", valueName: "FILE"))
+    var passwordFile: String?
+    @Option(help: "The MQTT client id (default: quench-NODE).") var clientId: String?
+    @Option(help: ArgumentHelp("The CA certificate that signed the broker's, for mqtts:// (default: the system's CAs).", valueName: "FILE"))
+    var caFile: String?
+    @Option(help: "This gateway's name in topics and Home Assistant ids (default: the host name).") var node: String?
+    @Option(help: "Log level: trace, debug, info, notice, warning, error (default: $QUENCH_LOG, else info).") var logLevel: String?
+
+    func settings() throws -> MQTTSettings {
+        let env = { (name: String) -> String? in getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
+        guard let url = broker ?? env("QUENCH_MQTT") else { throw MQTTSetupError.noBroker }
+        return MQTTSettings(broker: try BrokerAddress(parsing: url), passwordFile: passwordFile ?? env("QUENCH_MQTT_PASSWORD_FILE"),
+                            clientID: clientId, caFile: caFile, node: node)
+    }
+}
+
+struct MQTTCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mqtt", abstract: "Publish the history to an MQTT broker, with Home Assistant discovery.",
+        discussion: """
+            Every change to the history (a sip stored, an add, an undo) enters an outbox in the same \
+            transaction; the publisher sends it with QoS 1 and deletes it only once the broker acknowledged it, \
+            so a broker that is down loses nothing. Topics and payloads: docs/mqtt.md.
+            """,
+        subcommands: [Run.self, Sync.self, Status.self], defaultSubcommand: Status.self)
+
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Publish as changes come, until stopped (the quench-mqtt service).")
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var mqtt: BrokerOptions
+        @Option(help: "Stop after this many seconds (default: until a signal).") var seconds: Double?
+
+        func run() throws {
+            let logger = LiveLogging.bootstrap(level: mqtt.logLevel)
+            let publisher = try MQTTPublisher(settings: try mqtt.settings(), environment: try store.environment(), logger: logger,
+                                              announcesAvailability: true)
+            let stop = Atomic<Bool>(false)
+            let signals = StopSignals.handle { signal in
+                logger.notice("signal \(signal): stopping")
+                stop.store(true, ordering: .relaxed)
+            }
+            defer { signals.cancel() }
+            let end = Deadline(seconds: seconds ?? .infinity)
+            publisher.run { stop.load(ordering: .relaxed) || end.hasPassed }
+        }
+    }
+
+    struct Sync: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Publish what is waiting once and exit: 0 when the broker acknowledged all of it, 1 if not (it stays for the next time).")
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var mqtt: BrokerOptions
+        @Option(help: "Give up after this many seconds.") var timeout: Double = 30
+
+        func run() throws {
+            let logger = LiveLogging.bootstrap(level: mqtt.logLevel ?? "warning")
+            let settings = try mqtt.settings()
+            let publisher = try MQTTPublisher(settings: settings, environment: try store.environment(), logger: logger,
+                                              announcesAvailability: false)
+            let r = try publisher.sync(timeout: timeout)
+            if store.json {
+                print(History.json(r))
+            } else {
+                print("published \(r.published) change\(r.published == 1 ? "" : "s") to \(settings.broker) (\(r.acknowledged) acknowledged) "
+                      + "and \(r.statesPublished) state\(r.statesPublished == 1 ? "" : "s"); \(r.pending) waiting"
+                      + (r.dropped > 0 ? "; \(r.dropped) dropped earlier by the full outbox" : ""))
+            }
+        }
+    }
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "What waits in the outbox.")
+        @OptionGroup var store: StoreOptions
+
+        func run() throws {
+            let s = try store.environment().openIntakeStore(creating: false).outboxStatus()
+            if store.json {
+                struct Out: Encodable { var enabled: Bool; var pending: Int; var dropped: Int; var bound: Int; var oldest: String? }
+                print(History.json(Out(enabled: s.enabled, pending: s.pending, dropped: s.dropped, bound: s.bound, oldest: s.oldest?.iso8601)))
+            } else if !s.enabled {
+                print("MQTT publishing was never started on this database (`quench mqtt run` or `sync` starts the outbox)")
+            } else {
+                print("\(s.pending) change\(s.pending == 1 ? "" : "s") waiting" + (s.oldest.map { ", the oldest from \($0.iso8601)" } ?? "")
+                      + "; at most \(s.bound) kept" + (s.dropped > 0 ? "; \(s.dropped) dropped when it was full" : ""))
+            }
+        }
+    }
+}
+#endif

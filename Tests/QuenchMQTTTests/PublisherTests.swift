@@ -1,0 +1,285 @@
+#if canImport(Glibc)
+import Foundation
+import Logging
+import MQTT
+import QuenchCore
+import QuenchHistory
+import QuenchMQTT
+import QuenchStore
+import QuenchTestSupport
+import Synchronization
+import Testing
+
+@Suite("broker URLs")
+struct BrokerAddressTests {
+    @Test("parsed, with defaults per scheme; refused with the reason")
+    func parsing() throws {
+        #expect(try BrokerAddress(parsing: "mqtt://pi.local") == BrokerAddress(tls: false, host: "pi.local", port: 1883, user: nil))
+        #expect(try BrokerAddress(parsing: "mqtts://ha@broker:8884/") == BrokerAddress(tls: true, host: "broker", port: 8884, user: "ha"))
+        #expect(try BrokerAddress(parsing: "mqtt://[::1]:1999") == BrokerAddress(tls: false, host: "::1", port: 1999, user: nil))
+        #expect(try BrokerAddress(parsing: "mqtts://h").port == 8883)
+        for (bad, why) in [("http://h", "mqtt:// or mqtts://"), ("mqtt://u:secret@h", "password in a file"), ("mqtt://h:0", "1 to 65535"),
+                           ("mqtt://h:99999", "1 to 65535"), ("mqtt://", "no host"), ("mqtt://h/topic", "no path"), ("mqtt://[::1", "closing ]")] {
+            #expect {
+                _ = try BrokerAddress(parsing: bad)
+            } throws: { error in "\(error)".contains(why) && "\(error)".contains(bad.shownSafely()) }
+        }
+    }
+}
+
+/// What the publisher sends, checked by a subscriber on a real broker.
+@Suite("MQTT publisher (real mosquitto)", .serialized, .enabled(if: MosquittoBroker.isInstalled, Comment(rawValue: MosquittoBroker.missing)))
+struct PublisherTests {
+    static var logger: Logger {
+        var l = Logger(label: "test")
+        l.logLevel = .error
+        return l
+    }
+
+    /// A database with a goal, one paired bottle with what is left in it, and one sip.
+    func history() throws -> (path: String, store: IntakeStore) {
+        let path = try TemporaryFolder.create("quench-mqtt") + "/q.sqlite"
+        let store = try IntakeStore(path: path)
+        let now = Timestamp.wallClockNow
+        try store.setGoal(ml: 2000, from: CivilDay(number: Int(now.secondsSince1970 / 86_400) - 2))
+        try store.saveDevice(Device(address: "C8:2A:3F:00:3F:2A", name: "desk bottle", profile: "hidrate-spark", addedAt: now))
+        try store.recordLink(address: "C8:2A:3F:00:3F:2A", up: true, at: now)
+        _ = try store.insert([(IntakeEvent(identity: "dev|sip|1", kind: .sip, ml: 120, time: now.adding(-600), remainingML: 380,
+                                           source: .sensor, device: "C8:2A:3F:00:3F:2A", recordedAt: now), [])])
+        return (path, store)
+    }
+
+    func environment(_ path: String) -> HistoryEnvironment {
+        HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: TimeZone(identifier: "Europe/London"))
+    }
+
+    func settings(_ broker: MosquittoBroker) throws -> MQTTSettings {
+        MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi")
+    }
+
+    func json(_ m: MQTTMessage?) -> [String: Any]? {
+        m.flatMap { try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any] }
+    }
+
+    @Test("sync: discovery configs field by field, retained state, each change once with its identity, the outbox emptied")
+    func syncPublishesEverything() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-sync")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-sync") })
+        let (path, store) = try history()
+        let publisher = try MQTTPublisher(settings: try settings(broker), environment: environment(path), logger: Self.logger,
+                                          announcesAvailability: false)
+        // Changes made after the outbox started: an add, its undo, a sensor sip.
+        let added = try store.addManual(ml: 250, at: .wallClockNow, note: nil, identity: "manual|a")
+        _ = try store.setDeleted(id: added.id!, true)
+        _ = try store.insert([(IntakeEvent(identity: "dev|sip|2", kind: .sip, ml: 80, time: .wallClockNow, remainingML: 300,
+                                           source: .sensor, device: "C8:2A:3F:00:3F:2A", recordedAt: .wallClockNow), [])])
+        let report = try publisher.sync(timeout: 10)
+        #expect(report.published == 3 && report.acknowledged == 3 && report.pending == 0, "\(report)")
+        #expect(try store.outboxStatus().pending == 0)
+
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.objects(onTopicsEndingWith: "/event").count == 3 })
+        let events = subscriber.objects(onTopicsEndingWith: "/event")
+        #expect(events.map { "\($0["identity"]!) \($0["change"]!)" } == ["manual|a new", "manual|a deleted", "dev|sip|2 new"])
+        #expect(events.map { $0["seq"] as? Int } == [1, 2, 3])
+        #expect(events[2]["ml"] as? Double == 80 && events[2]["kind"] as? String == "sip" && events[2]["device"] as? String == "C8:2A:3F:00:3F:2A")
+        #expect(subscriber.messages.filter { $0.topic.hasSuffix("/event") }.allSatisfy { !$0.retain }, "events are not retained")
+
+        let stateTopic = "quench/testpi/person/default/state"
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last(stateTopic) != nil })
+        let state = try #require(json(subscriber.last(stateTopic)))
+        #expect(state["intake_ml"] as? Double == 200, "120 + 80, the undone 250 not counted: \(state)")
+        #expect(state["goal_ml"] as? Double == 2000)
+        #expect(state["progress_percent"] as? Double == 10)
+        #expect((state["day_start"] as? String)?.hasSuffix(":00:00+00:00") == true || (state["day_start"] as? String)?.hasSuffix(":00:00+01:00") == true)
+        let bottles = try #require(state["bottles"] as? [[String: Any]])
+        #expect(bottles.first?["remaining_ml"] as? Double == 300 && bottles.first?["link_up"] as? Bool == true)
+        let device = try #require(json(subscriber.last("quench/testpi/device/c82a3f003f2a/state")))
+        #expect(device["name"] as? String == "desk bottle")
+
+        // Home Assistant discovery: each config as its MQTT integration documents it.
+        let configs = subscriber.messages.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") }
+        let byTopic = Dictionary(configs.map { ($0.topic, $0) }, uniquingKeysWith: { _, b in b })
+        #expect(byTopic.count == 9, "7 for the person, 2 for the bottle (no battery known): \(byTopic.keys.sorted())")
+        // Retained: a subscriber that comes later gets them from the broker, marked retained.
+        let later = TestSubscriber(port: broker.port, clientID: "sub-later", topics: ["homeassistant/#", "quench/testpi/person/#"])
+        defer { later.close() }
+        #expect(later.waitFor(seconds: 5) { later.messages.count >= 10 })
+        #expect(later.messages.count == 10 && later.messages.allSatisfy { $0.retain }, "9 configs and the state, retained")
+        var uniqueIDs: Set<String> = []
+        for (topic, message) in byTopic {
+            let c = try #require(json(message), "\(topic)")
+            let component = topic.split(separator: "/")[1]
+            #expect(["sensor", "binary_sensor", "event"].contains(component))
+            #expect(c["availability_topic"] as? String == "quench/testpi/status")
+            #expect(c["state_topic"] as? String != nil && c["name"] as? String != nil)
+            let id = try #require(c["unique_id"] as? String)
+            #expect(uniqueIDs.insert(id).inserted, "unique_id \(id) twice")
+            let dev = try #require(c["device"] as? [String: Any])
+            #expect((dev["identifiers"] as? [String])?.isEmpty == false && dev["name"] as? String != nil)
+            if component == "binary_sensor" { #expect(["connectivity", "problem"].contains(c["device_class"] as? String)) }
+            if c["device_class"] as? String == "volume" || c["device_class"] as? String == "volume_storage" {
+                #expect(c["unit_of_measurement"] as? String == "mL")
+            }
+        }
+        let intake = try #require(json(byTopic["homeassistant/sensor/quench_testpi/default_intake_today/config"]))
+        #expect(intake["device_class"] as? String == "volume" && intake["state_class"] as? String == "total")
+        #expect(intake["last_reset_value_template"] as? String == "{{ value_json.day_start }}")
+        #expect(intake["value_template"] as? String == "{{ value_json.intake_ml }}")
+        let remaining = try #require(json(byTopic["homeassistant/sensor/quench_testpi/c82a3f003f2a_remaining/config"]))
+        #expect(remaining["device_class"] as? String == "volume_storage" && remaining["state_class"] as? String == "measurement")
+        let bottleDevice = try #require(remaining["device"] as? [String: Any])
+        #expect(bottleDevice["via_device"] as? String == "quench_testpi")
+        #expect((bottleDevice["connections"] as? [[String]]) == [["bluetooth", "C8:2A:3F:00:3F:2A"]])
+        let link = try #require(json(byTopic["homeassistant/binary_sensor/quench_testpi/c82a3f003f2a_link/config"]))
+        #expect(link["device_class"] as? String == "connectivity")
+        let reminder = try #require(json(byTopic["homeassistant/event/quench_testpi/default_reminder/config"]))
+        #expect(reminder["event_types"] as? [String] == ["reminder"] && reminder["state_topic"] as? String == "quench/testpi/reminder")
+        let lastSip = try #require(json(byTopic["homeassistant/sensor/quench_testpi/default_last_sip/config"]))
+        #expect(lastSip["device_class"] as? String == "timestamp")
+
+        // A forgotten bottle: its configs are cleared with empty retained payloads on the next sync.
+        try store.forgetDevice(address: "C8:2A:3F:00:3F:2A")
+        let again = try MQTTPublisher(settings: try settings(broker), environment: environment(path), logger: Self.logger,
+                                      announcesAvailability: false)
+        _ = try again.sync(timeout: 10)
+        let cleared = "homeassistant/sensor/quench_testpi/c82a3f003f2a_remaining/config"
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last(cleared)?.payload.isEmpty == true }, "the forgotten bottle's config is cleared")
+        #expect(subscriber.last("homeassistant/sensor/quench_testpi/default_intake_today/config")?.payload.isEmpty == false)
+    }
+
+    @Test("the broker killed (SIGKILL) and restarted in the middle of 300 changes: every change arrives, none is lost")
+    func brokerKilledMidStream() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-restart")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-restart") })
+        let (path, store) = try history()
+        var fast = try settings(broker)
+        fast.maximumBackoff = 0.5
+        let s = fast
+        let stop = Atomic<Bool>(false)
+        let done = Atomic<Bool>(false)
+        let finalReport = Mutex<MQTTPublisher.Report?>(nil)
+        let env = environment(path)
+        // Made and run on its own thread: the publisher belongs to the thread that drives it.
+        let thread = Thread {
+            guard let publisher = try? MQTTPublisher(settings: s, environment: env, logger: Self.logger, announcesAvailability: true) else { return }
+            publisher.run { stop.load(ordering: .relaxed) }
+            finalReport.withLock { $0 = publisher.report }
+            done.store(true, ordering: .releasing)
+        }
+        thread.start()
+        // Running (and so the outbox started) before the first change.
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/status")?.payload == Array("online".utf8) })
+
+        var identities: [String] = []
+        for i in 0..<300 {
+            let identity = "manual|restart-\(i)"
+            _ = try store.addManual(ml: Double(10 + i % 50), at: .wallClockNow, note: nil, identity: identity)
+            identities.append(identity)
+            if i == 100 { broker.kill() }
+            if i == 180 { try broker.start() }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        let expected = Set(identities)
+        func received() -> [String] {
+            subscriber.objects(onTopicsEndingWith: "/event").compactMap { $0["change"] as? String == "new" ? $0["identity"] as? String : nil }
+        }
+        #expect(subscriber.waitFor(seconds: 30) { Set(received()) == expected },
+                "received \(Set(received()).count) of 300; missing \(expected.subtracting(received()).sorted())")
+        #expect(subscriber.waitFor(seconds: 10) { (try? store.outboxStatus().pending) == 0 }, "the outbox is emptied once acknowledged")
+        stop.store(true, ordering: .relaxed)
+        #expect(subscriber.waitFor(seconds: 5) { done.load(ordering: .acquiring) })
+        let got = received()
+        let duplicates = got.count - Set(got).count
+        // QoS 1 is at least once: a message the broker had when it was killed but whose PUBACK was lost comes again.
+        print("300 changes, broker killed after 100 and back after 180: \(Set(got).count) received, \(duplicates) more than once")
+        #expect((finalReport.withLock { $0 }?.connections ?? 0) >= 2, "reconnected after the restart")
+        // The availability: online while running, offline after a clean stop (retained).
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/status")?.payload == Array("offline".utf8) })
+    }
+
+    @Test("wrong password, or no broker: a clear error and exit 1 from `quench mqtt sync`, nothing taken from the outbox")
+    func refusedAndUnreachable() throws {
+        let broker = try MosquittoBroker(users: ["quench": "right horse battery"])
+        let (path, store) = try history()
+        let folder = (path as NSString).deletingLastPathComponent
+        try "wrong\n".write(toFile: folder + "/wrong", atomically: true, encoding: .utf8)
+        try "right horse battery\n".write(toFile: folder + "/right", atomically: true, encoding: .utf8)
+        let url = "mqtt://quench@127.0.0.1:\(broker.port)"
+        let never = try runQuench(["mqtt", "status", "--db", path])
+        #expect(never.stdout.contains("never started"), "\(never.stdout)")
+
+        // The first attempt starts the outbox even though the broker refuses it.
+        let wrong = try runQuench(["mqtt", "sync", "--db", path, "--broker", url, "--password-file", folder + "/wrong", "--node", "testpi"])
+        #expect(wrong.status == 1)
+        #expect(wrong.stderr.contains("refused the connection") && wrong.stderr.contains("not authorised")
+                && wrong.stderr.contains("password file"), "\(wrong.stderr)")
+        _ = try store.addManual(ml: 300, at: .wallClockNow, note: nil, identity: "manual|after-refusal")
+        let gone = try MosquittoBroker.freePort()
+        let unreachable = try runQuench(["mqtt", "sync", "--db", path, "--broker", "mqtt://127.0.0.1:\(gone)", "--node", "testpi"])
+        #expect(unreachable.status == 1)
+        #expect(unreachable.stderr.contains("127.0.0.1:\(gone)") && unreachable.stderr.contains("Connection refused"), "\(unreachable.stderr)")
+        let missing = try runQuench(["mqtt", "sync", "--db", path, "--broker", url, "--password-file", folder + "/nope"])
+        #expect(missing.status != 0 && missing.stderr.contains("password file") && missing.stderr.contains("nope"), "\(missing.stderr)")
+        #expect(try store.outboxStatus().pending == 1, "the change waits")
+
+        let ok = try runQuench(["mqtt", "sync", "--db", path, "--broker", url, "--password-file", folder + "/right", "--node", "testpi"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stdout.contains("published 1 change to mqtt://quench@127.0.0.1:\(broker.port) (1 acknowledged)"), "\(ok.stdout)")
+        #expect(try store.outboxStatus().pending == 0)
+    }
+
+    @Test("mqtts:// with a CA made here (openssl): the broker's certificate is checked, a wrong CA refused")
+    func tls() throws {
+        let folder = try TemporaryFolder.create("quench-tls")
+        func openssl(_ args: [String]) throws {
+            let r = try runProgram("/usr/bin/openssl", args)
+            guard r.status == 0 else { throw BrokerError("openssl \(args.first ?? ""): \(r.stderr)") }
+        }
+        for name in ["ca", "other-ca"] {
+            try openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Quench test \(name)",
+                         "-keyout", "\(folder)/\(name).key", "-out", "\(folder)/\(name).crt"])
+        }
+        try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(toFile: folder + "/san.ext", atomically: true, encoding: .utf8)
+        try openssl(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", "\(folder)/server.key", "-out", "\(folder)/server.csr"])
+        try openssl(["x509", "-req", "-in", "\(folder)/server.csr", "-CA", "\(folder)/ca.crt", "-CAkey", "\(folder)/ca.key", "-CAcreateserial",
+                     "-days", "2", "-extfile", "\(folder)/san.ext", "-out", "\(folder)/server.crt"])
+        let broker = try MosquittoBroker(tls: .init(certificate: "\(folder)/server.crt", key: "\(folder)/server.key"))
+        let tlsPort = try #require(broker.tlsPort)
+        let (path, _) = try history()
+        let good = try runQuench(["mqtt", "sync", "--db", path, "--broker", "mqtts://localhost:\(tlsPort)", "--ca-file", "\(folder)/ca.crt", "--node", "testpi"])
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(good.stdout.contains("mqtts://localhost:\(tlsPort)"))
+        let bad = try runQuench(["mqtt", "sync", "--db", path, "--broker", "mqtts://localhost:\(tlsPort)", "--ca-file", "\(folder)/other-ca.crt", "--node", "testpi"])
+        #expect(bad.status == 1)
+        #expect(bad.stderr.lowercased().contains("tls") || bad.stderr.contains("certificate") || bad.stderr.contains("protocol"), "\(bad.stderr)")
+    }
+
+    @Test("a reminder given while the publisher runs becomes an event message for Home Assistant")
+    func reminderPublished() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-reminder")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-reminder") })
+        let (path, store) = try history()
+        let s = try settings(broker)
+        let env = environment(path)
+        let stop = Atomic<Bool>(false)
+        let thread = Thread {
+            guard let publisher = try? MQTTPublisher(settings: s, environment: env, logger: Self.logger, announcesAvailability: true) else { return }
+            publisher.stateInterval = 0.2
+            publisher.run { stop.load(ordering: .relaxed) }
+        }
+        thread.start()
+        defer { stop.store(true, ordering: .relaxed) }
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/person/default/state") != nil })
+        try store.markReminded(at: .wallClockNow)
+        #expect(subscriber.waitFor(seconds: 5) { !subscriber.objects(onTopicsEndingWith: "/reminder").isEmpty })
+        let event = try #require(subscriber.objects(onTopicsEndingWith: "/reminder").first)
+        #expect(event["event_type"] as? String == "reminder" && event["goal_ml"] as? Double == 2000 && event["reason"] as? String != nil)
+    }
+}
+#endif

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import Threading
+
+/// Debian's `mosquitto` broker, started by a test on a free loopback port with
+/// persistence in a folder of its own; stopped, killed and started again on the
+/// same port and folder. Tests that need it are skipped, saying so, when it is
+/// not installed (`.ci/run` installs it).
+public final class MosquittoBroker: @unchecked Sendable {
+    // @unchecked: a test drives it from one thread; `process` is only touched there.
+    public static let path = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    public static var isInstalled: Bool { path != nil }
+    public static let missing = "mosquitto is not installed: apt-get install -y mosquitto (the CI's .ci/run does)"
+
+    public let port: Int
+    public let folder: String
+    /// The TLS listener's port, when started with `tls`.
+    public let tlsPort: Int?
+    private var process: ChildProcess.Running?
+
+    public struct TLS: Sendable {
+        public var certificate: String
+        public var key: String
+        public init(certificate: String, key: String) {
+            self.certificate = certificate
+            self.key = key
+        }
+    }
+
+    /// - Parameter users: user → password; without, anonymous clients are allowed.
+    public init(users: [String: String] = [:], tls: TLS? = nil) throws {
+        folder = try TemporaryFolder.create("quench-mosquitto")
+        port = try Self.freePort()
+        tlsPort = tls == nil ? nil : try Self.freePort()
+        var conf = """
+            per_listener_settings false
+            \(getuid() == 0 ? "user root" : "")
+            persistence true
+            persistence_location \(folder)/
+            # Saved after every change: a broker killed with SIGKILL keeps what it acknowledged.
+            autosave_on_changes true
+            autosave_interval 1
+            log_dest file \(folder)/broker.log
+            listener \(port) 127.0.0.1
+
+            """
+        if let tls, let tlsPort {
+            conf += "listener \(tlsPort) 127.0.0.1\ncertfile \(tls.certificate)\nkeyfile \(tls.key)\n"
+        }
+        if users.isEmpty {
+            conf += "allow_anonymous true\n"
+        } else {
+            // mosquitto_passwd's file format: user:$7$… hashes; made with its own tool.
+            let file = folder + "/passwords"
+            FileManager.default.createFile(atPath: file, contents: nil)
+            for (user, password) in users {
+                let r = try runProgram("/usr/bin/mosquitto_passwd", ["-b", file, user, password])
+                guard r.status == 0 else { throw BrokerError("mosquitto_passwd failed: \(r.stderr)") }
+            }
+            conf += "allow_anonymous false\npassword_file \(file)\n"
+        }
+        try conf.write(toFile: folder + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        try start()
+    }
+
+    public var url: String { "mqtt://127.0.0.1:\(port)" }
+
+    public func start() throws {
+        guard let path = Self.path else { throw BrokerError(Self.missing) }
+        // Spawned with no signal blocked, so SIGTERM stops it whatever the test runner's threads block.
+        switch ChildProcess.start(path, ["-c", folder + "/mosquitto.conf"], logFile: folder + "/stdout.log") {
+        case .success(let p): process = p
+        case .failure(let e): throw BrokerError("\(e)")
+        }
+        // Ready once it accepts connections.
+        let end = Date().addingTimeInterval(5)
+        while Date() < end {
+            if Self.accepts(port) { return }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        throw BrokerError("mosquitto did not listen on \(port) within 5 s: \(log)")
+    }
+
+    /// SIGTERM: the broker saves its state and exits.
+    public func stop() {
+        guard let p = process else { return }
+        p.signal(SIGTERM)
+        p.wait()
+        process = nil
+    }
+
+    /// SIGKILL: no goodbye, no final save (what was saved every second survives).
+    public func kill() {
+        guard let p = process else { return }
+        p.signal(SIGKILL)
+        p.wait()
+        process = nil
+    }
+
+    public var log: String { (try? String(contentsOfFile: folder + "/broker.log", encoding: .utf8)) ?? "" }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    public static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw BrokerError("socket: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw BrokerError("bind: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
+
+public struct BrokerError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

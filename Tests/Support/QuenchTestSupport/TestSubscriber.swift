@@ -1,0 +1,69 @@
+import Foundation
+import MQTT
+import Synchronization
+
+/// A subscriber on its own thread, for tests: a persistent session (clean
+/// session off, QoS 1), so what is published while it or the broker is away
+/// reaches it once both are back; it reconnects by itself.
+public final class TestSubscriber: Sendable {
+    private let received = Mutex<[MQTTMessage]>([])
+    private let stopping = Atomic<Bool>(false)
+    private let ended = Atomic<Bool>(false)
+
+    public init(port: Int, clientID: String = "quench-test-subscriber", topics: [String] = ["quench/#", "homeassistant/#"]) {
+        let thread = Thread { [self] in run(port: port, clientID: clientID, topics: topics) }
+        thread.start()
+    }
+
+    private func run(port: Int, clientID: String, topics: [String]) {
+        defer { ended.store(true, ordering: .releasing) }
+        var client: MQTTClient?
+        while !stopping.load(ordering: .relaxed) {
+            if client == nil {
+                guard let c = try? MQTTClient(clientID: clientID, cleanSession: false) else { return }
+                c.onConnect = { [unowned c] code in
+                    if code == 0 { for t in topics { try? c.subscribe(t, qos: 1) } }
+                }
+                c.onMessage = { [unowned self] m in received.withLock { $0.append(m) } }
+                do { try c.connect(host: "127.0.0.1", port: Int32(port)) } catch {
+                    Thread.sleep(forTimeInterval: 0.05)
+                    continue
+                }
+                client = c
+            }
+            do { try client?.loop(timeoutMS: 20) } catch {
+                client = nil
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        client?.disconnect()
+    }
+
+    public var messages: [MQTTMessage] { received.withLock { $0 } }
+
+    /// The JSON objects received on topics ending with `suffix`.
+    public func objects(onTopicsEndingWith suffix: String) -> [[String: Any]] {
+        messages.filter { $0.topic.hasSuffix(suffix) }.compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any]
+        }
+    }
+
+    /// The last message on `topic` (retained state, configs).
+    public func last(_ topic: String) -> MQTTMessage? { messages.last { $0.topic == topic } }
+
+    public func waitFor(seconds: Double, _ condition: () -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return condition()
+    }
+
+    public func close() {
+        stopping.store(true, ordering: .relaxed)
+        _ = waitFor(seconds: 2) { ended.load(ordering: .acquiring) }
+    }
+
+    deinit { stopping.store(true, ordering: .relaxed) }
+}
