@@ -6,6 +6,10 @@ import PackageDescription
 //   quench (CLI, parsing only)     quenchd (the service)     quench-bench (benchmarks)
 //     ├── QuenchTools (scan, pair, watch, record, calibrate, and their terminal output)
 //     ├── QuenchHistory (today, log, stats, goals, calendar, export: Foundation, for local days' time zones)
+//     ├── QuenchMQTT (the publisher: outbox → broker, states, Home Assistant discovery)
+//     │     └── MQTT (libmosquitto; the only importer of CMosquitto)
+//     ├── QuenchConfig (quench.toml and precedence: command line > environment > user file > /etc > default;
+//     │     TOMLKit, BluetoothWire, Threading, QuenchCore; quenchd links it too)
 //     └── QuenchGateway (pipelines: replay, simulate, demo, the live gateway; prints nothing)
 //           ├── QuenchStore (SQLite's C API; the only importer of CSQLite)
 //           ├── BluetoothLinux (kernel sockets; the only importer of CBlueZ)
@@ -21,6 +25,13 @@ import PackageDescription
 // import Foundation; QuenchProfiles and QuenchStore import FoundationEssentials
 // (JSON, files) only; QuenchGateway, QuenchTools and the layers below import
 // neither, and nothing imports Dispatch, so quenchd stays small.
+//
+// TOMLKit (QuenchConfig only) wraps toml++, a well-kept TOML 1.0 parser whose
+// errors carry a line and column. Its Swift side names Foundation's Data and
+// Date, which resolve to FoundationEssentials: no ICU enters quenchd, but
+// linking it costs quenchd about 2 MB resident (static release, `quenchd --help`:
+// 7.9 -> 10.1 MB). toml++ 3.4.0 asserts on three malformed inputs: QuenchConfig's
+// TOMLPreflight refuses those first.
 let package = Package(
     name: "Quench",
     platforms: [.macOS(.v14)],
@@ -31,6 +42,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Exact: TOMLPreflight is written against the toml++ inside this version.
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
     ],
     targets: [
         .target(name: "QuenchCore"),
@@ -58,7 +71,10 @@ let package = Package(
             "QuenchProfiles", "GATT", "BluetoothLinux", "Threading",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchStore", "Threading"]),
+        .target(name: "QuenchConfig", dependencies: [
+            "QuenchCore", "BluetoothWire", "Threading", .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchConfig", "QuenchStore", "Threading"]),
         // MQTT through libmosquitto (Debian libmosquitto-dev), the Eclipse reference client:
         // MQTT 3.1.1 and 5, TLS, reconnects. `MQTT` is the only importer of CMosquitto.
         .systemLibrary(
@@ -79,10 +95,10 @@ let package = Package(
             "QuenchGateway", "QuenchCore", "QuenchProfiles", "GATT", "BluetoothWire", "Threading",
         ]),
         .executableTarget(name: "quench", dependencies: [
-            "QuenchGateway", "QuenchHistory", "QuenchTools", "QuenchStore", "QuenchProfiles", "QuenchMQTT", "Threading",
+            "QuenchGateway", "QuenchHistory", "QuenchConfig", "QuenchTools", "QuenchStore", "QuenchProfiles", "QuenchMQTT", "Threading",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "quenchd", dependencies: ["QuenchGateway", "QuenchStore"]),
+        .executableTarget(name: "quenchd", dependencies: ["QuenchGateway", "QuenchConfig", "QuenchStore"]),
         .executableTarget(name: "quench-bench", dependencies: [
             "QuenchCore", "QuenchSimulator", "QuenchStore", "QuenchGateway", "QuenchSimulatedDevices",
         ]),
@@ -107,6 +123,7 @@ let package = Package(
         .testTarget(name: "BluetoothLinuxTests", dependencies: ["BluetoothLinux", "BluetoothWire", "BLEVMHarness", "QuenchTestSupport", "Threading"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "QuenchTestSupport"]),
         .testTarget(name: "QuenchMQTTTests", dependencies: ["QuenchMQTT", "MQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
+        .testTarget(name: "QuenchConfigTests", dependencies: ["QuenchConfig", "QuenchCore", "QuenchStore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchHistoryTests", dependencies: ["QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchToolsTests", dependencies: [
             "QuenchTools", "QuenchGateway", "QuenchSimulatedDevices", "QuenchSimulator", "QuenchProfiles", "QuenchStore", "QuenchCore",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds quench_VERSION_ARCH.deb from the same files scripts/install.sh installs
 # (binaries in /usr/bin, units in /lib/systemd/system, the udev rule in
-# /lib/udev/rules.d), with maintainer scripts that do what install.sh and
+# /lib/udev/rules.d, /etc/quench/quench.toml as a conffile), with maintainer scripts that do what install.sh and
 # uninstall.sh do: the `quench` user, enabling the service and the reminder
 # timer; the history in /var/lib/quench stays unless the package is purged.
 #
@@ -34,11 +34,13 @@ root="$stage/quench_${version}_${arch}"
 DESTDIR="$root" scripts/install.sh --prefix /usr --bin-dir "$bin_dir" "${build_args[@]}" >/dev/null
 # Symbols are for debugging a build, not for a Pi's SD card.
 strip --strip-unneeded "$root/usr/bin/quench" "$root/usr/bin/quenchd"
-# Packages keep units and rules under /lib; /etc is the administrator's.
+# Packages keep units and rules under /lib; /etc is the administrator's, but
+# for the configuration, a conffile: dpkg keeps a person's edits on upgrade
+# (asking when the shipped file changed too) and removes it only on purge.
 mkdir -p "$root/lib/systemd/system" "$root/lib/udev/rules.d"
 mv "$root"/etc/systemd/system/* "$root/lib/systemd/system/"
 mv "$root"/etc/udev/rules.d/* "$root/lib/udev/rules.d/"
-rm -rf "$root/etc"
+rm -rf "$root/etc/systemd" "$root/etc/udev"
 
 doc="$root/usr/share/doc/quench"
 install -d "$doc"
@@ -106,6 +108,7 @@ if [ "$1" = purge ]; then
 fi
 POSTRM
 chmod 755 "$root/DEBIAN/postinst" "$root/DEBIAN/prerm" "$root/DEBIAN/postrm"
+echo /etc/quench/quench.toml > "$root/DEBIAN/conffiles"
 
 mkdir -p "$out"
 deb="$out/quench_${version}_${arch}.deb"

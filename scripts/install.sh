@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs Quench as a service: the release binaries (static Swift runtime),
-# the systemd units, the udev rule; on a real system also the `quench` user,
-# and enables the service. Idempotent: a second run changes nothing.
+# the systemd units, the udev rule, the configuration file
+# /etc/quench/quench.toml (only when there is none: an edited one is kept);
+# on a real system also the `quench` user, and enables the service.
+# Idempotent: a second run changes nothing.
 #
 #   sudo scripts/install.sh                      # build, install under /usr/local, enable
 #   DESTDIR=/tmp/root scripts/install.sh --no-build --bin-dir .build/release
@@ -26,7 +28,7 @@ while [ $# -gt 0 ]; do
         --bin-dir) bin_dir="${2:?--bin-dir needs a directory}"; shift 2 ;;
         --rfkill-unblock) rfkill=yes; shift ;;
         --no-enable) enable=no; shift ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) echo "install.sh: unknown option '$1' (see --help)" >&2; exit 64 ;;
     esac
 done
@@ -58,6 +60,12 @@ done
 put 644 udev/70-quench.rules /etc/udev/rules.d/70-quench.rules
 if [ "$rfkill" = yes ]; then
     put 644 udev/71-quench-rfkill-unblock.rules /etc/udev/rules.d/71-quench-rfkill-unblock.rules
+fi
+# The configuration is the administrator's once it is there: never replaced.
+if [ -e "$root/etc/quench/quench.toml" ]; then
+    echo "install.sh: kept $root/etc/quench/quench.toml as it is"
+else
+    put 644 config/quench.toml /etc/quench/quench.toml
 fi
 
 if [ -n "$root" ]; then

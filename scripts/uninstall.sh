@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Removes what scripts/install.sh installed. The intake history in
-# /var/lib/quench stays unless --purge, which also removes the `quench` user.
+# /var/lib/quench and the configuration /etc/quench/quench.toml stay unless
+# --purge, which also removes the `quench` user.
 #
 #   sudo scripts/uninstall.sh [--prefix DIR] [--purge]
 #   DESTDIR=/tmp/root scripts/uninstall.sh       # from a scratch root
@@ -31,8 +32,10 @@ if [ -z "$root" ]; then
 fi
 if [ "$purge" = yes ]; then
     rm -rf "$root/var/lib/quench"
+    rm -f "$root/etc/quench/quench.toml"
+    rmdir "$root/etc/quench" 2>/dev/null || true
     if [ -z "$root" ] && getent passwd quench >/dev/null; then userdel quench; fi
-    echo "uninstall.sh: removed, with the history in $root/var/lib/quench"
+    echo "uninstall.sh: removed, with the history in $root/var/lib/quench and $root/etc/quench/quench.toml"
 else
-    echo "uninstall.sh: removed; the history in $root/var/lib/quench stays (--purge removes it)"
+    echo "uninstall.sh: removed; the history in $root/var/lib/quench and the configuration $root/etc/quench/quench.toml stay (--purge removes them)"
 fi

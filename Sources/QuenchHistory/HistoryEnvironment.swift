@@ -1,4 +1,5 @@
 import Foundation
+import QuenchConfig
 import QuenchCore
 import QuenchStore
 
@@ -27,22 +28,35 @@ public struct HistoryEnvironment: Sendable {
         self.variables = variables
     }
 
-    /// The environment of this process: `--db`/`QUENCH_DB`/XDG path, the clock,
-    /// `--units`, and colour when stdout is a terminal and `NO_COLOR` is unset.
-    public static func process(database: String?, units: String?) throws(HistoryError) -> HistoryEnvironment {
+    /// The environment of this process: the configuration's database and
+    /// units, the clock, and colour when stdout is a terminal and `NO_COLOR` is unset.
+    public static func process(_ configuration: Configuration) -> HistoryEnvironment {
         let variables = ProcessInfo.processInfo.environment
-        let unit: VolumeUnit?
-        if let units {
-            guard let parsed = VolumeUnit(parsingUnitName: units) else { throw .unknownUnit(units) }
-            unit = parsed
-        } else {
-            unit = nil
-        }
         let noColor = !(variables["NO_COLOR"] ?? "").isEmpty
         let color = isatty(STDOUT_FILENO) == 1 && !noColor && variables["TERM"] != "dumb"
-        return HistoryEnvironment(
-            databasePath: StoreLocation.resolve(explicit: database, environment: variables),
-            now: .wallClockNow, units: unit, color: color, variables: variables)
+        return HistoryEnvironment(databasePath: configuration.database.value, now: .wallClockNow, units: configuration.units.value,
+                                  color: color, variables: variables)
+    }
+
+    /// The same from `--db` and `--units` alone: a `HistoryError` or a `ConfigError`.
+    public static func process(database: String?, units: String?) throws -> HistoryEnvironment {
+        process(try configuration(ConfigValues(database: database, units: unitOption(units))))
+    }
+
+    /// `quench`'s configuration: `commandLine` over `QUENCH_DB`/`QUENCH_LOG`,
+    /// the user's file, /etc/quench/quench.toml, and the defaults (the store's
+    /// XDG location last).
+    public static func configuration(_ commandLine: ConfigValues) throws(ConfigError) -> Configuration {
+        let inputs = ConfigInputs.process()
+        return try Configuration.resolve(commandLine: commandLine, for: .quench,
+                                         defaultDatabase: StoreLocation.defaultPath(environment: inputs.variables), inputs: inputs)
+    }
+
+    /// `--units`: nil when not given.
+    public static func unitOption(_ text: String?) throws(HistoryError) -> VolumeUnit? {
+        guard let text else { return nil }
+        guard let unit = VolumeUnit(parsingUnitName: text) else { throw .unknownUnit(text) }
+        return unit
     }
 
     /// Opens the store; commands that only read need it to exist already.
@@ -99,5 +113,18 @@ extension VolumeUnit {
         case "oz", "floz", "fl oz", "fl.oz", "us fl oz": self = .usFluidOunce
         default: return nil
         }
+    }
+}
+
+extension Configuration {
+    /// `quench config show`: a table of each key, its value and where it came
+    /// from, then the files looked at; or the same as JSON.
+    public func shown(json: Bool) -> String {
+        guard !json else { return JSONOutput.encode(report(abbreviatingHome: false)) }
+        let report = report(abbreviatingHome: true)
+        return Format.table(["key", "value", "source"], report.settings.map { [$0.key, $0.value.description, $0.source] },
+                            align: [.left, .left, .left])
+            + "\n\nfiles (the first that sets a key wins):\n"
+            + Format.table(["file", "role", "status"], report.files.map { [$0.path, $0.role, $0.status] }, align: [.left, .left, .left])
     }
 }

@@ -4,7 +4,9 @@ public enum StoreLocation {
     /// then `$HOME/.local/share/quench/quench.sqlite` (XDG Base Directory
     /// Specification 0.8: `$XDG_DATA_HOME` defaults to `$HOME/.local/share`, and a
     /// relative value is ignored). The service uses `/var/lib/quench/quench.sqlite`
-    /// through `QUENCH_DB` or `--db`.
+    /// through `QUENCH_DB` or `--db`. The commands resolve through QuenchConfig,
+    /// which puts the configuration files between `$QUENCH_DB` and `defaultPath`;
+    /// this is the same order without them.
     public static func resolve(explicit: String?, environment: [String: String]) -> String {
         if let explicit, !explicit.isEmpty { return explicit }
         if let fromEnv = environment["QUENCH_DB"], !fromEnv.isEmpty { return fromEnv }

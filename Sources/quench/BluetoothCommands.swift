@@ -1,6 +1,7 @@
 #if os(Linux)
 import ArgumentParser
 import Foundation
+import QuenchConfig
 import QuenchCore
 import QuenchGateway
 import QuenchHistory
@@ -11,14 +12,23 @@ import Threading
 
 /// Options of the commands that talk to devices.
 struct LiveOptions: ParsableArguments {
-    @Option(name: .long, help: "The database file (default: $QUENCH_DB, else $XDG_DATA_HOME/quench/quench.sqlite).")
+    @Option(name: .long, help: databaseHelp)
     var db: String?
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error (default: $QUENCH_LOG, else info).")
-    var logLevel: String?
+    @Option(help: "Log level (default: $QUENCH_LOG, else `log_level` in the config file, else info; warning for calibrate, watch and record).")
+    var logLevel: LogLevel?
 
+    /// The configuration with these options, and `more`, over the rest.
+    func configuration(_ more: ConfigValues = ConfigValues()) throws -> Configuration {
+        var values = more
+        (values.database, values.logLevel) = (db, logLevel)
+        return try HistoryEnvironment.configuration(values)
+    }
+}
+
+extension Configuration {
     func openStore(creating: Bool) throws -> IntakeStore {
-        try HistoryEnvironment.process(database: db, units: nil).openStore(creating: creating)
+        try HistoryEnvironment.process(self).openStore(creating: creating)
     }
 }
 
@@ -64,11 +74,11 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: "Seconds to scan.") var timeout: Double = 5
     @Flag(help: "Also list devices no profile fits.") var all = false
     @Flag(help: "One JSON object a line per device.") var json = false
-    @Option(help: "Log level.") var logLevel: String?
+    @Option(help: "Log level (default: $QUENCH_LOG, else `log_level` in the config file, else info).") var logLevel: LogLevel?
 
     func run() async throws {
         let (timeout, all, json) = (timeout, all, json)
-        _ = LiveLogging.bootstrap(level: logLevel)
+        _ = LiveLogging.bootstrap(level: try HistoryEnvironment.configuration(ConfigValues(logLevel: logLevel)).logLevel.value.rawValue)
         try await offPool {
             let stop = StopSignal()
             let signals = StopSignals.handle { _ in stop.stop() }
@@ -100,10 +110,10 @@ struct PairCommand: AsyncParsableCommand {
         (r.profile, r.name, r.bond, r.random) = (profile, name, bond, random)
         (r.capacityML, r.tareG, r.levelCurve, r.density, r.timeout) = (capacity, tare, levelCurve, density, timeout)
         let request = r
-        let live = live
-        _ = LiveLogging.bootstrap(level: live.logLevel)
+        let configuration = try live.configuration()
+        _ = LiveLogging.bootstrap(level: configuration.logLevel.value.rawValue)
         try await offPool {
-            let environment = try HistoryEnvironment.process(database: live.db, units: nil)
+            let environment = HistoryEnvironment.process(configuration)
             let stop = StopSignal()
             let signals = StopSignals.handle { _ in stop.stop() }
             let outcome = try Pairing.pair(request, openStore: { () throws(StoreError) in try environment.openIntakeStore(creating: true) },
@@ -164,10 +174,10 @@ struct CalibrateCommand: AsyncParsableCommand {
         var r = Calibration.Request(address: device)
         (r.emptyNow, r.fullNow, r.fullML, r.points, r.seconds) = (emptyNow, fullNow, full, point, seconds)
         r.interactive = !emptyNow && !fullNow && point.isEmpty && full == nil && isatty(0) == 1
-        let (request, live) = (r, live)
-        let logger = LiveLogging.bootstrap(level: live.logLevel ?? "warning")
+        let (request, configuration) = (r, try live.configuration())
+        let logger = LiveLogging.bootstrap(level: configuration.logLevel(otherwise: .warning).rawValue)
         try await offPool {
-            let store = try live.openStore(creating: false)
+            let store = try configuration.openStore(creating: false)
             try Calibration.run(request, store: store, transport: .kernel(), logger: logger,
                                 ask: { LineOutput.write($0); return readLine() }, write: LineOutput.write)
         }
@@ -182,10 +192,10 @@ struct WatchCommand: AsyncParsableCommand {
     @OptionGroup var live: LiveOptions
 
     func run() async throws {
-        let (address, seconds, live, rate) = (address, seconds, live, clockRate)
-        let logger = LiveLogging.bootstrap(level: live.logLevel ?? "warning")
+        let (address, seconds, configuration, rate) = (address, seconds, try live.configuration(), clockRate)
+        let logger = LiveLogging.bootstrap(level: configuration.logLevel(otherwise: .warning).rawValue)
         try await offPool {
-            let store = try live.openStore(creating: false)
+            let store = try configuration.openStore(creating: false)
             let device = try Gateway.devices(in: store, only: [address])[0]
             LineOutput.write("watching \(device.label) (\(ProfileRegistry.identifier(device.profile))); Ctrl-C to stop")
             LineOutput.write(Watch.header)
@@ -200,12 +210,15 @@ struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "The gateway: log sips from every paired device into the store until stopped.",
         discussion: "GATT devices are connected and subscribed, broadcast scales heard through one shared scan. Events are stored as they become final. SIGINT or SIGTERM stops it cleanly.")
-    @Option(name: .customLong("device"), help: "Only this device (repeatable; default: all paired).") var devices: [String] = []
+    @Option(name: .customLong("device"), help: "Only this device (repeatable; default: `devices` in [gateway] of the config file, else all paired).")
+    var devices: [String] = []
     @Flag(help: "Print events as JSON lines.") var json = false
-    @Option(help: "Seconds allowed for each connection attempt.") var connectTimeout: Double = 10
+    @Option(help: "Seconds allowed for each connection attempt (default: `connect_timeout` in [gateway] of the config file, else 10).")
+    var connectTimeout: Double?
     @Option(help: "Stop after this many seconds (default: until a signal).") var seconds: Double?
-    @Option(help: ArgumentHelp("Bottles that keep their own sips (HidrateSpark): connect every MIN minutes, drain, disconnect (default: stay connected).",
-                               valueName: "MIN")) var drainEvery: Double?
+    @Option(help: ArgumentHelp("Bottles that keep their own sips (HidrateSpark): connect every MIN minutes, drain, disconnect "
+                               + "(default: `drain_every` in [gateway] of the config file, else stay connected).", valueName: "MIN"))
+    var drainEvery: Double?
     @Option(help: .hidden) var clockRate: Double = 1
     @OptionGroup var live: LiveOptions
 
@@ -214,12 +227,14 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var request = Gateway.RunRequest(databasePath: try HistoryEnvironment.process(database: live.db, units: nil).databasePath)
-        request.options.drainInterval = drainEvery.map { $0 * 60 }
-        request.devices = devices
+        let configuration = try live.configuration(ConfigValues(devices: devices.isEmpty ? nil : devices, connectTimeout: connectTimeout,
+                                                                drainEvery: drainEvery))
+        var request = Gateway.RunRequest(databasePath: configuration.database.value)
+        request.devices = configuration.devices.value
+        request.logLevel = configuration.logLevel.value.rawValue
+        request.options.connectTimeout = configuration.connectTimeout.value
+        request.options.drainInterval = configuration.drainEvery.value.map { $0 * 60 }
         request.seconds = seconds
-        request.logLevel = live.logLevel
-        request.options.connectTimeout = connectTimeout
         request.options.clockRate = clockRate
         let (runRequest, json) = (request, json)
         try await offPool {
@@ -237,13 +252,13 @@ struct RecordCommand: AsyncParsableCommand {
     @OptionGroup var live: LiveOptions
 
     func run() async throws {
-        let (address, out, seconds, live) = (address, out, seconds, live)
+        let (address, out, seconds, configuration) = (address, out, seconds, try live.configuration())
         var options = Gateway.Options()
         options.clockRate = clockRate
         let recordOptions = options
-        let logger = LiveLogging.bootstrap(level: live.logLevel ?? "warning")
+        let logger = LiveLogging.bootstrap(level: configuration.logLevel(otherwise: .warning).rawValue)
         try await offPool {
-            let store = try live.openStore(creating: false)
+            let store = try configuration.openStore(creating: false)
             let device = try Gateway.devices(in: store, only: [address])[0]
             LineOutput.write("recording \(device.label) (\(ProfileRegistry.identifier(device.profile))) to \(out); Ctrl-C to stop")
             let n = try TraceRecorder.record(device, to: out, seconds: seconds, options: recordOptions, transport: .kernel(), logger: logger)

@@ -5,7 +5,7 @@ extension History.ExportFormat: ExpressibleByArgument {}
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Write the history as CSV or JSON to stdout.")
-    @Option(name: .long, help: "The database file (default: $QUENCH_DB, else $XDG_DATA_HOME/quench/quench.sqlite).") var db: String?
+    @Option(name: .long, help: databaseHelp) var db: String?
     @Option(help: "csv (events) or json (events, goals, settings, devices).") var format: History.ExportFormat = .csv
     @Option(help: "From this time.") var since: String?
     @Option(help: "Before this time.") var until: String?

@@ -80,6 +80,6 @@ struct Quench: AsyncParsableCommand {
     /// The history commands (issue 3).
     static let historyCommands: [any ParsableCommand.Type] = [
         Today.self, Log.self, Stats.self, CalendarCommand.self, GoalCommand.self, RemindCommand.self,
-        Add.self, Delete.self, Undo.self, Restore.self, Export.self, Import.self, SettingsCommand.self,
+        Add.self, Delete.self, Undo.self, Restore.self, Export.self, Import.self, SettingsCommand.self, ConfigCommand.self,
     ]
 }

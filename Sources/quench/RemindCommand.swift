@@ -1,4 +1,5 @@
 import ArgumentParser
+import QuenchConfig
 import QuenchHistory
 
 struct RemindCommand: ParsableCommand {
@@ -17,7 +18,8 @@ struct RemindCommand: ParsableCommand {
         @OptionGroup var options: StoreOptions
         @Flag(help: "Deliver a reminder if one is due now: a line on stdout, and --command if given.") var notify = false
         @Option(help: ArgumentHelp("With --notify: a program to run (no shell) with QUENCH_INTAKE_ML, QUENCH_GOAL_ML, QUENCH_PACE_ML, "
-                                   + "QUENCH_BEHIND_ML, QUENCH_REASON and QUENCH_PERSON set; stopped after 10 s.", valueName: "PATH"))
+                                   + "QUENCH_BEHIND_ML, QUENCH_REASON and QUENCH_PERSON set; stopped after 10 s "
+                                   + "(default: `command` in [reminders] of the config file).", valueName: "PATH"))
         var command: String?
 
         func validate() throws {
@@ -26,7 +28,8 @@ struct RemindCommand: ParsableCommand {
 
         func run() throws {
             guard notify else { return emit(try History.remind(options.environment(), json: options.json)) }
-            let delivery = try History.deliverReminder(options.environment(), command: command)
+            let configuration = try options.configuration(ConfigValues(reminderCommand: command))
+            let delivery = try History.deliverReminder(HistoryEnvironment.process(configuration), command: configuration.reminderCommand.value)
             emit(delivery.text)
             if let problem = delivery.hookProblem { FileHandleStderr.write("quench: reminder command: \(problem)\n") }
         }

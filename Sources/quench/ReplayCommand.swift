@@ -40,7 +40,7 @@ struct ReplayCommand: ParsableCommand {
                                + "with --btsnoop, the address of the device to replay (default: the first that sends readings)."))
     var device: String?
 
-    @Option(help: "The database file (default: $QUENCH_DB, else $XDG_DATA_HOME/quench/quench.sqlite).")
+    @Option(help: databaseHelp)
     var db: String?
 
     @OptionGroup var calibration: CalibrationOptions

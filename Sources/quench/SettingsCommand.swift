@@ -3,7 +3,7 @@ import QuenchHistory
 
 struct SettingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "settings", abstract: "Show or change units, day start and time zone.")
-    @Option(name: .long, help: "The database file.") var db: String?
+    @Option(name: .long, help: databaseHelp) var db: String?
     @Flag(name: .long, help: "Print JSON instead of text.") var json = false
     @Option(help: "Default units: ml or oz.") var units: String?
     @Option(name: .customLong("day-start"), help: "Hour (0-23) at which a day begins; default 4.") var dayStart: Int?

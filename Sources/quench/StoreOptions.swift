@@ -1,19 +1,31 @@
 import ArgumentParser
+import QuenchConfig
 import QuenchHistory
+
+/// `--db`'s help, the same in every command.
+let databaseHelp: ArgumentHelp = "The database file (default: $QUENCH_DB, else `database` in the config file, else $XDG_DATA_HOME/quench/quench.sqlite)."
 
 /// Options every history command takes.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: "The database file (default: $QUENCH_DB, else $XDG_DATA_HOME/quench/quench.sqlite).")
+    @Option(name: .long, help: databaseHelp)
     var db: String?
 
-    @Option(name: .long, help: "Show volumes in ml or oz (US fl oz); default: the setting.")
+    @Option(name: .long, help: "Show volumes in ml or oz (US fl oz); default: `units` in the config file, else the setting.")
     var units: String?
 
     @Flag(name: .long, help: "Print JSON instead of text.")
     var json = false
 
+    /// The configuration with these options, and `more`, over the rest.
+    func configuration(_ more: ConfigValues = ConfigValues()) throws -> Configuration {
+        var values = more
+        values.database = db
+        values.units = try HistoryEnvironment.unitOption(units)
+        return try HistoryEnvironment.configuration(values)
+    }
+
     func environment() throws -> HistoryEnvironment {
-        try HistoryEnvironment.process(database: db, units: units)
+        HistoryEnvironment.process(try configuration())
     }
 }
 

@@ -1,13 +1,15 @@
 // quenchd: the gateway alone (`quench run` without the rest of the command
 // line), for the service. No argument-parsing framework: the runtime type
 // lookups it needs fault in megabytes of a static binary, and this process
-// runs for months on a Pi.
+// runs for months on a Pi. Options left out come from the configuration
+// file (/etc/quench/quench.toml, or --config / $QUENCH_CONFIG), then the defaults.
 //
-//   quenchd [--db PATH] [--device ADDRESS]... [--seconds S] [--json]
+//   quenchd [--config PATH] [--db PATH] [--device ADDRESS]... [--seconds S] [--json]
 //           [--connect-timeout S] [--drain-every MIN] [--log-level LEVEL]
 #if canImport(Glibc)
 import Glibc
 #endif
+import QuenchConfig
 import QuenchGateway
 import QuenchStore
 
@@ -33,30 +35,44 @@ struct Arguments {
 }
 
 var arguments = Arguments(rest: CommandLine.arguments.dropFirst())
-var database: String?
+var given = ConfigValues()
+var configFile: String?
 var request = Gateway.RunRequest(databasePath: "")
 var json = false
 while let flag = arguments.rest.popFirst() {
     switch flag {
-    case "--db": database = arguments.value(after: flag)
-    case "--device": request.devices.append(arguments.value(after: flag))
+    case "--config": configFile = arguments.value(after: flag)
+    case "--db": given.database = arguments.value(after: flag)
+    case "--device": given.devices = (given.devices ?? []) + [arguments.value(after: flag)]
     case "--seconds": request.seconds = arguments.seconds(after: flag)
-    case "--connect-timeout": request.options.connectTimeout = arguments.seconds(after: flag)
+    case "--connect-timeout": given.connectTimeout = arguments.seconds(after: flag)
     case "--clock-rate": request.options.clockRate = arguments.seconds(after: flag)
-    case "--drain-every": request.options.drainInterval = arguments.seconds(after: flag) * 60
-    case "--log-level": request.logLevel = arguments.value(after: flag)
+    case "--drain-every": given.drainEvery = arguments.seconds(after: flag)
+    case "--log-level":
+        let name = arguments.value(after: flag)
+        guard let level = LogLevel(name: name) else { fail("--log-level: '\(name)' is not \(LogLevel.expected)", status: 64) }
+        given.logLevel = level
     case "--json": json = true
     case "-h", "--help":
-        print("usage: quenchd [--db PATH] [--device ADDRESS]... [--seconds S] [--json] [--connect-timeout S] [--drain-every MIN] [--log-level LEVEL]")
+        print("usage: quenchd [--config PATH] [--db PATH] [--device ADDRESS]... [--seconds S] [--json] [--connect-timeout S] [--drain-every MIN] [--log-level LEVEL]")
         exit(0)
     default: fail("unknown argument '\(flag)' (see quenchd --help)", status: 64)
     }
 }
-var environment: [String: String] = [:]
-for name in ["QUENCH_DB", "XDG_DATA_HOME", "HOME"] {
-    if let v = getenv(name) { environment[name] = String(cString: v) }
+let inputs = ConfigInputs.process()
+let configuration: Configuration
+do {
+    configuration = try Configuration.resolve(commandLine: given, configFile: configFile, for: .quenchd,
+                                              defaultDatabase: StoreLocation.defaultPath(environment: inputs.variables), inputs: inputs)
+} catch {
+    // EX_CONFIG (sysexits.h).
+    fail("\(error)", status: 78)
 }
-request.databasePath = StoreLocation.resolve(explicit: database, environment: environment)
+request.databasePath = configuration.database.value
+request.devices = configuration.devices.value
+request.logLevel = configuration.logLevel.value.rawValue
+request.options.connectTimeout = configuration.connectTimeout.value
+request.options.drainInterval = configuration.drainEvery.value.map { $0 * 60 }
 let printJSON = json
 do {
     // Each stored event, as it is committed, to standard output (the journal, under systemd).

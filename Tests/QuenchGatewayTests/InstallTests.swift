@@ -33,7 +33,7 @@ struct InstallTests {
         return out
     }
 
-    @Test func installIntoAScratchRootTwiceChangesNothingAndUninstallKeepsOnlyTheHistory() throws {
+    @Test func installIntoAScratchRootTwiceChangesNothingAndUninstallKeepsOnlyTheHistoryAndConfiguration() throws {
         let binDir = try #require(Self.binDir, "quench and quenchd are built (swift build)")
         let root = try TemporaryFolder()
         let first = try Self.run("install.sh", ["--no-build", "--bin-dir", binDir], destdir: root.path)
@@ -41,13 +41,22 @@ struct InstallTests {
         let installed = try Self.tree(root.path)
         #expect(Set(installed.keys) == ["usr/local/bin/quench", "usr/local/bin/quenchd", "etc/systemd/system/quench.service",
                                          "etc/systemd/system/quench-remind.service", "etc/systemd/system/quench-remind.timer",
-                                         "etc/udev/rules.d/70-quench.rules"], "\(installed.keys.sorted())")
+                                         "etc/udev/rules.d/70-quench.rules", "etc/quench/quench.toml"], "\(installed.keys.sorted())")
         #expect(installed["usr/local/bin/quenchd"]?.hasPrefix("755 ") == true && installed["etc/udev/rules.d/70-quench.rules"]?.hasPrefix("644 ") == true)
         let unit = try String(contentsOfFile: root.path + "/etc/systemd/system/quench.service", encoding: .utf8)
         #expect(unit.contains("ExecStart=/usr/local/bin/quenchd\n"))
+        let config = root.path + "/etc/quench/quench.toml"
+        #expect(installed["etc/quench/quench.toml"]?.hasPrefix("644 ") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: config)) == Data(contentsOf: TestPackage.root.appendingPathComponent("config/quench.toml")))
         // Twice: the same files, modes and bytes.
         #expect(try Self.run("install.sh", ["--no-build", "--bin-dir", binDir], destdir: root.path).status == 0)
         #expect(try Self.tree(root.path) == installed)
+        // A configuration someone edited stays as they left it.
+        let edited = "log_level = \"debug\"\n"
+        try edited.write(toFile: config, atomically: true, encoding: .utf8)
+        let again = try Self.run("install.sh", ["--no-build", "--bin-dir", binDir], destdir: root.path)
+        #expect(again.status == 0 && again.output.contains("kept \(config)"), "\(again.output)")
+        #expect(try String(contentsOfFile: config, encoding: .utf8) == edited)
         // Another prefix: the units name the binaries there.
         let usr = try TemporaryFolder()
         #expect(try Self.run("install.sh", ["--no-build", "--bin-dir", binDir, "--prefix", "/usr"], destdir: usr.path).status == 0)
@@ -58,10 +67,12 @@ struct InstallTests {
         try FileManager.default.createDirectory(atPath: root.path + "/var/lib/quench", withIntermediateDirectories: true)
         try Data("history".utf8).write(to: URL(fileURLWithPath: root.path + "/var/lib/quench/quench.sqlite"))
         let removed = try Self.run("uninstall.sh", [], destdir: root.path)
-        #expect(removed.status == 0 && removed.output.contains("stays"), "\(removed.output)")
-        #expect(Set(try Self.tree(root.path).keys) == ["var/lib/quench/quench.sqlite"])
+        #expect(removed.status == 0 && removed.output.contains("stay") && removed.output.contains("quench.toml"), "\(removed.output)")
+        #expect(Set(try Self.tree(root.path).keys) == ["var/lib/quench/quench.sqlite", "etc/quench/quench.toml"])
+        #expect(try String(contentsOfFile: config, encoding: .utf8) == edited)
         #expect(try Self.run("uninstall.sh", ["--purge"], destdir: root.path).status == 0)
         #expect(try Self.tree(root.path).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: root.path + "/etc/quench"), "the folder goes too")
         #expect(try Self.run("install.sh", ["--bogus"], destdir: root.path).status == 64)
     }
 
@@ -79,7 +90,7 @@ struct InstallTests {
         #expect(info.contains("Package: quench") && info.contains("Depends: libc6 (>= 2.36), libstdc++6, libbluetooth3, libsqlite3-0, adduser"), "\(info)")
         let contents = try dpkgDeb(["--contents", path])
         for file in ["./usr/bin/quench", "./usr/bin/quenchd", "./lib/systemd/system/quench.service", "./lib/systemd/system/quench-remind.timer",
-                     "./lib/udev/rules.d/70-quench.rules", "./usr/share/doc/quench/copyright"] {
+                     "./lib/udev/rules.d/70-quench.rules", "./usr/share/doc/quench/copyright", "./etc/quench/quench.toml"] {
             #expect(contents.contains(file), "\(file) missing: \(contents)")
         }
         #expect(contents.contains("root/root"), "files owned by root")
@@ -87,6 +98,9 @@ struct InstallTests {
         _ = try dpkgDeb(["--control", path, scripts.path])
         let postinst = try String(contentsOfFile: scripts.path + "/postinst", encoding: .utf8)
         #expect(postinst.contains("adduser --system --group") && postinst.contains("enable --now quench.service quench-remind.timer"))
+        // A conffile: dpkg keeps a person's edits on upgrade and removes it on purge only.
+        #expect(try String(contentsOfFile: scripts.path + "/conffiles", encoding: .utf8) == "/etc/quench/quench.toml\n")
+        #expect(!contents.contains("./etc/systemd") && !contents.contains("./etc/udev"), "units and rules stay under /lib")
         let postrm = try String(contentsOfFile: scripts.path + "/postrm", encoding: .utf8)
         #expect(postrm.contains("\"$1\" = purge") && postrm.contains("rm -rf /var/lib/quench"))
     }

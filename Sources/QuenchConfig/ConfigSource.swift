@@ -1,0 +1,78 @@
+import QuenchCore
+
+/// Where an effective value came from, in the order they weigh: the command
+/// line, the environment, a file, the built-in default.
+public enum ConfigSource: Sendable, Hashable, CustomStringConvertible {
+    case commandLine
+    /// An environment variable, by name (`QUENCH_DB`).
+    case environment(String)
+    /// A configuration file and the line the key is on (nil when it cannot be found).
+    case file(path: String, line: Int?)
+    case builtIn
+
+    public var description: String {
+        switch self {
+        case .commandLine: "command line"
+        case .environment(let name): "$" + name
+        case .file(let path, let line): line.map { "\(path):\($0)" } ?? path
+        case .builtIn: "default"
+        }
+    }
+}
+
+/// An effective value and where it came from.
+public struct Setting<Value: Sendable>: Sendable {
+    public var value: Value
+    public var source: ConfigSource
+
+    public init(_ value: Value, from source: ConfigSource) {
+        self.value = value
+        self.source = source
+    }
+}
+
+extension Setting {
+    /// The same, with `fallback` in place of a value nobody gave.
+    func defaulting<Wrapped>(to fallback: Wrapped) -> Setting<Wrapped> where Value == Wrapped? {
+        Setting<Wrapped>(value ?? fallback, from: source)
+    }
+}
+
+/// swift-log's levels, by the names `--log-level` takes.
+public enum LogLevel: String, Sendable, CaseIterable, Codable {
+    case trace, debug, info, notice, warning, error, critical
+
+    /// `debug`, `DEBUG`.
+    public init?(name: String) { self.init(rawValue: name.lowercased()) }
+
+    /// What a wrong one is told: "one of trace, debug, info, notice, warning, error, critical".
+    public static let expected = "one of " + allCases.map(\.rawValue).joined(separator: ", ")
+}
+
+/// What one layer says (the command line, the environment, one file); nil
+/// where it says nothing.
+public struct ConfigValues: Sendable, Equatable {
+    public var database: String?
+    public var logLevel: LogLevel?
+    /// Display units, over the store's setting.
+    public var units: VolumeUnit?
+    /// Bluetooth addresses; nil (or empty) is every paired device.
+    public var devices: [String]?
+    /// Seconds allowed for each connection attempt.
+    public var connectTimeout: Double?
+    /// Minutes between drains of a bottle that keeps its own sips.
+    public var drainEvery: Double?
+    /// The program `quench remind --notify` runs.
+    public var reminderCommand: String?
+
+    public init(database: String? = nil, logLevel: LogLevel? = nil, units: VolumeUnit? = nil, devices: [String]? = nil,
+                connectTimeout: Double? = nil, drainEvery: Double? = nil, reminderCommand: String? = nil) {
+        self.database = database
+        self.logLevel = logLevel
+        self.units = units
+        self.devices = devices
+        self.connectTimeout = connectTimeout
+        self.drainEvery = drainEvery
+        self.reminderCommand = reminderCommand
+    }
+}

@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension ConfigInputs {
+    /// This process's environment and the real files. Glibc only, so quenchd
+    /// can read its configuration without Foundation.
+    public static func process() -> ConfigInputs {
+        var variables: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            entry += 1
+        }
+        return ConfigInputs(variables: variables, read: readFile)
+    }
+
+    /// A configuration file is a few lines: anything larger is a mistake.
+    static let largestFile = 1 << 20
+
+    /// The file's bytes; `.absent` when there is none (nor the folder it would be in).
+    static func readFile(_ path: String) -> FileRead {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            return code == ENOENT || code == ENOTDIR ? .absent : .problem(.errno(code))
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .problem(.errno(errno)) }
+        guard info.st_mode & S_IFMT == S_IFREG else { return .problem(.notAFile) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while bytes.count <= largestFile {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            guard n != 0 else { return .contents(bytes) }
+            guard n > 0 else {
+                if errno == EINTR { continue }
+                return .problem(.errno(errno))
+            }
+            bytes += chunk[..<n]
+        }
+        return .problem(.tooLarge(limit: largestFile))
+    }
+}

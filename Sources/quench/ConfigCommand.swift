@@ -1,0 +1,36 @@
+import ArgumentParser
+import QuenchConfig
+import QuenchHistory
+
+struct ConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config", abstract: "The configuration in force: each value, and where it came from.",
+        discussion: """
+            Files: $QUENCH_CONFIG alone when set; else $XDG_CONFIG_HOME/quench/quench.toml (default \
+            ~/.config/quench/quench.toml) over /etc/quench/quench.toml (quenchd reads only the latter). \
+            The command line wins over $QUENCH_DB and $QUENCH_LOG, they over the files, the files over the \
+            defaults. The keys: docs/service.md, "Configuration".
+            """,
+        subcommands: [Show.self, Path.self], defaultSubcommand: Show.self)
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Each effective value and where it came from, and the files read.")
+        @OptionGroup var options: StoreOptions
+
+        func run() throws {
+            print(try options.configuration().shown(json: options.json))
+        }
+    }
+
+    struct Path: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The files `quench` looks at, the weightiest first (whether there or not).")
+
+        func run() throws {
+            for file in Configuration.candidateFiles(for: .quench, variables: ConfigInputs.process().variables) { print(file.path) }
+        }
+    }
+}
+
+extension LogLevel: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+}

@@ -1,0 +1,179 @@
+import QuenchConfig
+import QuenchTestSupport
+import Testing
+
+/// Every refusal names the file, the line and the key; nothing unknown is ignored.
+@Suite struct ConfigErrorTests {
+    @Test func anUnknownKeyIsRefusedWithTheNearestKnownOne() {
+        #expect(Machine.refusal("# x\n[gateway]\nconect_timeout = 5\n")
+                == "/q.toml:3: gateway.conect_timeout: unknown key (did you mean gateway.connect_timeout?)")
+        #expect(Machine.refusal("log-level = \"info\"") == "/q.toml:1: log-level: unknown key (did you mean log_level?)")
+        // In the wrong section: the key where it belongs.
+        #expect(Machine.refusal("devices = []") == "/q.toml:1: devices: unknown key (did you mean gateway.devices?)")
+        #expect(Machine.refusal("[reminders]\n\ntimeout = 3") == "/q.toml:3: reminders.timeout: unknown key (did you mean gateway.connect_timeout?)"
+                || Machine.refusal("[reminders]\n\ntimeout = 3")?.hasPrefix("/q.toml:3: reminders.timeout: unknown key") == true)
+        #expect(Machine.refusal("colour = true") == "/q.toml:1: colour: unknown key (`quench config show` lists the keys)")
+    }
+
+    @Test func anUnknownSectionIsRefused() {
+        #expect(Machine.refusal("\n[gatewy]\ndevices = []") == "/q.toml:2: [gatewy]: unknown key (did you mean [gateway]?)"
+                || Machine.refusal("\n[gatewy]\ndevices = []")?.hasPrefix("/q.toml:2: gatewy: unknown key (did you mean [gateway]?)") == true)
+        #expect(Machine.refusal("[gateway.extra]\nx = 1") == "/q.toml:1: gateway.extra: unknown key (`quench config show` lists the keys)")
+        #expect(Machine.refusal("[[gateway]]\ndevices = []")
+                == "/q.toml:1: gateway: expected a table ([gateway]), got [a table]")
+    }
+
+    @Test func mqttAndWebAreRefusedUntilTheyExist() {
+        #expect(Machine.refusal("units = \"ml\"\n\n[mqtt]\nbroker = \"localhost\"\n")
+                == "/q.toml:3: [mqtt]: this version of Quench has no MQTT publishing yet; remove the section")
+        #expect(Machine.refusal("[web]\nlisten = \"0.0.0.0:8080\"")
+                == "/q.toml:1: [web]: this version of Quench has no web server yet; remove the section")
+        #expect(Machine.refusal("mqtt.broker = \"x\"")?.hasPrefix("/q.toml:1: [mqtt]: this version of Quench has no MQTT") == true)
+        #expect(Machine.refusal("[web]") != nil, "even empty")
+    }
+
+    @Test func aWrongValueSaysWhatWasExpected() {
+        let cases: [(String, String)] = [
+            ("\n\n\n\n\n[gateway]\nconnect_timeout = \"ten\"", "/q.toml:7: gateway.connect_timeout: expected a number of seconds > 0, got \"ten\""),
+            ("[gateway]\nconnect_timeout = 0", "/q.toml:2: gateway.connect_timeout: expected a number of seconds > 0, got 0"),
+            ("[gateway]\nconnect_timeout = inf", "/q.toml:2: gateway.connect_timeout: expected a number of seconds > 0, got inf"),
+            ("[gateway]\ndrain_every = -5", "/q.toml:2: gateway.drain_every: expected a number of minutes > 0, got -5"),
+            ("[gateway]\ndevices = [\"F0:F1:F2:F3:F4:F5\", \"kitchen\"]",
+             "/q.toml:2: gateway.devices: expected an array of Bluetooth addresses like \"F0:F1:F2:F3:F4:F5\", got [\"F0:F1:F2:F3:F4:F5\", \"kitchen\"]"),
+            ("[gateway]\ndevices = \"F0:F1:F2:F3:F4:F5\"",
+             "/q.toml:2: gateway.devices: expected an array of Bluetooth addresses like \"F0:F1:F2:F3:F4:F5\", got \"F0:F1:F2:F3:F4:F5\""),
+            ("log_level = \"loud\"", "/q.toml:1: log_level: expected one of trace, debug, info, notice, warning, error, critical, got \"loud\""),
+            ("units = \"cups\"", "/q.toml:1: units: expected \"ml\" or \"oz\", got \"cups\""),
+            ("database = \"quench.sqlite\"", "/q.toml:1: database: expected an absolute path (a string starting with /), got \"quench.sqlite\""),
+            ("database = 1979-05-27", "/q.toml:1: database: expected an absolute path (a string starting with /), got a date"),
+            ("[reminders]\ncommand = \"notify-send\"",
+             "/q.toml:2: reminders.command: expected an absolute program path (a string starting with /), got \"notify-send\""),
+            ("gateway = 5", "/q.toml:1: gateway: expected a table ([gateway]), got 5"),
+        ]
+        for (text, message) in cases {
+            #expect(Machine.refusal(text) == message, "\(text)")
+        }
+    }
+
+    @Test func badSyntaxSaysLineAndColumn() throws {
+        let message = try #require(Machine.refusal("units = \"ml\"\n[gateway]\nconnect_timeout = = 3\n"))
+        #expect(message.hasPrefix("/q.toml:3:"), "\(message)")
+        let column = message.split(separator: ":")[2]
+        #expect(Int(column) != nil && Int(column)! > 1, "\(message)")
+        #expect(try #require(Machine.refusal("units = \"ml\"\nunits = \"oz\"\n")).hasPrefix("/q.toml:2:"), "a key given twice")
+        #expect(try #require(Machine.refusal("[gateway\n")).hasPrefix("/q.toml:1:"))
+    }
+
+    /// What would stop toml++ 3.4.0 with a failed assertion is refused first, with its place.
+    @Test func textThatWouldAbortTheParserIsRefusedFirst() {
+        #expect(Machine.refusal("units = \"ml\"\n[\n[gateway]") == "/q.toml:2:2: expected the table's name after '['")
+        #expect(Machine.refusal("[[[gateway]]]") == "/q.toml:1:3: expected the table's name after '['")
+        #expect(Machine.refusal("[gateway]\ndevices = [\"F0:F1:F2:F3:F4:F5\",\n }") == "/q.toml:3:2: '}' inside an array, where a value or ']' belongs")
+        #expect(Machine.refusal("units = 1979-05-27T:") == "/q.toml:1:20: expected a time after 'T'")
+        #expect(Machine.refusal("units = 1979-05-27t/07:32") == "/q.toml:1:20: expected a time after 't'")
+        // The same characters in comments and strings are text.
+        #expect(Machine.refusal("# [\n[reminders] # [#\ncommand = \"/bin/x [#} 1979-05-27T:\"") == nil)
+        #expect(Machine.refusal("[reminders]\ncommand = '''\n[\n/x}'''\n[gateway]")?
+                    .hasPrefix("/q.toml:2: reminders.command: expected an absolute program path") == true)
+        #expect(Machine.refusal("[reminders]\ncommand = \"\"\"\\\n[\n}\"\"\"\"\n[gateway]\nconnect_timeout = 0")?
+                    .hasPrefix("/q.toml:2: reminders.command:") == true, "a line continuation and a closing with four quotes")
+    }
+
+    @Test func textThatIsNotUTF8OrHoldsANULIsRefusedWithItsLine() {
+        func refusal(_ bytes: [UInt8]) -> String? {
+            let machine = Machine(variables: ["QUENCH_CONFIG": "/q.toml"])
+            let inputs = ConfigInputs(variables: machine.variables) { _ in .contents(bytes) }
+            do {
+                _ = try Configuration.resolve(commandLine: ConfigValues(), for: .quench, defaultDatabase: "/d", inputs: inputs)
+                return nil
+            } catch { return error.description }
+        }
+        #expect(refusal(Array("units = \"ml\"\n# caf".utf8) + [0xE9] + Array("\n".utf8)) == "/q.toml:2: not UTF-8 text (byte 19 of the file)")
+        #expect(refusal(Array("\n\nunits = \"ml\"".utf8) + [0]) == "/q.toml:3: a NUL byte, which a configuration file cannot hold")
+        #expect(refusal(Array("\n[gateway]\n\"a\\u0000b\" = 1".utf8))
+                == "/q.toml:3: \\u0000 (a NUL character), which Quench does not take in a key or a value")
+    }
+
+    @Test func theFirstProblemByLineIsTheOneReported() {
+        // toml++ keeps keys sorted; the refusal is still the earliest line's.
+        #expect(Machine.refusal("zzz = 1\n\n[gateway]\naaa = 2")?.hasPrefix("/q.toml:1: zzz:") == true)
+    }
+
+    @Test func keysAreFoundWhereverTOMLAllowsThemToBe() {
+        #expect(Machine.refusal("[ gateway ]\n  \"connect_timeout\"   =  \"x\"")?.hasPrefix("/q.toml:2: gateway.connect_timeout:") == true)
+        #expect(Machine.refusal("gateway . connect_timeout = \"x\"")?.hasPrefix("/q.toml:1: gateway.connect_timeout:") == true)
+        #expect(Machine.refusal("gateway = {\n devices = [] , connect_timeout = \"x\" }")?.hasPrefix("/q.toml:1:") == true,
+                "a multi-line inline table is not TOML 1.0; toml++ says so")
+        #expect(Machine.refusal("[reminders]\ncommand = \"\"\"\nconnect_timeout = \"x\"\n\"\"\"\n[gateway]\nconnect_timeout = \"y\"")
+                == "/q.toml:2: reminders.command: expected an absolute program path (a string starting with /), got \"connect_timeout = \"x\"\\u{A}\"",
+                "a key inside a multi-line string is text, not a key")
+        #expect(Machine.refusal("[gateway]\r\ndrain_every = 0\r\n")?.hasPrefix("/q.toml:2: gateway.drain_every:") == true, "CRLF")
+    }
+
+    @Test func environmentAndFileProblemsNameTheirOrigin() {
+        #expect(throws: ConfigError.self) { try Machine(variables: ["QUENCH_LOG": "loud"]).resolve() }
+        do {
+            _ = try Machine(variables: ["QUENCH_LOG": "loud"]).resolve()
+        } catch {
+            #expect(error.description == "$QUENCH_LOG: expected one of trace, debug, info, notice, warning, error, critical, got \"loud\"")
+        }
+        let unreadable = ConfigInputs(variables: [:]) { _ in .problem(.errno(13)) }
+        do {
+            _ = try Configuration.resolve(commandLine: ConfigValues(), for: .quenchd, defaultDatabase: "/d", inputs: unreadable)
+            Issue.record("an unreadable file was taken")
+        } catch {
+            #expect(error.description == "/etc/quench/quench.toml: cannot read it: Permission denied (errno 13)")
+        }
+    }
+
+    @Test func theRealReaderTellsAbsentFromUnreadable() throws {
+        let folder = try TemporaryFolder()
+        let read = ConfigInputs.process().read
+        #expect(read(folder.file("none.toml")) == .absent)
+        #expect(read(folder.file("none/deeper.toml")) == .absent)
+        #expect(read(folder.path) == .problem(.notAFile))
+        try "units = \"oz\"\n".write(toFile: folder.file("q.toml"), atomically: true, encoding: .utf8)
+        #expect(read(folder.file("q.toml")) == .contents(Array("units = \"oz\"\n".utf8)))
+        #expect(ConfigInputs.process().variables["PATH"] != nil)
+    }
+
+    /// 2,000 seeded mutations of a full file: each loads, or is refused with a
+    /// message naming the file and a line. Never a crash.
+    @Test func mutatedFilesLoadOrAreRefusedWithFileAndLine() throws {
+        let valid = """
+            # Quench
+            database = "/var/lib/quench/quench.sqlite"
+            log_level = "info"
+            units = "ml"
+
+            [gateway]
+            devices = ["F0:F1:F2:F3:F4:F5", "C4:7C:8D:6A:12:34"]
+            connect_timeout = 10
+            drain_every = 15.5
+
+            [reminders]
+            command = "/usr/local/bin/notify"
+
+            """
+        #expect(Machine.refusal(valid) == nil)
+        let alphabet = Array("[]{}=\"'.,#\\ \n\tu0x_-:/+aeiz19".utf8) + [0, 0xC3, 0xFF]
+        var rng = FuzzRandom(seed: 0x746F_6D6C)
+        var (loaded, refused) = (0, 0)
+        let path = "/etc/quench/quench.toml"
+        for i in 0..<2_000 {
+            let bytes = rng.mutate(Array(valid.utf8), alphabet: alphabet, edits: 1...4, cutting: true)
+            let inputs = ConfigInputs(variables: [:]) { _ in .contents(bytes) }
+            do {
+                _ = try Configuration.resolve(commandLine: ConfigValues(), for: .quenchd, defaultDatabase: "/d", inputs: inputs)
+                loaded += 1
+            } catch {
+                refused += 1
+                let message = error.description
+                let line = message.dropFirst(path.count + 1).prefix { $0.isNumber }
+                #expect(message.hasPrefix(path + ":") && !line.isEmpty, "mutation \(i): \(message) from \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            }
+        }
+        // Both sides were reached.
+        #expect(loaded > 100 && refused > 100, "loaded \(loaded), refused \(refused)")
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import QuenchConfig
+import QuenchTestSupport
+import Testing
+
+/// The configuration through the built binaries: `quench config`, a history
+/// command, quenchd; and the shipped config/quench.toml.
+let quenchdBinary = builtExecutable("quenchd")
+
+@Suite(.enabled(if: quenchBinary != nil && quenchdBinary != nil, "SKIPPED: quench and quenchd are not built (swift build)"))
+struct ConfigProcessTests {
+    static let quenchd = quenchdBinary
+
+    /// A folder with a config file, and the environment that names it (and a
+    /// home of its own, so no real user file is read).
+    struct Setup {
+        let folder: TemporaryFolder
+        let config: String
+        var environment: [String: String] { ["QUENCH_CONFIG": config, "HOME": folder.path, "QUENCH_LOG": ""] }
+
+        init(_ text: String) throws {
+            folder = try TemporaryFolder("quench-config")
+            config = folder.file("quench.toml")
+            try text.replacingOccurrences(of: "$DIR", with: folder.path).write(toFile: config, atomically: true, encoding: .utf8)
+        }
+    }
+
+    @Test func configShowSaysEachValueAndWhereItCameFrom() throws {
+        let setup = try Setup("# mine\nunits = \"oz\"\n\n[gateway]\nconnect_timeout = 4.5\ndevices = [\"f0:f1:f2:f3:f4:f5\"]\n")
+        var environment = setup.environment
+        environment["QUENCH_DB"] = "/env/q.sqlite"
+        let text = try runQuench(["config", "show"], environment: environment)
+        #expect(text.status == 0, "\(text.stderr)")
+        let rows = text.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
+        #expect(rows.first == ["key", "value", "source"])
+        #expect(rows.contains(["database", "/env/q.sqlite", "$QUENCH_DB"]))
+        #expect(rows.contains(["units", "oz", "~/quench.toml:2"]), "the config is in $HOME: shown as ~")
+        #expect(rows.contains(["gateway.connect_timeout", "4.5", "~/quench.toml:5"]))
+        #expect(rows.contains(["gateway.devices", "F0:F1:F2:F3:F4:F5", "~/quench.toml:6"]))
+        #expect(rows.contains(["log_level", "info", "default"]))
+        #expect(rows.contains(["~/quench.toml", "$QUENCH_CONFIG", "read"]))
+        // Columns line up: every value starts where the header's does.
+        let lines = text.stdout.split(separator: "\n")
+        let valueColumn = try #require(lines.first?.range(of: "value")).lowerBound.utf16Offset(in: lines[0])
+        for line in lines[1...7] { #expect(line.dropFirst(valueColumn - 1).first == " " && line.dropFirst(valueColumn).first != " ", "\(line)") }
+
+        let json = try runQuench(["config", "show", "--json", "--db", "/cli/q.sqlite"], environment: environment)
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let settings = try #require(object["settings"] as? [[String: Any]])
+        func setting(_ key: String) -> [String: Any]? { settings.first { $0["key"] as? String == key } }
+        #expect(setting("database")?["value"] as? String == "/cli/q.sqlite" && setting("database")?["source"] as? String == "command line")
+        #expect(setting("units")?["source"] as? String == setup.config + ":2", "JSON has the full path")
+        #expect(setting("gateway.connect_timeout")?["value"] as? Double == 4.5)
+        #expect(setting("gateway.devices")?["value"] as? [String] == ["F0:F1:F2:F3:F4:F5"])
+        #expect(setting("gateway.drain_every")?["value"] is NSNull && setting("reminders.command")?["value"] is NSNull)
+        let files = try #require(object["files"] as? [[String: String]])
+        #expect(files == [["path": setup.config, "role": "$QUENCH_CONFIG", "status": "read"]])
+    }
+
+    @Test func configPathListsTheFilesLookedAt() throws {
+        let home = try TemporaryFolder()
+        let both = try runQuench(["config", "path"], environment: ["HOME": home.path, "QUENCH_CONFIG": "", "XDG_CONFIG_HOME": ""])
+        #expect(both.stdout == home.path + "/.config/quench/quench.toml\n/etc/quench/quench.toml\n")
+        let xdg = try runQuench(["config", "path"], environment: ["HOME": home.path, "QUENCH_CONFIG": "", "XDG_CONFIG_HOME": "/x"])
+        #expect(xdg.stdout == "/x/quench/quench.toml\n/etc/quench/quench.toml\n")
+        let named = try runQuench(["config", "path"], environment: ["QUENCH_CONFIG": "/srv/q.toml"])
+        #expect(named.stdout == "/srv/q.toml\n")
+    }
+
+    @Test func historyCommandsTakeTheDatabaseAndUnitsFromTheFile() throws {
+        let setup = try Setup("database = \"$DIR/history.sqlite\"\nunits = \"oz\"\n")
+        let add = try runQuench(["add", "250ml"], environment: setup.environment)
+        #expect(add.status == 0 && add.stdout.contains("8.5 oz"), "\(add.stdout)\(add.stderr)")
+        #expect(FileManager.default.fileExists(atPath: setup.folder.file("history.sqlite")), "the file's database was used")
+        let log = try runQuench(["log"], environment: setup.environment)
+        #expect(log.stdout.contains("Amount (oz)") && log.stdout.contains("8.5"), "\(log.stdout)")
+        // The command line wins.
+        let ml = try runQuench(["log", "--units", "ml"], environment: setup.environment)
+        #expect(ml.stdout.contains("Amount (mL)") || ml.stdout.contains("Amount (ml)"), "\(ml.stdout)")
+    }
+
+    @Test func aBadFileStopsEveryCommandWithItsPlace() throws {
+        let setup = try Setup("units = \"ml\"\n\n[gateway]\nconnect_timeout = \"ten\"\n")
+        let expected = "\(setup.config):4: gateway.connect_timeout: expected a number of seconds > 0, got \"ten\""
+        for arguments in [["today"], ["config", "show"], ["devices"], ["run", "--seconds", "0.1"]] {
+            let r = try runQuench(arguments, environment: setup.environment)
+            #expect(r.status != 0 && r.stderr == "quench: error: \(expected)\n", "\(arguments): \(r.stderr)")
+        }
+        let mqtt = try Setup("[mqtt]\nhost = \"localhost\"\n")
+        let r = try runQuench(["today"], environment: mqtt.environment)
+        #expect(r.status == 1 && r.stderr.contains("\(mqtt.config):1: [mqtt]: this version of Quench has no MQTT publishing yet"), "\(r.stderr)")
+        let gone = try runQuench(["today"], environment: ["QUENCH_CONFIG": setup.folder.file("none.toml")])
+        #expect(gone.status == 1 && gone.stderr.contains("none.toml: no such file (named by $QUENCH_CONFIG)"), "\(gone.stderr)")
+    }
+
+    /// quenchd with nothing paired fails fast; where it made its database and
+    /// which device it looked for show what it took from the file.
+    @Test func quenchdTakesTheDatabaseAndTheGatewayFromTheFile() throws {
+        let setup = try Setup("database = \"$DIR/service.sqlite\"\n")
+        let plain = try runQuench(["--seconds", "0.1"], environment: setup.environment, executable: Self.quenchd)
+        #expect(plain.status == 1 && plain.stderr.contains("no paired devices"), "\(plain.stderr)")
+        #expect(FileManager.default.fileExists(atPath: setup.folder.file("service.sqlite")), "the database is the file's")
+
+        let devices = try Setup("database = \"$DIR/service.sqlite\"\n[gateway]\ndevices = [\"a0:a1:a2:a3:a4:a5\"]\nconnect_timeout = 1\n")
+        let one = try runQuench(["--seconds", "0.1"], environment: devices.environment, executable: Self.quenchd)
+        #expect(one.status == 1 && one.stderr.contains("A0:A1:A2:A3:A4:A5"), "the configured device was looked for: \(one.stderr)")
+        // --db and --device win over the file.
+        let flags = try runQuench(["--seconds", "0.1", "--db", devices.folder.file("flag.sqlite"), "--device", "B0:B1:B2:B3:B4:B5"],
+                                  environment: devices.environment, executable: Self.quenchd)
+        #expect(flags.stderr.contains("B0:B1:B2:B3:B4:B5") && !flags.stderr.contains("A0:A1"), "\(flags.stderr)")
+        #expect(FileManager.default.fileExists(atPath: devices.folder.file("flag.sqlite")))
+
+        // --config wins over $QUENCH_CONFIG; a bad file is EX_CONFIG with its place.
+        let bad = try Setup("\n[gateway]\ndrain_every = 0\n")
+        let refused = try runQuench(["--config", bad.config, "--seconds", "0.1"], environment: setup.environment, executable: Self.quenchd)
+        #expect(refused.status == 78 && refused.stderr == "quenchd: \(bad.config):3: gateway.drain_every: expected a number of minutes > 0, got 0\n",
+                "\(refused.stderr)")
+        let level = try runQuench(["--log-level", "loud"], executable: Self.quenchd)
+        #expect(level.status == 64 && level.stderr.contains("one of trace, debug"))
+    }
+
+    static let shipped = TestPackage.root.appendingPathComponent("config/quench.toml").path
+
+    /// The shipped file sets nothing; with every example uncommented it sets every key, and loads.
+    @Test func theShippedFileDocumentsEveryKeyWithValidExamples() throws {
+        let text = try String(contentsOfFile: Self.shipped, encoding: .utf8)
+        let asIs = Machine(files: ["/c.toml": text], variables: ["QUENCH_CONFIG": "/c.toml"])
+        let defaults = try asIs.resolve().report(abbreviatingHome: false).settings
+        #expect(defaults.allSatisfy { $0.source == "default" }, "\(defaults)")
+
+        // `# key = value` lines become `key = value`.
+        let uncommented = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
+            guard line.hasPrefix("# "), let equals = line.range(of: " = "),
+                  line[line.index(line.startIndex, offsetBy: 2)..<equals.lowerBound].allSatisfy({ $0.isLowercase || $0 == "_" }) else { return line }
+            return line.dropFirst(2)
+        }.joined(separator: "\n")
+        let examples = Machine(files: ["/c.toml": uncommented], variables: ["QUENCH_CONFIG": "/c.toml"])
+        let set = try examples.resolve().report(abbreviatingHome: false).settings
+        #expect(set.allSatisfy { $0.source.hasPrefix("/c.toml:") }, "every key has an example: \(set.filter { !$0.source.hasPrefix("/c.toml:") })")
+    }
+}
