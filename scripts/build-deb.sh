@@ -67,7 +67,7 @@ Version: $version
 Architecture: $arch
 Maintainer: Quench <quench@users.noreply.github.com>
 Installed-Size: $size
-Depends: libc6 (>= 2.36), libstdc++6, libbluetooth3, libsqlite3-0, adduser
+Depends: libc6 (>= 2.36), libstdc++6, libbluetooth3, libsqlite3-0, libmosquitto1, adduser
 Section: utils
 Priority: optional
 Homepage: https://github.com/quench/quench
@@ -95,7 +95,7 @@ cat > "$root/DEBIAN/prerm" <<'PRERM'
 #!/bin/sh
 set -e
 if [ "$1" = remove ] && [ -d /run/systemd/system ]; then
-    systemctl disable --now quench.service quench-remind.timer || true
+    systemctl disable --now quench.service quench-remind.timer quench-mqtt.service || true
 fi
 PRERM
 cat > "$root/DEBIAN/postrm" <<'POSTRM'

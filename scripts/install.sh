@@ -53,7 +53,7 @@ put 755 "$bin_dir/quenchd" "$prefix/bin/quenchd"
 # The units name the binaries where they were installed.
 units=$(mktemp -d)
 trap 'rm -rf "$units"' EXIT
-for unit in quench.service quench-remind.service quench-remind.timer; do
+for unit in quench.service quench-remind.service quench-remind.timer quench-mqtt.service; do
     sed "s#/usr/local/bin/#$prefix/bin/#g" "systemd/$unit" > "$units/$unit"
     put 644 "$units/$unit" "/etc/systemd/system/$unit"
 done

@@ -20,11 +20,11 @@ done
 root="${DESTDIR:-}"
 
 if [ -z "$root" ] && [ -d /run/systemd/system ]; then
-    systemctl disable --now quench.service quench-remind.timer 2>/dev/null || true
+    systemctl disable --now quench.service quench-remind.timer quench-mqtt.service 2>/dev/null || true
 fi
 rm -f "$root$prefix/bin/quench" "$root$prefix/bin/quenchd" \
       "$root/etc/systemd/system/quench.service" "$root/etc/systemd/system/quench-remind.service" \
-      "$root/etc/systemd/system/quench-remind.timer" \
+      "$root/etc/systemd/system/quench-remind.timer" "$root/etc/systemd/system/quench-mqtt.service" \
       "$root/etc/udev/rules.d/70-quench.rules" "$root/etc/udev/rules.d/71-quench-rfkill-unblock.rules"
 if [ -z "$root" ]; then
     [ -d /run/systemd/system ] && systemctl daemon-reload

@@ -23,6 +23,11 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     public static let connectTimeout = ConfigKey("gateway", "connect_timeout")
     public static let drainEvery = ConfigKey("gateway", "drain_every")
     public static let reminderCommand = ConfigKey("reminders", "command")
+    public static let mqttBroker = ConfigKey("mqtt", "broker")
+    public static let mqttPasswordFile = ConfigKey("mqtt", "password_file")
+    public static let mqttClientID = ConfigKey("mqtt", "client_id")
+    public static let mqttCAFile = ConfigKey("mqtt", "ca_file")
+    public static let mqttNode = ConfigKey("mqtt", "node")
 }
 
 /// One key a file may set: what it takes, and how a TOML value becomes its field.
@@ -54,15 +59,31 @@ struct KeySpec: Sendable {
         KeySpec(.connectTimeout, expects: "a number of seconds > 0", \.connectTimeout, positive),
         KeySpec(.drainEvery, expects: "a number of minutes > 0", \.drainEvery, positive),
         KeySpec(.reminderCommand, expects: "an absolute program path (a string starting with /)", \.reminderCommand, absolutePath),
+        KeySpec(.mqttBroker, expects: "a broker URL, \"mqtt://[USER@]HOST[:PORT]\" or \"mqtts://…\"", \.mqttBroker, brokerURL),
+        KeySpec(.mqttPasswordFile, expects: "an absolute path (a string starting with /)", \.mqttPasswordFile, absolutePath),
+        KeySpec(.mqttClientID, expects: "a non-empty string", \.mqttClientID, nonEmpty),
+        KeySpec(.mqttCAFile, expects: "an absolute path (a string starting with /)", \.mqttCAFile, absolutePath),
+        KeySpec(.mqttNode, expects: "a non-empty string", \.mqttNode, nonEmpty),
     ]
 
     /// Sections whose features this version does not have: refused, not ignored,
-    /// so nobody believes their broker or listener is set up.
-    static let notBuiltYet = ["mqtt": "MQTT publishing", "web": "web server"]
+    /// so nobody believes their listener is set up.
+    static let notBuiltYet = ["web": "web server"]
 
     static var sections: Set<String> { Set(all.compactMap(\.key.section)) }
 
     static func spec(_ key: ConfigKey) -> KeySpec? { all.first { $0.key == key } }
+}
+
+/// The scheme is checked here; the rest when the broker is used (with the same words).
+private func brokerURL(_ value: any TOMLValueConvertible) -> String? {
+    guard let text = value.string, text.hasPrefix("mqtt://") || text.hasPrefix("mqtts://") else { return nil }
+    return text
+}
+
+private func nonEmpty(_ value: any TOMLValueConvertible) -> String? {
+    guard let text = value.string, !text.isEmpty else { return nil }
+    return text
 }
 
 private func absolutePath(_ value: any TOMLValueConvertible) -> String? {

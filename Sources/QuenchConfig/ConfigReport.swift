@@ -69,6 +69,11 @@ extension Configuration {
             row(.connectTimeout, .number(connectTimeout.value), connectTimeout.source),
             row(.drainEvery, drainEvery.value.map { .number($0) } ?? .unset(meaning: "stay connected"), drainEvery.source),
             row(.reminderCommand, reminderCommand.value.map { .text($0) } ?? .unset(meaning: "none"), reminderCommand.source),
+            row(.mqttBroker, mqttBroker.value.map { .text($0) } ?? .unset(meaning: "no MQTT"), mqttBroker.source),
+            row(.mqttPasswordFile, mqttPasswordFile.value.map { .text($0) } ?? .unset(meaning: "no password"), mqttPasswordFile.source),
+            row(.mqttClientID, mqttClientID.value.map { .text($0) } ?? .unset(meaning: "quench-NODE"), mqttClientID.source),
+            row(.mqttCAFile, mqttCAFile.value.map { .text($0) } ?? .unset(meaning: "the system's CAs"), mqttCAFile.source),
+            row(.mqttNode, mqttNode.value.map { .text($0) } ?? .unset(meaning: "the host name"), mqttNode.source),
         ]
         return ConfigReport(settings: settings, files: Self.report(files, home: home))
     }

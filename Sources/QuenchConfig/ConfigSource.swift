@@ -64,6 +64,12 @@ public struct ConfigValues: Sendable, Equatable {
     public var drainEvery: Double?
     /// The program `quench remind --notify` runs.
     public var reminderCommand: String?
+    /// `quench mqtt run|sync`: the broker URL, the password file, the client id, the CA file, this gateway's name in topics.
+    public var mqttBroker: String?
+    public var mqttPasswordFile: String?
+    public var mqttClientID: String?
+    public var mqttCAFile: String?
+    public var mqttNode: String?
 
     public init(database: String? = nil, logLevel: LogLevel? = nil, units: VolumeUnit? = nil, devices: [String]? = nil,
                 connectTimeout: Double? = nil, drainEvery: Double? = nil, reminderCommand: String? = nil) {

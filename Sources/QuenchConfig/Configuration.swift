@@ -70,6 +70,11 @@ public struct Configuration: Sendable {
     /// Minutes; nil: stay connected.
     public var drainEvery: Setting<Double?>
     public var reminderCommand: Setting<String?>
+    public var mqttBroker: Setting<String?>
+    public var mqttPasswordFile: Setting<String?>
+    public var mqttClientID: Setting<String?>
+    public var mqttCAFile: Setting<String?>
+    public var mqttNode: Setting<String?>
     /// The files looked at, the weightiest first.
     public var files: [ConfigFileStatus]
     /// `$HOME`, to show the user's file as `~/…`.
@@ -115,6 +120,9 @@ public struct Configuration: Sendable {
             connectTimeout: pick(\.connectTimeout, .connectTimeout).defaulting(to: defaultConnectTimeout),
             drainEvery: pick(\.drainEvery, .drainEvery),
             reminderCommand: pick(\.reminderCommand, .reminderCommand),
+            mqttBroker: pick(\.mqttBroker, .mqttBroker), mqttPasswordFile: pick(\.mqttPasswordFile, .mqttPasswordFile),
+            mqttClientID: pick(\.mqttClientID, .mqttClientID), mqttCAFile: pick(\.mqttCAFile, .mqttCAFile),
+            mqttNode: pick(\.mqttNode, .mqttNode),
             files: files, home: inputs.variables["HOME"])
     }
 
@@ -146,17 +154,21 @@ public struct Configuration: Sendable {
         return (user.map { [ConfigFileStatus(path: $0, role: .user)] } ?? []) + [system]
     }
 
-    /// `QUENCH_DB` and `QUENCH_LOG`; empty ones are unset.
+    /// `QUENCH_DB`, `QUENCH_LOG`, `QUENCH_MQTT` and `QUENCH_MQTT_PASSWORD_FILE`; empty ones are unset.
     private static func environmentLayer(_ variables: [String: String]) throws(ConfigError) -> Layer {
         var values = ConfigValues()
         if let path = variables["QUENCH_DB"], !path.isEmpty { values.database = path }
+        if let url = variables["QUENCH_MQTT"], !url.isEmpty { values.mqttBroker = url }
+        if let path = variables["QUENCH_MQTT_PASSWORD_FILE"], !path.isEmpty { values.mqttPasswordFile = path }
         if let name = variables["QUENCH_LOG"], !name.isEmpty {
             guard let level = LogLevel(name: name) else {
                 throw .badValue(.environment("QUENCH_LOG"), key: "QUENCH_LOG", expected: LogLevel.expected, got: "\"\(name.shownSafely())\"")
             }
             values.logLevel = level
         }
-        return Layer(values: values) { key in .environment(key == .database ? "QUENCH_DB" : "QUENCH_LOG") }
+        let names: [ConfigKey: String] = [.database: "QUENCH_DB", .logLevel: "QUENCH_LOG", .mqttBroker: "QUENCH_MQTT",
+                                          .mqttPasswordFile: "QUENCH_MQTT_PASSWORD_FILE"]
+        return Layer(values: values) { key in .environment(names[key] ?? key.description) }
     }
 
     /// One source's values, and where each came from.

@@ -304,6 +304,31 @@ public final class MQTTPublisher {
         return report
     }
 
+    /// Whether the broker accepts a connection with these settings (doctor): nil when it does, else why not.
+    public static func probe(_ settings: MQTTSettings, timeout: Double = 5) -> String? {
+        let password: String?
+        do { password = try settings.password() } catch { return "\(error)" }
+        do throws(MQTTError) {
+            var s = settings
+            s.clientID += "-doctor"
+            let c = try MQTTClient(clientID: s.clientID, cleanSession: true)
+            if let user = s.broker.user { try c.setCredentials(user: user, password: password) }
+            if s.broker.tls { try c.setTLS(caFile: s.caFile) }
+            var answered = false
+            c.onConnect = { _ in answered = true }
+            try c.connect(host: s.broker.host, port: s.broker.port)
+            let end = ContinuousClock.now + .seconds(timeout)
+            while !answered {
+                guard ContinuousClock.now < end else { throw MQTTError("connect to \(s.broker)", .timeout(seconds: timeout)) }
+                try c.loop(timeoutMS: 100)
+            }
+            c.disconnect()
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
     private func pendingRows() -> Int { (try? store.outboxStatus().pending) ?? 0 }
 
     private func sleepUnless(_ shouldStop: () -> Bool, seconds: Double) {

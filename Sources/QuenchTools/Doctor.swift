@@ -69,6 +69,8 @@ public enum Doctor {
         /// nil when it cannot be told.
         public var clockSynchronized: @Sendable () -> Bool?
         public var now: @Sendable () -> Timestamp
+        /// The MQTT broker, when one is configured: its URL and nil when it answers, else why not.
+        public var mqtt: @Sendable () -> (broker: String, problem: String?)? = { nil }
 
         public init(adapters: @escaping @Sendable () -> Result<[BluetoothAdapterInfo], BluetoothLinuxError>,
                     rfkill: @escaping @Sendable () -> [RFKill], bluetoothdRunning: @escaping @Sendable () -> Bool,
@@ -109,6 +111,13 @@ public enum Doctor {
                                 detail: "the system clock is not synchronised (a Pi without a real-time clock keeps the last shutdown's time until NTP answers)",
                                 fix: "sudo timedatectl set-ntp true, and check the network; `timedatectl` shows when it is synchronised"))
         case nil: checks.append(Check(name: "clock", status: .info, detail: "cannot tell whether it is synchronised", fix: nil))
+        }
+        if let mqtt = probes.mqtt() {
+            // A broker away is not the gateway's failure: the outbox keeps what it would have sent.
+            checks.append(mqtt.problem.map {
+                Check(name: "mqtt", status: .warning, detail: "\(mqtt.broker): \($0)",
+                      fix: "check the broker and [mqtt] in the config (`quench config show`); `quench mqtt status` shows what waits")
+            } ?? Check(name: "mqtt", status: .ok, detail: "\(mqtt.broker) accepts the connection", fix: nil))
         }
         return Report(healthy: !checks.contains { $0.status == .problem }, checks: checks)
     }

@@ -4,6 +4,7 @@ import Foundation
 import QuenchConfig
 import QuenchCore
 import QuenchGateway
+import QuenchMQTT
 import QuenchHistory
 import QuenchProfiles
 import QuenchStore
@@ -238,7 +239,13 @@ struct RunCommand: AsyncParsableCommand {
         request.options.clockRate = clockRate
         let (runRequest, json) = (request, json)
         try await offPool {
-            try Gateway.runUntilStopped(runRequest) { LineOutput.write(EventFormat.line($0, json: json)) }
+            do {
+                try Gateway.runUntilStopped(runRequest) { LineOutput.write(EventFormat.line($0, json: json)) }
+            } catch let error as LiveError where error.exitStatus != 1 {
+                // A status of its own (75: the adapter did not recover), as quenchd's.
+                FileHandleStderr.write("quench: error: \(error)\n")
+                throw ExitCode(error.exitStatus)
+            }
         }
     }
 }
@@ -275,7 +282,13 @@ struct DoctorCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
     func run() throws {
         let path = try store.environment().databasePath
-        let report = Doctor.run(databasePath: path)
+        var probes = Doctor.Probes.system
+        let configuration = try store.configuration()
+        if configuration.mqttBroker.value != nil {
+            let settings = try configuration.mqttSettings()
+            probes.mqtt = { (settings.broker.description, MQTTPublisher.probe(settings)) }
+        }
+        let report = Doctor.run(databasePath: path, probes: probes)
         print(store.json ? Doctor.json(report) : Doctor.text(report))
         if !report.healthy { throw ExitCode(1) }
     }

@@ -2,29 +2,41 @@
 import ArgumentParser
 import Glibc
 import Logging
+import QuenchConfig
 import QuenchGateway
 import QuenchHistory
 import QuenchMQTT
 import Synchronization
 import Threading
 
-/// Where the broker is and how to log in to it.
+/// Where the broker is and how to log in to it; each over `[mqtt]` in the config file.
 struct BrokerOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The broker (default: $QUENCH_MQTT).", valueName: "mqtt://[USER@]HOST[:PORT] | mqtts://…"))
+    @Option(help: ArgumentHelp("The broker (default: $QUENCH_MQTT, else `mqtt.broker` in the config file).",
+                               valueName: "mqtt://[USER@]HOST[:PORT] | mqtts://…"))
     var broker: String?
-    @Option(help: ArgumentHelp("A file whose first line is the broker password (default: $QUENCH_MQTT_PASSWORD_FILE).", valueName: "FILE"))
+    @Option(help: ArgumentHelp("A file whose first line is the broker password (default: $QUENCH_MQTT_PASSWORD_FILE, else `mqtt.password_file`).",
+                               valueName: "FILE"))
     var passwordFile: String?
-    @Option(help: "The MQTT client id (default: quench-NODE).") var clientId: String?
-    @Option(help: ArgumentHelp("The CA certificate that signed the broker's, for mqtts:// (default: the system's CAs).", valueName: "FILE"))
+    @Option(help: "The MQTT client id (default: `mqtt.client_id`, else quench-NODE).") var clientId: String?
+    @Option(help: ArgumentHelp("The CA certificate that signed the broker's, for mqtts:// (default: `mqtt.ca_file`, else the system's CAs).",
+                               valueName: "FILE"))
     var caFile: String?
-    @Option(help: "This gateway's name in topics and Home Assistant ids (default: the host name).") var node: String?
+    @Option(help: "This gateway's name in topics and Home Assistant ids (default: `mqtt.node`, else the host name).") var node: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error (default: $QUENCH_LOG, else info).") var logLevel: String?
 
-    func settings() throws -> MQTTSettings {
-        let env = { (name: String) -> String? in getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
-        guard let url = broker ?? env("QUENCH_MQTT") else { throw MQTTSetupError.noBroker }
-        return MQTTSettings(broker: try BrokerAddress(parsing: url), passwordFile: passwordFile ?? env("QUENCH_MQTT_PASSWORD_FILE"),
-                            clientID: clientId, caFile: caFile, node: node)
+    var values: ConfigValues {
+        var v = ConfigValues()
+        (v.mqttBroker, v.mqttPasswordFile, v.mqttClientID, v.mqttCAFile, v.mqttNode) = (broker, passwordFile, clientId, caFile, node)
+        return v
+    }
+}
+
+extension Configuration {
+    /// The publisher's settings from the effective configuration.
+    func mqttSettings() throws -> MQTTSettings {
+        guard let url = mqttBroker.value else { throw MQTTSetupError.noBroker }
+        return MQTTSettings(broker: try BrokerAddress(parsing: url), passwordFile: mqttPasswordFile.value,
+                            clientID: mqttClientID.value, caFile: mqttCAFile.value, node: mqttNode.value)
     }
 }
 
@@ -45,9 +57,10 @@ struct MQTTCommand: ParsableCommand {
         @Option(help: "Stop after this many seconds (default: until a signal).") var seconds: Double?
 
         func run() throws {
-            let logger = LiveLogging.bootstrap(level: mqtt.logLevel)
-            let publisher = try MQTTPublisher(settings: try mqtt.settings(), environment: try store.environment(), logger: logger,
-                                              announcesAvailability: true)
+            let configuration = try store.configuration(mqtt.values)
+            let logger = LiveLogging.bootstrap(level: mqtt.logLevel ?? configuration.logLevel.value.rawValue)
+            let publisher = try MQTTPublisher(settings: try configuration.mqttSettings(), environment: HistoryEnvironment.process(configuration),
+                                              logger: logger, announcesAvailability: true)
             let stop = Atomic<Bool>(false)
             let signals = StopSignals.handle { signal in
                 logger.notice("signal \(signal): stopping")
@@ -67,9 +80,10 @@ struct MQTTCommand: ParsableCommand {
         @Option(help: "Give up after this many seconds.") var timeout: Double = 30
 
         func run() throws {
-            let logger = LiveLogging.bootstrap(level: mqtt.logLevel ?? "warning")
-            let settings = try mqtt.settings()
-            let publisher = try MQTTPublisher(settings: settings, environment: try store.environment(), logger: logger,
+            let configuration = try store.configuration(mqtt.values)
+            let logger = LiveLogging.bootstrap(level: mqtt.logLevel ?? configuration.logLevel(otherwise: .warning).rawValue)
+            let settings = try configuration.mqttSettings()
+            let publisher = try MQTTPublisher(settings: settings, environment: HistoryEnvironment.process(configuration), logger: logger,
                                               announcesAvailability: false)
             let r = try publisher.sync(timeout: timeout)
             if store.json {

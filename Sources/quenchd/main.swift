@@ -80,5 +80,6 @@ do {
         try? writeAll(Array((EventFormat.line(committed, json: printJSON) + "\n").utf8), to: 1)
     }
 } catch {
-    fail("error: \(error)", status: 1)
+    // 75 (EX_TEMPFAIL) when the adapter stayed stuck through the recovery ladder: systemd restarts it.
+    fail("error: \(error)", status: error.exitStatus)
 }

@@ -23,13 +23,15 @@ import Testing
                 == "/q.toml:1: gateway: expected a table ([gateway]), got [a table]")
     }
 
-    @Test func mqttAndWebAreRefusedUntilTheyExist() {
-        #expect(Machine.refusal("units = \"ml\"\n\n[mqtt]\nbroker = \"localhost\"\n")
-                == "/q.toml:3: [mqtt]: this version of Quench has no MQTT publishing yet; remove the section")
+    @Test func webIsRefusedUntilItExistsAndMQTTKeysAreChecked() {
         #expect(Machine.refusal("[web]\nlisten = \"0.0.0.0:8080\"")
                 == "/q.toml:1: [web]: this version of Quench has no web server yet; remove the section")
-        #expect(Machine.refusal("mqtt.broker = \"x\"")?.hasPrefix("/q.toml:1: [mqtt]: this version of Quench has no MQTT") == true)
         #expect(Machine.refusal("[web]") != nil, "even empty")
+        #expect(Machine.refusal("units = \"ml\"\n\n[mqtt]\nbroker = \"localhost\"\n")
+                == "/q.toml:4: mqtt.broker: expected a broker URL, \"mqtt://[USER@]HOST[:PORT]\" or \"mqtts://…\", got \"localhost\"")
+        #expect(Machine.refusal("[mqtt]\npassword_file = \"secret\"")?.hasPrefix("/q.toml:2: mqtt.password_file: expected an absolute path") == true)
+        #expect(Machine.refusal("[mqtt]\nbrokr = \"mqtt://h\"")?.contains("did you mean mqtt.broker?") == true)
+        #expect(Machine.refusal("[mqtt]\nbroker = \"mqtts://ha@broker:8883\"\nca_file = \"/etc/ssl/ca.crt\"\nnode = \"kitchen\"") == nil)
     }
 
     @Test func aWrongValueSaysWhatWasExpected() {

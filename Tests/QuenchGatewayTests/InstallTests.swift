@@ -41,6 +41,7 @@ struct InstallTests {
         let installed = try Self.tree(root.path)
         #expect(Set(installed.keys) == ["usr/local/bin/quench", "usr/local/bin/quenchd", "etc/systemd/system/quench.service",
                                          "etc/systemd/system/quench-remind.service", "etc/systemd/system/quench-remind.timer",
+                                         "etc/systemd/system/quench-mqtt.service",
                                          "etc/udev/rules.d/70-quench.rules", "etc/quench/quench.toml"], "\(installed.keys.sorted())")
         #expect(installed["usr/local/bin/quenchd"]?.hasPrefix("755 ") == true && installed["etc/udev/rules.d/70-quench.rules"]?.hasPrefix("644 ") == true)
         let unit = try String(contentsOfFile: root.path + "/etc/systemd/system/quench.service", encoding: .utf8)
@@ -87,9 +88,9 @@ struct InstallTests {
         let path = out.path + "/" + deb
         func dpkgDeb(_ arguments: [String]) throws -> String { try runProgram("/usr/bin/dpkg-deb", arguments).stdout }
         let info = try dpkgDeb(["--info", path])
-        #expect(info.contains("Package: quench") && info.contains("Depends: libc6 (>= 2.36), libstdc++6, libbluetooth3, libsqlite3-0, adduser"), "\(info)")
+        #expect(info.contains("Package: quench") && info.contains("Depends: libc6 (>= 2.36), libstdc++6, libbluetooth3, libsqlite3-0, libmosquitto1, adduser"), "\(info)")
         let contents = try dpkgDeb(["--contents", path])
-        for file in ["./usr/bin/quench", "./usr/bin/quenchd", "./lib/systemd/system/quench.service", "./lib/systemd/system/quench-remind.timer",
+        for file in ["./usr/bin/quench", "./usr/bin/quenchd", "./lib/systemd/system/quench.service", "./lib/systemd/system/quench-remind.timer", "./lib/systemd/system/quench-mqtt.service",
                      "./lib/udev/rules.d/70-quench.rules", "./usr/share/doc/quench/copyright", "./etc/quench/quench.toml"] {
             #expect(contents.contains(file), "\(file) missing: \(contents)")
         }

@@ -89,6 +89,20 @@ import Testing
         #expect(!said.contains("quench.service"), "systemd-analyze verify: \(said)")
     }
 
+    /// The MQTT publisher's unit verifies, runs `quench mqtt run` as the quench user with no capabilities.
+    @Test(.enabled(if: systemdAnalyze != nil, "SKIPPED: systemd-analyze is not installed (apt install systemd)"))
+    func mqttUnitVerifies() throws {
+        let folder = try TemporaryFolder.create("quench-unit")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let text = try String(contentsOf: TestPackage.root.appendingPathComponent("systemd/quench-mqtt.service"), encoding: .utf8)
+        try #require(text.contains("ExecStart=/usr/local/bin/quench mqtt run\n"))
+        #expect(text.contains("User=quench") && text.contains("CapabilityBoundingSet=\n") && text.contains("RestartPreventExitStatus=78"))
+        try text.replacingOccurrences(of: "ExecStart=/usr/local/bin/quench mqtt run", with: "ExecStart=/bin/true")
+            .write(toFile: folder + "/quench-mqtt.service", atomically: true, encoding: .utf8)
+        let (status, said) = try Self.verify([folder + "/quench-mqtt.service"])
+        #expect(status == 0 && !said.contains("quench-mqtt"), "systemd-analyze verify: \(said)")
+    }
+
     /// The reminder timer and its service verify too (the service's quench pointed at a binary that exists).
     @Test(.enabled(if: systemdAnalyze != nil, "SKIPPED: systemd-analyze is not installed (apt install systemd)"))
     func reminderTimerVerifies() throws {

@@ -226,6 +226,12 @@ struct PublisherTests {
         #expect(missing.status != 0 && missing.stderr.contains("password file") && missing.stderr.contains("nope"), "\(missing.stderr)")
         #expect(try store.outboxStatus().pending == 1, "the change waits")
 
+        // What `quench doctor` asks.
+        var right = MQTTSettings(broker: try BrokerAddress(parsing: url), passwordFile: folder + "/right", node: "testpi")
+        #expect(MQTTPublisher.probe(right) == nil)
+        right.passwordFile = folder + "/wrong"
+        #expect(MQTTPublisher.probe(right)?.contains("not authorised") == true)
+
         let ok = try runQuench(["mqtt", "sync", "--db", path, "--broker", url, "--password-file", folder + "/right", "--node", "testpi"])
         #expect(ok.status == 0, "\(ok.stderr)")
         #expect(ok.stdout.contains("published 1 change to mqtt://quench@127.0.0.1:\(broker.port) (1 acknowledged)"), "\(ok.stdout)")

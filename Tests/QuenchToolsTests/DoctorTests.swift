@@ -26,6 +26,17 @@ import Testing
 
     func check(_ report: Doctor.Report, _ name: String) -> Doctor.Check? { report.checks.first { $0.name == name } }
 
+    @Test func theMQTTBrokerWhenConfigured() {
+        var probes = Self.machine()
+        #expect(check(Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: probes), "mqtt") == nil, "not configured: not checked")
+        probes.mqtt = { ("mqtt://ha.local:1883", nil) }
+        #expect(check(Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: probes), "mqtt")?.status == .ok)
+        probes.mqtt = { ("mqtt://ha.local:1883", "connect to ha.local:1883: Connection refused (errno 111)") }
+        let away = Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: probes)
+        #expect(check(away, "mqtt")?.status == .warning && check(away, "mqtt")?.detail.contains("Connection refused") == true)
+        #expect(check(away, "mqtt")?.fix?.contains("quench mqtt status") == true)
+    }
+
     @Test func aHealthyMachineIsHealthy() throws {
         let folder = try TemporaryFolder()
         let report = Doctor.run(databasePath: folder.path + "/none.sqlite", probes: Self.machine())
