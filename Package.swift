@@ -100,7 +100,8 @@ let package = Package(
         ]),
         .executableTarget(name: "quenchd", dependencies: ["QuenchGateway", "QuenchConfig", "QuenchStore"]),
         .executableTarget(name: "quench-bench", dependencies: [
-            "QuenchCore", "QuenchSimulator", "QuenchStore", "QuenchGateway", "QuenchSimulatedDevices",
+            "QuenchCore", "QuenchSimulator", "QuenchStore", "QuenchGateway", "QuenchSimulatedDevices", "QuenchMQTT", "MQTT", "QuenchHistory",
+            .product(name: "Logging", package: "swift-log"),
         ]),
 
         // Test support: paths, fixtures, temporary folders, hex, the process runner and

@@ -49,7 +49,9 @@ extension History {
         return PersonState(
             person: person, date: today.date, dayStart: Format.localISO(c.calendar.start(of: c.today), c.calendar),
             intakeMl: today.intakeMl, goalMl: today.goalMl, progressPercent: (today.progress * 1000).rounded() / 10,
-            paceMl: remind.paceMl, behind: remind.behind, behindByMl: remind.behindByMl, lastSipAt: today.lastSipAt,
+            // To the tenth of a mL: the pace moves every second, the retained state only when that shows.
+            paceMl: (remind.paceMl * 10).rounded() / 10, behind: remind.behind, behindByMl: (remind.behindByMl * 10).rounded() / 10,
+            lastSipAt: today.lastSipAt,
             lastReminderAt: remind.lastReminderAt, reminderReason: remind.reason, bottles: bottles)
     }
 

@@ -46,7 +46,8 @@ public final class MQTTPublisher {
     private var acksToRecord = false
     private var needDiscovery = true
     private var lastPayloads: [String: String] = [:]
-    private var lastReminderAt: String??
+    /// The discovery topics sent on this connection.
+    private var announced: Set<String> = []
     private var stateDue = ContinuousClock.now
     public private(set) var report = Report()
 
@@ -144,7 +145,7 @@ public final class MQTTPublisher {
             return false
         }
         for entry in entries {
-            let m = Messages.event(entry, topics: topics)
+            let m = entry.change == "reminder" ? reminderMessage() : Messages.event(entry, topics: topics)
             inflight[try client.publish(topic: m.topic, payload: Array(m.payload.utf8), qos: 1, retain: false)] = entry.seq
             lastSent = entry.seq
             report.published += 1
@@ -154,6 +155,16 @@ public final class MQTTPublisher {
             stateDue = .now + .milliseconds(300)
         }
         return !entries.isEmpty
+    }
+
+    /// A reminder as it stands now (the outbox row only says one was given).
+    private func reminderMessage() -> OutgoingMessage {
+        var env = environment
+        env.now = .wallClockNow
+        guard let state = try? History.personState(env) else {
+            return OutgoingMessage(topic: topics.reminder, payload: "{\"event_type\":\"reminder\"}", retain: false)
+        }
+        return Messages.reminder(state, topics: topics)
     }
 
     /// Deletes the outbox rows the broker has acknowledged, all of them up to the oldest still in flight.
@@ -182,8 +193,10 @@ public final class MQTTPublisher {
             logger.error("cannot read the state to publish", metadata: ["error": "\(error)"])
             return
         }
-        if needDiscovery {
-            try announce(state)
+        // Again when Home Assistant asks, and when a bottle was paired or forgotten.
+        let configs = HomeAssistantDiscovery.configs(state, topics: topics)
+        if needDiscovery || Set(configs.map(\.topic)) != announced {
+            try announce(configs)
             needDiscovery = false
         }
         for m in [Messages.personState(state, topics: topics)] + Messages.deviceStates(state, topics: topics) where lastPayloads[m.topic] != m.payload {
@@ -191,18 +204,12 @@ public final class MQTTPublisher {
             lastPayloads[m.topic] = m.payload
             report.statesPublished += 1
         }
-        // A reminder given since the last look (the first look only learns where things stand).
-        if case .some(let previous) = lastReminderAt, previous != state.lastReminderAt, state.lastReminderAt != nil {
-            try publishOther(Messages.reminder(state, topics: topics))
-            logger.info("reminder published", metadata: ["reason": "\(state.reminderReason)"])
-        }
-        lastReminderAt = .some(state.lastReminderAt)
     }
 
     /// Discovery configs, retained; those of devices no longer paired are cleared (an empty retained payload).
-    private func announce(_ state: PersonState) throws(MQTTError) {
-        let configs = HomeAssistantDiscovery.configs(state, topics: topics)
+    private func announce(_ configs: [(topic: String, owner: String, message: OutgoingMessage)]) throws(MQTTError) {
         for c in configs { try publishOther(c.message) }
+        announced = Set(configs.map(\.topic))
         let current = Dictionary(configs.map { ($0.topic, $0.owner) }, uniquingKeysWith: { a, _ in a })
         do {
             let before = try store.announcedTopics()

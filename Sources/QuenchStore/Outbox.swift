@@ -5,7 +5,8 @@ public struct OutboxEntry: Sendable, Hashable {
     /// The change's place in the outbox: publication order.
     public var seq: Int64
     public var identity: String
-    /// `new`, `deleted`, `restored` or `changed` (time or volume).
+    /// `new`, `deleted`, `restored` or `changed` (time or volume) for an event;
+    /// `reminder` for a reminder given (identity `reminder`).
     public var change: String
     /// When the change was made.
     public var at: Timestamp

@@ -104,7 +104,7 @@ enum Schema {
             CREATE TABLE mqtt_outbox (
                 seq      INTEGER PRIMARY KEY AUTOINCREMENT,
                 identity TEXT NOT NULL,
-                change   TEXT NOT NULL CHECK (change IN ('new', 'deleted', 'restored', 'changed')),
+                change   TEXT NOT NULL CHECK (change IN ('new', 'deleted', 'restored', 'changed', 'reminder')),
                 at       REAL NOT NULL
             ) STRICT;
             CREATE TABLE mqtt_outbox_state (
@@ -129,6 +129,13 @@ enum Schema {
                 WHEN (OLD.time <> NEW.time OR OLD.ml <> NEW.ml) AND (SELECT enabled FROM mqtt_outbox_state WHERE id = 1) = 1
             BEGIN
                 INSERT INTO mqtt_outbox (identity, change, at) VALUES (NEW.identity, 'changed', (julianday('now') - 2440587.5) * 86400.0);
+            END;
+            -- A reminder given (`quench remind --notify`): published as an event for Home Assistant.
+            CREATE TRIGGER mqtt_outbox_reminder AFTER UPDATE OF last_reminded_at ON reminder
+                WHEN NEW.last_reminded_at IS NOT NULL AND NEW.last_reminded_at IS NOT OLD.last_reminded_at
+                    AND (SELECT enabled FROM mqtt_outbox_state WHERE id = 1) = 1
+            BEGIN
+                INSERT INTO mqtt_outbox (identity, change, at) VALUES ('reminder', 'reminder', NEW.last_reminded_at);
             END;
             CREATE TRIGGER mqtt_outbox_bound AFTER INSERT ON mqtt_outbox
                 WHEN NEW.seq > (SELECT bound FROM mqtt_outbox_state WHERE id = 1)

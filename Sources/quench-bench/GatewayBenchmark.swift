@@ -23,7 +23,8 @@ struct GatewayBenchmark {
     init(arguments: [String]) throws {
         var i = 0
         while i < arguments.count {
-            switch (arguments[i], i + 1 < arguments.count ? arguments[i + 1] : nil) {
+            let value: String? = i + 1 < arguments.count ? arguments[i + 1] : nil
+            switch (arguments[i], value) {
             case ("--seconds", let v?): seconds = Double(v) ?? seconds
             default: throw GatewayBenchError.usage("unknown argument \(arguments[i])")
             }

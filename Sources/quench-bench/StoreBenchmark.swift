@@ -19,7 +19,7 @@ struct StoreBenchmark {
         var database: String?
         var i = 0
         while i < arguments.count {
-            let value = i + 1 < arguments.count ? arguments[i + 1] : nil
+            let value: String? = i + 1 < arguments.count ? arguments[i + 1] : nil
             switch (arguments[i], value) {
             case ("--quench", let v?): quench = v
             case ("--db", let v?): database = v
@@ -139,27 +139,7 @@ struct StoreBenchmark {
 
     /// Runs quench on `database` with stdout to `output`; wall time and peak resident memory (from wait4).
     func spawn(_ command: [String], database: String, output: String) throws -> (seconds: Double, peakBytes: Int) {
-        let argv = [quench] + command + ["--db", database]
-        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { for p in cArguments { free(p) } }
-        var environment = ProcessInfo.processInfo.environment
-        environment["NO_COLOR"] = "1"
-        var cEnvironment: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for p in cEnvironment { free(p) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let start = DispatchTime.now()
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, quench, &actions, nil, &cArguments, &cEnvironment)
-        guard rc == 0 else { throw BenchError.command(argv.joined(separator: " "), rc, "posix_spawn failed") }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
-        let elapsed = seconds(since: start)
-        guard status == 0 else { throw BenchError.command(argv.joined(separator: " "), status, "see its stderr above") }
-        return (elapsed, usage.ru_maxrss * 1024)  // ru_maxrss is in KiB on Linux
+        try spawnMeasured([quench] + command + ["--db", database], output: output)
     }
 
     /// Peak resident memory of the commands that read or write the whole history:
@@ -249,4 +229,30 @@ struct SyntheticDays {
         }
         return events
     }
+}
+
+/// Runs `argv` through posix_spawn with stdout to `output` (NO_COLOR set) and
+/// returns the wall time from spawn to reaped exit and the peak resident
+/// memory (wait4): the whole process, without Foundation.Process's overhead.
+func spawnMeasured(_ argv: [String], output: String) throws -> (seconds: Double, peakBytes: Int) {
+    var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    defer { for p in cArguments { free(p) } }
+    var environment = ProcessInfo.processInfo.environment
+    environment["NO_COLOR"] = "1"
+    var cEnvironment: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for p in cEnvironment { free(p) } }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    let start = DispatchTime.now()
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, &cEnvironment)
+    guard rc == 0 else { throw StoreBenchmark.BenchError.command(argv.joined(separator: " "), rc, "posix_spawn failed") }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    guard status == 0 else { throw StoreBenchmark.BenchError.command(argv.joined(separator: " "), status, "see its stderr above") }
+    return (elapsed, usage.ru_maxrss * 1024)  // ru_maxrss is in KiB on Linux
 }

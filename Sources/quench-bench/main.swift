@@ -3,6 +3,7 @@
 //   quench-bench replay [--readings N] [--quench PATH] [--folder DIR]
 //   quench-bench store [--quench PATH] [--db PATH] [--runs N]
 //   quench-bench gateway [--seconds S]
+//   quench-bench mqtt [--quench PATH] [--events N] [--backlog N] [--mosquitto PATH]
 import Foundation
 
 /// Runs one benchmark; a failure is printed and exits 1.
@@ -26,12 +27,15 @@ case "replay":
     benchmark("replay") { try PipelineBenchmark(arguments: rest).runReplay() }
 case "gateway":
     benchmark("gateway") { try GatewayBenchmark(arguments: rest).run() }
+case "mqtt":
+    benchmark("mqtt") { try MQTTBenchmark(arguments: rest).run() }
 default:
     FileHandle.standardError.write(Data("""
         usage: quench-bench detector [--readings N]
                quench-bench replay [--readings N] [--quench PATH] [--folder DIR]
                quench-bench store [--quench PATH] [--db PATH] [--runs N]
                quench-bench gateway [--seconds S]
+               quench-bench mqtt [--quench PATH] [--events N] [--backlog N] [--mosquitto PATH]
           detector  sip detector alone on simulated readings (default 10 M)
           replay    a trace file of N readings through the detector, in process and
                     as a whole `quench replay --json` process with its peak RSS
@@ -39,6 +43,8 @@ default:
                     `quench stats --year`, `quench calendar` timed as whole processes
           gateway   `quench run`'s pipeline with four simulated devices at 10 Hz:
                     CPU share of one core, peak RSS, event-to-store latency
+          mqtt      a real mosquitto: stored → received latency, a 100 000-row outbox
+                    drained by `quench mqtt sync` (rate, peak RSS), `quench mqtt run` idle RSS
 
         """.utf8))
     exit(2)

@@ -37,6 +37,10 @@ struct OutboxTests {
         // A write that fails leaves no outbox row either: one transaction.
         #expect(throws: StoreError.self) { _ = try s.insert([(sip("c", ml: -1), [])]) }
         #expect(try s.outboxStatus().pending == 2)
+        // A reminder given enters too; a snooze does not.
+        try s.markReminded(at: Timestamp(secondsSince1970: 1_790_000_200))
+        try s.snoozeReminders(until: Timestamp(secondsSince1970: 1_790_003_000))
+        #expect(try s.outbox(after: 0, limit: 100).map(\.change) == ["restored", "changed", "reminder"])
     }
 
     @Test("bounded: past the bound the oldest rows go and are counted")
