@@ -6,7 +6,7 @@ import QuenchStore
 /// every stored column, so an import restores it exactly. `time` and
 /// `recorded_at` are epoch seconds (exact); `at` is the same instant in ISO 8601
 /// UTC for people and for files from elsewhere.
-struct EventRecord: Codable, Sendable {
+public struct EventRecord: Codable, Sendable {
     var id: Int64?
     var identity: String?
     var kind: String
@@ -24,7 +24,7 @@ struct EventRecord: Codable, Sendable {
     static let csvColumns = ["id", "identity", "time", "at", "kind", "ml", "remaining_ml", "source", "device",
                              "trace_time", "note", "deleted", "recorded_at"]
 
-    init(_ e: IntakeEvent) {
+    public init(_ e: IntakeEvent) {
         id = e.id
         identity = e.identity
         kind = e.kind.rawValue

@@ -41,26 +41,19 @@ public struct Topics: Sendable, Hashable {
 
 /// The JSON of each message, one function per kind.
 public enum Messages {
-    /// A change to the history: `{"seq", "identity", "change", "changed_at", "kind", "ml", "time", …}`.
+    /// A change to the history: `{"seq", "identity", "change", "changed_at", "event"}`, `event`
+    /// being the row as it is now, as `quench log --json` and the export write it (absent
+    /// when it is no longer in the history).
     public static func event(_ entry: OutboxEntry, topics: Topics) -> OutgoingMessage {
         struct Payload: Encodable {
             var seq: Int64
             var identity: String
             var change: String
             var changedAt: String
-            var kind: String?
-            var ml: Double?
-            var time: String?
-            var device: String?
-            var source: String?
-            var remainingMl: Double?
-            var deleted: Bool?
-            var note: String?
+            var event: EventRecord?
         }
-        let e = entry.event
         let payload = Payload(seq: entry.seq, identity: entry.identity, change: entry.change, changedAt: entry.at.iso8601,
-                              kind: e?.kind.rawValue, ml: e?.ml, time: e?.time.iso8601, device: e?.device, source: e?.source.rawValue,
-                              remainingMl: e?.remainingML, deleted: e?.deleted, note: e?.note)
+                              event: entry.event.map(EventRecord.init))
         return OutgoingMessage(topic: topics.events, payload: History.json(payload), retain: false)
     }
 

@@ -116,12 +116,7 @@ struct AdapterRecoveryTests {
     }
 
     func waitFor(_ seconds: Double = 15, _ condition: () throws -> Bool) rethrows -> Bool {
-        let end = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < end {
-            if try condition() { return true }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return try condition()
+        try F.waitFor(seconds, condition)
     }
 
     @Test("a scan gone silent: discovery restarted, then the adapter power-cycled; sips before and after stored")

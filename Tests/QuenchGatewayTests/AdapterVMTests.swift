@@ -51,7 +51,7 @@ struct AdapterVMTests {
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile hidrate-spark --firmware legacy --addr C8:2A:3F:00:3F:05 --sips \(sips.path) --log \(bottleLog.path)",
-            "--profile level-bottle --random --addr C3:11:22:33:44:57 --trace \(level.path) --log \(dir.path)/level.jsonl",
+            "--profile level-bottle --random --addr C3:11:22:33:44:57 --trace \(level.path)",
         ], timeout: 200)
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
         let out = result.output

@@ -92,12 +92,7 @@ struct WallClockGatewayTests {
     }
 
     func waitFor(_ seconds: Double = 30, _ condition: () throws -> Bool) rethrows -> Bool {
-        let end = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < end {
-            if try condition() { return true }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return try condition()
+        try F.waitFor(seconds, condition)
     }
 
     @Test("booted three days slow: the sip stamped before NTP is moved to its true day, a later jump makes no sip, no gap and no move")

@@ -83,7 +83,10 @@ struct PublisherTests {
         let events = subscriber.objects(onTopicsEndingWith: "/event")
         #expect(events.map { "\($0["identity"]!) \($0["change"]!)" } == ["manual|a new", "manual|a deleted", "dev|sip|2 new"])
         #expect(events.map { $0["seq"] as? Int } == [1, 2, 3])
-        #expect(events[2]["ml"] as? Double == 80 && events[2]["kind"] as? String == "sip" && events[2]["device"] as? String == "C8:2A:3F:00:3F:2A")
+        let row = try #require(events[2]["event"] as? [String: Any], "the row, as `log --json` has it")
+        #expect(row["ml"] as? Double == 80 && row["kind"] as? String == "sip" && row["device"] as? String == "C8:2A:3F:00:3F:2A")
+        #expect(row["identity"] as? String == "dev|sip|2" && row["at"] as? String != nil && row["remaining_ml"] as? Double == 300)
+        #expect((events[1]["event"] as? [String: Any])?["deleted"] as? Bool == true)
         #expect(subscriber.messages.filter { $0.topic.hasSuffix("/event") }.allSatisfy { !$0.retain }, "events are not retained")
 
         let stateTopic = "quench/testpi/person/default/state"

@@ -33,6 +33,16 @@ public enum LiveFixture {
         return try BottleCalibration(unit: .g, capacityML: s.configuration.capacityML, emptyWeightG: s.configuration.emptyWeightG)
     }
 
+    /// Waits until `condition` holds, at most `seconds`; whether it held.
+    public static func waitFor(_ seconds: Double = 15, _ condition: () throws -> Bool) rethrows -> Bool {
+        let end = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < end {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return try condition()
+    }
+
     public static var logger: Logger {
         var l = Logger(label: "test")
         l.logLevel = .warning

@@ -52,12 +52,7 @@ public final class TestSubscriber: Sendable {
     public func last(_ topic: String) -> MQTTMessage? { messages.last { $0.topic == topic } }
 
     public func waitFor(seconds: Double, _ condition: () -> Bool) -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return condition()
+        LiveFixture.waitFor(seconds, condition)
     }
 
     public func close() {
