@@ -91,10 +91,6 @@ struct WallClockGatewayTests {
                        advertisements: { _ throws(LiveError) in throw .stopped })
     }
 
-    func waitFor(_ seconds: Double = 30, _ condition: () throws -> Bool) rethrows -> Bool {
-        try F.waitFor(seconds, condition)
-    }
-
     @Test("booted three days slow: the sip stamped before NTP is moved to its true day, a later jump makes no sip, no gap and no move")
     func setThenJumped() throws {
         let store = try F.temporaryStore()
@@ -104,7 +100,7 @@ struct WallClockGatewayTests {
         let clock = ScriptedClock(wall0: trueNow - Self.threeDays, rate: F.speed, synchronized: false)
         let g = gateway(device, p, store: store, clock: clock)
         g.start()
-        #expect(try waitFor { try F.sips(store, address).count == 1 })
+        #expect(try F.waitFor { try F.sips(store, address).count == 1 })
         let provisional = try F.sips(store, address)[0]
         #expect(abs(provisional.time.secondsSince1970 - (trueNow - Self.threeDays)) < 60, "stamped from the slow clock")
         #expect(try store.unsyncedCount() == 1)
@@ -117,7 +113,7 @@ struct WallClockGatewayTests {
         #expect(try store.unsyncedCount() == 0)
 
         // Someone sets the clock back an hour between the second and third sips.
-        #expect(try waitFor { try F.sips(store, address).count == 2 })
+        #expect(try F.waitFor { try F.sips(store, address).count == 2 })
         clock.set(by: -3600, synchronized: true)
         g.checkClock()
         #expect(p.waitUntilFinished(timeout: 30))
@@ -150,7 +146,7 @@ struct WallClockGatewayTests {
         let slow = ScriptedClock(wall0: trueNow - Self.threeDays, rate: F.speed, synchronized: false, origin: boot)
         let first = gateway(device, p, store: store, clock: slow)
         first.start()
-        #expect(try waitFor { try F.sips(store, address).count == 1 })
+        #expect(try F.waitFor { try F.sips(store, address).count == 1 })
         first.stop()
         first.wait()
         p.shutdown()
