@@ -98,8 +98,11 @@ enum LiveVM {
 struct LiveVMTests {
     /// Idle first: pairing the devices one after the other starts their trace
     /// clocks (at the first subscription or scan) before `quench run` listens;
-    /// `quench record` takes 4 s of the weight scale's idle bottle too.
-    static let leadIn = 33.0
+    /// `quench record` takes 4 s of the weight scale's idle bottle too. The
+    /// mi-scale's clock starts at the first scan, about 37 s (nine programs in
+    /// the emulated guest, ~0.5 s each to start) before `run` listens: 43 s
+    /// leave the detector 10 s of the full bottle before its first lift.
+    static let leadIn = 43.0
 
     @Test("scan, pair and run: weight-scale, decent-scale (link dropped mid-sip), level-bottle (random address), mi-scale at once; absent device")
     func allProfiles() throws {
@@ -131,7 +134,7 @@ struct LiveVMTests {
             $Q pair F0:00:00:00:00:99 --profile weight-scale --timeout 3; echo "absent: exit $? after $(( $(date +%s) - start )) s"
             $Q devices
             $Q record $QUENCH_VM_P1_ADDR --out \(dir.path)/recorded.csv --seconds 4 || exit 16
-            $Q run --seconds 62 --json --log-level info || exit 15
+            $Q run --seconds 72 --json --log-level info || exit 15
             $Q log --json --limit 100
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
