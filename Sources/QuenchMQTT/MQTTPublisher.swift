@@ -5,6 +5,7 @@ import MQTT
 import QuenchCore
 import QuenchHistory
 import QuenchStore
+import Synchronization
 import Threading
 
 /// Publishes the history to an MQTT broker: each change from the outbox (in
@@ -343,6 +344,32 @@ public final class MQTTPublisher {
         while !shouldStop(), ContinuousClock.now < end {
             usleep(50_000)
         }
+    }
+}
+#endif
+
+#if canImport(Glibc)
+/// A publisher on a thread of its own beside the gateway (`quench run --mqtt`):
+/// made on that thread, which alone drives it, and stopped with `stop()`.
+public final class BackgroundPublisher: Sendable {
+    private let stopping = Atomic<Bool>(false)
+    private let worker = ThreadSlot()
+
+    /// Fails at once (in the caller's thread) for what cannot work: a missing password file, a store that will not open.
+    public init(settings: MQTTSettings, environment: HistoryEnvironment, logger: Logger) throws(MQTTSetupError) {
+        _ = try settings.password()
+        _ = try MQTTPublisher(settings: settings, environment: environment, logger: logger, announcesAvailability: true)
+        worker.start(name: "mqtt") { [self] in
+            guard let publisher = try? MQTTPublisher(settings: settings, environment: environment, logger: logger,
+                                                     announcesAvailability: true) else { return }
+            publisher.run { stopping.load(ordering: .relaxed) }
+        }
+    }
+
+    /// Ends the publisher (it says `offline`) and waits for its thread.
+    public func stop() {
+        stopping.store(true, ordering: .relaxed)
+        worker.join()
     }
 }
 #endif

@@ -221,6 +221,8 @@ struct RunCommand: AsyncParsableCommand {
                                + "(default: `drain_every` in [gateway] of the config file, else stay connected).", valueName: "MIN"))
     var drainEvery: Double?
     @Option(help: .hidden) var clockRate: Double = 1
+    @Flag(help: "Also publish to the MQTT broker of [mqtt] in the config file (or $QUENCH_MQTT) while running; the service uses quench-mqtt.service instead.")
+    var mqtt = false
     @OptionGroup var live: LiveOptions
 
     func validate() throws {
@@ -238,6 +240,9 @@ struct RunCommand: AsyncParsableCommand {
         request.seconds = seconds
         request.options.clockRate = clockRate
         let (runRequest, json) = (request, json)
+        let publisher = try mqtt ? BackgroundPublisher(settings: configuration.mqttSettings(), environment: HistoryEnvironment.process(configuration),
+                                                       logger: LiveLogging.bootstrap(level: request.logLevel)) : nil
+        defer { publisher?.stop() }
         try await offPool {
             do {
                 try Gateway.runUntilStopped(runRequest) { LineOutput.write(EventFormat.line($0, json: json)) }

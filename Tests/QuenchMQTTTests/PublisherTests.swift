@@ -267,6 +267,26 @@ struct PublisherTests {
         #expect(bad.stderr.lowercased().contains("tls") || bad.stderr.contains("certificate") || bad.stderr.contains("protocol"), "\(bad.stderr)")
     }
 
+    @Test("beside a gateway (`quench run --mqtt`): publishes as changes come, says offline when stopped")
+    func background() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-background")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-background") })
+        let (path, store) = try history()
+        let publisher = try BackgroundPublisher(settings: try settings(broker), environment: environment(path), logger: Self.logger)
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/status")?.payload == Array("online".utf8) })
+        _ = try store.addManual(ml: 330, at: .wallClockNow, note: nil, identity: "manual|beside")
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.objects(onTopicsEndingWith: "/event").contains { $0["identity"] as? String == "manual|beside" } })
+        publisher.stop()
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/status")?.payload == Array("offline".utf8) })
+        #expect(throws: MQTTSetupError.self) {
+            var s = try settings(broker)
+            s.passwordFile = "/nonexistent/password"
+            _ = try BackgroundPublisher(settings: s, environment: environment(path), logger: Self.logger)
+        }
+    }
+
     @Test("a reminder given while the publisher runs becomes an event message for Home Assistant")
     func reminderPublished() throws {
         let broker = try MosquittoBroker()
