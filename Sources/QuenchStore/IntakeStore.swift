@@ -29,20 +29,23 @@ public final class IntakeStore: Sendable {
     public let isReadOnly: Bool
     /// One connection, used by one thread at a time.
     private let connection: Condition<SQLiteConnection>
-
     /// Opens (and migrates) the database at `path`.
     /// - Parameter busyTimeout: how long a write waits for another process's lock.
     public init(path: String, mode: OpenMode = .create, busyTimeout: Double = 10) throws(StoreError) {
         self.path = path
         var info = stat()
         let exists = stat(path, &info) == 0
-        if exists {
-            try Self.checkIsDatabase(path, info)
-        } else {
+        if !exists {
             guard mode != .existing else {
                 throw StoreError(.notFound, path: path, "no database at \(path) (nothing recorded yet: `quench add 250ml` creates it; --db or QUENCH_DB choose another)")
             }
             try Self.createFile(path, folder: mode == .createWithFolder)
+        }
+        guard stat(path, &info) == 0 else {
+            throw StoreError(.cannotOpen, path: path, "cannot open the database \(path): \(String(cString: strerror(errno)))")
+        }
+        let hold = try OpenDatabaseFiles.hold(info) { () throws(StoreError) in
+            if exists { try Self.checkIsDatabase(path, info) }
         }
         // Read-only when we cannot write, or when nobody may (`chmod a-w`): root
         // passes access(2) on any file, yet a file without write bits was made
@@ -55,7 +58,7 @@ public final class IntakeStore: Sendable {
 
         let db: SQLiteConnection
         do {
-            db = try SQLiteConnection(path: path, readOnly: readOnly, busyTimeout: busyTimeout)
+            db = try SQLiteConnection(path: path, readOnly: readOnly, busyTimeout: busyTimeout, hold: hold)
             // Sorting and grouping in memory: a temporary file costs more than the query.
             try db.execute("PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = ON")
             // Reading the header here makes a file that is not a database fail now, untouched.

@@ -90,10 +90,13 @@ struct SQLiteRow {
 final class SQLiteConnection {
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
+    /// Released after the handle is closed (see `OpenDatabaseFiles`).
+    private let hold: OpenDatabaseFiles.Hold?
 
     /// - Parameters:
     ///   - busyTimeout: how long a statement waits for another process's lock, in seconds.
-    init(path: String, readOnly: Bool, busyTimeout: Double) throws(SQLiteError) {
+    init(path: String, readOnly: Bool, busyTimeout: Double, hold: OpenDatabaseFiles.Hold? = nil) throws(SQLiteError) {
+        self.hold = hold
         var handle: OpaquePointer?
         // FULLMUTEX off: the store serialises access, so SQLite's own locking is wasted work.
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
