@@ -6,6 +6,7 @@ import PackageDescription
 //   quench (CLI, parsing only)     quenchd (the service)     quench-bench (benchmarks)
 //     ├── QuenchTools (scan, pair, watch, record, calibrate, and their terminal output)
 //     ├── QuenchHistory (today, log, stats, goals, calendar, export: Foundation, for local days' time zones)
+//     ├── QuenchWeb (`quench serve`: the page, the JSON API, live changes; Hummingbird)
 //     ├── QuenchMQTT (the publisher: outbox → broker, states, Home Assistant discovery)
 //     │     └── MQTT (libmosquitto; the only importer of CMosquitto)
 //     ├── QuenchConfig (quench.toml and precedence: command line > environment > user file > /etc > default;
@@ -44,6 +45,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Exact: TOMLPreflight is written against the toml++ inside this version.
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+        // `quench serve` only: HTTP/1.1 on SwiftNIO. Its default traits (swift-configuration,
+        // full Foundation) are off: nothing here uses them, and they cost build time.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        // Named for its HTTP field and URI types, which Hummingbird does not re-export; already in its graph.
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Tests only: an HTTP/1.1 client (NIOHTTP1) for the API and chromedriver's WebDriver; in Hummingbird's graph already.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .target(name: "QuenchCore"),
@@ -87,6 +95,14 @@ let package = Package(
             "MQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "Threading",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The page and its JSON API (`quench serve`), a process of its own so quenchd stays small.
+        .target(name: "QuenchWeb", dependencies: [
+            "QuenchHistory", "QuenchStore", "QuenchCore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "QuenchTools", dependencies: [
             "QuenchGateway", "QuenchCore", "QuenchProfiles", "QuenchStore", "GATT", "BluetoothLinux", "BluetoothWire", "Threading",
             .product(name: "Logging", package: "swift-log"),
@@ -95,7 +111,7 @@ let package = Package(
             "QuenchGateway", "QuenchCore", "QuenchProfiles", "GATT", "BluetoothWire", "Threading",
         ]),
         .executableTarget(name: "quench", dependencies: [
-            "QuenchGateway", "QuenchHistory", "QuenchConfig", "QuenchTools", "QuenchStore", "QuenchProfiles", "QuenchMQTT", "Threading",
+            "QuenchGateway", "QuenchHistory", "QuenchConfig", "QuenchTools", "QuenchStore", "QuenchProfiles", "QuenchMQTT", "QuenchWeb", "Threading",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "quenchd", dependencies: ["QuenchGateway", "QuenchConfig", "QuenchStore"]),
@@ -125,6 +141,11 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "QuenchTestSupport"]),
         .testTarget(name: "QuenchMQTTTests", dependencies: ["QuenchMQTT", "MQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchConfigTests", dependencies: ["QuenchConfig", "QuenchCore", "QuenchStore", "QuenchTestSupport"]),
+        .testTarget(name: "QuenchWebTests", dependencies: [
+            "QuenchWeb", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport", "Threading",
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         .testTarget(name: "QuenchHistoryTests", dependencies: ["QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchToolsTests", dependencies: [
             "QuenchTools", "QuenchGateway", "QuenchSimulatedDevices", "QuenchSimulator", "QuenchProfiles", "QuenchStore", "QuenchCore",

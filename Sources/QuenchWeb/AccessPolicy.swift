@@ -1,0 +1,110 @@
+/// Who may read and write, decided from a request's parts alone (no server
+/// needed to test it).
+///
+/// - On a loopback listener only this machine can connect: no token, but the
+///   `Host` must name loopback, so a web page elsewhere cannot reach the server
+///   through a DNS name rebound to 127.0.0.1.
+/// - On any other listener every request (page, API, write) needs the token: as
+///   `?token=` once (answered with a cookie and a redirect that drops it from the
+///   address bar), then the cookie, or `Authorization: Bearer` for scripts.
+/// - Writes also need a same-origin request: `Origin` (when the browser sends
+///   it) naming this host, `Sec-Fetch-Site` not cross-site, and a JSON body,
+///   which a cross-site form cannot send without the browser asking first.
+public struct AccessPolicy: Sendable {
+    public var listener: ListenAddress
+    /// Nil on a loopback listener.
+    public var token: AccessToken?
+
+    public static let cookieName = "quench_token"
+
+    public init(listener: ListenAddress, token: AccessToken?) {
+        self.listener = listener
+        self.token = token
+    }
+
+    /// What a request carries that matters here.
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
+        public var queryToken: String?
+        public var cookieToken: String?
+        public var authorization: String?
+        public var host: String?
+        public var origin: String?
+        public var fetchSite: String?
+        public var contentType: String?
+
+        public init(method: String, path: String, queryToken: String? = nil, cookieToken: String? = nil,
+                    authorization: String? = nil, host: String? = nil, origin: String? = nil,
+                    fetchSite: String? = nil, contentType: String? = nil) {
+            self.method = method
+            self.path = path
+            self.queryToken = queryToken
+            self.cookieToken = cookieToken
+            self.authorization = authorization
+            self.host = host
+            self.origin = origin
+            self.fetchSite = fetchSite
+            self.contentType = contentType
+        }
+
+        var isWrite: Bool { !["GET", "HEAD", "OPTIONS"].contains(method) }
+    }
+
+    public enum Decision: Sendable, Equatable {
+        case allow
+        /// The token was right in the query: set the cookie, go to `location` without it.
+        case setCookieAndRedirect(location: String)
+        case refuse(status: Int, reason: String)
+    }
+
+    public func decide(_ request: Request) -> Decision {
+        if let token {
+            if let given = request.queryToken {
+                guard token.matches(given) else { return .refuse(status: 401, reason: "wrong access token") }
+                // Only for pages: a write must never be one a link can trigger.
+                if !request.isWrite { return .setCookieAndRedirect(location: request.path) }
+            } else {
+                let bearer = request.authorization.flatMap { header -> Substring? in
+                    header.lowercased().hasPrefix("bearer ") ? header.dropFirst(7) : nil
+                }
+                let presented = bearer ?? request.cookieToken.map { Substring($0) }
+                guard let presented else {
+                    return .refuse(status: 401, reason: "this server needs its access token: open the link `quench serve token` prints")
+                }
+                guard token.matches(presented) else { return .refuse(status: 401, reason: "wrong access token") }
+            }
+        } else {
+            guard let host = request.host, Self.namesLoopback(host) else {
+                return .refuse(status: 403, reason: "this server answers only to localhost, 127.0.0.1 or [::1]")
+            }
+        }
+        if request.isWrite {
+            if let site = request.fetchSite, site != "same-origin", site != "none" {
+                return .refuse(status: 403, reason: "cross-site write refused")
+            }
+            if let origin = request.origin {
+                guard let host = request.host, origin == "http://\(host)" || origin == "https://\(host)" else {
+                    return .refuse(status: 403, reason: "cross-origin write refused (Origin \(origin))")
+                }
+            }
+            guard let type = request.contentType, type.lowercased().hasPrefix("application/json") else {
+                return .refuse(status: 415, reason: "writes take a JSON body (Content-Type: application/json)")
+            }
+        }
+        return .allow
+    }
+
+    /// `Host: localhost:8080`, `127.0.0.1`, `[::1]:8080`.
+    static func namesLoopback(_ host: String) -> Bool {
+        var name = Substring(host)
+        if name.hasPrefix("[") {
+            guard let close = name.firstIndex(of: "]") else { return false }
+            name = name[name.index(after: name.startIndex)..<close]
+            return name == "::1"
+        }
+        if let colon = name.lastIndex(of: ":") { name = name[..<colon] }
+        return name == "localhost" || (name.hasPrefix("127.") && name.split(separator: ".").count == 4
+            && name.split(separator: ".").allSatisfy { UInt8($0) != nil })
+    }
+}

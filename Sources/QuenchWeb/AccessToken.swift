@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The secret a phone on the home network shows once (in a link), then keeps as
+/// a cookie: intake is health data, so nothing is readable from the network
+/// without it. Kept in a file only its owner can read (0600), beside the
+/// database, made on first use.
+public struct AccessToken: Sendable, Equatable {
+    public let value: String
+
+    /// 32 random bytes, hex: 256 bits, and safe in a URL, a cookie and a header.
+    static let byteCount = 32
+
+    init(value: String) { self.value = value }
+
+    /// The token in `path`, created (O_EXCL, 0600) when missing; two processes
+    /// racing to create it both end up with the one that won.
+    public static func loadOrCreate(at path: String) throws(WebError) -> AccessToken {
+        if let existing = try load(at: path) { return existing }
+        let token = AccessToken(value: randomHex(byteCount))
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            if errno == EEXIST, let existing = try load(at: path) { return existing }
+            throw .tokenFile(path: path, errno: errno, doing: "creating")
+        }
+        defer { close(fd) }
+        let line = Array((token.value + "\n").utf8)
+        let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard written == line.count, fsync(fd) == 0 else {
+            let code = errno
+            unlink(path)
+            throw .tokenFile(path: path, errno: code, doing: "writing")
+        }
+        return token
+    }
+
+    /// A new token replacing the old one: every phone must open a new link.
+    public static func rotate(at path: String) throws(WebError) -> AccessToken {
+        if unlink(path) != 0 && errno != ENOENT { throw .tokenFile(path: path, errno: errno, doing: "removing") }
+        return try loadOrCreate(at: path)
+    }
+
+    static func load(at path: String) throws(WebError) -> AccessToken? {
+        guard let file = fopen(path, "r") else {
+            if errno == ENOENT { return nil }
+            throw .tokenFile(path: path, errno: errno, doing: "reading")
+        }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard fgets(&buffer, Int32(buffer.count), file) != nil else { throw .badTokenFile(path: path) }
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .trimmingWhitespace()
+        guard text.count == byteCount * 2, text.allSatisfy(\.isHexDigit) else { throw .badTokenFile(path: path) }
+        return AccessToken(value: text)
+    }
+
+    /// Compares in time independent of where the first difference lies, so the
+    /// token cannot be guessed a character at a time from response times.
+    public func matches(_ candidate: some StringProtocol) -> Bool {
+        let a = Array(value.utf8)
+        let b = Array(candidate.utf8)
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for i in a.indices { difference |= a[i] ^ b[i] }
+        return difference == 0
+    }
+
+    /// From the system's generator: getrandom(2) on Linux, the kernel's CSPRNG.
+    static func randomHex(_ count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let digits = Array("0123456789abcdef".utf8)
+        let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+    }
+
+    /// Where the token lives: beside the database (the service's state folder on a Pi).
+    public static func defaultPath(forDatabase database: String) -> String {
+        guard let slash = database.lastIndex(of: "/") else { return "web-token" }
+        return String(database[...slash]) + "web-token"
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}

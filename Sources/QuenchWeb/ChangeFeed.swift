@@ -1,0 +1,58 @@
+import Synchronization
+
+/// Tells every open page that the history changed: the one place the server
+/// fans a change out, fed by its own writes (at once) and by a poll of the
+/// database's data version (changes made by the gateway or `quench add` in
+/// other processes).
+final class ChangeFeed: Sendable {
+    enum Notice: Sendable, Equatable {
+        case changed(version: Int64)
+        /// Nothing changed for a while: written so a closed connection is noticed.
+        case heartbeat
+    }
+
+    private struct State {
+        var next = 0
+        var subscribers: [Int: AsyncStream<Notice>.Continuation] = [:]
+        var version: Int64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// A stream of notices until the subscriber goes away.
+    func subscribe() -> AsyncStream<Notice> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Notice.self, bufferingPolicy: .bufferingNewest(4))
+        let id = state.withLock { s in
+            s.next += 1
+            s.subscribers[s.next] = continuation
+            return s.next
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Something changed: every page refetches.
+    func changed() {
+        let (version, subscribers) = state.withLock { s in
+            s.version += 1
+            return (s.version, Array(s.subscribers.values))
+        }
+        for subscriber in subscribers { subscriber.yield(.changed(version: version)) }
+    }
+
+    func heartbeat() {
+        for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.yield(.heartbeat) }
+    }
+
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    /// One event of the `text/event-stream` (HTML, "Server-sent events").
+    static func frame(_ notice: Notice) -> String {
+        switch notice {
+        case let .changed(version): "event: change\ndata: {\"version\":\(version)}\n\n"
+        case .heartbeat: ": still here\n\n"
+        }
+    }
+}

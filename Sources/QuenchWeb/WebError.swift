@@ -1,0 +1,34 @@
+import QuenchHistory
+import QuenchStore
+
+/// What stops `quench serve`, each with what to do about it.
+public enum WebError: Error, CustomStringConvertible, Sendable {
+    /// `--listen` that is not HOST:PORT.
+    case badListenAddress(String, reason: String)
+    /// The token file could not be read or written.
+    case tokenFile(path: String, errno: Int32, doing: String)
+    /// A token file holding something else (edited by hand, truncated).
+    case badTokenFile(path: String)
+    /// The address is taken, or not ours to bind.
+    case cannotListen(String, cause: any Error)
+    case history(HistoryError)
+
+    public var description: String {
+        switch self {
+        case let .badListenAddress(text, reason):
+            return "--listen \(text): \(reason) (expected HOST:PORT, e.g. 127.0.0.1:8080 or 0.0.0.0:8080)"
+        case let .tokenFile(path, errno, doing):
+            return "\(doing) the access token \(path): \(String(cString: strerror(errno)))"
+        case let .badTokenFile(path):
+            return "the access token file \(path) does not hold a token; remove it and run `quench serve token` to make a new one"
+        case let .cannotListen(address, cause):
+            return "cannot listen on \(address): \(cause) (another `quench serve`? choose another port with --listen)"
+        case let .history(error):
+            return error.description
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

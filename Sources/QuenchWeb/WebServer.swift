@@ -1,0 +1,122 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOPosix
+import QuenchCore
+import QuenchHistory
+import QuenchStore
+
+/// `quench serve`: the page and its JSON API, over Hummingbird (SwiftNIO).
+///
+/// A process of its own, so the gateway (`quenchd`) keeps its small memory;
+/// both share only the database, which is how a change reaches an open page
+/// from the gateway: the database's data version, polled.
+public enum WebServer {
+    public struct Options: Sendable {
+        public var listen: ListenAddress
+        /// The history commands' environment (database, units, zone); its clock
+        /// is read anew for each request.
+        public var environment: HistoryEnvironment
+        /// The access token's file (network listeners only).
+        public var tokenPath: String
+        /// How often the database is asked whether another process changed it.
+        public var pollInterval: Duration
+        /// How often an idle live connection is written to.
+        public var heartbeatInterval: Duration
+
+        public init(listen: ListenAddress, environment: HistoryEnvironment, tokenPath: String? = nil,
+                    pollInterval: Duration = .milliseconds(250), heartbeatInterval: Duration = .seconds(15)) {
+            self.listen = listen
+            self.environment = environment
+            self.tokenPath = tokenPath ?? AccessToken.defaultPath(forDatabase: environment.databasePath)
+            self.pollInterval = pollInterval
+            self.heartbeatInterval = heartbeatInterval
+        }
+    }
+
+    /// Serves until SIGTERM or SIGINT. `listening` is called with the address
+    /// bound (the port chosen when 0 was asked).
+    public static func run(_ options: Options, logger: Logger, listening: @escaping @Sendable (ListenAddress) -> Void) async throws(WebError) {
+        // The database exists before the first page asks: a new Pi shows an empty day, not an error.
+        let watcher: IntakeStore
+        do { watcher = try options.environment.openIntakeStore(creating: true) } catch { throw .history(.store(error)) }
+        let token = options.listen.isLoopback ? nil : try AccessToken.loadOrCreate(at: options.tokenPath)
+        let policy = AccessPolicy(listener: options.listen, token: token)
+        let feed = ChangeFeed()
+        let router = Router()
+        router.add(middleware: AccessGuard(policy: policy))
+        Routes(environment: options.environment, feed: feed).register(on: router)
+
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(options.listen.host, port: options.listen.port), serverName: "quench"),
+            onServerRunning: { channel in
+                listening(ListenAddress(host: options.listen.host, port: channel.localAddress?.port ?? options.listen.port))
+            },
+            logger: logger)
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await app.runService() }
+                group.addTask { await watch(watcher, feed: feed, every: options.pollInterval, heartbeat: options.heartbeatInterval, logger: logger) }
+                // The server ends (a signal, or a bind failure); the watcher with it.
+                try await group.next()
+                group.cancelAll()
+            }
+        } catch {
+            throw .cannotListen(options.listen.description, cause: error)
+        }
+    }
+
+    /// Polls the data version; a change from any process reaches every page.
+    static func watch(_ store: IntakeStore, feed: ChangeFeed, every interval: Duration, heartbeat: Duration, logger: Logger) async {
+        var last = (try? store.dataVersion()) ?? 0
+        var sinceHeartbeat = Duration.zero
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            do {
+                let version = try store.dataVersion()
+                if version != last {
+                    last = version
+                    feed.changed()
+                }
+            } catch {
+                logger.warning("cannot read the database's data version", metadata: ["error": "\(error)"])
+            }
+            sinceHeartbeat += interval
+            if sinceHeartbeat >= heartbeat {
+                sinceHeartbeat = .zero
+                feed.heartbeat()
+            }
+        }
+    }
+}
+
+/// Applies `AccessPolicy` to every request.
+struct AccessGuard<Context: RequestContext>: RouterMiddleware {
+    let policy: AccessPolicy
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let parts = AccessPolicy.Request(
+            method: request.method.rawValue, path: request.uri.path,
+            queryToken: request.uri.queryParameters["token"].map(String.init),
+            cookieToken: request.cookies[AccessPolicy.cookieName]?.value,
+            authorization: request.headers[.authorization], host: request.head.authority,
+            origin: request.headers[.origin], fetchSite: request.headers[HTTPField.Name("Sec-Fetch-Site")!],
+            contentType: request.headers[.contentType])
+        switch policy.decide(parts) {
+        case .allow:
+            return try await next(request, context)
+        case let .setCookieAndRedirect(location):
+            var response = Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
+            // Lax, not Strict: the link is opened from another app (a cross-site
+            // navigation), and the page it lands on must already carry the cookie.
+            response.setCookie(Cookie(name: AccessPolicy.cookieName, value: policy.token?.value ?? "",
+                                      maxAge: 400 * 86400, path: "/", httpOnly: true, sameSite: .lax))
+            return response
+        case let .refuse(status, reason):
+            return Responses.error(HTTPResponse.Status(code: status), reason)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import QuenchTestSupport
+import Testing
+
+/// The JSON API is the CLI's `--json`: the same function, the same bytes,
+/// checked against `quench` run as a separate process on the same database.
+@Suite(.serialized, .enabled(if: quenchBinary != nil, "SKIPPED: quench is not built (swift build)"))
+struct APITests {
+    /// Keys that follow the clock: they move between the two requests.
+    static let clockKeys: Set<String> = ["last_sip_ago_seconds", "pace_ml", "behind_by_ml", "next_at", "due", "reason"]
+
+    static func withoutClock(_ text: String) -> NSDictionary? {
+        guard var object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return nil }
+        for key in clockKeys { object.removeValue(forKey: key) }
+        return object as NSDictionary
+    }
+
+    @Test func eachEndpointSaysWhatTheCommandSays() async throws {
+        let fixture = try WebFixture()
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        let pairs: [(String, [String])] = [
+            ("/api/today", ["today"]), ("/api/stats?days=7", ["stats", "--days", "7"]), ("/api/stats?days=30", ["stats", "--days", "30"]),
+            ("/api/calendar", ["calendar"]), ("/api/goal", ["goal"]), ("/api/remind", ["remind"]),
+        ]
+        for (path, command) in pairs {
+            let answer = try await server.client.get(path)
+            #expect(answer.status == 200, "\(path)")
+            #expect(answer.header("Content-Type") == "application/json; charset=utf-8")
+            #expect(answer.header("Cache-Control") == "no-store", "health data is never cached")
+            let cli = try fixture.quench(command + ["--json"])
+            let api = try #require(Self.withoutClock(answer.body), "\(path): \(answer.body.prefix(200))")
+            #expect(api == Self.withoutClock(cli), "\(path) differs from quench \(command.joined(separator: " ")) --json")
+            #expect(api.count > 3)
+        }
+        // The log is byte for byte the same lines (nothing in it moves with the clock).
+        let log = try await server.client.get("/api/log?since=today&deleted=true")
+        #expect(log.body == (try fixture.quench(["log", "--since", "today", "--deleted", "--json"])))
+        #expect(log.body.split(separator: "\n").count == 4, "three sensor sips and the tea today")
+    }
+
+    @Test func writesChangeTheStoreAndBadInputSaysWhat() async throws {
+        let fixture = try WebFixture()
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        let before = try #require(fixture.json(["today"])["intake_ml"] as? Double)
+        let added = try await server.client.postJSON("/api/add", ["amount": "250ml", "note": "from the page"])
+        #expect(added.status == 200, "\(added.body)")
+        let event = try #require((added.json as? [String: Any])?["event"] as? [String: Any])
+        let id = try #require(event["id"] as? Int)
+        #expect(try fixture.json(["today"])["intake_ml"] as? Double == before + 250)
+
+        #expect(try await server.client.postJSON("/api/delete", ["id": id]).status == 200)
+        #expect(try fixture.json(["today"])["intake_ml"] as? Double == before)
+        #expect(try await server.client.postJSON("/api/restore", ["id": id]).status == 200)
+        #expect(try fixture.json(["today"])["intake_ml"] as? Double == before + 250)
+        #expect(try await server.client.postJSON("/api/undo", [:]).status == 200)
+        #expect(try fixture.json(["today"])["intake_ml"] as? Double == before)
+
+        let bad = try await server.client.postJSON("/api/add", ["amount": "lots"])
+        #expect(bad.status == 400)
+        #expect((bad.json as? [String: Any])?["error"] as? String == "invalid amount 'lots': expected a number with a unit, e.g. 250ml, 0.3l or 8oz"
+                || ((bad.json as? [String: Any])?["error"] as? String)?.hasPrefix("invalid amount 'lots'") == true)
+        let missing = try await server.client.postJSON("/api/delete", ["id": 999_999])
+        #expect(missing.status == 404, "\(missing.body)")
+        let badQuery = try await server.client.get("/api/stats?days=many")
+        #expect(badQuery.status == 400 && badQuery.body.contains("days=many: not a whole number"))
+
+        // Another site's page posting to the Pi, and a form: refused, nothing written.
+        let crossSite = try await server.client.postJSON("/api/add", ["amount": "100ml"], headers: [("Origin", "https://evil.example")])
+        #expect(crossSite.status == 403)
+        let form = try await server.client.request("POST", "/api/add", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                                                   body: "amount=100ml")
+        #expect(form.status == 415)
+        let rebound = try await server.client.request("GET", "/api/today", hostHeader: "evil.example:8080")
+        #expect(rebound.status == 403)
+        #expect(try fixture.json(["today"])["intake_ml"] as? Double == before, "nothing refused was written")
+    }
+
+    @Test func thePageAndItsFilesComeFromTheServerItself() async throws {
+        let fixture = try WebFixture()
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        let page = try await server.client.get("/")
+        #expect(page.status == 200 && page.header("Content-Type") == "text/html; charset=utf-8")
+        let policy = try #require(page.header("Content-Security-Policy"))
+        #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self'") && policy.contains("connect-src 'self'"))
+        // Every asset the page names is served here: no CDN, no web fonts (the Pi may be offline).
+        for match in page.body.matches(of: /(?:src|href)="([^"#]+)"/) {
+            let path = String(match.1)
+            #expect(path.hasPrefix("/"), "\(path) is not this server's")
+            #expect(try await server.client.get(path).status == 200, "\(path)")
+        }
+        let script = try await server.client.get("/app.js")
+        #expect(!script.body.contains("http://") && !script.body.contains("https://"))
+        #expect(script.body.utf8.count < 16_000, "the page's own script stays small: \(script.body.utf8.count) bytes")
+        #expect(try await server.client.get("/nothing-here").status == 404)
+    }
+}

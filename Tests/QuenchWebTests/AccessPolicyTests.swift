@@ -1,0 +1,118 @@
+import QuenchTestSupport
+import QuenchWeb
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Who gets in: loopback without a token (only by a loopback name), the network
+/// only with it, writes only from the page's own origin.
+@Suite struct AccessPolicyTests {
+    static let token = try! AccessToken.loadOrCreate(at: TemporaryFolder.create("token") + "/web-token")
+    let network = AccessPolicy(listener: ListenAddress(host: "0.0.0.0", port: 8080), token: token)
+    let loopback = AccessPolicy(listener: .loopbackDefault, token: nil)
+
+    @Test func theNetworkNeedsTheTokenForPagesAPIAndWrites() {
+        for (method, path) in [("GET", "/"), ("GET", "/api/today"), ("GET", "/app.js"), ("GET", "/api/events"), ("POST", "/api/add")] {
+            let refused = network.decide(.init(method: method, path: path, host: "192.168.1.5:8080", contentType: "application/json"))
+            #expect(refused == .refuse(status: 401, reason: "this server needs its access token: open the link `quench serve token` prints"),
+                    "\(method) \(path)")
+            let wrong = network.decide(.init(method: method, path: path, cookieToken: String(repeating: "0", count: 64), host: "192.168.1.5:8080"))
+            #expect(wrong == .refuse(status: 401, reason: "wrong access token"), "\(method) \(path)")
+        }
+        let right = Self.token.value
+        #expect(network.decide(.init(method: "GET", path: "/api/today", cookieToken: right, host: "pi:8080")) == .allow)
+        #expect(network.decide(.init(method: "GET", path: "/api/today", authorization: "Bearer \(right)", host: "pi:8080")) == .allow)
+        #expect(network.decide(.init(method: "GET", path: "/api/today", authorization: "Bearer x\(right.dropFirst())", host: "pi:8080"))
+                == .refuse(status: 401, reason: "wrong access token"))
+    }
+
+    @Test func theLinkSetsTheCookieOnceAndNeverWrites() {
+        let right = Self.token.value
+        #expect(network.decide(.init(method: "GET", path: "/", queryToken: right, host: "pi:8080")) == .setCookieAndRedirect(location: "/"))
+        #expect(network.decide(.init(method: "GET", path: "/", queryToken: "nope", host: "pi:8080")) == .refuse(status: 401, reason: "wrong access token"))
+        // A link (a GET) never writes; a POST carrying the token in its query still needs the same-origin checks.
+        #expect(network.decide(.init(method: "POST", path: "/api/add", queryToken: right, host: "pi:8080", origin: "http://evil.example",
+                                     contentType: "application/json")) == .refuse(status: 403, reason: "cross-origin write refused (Origin http://evil.example)"))
+    }
+
+    @Test func writesMustComeFromThePageItself() {
+        let right = Self.token.value
+        func write(origin: String? = nil, site: String? = nil, type: String? = "application/json") -> AccessPolicy.Decision {
+            network.decide(.init(method: "POST", path: "/api/add", cookieToken: right, host: "pi.local:8080", origin: origin,
+                                 fetchSite: site, contentType: type))
+        }
+        #expect(write(origin: "http://pi.local:8080", site: "same-origin") == .allow)
+        #expect(write() == .allow, "a script with the cookie or bearer token and no browser headers")
+        #expect(write(origin: "http://pi.local:8081") == .refuse(status: 403, reason: "cross-origin write refused (Origin http://pi.local:8081)"))
+        #expect(write(origin: "null") == .refuse(status: 403, reason: "cross-origin write refused (Origin null)"))
+        #expect(write(site: "cross-site") == .refuse(status: 403, reason: "cross-site write refused"))
+        #expect(write(site: "same-site") == .refuse(status: 403, reason: "cross-site write refused"))
+        #expect(write(type: "application/x-www-form-urlencoded")
+                == .refuse(status: 415, reason: "writes take a JSON body (Content-Type: application/json)"))
+        #expect(write(type: nil) == .refuse(status: 415, reason: "writes take a JSON body (Content-Type: application/json)"))
+        // The same rules on loopback: a page on another site could otherwise post to 127.0.0.1.
+        #expect(loopback.decide(.init(method: "POST", path: "/api/add", host: "127.0.0.1:8080", origin: "https://evil.example",
+                                      contentType: "application/json")) == .refuse(status: 403, reason: "cross-origin write refused (Origin https://evil.example)"))
+    }
+
+    @Test func loopbackAnswersOnlyToLoopbackNames() {
+        for host in ["127.0.0.1:8080", "localhost:8080", "[::1]:8080", "127.0.0.1", "localhost"] {
+            #expect(loopback.decide(.init(method: "GET", path: "/", host: host)) == .allow, "\(host)")
+        }
+        // DNS rebinding: evil.example resolving to 127.0.0.1 carries its own name.
+        for host in ["evil.example:8080", "127.0.0.1.evil.example", "[::2]:8080", "", "127.0.0.256:8080"] {
+            #expect(loopback.decide(.init(method: "GET", path: "/api/today", host: host))
+                    == .refuse(status: 403, reason: "this server answers only to localhost, 127.0.0.1 or [::1]"), "\(host)")
+        }
+        #expect(loopback.decide(.init(method: "GET", path: "/api/today", host: nil)) != .allow)
+    }
+}
+
+@Suite struct ListenAddressTests {
+    @Test func parsesHostsAndPortsAndSaysWhatIsWrong() throws {
+        #expect(try ListenAddress(parsing: "0.0.0.0:8080") == ListenAddress(host: "0.0.0.0", port: 8080))
+        #expect(try ListenAddress(parsing: "[::1]:9000") == ListenAddress(host: "::1", port: 9000))
+        #expect(try ListenAddress(parsing: "[::1]:9000").isLoopback)
+        #expect(try ListenAddress(parsing: "127.0.0.1:0").isLoopback)
+        #expect(try !ListenAddress(parsing: "0.0.0.0:80").isLoopback)
+        #expect(try !ListenAddress(parsing: "192.168.1.5:80").isLoopback)
+        #expect(ListenAddress(host: "::", port: 1).description == "[::]:1")
+        let cases = [("8080", "no port"), (":8080", "no host (0.0.0.0 for every interface)"), ("h:80808", "the port must be a number from 0 to 65535"),
+                     ("::1:80", "an IPv6 address goes in brackets, [::1]:8080"), ("[::1]8080", "no port after ]"), ("h:x", "the port must be a number from 0 to 65535")]
+        for (text, reason) in cases {
+            #expect(throws: WebError.self) { try ListenAddress(parsing: text) }
+            do { _ = try ListenAddress(parsing: text) } catch {
+                #expect(error.description == "--listen \(text): \(reason) (expected HOST:PORT, e.g. 127.0.0.1:8080 or 0.0.0.0:8080)")
+            }
+        }
+    }
+}
+
+@Suite struct AccessTokenTests {
+    @Test func isMadeOnceOwnerOnlyAndKept() throws {
+        let dir = try TemporaryFolder("token")
+        let path = dir.file("web-token")
+        let first = try AccessToken.loadOrCreate(at: path)
+        #expect(first.value.count == 64 && first.value.allSatisfy(\.isHexDigit))
+        #expect(try AccessToken.loadOrCreate(at: path) == first)
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let rotated = try AccessToken.rotate(at: path)
+        #expect(rotated != first)
+        #expect(try AccessToken.loadOrCreate(at: path) == rotated)
+        #expect(first.matches(first.value) && !first.matches(rotated.value) && !first.matches(first.value.dropLast()))
+    }
+
+    @Test func aDamagedFileIsRefusedNotReplaced() throws {
+        let dir = try TemporaryFolder("token")
+        let path = dir.file("web-token")
+        let file = fopen(path, "w")!
+        fputs("not a token\n", file)
+        fclose(file)
+        #expect(throws: WebError.self) { try AccessToken.loadOrCreate(at: path) }
+        do { _ = try AccessToken.loadOrCreate(at: path) } catch {
+            #expect(error.description.contains("does not hold a token; remove it and run `quench serve token`"))
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import QuenchTestSupport
+import Testing
+
+/// The page in a real browser (Debian's Chromium, driven by chromedriver)
+/// against `quench serve` on a real database, as a person would use it.
+@Suite(.serialized, .enabled(if: WebDriver.isInstalled, Comment(rawValue: WebDriver.missing)),
+       .enabled(if: quenchBinary != nil, "SKIPPED: quench is not built (swift build)"))
+struct BrowserTests {
+    static let loaded = "return document.body.dataset.loaded !== undefined"
+
+    static func pageNumber(_ browser: WebDriver, _ id: String) async throws -> Double? {
+        (try await browser.run("return Number(document.getElementById(arguments[0]).dataset.ml)", [id]) as? NSNumber)?.doubleValue
+    }
+
+    @Test func onAPhoneTheNumbersAreTheCLIsAndAQuickAddAndAnotherProcessShowLive() async throws {
+        let fixture = try WebFixture()
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        let browser = try await WebDriver(width: 390, height: 844)
+        do {
+            try await browser.open(server.url + "/")
+            #expect(try await browser.waitUntil(Self.loaded) != nil, "the page loaded its data")
+
+            // The ring's numbers are `quench today --json`'s.
+            let today = try fixture.json(["today"])
+            #expect(try await Self.pageNumber(browser, "intake") == today["intake_ml"] as? Double)
+            #expect(try await Self.pageNumber(browser, "goal") == today["goal_ml"] as? Double)
+            let rows = try await browser.run("return document.querySelectorAll('#sips tbody tr').length") as? Int
+            #expect(rows == today["sips"] as? Int)
+            let shown = try await browser.run("return document.getElementById('intake').textContent") as? String
+            #expect(shown == "\(Int((today["intake_ml"] as! Double).rounded()).formatted(.number.grouping(.automatic).locale(Locale(identifier: "en")))) mL")
+            let bottle = try await browser.run("return document.getElementById('bottle-list').textContent") as? String ?? ""
+            #expect(bottle.contains("Desk bottle") && bottle.contains("430 mL left") && bottle.contains("connected"), "\(bottle)")
+            _ = try await browser.screenshot(to: screenshotFolder + "/phone.png")
+
+            // A quick-add click: the total and the store both change.
+            let before = try #require(try await Self.pageNumber(browser, "intake"))
+            try await browser.click("#quick-buttons button[data-amount='250ml']")
+            let shownAdd = try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 250)", timeout: 5)
+            #expect(shownAdd != nil, "the page shows the added 250 mL")
+            #expect(try fixture.json(["today"])["intake_ml"] as? Double == before + 250, "and the store has it")
+
+            // A sip stored by another process (the gateway, `quench add`) appears without a reload, within 2 s.
+            _ = try await browser.run("window.notReloaded = true; return true")
+            _ = try fixture.quench(["add", "123ml"])
+            let delay = try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 373)", timeout: 5)
+            #expect(delay != nil && delay! < 2, "appeared after \(delay.map { String(format: "%.2f s", $0) } ?? "never")")
+            #expect(try await browser.run("return window.notReloaded === true") as? Bool == true, "without a reload")
+            #expect(try await browser.run("return document.getElementById('live').textContent") as? String == "live")
+
+            // Delete from the list, then undo.
+            try await browser.click("#sips tbody tr:first-child button")
+            #expect(try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 250)") != nil)
+            try await browser.click("#undo")
+            #expect(try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 373)") != nil)
+
+            // A custom amount typed in.
+            try await browser.type("#custom-amount", "0.1l")
+            try await browser.click("#quick-add button[type=submit]")
+            #expect(try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 473)") != nil)
+            #expect(try fixture.json(["today"])["intake_ml"] as? Double == before + 473)
+
+            let errors = try await browser.consoleEntries().filter { $0.level == "SEVERE" || $0.level == "WARNING" }
+            #expect(errors.isEmpty, "console: \(errors)")
+            _ = try await browser.screenshot(to: screenshotFolder + "/phone-after.png")
+        } catch {
+            await browser.close()
+            throw error
+        }
+        await browser.close()
+    }
+
+    @Test func onADesktopInLightAndDark() async throws {
+        let fixture = try WebFixture()
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        let browser = try await WebDriver(width: 1280, height: 1000)
+        do {
+            try await browser.open(server.url + "/")
+            #expect(try await browser.waitUntil(Self.loaded) != nil)
+            let png = try await browser.screenshot(to: screenshotFolder + "/desktop.png")
+            #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            // Two columns on a desktop, one on a phone.
+            let columns = try await browser.run("return getComputedStyle(document.getElementById('main')).gridTemplateColumns.split(' ').length") as? Int
+            #expect(columns == 2)
+            try await browser.command("POST", "/goog/cdp/execute", ["cmd": "Emulation.setEmulatedMedia",
+                                                                   "params": ["features": [["name": "prefers-color-scheme", "value": "dark"]]]])
+            let background = try await browser.run("return getComputedStyle(document.body).backgroundColor") as? String
+            #expect(background == "rgb(16, 20, 24)", "dark mode: \(background ?? "")")
+            _ = try await browser.screenshot(to: screenshotFolder + "/desktop-dark.png")
+            let errors = try await browser.consoleEntries().filter { $0.level == "SEVERE" }
+            #expect(errors.isEmpty, "console: \(errors)")
+        } catch {
+            await browser.close()
+            throw error
+        }
+        await browser.close()
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import QuenchTestSupport
+import Threading
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Debian's chromedriver driving headless Chromium over W3C WebDriver: what a
+/// person does on the page (open it, click, read), from the test.
+final class WebDriver: Sendable {
+    static let chromium = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let driverPath = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static var isInstalled: Bool { chromium != nil && driverPath != nil }
+    static let missing = "SKIPPED: Chromium and chromedriver are not installed: apt-get install -y chromium chromium-driver (the CI's .ci/run does)"
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    private let driver: ChildProcess.Running
+    private let client: HTTPTestClient
+    let session: String
+    let log: String
+
+    /// Starts chromedriver and a headless browser at `width`×`height` CSS pixels.
+    init(width: Int, height: Int) async throws {
+        let port = try MosquittoBroker.freePort()
+        log = try TemporaryFolder.create("quench-chromedriver") + "/chromedriver.log"
+        driver = try ChildProcess.start(Self.driverPath!, ["--port=\(port)"], logFile: log).get()
+        client = HTTPTestClient(port: port)
+        var ready = false
+        for _ in 0..<100 {
+            if let answer = try? await client.get("/status"), answer.status == 200 { ready = true; break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        guard ready else { driver.signal(SIGKILL); _ = driver.wait(); throw Failure("chromedriver did not answer on port \(port) (log: \(log))") }
+        let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
+            "browserName": "chrome",
+            "goog:chromeOptions": ["binary": Self.chromium!, "args": [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                "--window-size=\(width),\(height)", "--hide-scrollbars", "--force-device-scale-factor=1",
+            ]],
+            "goog:loggingPrefs": ["browser": "ALL"],
+        ]]]
+        let answer = try await client.postJSON("/session", capabilities)
+        guard answer.status == 200, let value = (answer.json as? [String: Any])?["value"] as? [String: Any],
+              let session = value["sessionId"] as? String else {
+            driver.signal(SIGKILL); _ = driver.wait()
+            throw Failure("chromedriver refused the session: \(answer.status) \(answer.body.prefix(500))")
+        }
+        self.session = session
+    }
+
+    func close() async {
+        _ = try? await client.request("DELETE", "/session/\(session)")
+        driver.signal(SIGTERM)
+        _ = driver.wait()
+    }
+
+    @discardableResult
+    func command(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> Any? {
+        let answer = body == nil && method == "GET"
+            ? try await client.get("/session/\(session)\(path)")
+            : try await client.postJSON("/session/\(session)\(path)", body ?? [:])
+        guard answer.status == 200 else { throw Failure("WebDriver \(method) \(path): \(answer.status) \(answer.body.prefix(500))") }
+        return (answer.json as? [String: Any])?["value"]
+    }
+
+    func open(_ url: String) async throws { try await command("POST", "/url", ["url": url]) }
+
+    /// Runs `script` (a function body) in the page and returns its value.
+    func run(_ script: String, _ args: [Any] = []) async throws -> Any? {
+        try await command("POST", "/execute/sync", ["script": script, "args": args])
+    }
+
+    func click(_ selector: String) async throws {
+        guard let element = try await command("POST", "/element", ["using": "css selector", "value": selector]) as? [String: Any],
+              let id = element.values.first as? String else { throw Failure("no element \(selector)") }
+        try await command("POST", "/element/\(id)/click", [:])
+    }
+
+    func type(_ selector: String, _ text: String) async throws {
+        guard let element = try await command("POST", "/element", ["using": "css selector", "value": selector]) as? [String: Any],
+              let id = element.values.first as? String else { throw Failure("no element \(selector)") }
+        try await command("POST", "/element/\(id)/value", ["text": text])
+    }
+
+    /// Waits until `script` returns true; the time it took, or nil.
+    func waitUntil(_ script: String, timeout: Double = 10) async throws -> Double? {
+        let start = monotonicSeconds()
+        while monotonicSeconds() - start < timeout {
+            if try await run(script) as? Bool == true { return monotonicSeconds() - start }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
+
+    func screenshot(to path: String) async throws -> [UInt8] {
+        guard let base64 = try await command("GET", "/screenshot") as? String, let data = Data(base64Encoded: base64) else {
+            throw Failure("no screenshot")
+        }
+        try data.write(to: URL(fileURLWithPath: path))
+        return Array(data)
+    }
+
+    /// The browser console's entries (chromedriver's log endpoint).
+    func consoleEntries() async throws -> [(level: String, message: String)] {
+        let entries = try await command("POST", "/se/log", ["type": "browser"]) as? [[String: Any]] ?? []
+        return entries.map { ($0["level"] as? String ?? "", $0["message"] as? String ?? "") }
+    }
+}
+
+/// Seconds on the monotonic clock, for timing waits.
+func monotonicSeconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}

@@ -1,0 +1,110 @@
+import Foundation
+import QuenchCore
+import QuenchStore
+import QuenchTestSupport
+import Testing
+import Threading
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Six weeks of a person's drinking in a temporary database, in a time zone
+/// where it is now mid-afternoon (so today has sips whatever the hour the test
+/// runs), and a `quench serve` on a free loopback port reading it.
+final class WebFixture: Sendable {
+    let folder: String
+    let database: String
+    let zone: String
+    static let bottle = "C4:7C:8D:6A:12:34"
+
+    init(days: Int = 42, seed: UInt64 = 11) throws {
+        folder = try TemporaryFolder.create("quench-web")
+        database = folder + "/quench.sqlite"
+        let now = Date().timeIntervalSince1970
+        // Etc/GMT-N is UTC+N (POSIX's inverted sign); chosen so the local hour is about 15.
+        let utcHour = Int(now.truncatingRemainder(dividingBy: 86400) / 3600)
+        var offset = 15 - utcHour
+        if offset > 12 { offset -= 24 }
+        if offset < -11 { offset += 24 }
+        zone = offset == 0 ? "Etc/UTC" : "Etc/GMT\(offset > 0 ? "-" : "+")\(abs(offset))"
+
+        let store = try IntakeStore(path: database)
+        try store.saveSettings(Settings(units: .ml, dayStartHour: 4, timeZone: zone))
+        let localMidnight = ((now + Double(offset) * 3600) / 86400).rounded(.down) * 86400 - Double(offset) * 3600
+        let today = CivilDay(number: Int((now + Double(offset) * 3600) / 86400))
+        try store.setGoal(ml: 2000, from: CivilDay(number: today.number - days - 1), setAt: Timestamp(secondsSince1970: localMidnight - Double(days + 1) * 86400))
+        try store.saveDevice(Device(address: Self.bottle, name: "Desk bottle", profile: "weight-scale", sensor: .weight,
+                                    addedAt: Timestamp(secondsSince1970: localMidnight - Double(days) * 86400)))
+        var random = FuzzRandom(seed: seed)
+        var events: [IntakeEvent] = []
+        func sip(_ time: Double, _ ml: Double, left: Double?) {
+            let t = Timestamp(secondsSince1970: time)
+            events.append(IntakeEvent(identity: IntakeEvent.sensorIdentity(device: Self.bottle, kind: .sip, time: t), kind: .sip, ml: ml,
+                                      time: t, remainingML: left, source: .sensor, device: Self.bottle, recordedAt: t))
+        }
+        for day in 1...days {
+            let start = localMidnight - Double(day) * 86400
+            let count = 5 + Int(random.next() % 6)
+            for i in 0..<count {
+                // Between 08:00 and 21:00, 150–450 mL each.
+                let at = start + 8 * 3600 + Double(i) * (13 * 3600 / Double(count)) + Double(random.next() % 1200)
+                sip(at, 150 + Double(random.next() % 300), left: nil)
+            }
+        }
+        // Today: three sips from the bottle, the last leaving 430 mL.
+        sip(now - 3 * 3600, 220, left: 780)
+        sip(now - 2 * 3600, 180, left: 600)
+        sip(now - 40 * 60, 170, left: 430)
+        _ = try store.insert(events)
+        _ = try store.addManual(ml: 330, at: Timestamp(secondsSince1970: now - 90 * 60), note: "tea", identity: "manual|fixture-tea",
+                                recordedAt: Timestamp(secondsSince1970: now - 90 * 60))
+        try store.recordLink(address: Self.bottle, up: true, at: Timestamp(secondsSince1970: now - 60))
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
+
+    /// `quench ARGS --db DATABASE` and its standard output, which must succeed.
+    func quench(_ arguments: [String]) throws -> String {
+        let r = try runQuench(arguments + ["--db", database])
+        guard r.status == 0 else { throw WebDriver.Failure("quench \(arguments.joined(separator: " ")) failed: \(r.stderr)") }
+        return r.stdout
+    }
+
+    func json(_ arguments: [String]) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(quench(arguments + ["--json"]).utf8)) as? [String: Any] ?? [:]
+    }
+}
+
+/// `quench serve` as a separate process, the way the service runs it.
+final class ServerProcess: Sendable {
+    let process: ChildProcess.Running
+    let port: Int
+    let log: String
+    var client: HTTPTestClient { HTTPTestClient(port: port) }
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    init(database: String, extra: [String] = []) async throws {
+        port = try MosquittoBroker.freePort()
+        log = database + ".serve-\(port).log"
+        process = try ChildProcess.start(quenchBinary!, ["serve", "--db", database, "--listen", "127.0.0.1:\(port)"] + extra, logFile: log).get()
+        for _ in 0..<200 {
+            if let answer = try? await HTTPTestClient(port: port).get("/icon.svg"), answer.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        process.signal(SIGKILL)
+        _ = process.wait()
+        throw WebDriver.Failure("quench serve did not answer: " + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? ""))
+    }
+
+    func stop() -> Int32 {
+        process.signal(SIGTERM)
+        return process.wait()
+    }
+}
+
+/// Where the tests leave their screenshots (look at them): $QUENCH_SCREENSHOTS, else .build/screenshots.
+let screenshotFolder: String = {
+    let folder = ProcessInfo.processInfo.environment["QUENCH_SCREENSHOTS"] ?? TestPackage.root.appendingPathComponent(".build/screenshots").path
+    try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    return folder
+}()
