@@ -5,7 +5,9 @@ import PackageDescription
 //
 //   quench (CLI, parsing only)     quenchd (the service)     quench-bench (benchmarks)
 //     ├── QuenchTools (scan, pair, watch, record, calibrate, and their terminal output)
-//     ├── QuenchHistory (today, log, stats, goals, calendar, export: Foundation, for local days' time zones)
+//     ├── QuenchHistory (today, log, stats, goals, calendar, export, chart, share: Foundation, for local days' time zones;
+//     │     share's PNG through Debian's rsvg-convert, a child process)
+//     │     └── QuenchCharts (pure: plain values in, SVG text out; no I/O; the web page inlines the same SVG)
 //     ├── QuenchMQTT (the publisher: outbox → broker, states, Home Assistant discovery)
 //     │     └── MQTT (libmosquitto; the only importer of CMosquitto)
 //     ├── QuenchConfig (quench.toml and precedence: command line > environment > user file > /etc > default;
@@ -74,7 +76,8 @@ let package = Package(
         .target(name: "QuenchConfig", dependencies: [
             "QuenchCore", "BluetoothWire", "Threading", .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
-        .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchConfig", "QuenchStore", "Threading"]),
+        .target(name: "QuenchCharts", dependencies: ["QuenchCore"]),
+        .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchCharts", "QuenchConfig", "QuenchStore", "Threading"]),
         // MQTT through libmosquitto (Debian libmosquitto-dev), the Eclipse reference client:
         // MQTT 3.1.1 and 5, TLS, reconnects. `MQTT` is the only importer of CMosquitto.
         .systemLibrary(
@@ -125,7 +128,8 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "QuenchTestSupport"]),
         .testTarget(name: "QuenchMQTTTests", dependencies: ["QuenchMQTT", "MQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchConfigTests", dependencies: ["QuenchConfig", "QuenchCore", "QuenchStore", "QuenchTestSupport"]),
-        .testTarget(name: "QuenchHistoryTests", dependencies: ["QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
+        .testTarget(name: "QuenchHistoryTests", dependencies: ["QuenchHistory", "QuenchCharts", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
+        .testTarget(name: "QuenchChartsTests", dependencies: ["QuenchCharts", "QuenchCore"]),
         .testTarget(name: "QuenchToolsTests", dependencies: [
             "QuenchTools", "QuenchGateway", "QuenchSimulatedDevices", "QuenchSimulator", "QuenchProfiles", "QuenchStore", "QuenchCore",
             "GATT", "BluetoothWire", "BluetoothLinux", "QuenchTestSupport",
