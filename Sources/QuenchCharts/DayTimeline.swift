@@ -74,7 +74,8 @@ public struct DayTimeline: Sendable, Hashable {
     /// One sentence for `aria-label`.
     public var summary: String {
         let total = totalMl
-        let percent = goalMl > 0 ? Int(saturating: (total / goalMl * 100).rounded(.down)) : 0
+        // × 100 before ÷ goal: 2,300 / 2,000 × 100 is 114.99999999999999.
+        let percent = goalMl > 0 ? Int(saturating: (total * 100 / goalMl).rounded(.down)) : 0
         guard !sips.isEmpty else {
             return "Intake over \(title): no sips recorded, against a \(VolumeText.volume(goalMl, unit)) goal."
         }

@@ -71,7 +71,7 @@ public struct ShareCard: Sendable, Hashable {
     public var summary: String {
         switch content {
         case .day(let d):
-            let percent = d.goalMl > 0 ? Int(saturating: (d.intakeMl / d.goalMl * 100).rounded(.down)) : 0
+            let percent = Self.percent(d)
             return "\(heading), \(d.name): \(VolumeText.volume(d.intakeMl, unit)) of a \(VolumeText.volume(d.goalMl, unit)) goal "
                 + "(\(percent) %\(d.intakeMl >= d.goalMl ? ", goal met" : "")), \(Self.count(d.sips, "sip")), "
                 + "a \(d.streak)-day streak."
@@ -79,6 +79,12 @@ public struct ShareCard: Sendable, Hashable {
             return "\(heading), \(w.name): \(VolumeText.volume(w.totalMl, unit)) in all, \(VolumeText.volume(w.averageMl, unit)) a day "
                 + "on average; goal met on \(w.goalMetDays) of \(Self.count(w.days.filter { !$0.isFuture }.count, "day"))."
         }
+    }
+
+    /// Whole percent of the goal, rounded down (100 % only once met). × 100
+    /// before ÷ goal: 2,300 / 2,000 × 100 is 114.99999999999999.
+    static func percent(_ d: Day) -> Int {
+        d.goalMl > 0 ? Int(saturating: (max(0, d.intakeMl) * 100 / d.goalMl).rounded(.down)) : 0
     }
 
     static func count(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
@@ -124,7 +130,7 @@ public struct ShareCard: Sendable, Hashable {
                                  "r": .number(r), "stroke-dasharray": .text("\(SVGText.number(arc)) \(SVGText.number(circumference))"),
                                  "transform": .text("rotate(-90 \(SVGText.number(cx)) \(SVGText.number(cy)))")])
         }
-        let percent = Int(saturating: (fraction * 100).rounded(.down))
+        let percent = Self.percent(d)
         w.text("\(percent) %", ["class": .text("qc-percent"), "x": .number(cx), "y": .number(cy + 14), "text-anchor": .text("middle")])
         w.text(met ? "✓ goal met" : "of the goal", ["class": .text(met ? "qc-check" : "qc-muted"), "x": .number(cx),
                                                   "y": .number(cy + 58), "text-anchor": .text("middle")])
