@@ -6,7 +6,8 @@
 /// Colours come in light and dark (`prefers-color-scheme`); whether a bar met its
 /// goal is also said by a check mark and in its title, never by colour alone.
 /// Blues of two lightnesses tell met from under the goal for every kind of
-/// colour vision; the goal line is amber and dashed.
+/// colour vision; the goal line is amber and dashed. Text over the plot has a
+/// halo of the background (`qc-halo`) so the goal line never strikes it through.
 enum ChartStyle {
     static let chart = """
         .qc-chart text{fill:#1f2937;font-size:13px}
@@ -19,6 +20,7 @@ enum ChartStyle {
         .qc-chart .qc-bar{fill:#bfdbfe;stroke:#1d4ed8;stroke-width:1}
         .qc-chart .qc-bar.qc-met{fill:#1d4ed8}
         .qc-chart .qc-check{fill:#15803d;font-weight:bold}
+        .qc-chart .qc-halo{paint-order:stroke;stroke:#ffffff;stroke-width:4px;stroke-linejoin:round}
         .qc-chart .qc-goal{fill:none;stroke:#b45309;stroke-width:2;stroke-dasharray:7 4}
         .qc-chart .qc-line{fill:none;stroke:#1d4ed8;stroke-width:2.5;stroke-linejoin:round}
         .qc-chart .qc-area{fill:#1d4ed8;fill-opacity:0.12}
@@ -33,6 +35,7 @@ enum ChartStyle {
         .qc-chart .qc-bar{fill:#1e3a8a;stroke:#93c5fd}
         .qc-chart .qc-bar.qc-met{fill:#60a5fa}
         .qc-chart .qc-check{fill:#4ade80}
+        .qc-chart .qc-halo{stroke:#111827}
         .qc-chart .qc-goal{stroke:#fbbf24}
         .qc-chart .qc-line{stroke:#60a5fa}
         .qc-chart .qc-area{fill:#60a5fa;fill-opacity:0.18}
@@ -64,6 +67,7 @@ enum ChartStyle {
         .qc-card .qc-bar.qc-met{fill:#38bdf8}
         .qc-card .qc-check{fill:#4ade80;font-weight:bold}
         .qc-card .qc-value{font-size:22px}
+        .qc-card .qc-halo{paint-order:stroke;stroke:#075985;stroke-width:6px;stroke-linejoin:round}
         .qc-card .qc-goal{fill:none;stroke:#fbbf24;stroke-width:3;stroke-dasharray:10 6}
         """
 }

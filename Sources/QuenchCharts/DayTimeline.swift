@@ -148,7 +148,7 @@ public struct DayTimeline: Sendable, Hashable {
             // edge, left of it and over the goal line (the total was below it).
             let width = Double(text.count) * 13 * 0.62
             let right = px + 6 + width <= right
-            w.text(text, ["class": .text("qc-check"), "x": .number(right ? px + 6 : px - 6), "y": .number(right ? goalY + 18 : goalY - 8),
+            w.text(text, ["class": .text("qc-check qc-halo"), "x": .number(right ? px + 6 : px - 6), "y": .number(right ? goalY + 18 : goalY - 8),
                           "text-anchor": .text(right ? "start" : "end")])
         }
         if sips.isEmpty {
@@ -157,8 +157,8 @@ public struct DayTimeline: Sendable, Hashable {
         }
 
         // Each sip, its height following its volume.
-        let sipScale = VolumeScale(maximumMl: sips.map(\.ml).max() ?? 0, unit: unit, bottom: sipBottom, top: sipTop,
-                                   headroom: 0, ticks: 1)
+        // Four steps for a snug round top (600 mL for a largest sip of 600), of which only the top is labelled.
+        let sipScale = VolumeScale(maximumMl: sips.map(\.ml).max() ?? 0, unit: unit, bottom: sipBottom, top: sipTop, headroom: 0)
         w.element("line", ["class": .text("qc-axis"), "x1": .number(left), "y1": .number(sipBottom), "x2": .number(right),
                            "y2": .number(sipBottom)])
         w.element("line", ["class": .text("qc-grid"), "x1": .number(left), "y1": .number(sipTop), "x2": .number(right),

@@ -125,29 +125,35 @@ struct BarPlot {
         let small = smallLabels || days.count > 16
         let labelClass = small ? "qc-label qc-small" : "qc-label"
         let dayLabelSize = small ? smallSize : labelSize
+        func centre(_ i: Int) -> Double { left + slot * (Double(i) + 0.5) }
+        // Three layers: the bars, the goal line over them, and the words and
+        // marks over both (with a halo, so the line never strikes them through).
+        w.open("g", ["class": .text("qc-bars")])
+        for (i, day) in days.enumerated() where !day.isFuture {
+            w.element("rect", ["class": .text(day.met ? "qc-bar qc-met" : "qc-bar"), "x": .number(centre(i) - barWidth / 2),
+                               "y": .number(scale.y(day.ml)), "width": .number(barWidth), "height": .number(scale.height(day.ml))],
+                      title: title(day))
+        }
+        w.close("g")
+        w.element("path", ["class": .text("qc-goal"), "d": .text(goalPath(scale: scale, slot: slot))])
+        w.open("g", ["class": .text("qc-marks")])
         for (i, day) in days.enumerated() {
-            let centre = left + slot * (Double(i) + 0.5)
-            w.open("g", ["class": .text(day.isFuture ? "qc-day qc-future" : day.met ? "qc-day qc-met" : "qc-day qc-under")])
             if !day.isFuture {
-                let y = scale.y(day.ml)
-                w.element("rect", ["class": .text(day.met ? "qc-bar qc-met" : "qc-bar"), "x": .number(centre - barWidth / 2),
-                                   "y": .number(y), "width": .number(barWidth), "height": .number(scale.height(day.ml))],
-                          title: title(day))
-                var markY = y - 6
+                var markY = scale.y(day.ml) - 6
                 if showsValues {
-                    w.text(VolumeText.amount(day.ml, unit), ["class": .text("qc-value"), "x": .number(centre), "y": .number(markY),
-                                                              "text-anchor": .text("middle")])
+                    w.text(VolumeText.amount(day.ml, unit), ["class": .text("qc-value qc-halo"), "x": .number(centre(i)),
+                                                              "y": .number(markY), "text-anchor": .text("middle")])
                     markY -= labelSize + 4
                 }
                 if day.met {
-                    w.text("✓", ["class": .text("qc-check"), "x": .number(centre), "y": .number(markY), "text-anchor": .text("middle")])
+                    w.text("✓", ["class": .text("qc-check qc-halo"), "x": .number(centre(i)), "y": .number(markY),
+                                 "text-anchor": .text("middle")])
                 }
             }
-            w.text(day.label, ["class": .text(day.isFuture ? labelClass + " qc-muted" : labelClass), "x": .number(centre),
+            w.text(day.label, ["class": .text(day.isFuture ? labelClass + " qc-muted qc-future" : labelClass), "x": .number(centre(i)),
                                "y": .number(bottom + dayLabelSize + 8), "text-anchor": .text("middle")])
-            w.close("g")
         }
-        w.element("path", ["class": .text("qc-goal"), "d": .text(goalPath(scale: scale, slot: slot))])
+        w.close("g")
     }
 
     /// The goal as a step line: level across each day's slot at that day's

@@ -108,7 +108,7 @@ func firstY(_ d: String) -> Double? {
         let root = try XMLNode.parse(chart.svg)
         #expect(root.elements("rect", class: "qc-bar").count == 4)
         #expect(root.elements("text", class: "qc-label").count == 31)
-        #expect(root.elements("g", class: "qc-future").count == 27)
+        #expect(root.elements("text", class: "qc-future").count == 27)
         #expect(chart.summary.contains("0 mL in 4 days") && chart.summary.contains("goal met on 0 of 4 days"), "\(chart.summary)")
         // An empty chart still has an axis to read.
         #expect(root.elements("line", class: "qc-grid").count >= 2)
