@@ -25,7 +25,7 @@ import PackageDescription
 //
 // Foundation: QuenchHistory (time zones), the `quench` executable and quench-bench
 // import Foundation; QuenchProfiles and QuenchStore import FoundationEssentials
-// (JSON, files) only; QuenchGateway, QuenchTools and the layers below import
+// (JSON, files) only; QuenchCharts, QuenchGateway, QuenchTools and the layers below import
 // neither, and nothing imports Dispatch, so quenchd stays small.
 //
 // TOMLKit (QuenchConfig only) wraps toml++, a well-kept TOML 1.0 parser whose
