@@ -116,7 +116,7 @@ public struct DayTimeline: Sendable, Hashable {
             let y = scale.y(tick)
             w.element("line", ["class": .text(tick == 0 ? "qc-axis" : "qc-grid"), "x1": .number(left), "y1": .number(y),
                                "x2": .number(right), "y2": .number(y)])
-            w.text(VolumeText.amount(tick, unit), ["class": .text("qc-muted qc-small"), "x": .number(left - 6), "y": .number(y + 4),
+            w.text(VolumeScale.label(tick, unit), ["class": .text("qc-muted qc-small"), "x": .number(left - 6), "y": .number(y + 4),
                                                    "text-anchor": .text("end")])
         }
         w.text(unit == .ml ? "mL" : "oz", ["class": .text("qc-muted qc-small"), "x": .number(left - 6), "y": .number(lineTop - 14),
@@ -163,7 +163,7 @@ public struct DayTimeline: Sendable, Hashable {
                            "y2": .number(sipBottom)])
         w.element("line", ["class": .text("qc-grid"), "x1": .number(left), "y1": .number(sipTop), "x2": .number(right),
                            "y2": .number(sipTop)])
-        w.text(VolumeText.amount(sipScale.topMl, unit), ["class": .text("qc-muted qc-small"), "x": .number(left - 6),
+        w.text(VolumeScale.label(sipScale.topMl, unit), ["class": .text("qc-muted qc-small"), "x": .number(left - 6),
                                                         "y": .number(sipTop + 4), "text-anchor": .text("end")])
         w.text("sips", ["class": .text("qc-muted qc-small"), "x": .number(left - 6), "y": .number(sipBottom),
                         "text-anchor": .text("end")])

@@ -112,7 +112,7 @@ struct BarPlot {
             let y = scale.y(tick)
             w.element("line", ["class": .text(tick == 0 ? "qc-axis" : "qc-grid"), "x1": .number(left), "y1": .number(y),
                                "x2": .number(right), "y2": .number(y)])
-            w.text(VolumeText.amount(tick, unit), ["class": .text("qc-muted qc-small"), "x": .number(left - 6),
+            w.text(VolumeScale.label(tick, unit), ["class": .text("qc-muted qc-small"), "x": .number(left - 6),
                                                    "y": .number(y + smallSize * 0.35), "text-anchor": .text("end")])
         }
         w.text(unit == .ml ? "mL" : "oz", ["class": .text("qc-muted qc-small"), "x": .number(left - 6),

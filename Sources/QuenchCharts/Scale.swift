@@ -33,6 +33,12 @@ struct VolumeScale {
     /// The height a volume spans from the baseline.
     func height(_ ml: Double) -> Double { bottom - y(ml) }
 
+    /// A tick's label in the display unit: `1,000`, `25`, `2.5` (no `.0` on round numbers).
+    static func label(_ ml: Double, _ unit: VolumeUnit) -> String {
+        let text = VolumeText.amount(ml, unit)
+        return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
+    }
+
     /// The smallest of 1, 2, 2.5, 5 × 10ⁿ at or above `raw`.
     static func niceStep(_ raw: Double) -> Double {
         guard raw.isFinite, raw > 0 else { return 1 }

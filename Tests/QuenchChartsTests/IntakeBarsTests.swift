@@ -119,6 +119,8 @@ func firstY(_ d: String) -> Double? {
         let titles = root.elements("rect", class: "qc-bar").compactMap(\.title)
         #expect(titles[6].contains("101.4 oz of the 67.6 oz goal"), "\(titles[6])")
         #expect(root.elements("text").contains { $0.text == "oz" })
+        let axis = root.elements("g", class: "qc-axis-labels").first?.children.filter { $0.name == "text" }.map(\.text) ?? []
+        #expect(axis.first == "0" && axis.count >= 3 && !axis.contains { $0.hasSuffix(".0") }, "\(axis)")
     }
 
     @Test func textIsEscaped() throws {
