@@ -35,7 +35,8 @@ public struct SVGRasterizer: Sendable {
     /// failure never leaves half a file where the card should be.
     public func writePNG(svg: String, width: Int, height: Int, to path: String) throws(RasterError) {
         guard let executable else { throw .notInstalled }
-        let unique = "\(path).\(ProcessInfo.processInfo.processIdentifier)"
+        // Unique per call, so two cards written at once (a web server) do not share temporary files.
+        let unique = "\(path).\(ProcessInfo.processInfo.processIdentifier).\(UInt32.random(in: .min ... .max))"
         let input = unique + ".in.svg", output = unique + ".out.png"
         defer {
             try? FileManager.default.removeItem(atPath: input)
@@ -50,12 +51,8 @@ public struct SVGRasterizer: Sendable {
         case .timedOut: throw .timedOut(program: executable, seconds: timeout)
         case .cannotStart(let code): throw .cannotStart(program: executable, errno: code)
         }
-        do {
-            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
-            try FileManager.default.moveItem(atPath: output, toPath: path)
-        } catch {
-            throw .file(path: path, cause: error)
-        }
+        // rename(2) replaces an older card in one step.
+        guard rename(output, path) == 0 else { throw .rename(path: path, errno: errno) }
     }
 }
 
@@ -68,17 +65,19 @@ public enum RasterError: Error, Sendable, CustomStringConvertible {
     case killed(program: String, signal: Int32)
     case timedOut(program: String, seconds: Double)
     case file(path: String, cause: any Error)
+    case rename(path: String, errno: Int32)
 
     public var description: String {
         switch self {
         case .notInstalled:
             "cannot write a PNG: \(SVGRasterizer.program) is not installed (Debian: \(SVGRasterizer.installCommand)); "
                 + "or write the card as SVG (--out card.svg)"
-        case .cannotStart(let program, let code): "cannot run \(program): \(String(cString: strerror(code)))"
+        case .cannotStart(let program, let code): "cannot run \(program): \(errnoDescription(code))"
         case .failed(let program, let status): "\(program) failed (exit status \(status))"
         case .killed(let program, let signal): "\(program) was killed by signal \(signal)"
         case .timedOut(let program, let seconds): "\(program) did not finish within \(Int(saturating: seconds)) s; stopped"
         case .file(let path, let cause): "\(path): \(cause)"
+        case .rename(let path, let code): "cannot write \(path): \(errnoDescription(code))"
         }
     }
 }
