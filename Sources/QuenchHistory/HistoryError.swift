@@ -24,7 +24,7 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
         case .invalidArgument(let message): message
         case .invalidImport(let file, let line, let reason):
             "cannot import \(file)\(line.map { " line \($0)" } ?? ""): \(reason); nothing was imported"
-        case .fileError(let path, let cause): "\(path): \(cause)"
+        case .fileError(let path, let cause): "\(path): \(describeFileError(cause))"
         case .rasterizer(let error): error.description
         }
     }

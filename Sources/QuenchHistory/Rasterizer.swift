@@ -42,7 +42,8 @@ public struct SVGRasterizer: Sendable {
             try? FileManager.default.removeItem(atPath: input)
             try? FileManager.default.removeItem(atPath: output)
         }
-        do { try Data(svg.utf8).write(to: URL(fileURLWithPath: input)) } catch { throw .file(path: input, cause: error) }
+        // Named by the card's path: the temporary file beside it is ours, not the person's.
+        do { try Data(svg.utf8).write(to: URL(fileURLWithPath: input)) } catch { throw .file(path: path, cause: error) }
         let arguments = ["--format", "png", "--width", String(width), "--height", String(height), "--output", output, input]
         switch ChildProcess.run(executable, arguments, timeout: timeout) {
         case .exited(0, _): break
@@ -76,8 +77,21 @@ public enum RasterError: Error, Sendable, CustomStringConvertible {
         case .failed(let program, let status): "\(program) failed (exit status \(status))"
         case .killed(let program, let signal): "\(program) was killed by signal \(signal)"
         case .timedOut(let program, let seconds): "\(program) did not finish within \(Int(saturating: seconds)) s; stopped"
-        case .file(let path, let cause): "\(path): \(cause)"
+        case .file(let path, let cause): "\(path): \(describeFileError(cause))"
         case .rename(let path, let code): "cannot write \(path): \(errnoDescription(code))"
         }
     }
+}
+
+/// A file error as people read it: Foundation's errors for files carry the
+/// system's errno underneath ("No such file or directory (errno 2)"), which says
+/// more than the error domain's wording; anything else as it describes itself.
+/// The cause itself is kept whole in the error; this is only its text.
+func describeFileError(_ error: any Error) -> String {
+    if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error {
+        if let posix = underlying as? POSIXError { return errnoDescription(posix.code.rawValue) }
+        let ns = underlying as NSError
+        if ns.domain == NSPOSIXErrorDomain { return errnoDescription(Int32(truncatingIfNeeded: ns.code)) }
+    }
+    return "\(error)"
 }

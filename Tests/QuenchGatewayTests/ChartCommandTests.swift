@@ -43,6 +43,8 @@ struct ChartCommandTests {
             (["chart", "week"], "--out"),
             (["share", "--out", f.directory + "/card.jpg"], "quench share writes a .png or an .svg file, by its extension"),
             (["share", "--day", "--week", "--out", f.directory + "/card.svg"], "choose one of --day and --week"),
+            (["share", "--out", "/nonexistent-dir/card.svg"], "/nonexistent-dir/card.svg: No such file or directory (errno 2)"),
+            (["chart", "day", "--out", "/nonexistent-dir/day.svg"], "/nonexistent-dir/day.svg: No such file or directory (errno 2)"),
         ] {
             let result = try runQuench(args + ["--db", f.path])
             #expect(result.status != 0, "\(args)")
