@@ -5,7 +5,9 @@ import PackageDescription
 //
 //   quench (CLI, parsing only)     quenchd (the service)     quench-bench (benchmarks)
 //     ├── QuenchTools (scan, pair, watch, record, calibrate, and their terminal output)
-//     ├── QuenchHistory (today, log, stats, goals, calendar, export: Foundation, for local days' time zones)
+//     ├── QuenchHistory (today, log, stats, goals, calendar, export, chart, share: Foundation, for local days' time zones;
+//     │     share's PNG through Debian's rsvg-convert, a child process)
+//     │     └── QuenchCharts (pure: plain values in, SVG text out; no I/O; the web page inlines the same SVG)
 //     ├── QuenchWeb (`quench serve`: the page, the JSON API, live changes; Hummingbird)
 //     ├── QuenchMQTT (the publisher: outbox → broker, states, Home Assistant discovery)
 //     │     └── MQTT (libmosquitto; the only importer of CMosquitto)
@@ -24,7 +26,7 @@ import PackageDescription
 //
 // Foundation: QuenchHistory (time zones), the `quench` executable and quench-bench
 // import Foundation; QuenchProfiles and QuenchStore import FoundationEssentials
-// (JSON, files) only; QuenchGateway, QuenchTools and the layers below import
+// (JSON, files) only; QuenchCharts, QuenchGateway, QuenchTools and the layers below import
 // neither, and nothing imports Dispatch, so quenchd stays small.
 //
 // TOMLKit (QuenchConfig only) wraps toml++, a well-kept TOML 1.0 parser whose
@@ -82,7 +84,8 @@ let package = Package(
         .target(name: "QuenchConfig", dependencies: [
             "QuenchCore", "BluetoothWire", "Threading", .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
-        .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchConfig", "QuenchStore", "Threading"]),
+        .target(name: "QuenchCharts", dependencies: ["QuenchCore"]),
+        .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchCharts", "QuenchConfig", "QuenchStore", "Threading"]),
         // MQTT through libmosquitto (Debian libmosquitto-dev), the Eclipse reference client:
         // MQTT 3.1.1 and 5, TLS, reconnects. `MQTT` is the only importer of CMosquitto.
         .systemLibrary(
@@ -146,7 +149,8 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
-        .testTarget(name: "QuenchHistoryTests", dependencies: ["QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
+        .testTarget(name: "QuenchHistoryTests", dependencies: ["QuenchHistory", "QuenchCharts", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
+        .testTarget(name: "QuenchChartsTests", dependencies: ["QuenchCharts", "QuenchCore"]),
         .testTarget(name: "QuenchToolsTests", dependencies: [
             "QuenchTools", "QuenchGateway", "QuenchSimulatedDevices", "QuenchSimulator", "QuenchProfiles", "QuenchStore", "QuenchCore",
             "GATT", "BluetoothWire", "BluetoothLinux", "QuenchTestSupport",

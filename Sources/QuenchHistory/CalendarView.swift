@@ -34,24 +34,26 @@ extension History {
     static func calendarReport(_ c: HistoryContext, first: CivilDay) throws(HistoryError) -> CalendarReport {
         let comps = first.components
         let count = Timestamp.daysIn(month: comps.month, year: comps.year)
-        let last = first.adding(days: count - 1)
+        let days = try dayEntries(c, from: first, through: first.adding(days: count - 1))
+        return CalendarReport(
+            month: String(first.description.prefix(7)), units: c.units.rawValue, totalMl: days.reduce(0) { $0 + $1.ml },
+            goalMetDays: days.filter(\.met).count, days: days)
+    }
+
+    /// Each day of `first...last` with its intake, sips, the goal in force that
+    /// day and how it did: the calendar's days, and the charts' bars.
+    static func dayEntries(_ c: HistoryContext, from first: CivilDay, through last: CivilDay) throws(HistoryError) -> [CalendarReport.Day] {
         let totals = try c.dailyTotals(from: first, through: last)
         let book = try c.goalBook()
         let today = c.today
-        var days: [CalendarReport.Day] = []
-        var total = 0.0, met = 0
-        for number in first.number...last.number {
+        return (first.number...last.number).map { number in
             let day = CivilDay(number: number)
             let t = totals[number] ?? DayTotal(ml: 0, sips: 0)
             let goal = book.goal(on: day)
             let fraction = t.ml / goal
             let mark = day > today ? "future" : fraction >= 1 ? "met" : fraction >= 0.5 ? "half" : t.ml > 0 ? "some" : "none"
-            total += t.ml
-            if fraction >= 1 { met += 1 }
-            days.append(.init(date: day.description, ml: t.ml, sips: t.sips, goalMl: goal, met: fraction >= 1, mark: mark))
+            return CalendarReport.Day(date: day.description, ml: t.ml, sips: t.sips, goalMl: goal, met: fraction >= 1, mark: mark)
         }
-        return CalendarReport(
-            month: String(first.description.prefix(7)), units: c.units.rawValue, totalMl: total, goalMetDays: met, days: days)
     }
 
     /// Marks without colour: `#` goal met, `+` half or more, `-` less, `.` nothing.

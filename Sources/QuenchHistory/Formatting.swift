@@ -4,45 +4,17 @@ import QuenchStore
 
 /// Text formatting shared by the history commands.
 enum Format {
-    /// `1,250 mL` or `42.3 oz`.
-    static func volume(_ ml: Double, _ unit: VolumeUnit) -> String {
-        switch unit {
-        case .ml: grouped(Int(saturating: ml.rounded())) + " mL"
-        case .usFluidOunce: decimal(unit.amount(fromMillilitres: ml), places: 1) + " oz"
-        }
-    }
+    /// `1,250 mL` or `42.3 oz` (QuenchCore's, which the charts use too).
+    static func volume(_ ml: Double, _ unit: VolumeUnit) -> String { VolumeText.volume(ml, unit) }
 
     /// A number only (for tables whose header names the unit).
-    static func amount(_ ml: Double, _ unit: VolumeUnit) -> String {
-        switch unit {
-        case .ml: grouped(Int(saturating: ml.rounded()))
-        case .usFluidOunce: decimal(unit.amount(fromMillilitres: ml), places: 1)
-        }
-    }
+    static func amount(_ ml: Double, _ unit: VolumeUnit) -> String { VolumeText.amount(ml, unit) }
 
     static func unitName(_ unit: VolumeUnit) -> String { unit == .ml ? "mL" : "oz" }
 
-    static func grouped(_ n: Int) -> String {
-        let digits = String(abs(n))
-        var out = ""
-        for (i, c) in digits.enumerated() {
-            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(c)
-        }
-        return n < 0 ? "-" + out : out
-    }
+    static func grouped(_ n: Int) -> String { VolumeText.grouped(n) }
 
-    static func decimal(_ x: Double, places: Int) -> String {
-        let scale = pow(10.0, Double(places))
-        let rounded = (x * scale).rounded() / scale
-        let whole = Int(saturating: rounded.rounded(.towardZero))
-        let fraction = Int(saturating: (abs(rounded - Double(whole)) * scale).rounded())
-        var text = grouped(whole)
-        if rounded < 0, whole == 0 { text = "-" + text }
-        guard places > 0 else { return text }
-        let f = String(fraction)
-        return text + "." + String(repeating: "0", count: places - f.count) + f
-    }
+    static func decimal(_ x: Double, places: Int) -> String { VolumeText.decimal(x, places: places) }
 
     static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 

@@ -12,6 +12,8 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
     /// A file given to `import` that cannot be read as an export.
     case invalidImport(file: String, line: Int?, reason: String)
     case fileError(path: String, cause: any Error)
+    /// `share --out card.png`: the SVG could not be made a PNG.
+    case rasterizer(RasterError)
 
     public var description: String {
         switch self {
@@ -22,7 +24,8 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
         case .invalidArgument(let message): message
         case .invalidImport(let file, let line, let reason):
             "cannot import \(file)\(line.map { " line \($0)" } ?? ""): \(reason); nothing was imported"
-        case .fileError(let path, let cause): "\(path): \(cause)"
+        case .fileError(let path, let cause): "\(path): \(describeFileError(cause))"
+        case .rasterizer(let error): error.description
         }
     }
 }

@@ -1,0 +1,190 @@
+import QuenchCore
+
+/// Daily totals as bars against each day's goal: a week, the last 30 days, a
+/// month. Plain values in, SVG text out.
+public struct IntakeBars: Sendable, Hashable {
+    public struct Day: Sendable, Hashable {
+        /// `2026-03-04`.
+        public var date: String
+        /// Under the bar: `Wed 4`, or `4` when there are many bars.
+        public var label: String
+        /// In titles and descriptions: `Wednesday 4 March 2026`.
+        public var name: String
+        public var ml: Double
+        /// The goal in force that day (goals have a history).
+        public var goalMl: Double
+        public var sips: Int
+        /// A day of the period still to come (the rest of this month): no bar.
+        public var isFuture: Bool
+
+        public init(date: String, label: String, name: String, ml: Double, goalMl: Double, sips: Int, isFuture: Bool = false) {
+            self.date = date
+            self.label = label
+            self.name = name
+            self.ml = ml
+            self.goalMl = goalMl
+            self.sips = sips
+            self.isFuture = isFuture
+        }
+
+        public var met: Bool { !isFuture && ml >= goalMl }
+    }
+
+    /// What the bars cover: `Last 7 days, 26 February to 4 March 2026`.
+    public var title: String
+    public var days: [Day]
+    public var unit: VolumeUnit
+
+    public init(title: String, days: [Day], unit: VolumeUnit) {
+        self.title = title
+        self.days = days
+        self.unit = unit
+    }
+
+    public static let width = 800.0
+    public static let height = 380.0
+
+    /// One sentence for `aria-label`: the period, total, daily average and days the goal was met.
+    public var summary: String {
+        let counted = days.filter { !$0.isFuture }
+        let total = counted.reduce(0) { $0 + $1.ml }
+        let average = counted.isEmpty ? 0 : total / Double(counted.count)
+        let met = counted.filter(\.met).count
+        return "Daily intake, \(title): \(VolumeText.volume(total, unit)) in \(Self.dayCount(counted.count)), "
+            + "\(VolumeText.volume(average, unit)) a day on average; goal met on \(met) of \(Self.dayCount(counted.count))."
+    }
+
+    static func dayCount(_ n: Int) -> String { n == 1 ? "1 day" : "\(n) days" }
+
+    /// The whole chart: width 100 % of its container, height from the viewBox.
+    public var svg: String {
+        var w = SVGWriter()
+        let details = days.map(BarPlot.dayTitle(unit: unit)).joined(separator: "; ")
+        w.openDocument(width: Self.width, height: Self.height, classes: "qc-chart qc-intake-bars", fixedSize: false,
+                       title: "Daily intake: \(title)", label: summary, description: summary + " " + details + ".", style: ChartStyle.chart)
+        w.element("rect", ["class": .text("qc-bg"), "width": .number(Self.width), "height": .number(Self.height), "rx": .number(8)])
+        w.text(title, ["class": .text("qc-heading"), "x": .number(16), "y": .number(28)])
+        let plot = BarPlot(days: days, unit: unit, left: 64, top: 64, right: Self.width - 16, bottom: Self.height - 44,
+                           labelSize: 13, smallSize: 11)
+        plot.legend(into: &w, right: Self.width - 16, y: 28)
+        plot.draw(into: &w)
+        w.closeDocument()
+        return w.text
+    }
+}
+
+/// Bars, goal line and axis inside a box; drawn by `IntakeBars` and by the
+/// week's share card, so both read the same way.
+struct BarPlot {
+    let days: [IntakeBars.Day]
+    let unit: VolumeUnit
+    let left: Double, top: Double, right: Double, bottom: Double
+    /// Font sizes of the style sheet's `text` and `.qc-small`, for placing labels.
+    let labelSize: Double, smallSize: Double
+    /// Day labels in the small size whatever the count (the card's larger type).
+    var smallLabels = false
+
+    /// Values over the bars only when there is room for them.
+    var showsValues: Bool { days.count <= 14 }
+
+    var scale: VolumeScale {
+        let highest = days.map { max($0.isFuture ? 0 : $0.ml, $0.goalMl) }.max() ?? 0
+        // Room above the tallest bar for its value and check mark.
+        let marks = (showsValues ? labelSize + 4 : 0) + smallSize + 10
+        return VolumeScale(maximumMl: highest, unit: unit, bottom: bottom, top: top,
+                           headroom: marks / max(1, bottom - top - marks))
+    }
+
+    /// `Wednesday 4 March 2026: 2,100 mL of the 2,000 mL goal, 3 sips, goal met`.
+    static func dayTitle(unit: VolumeUnit) -> (IntakeBars.Day) -> String {
+        { day in
+            guard !day.isFuture else { return "\(day.name): still to come" }
+            let sips = day.sips == 1 ? "1 sip" : "\(day.sips) sips"
+            let verdict = day.met ? "goal met" : "\(VolumeText.volume(day.goalMl - day.ml, unit)) short of the goal"
+            return "\(day.name): \(VolumeText.volume(day.ml, unit)) of the \(VolumeText.volume(day.goalMl, unit)) goal, \(sips), \(verdict)"
+        }
+    }
+
+    func draw(into w: inout SVGWriter) {
+        let scale = scale
+        w.open("g", ["class": .text("qc-axis-labels")])
+        for tick in scale.ticksMl {
+            let y = scale.y(tick)
+            w.element("line", ["class": .text(tick == 0 ? "qc-axis" : "qc-grid"), "x1": .number(left), "y1": .number(y),
+                               "x2": .number(right), "y2": .number(y)])
+            w.text(VolumeScale.label(tick, unit), ["class": .text("qc-muted qc-small"), "x": .number(left - 6),
+                                                   "y": .number(y + smallSize * 0.35), "text-anchor": .text("end")])
+        }
+        w.text(unit == .ml ? "mL" : "oz", ["class": .text("qc-muted qc-small"), "x": .number(left - 6),
+                                          "y": .number(top - smallSize), "text-anchor": .text("end")])
+        w.close("g")
+
+        let slot = (right - left) / Double(max(1, days.count))
+        let barWidth = min(slot * 0.7, 64)
+        let title = Self.dayTitle(unit: unit)
+        let small = smallLabels || days.count > 16
+        let labelClass = small ? "qc-label qc-small" : "qc-label"
+        let dayLabelSize = small ? smallSize : labelSize
+        func centre(_ i: Int) -> Double { left + slot * (Double(i) + 0.5) }
+        // Three layers: the bars, the goal line over them, and the words and
+        // marks over both (with a halo, so the line never strikes them through).
+        w.open("g", ["class": .text("qc-bars")])
+        for (i, day) in days.enumerated() where !day.isFuture {
+            w.element("rect", ["class": .text(day.met ? "qc-bar qc-met" : "qc-bar"), "x": .number(centre(i) - barWidth / 2),
+                               "y": .number(scale.y(day.ml)), "width": .number(barWidth), "height": .number(scale.height(day.ml))],
+                      title: title(day))
+        }
+        w.close("g")
+        w.element("path", ["class": .text("qc-goal"), "d": .text(goalPath(scale: scale, slot: slot))])
+        w.open("g", ["class": .text("qc-marks")])
+        for (i, day) in days.enumerated() {
+            if !day.isFuture {
+                var markY = scale.y(day.ml) - 6
+                if showsValues {
+                    w.text(VolumeText.amount(day.ml, unit), ["class": .text("qc-value qc-halo"), "x": .number(centre(i)),
+                                                              "y": .number(markY), "text-anchor": .text("middle")])
+                    markY -= labelSize + 4
+                }
+                if day.met {
+                    w.text("✓", ["class": .text("qc-check qc-halo"), "x": .number(centre(i)), "y": .number(markY),
+                                 "text-anchor": .text("middle")])
+                }
+            }
+            w.text(day.label, ["class": .text(day.isFuture ? labelClass + " qc-muted qc-future" : labelClass), "x": .number(centre(i)),
+                               "y": .number(bottom + dayLabelSize + 8), "text-anchor": .text("middle")])
+        }
+        w.close("g")
+    }
+
+    /// The goal as a step line: level across each day's slot at that day's
+    /// goal, stepping where the goal changed; one straight line when it did not.
+    func goalPath(scale: VolumeScale, slot: Double) -> String {
+        guard let first = days.first else { return "" }
+        var d = "M\(SVGText.number(left)) \(SVGText.number(scale.y(first.goalMl)))"
+        var current = first.goalMl
+        for (i, day) in days.enumerated().dropFirst() where day.goalMl != current {
+            d += "H\(SVGText.number(left + slot * Double(i)))V\(SVGText.number(scale.y(day.goalMl)))"
+            current = day.goalMl
+        }
+        return d + "H\(SVGText.number(right))"
+    }
+
+    /// `✓ goal met   - - goal 2,000 mL`, ending at `right`.
+    func legend(into w: inout SVGWriter, right: Double, y: Double) {
+        let goals = days.map(\.goalMl)
+        let low = goals.min() ?? 0, high = goals.max() ?? 0
+        let goalText = low == high ? "goal \(VolumeText.volume(high, unit))"
+            : "goal \(VolumeText.amount(low, unit)) to \(VolumeText.volume(high, unit))"
+        // Widths estimated from the font size (DejaVu Sans averages ~0.6 em per character).
+        let goalWidth = Double(goalText.count) * labelSize * 0.6
+        let goalX = right - goalWidth
+        w.open("g", ["class": .text("qc-legend")])
+        w.text(goalText, ["x": .number(goalX), "y": .number(y)])
+        w.element("line", ["class": .text("qc-goal"), "x1": .number(goalX - 36), "y1": .number(y - labelSize * 0.35),
+                           "x2": .number(goalX - 8), "y2": .number(y - labelSize * 0.35)])
+        let metX = goalX - 60 - 8.5 * labelSize * 0.6
+        w.text("✓", ["class": .text("qc-check"), "x": .number(metX), "y": .number(y)])
+        w.text("goal met", ["x": .number(metX + labelSize), "y": .number(y)])
+        w.close("g")
+    }
+}

@@ -1,0 +1,182 @@
+import QuenchCore
+
+/// A card to share (1200 × 630, the size link previews use): a day as a ring of
+/// the goal with the sip count and streak, or a week as bars against the goal
+/// with its total, average and days the goal was met.
+public struct ShareCard: Sendable, Hashable {
+    public struct Day: Sendable, Hashable {
+        /// `Wednesday 4 March 2026`.
+        public var name: String
+        public var intakeMl: Double
+        public var goalMl: Double
+        public var sips: Int
+        /// Days in a row the goal was met, up to this one.
+        public var streak: Int
+
+        public init(name: String, intakeMl: Double, goalMl: Double, sips: Int, streak: Int) {
+            self.name = name
+            self.intakeMl = intakeMl
+            self.goalMl = goalMl
+            self.sips = sips
+            self.streak = streak
+        }
+    }
+
+    public struct Week: Sendable, Hashable {
+        /// `26 February to 4 March 2026`.
+        public var name: String
+        public var days: [IntakeBars.Day]
+        public var totalMl: Double
+        /// Over the days with history (as `quench stats` counts them).
+        public var averageMl: Double
+        public var goalMetDays: Int
+
+        public init(name: String, days: [IntakeBars.Day], totalMl: Double, averageMl: Double, goalMetDays: Int) {
+            self.name = name
+            self.days = days
+            self.totalMl = totalMl
+            self.averageMl = averageMl
+            self.goalMetDays = goalMetDays
+        }
+    }
+
+    public enum Content: Sendable, Hashable {
+        case day(Day)
+        case week(Week)
+    }
+
+    public var content: Content
+    /// The person's name for the heading (`Ann's day`); nil gives `Today` / `This week`.
+    public var person: String?
+    public var unit: VolumeUnit
+
+    public init(_ content: Content, person: String? = nil, unit: VolumeUnit) {
+        self.content = content
+        self.person = person
+        self.unit = unit
+    }
+
+    public static let width = 1200
+    public static let height = 630
+
+    var heading: String {
+        let person = person.map { $0.trimmedOfSpaces() }.flatMap { $0.isEmpty ? nil : $0 }
+        switch content {
+        case .day: return person.map { "\($0)’s day" } ?? "Today"
+        case .week: return person.map { "\($0)’s week" } ?? "This week"
+        }
+    }
+
+    /// One sentence for `aria-label`.
+    public var summary: String {
+        switch content {
+        case .day(let d):
+            let percent = Self.percent(d)
+            return "\(heading), \(d.name): \(VolumeText.volume(d.intakeMl, unit)) of a \(VolumeText.volume(d.goalMl, unit)) goal "
+                + "(\(percent) %\(d.intakeMl >= d.goalMl ? ", goal met" : "")), \(Self.count(d.sips, "sip")), "
+                + "a \(d.streak)-day streak."
+        case .week(let w):
+            return "\(heading), \(w.name): \(VolumeText.volume(w.totalMl, unit)) in all, \(VolumeText.volume(w.averageMl, unit)) a day "
+                + "on average; goal met on \(w.goalMetDays) of \(Self.count(w.days.filter { !$0.isFuture }.count, "day"))."
+        }
+    }
+
+    /// Whole percent of the goal, rounded down (100 % only once met). × 100
+    /// before ÷ goal: 2,300 / 2,000 × 100 is 114.99999999999999.
+    static func percent(_ d: Day) -> Int {
+        d.goalMl > 0 ? Int(saturating: (max(0, d.intakeMl) * 100 / d.goalMl).rounded(.down)) : 0
+    }
+
+    static func count(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
+
+    /// The card at its own size (a picture, not a responsive chart).
+    public var svg: String {
+        let width = Double(Self.width), height = Double(Self.height)
+        var w = SVGWriter()
+        let description: String
+        switch content {
+        case .day: description = summary
+        case .week(let week): description = summary + " " + week.days.map(BarPlot.dayTitle(unit: unit)).joined(separator: "; ") + "."
+        }
+        w.openDocument(width: width, height: height, classes: "qc-card", fixedSize: true, title: heading, label: summary,
+                       description: description, style: ChartStyle.card)
+        w.element("rect", ["class": .text("qc-bg"), "width": .number(width), "height": .number(height)])
+        // The brand: a drop and the name, top left; the period, top right.
+        w.element("path", ["class": .text("qc-drop"), "d": .text("M78 40C78 40 60 62 60 74A18 18 0 0 0 96 74C96 62 78 40 78 40Z")])
+        w.text("Quench", ["class": .text("qc-brand"), "x": .number(108), "y": .number(84)])
+        switch content {
+        case .day(let d): w.text(d.name, ["class": .text("qc-muted"), "x": .number(width - 60), "y": .number(84), "text-anchor": .text("end")])
+        case .week(let wk): w.text(wk.name, ["class": .text("qc-muted"), "x": .number(width - 60), "y": .number(84), "text-anchor": .text("end")])
+        }
+        w.text(heading, ["class": .text("qc-heading"), "x": .number(60), "y": .number(170)])
+        switch content {
+        case .day(let day): drawDay(day, into: &w)
+        case .week(let week): drawWeek(week, into: &w)
+        }
+        w.closeDocument()
+        return w.text
+    }
+
+    private func drawDay(_ d: Day, into w: inout SVGWriter) {
+        let cx = 290.0, cy = 395.0, r = 150.0
+        let fraction = d.goalMl > 0 ? max(0, d.intakeMl / d.goalMl) : 0
+        let met = d.intakeMl >= d.goalMl
+        // The ring: a circle's stroke dashed to the fraction of the goal, starting at twelve o'clock.
+        let circumference = 2 * Double.pi * r
+        let arc = min(1, fraction) * circumference
+        w.element("circle", ["class": .text("qc-track"), "cx": .number(cx), "cy": .number(cy), "r": .number(r)])
+        if arc > 0 {
+            w.element("circle", ["class": .text(met ? "qc-ring qc-met" : "qc-ring"), "cx": .number(cx), "cy": .number(cy),
+                                 "r": .number(r), "stroke-dasharray": .text("\(SVGText.number(arc)) \(SVGText.number(circumference))"),
+                                 "transform": .text("rotate(-90 \(SVGText.number(cx)) \(SVGText.number(cy)))")])
+        }
+        let percent = Self.percent(d)
+        w.text("\(percent) %", ["class": .text("qc-percent"), "x": .number(cx), "y": .number(cy + 14), "text-anchor": .text("middle")])
+        w.text(met ? "✓ goal met" : "of the goal", ["class": .text(met ? "qc-check" : "qc-muted"), "x": .number(cx),
+                                                  "y": .number(cy + 58), "text-anchor": .text("middle")])
+
+        let x = 560.0
+        w.text(VolumeText.volume(d.intakeMl, unit), ["class": .text("qc-big"), "x": .number(x), "y": .number(320)])
+        w.text("of a \(VolumeText.volume(d.goalMl, unit)) goal", ["class": .text("qc-muted"), "x": .number(x), "y": .number(366)])
+        w.text(Self.count(d.sips, "sip"), ["x": .number(x), "y": .number(450)])
+        w.text(d.streak == 1 ? "1-day streak" : "\(d.streak)-day streak", ["x": .number(x), "y": .number(500)])
+        footer(into: &w)
+    }
+
+    private func drawWeek(_ week: Week, into w: inout SVGWriter) {
+        w.element("rect", ["class": .text("qc-panel"), "x": .number(40), "y": .number(200), "width": .number(720),
+                           "height": .number(390), "rx": .number(16)])
+        let plot = BarPlot(days: week.days, unit: unit, left: 124, top: 250, right: 748, bottom: 530, labelSize: 22, smallSize: 22,
+                           smallLabels: true)
+        plot.draw(into: &w)
+        let x = 800.0
+        w.text("in all", ["class": .text("qc-muted qc-small"), "x": .number(x), "y": .number(236)])
+        w.text(VolumeText.volume(week.totalMl, unit), ["class": .text("qc-stat"), "x": .number(x), "y": .number(290)])
+        w.text("a day on average", ["class": .text("qc-muted qc-small"), "x": .number(x), "y": .number(346)])
+        w.text(VolumeText.volume(week.averageMl, unit), ["class": .text("qc-stat"), "x": .number(x), "y": .number(400)])
+        w.text("goal met", ["class": .text("qc-muted qc-small"), "x": .number(x), "y": .number(456)])
+        let counted = week.days.filter { !$0.isFuture }.count
+        w.text("✓ \(week.goalMetDays) of \(counted) days", ["class": .text("qc-stat"), "x": .number(x), "y": .number(510)])
+        let goals = week.days.map(\.goalMl)
+        if let high = goals.max(), let low = goals.min() {
+            let text = low == high ? VolumeText.volume(high, unit) : "\(VolumeText.amount(low, unit)) to \(VolumeText.volume(high, unit))"
+            w.element("line", ["class": .text("qc-goal"), "x1": .number(x), "y1": .number(560), "x2": .number(x + 44), "y2": .number(560)])
+            w.text("goal \(text)", ["class": .text("qc-small"), "x": .number(x + 56), "y": .number(568)])
+        }
+    }
+
+    private func footer(into w: inout SVGWriter) {
+        w.text("logged by a smart bottle with Quench", ["class": .text("qc-muted qc-small"), "x": .number(Double(Self.width) - 60),
+                                                        "y": .number(Double(Self.height) - 40), "text-anchor": .text("end")])
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces and newlines (no Foundation here).
+    func trimmedOfSpaces() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(scalars[first...last])
+    }
+}

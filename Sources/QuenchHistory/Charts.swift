@@ -1,0 +1,177 @@
+import Foundation
+import QuenchCharts
+import QuenchCore
+import QuenchStore
+
+extension History {
+    /// What `quench chart` draws.
+    public enum ChartKind: String, Sendable, CaseIterable {
+        /// The 7 days ending on the date.
+        case week
+        /// The 30 days ending on the date.
+        case thirtyDays = "30days"
+        /// The calendar month of the date (as `quench calendar` shows it).
+        case month
+        /// The date's sips over the day and the running total against the goal.
+        case day
+    }
+
+    /// Which card `quench share` makes.
+    public enum SharePeriod: String, Sendable, CaseIterable {
+        case day, week
+    }
+
+    // MARK: The charts' inputs, from the store
+
+    /// Bars for the `days` days ending on `date` (default today): each day's
+    /// total and the goal in force that day, as `calendar` counts them.
+    public static func intakeBars(_ environment: HistoryEnvironment, days: Int, endingOn date: String?) throws(HistoryError) -> IntakeBars {
+        guard (1...366).contains(days) else { throw .invalidArgument("a chart covers 1 to 366 days") }
+        let c = try environment.context(creating: false)
+        let last = try chartDay(c, date)
+        let first = last.adding(days: -(days - 1))
+        return try intakeBars(c, from: first, through: last, title: "\(days) days, \(Self.range(first, last))")
+    }
+
+    /// Bars for the calendar month that holds `date` (default today).
+    public static func monthBars(_ environment: HistoryEnvironment, containing date: String?) throws(HistoryError) -> IntakeBars {
+        let c = try environment.context(creating: false)
+        let t = try chartDay(c, date).components
+        let first = CivilDay(year: t.year, month: t.month, day: 1)!  // the first of a month that exists
+        let last = first.adding(days: Timestamp.daysIn(month: t.month, year: t.year) - 1)
+        return try intakeBars(c, from: first, through: last, title: "\(Format.months[t.month - 1]) \(t.year)")
+    }
+
+    static func intakeBars(_ c: HistoryContext, from first: CivilDay, through last: CivilDay, title: String) throws(HistoryError) -> IntakeBars {
+        // Weekday and date under a week's bars; the day of the month alone under more.
+        let short = last.number - first.number < 7
+        let days = try dayEntries(c, from: first, through: last).map { entry in
+            let day = CivilDay(parsing: entry.date)!  // written by dayEntries as YYYY-MM-DD
+            let label = short ? "\(Format.weekdays[day.weekday].prefix(3)) \(day.components.day)" : "\(day.components.day)"
+            return IntakeBars.Day(date: entry.date, label: label, name: Format.longDate(day), ml: entry.ml, goalMl: entry.goalMl,
+                                  sips: entry.sips, isFuture: entry.mark == "future")
+        }
+        return IntakeBars(title: title, days: days, unit: c.units)
+    }
+
+    /// The sips of `date` (default today) over the day, with the goal in force
+    /// that day, ticks every three hours of local time (where the clocks change,
+    /// the hours fall where they fall), and now, when the day is today.
+    public static func dayTimeline(_ environment: HistoryEnvironment, date: String?) throws(HistoryError) -> DayTimeline {
+        let c = try environment.context(creating: false)
+        return try dayTimeline(c, day: try chartDay(c, date))
+    }
+
+    static func dayTimeline(_ c: HistoryContext, day: CivilDay) throws(HistoryError) -> DayTimeline {
+        let (start, end) = c.calendar.interval(of: day)
+        let events = try c.run { (store) throws(StoreError) in try store.events(EventQuery(since: start, until: end, kinds: [.sip])) }
+        let sips = events.sorted { ($0.time, $0.id ?? 0) < ($1.time, $1.id ?? 0) }.map { event in
+            DayTimeline.Sip(offsetSeconds: event.time.secondsSince1970 - start.secondsSince1970, ml: event.ml,
+                            clock: Format.time(event.time, c.calendar))
+        }
+        let length = end.secondsSince1970 - start.secondsSince1970
+        var ticks: [DayTimeline.Tick] = []
+        for hours in stride(from: 0, through: 24, by: 3) {
+            let instant = c.calendar.instant(atLocalSeconds: day.number * 86_400 + (c.calendar.dayStartHour + hours) * 3600)
+            let offset = instant.secondsSince1970 - start.secondsSince1970
+            guard offset <= length, offset > (ticks.last?.offsetSeconds ?? -1) else { continue }
+            ticks.append(.init(offsetSeconds: offset, label: Format.time(instant, c.calendar)))
+        }
+        let now: Double? = day == c.today ? c.now.secondsSince1970 - start.secondsSince1970 : day > c.today ? 0 : nil
+        return DayTimeline(title: Format.longDate(day), lengthSeconds: length, ticks: ticks, sips: sips,
+                           goalMl: try c.goalBook().goal(on: day), nowOffsetSeconds: now, unit: c.units)
+    }
+
+    /// Today's card (intake, goal and sips as `today` reports them, the streak as
+    /// `stats` counts it) or the last 7 days' (bars, and `stats --week`'s total,
+    /// average and days the goal was met).
+    public static func shareCard(_ environment: HistoryEnvironment, period: SharePeriod, name: String?) throws(HistoryError) -> ShareCard {
+        let c = try environment.context(creating: false)
+        switch period {
+        case .day:
+            let today = try todayReport(c)
+            let streak = try statsReport(c, days: 1).currentStreak
+            return ShareCard(.day(.init(name: Format.longDate(c.today), intakeMl: today.intakeMl, goalMl: today.goalMl,
+                                        sips: today.sips, streak: streak)),
+                             person: name, unit: c.units)
+        case .week:
+            let stats = try statsReport(c, days: 7)
+            let first = c.today.adding(days: -6)
+            let bars = try intakeBars(c, from: first, through: c.today, title: range(first, c.today))
+            return ShareCard(.week(.init(name: bars.title, days: bars.days, totalMl: stats.totalMl, averageMl: stats.dailyAverageMl,
+                                         goalMetDays: stats.goalMetDays)),
+                             person: name, unit: c.units)
+        }
+    }
+
+    // MARK: The commands
+
+    /// `quench chart week|30days|month|day [--date DAY] --out FILE.svg`: writes
+    /// the chart and says what it shows; with `--out -`, returns the SVG itself.
+    public static func chart(_ environment: HistoryEnvironment, kind: ChartKind, date: String?, out: String) throws(HistoryError) -> String {
+        guard out == "-" || out.lowercased().hasSuffix(".svg") else {
+            throw .invalidArgument("quench chart writes SVG: give --out FILE.svg, or --out - for standard output (not '\(out.shownSafely())')")
+        }
+        let svg: String, summary: String
+        switch kind {
+        case .week, .thirtyDays:
+            let bars = try intakeBars(environment, days: kind == .week ? 7 : 30, endingOn: date)
+            (svg, summary) = (bars.svg, bars.summary)
+        case .month:
+            let bars = try monthBars(environment, containing: date)
+            (svg, summary) = (bars.svg, bars.summary)
+        case .day:
+            let timeline = try dayTimeline(environment, date: date)
+            (svg, summary) = (timeline.svg, timeline.summary)
+        }
+        if out == "-" { return String(svg.dropLast()) }  // emit adds the final newline
+        try write(svg, to: out)
+        return "Wrote \(out): \(summary)"
+    }
+
+    /// `quench share --day|--week --out card.png|card.svg`: the card, its
+    /// format from the file's extension; PNG through `rasterizer`.
+    public static func share(
+        _ environment: HistoryEnvironment, period: SharePeriod, name: String?, out: String,
+        rasterizer: SVGRasterizer? = nil
+    ) throws(HistoryError) -> String {
+        let ext = out.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        guard out.contains("."), ext == "png" || ext == "svg" else {
+            throw .invalidArgument("quench share writes a .png or an .svg file, by its extension: give --out card.png or --out card.svg "
+                                   + "(not '\(out.shownSafely())')")
+        }
+        let card = try shareCard(environment, period: period, name: name)
+        if ext == "svg" {
+            try write(card.svg, to: out)
+        } else {
+            let rasterizer = rasterizer ?? SVGRasterizer.find(variables: environment.variables)
+            do {
+                try rasterizer.writePNG(svg: card.svg, width: ShareCard.width, height: ShareCard.height, to: out)
+            } catch {
+                throw .rasterizer(error)
+            }
+        }
+        return "Wrote \(out) (\(ShareCard.width) × \(ShareCard.height)): \(card.summary)"
+    }
+
+    // MARK: Helpers
+
+    /// `--date`: a day (`YYYY-MM-DD`, `today`, `yesterday`); today when not given.
+    static func chartDay(_ c: HistoryContext, _ text: String?) throws(HistoryError) -> CivilDay {
+        try text.map { (t) throws(HistoryError) in try HistoryInput.day(t, calendar: c.calendar, now: c.now) } ?? c.today
+    }
+
+    /// `2 to 8 March 2026`, `26 February to 4 March 2026`, `28 December 2025 to 3 January 2026`.
+    static func range(_ first: CivilDay, _ last: CivilDay) -> String {
+        let a = first.components, b = last.components
+        let end = "\(b.day) \(Format.months[b.month - 1]) \(b.year)"
+        if a.year != b.year { return "\(a.day) \(Format.months[a.month - 1]) \(a.year) to \(end)" }
+        if a.month != b.month { return "\(a.day) \(Format.months[a.month - 1]) to \(end)" }
+        return first == last ? end : "\(a.day) to \(end)"
+    }
+
+    /// Replaces `path` whole (written beside it, then renamed).
+    static func write(_ text: String, to path: String) throws(HistoryError) {
+        do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch { throw .fileError(path: path, cause: error) }
+    }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import QuenchHistory
+
+extension History.ChartKind: ExpressibleByArgument {}
+
+struct ChartCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chart", abstract: "Draw intake as an SVG chart: daily bars against the goal, or a day's sips over time.")
+    @Option(name: .long, help: databaseHelp) var db: String?
+    @Option(name: .long, help: "Show volumes in ml or oz (US fl oz); default: `units` in the config file, else the setting.")
+    var units: String?
+    @Argument(help: "week (7 days), 30days, month (the calendar month) or day (sips over the day).")
+    var kind: History.ChartKind
+    @Option(help: "The day the chart ends on or shows, as YYYY-MM-DD, today or yesterday (default: today).") var date: String?
+    @Option(help: "The SVG file to write, or - for standard output.") var out: String
+
+    func run() throws {
+        emit(try History.chart(HistoryEnvironment.process(database: db, units: units), kind: kind, date: date, out: out))
+    }
+}
+
+struct ShareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "share", abstract: "Make a card to share (1200 x 630) of today or the last 7 days, as PNG or SVG.")
+    @Option(name: .long, help: databaseHelp) var db: String?
+    @Option(name: .long, help: "Show volumes in ml or oz (US fl oz); default: `units` in the config file, else the setting.")
+    var units: String?
+    @Flag(help: "Today: the intake as a ring of the goal, the sips and the streak (the default).") var day = false
+    @Flag(help: "The last 7 days: bars against the goal, total, average and days the goal was met.") var week = false
+    @Option(help: "A name for the heading (\"Ann's day\").") var name: String?
+    @Option(help: "The card to write: FILE.png (needs rsvg-convert, Debian librsvg2-bin) or FILE.svg.") var out: String
+
+    func validate() throws {
+        if day && week { throw ValidationError("choose one of --day and --week") }
+    }
+
+    func run() throws {
+        emit(try History.share(HistoryEnvironment.process(database: db, units: units), period: week ? .week : .day, name: name, out: out))
+    }
+}

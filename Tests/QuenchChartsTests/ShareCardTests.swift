@@ -1,0 +1,63 @@
+import QuenchCore
+import Testing
+@testable import QuenchCharts
+
+@Suite struct ShareCardTests {
+    let day = ShareCard.Day(name: "Wednesday 4 March 2026", intakeMl: 1500, goalMl: 2000, sips: 7, streak: 3)
+
+    @Test func dayCardIsAFixedSizeAccessiblePicture() throws {
+        let card = ShareCard(.day(day), unit: .ml)
+        let root = try XMLNode.parse(card.svg)
+        #expect(root.attributes["viewBox"] == "0 0 1200 630")
+        #expect(root.attributes["width"] == "1200" && root.attributes["height"] == "630")
+        #expect(root.attributes["role"] == "img")
+        #expect(root.attributes["aria-label"]
+                == "Today, Wednesday 4 March 2026: 1,500 mL of a 2,000 mL goal (75 %), 7 sips, a 3-day streak.")
+        #expect(root.title == "Today")
+        let texts = root.elements("text").map(\.text)
+        for expected in ["75 %", "1,500 mL", "of a 2,000 mL goal", "7 sips", "3-day streak"] {
+            #expect(texts.contains(expected), "\(expected) in \(texts)")
+        }
+        // The ring's arc is three quarters of its circumference.
+        let ring = try #require(root.elements("circle", class: "qc-ring").first)
+        let dash = (ring.attributes["stroke-dasharray"] ?? "").split(separator: " ").compactMap { Double($0) }
+        #expect(dash.count == 2 && abs(dash[0] / dash[1] - 0.75) < 0.001, "\(dash)")
+        try expectCompactNumbers(card.svg)
+    }
+
+    @Test func aDayWithNothingYetHasNoArc() throws {
+        let card = ShareCard(.day(.init(name: "Wednesday 4 March 2026", intakeMl: 0, goalMl: 2000, sips: 0, streak: 0)), unit: .ml)
+        let root = try XMLNode.parse(card.svg)
+        #expect(root.elements("circle", class: "qc-ring").isEmpty)
+        #expect(root.elements("text").contains { $0.text == "0 sips" })
+    }
+
+    @Test func theNameIsEscaped() throws {
+        let card = ShareCard(.day(day), person: "<Ann & \"Bo\">", unit: .ml)
+        let svg = card.svg
+        #expect(!svg.contains("<Ann"))
+        let root = try XMLNode.parse(svg)
+        #expect(root.elements("text", class: "qc-heading").first?.text == "<Ann & \"Bo\">’s day")
+        #expect(root.title == "<Ann & \"Bo\">’s day")
+        #expect(root.attributes["aria-label"]?.hasPrefix("<Ann & \"Bo\">’s day, ") == true)
+        // A blank name is no name.
+        #expect(ShareCard(.day(day), person: "  ", unit: .ml).heading == "Today")
+    }
+
+    @Test func weekCardDrawsTheBarsWithTheGoalLine() throws {
+        let bars = week()
+        let card = ShareCard(.week(.init(name: "1 to 7 March 2026", days: bars.days, totalMl: 11_000, averageMl: 1571, goalMetDays: 3)),
+                             person: "Ann", unit: .ml)
+        let root = try XMLNode.parse(card.svg)
+        #expect(root.title == "Ann’s week")
+        let rects = root.elements("rect", class: "qc-bar")
+        #expect(rects.count == 7 && rects.filter { $0.classes.contains("qc-met") }.count == 3)
+        #expect(root.elements("path", class: "qc-goal").count == 1)
+        let texts = root.elements("text").map(\.text)
+        for expected in ["11,000 mL", "1,571 mL", "✓ 3 of 7 days", "goal 2,000 mL"] {
+            #expect(texts.contains(expected), "\(expected) in \(texts)")
+        }
+        #expect(card.svg == ShareCard(.week(.init(name: "1 to 7 March 2026", days: bars.days, totalMl: 11_000, averageMl: 1571,
+                                                  goalMetDays: 3)), person: "Ann", unit: .ml).svg)
+    }
+}

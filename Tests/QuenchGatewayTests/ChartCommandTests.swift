@@ -1,0 +1,84 @@
+import Foundation
+import QuenchHistory
+import QuenchTestSupport
+import Testing
+
+/// `quench chart` and `quench share` as a person runs them, against the history fixture.
+@Suite(.serialized, .enabled(if: quenchBinary != nil, "SKIPPED: the quench executable is not built next to the tests (run `swift build` first)"))
+struct ChartCommandTests {
+    static let rsvgMissing = "SKIPPED: rsvg-convert is not installed: \(SVGRasterizer.installCommand) (the CI's .ci/run does)"
+
+    @Test func chartsToFilesAndToStandardOutput() throws {
+        let f = try HistoryFixture()
+        let out = f.directory + "/week.svg"
+        let week = try runQuench(["chart", "week", "--date", "2026-03-04", "--db", f.path, "--out", out])
+        #expect(week.status == 0, "\(week.stderr)")
+        #expect(week.stdout == "Wrote \(out): Daily intake, 7 days, 26 February to 4 March 2026: 12,380 mL in 7 days, "
+                + "1,769 mL a day on average; goal met on 5 of 7 days.\n")
+        let written = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(written.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 800 380\" width=\"100%\" role=\"img\""))
+        // The same chart the library draws, byte for byte (the process runs with TZ=Europe/London, as the fixture).
+        #expect(written == (try History.intakeBars(f.environment(), days: 7, endingOn: "2026-03-04")).svg)
+
+        let day = try runQuench(["chart", "day", "--date", "2026-03-03", "--db", f.path, "--out", "-"])
+        #expect(day.status == 0, "\(day.stderr)")
+        #expect(day.stdout.hasPrefix("<svg ") && day.stdout.hasSuffix("</svg>\n"))
+        #expect(day.stdout.contains("<title>08:30: 1,300 mL</title>"))
+
+        let month = try runQuench(["chart", "month", "--date", "2026-03-04", "--units", "oz", "--db", f.path, "--out", "-"])
+        #expect(month.status == 0, "\(month.stderr)")
+        #expect(month.stdout.contains("<text class=\"qc-heading\" x=\"16\" y=\"28\">March 2026</text>"))
+        #expect(month.stdout.contains("80.5 oz of the 67.6 oz goal"), "the 2nd's 2,380 mL in oz")
+
+        let thirty = try runQuench(["chart", "30days", "--date", "2026-03-04", "--db", f.path, "--out", "-"])
+        #expect(thirty.status == 0 && thirty.stdout.contains("30 days, 3 February to 4 March 2026"), "\(thirty.stderr)")
+    }
+
+    @Test func chartRefusesWhatItCannotDo() throws {
+        let f = try HistoryFixture()
+        for (args, message) in [
+            (["chart", "week", "--out", f.directory + "/w.png"], "quench chart writes SVG: give --out FILE.svg"),
+            (["chart", "year", "--out", "-"], "year"),
+            (["chart", "day", "--date", "2026-02-30", "--out", "-"], "invalid date '2026-02-30'"),
+            (["chart", "week"], "--out"),
+            (["share", "--out", f.directory + "/card.jpg"], "quench share writes a .png or an .svg file, by its extension"),
+            (["share", "--day", "--week", "--out", f.directory + "/card.svg"], "choose one of --day and --week"),
+            (["share", "--out", "/nonexistent-dir/card.svg"], "/nonexistent-dir/card.svg: No such file or directory (errno 2)"),
+            (["chart", "day", "--out", "/nonexistent-dir/day.svg"], "/nonexistent-dir/day.svg: No such file or directory (errno 2)"),
+        ] {
+            let result = try runQuench(args + ["--db", f.path])
+            #expect(result.status != 0, "\(args)")
+            #expect(result.stderr.contains(message), "\(args): \(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: f.directory).filter { !$0.hasPrefix("quench.sqlite") }.isEmpty)
+    }
+
+    @Test func shareWritesAnSVGCard() throws {
+        let f = try HistoryFixture()
+        let out = f.directory + "/card.svg"
+        let result = try runQuench(["share", "--week", "--name", "<Ann & \"Bo\">", "--db", f.path, "--out", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("Wrote \(out) (1200 × 630): <Ann & \"Bo\">’s week, "), "\(result.stdout)")
+        let svg = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(svg.contains("<title>&lt;Ann &amp; &quot;Bo&quot;&gt;’s week</title>"))
+    }
+
+    @Test(.enabled(if: SVGRasterizer.find().executable != nil, Comment(rawValue: rsvgMissing)))
+    func shareWritesAPNGCard() throws {
+        let f = try HistoryFixture()
+        let out = f.directory + "/card.png"
+        let result = try runQuench(["share", "--db", f.path, "--out", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)).prefix(24))
+        #expect(bytes.prefix(8) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        #expect(Array(bytes[12..<24]) == Array("IHDR".utf8) + [0, 0, 0x04, 0xB0, 0, 0, 0x02, 0x76])  // 1200 × 630
+    }
+
+    @Test func shareWithoutRsvgConvertSaysWhatToInstall() throws {
+        let f = try HistoryFixture()
+        let result = try runQuench(["share", "--db", f.path, "--out", f.directory + "/card.png"], environment: ["PATH": "/nonexistent"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("rsvg-convert is not installed (Debian: apt-get install -y librsvg2-bin fonts-dejavu-core)"),
+                "\(result.stderr)")
+    }
+}
