@@ -52,6 +52,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         // Named for its HTTP field and URI types, which Hummingbird does not re-export; already in its graph.
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // The web server's services (the change watcher) stop with it on SIGTERM; in Hummingbird's graph already.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // Tests only: an HTTP/1.1 client (NIOHTTP1) for the API and chromedriver's WebDriver; in Hummingbird's graph already.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
@@ -104,6 +106,7 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "QuenchTools", dependencies: [

@@ -154,6 +154,23 @@ extension History {
         return "Wrote \(out) (\(ShareCard.width) × \(ShareCard.height)): \(card.summary)"
     }
 
+    /// The share card's bytes (the web page's share links): SVG as is, PNG
+    /// through the rasterizer by way of a temporary file.
+    public static func shareCardFile(_ environment: HistoryEnvironment, period: SharePeriod, name: String?, png: Bool,
+                                     rasterizer: SVGRasterizer? = nil) throws(HistoryError) -> [UInt8] {
+        let card = try shareCard(environment, period: period, name: name)
+        guard png else { return Array(card.svg.utf8) }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("quench-card-\(UUID().uuidString).png").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            try (rasterizer ?? SVGRasterizer.find(variables: environment.variables))
+                .writePNG(svg: card.svg, width: ShareCard.width, height: ShareCard.height, to: path)
+        } catch {
+            throw .rasterizer(error)
+        }
+        do { return Array(try Data(contentsOf: URL(fileURLWithPath: path))) } catch { throw .fileError(path: path, cause: error) }
+    }
+
     // MARK: Helpers
 
     /// `--date`: a day (`YYYY-MM-DD`, `today`, `yesterday`); today when not given.

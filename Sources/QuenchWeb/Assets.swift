@@ -41,8 +41,8 @@ enum Assets {
           <div class="ring-row">
             <svg id="ring" viewBox="0 0 120 120" role="img" aria-labelledby="ring-text">
               <circle class="ring-track" cx="60" cy="60" r="52"/>
-              <circle id="ring-pace" class="ring-pace" cx="60" cy="60" r="52"/>
               <circle id="ring-fill" class="ring-fill" cx="60" cy="60" r="52"/>
+              <line id="ring-pace" class="ring-pace" x1="60" y1="1" x2="60" y2="19"/>
               <text id="ring-percent" x="60" y="66" text-anchor="middle">0%</text>
             </svg>
             <div class="numbers">
@@ -65,7 +65,7 @@ enum Assets {
             <tbody></tbody>
           </table>
           <p id="no-sips" hidden>Nothing yet today.</p>
-          <p><button type="button" id="undo">Undo the last change</button> <span id="edit-status" role="status" aria-live="polite"></span></p>
+          <p><button type="button" id="undo">Undo the last drink</button> <span id="edit-status" role="status" aria-live="polite"></span></p>
         </section>
 
         <section id="bottles" aria-labelledby="bottles-title">
@@ -80,6 +80,8 @@ enum Assets {
           <figure class="chart"><div id="chart-day"></div></figure>
           <figure class="chart"><div id="chart-week"></div></figure>
           <figure class="chart"><div id="chart-month"></div></figure>
+          <p class="share">Share: <a href="/api/share/day.png" download="quench-today.png">today's card</a> ·
+            <a href="/api/share/week.png" download="quench-week.png">this week's card</a> (PNG)</p>
           <h3 id="calendar-title">This month</h3>
           <table id="calendar" aria-labelledby="calendar-title">
             <thead><tr><th scope="col" abbr="Monday">Mon</th><th scope="col" abbr="Tuesday">Tue</th><th scope="col" abbr="Wednesday">Wed</th><th scope="col" abbr="Thursday">Thu</th><th scope="col" abbr="Friday">Fri</th><th scope="col" abbr="Saturday">Sat</th><th scope="col" abbr="Sunday">Sun</th></tr></thead>
@@ -121,7 +123,7 @@ enum Assets {
         #ring { width: 9rem; height: 9rem; flex: none; }
         #ring circle { fill: none; stroke-width: 12; transform: rotate(-90deg); transform-origin: 60px 60px; }
         .ring-track { stroke: var(--line); }
-        .ring-pace { stroke: var(--muted); stroke-width: 3 !important; }
+        #ring .ring-pace { stroke: var(--fg); stroke-width: 3; stroke-linecap: round; }
         .ring-fill { stroke: var(--accent); stroke-linecap: round; transition: stroke-dasharray .4s; }
         .met .ring-fill { stroke: var(--good); }
         #ring text { fill: var(--fg); font-size: 20px; font-weight: bold; }

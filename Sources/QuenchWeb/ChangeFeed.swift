@@ -15,6 +15,7 @@ final class ChangeFeed: Sendable {
         var next = 0
         var subscribers: [Int: AsyncStream<Notice>.Continuation] = [:]
         var version: Int64 = 0
+        var finished = false
     }
 
     private let state = Mutex(State())
@@ -22,10 +23,15 @@ final class ChangeFeed: Sendable {
     /// A stream of notices until the subscriber goes away.
     func subscribe() -> AsyncStream<Notice> {
         let (stream, continuation) = AsyncStream.makeStream(of: Notice.self, bufferingPolicy: .bufferingNewest(4))
-        let id = state.withLock { s in
+        let id = state.withLock { s -> Int? in
+            guard !s.finished else { return nil }
             s.next += 1
             s.subscribers[s.next] = continuation
             return s.next
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
         }
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
@@ -45,6 +51,17 @@ final class ChangeFeed: Sendable {
     func heartbeat() {
         for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.yield(.heartbeat) }
     }
+
+    /// The server is stopping: every live stream ends, and no new one starts.
+    func finish() {
+        let subscribers = state.withLock { s in
+            s.finished = true
+            return Array(s.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.finish() }
+    }
+
+    var isFinished: Bool { state.withLock { $0.finished } }
 
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 

@@ -6,6 +6,7 @@ import NIOPosix
 import QuenchCore
 import QuenchHistory
 import QuenchStore
+import ServiceLifecycle
 
 /// The page and the JSON API. Each endpoint is a CLI command: it parses the
 /// query or body, calls the same `History` function with `json: true`, and
@@ -46,6 +47,11 @@ struct Routes: Sendable {
             await answer(request) { env, _ throws(HistoryError) in History.json(try History.personState(env)) }
         }
 
+        // Everyone at a glance (the carer's view): each person's state.
+        router.get("/api/household") { request, _ in
+            await answer(request) { env, _ throws(HistoryError) in History.json([try History.personState(env)]) }
+        }
+
         router.post("/api/add") { request, context in
             let body = try await request.decode(as: AddRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in
@@ -64,21 +70,47 @@ struct Routes: Sendable {
             await answer(request, writes: true) { env, _ throws(HistoryError) in try History.undo(env, json: true) }
         }
 
+        // The charts `quench chart` draws, inlined by the page (the same renderer).
+        router.get("/api/chart/:file") { request, context in
+            guard let kind = Self.name(context.parameters.get("file"), ext: ".svg").flatMap(History.ChartKind.init(rawValue:)) else {
+                return Responses.error(.notFound, "charts: week.svg, 30days.svg, month.svg, day.svg")
+            }
+            return await answer(request, type: "image/svg+xml") { env, q throws(HistoryError) in
+                try History.chart(env, kind: kind, date: q["date"], out: "-")
+            }
+        }
+        // The card `quench share` makes: the page's "share" links.
+        router.get("/api/share/:file") { request, context in
+            let file = context.parameters.get("file") ?? ""
+            guard let period = (Self.name(file, ext: ".png") ?? Self.name(file, ext: ".svg")).flatMap(History.SharePeriod.init(rawValue:)) else {
+                return Responses.error(.notFound, "cards: day.png, week.png, day.svg, week.svg")
+            }
+            let png = file.hasSuffix(".png")
+            return await answer(request, type: png ? "image/png" : "image/svg+xml") { env, q throws(HistoryError) in
+                try History.shareCardFile(env, period: period, name: q["name"], png: png)
+            }
+        }
+
         router.get("/api/events") { _, _ in liveEvents() }
     }
 
     /// Runs a history call off the event loop (SQLite blocks) with this
     /// request's clock, and turns its error into a status with the message.
-    func answer(_ request: Request, writes: Bool = false,
+    func answer(_ request: Request, writes: Bool = false, type: String? = nil,
                 _ body: @escaping @Sendable (HistoryEnvironment, Query) throws(HistoryError) -> String) async -> Response {
+        await answer(request, writes: writes, type: type) { (env, query) throws(HistoryError) -> [UInt8] in Array(try body(env, query).utf8) }
+    }
+
+    func answer(_ request: Request, writes: Bool = false, type: String? = nil,
+                _ body: @escaping @Sendable (HistoryEnvironment, Query) throws(HistoryError) -> [UInt8]) async -> Response {
         var now = environment
         now.now = .wallClockNow
         let env = now
         let query = Query(request.uri)
         do {
-            let text = try await NIOThreadPool.singleton.runIfActive { () throws -> String in try body(env, query) }
+            let bytes = try await NIOThreadPool.singleton.runIfActive { () throws -> [UInt8] in try body(env, query) }
             if writes { feed.changed() }
-            return Responses.json(text)
+            return type.map { Responses.data(bytes, type: $0) } ?? Responses.json(bytes)
         } catch let error as HistoryError {
             return Responses.error(Responses.status(for: error), error.description)
         } catch {
@@ -88,13 +120,24 @@ struct Routes: Sendable {
 
     /// `text/event-stream`: a `change` event whenever the history changes, so
     /// the page refetches; a comment now and then so a closed phone is noticed.
+    /// `week.svg` → `week`.
+    static func name(_ file: String?, ext: String) -> String? {
+        guard let file, file.hasSuffix(ext) else { return nil }
+        return String(file.dropLast(ext.count))
+    }
+
     func liveEvents() -> Response {
         let notices = feed.subscribe()
         let body = ResponseBody { writer in
             // The first frame at once: the page knows it is live.
             try await writer.write(ByteBuffer(string: "retry: 2000\n" + ChangeFeed.frame(.heartbeat)))
-            for await notice in notices {
-                try await writer.write(ByteBuffer(string: ChangeFeed.frame(notice)))
+            // On SIGTERM the server waits for its responses to end: this one would never.
+            try await withGracefulShutdownHandler {
+                for await notice in notices {
+                    try await writer.write(ByteBuffer(string: ChangeFeed.frame(notice)))
+                }
+            } onGracefulShutdown: {
+                feed.finish()
             }
             try await writer.finish(nil)
         }
@@ -132,9 +175,15 @@ struct Query: Sendable {
 }
 
 enum Responses {
-    static func json(_ text: String) -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-                 body: ResponseBody(byteBuffer: ByteBuffer(string: text + "\n")))
+    static func json(_ bytes: [UInt8]) -> Response {
+        var buffer = ByteBuffer(bytes: bytes)
+        buffer.writeString("\n")
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+                        body: ResponseBody(byteBuffer: buffer))
+    }
+
+    static func data(_ bytes: [UInt8], type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-store"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {

@@ -31,7 +31,7 @@ extension Assets {
         const post = (path, body) => call(path, {}, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 
         const volume = (ml) => units === "oz" ? (ml / OZ).toFixed(1) + " fl oz" : Math.round(ml).toLocaleString("en") + " mL";
-        const clock = (iso) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", timeZone: zone });
+        const clock = (iso) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: zone });
         function ago(iso) {
           const minutes = Math.round((Date.now() - new Date(iso).getTime()) / 60000);
           if (minutes < 1) return "just now";
@@ -62,8 +62,8 @@ extension Assets {
           const circumference = 2 * Math.PI * 52;
           $("ring-fill").setAttribute("stroke-dasharray", (fraction * circumference) + " " + circumference);
           const pace = Math.min(1, goal > 0 ? state.pace_ml / goal : 0);
-          $("ring-pace").setAttribute("stroke-dasharray", "2 " + circumference);
-          $("ring-pace").setAttribute("stroke-dashoffset", String(-(pace * circumference)));
+          // The pace: a tick on the ring where the intake should be by now.
+          $("ring-pace").setAttribute("transform", "rotate(" + (pace * 360).toFixed(1) + " 60 60)");
           $("ring-percent").textContent = Math.round(today.progress * 100) + "%";
           $("ring").classList.toggle("met", intake >= goal);
           $("ring").setAttribute("aria-label", volume(intake) + " of " + volume(goal) + ", " + Math.round(today.progress * 100) + " percent");

@@ -7,6 +7,7 @@ import NIOPosix
 import QuenchCore
 import QuenchHistory
 import QuenchStore
+import ServiceLifecycle
 
 /// `quench serve`: the page and its JSON API, over Hummingbird (SwiftNIO).
 ///
@@ -40,8 +41,8 @@ public enum WebServer {
     /// bound (the port chosen when 0 was asked).
     public static func run(_ options: Options, logger: Logger, listening: @escaping @Sendable (ListenAddress) -> Void) async throws(WebError) {
         // The database exists before the first page asks: a new Pi shows an empty day, not an error.
-        let watcher: IntakeStore
-        do { watcher = try options.environment.openIntakeStore(creating: true) } catch { throw .history(.store(error)) }
+        let store: IntakeStore
+        do { store = try options.environment.openIntakeStore(creating: true) } catch { throw .history(.store(error)) }
         let token = options.listen.isLoopback ? nil : try AccessToken.loadOrCreate(at: options.tokenPath)
         let policy = AccessPolicy(listener: options.listen, token: token)
         let feed = ChangeFeed()
@@ -49,31 +50,47 @@ public enum WebServer {
         router.add(middleware: AccessGuard(policy: policy))
         Routes(environment: options.environment, feed: feed).register(on: router)
 
+        let watcher = ChangeWatcher(store: store, feed: feed, interval: options.pollInterval, heartbeat: options.heartbeatInterval, logger: logger)
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(options.listen.host, port: options.listen.port), serverName: "quench"),
+            services: [watcher],
             onServerRunning: { channel in
                 listening(ListenAddress(host: options.listen.host, port: channel.localAddress?.port ?? options.listen.port))
             },
             logger: logger)
         do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await app.runService() }
-                group.addTask { await watch(watcher, feed: feed, every: options.pollInterval, heartbeat: options.heartbeatInterval, logger: logger) }
-                // The server ends (a signal, or a bind failure); the watcher with it.
-                try await group.next()
-                group.cancelAll()
-            }
+            try await app.runService()
         } catch {
             throw .cannotListen(options.listen.description, cause: error)
         }
     }
+}
 
+/// Polls the database's data version, so a change from any process reaches
+/// every page, until the server stops.
+struct ChangeWatcher: Service {
+    let store: IntakeStore
+    let feed: ChangeFeed
+    let interval: Duration
+    let heartbeat: Duration
+    let logger: Logger
+
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            await WebServer.watch(store, feed: feed, every: interval, heartbeat: heartbeat, logger: logger)
+        } onGracefulShutdown: {
+            feed.finish()
+        }
+    }
+}
+
+extension WebServer {
     /// Polls the data version; a change from any process reaches every page.
     static func watch(_ store: IntakeStore, feed: ChangeFeed, every interval: Duration, heartbeat: Duration, logger: Logger) async {
         var last = (try? store.dataVersion()) ?? 0
         var sinceHeartbeat = Duration.zero
-        while !Task.isCancelled {
+        while !Task.isCancelled && !feed.isFinished {
             try? await Task.sleep(for: interval)
             do {
                 let version = try store.dataVersion()

@@ -33,6 +33,9 @@ struct BrowserTests {
             let bottle = try await browser.run("return document.getElementById('bottle-list').textContent") as? String ?? ""
             #expect(bottle.contains("Desk bottle") && bottle.contains("430 mL left") && bottle.contains("connected"), "\(bottle)")
             _ = try await browser.screenshot(to: screenshotFolder + "/phone.png")
+            _ = try await browser.fullPageScreenshot(to: screenshotFolder + "/phone-full.png", width: 390)
+            try await browser.command("POST", "/goog/cdp/execute", ["cmd": "Emulation.setDeviceMetricsOverride",
+                                                                   "params": ["width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true]])
 
             // A quick-add click: the total and the store both change.
             let before = try #require(try await Self.pageNumber(browser, "intake"))
@@ -49,17 +52,21 @@ struct BrowserTests {
             #expect(try await browser.run("return window.notReloaded === true") as? Bool == true, "without a reload")
             #expect(try await browser.run("return document.getElementById('live').textContent") as? String == "live")
 
-            // Delete from the list, then undo.
+            // Delete from the list (newest first: the 123 mL), then restore it from the same row.
             try await browser.click("#sips tbody tr:first-child button")
             #expect(try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 250)") != nil)
-            try await browser.click("#undo")
+            #expect(try await browser.run("return document.querySelector('#sips tbody tr:first-child').className") as? String == "deleted")
+            try await browser.click("#sips tbody tr:first-child button")
             #expect(try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 373)") != nil)
+            // "Undo the last drink" takes the newest away again.
+            try await browser.click("#undo")
+            #expect(try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 250)") != nil)
 
             // A custom amount typed in.
             try await browser.type("#custom-amount", "0.1l")
             try await browser.click("#quick-add button[type=submit]")
-            #expect(try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 473)") != nil)
-            #expect(try fixture.json(["today"])["intake_ml"] as? Double == before + 473)
+            #expect(try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 350)") != nil)
+            #expect(try fixture.json(["today"])["intake_ml"] as? Double == before + 350)
 
             let errors = try await browser.consoleEntries().filter { $0.level == "SEVERE" || $0.level == "WARNING" }
             #expect(errors.isEmpty, "console: \(errors)")
@@ -79,7 +86,7 @@ struct BrowserTests {
         do {
             try await browser.open(server.url + "/")
             #expect(try await browser.waitUntil(Self.loaded) != nil)
-            let png = try await browser.screenshot(to: screenshotFolder + "/desktop.png")
+            let png = try await browser.fullPageScreenshot(to: screenshotFolder + "/desktop.png", width: 1280)
             #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
             // Two columns on a desktop, one on a phone.
             let columns = try await browser.run("return getComputedStyle(document.getElementById('main')).gridTemplateColumns.split(' ').length") as? Int
@@ -88,9 +95,13 @@ struct BrowserTests {
                                                                    "params": ["features": [["name": "prefers-color-scheme", "value": "dark"]]]])
             let background = try await browser.run("return getComputedStyle(document.body).backgroundColor") as? String
             #expect(background == "rgb(16, 20, 24)", "dark mode: \(background ?? "")")
-            _ = try await browser.screenshot(to: screenshotFolder + "/desktop-dark.png")
+            _ = try await browser.fullPageScreenshot(to: screenshotFolder + "/desktop-dark.png", width: 1280)
             let errors = try await browser.consoleEntries().filter { $0.level == "SEVERE" }
             #expect(errors.isEmpty, "console: \(errors)")
+            // SIGTERM with the page's live stream still open: the server ends the stream and exits cleanly.
+            let start = monotonicSeconds()
+            #expect(server.stop() == 0)
+            #expect(monotonicSeconds() - start < 10, "stopped in \(monotonicSeconds() - start) s")
         } catch {
             await browser.close()
             throw error

@@ -50,6 +50,17 @@ final class WebDriver: Sendable {
             throw Failure("chromedriver refused the session: \(answer.status) \(answer.body.prefix(500))")
         }
         self.session = session
+        // A phone's viewport (Chrome's window cannot be narrower than 500 px), touch and all.
+        try await command("POST", "/goog/cdp/execute", ["cmd": "Emulation.setDeviceMetricsOverride",
+                                                       "params": ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600]])
+    }
+
+    /// The whole page, not only the viewport: the viewport stretched to the document for the shot.
+    func fullPageScreenshot(to path: String, width: Int) async throws -> [UInt8] {
+        let height = try await run("return Math.ceil(document.documentElement.scrollHeight)") as? Int ?? 1000
+        try await command("POST", "/goog/cdp/execute", ["cmd": "Emulation.setDeviceMetricsOverride",
+                                                       "params": ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600]])
+        return try await screenshot(to: path)
     }
 
     func close() async {
@@ -74,10 +85,19 @@ final class WebDriver: Sendable {
         try await command("POST", "/execute/sync", ["script": script, "args": args])
     }
 
+    /// Clicks the element `selector` finds; found again if the page redrew it
+    /// in between (a live update replaces the list's rows).
     func click(_ selector: String) async throws {
-        guard let element = try await command("POST", "/element", ["using": "css selector", "value": selector]) as? [String: Any],
-              let id = element.values.first as? String else { throw Failure("no element \(selector)") }
-        try await command("POST", "/element/\(id)/click", [:])
+        for attempt in 1...3 {
+            guard let element = try await command("POST", "/element", ["using": "css selector", "value": selector]) as? [String: Any],
+                  let id = element.values.first as? String else { throw Failure("no element \(selector)") }
+            do {
+                try await command("POST", "/element/\(id)/click", [:])
+                return
+            } catch let failure as Failure where failure.description.contains("stale element reference") && attempt < 3 {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
     }
 
     func type(_ selector: String, _ text: String) async throws {

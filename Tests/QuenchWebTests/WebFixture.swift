@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import QuenchCore
 import QuenchStore
 import QuenchTestSupport
@@ -96,9 +97,16 @@ final class ServerProcess: Sendable {
         throw WebDriver.Failure("quench serve did not answer: " + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? ""))
     }
 
+    private let status = Mutex<Int32?>(nil)
+
+    /// SIGTERM, as systemd stops it; the exit status (once: later calls repeat it).
     func stop() -> Int32 {
-        process.signal(SIGTERM)
-        return process.wait()
+        status.withLock { status in
+            if let status { return status }
+            process.signal(SIGTERM)
+            status = process.wait()
+            return status!
+        }
     }
 }
 
