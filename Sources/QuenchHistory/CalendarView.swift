@@ -13,6 +13,8 @@ public struct CalendarReport: Sendable, Encodable {
         public var mark: String
     }
 
+    /// Whose days.
+    public var person: String
     public var month: String
     public var units: String
     public var totalMl: Double
@@ -51,7 +53,7 @@ extension History {
             days.append(.init(date: day.description, ml: t.ml, sips: t.sips, goalMl: goal, met: fraction >= 1, mark: mark))
         }
         return CalendarReport(
-            month: String(first.description.prefix(7)), units: c.units.rawValue, totalMl: total, goalMetDays: met, days: days)
+            person: c.personName, month: String(first.description.prefix(7)), units: c.units.rawValue, totalMl: total, goalMetDays: met, days: days)
     }
 
     /// Marks without colour: `#` goal met, `+` half or more, `-` less, `.` nothing.

@@ -12,6 +12,10 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
     /// A file given to `import` that cannot be read as an export.
     case invalidImport(file: String, line: Int?, reason: String)
     case fileError(path: String, cause: any Error)
+    /// Several people share the database and the command did not say whose history it is.
+    case personNeeded(people: [String])
+    /// `--person` (or `QUENCH_PERSON`, or the config file) names nobody in the household.
+    case unknownPerson(String, people: [String])
 
     public var description: String {
         switch self {
@@ -23,6 +27,12 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
         case .invalidImport(let file, let line, let reason):
             "cannot import \(file)\(line.map { " line \($0)" } ?? ""): \(reason); nothing was imported"
         case .fileError(let path, let cause): "\(path): \(cause)"
+        case .personNeeded(let people):
+            "several people share this history (\(people.map { $0.shownSafely(limit: 40) }.joined(separator: ", "))): "
+                + "say whose with --person NAME (or QUENCH_PERSON, or `person` in the config file)"
+        case .unknownPerson(let name, let people):
+            "nobody is called '\(name.shownSafely(limit: 40))' (people: \(people.map { $0.shownSafely(limit: 40) }.joined(separator: ", ")); "
+                + "`quench person add NAME` adds someone)"
         }
     }
 }

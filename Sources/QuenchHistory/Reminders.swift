@@ -6,6 +6,8 @@ import Threading
 /// `quench remind`: where the person stands against the pace, and when the
 /// next reminder would come and why.
 public struct ReminderReport: Sendable, Encodable {
+    /// Whose reminders.
+    public var person: String
     public var mode: String
     public var window: String
     public var slackMl: Double
@@ -35,7 +37,8 @@ extension History {
     public static func setReminders(
         _ environment: HistoryEnvironment, mode: String?, window: String?, after: String?, every: String?, slack: String?, json: Bool
     ) throws(HistoryError) -> String {
-        var settings = try environment.context(creating: true).run { (store) throws(StoreError) in try store.reminder().settings }
+        let c = try environment.context(creating: true)
+        var settings = try c.run { (store) throws(StoreError) in try store.reminder(person: c.personID).settings }
         if let mode {
             guard let m = ReminderSettings.Mode(rawValue: mode.lowercased()) else {
                 throw .invalidArgument("--mode '\(mode.shownSafely())' is not pace, hourly or off")
@@ -47,8 +50,7 @@ extension History {
         if let every { settings.everyMinutes = try HistoryInput.minutes(every) }
         if let slack { settings.slackML = try HistoryInput.volume(slack, defaultUnit: nil) }
         if let problem = settings.problem { throw .invalidArgument("reminders: \(problem)") }
-        let c = try environment.context(creating: true)
-        try c.run { (store) throws(StoreError) in try store.saveReminderSettings(settings) }
+        try c.run { (store) throws(StoreError) in try store.saveReminderSettings(settings, person: c.personID) }
         return try remind(environment, json: json)
     }
 
@@ -56,7 +58,7 @@ extension History {
     public static func snoozeReminders(_ environment: HistoryEnvironment, duration: String, json: Bool) throws(HistoryError) -> String {
         let c = try environment.context(creating: true)
         let until = duration.lowercased() == "off" ? nil : c.now.adding(try HistoryInput.minutes(duration) * 60)
-        try c.run { (store) throws(StoreError) in try store.snoozeReminders(until: until) }
+        try c.run { (store) throws(StoreError) in try store.snoozeReminders(until: until, person: c.personID) }
         return try remind(environment, json: json)
     }
 
@@ -81,19 +83,19 @@ extension History {
         var problem: String?
         if let command {
             let variables = [
-                "QUENCH_PERSON": "default", "QUENCH_INTAKE_ML": fixed(report.intakeMl), "QUENCH_GOAL_ML": fixed(report.goalMl),
+                "QUENCH_PERSON": c.personName, "QUENCH_INTAKE_ML": fixed(report.intakeMl), "QUENCH_GOAL_ML": fixed(report.goalMl),
                 "QUENCH_PACE_ML": fixed(report.paceMl), "QUENCH_BEHIND_ML": fixed(report.behindByMl), "QUENCH_REASON": report.reason,
             ]
             problem = ReminderHook.run(command, variables: variables, timeout: timeout)
         }
-        try c.run { (store) throws(StoreError) in try store.markReminded(at: c.now) }
+        try c.run { (store) throws(StoreError) in try store.markReminded(at: c.now, person: c.personID) }
         return Delivery(text: line, delivered: true, hookProblem: problem)
     }
 
     static func fixed(_ ml: Double) -> String { String(Int(saturating: ml.rounded())) }
 
     static func reminderReport(_ c: HistoryContext) throws(HistoryError) -> (ReminderReport, ReminderPolicy.Verdict) {
-        let record = try c.run { (store) throws(StoreError) in try store.reminder() }
+        let record = try c.run { (store) throws(StoreError) in try store.reminder(person: c.personID) }
         let settings = record.settings
         let today = c.calendar.wallClock(c.now).date
         let windowStart = c.calendar.instant(atLocalSeconds: today.number * 86_400 + settings.wakeFromMinute * 60)
@@ -101,7 +103,7 @@ extension History {
         let day = c.today
         let intake = try c.dailyTotals(from: day, through: day)[day.number]?.ml ?? 0
         let goal = try c.goalBook().goal(on: day)
-        let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1)) }
+        let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1), person: c.personID) }
         let situation = ReminderPolicy.Situation(
             now: c.now, windowStart: windowStart, windowEnd: windowEnd, intakeML: intake, goalML: goal,
             lastDrink: last?.time, lastReminder: record.lastRemindedAt, snoozedUntil: record.snoozedUntil)
@@ -109,7 +111,7 @@ extension History {
             c.calendar.wallClock(time).date == today ? Format.time(time, c.calendar) : Format.dateTime(time, c.calendar)
         }
         let report = ReminderReport(
-            mode: settings.mode.rawValue,
+            person: c.personName, mode: settings.mode.rawValue,
             window: "\(HistoryInput.clock(settings.wakeFromMinute))-\(HistoryInput.clock(settings.wakeUntilMinute))",
             slackMl: settings.slackML, afterMinutes: settings.afterMinutes, everyMinutes: settings.everyMinutes,
             intakeMl: intake, goalMl: goal, paceMl: verdict.paceML, behindByMl: verdict.behindByML, behind: verdict.behind,
