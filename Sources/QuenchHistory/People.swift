@@ -1,3 +1,4 @@
+import Foundation
 import QuenchCore
 import QuenchStore
 
@@ -135,5 +136,19 @@ extension History {
         var all = environment
         all.person = nil
         return text + "\n" + (try people(all, json: false))
+    }
+}
+
+extension History {
+    /// Who a device being paired goes to: the selected person's name, checked
+    /// before any Bluetooth wait, without creating the database (a pairing that
+    /// fails leaves none behind). nil: no database yet, so its first person.
+    public static func pairingOwner(_ environment: HistoryEnvironment) throws(HistoryError) -> String? {
+        guard access(environment.databasePath, F_OK) == 0 else {
+            // A new database has one person, the migration's.
+            guard let named = environment.person, named.lowercased() != Person.defaultName else { return nil }
+            throw .unknownPerson(named, people: [Person.defaultName])
+        }
+        return try environment.selectedPerson(in: try environment.openStore(creating: false)).name
     }
 }

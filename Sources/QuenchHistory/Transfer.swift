@@ -55,8 +55,9 @@ extension History {
             let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
                 .filter { device in c.person.map { device.person?.lowercased() == $0.name.lowercased() } ?? true }
             func member(_ key: String, _ json: String) -> String {
-                // The encoder spells an empty list over three lines.
+                // The encoder spells an empty list over three lines (a line break is never inside a JSON string).
                 let value = json.filter { !$0.isWhitespace } == "[]" ? "[]" : json.replacingOccurrences(of: "\n", with: "\n  ")
+                    .replacingOccurrences(of: #"\[\n\s*\n\s*\]"#, with: "[]", options: .regularExpression)
                 return "  \"\(key)\" : " + value + ",\n"
             }
             output.write("{\n")
