@@ -157,7 +157,7 @@ extension History {
     /// (after blanks) is `{`, else CSV. `fallback`: whose the rows that name
     /// nobody are (resolved before the import's transaction, which holds the store).
     static func importStream(_ source: ByteSource, file: String, into store: IntakeStore, now: Timestamp,
-                             fallback: Result<String, HistoryError>) throws(HistoryError) -> ImportReport {
+                             fallback: Result<String, HistoryError> = .success(Person.defaultName)) throws(HistoryError) -> ImportReport {
         var source = source
         try source.skipByteOrderMark()
         let isJSON = try source.skipBlanks() == UInt8(ascii: "{")

@@ -121,8 +121,9 @@ public struct Device: Sendable, Hashable, Codable {
     public init(
         address: String, name: String? = nil, profile: String? = nil, sensor: SensorKind? = nil,
         calibration: BottleCalibration? = nil, addedAt: Timestamp, lastSeenAt: Timestamp? = nil,
-        addressType: String? = nil, profileDefinition: String? = nil
+        addressType: String? = nil, profileDefinition: String? = nil, person: String? = nil
     ) {
+        self.person = person
         self.addressType = addressType
         self.profileDefinition = profileDefinition
         self.address = address
