@@ -92,6 +92,9 @@ extension History {
         var named = environment
         named.person = name
         let person = try named.selectedPerson(in: store)
+        guard try HistoryContext.run({ () throws(StoreError) in try store.people() }).count > 1 else {
+            throw .invalidArgument("cannot remove the only person: the history must belong to someone (`quench person rename` renames them)")
+        }
         var receiver: Person?
         if let heir {
             named.person = heir
