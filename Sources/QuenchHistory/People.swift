@@ -145,13 +145,17 @@ extension History {
 extension History {
     /// Who a device being paired goes to: the selected person's name, checked
     /// before any Bluetooth wait, without creating the database (a pairing that
-    /// fails leaves none behind). nil: no database yet, so its first person.
+    /// fails leaves none behind). nil when nobody is named and the household is
+    /// one person (or no database yet): theirs, with nothing to say.
     public static func pairingOwner(_ environment: HistoryEnvironment) throws(HistoryError) -> String? {
         guard access(environment.databasePath, F_OK) == 0 else {
             // A new database has one person, the migration's.
             guard let named = environment.person, named.lowercased() != Person.defaultName else { return nil }
             throw .unknownPerson(named, people: [Person.defaultName])
         }
-        return try environment.selectedPerson(in: try environment.openStore(creating: false)).name
+        let store = try environment.openStore(creating: false)
+        let people = try HistoryContext.run { () throws(StoreError) in try store.people() }
+        if environment.person == nil, people.count == 1 { return nil }
+        return try environment.selectedPerson(among: people).name
     }
 }

@@ -124,6 +124,19 @@ import Testing
         #expect(people?.map { $0["devices"] as? [String] } == [[Self.annBottle, HistoryFixture.device], []])
     }
 
+    @Test("pairing: whose the device will be, known before any wait, and said only in a household")
+    func pairingOwner() throws {
+        let f = try household()
+        #expect(message { _ = try History.pairingOwner(env(f, nil)) }.hasPrefix("several people share this history"))
+        #expect(try History.pairingOwner(env(f, "ANN")) == "Ann")
+        let single = try HistoryFixture()
+        #expect(try History.pairingOwner(env(single, nil)) == nil)
+        var none = env(single, "bob")
+        none.databasePath = single.directory + "/not-yet.sqlite"
+        #expect(message { _ = try History.pairingOwner(none) }.hasPrefix("nobody is called 'bob' (people: me;"))
+        #expect(!FileManager.default.fileExists(atPath: none.databasePath), "no database made")
+    }
+
     @Test("people: listed; renamed with everything theirs; removed only when nothing would be lost")
     func renameAndRemove() throws {
         let f = try household()
