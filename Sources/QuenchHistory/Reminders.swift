@@ -78,7 +78,7 @@ extension History {
         let c = try environment.context(creating: false)
         let (report, verdict) = try reminderReport(c)
         guard verdict.due else { return Delivery(text: "", delivered: false, hookProblem: nil) }
-        let line = "reminder: drink something: \(Format.volume(report.intakeMl, c.units)) of \(Format.volume(report.goalMl, c.units)) so far, "
+        let line = "reminder\(c.whose): drink something: \(Format.volume(report.intakeMl, c.units)) of \(Format.volume(report.goalMl, c.units)) so far, "
             + "pace \(Format.volume(report.paceMl, c.units)) (\(report.reason))"
         var problem: String?
         if let command {
@@ -90,6 +90,21 @@ extension History {
         }
         try c.run { (store) throws(StoreError) in try store.markReminded(at: c.now, person: c.personID) }
         return Delivery(text: line, delivered: true, hookProblem: problem)
+    }
+
+    /// `quench remind --notify` as the timer runs it: the named person's reminder,
+    /// or, when nobody is named, each person's that is due (the timer serves the
+    /// whole household, and must not fail once a second person is added).
+    public static func deliverReminders(_ environment: HistoryEnvironment, command: String?, timeout: Double = 10) throws(HistoryError) -> [Delivery] {
+        guard environment.person == nil else { return [try deliverReminder(environment, command: command, timeout: timeout)] }
+        let store = try environment.openStore(creating: false)
+        var deliveries: [Delivery] = []
+        for person in try HistoryContext.run({ () throws(StoreError) in try store.people() }) {
+            var theirs = environment
+            theirs.person = person.name
+            deliveries.append(try deliverReminder(theirs, command: command, timeout: timeout))
+        }
+        return deliveries
     }
 
     static func fixed(_ ml: Double) -> String { String(Int(saturating: ml.rounded())) }

@@ -17,7 +17,7 @@ struct RemindCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Where you stand, and when the next reminder would come and why.")
         @OptionGroup var options: StoreOptions
         @OptionGroup var who: PersonOption
-        @Flag(help: "Deliver a reminder if one is due now: a line on stdout, and --command if given.") var notify = false
+        @Flag(help: "Deliver a reminder if one is due now: a line on stdout, and --command if given; without --person, to each person it is due for.") var notify = false
         @Option(help: ArgumentHelp("With --notify: a program to run (no shell) with QUENCH_INTAKE_ML, QUENCH_GOAL_ML, QUENCH_PACE_ML, "
                                    + "QUENCH_BEHIND_ML, QUENCH_REASON and QUENCH_PERSON set; stopped after 10 s "
                                    + "(default: `command` in [reminders] of the config file).", valueName: "PATH"))
@@ -32,9 +32,10 @@ struct RemindCommand: ParsableCommand {
             var values = ConfigValues(reminderCommand: command)
             values.person = who.person
             let configuration = try options.configuration(values)
-            let delivery = try History.deliverReminder(HistoryEnvironment.process(configuration), command: configuration.reminderCommand.value)
-            emit(delivery.text)
-            if let problem = delivery.hookProblem { FileHandleStderr.write("quench: reminder command: \(problem)\n") }
+            for delivery in try History.deliverReminders(HistoryEnvironment.process(configuration), command: configuration.reminderCommand.value) {
+                emit(delivery.text)
+                if let problem = delivery.hookProblem { FileHandleStderr.write("quench: reminder command: \(problem)\n") }
+            }
         }
     }
 

@@ -124,6 +124,20 @@ import Testing
         #expect(people?.map { $0["devices"] as? [String] } == [[Self.annBottle, HistoryFixture.device], []])
     }
 
+    @Test("the reminder timer serves the household: without a name, each person's reminder that is due")
+    func remindersForEveryone() throws {
+        let f = try household()
+        var at = env(f, nil)
+        at.now = Timestamp(iso8601: "2026-03-04T15:00:00Z")!
+        let deliveries = try History.deliverReminders(at, command: nil)
+        #expect(deliveries.map(\.delivered) == [true, true], "\(deliveries.map(\.text))")
+        #expect(deliveries.map { $0.text.prefix(18) } == ["reminder (me): dri", "reminder (Ann): dr"])
+        at.now = at.now.adding(600)
+        #expect(try History.deliverReminders(at, command: nil).allSatisfy { !$0.delivered }, "not again within the hour")
+        at.person = "ann"
+        #expect(try History.deliverReminders(at, command: nil).count == 1)
+    }
+
     @Test("pairing: whose the device will be, known before any wait, and said only in a household")
     func pairingOwner() throws {
         let f = try household()
