@@ -275,7 +275,8 @@ extension History {
                 let goals = try decode([Goal]?.self, bytes, "goals", offset) ?? []
                 try checkGoals(goals, "goal", offset)
                 guard !goals.isEmpty else { return }
-                let person = try people.id(try people.name(nil))
+                let person: Int64
+                do { person = try people.id(nil) } catch { throw failure("goals", offset, "\(error)") }
                 try HistoryContext.run { () throws(StoreError) in try session.addGoals(goals, person: person) }
                 goalCount += goals.count
             case "people":
