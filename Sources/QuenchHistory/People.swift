@@ -85,6 +85,18 @@ extension History {
                                  text: "Renamed \(person.name.shownSafely(limit: 40)) to \(new.shownSafely(limit: 40)).")
     }
 
+    /// `quench person units NAME ml|oz|household`: their own units, or the household's again.
+    public static func setPersonUnits(_ environment: HistoryEnvironment, name: String, units: String, json: Bool) throws(HistoryError) -> String {
+        let unit = units.lowercased() == "household" ? nil : try HistoryEnvironment.unitOption(units)
+        let store = try environment.openStore(creating: false)
+        var named = environment
+        named.person = name
+        let person = try named.selectedPerson(in: store)
+        try HistoryContext.run { () throws(StoreError) in try store.setPersonUnits(id: person.id, unit) }
+        return try personChanged(named, PersonChange(action: "units", person: person.name, detail: unit?.rawValue), json: json,
+                                 text: "\(person.name.shownSafely(limit: 40)) now sees \(unit.map { Format.unitName($0) } ?? "the household's units").")
+    }
+
     /// `quench person remove NAME [--move-to OTHER]`: refused while they have
     /// events or devices, unless another person is to have them; nothing is lost.
     public static func removePerson(_ environment: HistoryEnvironment, name: String, moveTo heir: String?, json: Bool) throws(HistoryError) -> String {

@@ -21,7 +21,7 @@ struct PeopleCommand: ParsableCommand {
 struct PersonCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "person", abstract: "Add, rename or remove someone in the household.",
-        subcommands: [Add.self, Rename.self, Remove.self])
+        subcommands: [Add.self, Rename.self, Units.self, Remove.self])
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add someone, with their own goal and units.")
@@ -45,6 +45,18 @@ struct PersonCommand: ParsableCommand {
 
         func run() throws {
             emit(try History.renamePerson(options.environment(), from: old, to: new, json: options.json))
+        }
+    }
+
+    struct Units: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set someone's units: ml, oz, or household (the setting's).")
+        @Option(name: .long, help: databaseHelp) var db: String?
+        @Argument(help: "Their name.") var name: String
+        @Argument(help: "ml, oz or household.") var units: String
+        @Flag(help: "Print JSON instead of text.") var json = false
+
+        func run() throws {
+            emit(try History.setPersonUnits(HistoryEnvironment.process(database: db, units: nil), name: name, units: units, json: json))
         }
     }
 

@@ -160,6 +160,10 @@ import Testing
             me      2,000 mL  mL (household)  C4:7C:8D:6A:12:34      17
             Ann      50.7 oz  oz              AA:00:00:00:00:0A       2
             """, "\(listing.debugDescription)")
+        _ = try History.setPersonUnits(env(f, nil), name: "ann", units: "household", json: false)
+        #expect(try json(History.today(env(f, "ann"), json: true))["units"] as? String == "ml")
+        #expect(try History.setPersonUnits(env(f, nil), name: "ann", units: "oz", json: false).hasPrefix("Ann now sees oz."))
+        #expect(message { _ = try History.setPersonUnits(env(f, nil), name: "ann", units: "cups", json: false) }.hasPrefix("unknown unit 'cups'"))
         _ = try History.renamePerson(env(f, nil), from: "ann", to: "Annie", json: false)
         #expect(try json(History.today(env(f, "Annie"), json: true))["intake_ml"] as? Double == 500)
         #expect(message { _ = try History.renamePerson(env(f, nil), from: "Annie", to: "ME", json: false) }.contains("there is already someone called me"))
