@@ -19,6 +19,7 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     public static let database = ConfigKey(nil, "database")
     public static let logLevel = ConfigKey(nil, "log_level")
     public static let units = ConfigKey(nil, "units")
+    public static let person = ConfigKey(nil, "person")
     public static let devices = ConfigKey("gateway", "devices")
     public static let connectTimeout = ConfigKey("gateway", "connect_timeout")
     public static let drainEvery = ConfigKey("gateway", "drain_every")
@@ -55,6 +56,7 @@ struct KeySpec: Sendable {
         KeySpec(.database, expects: "an absolute path (a string starting with /)", \.database, absolutePath),
         KeySpec(.logLevel, expects: LogLevel.expected, \.logLevel) { $0.string.flatMap(LogLevel.init(name:)) },
         KeySpec(.units, expects: "\"ml\" or \"oz\"", \.units) { $0.string.flatMap { VolumeUnit(rawValue: $0.lowercased()) } },
+        KeySpec(.person, expects: "a person's name (a non-empty string)", \.person, nonEmpty),
         KeySpec(.devices, expects: "an array of Bluetooth addresses like \"F0:F1:F2:F3:F4:F5\"", \.devices, addresses),
         KeySpec(.connectTimeout, expects: "a number of seconds > 0", \.connectTimeout, positive),
         KeySpec(.drainEvery, expects: "a number of minutes > 0", \.drainEvery, positive),

@@ -65,6 +65,7 @@ extension Configuration {
             row(.database, .text(database.value), database.source),
             row(.logLevel, .text(logLevel.value.rawValue), logLevel.source),
             row(.units, units.value.map { .text($0.rawValue) } ?? .unset(meaning: "the store's setting"), units.source),
+            row(.person, person.value.map { .text($0) } ?? .unset(meaning: "the only one"), person.source),
             row(.devices, devices.value.isEmpty ? .unset(meaning: "every paired device") : .list(devices.value), devices.source),
             row(.connectTimeout, .number(connectTimeout.value), connectTimeout.source),
             row(.drainEvery, drainEvery.value.map { .number($0) } ?? .unset(meaning: "stay connected"), drainEvery.source),

@@ -70,6 +70,8 @@ public struct ConfigValues: Sendable, Equatable {
     public var mqttClientID: String?
     public var mqttCAFile: String?
     public var mqttNode: String?
+    /// Whose history the history commands show when `--person` is not given (a household's usual person).
+    public var person: String?
 
     public init(database: String? = nil, logLevel: LogLevel? = nil, units: VolumeUnit? = nil, devices: [String]? = nil,
                 connectTimeout: Double? = nil, drainEvery: Double? = nil, reminderCommand: String? = nil) {

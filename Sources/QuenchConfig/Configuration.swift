@@ -64,6 +64,8 @@ public struct Configuration: Sendable {
     public var logLevel: Setting<LogLevel>
     /// nil: the store's own setting (`quench settings --units`).
     public var units: Setting<VolumeUnit?>
+    /// Whose history: nil, the household's only person (`HistoryEnvironment.person`).
+    public var person: Setting<String?>
     /// Empty: every paired device.
     public var devices: Setting<[String]>
     public var connectTimeout: Setting<Double>
@@ -116,6 +118,7 @@ public struct Configuration: Sendable {
             database: pick(\.database, .database).defaulting(to: defaultDatabase),
             logLevel: pick(\.logLevel, .logLevel).defaulting(to: .info),
             units: pick(\.units, .units),
+            person: pick(\.person, .person),
             devices: pick(\.devices, .devices).defaulting(to: []),
             connectTimeout: pick(\.connectTimeout, .connectTimeout).defaulting(to: defaultConnectTimeout),
             drainEvery: pick(\.drainEvery, .drainEvery),
@@ -154,12 +157,13 @@ public struct Configuration: Sendable {
         return (user.map { [ConfigFileStatus(path: $0, role: .user)] } ?? []) + [system]
     }
 
-    /// `QUENCH_DB`, `QUENCH_LOG`, `QUENCH_MQTT` and `QUENCH_MQTT_PASSWORD_FILE`; empty ones are unset.
+    /// `QUENCH_DB`, `QUENCH_LOG`, `QUENCH_MQTT`, `QUENCH_MQTT_PASSWORD_FILE` and `QUENCH_PERSON`; empty ones are unset.
     private static func environmentLayer(_ variables: [String: String]) throws(ConfigError) -> Layer {
         var values = ConfigValues()
         if let path = variables["QUENCH_DB"], !path.isEmpty { values.database = path }
         if let url = variables["QUENCH_MQTT"], !url.isEmpty { values.mqttBroker = url }
         if let path = variables["QUENCH_MQTT_PASSWORD_FILE"], !path.isEmpty { values.mqttPasswordFile = path }
+        if let name = variables["QUENCH_PERSON"], !name.isEmpty { values.person = name }
         if let name = variables["QUENCH_LOG"], !name.isEmpty {
             guard let level = LogLevel(name: name) else {
                 throw .badValue(.environment("QUENCH_LOG"), key: "QUENCH_LOG", expected: LogLevel.expected, got: "\"\(name.shownSafely())\"")
@@ -167,7 +171,7 @@ public struct Configuration: Sendable {
             values.logLevel = level
         }
         let names: [ConfigKey: String] = [.database: "QUENCH_DB", .logLevel: "QUENCH_LOG", .mqttBroker: "QUENCH_MQTT",
-                                          .mqttPasswordFile: "QUENCH_MQTT_PASSWORD_FILE"]
+                                          .mqttPasswordFile: "QUENCH_MQTT_PASSWORD_FILE", .person: "QUENCH_PERSON"]
         return Layer(values: values) { key in .environment(names[key] ?? key.description) }
     }
 

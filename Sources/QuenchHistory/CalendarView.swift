@@ -13,6 +13,8 @@ public struct CalendarReport: Sendable, Encodable {
         public var mark: String
     }
 
+    /// Whose days.
+    public var person: String
     public var month: String
     public var units: String
     public var totalMl: Double
@@ -36,7 +38,7 @@ extension History {
         let count = Timestamp.daysIn(month: comps.month, year: comps.year)
         let days = try dayEntries(c, from: first, through: first.adding(days: count - 1))
         return CalendarReport(
-            month: String(first.description.prefix(7)), units: c.units.rawValue, totalMl: days.reduce(0) { $0 + $1.ml },
+            person: c.personName, month: String(first.description.prefix(7)), units: c.units.rawValue, totalMl: days.reduce(0) { $0 + $1.ml },
             goalMetDays: days.filter(\.met).count, days: days)
     }
 

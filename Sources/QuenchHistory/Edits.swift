@@ -4,6 +4,8 @@ import QuenchStore
 
 /// What `add`, `delete`, `undo` and `restore` did.
 public struct EditReport: Sendable, Encodable {
+    /// Whose event, and whose day the totals are.
+    public var person: String
     public var action: String
     public var event: EventRecordOutput
     public var todayMl: Double
@@ -51,34 +53,52 @@ extension History {
                 + "\(time.iso8601); for the second use --at \(later.iso8601)"
         }
         let event = try c.run { (store) throws(StoreError) in
-            try store.addManual(ml: ml, at: time, note: note, identity: "manual|\(UUID().uuidString.lowercased())", recordedAt: c.now)
+            try store.addManual(ml: ml, at: time, note: note, identity: "manual|\(UUID().uuidString.lowercased())", recordedAt: c.now,
+                                person: c.personID)
         }
         let text = try editText(c, action: "added", event, json: json)
         guard let adjustment, !json else { return text }
         return "Note: " + adjustment.shownSafely(limit: 300) + ".\n" + text
     }
 
-    /// `quench delete ID`: soft delete.
+    /// `quench delete ID`: soft delete. An id names one event whoever drank it,
+    /// so no person is needed; one that is named must be the event's.
     public static func delete(_ environment: HistoryEnvironment, id: Int64, json: Bool) throws(HistoryError) -> String {
-        let c = try environment.context(creating: false)
-        let event = try c.run { (store) throws(StoreError) in try store.setDeleted(id: id, true) }
-        return try editText(c, action: "deleted", event, json: json)
+        try setDeleted(environment, id: id, true, json: json)
     }
 
-    /// `quench undo`: soft-deletes the most recent event.
+    /// `delete` and `restore`: checks the event is the named person's (if one is
+    /// named), changes it, and reports with that event's person's day.
+    static func setDeleted(_ environment: HistoryEnvironment, id: Int64, _ deleted: Bool, json: Bool) throws(HistoryError) -> String {
+        let store = try environment.openStore(creating: false)
+        guard let before = try HistoryContext.run({ () throws(StoreError) in try store.event(id: id) }) else {
+            throw .store(StoreError(.noSuchEvent, path: store.path, "there is no event \(id) (see `quench log`)"))
+        }
+        var owner = environment
+        if let named = environment.person {
+            let person = try environment.selectedPerson(in: store)
+            guard before.person?.lowercased() == person.name.lowercased() else {
+                throw .invalidArgument("event \(id) is \((before.person ?? "nobody").shownSafely(limit: 40))'s, not \(named.shownSafely(limit: 40))'s")
+            }
+        }
+        owner.person = before.person
+        let c = try owner.context(creating: false)
+        let event = try c.run { (store) throws(StoreError) in try store.setDeleted(id: id, deleted) }
+        return try editText(c, action: deleted ? "deleted" : "restored", event, json: json)
+    }
+
+    /// `quench undo`: soft-deletes the person's most recent event.
     public static func undo(_ environment: HistoryEnvironment, json: Bool) throws(HistoryError) -> String {
         let c = try environment.context(creating: false)
-        guard let event = try c.run({ (store) throws(StoreError) in try store.deleteNewest() }) else {
-            throw .invalidArgument("nothing to undo: there are no events")
+        guard let event = try c.run({ (store) throws(StoreError) in try store.deleteNewest(person: c.personID) }) else {
+            throw .invalidArgument("nothing to undo: \(c.personName.shownSafely(limit: 40)) has no events")
         }
         return try editText(c, action: "deleted", event, json: json)
     }
 
-    /// `quench restore ID`: undoes a delete.
+    /// `quench restore ID`: undoes a delete (a named person must be the event's, as for `delete`).
     public static func restore(_ environment: HistoryEnvironment, id: Int64, json: Bool) throws(HistoryError) -> String {
-        let c = try environment.context(creating: false)
-        let event = try c.run { (store) throws(StoreError) in try store.setDeleted(id: id, false) }
-        return try editText(c, action: "restored", event, json: json)
+        try setDeleted(environment, id: id, false, json: json)
     }
 
     static func editText(_ c: HistoryContext, action: String, _ e: IntakeEvent, json: Bool) throws(HistoryError) -> String {
@@ -88,7 +108,7 @@ extension History {
         let id = e.id ?? 0
         if json {
             return JSONOutput.encode(EditReport(
-                action: action,
+                person: c.personName, action: action,
                 event: EventRecordOutput(id: id, kind: e.kind.rawValue, ml: e.ml, at: Format.localISO(e.time, c.calendar),
                                          source: e.source.rawValue, note: e.note, deleted: e.deleted),
                 todayMl: today, goalMl: goal))
@@ -96,7 +116,7 @@ extension History {
         var line = "\(action.prefix(1).uppercased() + action.dropFirst()) #\(id): \(e.kind.rawValue) \(Format.volume(e.ml, c.units)) at \(Format.dateTime(e.time, c.calendar))"
         if let note = e.note { line += " (\(note))" }
         if e.deleted { line += "\nUndo with `quench restore \(id)`." }
-        line += "\nToday: \(Format.volume(today, c.units)) of \(Format.volume(goal, c.units))."
+        line += "\nToday\(c.whose): \(Format.volume(today, c.units)) of \(Format.volume(goal, c.units))."
         return line
     }
 }

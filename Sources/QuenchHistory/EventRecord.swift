@@ -20,9 +20,11 @@ public struct EventRecord: Codable, Sendable {
     var note: String?
     var deleted: Bool?
     var recordedAt: Double?
+    /// Who drank it; absent in older exports (the importing person's, then).
+    var person: String?
 
     static let csvColumns = ["id", "identity", "time", "at", "kind", "ml", "remaining_ml", "source", "device",
-                             "trace_time", "note", "deleted", "recorded_at"]
+                             "trace_time", "note", "deleted", "recorded_at", "person"]
 
     public init(_ e: IntakeEvent) {
         id = e.id
@@ -38,12 +40,13 @@ public struct EventRecord: Codable, Sendable {
         note = e.note
         deleted = e.deleted
         recordedAt = e.recordedAt.secondsSince1970
+        person = e.person
     }
 
     var csvFields: [String] {
         [id.map(String.init) ?? "", identity ?? "", time.map { "\($0)" } ?? "", at ?? "", kind, "\(ml)",
          remainingMl.map { "\($0)" } ?? "", source ?? "", device ?? "", traceTime.map { "\($0)" } ?? "",
-         note ?? "", deleted == true ? "1" : "0", recordedAt.map { "\($0)" } ?? ""]
+         note ?? "", deleted == true ? "1" : "0", recordedAt.map { "\($0)" } ?? "", person ?? ""]
     }
 
     /// Back to a store row. Fields missing in files from elsewhere get defaults:
@@ -71,6 +74,9 @@ public struct EventRecord: Codable, Sendable {
             throw .invalidArgument("remaining_ml \(remainingMl) is not a number of mL from 0 to \(Int(IntakeEvent.largestML))")
         }
         if let traceTime, !traceTime.isFinite { throw .invalidArgument("trace_time \(traceTime) is not a finite number of seconds") }
+        if let person, let problem = Person.problem(withName: person) {
+            throw .invalidArgument("person '\(person.shownSafely(limit: 40))': \(problem)")
+        }
         if let recordedAt, !IntakeEvent.plausibleTime.contains(recordedAt) {
             throw .invalidArgument("recorded_at \(recordedAt) is not epoch seconds between 1970 and 9999")
         }
@@ -85,7 +91,7 @@ public struct EventRecord: Codable, Sendable {
             id: id, identity: identity, kind: kind, ml: ml, time: instant, remainingML: remainingMl,
             source: sourceValue, device: device.flatMap { $0.isEmpty ? nil : $0 }, traceTime: traceTime,
             note: note.flatMap { $0.isEmpty ? nil : $0 }, deleted: deleted ?? false,
-            recordedAt: recordedAt.map(Timestamp.init(secondsSince1970:)) ?? now)
+            recordedAt: recordedAt.map(Timestamp.init(secondsSince1970:)) ?? now, person: person.flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// Reads a CSV row by header names (RFC 4180 fields already split).
@@ -118,6 +124,7 @@ public struct EventRecord: Codable, Sendable {
         case let other?: throw .invalidArgument("deleted '\(other.shownSafely())' is not 0 or 1")
         }
         recordedAt = try double("recorded_at")
+        person = text("person")
     }
 }
 

@@ -33,12 +33,12 @@ struct GoalBook {
 
 extension HistoryContext {
     func goalBook() throws(HistoryError) -> GoalBook {
-        GoalBook(goals: try run { (store) throws(StoreError) in try store.goals() })
+        GoalBook(goals: try run { (store) throws(StoreError) in try store.goals(person: personID) })
     }
 
-    /// Intake per day for `days` (inclusive range), from the store's SQL totals.
+    /// The person's intake per day for `days` (inclusive range), from the store's SQL totals.
     func dailyTotals(from first: CivilDay, through last: CivilDay) throws(HistoryError) -> [Int: DayTotal] {
         let segments = calendar.segments(from: calendar.start(of: first), until: calendar.start(of: last.adding(days: 1)))
-        return try run { (store) throws(StoreError) in try store.sipTotalsByDay(segments) }
+        return try run { (store) throws(StoreError) in try store.sipTotalsByDay(segments, person: personID) }
     }
 }

@@ -10,6 +10,8 @@ public struct GoalRecommendation: Sendable, Encodable {
     public var recommendedMl: Double
     public var rule: String
     public var saved: Bool
+    /// Whose goal it was saved as; nil when not saved.
+    public var person: String?
 }
 
 public struct GoalReport: Sendable, Encodable {
@@ -17,6 +19,8 @@ public struct GoalReport: Sendable, Encodable {
         public var from: String
         public var ml: Double
     }
+    /// Whose goal.
+    public var person: String
     public var currentMl: Double
     public var isDefault: Bool
     public var from: String?
@@ -49,7 +53,7 @@ extension History {
         let ml = try HistoryInput.volume(amount, defaultUnit: c.units)
         guard ml >= 100, ml <= 20_000 else { throw .invalidAmount(amount, reason: "a daily goal between 100 mL and 20 L, please") }
         let day = try from.map { (f) throws(HistoryError) in try HistoryInput.day(f, calendar: c.calendar, now: c.now) } ?? c.today
-        try c.run { (store) throws(StoreError) in try store.setGoal(ml: ml, from: day, setAt: c.now) }
+        try c.run { (store) throws(StoreError) in try store.setGoal(ml: ml, from: day, setAt: c.now, person: c.personID) }
         return try goalText(c, json: json, lead: "Daily goal set to \(Format.volume(ml, c.units)) from \(day).")
     }
 
@@ -62,15 +66,15 @@ extension History {
         let book = try c.goalBook()
         let current = book.current(on: c.today)
         let report = GoalReport(
-            currentMl: book.goal(on: c.today), isDefault: book.isDefault, from: current?.startDay.description,
+            person: c.personName, currentMl: book.goal(on: c.today), isDefault: book.isDefault, from: current?.startDay.description,
             units: c.units.rawValue, history: book.goals.map { .init(from: $0.startDay.description, ml: $0.ml) })
         if json { return JSONOutput.encode(report) }
         var lines: [String] = []
         if let lead { lines.append(lead) }
         if book.isDefault {
-            lines.append("Daily goal: \(Format.volume(report.currentMl, c.units)) (the default; set yours with `quench goal set 2000ml`)")
+            lines.append("Daily goal\(c.whose): \(Format.volume(report.currentMl, c.units)) (the default; set yours with `quench goal set 2000ml`)")
         } else {
-            lines.append("Daily goal: \(Format.volume(report.currentMl, c.units)) since \(report.from ?? "-")")
+            lines.append("Daily goal\(c.whose): \(Format.volume(report.currentMl, c.units)) since \(report.from ?? "-")")
             if book.goals.count > 1 {
                 lines.append(Format.table(["From", "Goal"], book.goals.reversed().map { [$0.startDay.description, Format.volume($0.ml, c.units)] },
                                           align: [.left, .right]).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
@@ -90,11 +94,11 @@ extension History {
         let c: HistoryContext? = save ? try environment.context(creating: true) : nil
         let units = environment.units ?? c?.units ?? .ml
         if let c {
-            try c.run { (store) throws(StoreError) in try store.setGoal(ml: total, from: c.today, setAt: c.now) }
+            try c.run { (store) throws(StoreError) in try store.setGoal(ml: total, from: c.today, setAt: c.now, person: c.personID) }
         }
         let report = GoalRecommendation(
             weightKg: kg, exerciseMinutes: minutes, baseMl: base, exerciseMl: extra, recommendedMl: total,
-            rule: recommendationRule, saved: save)
+            rule: recommendationRule, saved: save, person: c?.person?.name)
         if json { return JSONOutput.encode(report) }
         var rows: [(String, String)] = [("Body weight", "\(Format.decimal(kg, places: 1)) kg x 35 mL = \(Format.volume(base, units))")]
         if minutes > 0 {

@@ -17,9 +17,16 @@ public struct HistoryEnvironment: Sendable {
     public var color: Bool
     /// Used for `TZ` when `timeZone` is nil.
     public var variables: [String: String]
+    /// Whose history the per-person functions (today, log, stats, calendar,
+    /// goals, reminders, add, undo, the person state) read and write, by name
+    /// (any case): `--person`, else `QUENCH_PERSON`, else `person` in the config
+    /// file. nil is enough while the household has one person; with several,
+    /// those functions refuse, naming them (`HistoryError.personNeeded`).
+    public var person: String?
 
     public init(databasePath: String, now: Timestamp, timeZone: TimeZone? = nil, units: VolumeUnit? = nil,
-                color: Bool = false, variables: [String: String] = [:]) {
+                color: Bool = false, variables: [String: String] = [:], person: String? = nil) {
+        self.person = person
         self.databasePath = databasePath
         self.now = now
         self.timeZone = timeZone
@@ -35,12 +42,14 @@ public struct HistoryEnvironment: Sendable {
         let noColor = !(variables["NO_COLOR"] ?? "").isEmpty
         let color = isatty(STDOUT_FILENO) == 1 && !noColor && variables["TERM"] != "dumb"
         return HistoryEnvironment(databasePath: configuration.database.value, now: .wallClockNow, units: configuration.units.value,
-                                  color: color, variables: variables)
+                                  color: color, variables: variables, person: configuration.person.value)
     }
 
-    /// The same from `--db` and `--units` alone: a `HistoryError` or a `ConfigError`.
-    public static func process(database: String?, units: String?) throws -> HistoryEnvironment {
-        process(try configuration(ConfigValues(database: database, units: unitOption(units))))
+    /// The same from `--db`, `--units` and `--person` alone: a `HistoryError` or a `ConfigError`.
+    public static func process(database: String?, units: String?, person: String? = nil) throws -> HistoryEnvironment {
+        var values = ConfigValues(database: database, units: try unitOption(units))
+        values.person = person
+        return process(try configuration(values))
     }
 
     /// `quench`'s configuration: `commandLine` over `QUENCH_DB`/`QUENCH_LOG`,
@@ -70,21 +79,44 @@ public struct HistoryEnvironment: Sendable {
                         mode: creating ? StoreLocation.creationMode(for: databasePath, environment: variables) : .existing)
     }
 
-    /// The store plus everything resolved from its settings.
-    func context(creating: Bool) throws(HistoryError) -> HistoryContext {
+    /// Whose history this is: `person` when named (refused, naming everyone,
+    /// when nobody has that name), else the household's only person; with several
+    /// people and none named, `.personNeeded` with their names.
+    public func selectedPerson(in store: IntakeStore) throws(HistoryError) -> Person {
+        try selectedPerson(among: try HistoryContext.run { () throws(StoreError) in try store.people() })
+    }
+
+    func selectedPerson(among people: [Person]) throws(HistoryError) -> Person {
+        if let person {
+            guard let found = people.first(where: { $0.name.lowercased() == person.lowercased() }) else {
+                throw .unknownPerson(person, people: people.map(\.name))
+            }
+            return found
+        }
+        guard people.count == 1, let only = people.first else { throw .personNeeded(people: people.map(\.name)) }
+        return only
+    }
+
+    /// The store plus everything resolved from its settings, for the selected
+    /// person (`selectedPerson`); `everyone`: for the whole household unless a
+    /// person is named (export).
+    func context(creating: Bool, everyone: Bool = false) throws(HistoryError) -> HistoryContext {
         let store = try openStore(creating: creating)
         let settings = try HistoryContext.run { () throws(StoreError) in try store.settings() }
         let zone: TimeZone
         if let timeZone { zone = timeZone } else {
             zone = try DayCalendar.resolveTimeZone(setting: settings.timeZone, environment: variables)
         }
+        let people = try HistoryContext.run { () throws(StoreError) in try store.people() }
+        let selected = everyone && person == nil ? nil : try selectedPerson(among: people)
         return HistoryContext(
             store: store, now: now, calendar: DayCalendar(timeZone: zone, dayStartHour: settings.dayStartHour),
-            units: units ?? settings.units, color: color, settings: settings)
+            units: units ?? selected?.units ?? settings.units, color: color, settings: settings, person: selected,
+            shared: people.count > 1)
     }
 }
 
-/// An open store with the day calendar and display units in force.
+/// An open store with the day calendar and display units in force, for one person.
 struct HistoryContext {
     let store: IntakeStore
     let now: Timestamp
@@ -92,6 +124,17 @@ struct HistoryContext {
     let units: VolumeUnit
     let color: Bool
     let settings: Settings
+    /// Whose history; nil only for household-wide work (an export of everyone).
+    let person: Person?
+    /// Whether several people share the history: texts then say whose it is.
+    let shared: Bool
+
+    /// The person's id for the store's per-person calls (nil: everyone).
+    var personID: Int64? { person?.id }
+    /// The person's name as reports show it.
+    var personName: String { person?.name ?? "" }
+    /// " (NAME)" in texts when several people share the history; "" otherwise.
+    var whose: String { shared && person != nil ? " (\(personName.shownSafely(limit: 40)))" : "" }
 
     var today: CivilDay { calendar.day(of: now) }
 

@@ -14,6 +14,10 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
     case fileError(path: String, cause: any Error)
     /// `share --out card.png`: the SVG could not be made a PNG.
     case rasterizer(RasterError)
+    /// Several people share the database and the command did not say whose history it is.
+    case personNeeded(people: [String])
+    /// `--person` (or `QUENCH_PERSON`, or the config file) names nobody in the household.
+    case unknownPerson(String, people: [String])
 
     public var description: String {
         switch self {
@@ -26,6 +30,12 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
             "cannot import \(file)\(line.map { " line \($0)" } ?? ""): \(reason); nothing was imported"
         case .fileError(let path, let cause): "\(path): \(describeFileError(cause))"
         case .rasterizer(let error): error.description
+        case .personNeeded(let people):
+            "several people share this history (\(people.map { $0.shownSafely(limit: 40) }.joined(separator: ", "))): "
+                + "say whose with --person NAME (or QUENCH_PERSON, or `person` in the config file)"
+        case .unknownPerson(let name, let people):
+            "nobody is called '\(name.shownSafely(limit: 40))' (people: \(people.map { $0.shownSafely(limit: 40) }.joined(separator: ", ")); "
+                + "`quench person add NAME` adds someone)"
         }
     }
 }

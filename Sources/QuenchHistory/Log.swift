@@ -2,7 +2,7 @@ import QuenchCore
 import QuenchStore
 
 extension History {
-    /// `quench log`: events newest first, with ids. Written as read, from one
+    /// `quench log`: the person's events newest first, with ids. Written as read, from one
     /// snapshot: `--json` and `--csv` hold one row at a time; the table reads
     /// twice (widths, then rows) rather than keeping the rows.
     public static func log(
@@ -14,7 +14,7 @@ extension History {
         let query = EventQuery(
             since: try since.map { (s) throws(HistoryError) in try HistoryInput.instant(s, calendar: c.calendar, now: c.now) },
             until: try until.map { (s) throws(HistoryError) in try HistoryInput.instant(s, calendar: c.calendar, now: c.now) },
-            device: device, includeDeleted: includeDeleted, limit: limit ?? (csv || json ? nil : 50))
+            device: device, includeDeleted: includeDeleted, limit: limit ?? (csv || json ? nil : 50), person: c.personID)
         try c.run { (store) throws(StoreError) in
             try store.reading { (reader) throws(StoreError) in
                 if json {

@@ -34,12 +34,31 @@ public struct PersonState: Sendable, Encodable, Equatable {
 }
 
 extension History {
-    /// One person's state now (a single household person until people exist: "default").
-    public static func personState(_ environment: HistoryEnvironment, person: String = "default") throws(HistoryError) -> PersonState {
-        let c = try environment.context(creating: false)
+    /// The selected person's state now (`HistoryEnvironment.person`).
+    public static func personState(_ environment: HistoryEnvironment) throws(HistoryError) -> PersonState {
+        try personState(try environment.context(creating: false))
+    }
+
+    /// Everyone's state now, in the order they were added (MQTT publishes each).
+    public static func personStates(_ environment: HistoryEnvironment) throws(HistoryError) -> [PersonState] {
+        let store = try environment.openStore(creating: false)
+        let people = try HistoryContext.run { () throws(StoreError) in try store.people() }
+        var states: [PersonState] = []
+        for person in people {
+            var one = environment
+            one.person = person.name
+            states.append(try personState(try one.context(creating: false)))
+        }
+        return states
+    }
+
+    static func personState(_ c: HistoryContext) throws(HistoryError) -> PersonState {
+        let person = c.personName
         let today = try todayReport(c)
         let (remind, _) = try reminderReport(c)
+        // The bottles that are theirs now.
         let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
+            .filter { $0.person?.lowercased() == person.lowercased() }
         let links = try c.run { (store) throws(StoreError) in try store.deviceLinks() }
         let remaining = Dictionary(today.bottles.map { ($0.device, $0) }, uniquingKeysWith: { a, _ in a })
         let bottles = devices.map { d in

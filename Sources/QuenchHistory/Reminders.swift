@@ -6,6 +6,8 @@ import Threading
 /// `quench remind`: where the person stands against the pace, and when the
 /// next reminder would come and why.
 public struct ReminderReport: Sendable, Encodable {
+    /// Whose reminders.
+    public var person: String
     public var mode: String
     public var window: String
     public var slackMl: Double
@@ -35,7 +37,8 @@ extension History {
     public static func setReminders(
         _ environment: HistoryEnvironment, mode: String?, window: String?, after: String?, every: String?, slack: String?, json: Bool
     ) throws(HistoryError) -> String {
-        var settings = try environment.context(creating: true).run { (store) throws(StoreError) in try store.reminder().settings }
+        let c = try environment.context(creating: true)
+        var settings = try c.run { (store) throws(StoreError) in try store.reminder(person: c.personID).settings }
         if let mode {
             guard let m = ReminderSettings.Mode(rawValue: mode.lowercased()) else {
                 throw .invalidArgument("--mode '\(mode.shownSafely())' is not pace, hourly or off")
@@ -47,8 +50,7 @@ extension History {
         if let every { settings.everyMinutes = try HistoryInput.minutes(every) }
         if let slack { settings.slackML = try HistoryInput.volume(slack, defaultUnit: nil) }
         if let problem = settings.problem { throw .invalidArgument("reminders: \(problem)") }
-        let c = try environment.context(creating: true)
-        try c.run { (store) throws(StoreError) in try store.saveReminderSettings(settings) }
+        try c.run { (store) throws(StoreError) in try store.saveReminderSettings(settings, person: c.personID) }
         return try remind(environment, json: json)
     }
 
@@ -56,7 +58,7 @@ extension History {
     public static func snoozeReminders(_ environment: HistoryEnvironment, duration: String, json: Bool) throws(HistoryError) -> String {
         let c = try environment.context(creating: true)
         let until = duration.lowercased() == "off" ? nil : c.now.adding(try HistoryInput.minutes(duration) * 60)
-        try c.run { (store) throws(StoreError) in try store.snoozeReminders(until: until) }
+        try c.run { (store) throws(StoreError) in try store.snoozeReminders(until: until, person: c.personID) }
         return try remind(environment, json: json)
     }
 
@@ -76,24 +78,39 @@ extension History {
         let c = try environment.context(creating: false)
         let (report, verdict) = try reminderReport(c)
         guard verdict.due else { return Delivery(text: "", delivered: false, hookProblem: nil) }
-        let line = "reminder: drink something: \(Format.volume(report.intakeMl, c.units)) of \(Format.volume(report.goalMl, c.units)) so far, "
+        let line = "reminder\(c.whose): drink something: \(Format.volume(report.intakeMl, c.units)) of \(Format.volume(report.goalMl, c.units)) so far, "
             + "pace \(Format.volume(report.paceMl, c.units)) (\(report.reason))"
         var problem: String?
         if let command {
             let variables = [
-                "QUENCH_PERSON": "default", "QUENCH_INTAKE_ML": fixed(report.intakeMl), "QUENCH_GOAL_ML": fixed(report.goalMl),
+                "QUENCH_PERSON": c.personName, "QUENCH_INTAKE_ML": fixed(report.intakeMl), "QUENCH_GOAL_ML": fixed(report.goalMl),
                 "QUENCH_PACE_ML": fixed(report.paceMl), "QUENCH_BEHIND_ML": fixed(report.behindByMl), "QUENCH_REASON": report.reason,
             ]
             problem = ReminderHook.run(command, variables: variables, timeout: timeout)
         }
-        try c.run { (store) throws(StoreError) in try store.markReminded(at: c.now) }
+        try c.run { (store) throws(StoreError) in try store.markReminded(at: c.now, person: c.personID) }
         return Delivery(text: line, delivered: true, hookProblem: problem)
+    }
+
+    /// `quench remind --notify` as the timer runs it: the named person's reminder,
+    /// or, when nobody is named, each person's that is due (the timer serves the
+    /// whole household, and must not fail once a second person is added).
+    public static func deliverReminders(_ environment: HistoryEnvironment, command: String?, timeout: Double = 10) throws(HistoryError) -> [Delivery] {
+        guard environment.person == nil else { return [try deliverReminder(environment, command: command, timeout: timeout)] }
+        let store = try environment.openStore(creating: false)
+        var deliveries: [Delivery] = []
+        for person in try HistoryContext.run({ () throws(StoreError) in try store.people() }) {
+            var theirs = environment
+            theirs.person = person.name
+            deliveries.append(try deliverReminder(theirs, command: command, timeout: timeout))
+        }
+        return deliveries
     }
 
     static func fixed(_ ml: Double) -> String { String(Int(saturating: ml.rounded())) }
 
     static func reminderReport(_ c: HistoryContext) throws(HistoryError) -> (ReminderReport, ReminderPolicy.Verdict) {
-        let record = try c.run { (store) throws(StoreError) in try store.reminder() }
+        let record = try c.run { (store) throws(StoreError) in try store.reminder(person: c.personID) }
         let settings = record.settings
         let today = c.calendar.wallClock(c.now).date
         let windowStart = c.calendar.instant(atLocalSeconds: today.number * 86_400 + settings.wakeFromMinute * 60)
@@ -101,7 +118,7 @@ extension History {
         let day = c.today
         let intake = try c.dailyTotals(from: day, through: day)[day.number]?.ml ?? 0
         let goal = try c.goalBook().goal(on: day)
-        let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1)) }
+        let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1), person: c.personID) }
         let situation = ReminderPolicy.Situation(
             now: c.now, windowStart: windowStart, windowEnd: windowEnd, intakeML: intake, goalML: goal,
             lastDrink: last?.time, lastReminder: record.lastRemindedAt, snoozedUntil: record.snoozedUntil)
@@ -109,7 +126,7 @@ extension History {
             c.calendar.wallClock(time).date == today ? Format.time(time, c.calendar) : Format.dateTime(time, c.calendar)
         }
         let report = ReminderReport(
-            mode: settings.mode.rawValue,
+            person: c.personName, mode: settings.mode.rawValue,
             window: "\(HistoryInput.clock(settings.wakeFromMinute))-\(HistoryInput.clock(settings.wakeUntilMinute))",
             slackMl: settings.slackML, afterMinutes: settings.afterMinutes, everyMinutes: settings.everyMinutes,
             intakeMl: intake, goalMl: goal, paceMl: verdict.paceML, behindByMl: verdict.behindByML, behind: verdict.behind,

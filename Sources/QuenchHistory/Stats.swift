@@ -3,6 +3,8 @@ import QuenchStore
 
 /// `quench stats`: a period of days ending today.
 public struct StatsReport: Sendable, Encodable {
+    /// Whose days.
+    public var person: String
     public var from: String
     public var through: String
     public var days: Int
@@ -33,7 +35,7 @@ extension History {
         let first = today.adding(days: -(days - 1))
         let totals = try c.dailyTotals(from: first, through: today)
         let book = try c.goalBook()
-        let firstSip = try c.run { (store) throws(StoreError) in try store.firstSipTime() }.map { c.calendar.day(of: $0) }
+        let firstSip = try c.run { (store) throws(StoreError) in try store.firstSipTime(person: c.personID) }.map { c.calendar.day(of: $0) }
         let counted = max(1, today.number - max(first.number, firstSip?.number ?? today.number) + 1)
 
         var total = 0.0, sips = 0, met = 0, longest = 0, run = 0
@@ -52,7 +54,7 @@ extension History {
         }
         let current = try currentStreak(c, book: book, firstSip: firstSip, known: totals, knownFrom: first)
         return StatsReport(
-            from: first.description, through: today.description, days: days, daysCounted: counted,
+            person: c.personName, from: first.description, through: today.description, days: days, daysCounted: counted,
             units: c.units.rawValue, totalMl: total, dailyAverageMl: total / Double(counted), goalMetDays: met,
             currentStreak: current, longestStreak: longest, sips: sips,
             sipsPerDay: Double(sips) / Double(counted), averageSipMl: sips > 0 ? total / Double(sips) : nil)
@@ -98,7 +100,7 @@ extension History {
             ("Sips a day", Format.decimal(r.sipsPerDay, places: 1)),
             ("Average sip", r.averageSipMl.map { Format.volume($0, u) } ?? "-"),
         ]
-        let title = r.days == 1 ? "Today (\(r.through))" : "Last \(r.days) days (\(r.from) to \(r.through))"
+        let title = (r.days == 1 ? "Today (\(r.through))" : "Last \(r.days) days (\(r.from) to \(r.through))") + c.whose
         return title + "\n" + Format.fields(rows)
     }
 }

@@ -10,6 +10,8 @@ public struct TodayReport: Sendable, Encodable {
         public var at: String
     }
 
+    /// Whose day it is.
+    public var person: String
     public var date: String
     public var dayStart: String
     public var timeZone: String
@@ -37,13 +39,13 @@ extension History {
         let total = try c.dailyTotals(from: day, through: day)[day.number] ?? DayTotal(ml: 0, sips: 0)
         let book = try c.goalBook()
         let goal = book.goal(on: day)
-        let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1)) }
-        // Bottles heard from in the last week; older readings say little about now.
-        let recent = try c.run { (store) throws(StoreError) in try store.latestRemaining(since: c.now.adding(-7 * 86_400)) }
+        let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1), person: c.personID) }
+        // The person's bottles heard from in the last week; older readings say little about now.
+        let recent = try c.run { (store) throws(StoreError) in try store.latestRemaining(since: c.now.adding(-7 * 86_400), owner: c.personID) }
         let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
         let names = Dictionary(devices.map { ($0.address, $0.name) }, uniquingKeysWith: { a, _ in a })
         return TodayReport(
-            date: day.description, dayStart: "\(Format.two(c.calendar.dayStartHour)):00",
+            person: c.personName, date: day.description, dayStart: "\(Format.two(c.calendar.dayStartHour)):00",
             timeZone: c.calendar.timeZone.identifier, units: c.units.rawValue,
             intakeMl: total.ml, goalMl: goal, goalIsDefault: book.isDefault, progress: total.ml / goal,
             sips: total.sips, averageSipMl: total.sips > 0 ? total.ml / Double(total.sips) : nil,
@@ -77,7 +79,7 @@ extension History {
             let at = Timestamp(iso8601: bottle.at).map { Format.dateTime($0, c.calendar) } ?? bottle.at
             rows.append((i == 0 ? "Left" : "", "\(Format.volume(bottle.remainingMl, u)) in \(label), as of \(at)"))
         }
-        let title = "Today, \(Format.longDate(c.today)) (day starts \(r.dayStart), \(r.timeZone))"
+        let title = "Today\(c.whose), \(Format.longDate(c.today)) (day starts \(r.dayStart), \(r.timeZone))"
         return title + "\n" + Format.fields(rows)
     }
 }

@@ -5,45 +5,66 @@ import QuenchStore
 /// The JSON export's name and version, its first two members.
 enum ExportDocument {
     static let formatName = "quench-export"
-    static let version = 1
+    /// 2: `people` (each with their goals) in place of `goals`, and each event
+    /// and device names its person. Version 1 files still import: their goals,
+    /// events and devices go to the selected person.
+    static let version = 2
+    static let readable = 1...2
+}
+
+/// Someone in a JSON export: their name, units and goals.
+struct ExportedPerson: Codable {
+    var name: String
+    var units: VolumeUnit?
+    var goals: [Goal]
 }
 
 extension History {
     public enum ExportFormat: String, Sendable, CaseIterable { case csv, json }
 
     /// `quench export --format csv|json [--since --until]`. CSV carries the events
-    /// (every column); JSON also the settings, goals and devices. Deleted events
-    /// are included (with their flag) so nothing is lost. Rows are written as they
-    /// are read, from one snapshot: memory stays flat on any history size.
+    /// (every column, the person's name among them); JSON also the settings, the
+    /// people with their goals, and the devices. Everyone's, unless a person is
+    /// named: then theirs alone. Deleted events are included (with their flag) so
+    /// nothing is lost. Rows are written as they are read, from one snapshot:
+    /// memory stays flat on any history size.
     public static func export(
         _ environment: HistoryEnvironment, format: ExportFormat, since: String?, until: String?,
         to output: inout some TextOutputStream
     ) throws(HistoryError) {
-        let c = try environment.context(creating: false)
+        let c = try environment.context(creating: false, everyone: true)
         let query = EventQuery(
             since: try since.map { (s) throws(HistoryError) in try HistoryInput.instant(s, calendar: c.calendar, now: c.now) },
             until: try until.map { (s) throws(HistoryError) in try HistoryInput.instant(s, calendar: c.calendar, now: c.now) },
-            includeDeleted: true, order: .byID)
+            includeDeleted: true, order: .byID, person: c.personID)
         switch format {
         case .csv:
             try c.run { (store) throws(StoreError) in
                 try store.reading { (reader) throws(StoreError) in try CSV.write(reader, query, to: &output) }
             }
         case .json:
-            // Settings, goals and devices first, the events last and one per line,
+            // Settings, people and devices first, the events last and one per line,
             // so that a reader (ours included) can take them one at a time.
-            let goals = try c.run { (store) throws(StoreError) in try store.goals() }
+            let people: [Person]
+            if let one = c.person { people = [one] } else { people = try c.run { (store) throws(StoreError) in try store.people() } }
+            var exported: [ExportedPerson] = []
+            for person in people {
+                let goals = try c.run { (store) throws(StoreError) in try store.goals(person: person.id) }
+                exported.append(ExportedPerson(name: person.name, units: person.units, goals: goals))
+            }
             let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
+                .filter { device in c.person.map { device.person?.lowercased() == $0.name.lowercased() } ?? true }
             func member(_ key: String, _ json: String) -> String {
-                // The encoder spells an empty list over three lines.
+                // The encoder spells an empty list over three lines (a line break is never inside a JSON string).
                 let value = json.filter { !$0.isWhitespace } == "[]" ? "[]" : json.replacingOccurrences(of: "\n", with: "\n  ")
+                    .replacingOccurrences(of: #"\[\n\s*\n\s*\]"#, with: "[]", options: .regularExpression)
                 return "  \"\(key)\" : " + value + ",\n"
             }
             output.write("{\n")
             output.write(member("format", JSONOutput.encode(ExportDocument.formatName)))
             output.write(member("version", JSONOutput.encode(ExportDocument.version)))
             output.write(member("settings", JSONOutput.encode(c.settings, pretty: true)))
-            output.write(member("goals", JSONOutput.encode(goals, pretty: true)))
+            output.write(member("people", JSONOutput.encode(exported, pretty: true)))
             output.write(member("devices", JSONOutput.encode(devices, pretty: true)))
             output.write("  \"events\" : [")
             var first = true
@@ -76,6 +97,8 @@ extension History {
         public var duplicates: Int
         public var goals: Int
         public var devices: Int
+        /// People the import added (named in the file, missing here).
+        public var peopleAdded: Int
     }
 
     /// `quench import FILE` (`-` for stdin): a CSV or JSON export, or a CSV from
@@ -87,10 +110,14 @@ extension History {
         let descriptor = try openInput(path)
         defer { if path != "-" { close(descriptor) } }
         let existed = access(environment.databasePath, F_OK) == 0
-        let c = try environment.context(creating: true)
+        let store = try environment.openStore(creating: true)
         let report: ImportReport
         do {
-            report = try importStream(ByteSource(descriptor: descriptor, name: path), file: path, into: c.store, now: environment.now)
+            // Rows that name nobody (older exports, files from elsewhere) are the selected person's;
+            // whether there is one is said only if such a row comes.
+            let fallback = Result { () throws(HistoryError) in try environment.selectedPerson(in: store).name }
+            report = try importStream(ByteSource(descriptor: descriptor, name: path), file: path, into: store, now: environment.now,
+                                      fallback: fallback)
         } catch {
             // A refused first import leaves no empty database behind (this process created it exclusively).
             if !existed { for suffix in ["", "-wal", "-shm"] { unlink(environment.databasePath + suffix) } }
@@ -103,6 +130,7 @@ extension History {
         if report.goals > 0 || report.devices > 0 {
             summary += " Goals: \(report.goals), devices: \(report.devices)."
         }
+        if report.peopleAdded > 0 { summary += " People added: \(report.peopleAdded)." }
         return summary
     }
 
@@ -126,13 +154,18 @@ extension History {
     static let importBatchSize = 1000
 
     /// Reads an export from `source` into `store`: JSON when its first byte
-    /// (after blanks) is `{`, else CSV.
-    static func importStream(_ source: ByteSource, file: String, into store: IntakeStore, now: Timestamp) throws(HistoryError) -> ImportReport {
+    /// (after blanks) is `{`, else CSV. `fallback`: whose the rows that name
+    /// nobody are (resolved before the import's transaction, which holds the store).
+    static func importStream(_ source: ByteSource, file: String, into store: IntakeStore, now: Timestamp,
+                             fallback: Result<String, HistoryError> = .success(Person.defaultName)) throws(HistoryError) -> ImportReport {
         var source = source
         try source.skipByteOrderMark()
         let isJSON = try source.skipBlanks() == UInt8(ascii: "{")
-        var report = ImportReport(file: file, format: isJSON ? "json" : "csv", events: 0, inserted: 0, duplicates: 0, goals: 0, devices: 0)
+        var report = ImportReport(file: file, format: isJSON ? "json" : "csv", events: 0, inserted: 0, duplicates: 0, goals: 0, devices: 0,
+                                  peopleAdded: 0)
         try store.importing(wrap: HistoryError.store) { (session) throws(HistoryError) in
+            let people = ImportedPeople(session: session, fallback: fallback, now: now)
+            defer { report.peopleAdded = people.added }
             var batch: [IntakeEvent] = []
             batch.reserveCapacity(importBatchSize)
             func flush() throws(HistoryError) {
@@ -143,21 +176,24 @@ extension History {
                 batch.removeAll(keepingCapacity: true)
             }
             func add(_ event: IntakeEvent) throws(HistoryError) {
+                var event = event
+                event.person = try people.name(event.person)
                 batch.append(event)
                 report.events += 1
                 if batch.count == importBatchSize { try flush() }
             }
             if isJSON {
-                (report.goals, report.devices) = try readJSONExport(source, file: file, session: session, now: now, add: add)
+                (report.goals, report.devices) = try readJSONExport(source, file: file, session: session, people: people, now: now, add: add)
             } else {
-                try readCSV(source, file: file, now: now, add: add)
+                try readCSV(source, file: file, people: people, now: now, add: add)
             }
             try flush()
         }
         return report
     }
 
-    private static func readCSV(_ source: ByteSource, file: String, now: Timestamp, add: (IntakeEvent) throws(HistoryError) -> Void) throws(HistoryError) {
+    private static func readCSV(_ source: ByteSource, file: String, people: ImportedPeople, now: Timestamp,
+                                add: (IntakeEvent) throws(HistoryError) -> Void) throws(HistoryError) {
         var rows = CSVRowReader(source, file: file)
         guard let header = try rows.next() else { throw .invalidImport(file: file, line: nil, reason: "the file is empty") }
         let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -172,6 +208,7 @@ extension History {
             do {
                 let record = try EventRecord(csv: Dictionary(zip(names, row.fields), uniquingKeysWith: { a, _ in a }))
                 event = try record.event(now: now)
+                _ = try people.name(event.person)
             } catch {
                 throw .invalidImport(file: file, line: row.line, reason: "\(error)")
             }
@@ -180,7 +217,7 @@ extension History {
     }
 
     private static func readJSONExport(
-        _ source: ByteSource, file: String, session: ImportSession, now: Timestamp,
+        _ source: ByteSource, file: String, session: ImportSession, people: ImportedPeople, now: Timestamp,
         add: (IntakeEvent) throws(HistoryError) -> Void
     ) throws(HistoryError) -> (goals: Int, devices: Int) {
         var goalCount = 0, deviceCount = 0
@@ -197,6 +234,11 @@ extension History {
                 throw failure(what, offset, (error as? DecodingError)?.summary(snakeCase: true) ?? "\(error)")
             }
         }
+        func checkGoals(_ goals: [Goal], _ what: String, _ offset: Int) throws(HistoryError) {
+            for (index, goal) in goals.enumerated() where !IntakeEvent.holds(ml: goal.ml) {
+                throw failure("\(what) \(index + 1)", offset, "\(goal.ml) mL is not a positive daily goal")
+            }
+        }
         var format: String?, version: Int?
         // Checked as soon as both are known, and again at the end: a JSON file
         // that is not an export is refused before its events are read, where it says so first.
@@ -205,8 +247,8 @@ extension History {
                 if atEnd { throw .invalidImport(file: file, line: nil, reason: "not a Quench JSON export (no \"format\": \"quench-export\" and \"version\")") }
                 return
             }
-            guard format == ExportDocument.formatName, version == ExportDocument.version else {
-                throw .invalidImport(file: file, line: nil, reason: "format '\(format.shownSafely(limit: 40))' version \(version) is not quench-export version 1")
+            guard format == ExportDocument.formatName, ExportDocument.readable.contains(version) else {
+                throw .invalidImport(file: file, line: nil, reason: "format '\(format.shownSafely(limit: 40))' version \(version) is not quench-export version 1 or 2")
             }
         }
         var reader = JSONExportReader(source, file: file)
@@ -229,15 +271,36 @@ extension History {
                 }
                 try HistoryContext.run { () throws(StoreError) in try session.replaceSettings(settings) }
             case "goals":
+                // Version 1: the one person's goals, now the selected person's.
                 let goals = try decode([Goal]?.self, bytes, "goals", offset) ?? []
-                for (index, goal) in goals.enumerated() where !IntakeEvent.holds(ml: goal.ml) {
-                    throw failure("goal \(index + 1)", offset, "\(goal.ml) mL is not a positive daily goal")
-                }
-                try HistoryContext.run { () throws(StoreError) in try session.addGoals(goals) }
+                try checkGoals(goals, "goal", offset)
+                guard !goals.isEmpty else { return }
+                let person: Int64
+                do { person = try people.id(nil) } catch { throw failure("goals", offset, "\(error)") }
+                try HistoryContext.run { () throws(StoreError) in try session.addGoals(goals, person: person) }
                 goalCount += goals.count
+            case "people":
+                let list = try decode([ExportedPerson]?.self, bytes, "people", offset) ?? []
+                for (index, person) in list.enumerated() {
+                    if let problem = Person.problem(withName: person.name) {
+                        throw failure("person \(index + 1)", offset, "name '\(person.name.shownSafely(limit: 40))': \(problem)")
+                    }
+                    try checkGoals(person.goals, "person \(index + 1) (\(person.name.shownSafely(limit: 40))): goal", offset)
+                    let id = try people.id(person.name, units: person.units)
+                    try HistoryContext.run { () throws(StoreError) in try session.addGoals(person.goals, person: id) }
+                    goalCount += person.goals.count
+                }
             case "devices":
-                // Calibrations check themselves as they decode.
-                let devices = try decode([Device]?.self, bytes, "devices", offset) ?? []
+                // Calibrations check themselves as they decode. A device naming nobody
+                // goes to the selected person when there is one, else keeps its owner.
+                var devices = try decode([Device]?.self, bytes, "devices", offset) ?? []
+                for (index, device) in devices.enumerated() {
+                    if let name = device.person, let problem = Person.problem(withName: name) {
+                        throw failure("device \(index + 1)", offset, "person '\(name.shownSafely(limit: 40))': \(problem)")
+                    }
+                    devices[index].person = try device.person.map { (name) throws(HistoryError) in try people.name(name) }
+                        ?? (try? people.name(nil))
+                }
                 try HistoryContext.run { () throws(StoreError) in try session.addDevices(devices) }
                 deviceCount += devices.count
             default:
@@ -250,9 +313,56 @@ extension History {
             do { event = try record.event(now: now) } catch {
                 throw failure("event \(index + 1)", offset, "\(error)")
             }
+            // Nobody named and nobody selected: said with the event's place.
+            do { _ = try people.name(event.person) } catch {
+                throw failure("event \(index + 1)", offset, "\(error)")
+            }
             try add(event)
         })
         try checkFormat(atEnd: true)
         return (goalCount, deviceCount)
+    }
+}
+
+/// The people an import's rows name, inside its transaction: each name is
+/// looked up once, and added when the household does not have them yet. A
+/// row that names nobody is the selected person's (`fallback`); when there is
+/// none (several people, none chosen), that row is refused with the reason.
+final class ImportedPeople {
+    private let session: ImportSession
+    private let fallback: Result<String, HistoryError>
+    private let now: Timestamp
+    /// Lower-cased name → the person as stored.
+    private var known: [String: Person] = [:]
+    /// How many the import added.
+    private(set) var added = 0
+
+    init(session: ImportSession, fallback: Result<String, HistoryError>, now: Timestamp) {
+        self.session = session
+        self.fallback = fallback
+        self.now = now
+    }
+
+    /// The stored name of the person `name` means (nil: the selected person), adding them if missing.
+    func name(_ name: String?, units: VolumeUnit? = nil) throws(HistoryError) -> String {
+        try person(name, units: units).name
+    }
+
+    func id(_ name: String?, units: VolumeUnit? = nil) throws(HistoryError) -> Int64 {
+        try person(name, units: units).id
+    }
+
+    private func person(_ name: String?, units: VolumeUnit?) throws(HistoryError) -> Person {
+        let wanted: String
+        if let name { wanted = name } else { wanted = try fallback.get() }
+        if let person = known[wanted.lowercased()] { return person }
+        if let problem = Person.problem(withName: wanted) {
+            throw .invalidArgument("person '\(wanted.shownSafely(limit: 40))': \(problem)")
+        }
+        let before = try HistoryContext.run { () throws(StoreError) in try session.personExists(named: wanted) }
+        let person = try HistoryContext.run { () throws(StoreError) in try session.person(named: wanted, units: units, at: now) }
+        if !before { added += 1 }
+        known[wanted.lowercased()] = person
+        return person
     }
 }

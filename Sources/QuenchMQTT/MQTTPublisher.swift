@@ -146,7 +146,7 @@ public final class MQTTPublisher {
             return false
         }
         for entry in entries {
-            let m = entry.change == "reminder" ? reminderMessage() : Messages.event(entry, topics: topics)
+            let m = entry.change == "reminder" ? reminderMessage(entry.identity) : Messages.event(entry, topics: topics)
             inflight[try client.publish(topic: m.topic, payload: Array(m.payload.utf8), qos: 1, retain: false)] = entry.seq
             lastSent = entry.seq
             report.published += 1
@@ -158,12 +158,16 @@ public final class MQTTPublisher {
         return !entries.isEmpty
     }
 
-    /// A reminder as it stands now (the outbox row only says one was given).
-    private func reminderMessage() -> OutgoingMessage {
+    /// A reminder as it stands now (the outbox row only says one was given, and
+    /// to whom: `reminder|NAME`; a row from before people, `reminder`, is the first person's).
+    private func reminderMessage(_ identity: String) -> OutgoingMessage {
         var env = environment
         env.now = .wallClockNow
+        let named = identity.split(separator: "|", maxSplits: 1).dropFirst().first.map(String.init)
+        env.person = named ?? (try? store.people().first?.name) ?? nil
         guard let state = try? History.personState(env) else {
-            return OutgoingMessage(topic: topics.reminder, payload: "{\"event_type\":\"reminder\"}", retain: false)
+            let person = env.person ?? Person.defaultName
+            return OutgoingMessage(topic: topics.reminder(person), payload: History.json(["event_type": "reminder", "person": person]), retain: false)
         }
         return Messages.reminder(state, topics: topics)
     }
@@ -189,18 +193,19 @@ public final class MQTTPublisher {
         stateDue = .now + .seconds(stateInterval)
         var env = environment
         env.now = .wallClockNow
-        let state: PersonState
-        do { state = try History.personState(env) } catch {
+        let states: [PersonState]
+        do { states = try History.personStates(env) } catch {
             logger.error("cannot read the state to publish", metadata: ["error": "\(error)"])
             return
         }
-        // Again when Home Assistant asks, and when a bottle was paired or forgotten.
-        let configs = HomeAssistantDiscovery.configs(state, topics: topics)
+        // Again when Home Assistant asks, and when a bottle was paired or forgotten, or a person added, renamed or removed.
+        let configs = HomeAssistantDiscovery.configs(states, topics: topics)
         if needDiscovery || Set(configs.map(\.topic)) != announced {
             try announce(configs)
             needDiscovery = false
         }
-        for m in [Messages.personState(state, topics: topics)] + Messages.deviceStates(state, topics: topics) where lastPayloads[m.topic] != m.payload {
+        let messages = states.flatMap { [Messages.personState($0, topics: topics)] + Messages.deviceStates($0, topics: topics) }
+        for m in messages where lastPayloads[m.topic] != m.payload {
             try publishOther(m)
             lastPayloads[m.topic] = m.payload
             report.statesPublished += 1

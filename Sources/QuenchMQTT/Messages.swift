@@ -25,12 +25,14 @@ public struct Topics: Sendable, Hashable {
     public var availability: String { base + "/status" }
     /// Each change to the history, QoS 1, not retained.
     public var events: String { base + "/event" }
-    /// A reminder given, QoS 1, not retained (Home Assistant's event entity).
-    public var reminder: String { base + "/reminder" }
+
     /// Home Assistant says `online` here when it (re)starts: discovery is sent again.
     public var homeAssistantStatus: String { discoveryPrefix + "/status" }
 
+    /// Each person's topics are under their name made topic-safe (`quench person rename` moves them).
     public func person(_ person: String) -> String { base + "/person/\(MQTTSettings.topicSafe(person))/state" }
+    /// A reminder given to that person, QoS 1, not retained (Home Assistant's event entity).
+    public func reminder(_ person: String) -> String { base + "/person/\(MQTTSettings.topicSafe(person))/reminder" }
     public func device(_ address: String) -> String { base + "/device/\(Self.deviceID(address))/state" }
 
     /// A device address as a topic level and id: `c8:2a:3f:00:3f:2a` → `c82a3f003f2a`.
@@ -62,7 +64,7 @@ public enum Messages {
         OutgoingMessage(topic: topics.person(state.person), payload: History.json(state), retain: true)
     }
 
-    /// Each bottle's retained state: link, what is left, battery.
+    /// Each of the person's bottles' retained state: link, what is left, battery.
     public static func deviceStates(_ state: PersonState, topics: Topics) -> [OutgoingMessage] {
         state.bottles.map { OutgoingMessage(topic: topics.device($0.device), payload: History.json($0), retain: true) }
     }
@@ -81,15 +83,15 @@ public enum Messages {
         }
         let p = Payload(person: state.person, at: state.lastReminderAt, intakeMl: state.intakeMl, goalMl: state.goalMl,
                         paceMl: state.paceMl, behindByMl: state.behindByMl, reason: state.reminderReason)
-        return OutgoingMessage(topic: topics.reminder, payload: History.json(p), retain: false)
+        return OutgoingMessage(topic: topics.reminder(state.person), payload: History.json(p), retain: false)
     }
 }
 
 /// Home Assistant MQTT discovery (per-entity configs, retained, under
-/// `<discovery prefix>/<component>/quench_<node>/<object>/config`): the
+/// `<discovery prefix>/<component>/quench_<node>/<object>/config`): each
 /// person's intake, goal, progress, pace, last sip, behind-pace and reminder
-/// on the gateway's device; each bottle's remaining volume, link and battery on
-/// a device of its own, via the gateway.
+/// on the gateway's device (object ids and names carry the person); each
+/// bottle's remaining volume, link and battery on a device of its own, via the gateway.
 public enum HomeAssistantDiscovery {
     /// A config's fields, in the names of Home Assistant's MQTT integration.
     struct Device: Encodable {
@@ -117,7 +119,12 @@ public enum HomeAssistantDiscovery {
         var device: Device
     }
 
-    /// Every config for this state, by topic; `quench_<node>` owns the person's, the address each bottle's.
+    /// Every config for these people's states, by topic; `gateway` owns the people's, the address each bottle's.
+    public static func configs(_ states: [PersonState], topics: Topics) -> [(topic: String, owner: String, message: OutgoingMessage)] {
+        states.flatMap { configs($0, topics: topics) }
+    }
+
+    /// One person's configs and their bottles'.
     public static func configs(_ state: PersonState, topics: Topics) -> [(topic: String, owner: String, message: OutgoingMessage)] {
         let gatewayID = "quench_\(topics.node)"
         let gateway = Device(identifiers: [gatewayID], name: "Quench (\(topics.node))", model: "Smart bottle gateway",
@@ -132,7 +139,8 @@ public enum HomeAssistantDiscovery {
         }
         func personEntity(_ object: String, _ name: String, _ template: String, deviceClass: String? = nil, stateClass: String? = nil,
                           unit: String? = nil, lastReset: String? = nil, icon: String? = nil) -> Config {
-            Config(name: name, uniqueId: "\(gatewayID)_\(person)_\(object)",
+            // The name says whose: several people's entities share the gateway's device.
+            Config(name: "\(name) (\(state.person))", uniqueId: "\(gatewayID)_\(person)_\(object)",
                    stateTopic: personTopic, valueTemplate: template, availabilityTopic: topics.availability,
                    deviceClass: deviceClass, stateClass: stateClass, unitOfMeasurement: unit, lastResetValueTemplate: lastReset,
                    icon: icon, eventTypes: nil, device: gateway)
@@ -156,7 +164,7 @@ public enum HomeAssistantDiscovery {
         // An event entity reads `event_type` from the JSON payload itself: no template.
         var reminder = personEntity("reminder", "Reminder", "", icon: "mdi:bell-ring")
         reminder.valueTemplate = nil
-        reminder.stateTopic = topics.reminder
+        reminder.stateTopic = topics.reminder(state.person)
         reminder.eventTypes = ["reminder"]
         add("event", "\(person)_reminder", owner: "gateway", reminder)
 

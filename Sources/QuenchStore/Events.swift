@@ -26,6 +26,8 @@ public struct EventQuery: Sendable, Hashable {
     /// Exclusive upper bound on `time`.
     public var until: Timestamp?
     public var device: String?
+    /// Only this person's events (`Person.id`); nil: everyone's.
+    public var person: Int64?
     public var kinds: Set<EventKind>?
     public var includeDeleted: Bool
     public var limit: Int?
@@ -36,8 +38,9 @@ public struct EventQuery: Sendable, Hashable {
 
     public init(
         since: Timestamp? = nil, until: Timestamp? = nil, device: String? = nil, kinds: Set<EventKind>? = nil,
-        includeDeleted: Bool = false, limit: Int? = nil, order: Order = .newestFirst
+        includeDeleted: Bool = false, limit: Int? = nil, order: Order = .newestFirst, person: Int64? = nil
     ) {
+        self.person = person
         self.since = since
         self.until = until
         self.device = device
@@ -75,7 +78,8 @@ public struct DayTotal: Sendable, Hashable {
 }
 
 extension IntakeStore {
-    static let eventColumns = "id, identity, kind, ml, time, remaining_ml, source, device, trace_time, note, deleted, recorded_at"
+    static let eventColumns = "id, identity, kind, ml, time, remaining_ml, source, device, trace_time, note, deleted, recorded_at, "
+        + "(SELECT name FROM person WHERE person.id = intake_event.person)"
 
     // MARK: - Ingestion
 
@@ -131,19 +135,29 @@ extension IntakeStore {
     }
 
     static func insertRows(_ events: [IntakeEvent], keepingIDs: Bool, _ db: SQLiteConnection) throws -> IngestResult {
-        // A kept id is used only when no other row has it.
+        // A kept id is used only when no other row has it. Without a person, the
+        // event is whoever owns the device now (the gateway's case), else the first person's.
         let sql = """
-            INSERT INTO intake_event (id, identity, kind, ml, time, remaining_ml, source, device, trace_time, note, deleted, recorded_at)
+            INSERT INTO intake_event (id, identity, kind, ml, time, remaining_ml, source, device, trace_time, note, deleted, recorded_at, person)
             VALUES (CASE WHEN ?1 IS NULL OR EXISTS (SELECT 1 FROM intake_event WHERE id = ?1) THEN NULL ELSE ?1 END,
-                    ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                    ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
+                    coalesce(?13, (SELECT person FROM device WHERE address = ?8), (SELECT min(id) FROM person)))
             ON CONFLICT (identity) DO NOTHING
             """
         var result = IngestResult()
+        var ids: [String: Int64] = [:]
         for e in events {
+            var person: Int64?
+            if let name = e.person {
+                if let id = ids[name] { person = id } else {
+                    person = try personID(named: name, db)
+                    ids[name] = person
+                }
+            }
             try db.run(sql, [
                 keepingIDs ? e.id : nil, e.identity, e.kind.rawValue, e.ml, e.time.secondsSince1970,
                 e.remainingML, e.source.rawValue, e.device, e.traceTime, e.note, e.deleted,
-                e.recordedAt.secondsSince1970,
+                e.recordedAt.secondsSince1970, person,
             ])
             if db.changes > 0 { result.inserted += 1 } else { result.duplicates += 1 }
         }
@@ -156,7 +170,7 @@ extension IntakeStore {
         var result = IngestResult()
         try importing(wrap: { $0 }) { (session) throws(StoreError) in
             if let settings { try session.replaceSettings(settings) }
-            try session.addGoals(goals)
+            try session.addGoals(goals, person: nil)
             try session.addDevices(devices)
             result = try session.insert(events)
         }
@@ -189,17 +203,20 @@ extension IntakeStore {
         }
     }
 
-    /// Stores one drink typed by a person and returns it with its id.
-    public func addManual(ml: Double, at time: Timestamp, note: String?, identity: String, recordedAt: Timestamp = .wallClockNow) throws(StoreError) -> IntakeEvent {
+    /// Stores one drink typed by a person and returns it with its id (`person` nil: the first person's).
+    public func addManual(ml: Double, at time: Timestamp, note: String?, identity: String, recordedAt: Timestamp = .wallClockNow,
+                          person: Int64? = nil) throws(StoreError) -> IntakeEvent {
         var event = IntakeEvent(
             identity: identity, kind: .sip, ml: ml, time: IntakeEvent.roundedToMillisecond(time),
             source: .manual, note: note, recordedAt: recordedAt)
-        event.id = try write("adding a drink") { db in
+        (event.id, event.person) = try write("adding a drink") { db in
+            let person = try Self.personOrFirst(person, db)
             try db.run("""
-                INSERT INTO intake_event (identity, kind, ml, time, source, note, deleted, recorded_at)
-                VALUES (?, 'sip', ?, ?, 'manual', ?, 0, ?)
-                """, [identity, event.ml, event.time.secondsSince1970, note, recordedAt.secondsSince1970])
-            return db.lastInsertedRowID
+                INSERT INTO intake_event (identity, kind, ml, time, source, note, deleted, recorded_at, person)
+                VALUES (?, 'sip', ?, ?, 'manual', ?, 0, ?, ?)
+                """, [identity, event.ml, event.time.secondsSince1970, note, recordedAt.secondsSince1970, person])
+            let id = db.lastInsertedRowID
+            return (id, try db.first("SELECT name FROM person WHERE id = ?", [person]) { row -> String in row[0] })
         }
         return event
     }
@@ -218,10 +235,11 @@ extension IntakeStore {
         }
     }
 
-    /// Soft-deletes the newest live event (by time, then id); nil when there is none.
-    public func deleteNewest() throws(StoreError) -> IntakeEvent? {
+    /// Soft-deletes the newest live event (by time, then id) of `person` (nil: anyone's); nil when there is none.
+    public func deleteNewest(person: Int64? = nil) throws(StoreError) -> IntakeEvent? {
         try write("undoing the last event") { db in
-            guard let id = try db.first("SELECT id FROM intake_event WHERE deleted = 0 ORDER BY time DESC, id DESC LIMIT 1", [], { row -> Int64 in row[0] }) else {
+            guard let id = try db.first("SELECT id FROM intake_event WHERE deleted = 0 AND (?1 IS NULL OR person = ?1) ORDER BY time DESC, id DESC LIMIT 1",
+                                        [person], { row -> Int64 in row[0] }) else {
                 return nil
             }
             try db.run("UPDATE intake_event SET deleted = 1 WHERE id = ?", [id])
@@ -253,6 +271,7 @@ extension IntakeStore {
         if let since = query.since { conditions.append("time >= ?"); arguments.append(since.secondsSince1970) }
         if let until = query.until { conditions.append("time < ?"); arguments.append(until.secondsSince1970) }
         if let device = query.device { conditions.append("device = ?"); arguments.append(device) }
+        if let person = query.person { conditions.append("person = ?"); arguments.append(person) }
         if let kinds = query.kinds {
             conditions.append("kind IN (\(kinds.map { "'\($0.rawValue)'" }.sorted().joined(separator: ",")))")
         }
@@ -358,16 +377,25 @@ extension IntakeStore {
 
     /// Live sips grouped by day: the key of a sip at `time` in segment `s` is
     /// `floor((time + s.shift) / 86400)`. Segments must not overlap.
-    public func sipTotalsByDay(_ segments: [DaySegment]) throws(StoreError) -> [Int: DayTotal] {
+    /// `person`: only theirs (through `intake_event_person_live_sip`); nil: the household's.
+    public func sipTotalsByDay(_ segments: [DaySegment], person: Int64? = nil) throws(StoreError) -> [Int: DayTotal] {
         try read("adding up intake") { db in
             var totals: [Int: DayTotal] = [:]
+            let sql = person == nil ? """
+                SELECT (CAST(time AS INTEGER) + ?1) / 86400 AS day, SUM(ml), COUNT(*)
+                FROM intake_event WHERE kind = 'sip' AND deleted = 0 AND time >= ?2 AND time < ?3
+                GROUP BY day
+                """ : """
+                SELECT (CAST(time AS INTEGER) + ?1) / 86400 AS day, SUM(ml), COUNT(*)
+                FROM intake_event INDEXED BY intake_event_person_live_sip
+                WHERE kind = 'sip' AND deleted = 0 AND person = ?4 AND time >= ?2 AND time < ?3
+                GROUP BY day
+                """
             // Times are after 1970 and shifts under a day, so integer division floors.
             for segment in segments where segment.until > segment.from {
-                try db.run("""
-                    SELECT (CAST(time AS INTEGER) + ?1) / 86400 AS day, SUM(ml), COUNT(*)
-                    FROM intake_event WHERE kind = 'sip' AND deleted = 0 AND time >= ?2 AND time < ?3
-                    GROUP BY day
-                    """, [segment.shift, segment.from.secondsSince1970, segment.until.secondsSince1970]) { row in
+                var arguments: [any SQLiteBindable] = [segment.shift, segment.from.secondsSince1970, segment.until.secondsSince1970]
+                if let person { arguments.append(person) }
+                try db.run(sql, arguments) { row in
                     let day: Int = row[0]
                     let ml: Double = row[1]
                     let sips: Int = row[2]
@@ -379,10 +407,16 @@ extension IntakeStore {
         }
     }
 
-    /// The newest live sip before `time`.
-    public func lastSip(before time: Timestamp) throws(StoreError) -> IntakeEvent? {
+    /// The newest live sip before `time` (`person`: theirs; nil: anyone's).
+    public func lastSip(before time: Timestamp, person: Int64? = nil) throws(StoreError) -> IntakeEvent? {
         try read("reading the last sip") { db in
-            try db.first("""
+            if let person {
+                return try db.first("""
+                    SELECT \(Self.eventColumns) FROM intake_event INDEXED BY intake_event_person_live_sip
+                    WHERE kind = 'sip' AND deleted = 0 AND person = ? AND time < ? ORDER BY time DESC LIMIT 1
+                    """, [person, time.secondsSince1970], Self.event)
+            }
+            return try db.first("""
                 SELECT \(Self.eventColumns) FROM intake_event INDEXED BY intake_event_live_sip
                 WHERE kind = 'sip' AND deleted = 0 AND time < ? ORDER BY time DESC LIMIT 1
                 """, [time.secondsSince1970], Self.event)
@@ -390,23 +424,28 @@ extension IntakeStore {
     }
 
     /// For each device with an event since `since` that knew what was left in the
-    /// bottle: its newest such event.
-    public func latestRemaining(since: Timestamp) throws(StoreError) -> [IntakeEvent] {
+    /// bottle: its newest such event. `owner`: only the devices that are theirs now.
+    public func latestRemaining(since: Timestamp, owner: Int64? = nil) throws(StoreError) -> [IntakeEvent] {
         try read("reading what is left in the bottles") { db in
             // SQLite returns the bare columns of the row holding MAX(time) in each group.
             let ids = try db.all("""
                 SELECT id, MAX(time) FROM intake_event
-                WHERE time >= ? AND deleted = 0 AND remaining_ml IS NOT NULL AND device IS NOT NULL
+                WHERE time >= ?1 AND deleted = 0 AND remaining_ml IS NOT NULL AND device IS NOT NULL
+                    AND (?2 IS NULL OR device IN (SELECT address FROM device WHERE person = ?2))
                 GROUP BY device ORDER BY device
-                """, [since.secondsSince1970]) { row -> Int64 in row[0] }
+                """, [since.secondsSince1970, owner]) { row -> Int64 in row[0] }
             return try ids.compactMap { id in try Self.event(id: id, db) }
         }
     }
 
-    /// The oldest live sip's time, to bound "all time" questions.
-    public func firstSipTime() throws(StoreError) -> Timestamp? {
+    /// The oldest live sip's time (`person`: theirs), to bound "all time" questions.
+    public func firstSipTime(person: Int64? = nil) throws(StoreError) -> Timestamp? {
         try read("reading the first sip") { db in
-            try db.first("SELECT MIN(time) FROM intake_event WHERE kind = 'sip' AND deleted = 0", []) { row -> Double? in row[0] }
+            // Two statements, so each is answered from the front of its partial index.
+            try (person == nil
+                 ? db.first("SELECT MIN(time) FROM intake_event WHERE kind = 'sip' AND deleted = 0", []) { row -> Double? in row[0] }
+                 : db.first("SELECT MIN(time) FROM intake_event INDEXED BY intake_event_person_live_sip WHERE kind = 'sip' AND deleted = 0 AND person = ?",
+                            [person]) { row -> Double? in row[0] })
                 .flatMap { $0 }.map(Timestamp.init(secondsSince1970:))
         }
     }
@@ -425,7 +464,7 @@ extension IntakeStore {
             id: row[0], identity: row[1], kind: kind, ml: row[3],
             time: Timestamp(secondsSince1970: row[4]), remainingML: row[5], source: source,
             device: row[7], traceTime: row[8], note: row[9], deleted: row[10],
-            recordedAt: Timestamp(secondsSince1970: row[11]))
+            recordedAt: Timestamp(secondsSince1970: row[11]), person: row[12])
     }
 }
 
@@ -469,8 +508,21 @@ public struct ImportSession {
         try run("importing the settings") { try IntakeStore.upsertSettings(settings, db) }
     }
 
-    public func addGoals(_ goals: [Goal]) throws(StoreError) {
-        try run("importing goals") { try IntakeStore.upsertGoals(goals, db) }
+    /// Someone's goals (`person` nil: the first person's).
+    public func addGoals(_ goals: [Goal], person: Int64?) throws(StoreError) {
+        try run("importing goals") { try IntakeStore.upsertGoals(goals, person: person, db) }
+    }
+
+    public func personExists(named name: String) throws(StoreError) -> Bool {
+        try run("reading person \(name.shownSafely(limit: 40))") { try IntakeStore.person(named: name, db) != nil }
+    }
+
+    /// The person called `name`, added (with `units`) when missing; their units stay as they are otherwise.
+    public func person(named name: String, units: VolumeUnit?, at time: Timestamp) throws(StoreError) -> Person {
+        try store.checkName(name)
+        return try run("importing person \(name.shownSafely(limit: 40))") {
+            try IntakeStore.person(named: name, db) ?? IntakeStore.addPerson(name: name, units: units, at: time, db)
+        }
     }
 
     public func addDevices(_ devices: [Device]) throws(StoreError) {

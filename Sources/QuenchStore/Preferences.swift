@@ -24,16 +24,27 @@ extension IntakeStore {
     }
 
     static func upsertDevice(_ device: Device, calibration: String?, _ db: SQLiteConnection) throws {
+        let owner = try device.person.map { (name) throws -> Int64 in try personID(named: name, db) }
+        // A re-pair without a person keeps the owner; a new device without one goes to the first person.
         try db.run("""
             INSERT INTO device (address, name, profile, sensor, calibration, added_at, last_seen_at,
-                                address_type, profile_definition)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                address_type, profile_definition, person)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, (SELECT min(id) FROM person)))
             ON CONFLICT (address) DO UPDATE SET name = excluded.name, profile = excluded.profile,
                 sensor = excluded.sensor, calibration = excluded.calibration, last_seen_at = excluded.last_seen_at,
-                address_type = excluded.address_type, profile_definition = excluded.profile_definition
+                address_type = excluded.address_type, profile_definition = excluded.profile_definition,
+                person = coalesce(?10, device.person, excluded.person)
             """, [device.address, device.name, device.profile, device.sensor?.rawValue, calibration,
                   device.addedAt.secondsSince1970, device.lastSeenAt?.secondsSince1970,
-                  device.addressType, device.profileDefinition])
+                  device.addressType, device.profileDefinition, owner])
+    }
+
+    /// The id of the person called `name`, or a refusal naming who there is.
+    static func personID(named name: String, _ db: SQLiteConnection) throws -> Int64 {
+        if let person = try person(named: name, db) { return person.id }
+        let names = try db.all("SELECT name FROM person ORDER BY id") { row -> String in row[0] }
+        throw StoreError(.invalidValue, path: nil,
+                         "nobody is called \(name.shownSafely(limit: 40)) (people: \(names.joined(separator: ", ")))")
     }
 
     public func device(address: String) throws(StoreError) -> Device? {
@@ -65,7 +76,8 @@ extension IntakeStore {
         }
     }
 
-    static let deviceColumns = "address, name, profile, sensor, calibration, added_at, last_seen_at, address_type, profile_definition, battery_percent, cap_open"
+    static let deviceColumns = "address, name, profile, sensor, calibration, added_at, last_seen_at, address_type, profile_definition, battery_percent, cap_open, "
+        + "(SELECT name FROM person WHERE person.id = device.person)"
 
     /// Decodes a row selected with `deviceColumns`, by position.
     static func device(_ row: SQLiteRow) throws -> Device {
@@ -82,6 +94,7 @@ extension IntakeStore {
             addressType: row[7], profileDefinition: row[8])
         device.batteryPercent = row[9]
         device.capOpen = row[10]
+        device.person = row[11]
         return device
     }
 
@@ -98,25 +111,35 @@ extension IntakeStore {
 
     // MARK: - Goals
 
-    /// Sets the daily goal from `day` on (replacing a goal that starts the same day).
-    public func setGoal(ml: Double, from day: CivilDay, setAt: Timestamp = .wallClockNow) throws(StoreError) {
+    /// Sets someone's daily goal from `day` on (replacing their goal that starts the same day).
+    /// `person` nil: the household's first person (the only one, until there are more).
+    public func setGoal(ml: Double, from day: CivilDay, setAt: Timestamp = .wallClockNow, person: Int64? = nil) throws(StoreError) {
         guard ml.isFinite, ml > 0, ml <= 20_000 else {
             throw StoreError(.invalidValue, path: path, "a daily goal of \(ml) mL is not between 1 mL and 20 L")
         }
         try write("setting the goal") { db in
-            try db.run(Self.upsertGoal, [day.description, ml, setAt.secondsSince1970])
+            try db.run(Self.upsertGoal, [try Self.personOrFirst(person, db), day.description, ml, setAt.secondsSince1970])
         }
     }
 
     private static let upsertGoal = """
-        INSERT INTO goal (start_day, ml, set_at) VALUES (?, ?, ?)
-        ON CONFLICT (start_day) DO UPDATE SET ml = excluded.ml, set_at = excluded.set_at
+        INSERT INTO goal (person, start_day, ml, set_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (person, start_day) DO UPDATE SET ml = excluded.ml, set_at = excluded.set_at
         """
 
-    /// Every goal, oldest start first.
-    public func goals() throws(StoreError) -> [Goal] {
+    /// `person`, or when nil the household's first person.
+    static func personOrFirst(_ person: Int64?, _ db: SQLiteConnection) throws -> Int64 {
+        if let person { return person }
+        guard let first = try db.first("SELECT min(id) FROM person", [], { row -> Int64? in row[0] }) ?? nil else {
+            throw StoreError(.corrupt, path: nil, "the database has nobody in it (table person is empty)")
+        }
+        return first
+    }
+
+    /// Someone's goals, oldest start first (`person` nil: the first person's).
+    public func goals(person: Int64? = nil) throws(StoreError) -> [Goal] {
         try read("reading goals") { db in
-            try db.all("SELECT start_day, ml, set_at FROM goal ORDER BY start_day", []) { row in
+            try db.all("SELECT start_day, ml, set_at FROM goal WHERE person = ? ORDER BY start_day", [try Self.personOrFirst(person, db)]) { row in
                 let text: String = row[0]
                 guard let day = CivilDay(parsing: text) else {
                     throw StoreError(.corrupt, path: nil, "a goal starts on '\(text.shownSafely())', which is not a date")
@@ -126,14 +149,15 @@ extension IntakeStore {
         }
     }
 
-    /// Replaces goals with the same start days (import).
-    public func insertGoals(_ goals: [Goal]) throws(StoreError) {
-        try write("storing goals") { db in try Self.upsertGoals(goals, db) }
+    /// Replaces someone's goals with the same start days (import).
+    public func insertGoals(_ goals: [Goal], person: Int64? = nil) throws(StoreError) {
+        try write("storing goals") { db in try Self.upsertGoals(goals, person: person, db) }
     }
 
-    static func upsertGoals(_ goals: [Goal], _ db: SQLiteConnection) throws {
+    static func upsertGoals(_ goals: [Goal], person: Int64?, _ db: SQLiteConnection) throws {
+        let person = try personOrFirst(person, db)
         for goal in goals {
-            try db.run(Self.upsertGoal, [goal.startDay.description, goal.ml, goal.setAt.secondsSince1970])
+            try db.run(Self.upsertGoal, [person, goal.startDay.description, goal.ml, goal.setAt.secondsSince1970])
         }
     }
 

@@ -43,12 +43,17 @@ public struct IntakeEvent: Sendable, Hashable, Codable {
     public var deleted: Bool
     /// When the row was first written.
     public var recordedAt: Timestamp
+    /// Who drank it, by name. Stamped when stored: a device's events go to its
+    /// owner at that moment; nil on a new row means exactly that (or, for a
+    /// device nobody owns, the household's first person).
+    public var person: String?
 
     public init(
         id: Int64? = nil, identity: String, kind: EventKind, ml: Double, time: Timestamp,
         remainingML: Double? = nil, source: EventSource, device: String? = nil, traceTime: Double? = nil,
-        note: String? = nil, deleted: Bool = false, recordedAt: Timestamp
+        note: String? = nil, deleted: Bool = false, recordedAt: Timestamp, person: String? = nil
     ) {
+        self.person = person
         self.id = id
         self.identity = identity
         self.kind = kind
@@ -109,12 +114,16 @@ public struct Device: Sendable, Hashable, Codable {
     /// What a smart bottle last said: its battery (percent) and whether its cap was open.
     public var batteryPercent: Int?
     public var capOpen: Bool?
+    /// Whose it is, by name: their events are stamped with it. Saving a device
+    /// without one keeps its owner (a re-pair), or gives a new one to the first person.
+    public var person: String?
 
     public init(
         address: String, name: String? = nil, profile: String? = nil, sensor: SensorKind? = nil,
         calibration: BottleCalibration? = nil, addedAt: Timestamp, lastSeenAt: Timestamp? = nil,
-        addressType: String? = nil, profileDefinition: String? = nil
+        addressType: String? = nil, profileDefinition: String? = nil, person: String? = nil
     ) {
+        self.person = person
         self.addressType = addressType
         self.profileDefinition = profileDefinition
         self.address = address

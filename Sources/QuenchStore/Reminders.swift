@@ -1,6 +1,6 @@
 import QuenchCore
 
-/// How and when to remind the person to drink (table `reminder`, one row).
+/// How and when to remind someone to drink (table `reminder`, a row per person).
 /// What it means is `QuenchHistory.ReminderPolicy`'s to say; this is what is kept.
 public struct ReminderSettings: Sendable, Hashable, Codable {
     public enum Mode: String, Sendable, Hashable, Codable, CaseIterable {
@@ -53,13 +53,14 @@ public struct ReminderRecord: Sendable, Hashable {
     public var snoozedUntil: Timestamp?
 }
 
+// `person` nil below: the household's first person (the only one, until there are more).
 extension IntakeStore {
-    public func reminder() throws(StoreError) -> ReminderRecord {
+    public func reminder(person: Int64? = nil) throws(StoreError) -> ReminderRecord {
         try read("reading the reminder settings") { db in
             try db.first("""
                 SELECT mode, wake_from_minute, wake_until_minute, slack_ml, after_minutes, every_minutes, last_reminded_at, snoozed_until
-                FROM reminder WHERE id = 1
-                """, []) { row -> ReminderRecord in
+                FROM reminder WHERE person = ?
+                """, [try Self.personOrFirst(person, db)]) { row -> ReminderRecord in
                 let modeText: String = row[0]
                 return ReminderRecord(
                     settings: ReminderSettings(mode: ReminderSettings.Mode(rawValue: modeText) ?? .pace, wakeFromMinute: row[1],
@@ -70,40 +71,41 @@ extension IntakeStore {
         }
     }
 
-    public func saveReminderSettings(_ settings: ReminderSettings) throws(StoreError) {
+    public func saveReminderSettings(_ settings: ReminderSettings, person: Int64? = nil) throws(StoreError) {
         if let problem = settings.problem { throw StoreError(.invalidValue, path: path, "reminders: \(problem)") }
         try write("saving the reminder settings") { db in
             try db.run("""
-                INSERT INTO reminder (id, mode, wake_from_minute, wake_until_minute, slack_ml, after_minutes, every_minutes)
-                VALUES (1, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET mode = excluded.mode, wake_from_minute = excluded.wake_from_minute,
+                INSERT INTO reminder (person, mode, wake_from_minute, wake_until_minute, slack_ml, after_minutes, every_minutes)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (person) DO UPDATE SET mode = excluded.mode, wake_from_minute = excluded.wake_from_minute,
                     wake_until_minute = excluded.wake_until_minute, slack_ml = excluded.slack_ml,
                     after_minutes = excluded.after_minutes, every_minutes = excluded.every_minutes
-                """, [settings.mode.rawValue, settings.wakeFromMinute, settings.wakeUntilMinute, settings.slackML,
+                """, [try Self.personOrFirst(person, db), settings.mode.rawValue, settings.wakeFromMinute, settings.wakeUntilMinute, settings.slackML,
                       settings.afterMinutes, settings.everyMinutes])
         }
     }
 
     /// A reminder went out at `time`.
-    public func markReminded(at time: Timestamp) throws(StoreError) {
-        try updateReminder("recording a reminder", "last_reminded_at", time.secondsSince1970)
+    public func markReminded(at time: Timestamp, person: Int64? = nil) throws(StoreError) {
+        try updateReminder("recording a reminder", "last_reminded_at", time.secondsSince1970, person: person)
     }
 
     /// No reminder before `time` (nil: the snooze ends now).
-    public func snoozeReminders(until time: Timestamp?) throws(StoreError) {
-        try updateReminder("snoozing reminders", "snoozed_until", time?.secondsSince1970)
+    public func snoozeReminders(until time: Timestamp?, person: Int64? = nil) throws(StoreError) {
+        try updateReminder("snoozing reminders", "snoozed_until", time?.secondsSince1970, person: person)
     }
 
-    private func updateReminder(_ what: String, _ column: String, _ value: Double?) throws(StoreError) {
+    private func updateReminder(_ what: String, _ column: String, _ value: Double?, person: Int64?) throws(StoreError) {
         let defaults = ReminderSettings.defaults
         try write(what) { db in
+            let person = try Self.personOrFirst(person, db)
             // The row exists once anything was set; until then it is made with the defaults.
             try db.run("""
-                INSERT INTO reminder (id, mode, wake_from_minute, wake_until_minute, slack_ml, after_minutes, every_minutes)
-                VALUES (1, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
-                """, [defaults.mode.rawValue, defaults.wakeFromMinute, defaults.wakeUntilMinute, defaults.slackML,
+                INSERT INTO reminder (person, mode, wake_from_minute, wake_until_minute, slack_ml, after_minutes, every_minutes)
+                VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (person) DO NOTHING
+                """, [person, defaults.mode.rawValue, defaults.wakeFromMinute, defaults.wakeUntilMinute, defaults.slackML,
                       defaults.afterMinutes, defaults.everyMinutes])
-            try db.run("UPDATE reminder SET \(column) = ? WHERE id = 1", [value])
+            try db.run("UPDATE reminder SET \(column) = ? WHERE person = ?", [value, person])
         }
     }
 }

@@ -154,6 +154,77 @@ enum Schema {
                 owner TEXT NOT NULL
             ) STRICT;
             """),
+        // A household sharing one gateway. Every event names who drank it (stamped when
+        // stored, from the device's owner at that moment, so reassigning a bottle later
+        // leaves the past with whoever drank it); goals and reminders are each person's;
+        // a device belongs to one person at a time. What was there before becomes the
+        // history of one person, `me`. Units NULL: the household setting.
+        // `goal` and `reminder` change their keys, so they are rebuilt; dropping
+        // `reminder` drops its outbox trigger, made again to name the person.
+        Migration(identifier: "v7: people", sql: """
+            CREATE TABLE person (
+                id         INTEGER PRIMARY KEY,
+                name       TEXT NOT NULL UNIQUE COLLATE NOCASE
+                           CHECK (length(name) BETWEEN 1 AND 40 AND name = trim(name)),
+                units      TEXT CHECK (units IS NULL OR units IN ('ml', 'oz')),
+                created_at REAL NOT NULL
+            ) STRICT;
+            INSERT INTO person (id, name, units, created_at) VALUES (1, 'me', NULL, (julianday('now') - 2440587.5) * 86400.0);
+
+            ALTER TABLE intake_event ADD COLUMN person INTEGER REFERENCES person(id);
+            UPDATE intake_event SET person = 1;
+            -- Per-person daily totals and last sips, as intake_event_live_sip serves the household's.
+            CREATE INDEX intake_event_person_live_sip ON intake_event(person, time, ml) WHERE kind = 'sip' AND deleted = 0;
+            -- A writer that does not know about people (an older Quench on the same file)
+            -- still leaves every event with a person: the device's owner, else the first person.
+            CREATE TRIGGER intake_event_person_default AFTER INSERT ON intake_event WHEN NEW.person IS NULL
+            BEGIN
+                UPDATE intake_event SET person = coalesce((SELECT person FROM device WHERE address = NEW.device),
+                                                          (SELECT min(id) FROM person))
+                WHERE id = NEW.id;
+            END;
+
+            ALTER TABLE device ADD COLUMN person INTEGER REFERENCES person(id);
+            UPDATE device SET person = 1;
+
+            CREATE TABLE person_goal (
+                person       INTEGER NOT NULL REFERENCES person(id) ON DELETE CASCADE,
+                start_day    TEXT NOT NULL
+                             CHECK (start_day GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'),
+                ml           REAL NOT NULL CHECK (ml > 0 AND ml <= 20000),
+                set_at       REAL NOT NULL,
+                PRIMARY KEY (person, start_day)
+            ) STRICT;
+            INSERT INTO person_goal (person, start_day, ml, set_at) SELECT 1, start_day, ml, set_at FROM goal;
+            DROP TABLE goal;
+            ALTER TABLE person_goal RENAME TO goal;
+
+            CREATE TABLE person_reminder (
+                person            INTEGER PRIMARY KEY REFERENCES person(id) ON DELETE CASCADE,
+                mode              TEXT NOT NULL CHECK (mode IN ('pace', 'hourly', 'off')),
+                wake_from_minute  INTEGER NOT NULL CHECK (wake_from_minute BETWEEN 0 AND 1439),
+                wake_until_minute INTEGER NOT NULL CHECK (wake_until_minute BETWEEN 1 AND 1440 AND wake_until_minute > wake_from_minute),
+                slack_ml          REAL NOT NULL CHECK (slack_ml >= 0),
+                after_minutes     REAL NOT NULL CHECK (after_minutes >= 0),
+                every_minutes     REAL NOT NULL CHECK (every_minutes >= 1),
+                last_reminded_at  REAL,
+                snoozed_until     REAL
+            ) STRICT;
+            INSERT INTO person_reminder (person, mode, wake_from_minute, wake_until_minute, slack_ml, after_minutes, every_minutes,
+                                         last_reminded_at, snoozed_until)
+                SELECT 1, mode, wake_from_minute, wake_until_minute, slack_ml, after_minutes, every_minutes, last_reminded_at, snoozed_until
+                FROM reminder;
+            DROP TABLE reminder;
+            ALTER TABLE person_reminder RENAME TO reminder;
+            -- As in v6, with the person in the identity (`reminder|NAME`): the publisher says whose.
+            CREATE TRIGGER mqtt_outbox_reminder AFTER UPDATE OF last_reminded_at ON reminder
+                WHEN NEW.last_reminded_at IS NOT NULL AND NEW.last_reminded_at IS NOT OLD.last_reminded_at
+                    AND (SELECT enabled FROM mqtt_outbox_state WHERE id = 1) = 1
+            BEGIN
+                INSERT INTO mqtt_outbox (identity, change, at)
+                VALUES ('reminder|' || (SELECT name FROM person WHERE id = NEW.person), 'reminder', NEW.last_reminded_at);
+            END;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

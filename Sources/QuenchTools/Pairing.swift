@@ -21,6 +21,8 @@ public enum Pairing {
         public var tareG: Double?
         public var levelCurve: LevelCurve?
         public var density = 1.0
+        /// Whose it is; nil keeps a re-paired device's owner (a new one goes to the first person).
+        public var person: String?
         /// Seconds for each step: finding it, connecting, the first reading.
         public var timeout = 10.0
         public init(address: String) { self.address = address }
@@ -103,10 +105,11 @@ public enum Pairing {
         let how = chosen.transport.isBroadcast ? "broadcast" : (r.bond ? "connected, encrypted" : "connected")
         let now = Timestamp.wallClockNow
         let existing = try? store.device(address: address.description)
-        let device = Device(address: address.description, name: r.name ?? existing?.name ?? advertisedName,
+        var device = Device(address: address.description, name: r.name ?? existing?.name ?? advertisedName,
                             profile: ProfileRegistry.identifier(chosen), sensor: chosen.sensor,
                             calibration: calibration ?? existing?.calibration, addedAt: existing?.addedAt ?? now, lastSeenAt: now,
                             addressType: type.isRandom ? "random" : "public", profileDefinition: definition)
+        device.person = r.person ?? existing?.person
         do { try store.saveDevice(device) } catch { throw .live(.store(error)) }
         return Outcome(device: device, confirmation: first, how: how)
     }
@@ -224,6 +227,7 @@ public enum DeviceListing {
         if let c = d.capOpen { s += ",\"cap_open\":\(c)" }
         s += ",\"added_at\":\"\(d.addedAt.iso8601)\""
         if let l = d.lastSeenAt { s += ",\"last_seen_at\":\"\(l.iso8601)\"" }
+        if let p = d.person { s += ",\"person\":\"\(EventFormat.jsonEscaped(p))\"" }
         return s + "}"
     }
 }

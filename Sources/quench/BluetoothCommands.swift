@@ -104,14 +104,19 @@ struct PairCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Level-sensor calibration points.", valueName: "L:ML,L:ML,...")) var levelCurve: LevelCurve?
     @Option(help: "Density of the liquid in g/mL.") var density: Double = 1
     @Option(help: "Seconds allowed for finding, connecting and the first reading, each.") var timeout: Double = 10
+    @OptionGroup var who: PersonOption
     @OptionGroup var live: LiveOptions
 
     func run() async throws {
         var r = Pairing.Request(address: address)
         (r.profile, r.name, r.bond, r.random) = (profile, name, bond, random)
         (r.capacityML, r.tareG, r.levelCurve, r.density, r.timeout) = (capacity, tare, levelCurve, density, timeout)
+        var values = ConfigValues()
+        values.person = who.person
+        let configuration = try live.configuration(values)
+        // Whose it will be, known before any wait.
+        r.person = try History.pairingOwner(HistoryEnvironment.process(configuration))
         let request = r
-        let configuration = try live.configuration()
         _ = LiveLogging.bootstrap(level: configuration.logLevel.value.rawValue)
         try await offPool {
             let environment = HistoryEnvironment.process(configuration)
@@ -123,7 +128,7 @@ struct PairCommand: AsyncParsableCommand {
             let d = outcome.device
             LineOutput.write(outcome.confirmation)
             LineOutput.write("paired \(d.address) (\(d.addressType ?? "public"), \(outcome.how)) as \(d.profile ?? "-")"
-                             + (d.name.map { " \"\($0)\"" } ?? ""))
+                             + (d.name.map { " \"\($0)\"" } ?? "") + (request.person.map { " for \($0)" } ?? ""))
             if let c = d.calibration {
                 LineOutput.write("calibration: \(DeviceListing.summary(c))")
             } else {
@@ -134,12 +139,29 @@ struct PairCommand: AsyncParsableCommand {
 }
 
 struct DevicesCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "devices", abstract: "List paired devices.")
-    @OptionGroup var store: StoreOptions
-    func run() throws {
-        try runReporting {
-            let devices = try store.environment().openStore(creating: false).listDevices()
-            if store.json { for d in devices { print(DeviceListing.jsonLine(d)) } } else { print(DeviceListing.table(devices)) }
+    static let configuration = CommandConfiguration(
+        commandName: "devices", abstract: "List paired devices, or give one to someone.",
+        subcommands: [List.self, Assign.self], defaultSubcommand: List.self)
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List paired devices.")
+        @OptionGroup var store: StoreOptions
+        func run() throws {
+            try runReporting {
+                let devices = try store.environment().openStore(creating: false).listDevices()
+                if store.json { for d in devices { print(DeviceListing.jsonLine(d)) } } else { print(DeviceListing.table(devices)) }
+            }
+        }
+    }
+
+    struct Assign: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give a paired device to someone: its next events are theirs, its past ones stay with whoever drank them.")
+        @Argument(help: "The device's address.") var address: String
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var who: PersonOption
+        func run() throws {
+            emit(try History.assignDevice(store.environment(who), address: QuenchGateway.normalizedAddress(address), json: store.json))
         }
     }
 }

@@ -4,6 +4,7 @@ import QuenchHistory
 struct Log: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The events, newest first, with their ids.")
     @OptionGroup var options: StoreOptions
+    @OptionGroup var who: PersonOption
     @Option(help: "From this time: YYYY-MM-DD, 'YYYY-MM-DD HH:MM', HH:MM, today, yesterday or ISO 8601.") var since: String?
     @Option(help: "Before this time (same forms as --since).") var until: String?
     @Option(help: "Only this device's events.") var device: String?
@@ -13,7 +14,7 @@ struct Log: ParsableCommand {
 
     func run() throws {
         var output = StandardOutput()
-        try History.log(options.environment(), since: since, until: until, device: device, limit: limit,
+        try History.log(options.environment(who), since: since, until: until, device: device, limit: limit,
                         includeDeleted: deleted, csv: csv, json: options.json, to: &output)
     }
 }

@@ -81,6 +81,6 @@ struct Quench: AsyncParsableCommand {
     static let historyCommands: [any ParsableCommand.Type] = [
         Today.self, Log.self, Stats.self, CalendarCommand.self, GoalCommand.self, RemindCommand.self,
         Add.self, Delete.self, Undo.self, Restore.self, Export.self, Import.self, SettingsCommand.self, ConfigCommand.self,
-        ServeCommand.self, ChartCommand.self, ShareCommand.self,
+        ServeCommand.self, ChartCommand.self, ShareCommand.self, PeopleCommand.self, PersonCommand.self,
     ]
 }

@@ -16,7 +16,8 @@ struct RemindCommand: ParsableCommand {
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Where you stand, and when the next reminder would come and why.")
         @OptionGroup var options: StoreOptions
-        @Flag(help: "Deliver a reminder if one is due now: a line on stdout, and --command if given.") var notify = false
+        @OptionGroup var who: PersonOption
+        @Flag(help: "Deliver a reminder if one is due now: a line on stdout, and --command if given; without --person, to each person it is due for.") var notify = false
         @Option(help: ArgumentHelp("With --notify: a program to run (no shell) with QUENCH_INTAKE_ML, QUENCH_GOAL_ML, QUENCH_PACE_ML, "
                                    + "QUENCH_BEHIND_ML, QUENCH_REASON and QUENCH_PERSON set; stopped after 10 s "
                                    + "(default: `command` in [reminders] of the config file).", valueName: "PATH"))
@@ -27,17 +28,21 @@ struct RemindCommand: ParsableCommand {
         }
 
         func run() throws {
-            guard notify else { return emit(try History.remind(options.environment(), json: options.json)) }
-            let configuration = try options.configuration(ConfigValues(reminderCommand: command))
-            let delivery = try History.deliverReminder(HistoryEnvironment.process(configuration), command: configuration.reminderCommand.value)
-            emit(delivery.text)
-            if let problem = delivery.hookProblem { FileHandleStderr.write("quench: reminder command: \(problem)\n") }
+            guard notify else { return emit(try History.remind(options.environment(who), json: options.json)) }
+            var values = ConfigValues(reminderCommand: command)
+            values.person = who.person
+            let configuration = try options.configuration(values)
+            for delivery in try History.deliverReminders(HistoryEnvironment.process(configuration), command: configuration.reminderCommand.value) {
+                emit(delivery.text)
+                if let problem = delivery.hookProblem { FileHandleStderr.write("quench: reminder command: \(problem)\n") }
+            }
         }
     }
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Change how reminders work; what is not given stays.")
         @OptionGroup var options: StoreOptions
+        @OptionGroup var who: PersonOption
         @Option(help: "pace (when behind), hourly (every --every in the window) or off.") var mode: String?
         @Option(help: ArgumentHelp("The waking window.", valueName: "HH:MM-HH:MM")) var window: String?
         @Option(help: "Only when the last drink is at least this long ago: 60min, 1.5h.") var after: String?
@@ -45,7 +50,7 @@ struct RemindCommand: ParsableCommand {
         @Option(help: "Behind means below the pace by more than this: 150ml, 5oz.") var slack: String?
 
         func run() throws {
-            emit(try History.setReminders(options.environment(), mode: mode, window: window, after: after, every: every,
+            emit(try History.setReminders(options.environment(who), mode: mode, window: window, after: after, every: every,
                                           slack: slack, json: options.json))
         }
     }
@@ -53,10 +58,11 @@ struct RemindCommand: ParsableCommand {
     struct Snooze: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "No reminder for a while: 30min, 2h; `off` ends a snooze.")
         @OptionGroup var options: StoreOptions
+        @OptionGroup var who: PersonOption
         @Argument(help: "How long: 30min, 2h, or off.") var duration: String
 
         func run() throws {
-            emit(try History.snoozeReminders(options.environment(), duration: duration, json: options.json))
+            emit(try History.snoozeReminders(options.environment(who), duration: duration, json: options.json))
         }
     }
 }

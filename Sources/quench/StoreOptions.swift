@@ -27,6 +27,13 @@ struct StoreOptions: ParsableArguments {
     func environment() throws -> HistoryEnvironment {
         HistoryEnvironment.process(try configuration())
     }
+
+    /// The environment of a per-person command: `--person` over `QUENCH_PERSON` and the config file.
+    func environment(_ who: PersonOption) throws -> HistoryEnvironment {
+        var values = ConfigValues()
+        values.person = who.person
+        return HistoryEnvironment.process(try configuration(values))
+    }
 }
 
 /// Prints a command's output (nothing for an empty result).

@@ -180,3 +180,20 @@ extension Configuration {
         #expect(c.report(abbreviatingHome: false).files.map(\.status) == ["read", "not present"])
     }
 }
+
+@Suite struct PersonSettingTests {
+    /// Whose history: `--person` over `QUENCH_PERSON` over the user's file over /etc; unset by default.
+    @Test func personFollowsThePrecedence() throws {
+        var machine = Machine(files: [Machine.system: "person = \"sam\"\n", Machine.user: "person = \"ann\"\n"])
+        #expect(try machine.resolve().person.value == "ann")
+        #expect(try machine.resolve().row(.person)?.source == "\(Machine.user):1")
+        machine.variables["QUENCH_PERSON"] = "bob"
+        #expect(try machine.resolve().person.value == "bob")
+        #expect(try machine.resolve().row(.person)?.source == "$QUENCH_PERSON")
+        var commandLine = ConfigValues()
+        commandLine.person = "cy"
+        #expect(try machine.resolve(commandLine).person.value == "cy")
+        #expect(try Machine().resolve().person.value == nil)
+        #expect(Machine.refusal("person = \"\"\n") == "/q.toml:1: person: expected a person's name (a non-empty string), got \"\"")
+    }
+}

@@ -53,6 +53,19 @@ struct EventWriterTests {
         #expect(stored.sorted() == [30, 40])
     }
 
+    @Test("each event is stamped with the device's owner when it is stored; handing the device over leaves the past")
+    func eventsTakeTheOwner() throws {
+        let store = try LiveFixture.temporaryStore()
+        let ann = try store.addPerson(name: "ann")
+        try store.saveDevice(Device(address: Self.device.address.description, addedAt: Self.started, person: "ann"))
+        _ = Self.write([Self.sip(at: 10, ml: 30)], to: store)
+        try store.assignDevice(address: Self.device.address.description, to: try #require(try store.person(named: "me")).id)
+        _ = Self.write([Self.sip(at: 20, ml: 40)], to: store)
+        let stored = try store.events(EventQuery(order: .byID))
+        #expect(stored.map(\.person) == ["ann", "me"])
+        #expect(try store.events(EventQuery(person: ann.id)).map(\.ml) == [30])
+    }
+
     @Test("a database locked by another process: retried with back-off until it is free, then stored in order")
     func transientErrorIsRetried() throws {
         let path = try LiveFixture.temporaryStore().path

@@ -140,6 +140,38 @@ struct HistoryProcessTests {
         #expect(try store.events(EventQuery(includeDeleted: true)).count == 10_008)
     }
 
+    /// `quench` with several people: --person, QUENCH_PERSON, the refusal without either, and the people commands.
+    @Test func aHouseholdOnTheCommandLine() throws {
+        let f = try HistoryFixture()
+        let db = ["--db", f.path]
+        #expect(try runQuench(["today"] + db).status == 0, "one person: no flag needed")
+        let added = try runQuench(["person", "add", "ann", "--goal", "1500ml", "--units", "oz"] + db)
+        #expect(added.status == 0 && added.stdout.hasPrefix("Added ann.\n"), "\(added.stderr)")
+        for command in [["today"], ["log"], ["stats"], ["calendar"], ["goal"], ["remind"], ["add", "250ml"], ["undo"]] {
+            let refused = try runQuench(command + db)
+            #expect(refused.status == 1, "\(command)")
+            #expect(refused.stderr == "quench: error: several people share this history (me, ann): say whose with --person NAME "
+                    + "(or QUENCH_PERSON, or `person` in the config file)\n", "\(command): \(refused.stderr)")
+        }
+        let drink = try runQuench(["add", "250ml", "--person", "ann", "--json"] + db)
+        #expect(drink.status == 0 && drink.stdout.contains("\"person\":\"ann\""), "\(drink.stderr)")
+        let today = try runQuench(["today", "--json"] + db, environment: ["QUENCH_PERSON": "ann"])
+        #expect(today.stdout.contains("\"intake_ml\":250") && today.stdout.contains("\"person\":\"ann\""), "\(today.stdout)")
+        let unknown = try runQuench(["today", "--person", "bob"] + db)
+        #expect(unknown.status == 1 && unknown.stderr.contains("nobody is called 'bob' (people: me, ann;"))
+        let assigned = try runQuench(["devices", "assign", HistoryFixture.device, "--person", "ann"] + db)
+        #expect(assigned.status == 0 && assigned.stdout.hasPrefix("\(HistoryFixture.device) is now ann's"), "\(assigned.stderr)")
+        let people = try runQuench(["people", "--json"] + db)
+        #expect(people.stdout.contains("\"devices\":[\"\(HistoryFixture.device)\"],\"events\":1"), "\(people.stdout)")
+        let listed = try runQuench(["devices", "--json"] + db)
+        #expect(listed.stdout.contains("\"person\":\"ann\""), "\(listed.stdout)")
+        let refusedRemoval = try runQuench(["person", "remove", "ann"] + db)
+        #expect(refusedRemoval.status == 1 && refusedRemoval.stderr.contains("ann still has 1 event and device"))
+        #expect(try runQuench(["person", "rename", "ann", "Anna"] + db).status == 0)
+        #expect(try runQuench(["person", "remove", "Anna", "--move-to", "me"] + db).status == 0)
+        #expect(try runQuench(["today"] + db).status == 0, "one person again")
+    }
+
     @Test func killedMidImportLeavesNothingPartial() throws {
         let f = try HistoryFixture(populate: false)
         try FileManager.default.createDirectory(atPath: f.directory, withIntermediateDirectories: true)

@@ -123,7 +123,7 @@ import Testing
         let variables = try String(contentsOfFile: out, encoding: .utf8)
         #expect(variables.contains("QUENCH_INTAKE_ML=300\n") && variables.contains("QUENCH_GOAL_ML=2000\n")
                 && variables.contains("QUENCH_PACE_ML=857\n") && variables.contains("QUENCH_BEHIND_ML=557\n")
-                && variables.contains("QUENCH_PERSON=default\n"), "\(variables)")
+                && variables.contains("QUENCH_PERSON=me\n"), "\(variables)")
         // Not again within the hour; again after it.
         #expect(!(try History.deliverReminder(environment(folder, 14.5), command: nil)).delivered)
         #expect(try History.deliverReminder(environment(folder, 15.01), command: nil).delivered)

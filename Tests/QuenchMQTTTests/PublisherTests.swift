@@ -89,7 +89,7 @@ struct PublisherTests {
         #expect((events[1]["event"] as? [String: Any])?["deleted"] as? Bool == true)
         #expect(subscriber.messages.filter { $0.topic.hasSuffix("/event") }.allSatisfy { !$0.retain }, "events are not retained")
 
-        let stateTopic = "quench/testpi/person/default/state"
+        let stateTopic = "quench/testpi/person/me/state"
         #expect(subscriber.waitFor(seconds: 5) { subscriber.last(stateTopic) != nil })
         let state = try #require(json(subscriber.last(stateTopic)))
         #expect(state["intake_ml"] as? Double == 200, "120 + 80, the undone 250 not counted: \(state)")
@@ -126,7 +126,7 @@ struct PublisherTests {
                 #expect(c["unit_of_measurement"] as? String == "mL")
             }
         }
-        let intake = try #require(json(byTopic["homeassistant/sensor/quench_testpi/default_intake_today/config"]))
+        let intake = try #require(json(byTopic["homeassistant/sensor/quench_testpi/me_intake_today/config"]))
         #expect(intake["device_class"] as? String == "volume" && intake["state_class"] as? String == "total")
         #expect(intake["last_reset_value_template"] as? String == "{{ value_json.day_start }}")
         #expect(intake["value_template"] as? String == "{{ value_json.intake_ml }}")
@@ -137,9 +137,9 @@ struct PublisherTests {
         #expect((bottleDevice["connections"] as? [[String]]) == [["bluetooth", "C8:2A:3F:00:3F:2A"]])
         let link = try #require(json(byTopic["homeassistant/binary_sensor/quench_testpi/c82a3f003f2a_link/config"]))
         #expect(link["device_class"] as? String == "connectivity")
-        let reminder = try #require(json(byTopic["homeassistant/event/quench_testpi/default_reminder/config"]))
-        #expect(reminder["event_types"] as? [String] == ["reminder"] && reminder["state_topic"] as? String == "quench/testpi/reminder")
-        let lastSip = try #require(json(byTopic["homeassistant/sensor/quench_testpi/default_last_sip/config"]))
+        let reminder = try #require(json(byTopic["homeassistant/event/quench_testpi/me_reminder/config"]))
+        #expect(reminder["event_types"] as? [String] == ["reminder"] && reminder["state_topic"] as? String == "quench/testpi/person/me/reminder")
+        let lastSip = try #require(json(byTopic["homeassistant/sensor/quench_testpi/me_last_sip/config"]))
         #expect(lastSip["device_class"] as? String == "timestamp")
 
         // A forgotten bottle: its configs are cleared with empty retained payloads on the next sync.
@@ -149,7 +149,7 @@ struct PublisherTests {
         _ = try again.sync(timeout: 10)
         let cleared = "homeassistant/sensor/quench_testpi/c82a3f003f2a_remaining/config"
         #expect(subscriber.waitFor(seconds: 5) { subscriber.last(cleared)?.payload.isEmpty == true }, "the forgotten bottle's config is cleared")
-        #expect(subscriber.last("homeassistant/sensor/quench_testpi/default_intake_today/config")?.payload.isEmpty == false)
+        #expect(subscriber.last("homeassistant/sensor/quench_testpi/me_intake_today/config")?.payload.isEmpty == false)
     }
 
     @Test("the broker killed (SIGKILL) and restarted in the middle of 300 changes: every change arrives, none is lost")
@@ -306,11 +306,52 @@ struct PublisherTests {
         }
         thread.start()
         defer { stop.store(true, ordering: .relaxed) }
-        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/person/default/state") != nil })
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/person/me/state") != nil })
         try store.markReminded(at: .wallClockNow)
         #expect(subscriber.waitFor(seconds: 5) { !subscriber.objects(onTopicsEndingWith: "/reminder").isEmpty })
         let event = try #require(subscriber.objects(onTopicsEndingWith: "/reminder").first)
         #expect(event["event_type"] as? String == "reminder" && event["goal_ml"] as? Double == 2000 && event["reason"] as? String != nil)
+        #expect(event["person"] as? String == "me")
+    }
+
+    @Test("a household: a retained state, entities and reminders per person, each with their own bottles and intake")
+    func perPerson() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-people")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-people") })
+        let (path, store) = try history()
+        let ann = try store.addPerson(name: "Ann Lee")
+        try store.setGoal(ml: 1500, from: CivilDay(number: Int(Timestamp.wallClockNow.secondsSince1970 / 86_400) - 2), person: ann.id)
+        try store.saveDevice(Device(address: "C8:2A:3F:00:3F:2B", name: "Ann's bottle", profile: "hidrate-spark", addedAt: .wallClockNow,
+                                    person: "Ann Lee"))
+        let publisher = try MQTTPublisher(settings: try settings(broker), environment: environment(path), logger: Self.logger,
+                                          announcesAvailability: false)
+        _ = try store.insert([(IntakeEvent(identity: "dev2|sip|1", kind: .sip, ml: 90, time: .wallClockNow, remainingML: 410,
+                                           source: .sensor, device: "C8:2A:3F:00:3F:2B", recordedAt: .wallClockNow), [])])
+        try store.markReminded(at: .wallClockNow, person: ann.id)
+        _ = try publisher.sync(timeout: 10)
+
+        let meTopic = "quench/testpi/person/me/state", annTopic = "quench/testpi/person/ann_lee/state"
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last(meTopic) != nil && subscriber.last(annTopic) != nil })
+        let me = try #require(json(subscriber.last(meTopic))), annState = try #require(json(subscriber.last(annTopic)))
+        #expect(me["person"] as? String == "me" && me["intake_ml"] as? Double == 120 && me["goal_ml"] as? Double == 2000)
+        #expect(annState["person"] as? String == "Ann Lee" && annState["intake_ml"] as? Double == 90 && annState["goal_ml"] as? Double == 1500)
+        #expect((annState["bottles"] as? [[String: Any]])?.map { $0["device"] as? String } == ["C8:2A:3F:00:3F:2B"])
+        #expect((me["bottles"] as? [[String: Any]])?.map { $0["device"] as? String } == ["C8:2A:3F:00:3F:2A"])
+
+        let configs = subscriber.messages.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") }
+        let byTopic = Dictionary(configs.map { ($0.topic, $0) }, uniquingKeysWith: { _, b in b })
+        #expect(byTopic.count == 18, "7 per person, 2 per bottle: \(byTopic.keys.sorted())")
+        let annIntake = try #require(json(byTopic["homeassistant/sensor/quench_testpi/ann_lee_intake_today/config"]))
+        #expect(annIntake["state_topic"] as? String == annTopic && annIntake["name"] as? String == "Intake today (Ann Lee)")
+        #expect(annIntake["unique_id"] as? String == "quench_testpi_ann_lee_intake_today")
+
+        // Her reminder, on her topic, saying whose.
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/person/ann_lee/reminder") != nil })
+        let reminder = try #require(json(subscriber.last("quench/testpi/person/ann_lee/reminder")))
+        #expect(reminder["person"] as? String == "Ann Lee" && reminder["goal_ml"] as? Double == 1500)
+        #expect(subscriber.last("quench/testpi/person/me/reminder") == nil)
     }
 }
 #endif

@@ -27,7 +27,7 @@ import Testing
         #expect(version == Schema.migrations.count)
         #expect(Schema.migrations.map(\.identifier) == ["v1: devices, intake events, goals, settings", "v2: device address type and profile definition",
                                                       "v3: device battery and cap", "v4: reminders",
-                                                      "v5: events stamped before the clock was set", "v6: mqtt outbox"])
+                                                      "v5: events stamped before the clock was set", "v6: mqtt outbox", "v7: people"])
         // Reopening applies nothing new and keeps data.
         try store.ingest(sips(2), device: "A", started: t0)
         let again = try IntakeStore(path: dir.file("q.sqlite"), mode: .existing)
@@ -39,26 +39,14 @@ import Testing
     @Test func databasesFromTheGRDBEraKeepTheirDataAndGetOnlyWhatTheyLack() throws {
         let dir = TemporaryDirectory()
         let path = dir.file("old.sqlite")
-        _ = try IntakeStore(path: path)
-        // Rewind the file to what that version left: v1 only, recorded by name.
+        // The file as that version left it: v1 only, recorded by name. (Made from
+        // v1's own SQL: a later migration's rows, v7's foreign keys, cannot be rewound.)
+        #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]))
         let raw = try SQLiteConnection(path: path, readOnly: false, busyTimeout: 1)
+        try raw.execute(Schema.migrations[0].sql)
         try raw.execute("""
             CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
             INSERT INTO grdb_migrations VALUES ('v1: devices, intake events, goals, settings');
-            ALTER TABLE device DROP COLUMN address_type;
-            ALTER TABLE device DROP COLUMN profile_definition;
-            ALTER TABLE device DROP COLUMN battery_percent;
-            ALTER TABLE device DROP COLUMN cap_open;
-            DROP TABLE reminder;
-            DROP TABLE unsynced_stamp;
-            DROP TRIGGER mqtt_outbox_new;
-            DROP TRIGGER mqtt_outbox_deleted;
-            DROP TRIGGER mqtt_outbox_changed;
-            DROP TABLE mqtt_outbox;
-            DROP TABLE mqtt_outbox_state;
-            DROP TABLE mqtt_announced;
-            ALTER TABLE device DROP COLUMN link_up;
-            ALTER TABLE device DROP COLUMN link_changed_at;
             INSERT INTO device (address, name, added_at) VALUES ('C4:7C:8D:6A:12:34', 'desk', 1);
             PRAGMA user_version = 0;
             """)

@@ -238,6 +238,9 @@ public final class EventWriter: Sendable {
             deliver(CommittedEvent(final: final, row: nil, isNew: true))
             return .stored(isNew: true)
         }
+        // No person: the store stamps the row with the device's owner in the
+        // transaction that writes it, so an event is whoever had the bottle when it
+        // was stored, and a later `devices assign` leaves it with them.
         var row = IntakeEvent.sensor(final.event, device: final.device.label, started: final.started)
         if let identity = final.identity { row.identity = identity }
         var backoff = retry

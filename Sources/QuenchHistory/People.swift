@@ -1,0 +1,173 @@
+import Foundation
+import QuenchCore
+import QuenchStore
+
+/// `quench people`: who shares the history, each with their goal today, units and devices.
+public struct PeopleReport: Sendable, Encodable {
+    public struct Entry: Sendable, Encodable {
+        public var name: String
+        public var goalMl: Double
+        public var goalIsDefault: Bool
+        /// Their own units, else the household's (`units_are_own` says which).
+        public var units: String
+        public var unitsAreOwn: Bool
+        public var devices: [String]
+        /// Events, deleted ones included.
+        public var events: Int
+    }
+
+    public var people: [Entry]
+}
+
+/// What `person add|rename|remove` and `devices assign` did.
+public struct PersonChange: Sendable, Encodable {
+    public var action: String
+    public var person: String
+    /// `rename`: the name before; `remove --move-to`: who received the history; `assign`: the device.
+    public var detail: String?
+}
+
+extension History {
+    /// `quench people [--json]`.
+    public static func people(_ environment: HistoryEnvironment, json: Bool) throws(HistoryError) -> String {
+        let store = try environment.openStore(creating: false)
+        let people = try HistoryContext.run { () throws(StoreError) in try store.people() }
+        var entries: [PeopleReport.Entry] = []
+        for person in people {
+            var one = environment
+            one.person = person.name
+            let c = try one.context(creating: false)
+            let book = try c.goalBook()
+            let holdings = try c.run { (store) throws(StoreError) in try store.holdings(of: person.id) }
+            entries.append(.init(name: person.name, goalMl: book.goal(on: c.today), goalIsDefault: book.isDefault,
+                                 units: c.units.rawValue, unitsAreOwn: person.units != nil && environment.units == nil,
+                                 devices: holdings.devices, events: holdings.events))
+        }
+        if json { return JSONOutput.encode(PeopleReport(people: entries)) }
+        let rows = entries.map { e -> [String] in
+            let unit = VolumeUnit(rawValue: e.units) ?? .ml
+            return [e.name.shownSafely(limit: 40), Format.volume(e.goalMl, unit) + (e.goalIsDefault ? " (default)" : ""),
+                    Format.unitName(unit) + (e.unitsAreOwn ? "" : " (household)"),
+                    e.devices.isEmpty ? "-" : e.devices.joined(separator: ", "), Format.grouped(e.events)]
+        }
+        return Format.table(["Name", "Goal today", "Units", "Devices", "Events"], rows, align: [.left, .right, .left, .left, .right])
+    }
+
+    /// `quench person add NAME [--goal AMOUNT] [--units ml|oz]`.
+    public static func addPerson(
+        _ environment: HistoryEnvironment, name: String, goal: String?, units: String?, json: Bool
+    ) throws(HistoryError) -> String {
+        // Checked before the store is opened: a typo creates nothing.
+        let unit = try HistoryEnvironment.unitOption(units)
+        let ml = try goal.map { (g) throws(HistoryError) in try HistoryInput.volume(g, defaultUnit: unit) }
+        if let ml, !(100...20_000).contains(ml) { throw .invalidAmount(goal ?? "", reason: "a daily goal between 100 mL and 20 L, please") }
+        let store = try environment.openStore(creating: true)
+        let person = try HistoryContext.run { () throws(StoreError) in try store.addPerson(name: name, units: unit, at: environment.now) }
+        var theirs = environment
+        theirs.person = person.name
+        if let ml {
+            let c = try theirs.context(creating: false)
+            try c.run { (store) throws(StoreError) in try store.setGoal(ml: ml, from: c.today, setAt: c.now, person: person.id) }
+        }
+        return try personChanged(theirs, PersonChange(action: "added", person: person.name), json: json,
+                                 text: "Added \(person.name.shownSafely(limit: 40)).")
+    }
+
+    /// `quench person rename OLD NEW`: their history, goals, reminders and devices follow.
+    public static func renamePerson(_ environment: HistoryEnvironment, from old: String, to new: String, json: Bool) throws(HistoryError) -> String {
+        let store = try environment.openStore(creating: false)
+        var named = environment
+        named.person = old
+        let person = try named.selectedPerson(in: store)
+        try HistoryContext.run { () throws(StoreError) in try store.renamePerson(id: person.id, to: new) }
+        named.person = new
+        return try personChanged(named, PersonChange(action: "renamed", person: new, detail: person.name), json: json,
+                                 text: "Renamed \(person.name.shownSafely(limit: 40)) to \(new.shownSafely(limit: 40)).")
+    }
+
+    /// `quench person units NAME ml|oz|household`: their own units, or the household's again.
+    public static func setPersonUnits(_ environment: HistoryEnvironment, name: String, units: String, json: Bool) throws(HistoryError) -> String {
+        let unit = units.lowercased() == "household" ? nil : try HistoryEnvironment.unitOption(units)
+        let store = try environment.openStore(creating: false)
+        var named = environment
+        named.person = name
+        let person = try named.selectedPerson(in: store)
+        try HistoryContext.run { () throws(StoreError) in try store.setPersonUnits(id: person.id, unit) }
+        return try personChanged(named, PersonChange(action: "units", person: person.name, detail: unit?.rawValue), json: json,
+                                 text: "\(person.name.shownSafely(limit: 40)) now sees \(unit.map { Format.unitName($0) } ?? "the household's units").")
+    }
+
+    /// `quench person remove NAME [--move-to OTHER]`: refused while they have
+    /// events or devices, unless another person is to have them; nothing is lost.
+    public static func removePerson(_ environment: HistoryEnvironment, name: String, moveTo heir: String?, json: Bool) throws(HistoryError) -> String {
+        let store = try environment.openStore(creating: false)
+        var named = environment
+        named.person = name
+        let person = try named.selectedPerson(in: store)
+        guard try HistoryContext.run({ () throws(StoreError) in try store.people() }).count > 1 else {
+            throw .invalidArgument("cannot remove the only person: the history must belong to someone (`quench person rename` renames them)")
+        }
+        var receiver: Person?
+        if let heir {
+            named.person = heir
+            receiver = try named.selectedPerson(in: store)
+            guard receiver?.id != person.id else { throw .invalidArgument("--move-to names \(name.shownSafely(limit: 40)) themselves") }
+        }
+        let holdings = try HistoryContext.run { () throws(StoreError) in try store.holdings(of: person.id) }
+        if receiver == nil, holdings.events > 0 || !holdings.devices.isEmpty {
+            var what: [String] = []
+            if holdings.events > 0 { what.append("\(Format.grouped(holdings.events)) event\(holdings.events == 1 ? "" : "s")") }
+            if !holdings.devices.isEmpty { what.append("device\(holdings.devices.count == 1 ? "" : "s") \(holdings.devices.joined(separator: ", "))") }
+            throw .invalidArgument("\(person.name.shownSafely(limit: 40)) still has \(what.joined(separator: " and ")); "
+                                   + "nothing was removed (give them to someone with --move-to NAME)")
+        }
+        try HistoryContext.run { () throws(StoreError) in try store.removePerson(id: person.id, movingTo: receiver?.id) }
+        let change = PersonChange(action: "removed", person: person.name, detail: receiver?.name)
+        if json { return JSONOutput.encode(change) }
+        var text = "Removed \(person.name.shownSafely(limit: 40))"
+        if let receiver {
+            text += "; \(Format.grouped(holdings.events)) event\(holdings.events == 1 ? "" : "s")"
+                + (holdings.devices.isEmpty ? "" : " and \(holdings.devices.joined(separator: ", "))")
+                + " now \(receiver.name.shownSafely(limit: 40))'s"
+        }
+        return text + "."
+    }
+
+    /// `quench devices assign ADDRESS --person NAME`: the device's next events
+    /// are that person's; its past events stay with whoever drank them.
+    public static func assignDevice(_ environment: HistoryEnvironment, address: String, json: Bool) throws(HistoryError) -> String {
+        guard environment.person != nil else { throw .invalidArgument("say whose it is now with --person NAME") }
+        let store = try environment.openStore(creating: false)
+        let person = try environment.selectedPerson(in: store)
+        let found = try HistoryContext.run { () throws(StoreError) in try store.assignDevice(address: address, to: person.id) }
+        guard found else { throw .invalidArgument("no device \(address.shownSafely(limit: 40)) is paired (see `quench devices`)") }
+        return try personChanged(environment, PersonChange(action: "assigned", person: person.name, detail: address), json: json,
+                                 text: "\(address.shownSafely(limit: 40)) is now \(person.name.shownSafely(limit: 40))'s; its earlier events stay with whoever drank them.")
+    }
+
+    /// A change's report: JSON, or `text` followed by the people as they now are.
+    private static func personChanged(_ environment: HistoryEnvironment, _ change: PersonChange, json: Bool, text: String) throws(HistoryError) -> String {
+        if json { return JSONOutput.encode(change) }
+        var all = environment
+        all.person = nil
+        return text + "\n" + (try people(all, json: false))
+    }
+}
+
+extension History {
+    /// Who a device being paired goes to: the selected person's name, checked
+    /// before any Bluetooth wait, without creating the database (a pairing that
+    /// fails leaves none behind). nil when nobody is named and the household is
+    /// one person (or no database yet): theirs, with nothing to say.
+    public static func pairingOwner(_ environment: HistoryEnvironment) throws(HistoryError) -> String? {
+        guard access(environment.databasePath, F_OK) == 0 else {
+            // A new database has one person, the migration's.
+            guard let named = environment.person, named.lowercased() != Person.defaultName else { return nil }
+            throw .unknownPerson(named, people: [Person.defaultName])
+        }
+        let store = try environment.openStore(creating: false)
+        let people = try HistoryContext.run { () throws(StoreError) in try store.people() }
+        if environment.person == nil, people.count == 1 { return nil }
+        return try environment.selectedPerson(among: people).name
+    }
+}

@@ -1,0 +1,171 @@
+import QuenchCore
+
+/// Someone in the household (table `person`): their name, their units, and by
+/// the id the rows that are theirs (events, goals, reminders, devices).
+public struct Person: Sendable, Hashable, Codable {
+    /// The row id; names change (`quench person rename`), ids never do.
+    public var id: Int64
+    public var name: String
+    /// nil: the household's setting (`quench settings --units`).
+    public var units: VolumeUnit?
+    public var createdAt: Timestamp
+
+    public init(id: Int64, name: String, units: VolumeUnit? = nil, createdAt: Timestamp) {
+        self.id = id
+        self.name = name
+        self.units = units
+        self.createdAt = createdAt
+    }
+
+    /// The one person a database has before anyone adds another (the migration's).
+    public static let defaultName = "me"
+
+    /// What is wrong with `name` as a person's name, nil when it will do: it is
+    /// typed after `--person`, shown in tables and becomes an MQTT topic level.
+    public static func problem(withName name: String) -> String? {
+        // Counted as the schema's CHECK counts (code points), so a name that passes here is stored.
+        guard !name.isEmpty, name.unicodeScalars.count <= 40 else { return "a name of 1 to 40 characters, please" }
+        guard name == name.trimmingSpaces, !name.hasPrefix("-") else { return "a name neither starting with '-' nor with spaces around it" }
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || "/+#,".unicodeScalars.contains($0) }) else {
+            return "a name without control characters, '/', '+', '#' or ','"
+        }
+        return nil
+    }
+}
+
+/// How many rows are someone's, for `quench people` and before removing them.
+public struct PersonHoldings: Sendable, Hashable {
+    /// Events, deleted ones included (they are history too, and can be restored).
+    public var events: Int
+    public var devices: [String]
+}
+
+extension String {
+    fileprivate var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first?.isWhitespace == true { s.removeFirst() }
+        while s.last?.isWhitespace == true { s.removeLast() }
+        return String(s)
+    }
+}
+
+extension IntakeStore {
+    static let personColumns = "id, name, units, created_at"
+
+    static func person(_ row: SQLiteRow) throws -> Person {
+        let unitText: String? = row[2]
+        return Person(id: row[0], name: row[1], units: unitText.flatMap(VolumeUnit.init(rawValue:)),
+                      createdAt: Timestamp(secondsSince1970: row[3]))
+    }
+
+    /// Everyone, in the order they were added.
+    public func people() throws(StoreError) -> [Person] {
+        try read("reading the people") { db in try db.all("SELECT \(Self.personColumns) FROM person ORDER BY id", [], Self.person) }
+    }
+
+    /// The person of that name (names compare without regard to case); nil when there is none.
+    public func person(named name: String) throws(StoreError) -> Person? {
+        try read("reading person \(name.shownSafely(limit: 40))") { db in try Self.person(named: name, db) }
+    }
+
+    static func person(named name: String, _ db: SQLiteConnection) throws -> Person? {
+        try db.first("SELECT \(personColumns) FROM person WHERE name = ? COLLATE NOCASE", [name], person)
+    }
+
+    /// The person with that id; nil when there is none.
+    public func person(id: Int64) throws(StoreError) -> Person? {
+        try read("reading person \(id)") { db in try db.first("SELECT \(Self.personColumns) FROM person WHERE id = ?", [id], Self.person) }
+    }
+
+    /// Adds someone; a name already taken (in any case) is refused.
+    @discardableResult
+    public func addPerson(name: String, units: VolumeUnit? = nil, at time: Timestamp = .wallClockNow) throws(StoreError) -> Person {
+        try checkName(name)
+        return try write("adding person \(name.shownSafely(limit: 40))") { db in try Self.addPerson(name: name, units: units, at: time, db) }
+    }
+
+    static func addPerson(name: String, units: VolumeUnit?, at time: Timestamp, _ db: SQLiteConnection) throws -> Person {
+        if let existing = try person(named: name, db) {
+            throw StoreError(.invalidValue, path: nil, "there is already someone called \(existing.name.shownSafely(limit: 40))")
+        }
+        try db.run("INSERT INTO person (name, units, created_at) VALUES (?, ?, ?)", [name, units?.rawValue, time.secondsSince1970])
+        return Person(id: db.lastInsertedRowID, name: name, units: units, createdAt: time)
+    }
+
+    func checkName(_ name: String) throws(StoreError) {
+        if let problem = Person.problem(withName: name) {
+            throw StoreError(.invalidValue, path: path, "'\(name.shownSafely(limit: 40))' cannot be a person's name: \(problem)")
+        }
+    }
+
+    /// Renames someone; their history, goals, reminders and devices follow (they hold the id).
+    public func renamePerson(id: Int64, to name: String) throws(StoreError) {
+        try checkName(name)
+        try write("renaming person \(id)") { db in
+            if let other = try Self.person(named: name, db), other.id != id {
+                throw StoreError(.invalidValue, path: path, "there is already someone called \(other.name.shownSafely(limit: 40))")
+            }
+            try db.run("UPDATE person SET name = ? WHERE id = ?", [name, id])
+        }
+    }
+
+    /// Sets someone's units (nil: the household's setting).
+    public func setPersonUnits(id: Int64, _ units: VolumeUnit?) throws(StoreError) {
+        try write("setting the units of person \(id)") { db in
+            try db.run("UPDATE person SET units = ? WHERE id = ?", [units?.rawValue, id])
+        }
+    }
+
+    /// What is someone's: their events (deleted ones too) and devices.
+    public func holdings(of person: Int64) throws(StoreError) -> PersonHoldings {
+        try read("reading what is someone's") { db in
+            PersonHoldings(
+                events: try db.first("SELECT COUNT(*) FROM intake_event WHERE person = ?", [person]) { row -> Int in row[0] } ?? 0,
+                devices: try db.all("SELECT address FROM device WHERE person = ? ORDER BY address", [person]) { row -> String in row[0] })
+        }
+    }
+
+    /// Removes someone. Their events and devices go to `heir` when given; without
+    /// an heir, someone who still has events or devices is refused, so nothing is
+    /// ever lost. Their goals and reminder settings go with them. The last
+    /// person stays: a history always has someone to belong to.
+    public func removePerson(id: Int64, movingTo heir: Int64?) throws(StoreError) {
+        try write("removing person \(id)") { db in
+            let count = try db.first("SELECT COUNT(*) FROM person") { row -> Int in row[0] } ?? 0
+            guard count > 1 else {
+                throw StoreError(.invalidValue, path: path, "cannot remove the only person: the history must belong to someone (rename them instead)")
+            }
+            if let heir {
+                guard heir != id else { throw StoreError(.invalidValue, path: path, "cannot move someone's history to themselves") }
+                try db.run("UPDATE intake_event SET person = ? WHERE person = ?", [heir, id])
+                try db.run("UPDATE device SET person = ? WHERE person = ?", [heir, id])
+            } else {
+                let events = try db.first("SELECT COUNT(*) FROM intake_event WHERE person = ?", [id]) { row -> Int in row[0] } ?? 0
+                let devices = try db.first("SELECT COUNT(*) FROM device WHERE person = ?", [id]) { row -> Int in row[0] } ?? 0
+                guard events == 0, devices == 0 else {
+                    throw StoreError(.invalidValue, path: path, "they still have \(events) event\(events == 1 ? "" : "s") and \(devices) device\(devices == 1 ? "" : "s")")
+                }
+            }
+            try db.run("DELETE FROM person WHERE id = ?", [id])
+        }
+    }
+
+    /// Gives a paired device to someone: its future events are theirs; past events stay with whoever drank them.
+    /// Returns false when no such device is paired.
+    @discardableResult
+    public func assignDevice(address: String, to person: Int64) throws(StoreError) -> Bool {
+        try write("assigning device \(address)") { db in
+            try db.run("UPDATE device SET person = ? WHERE address = ?", [person, address])
+            return db.changes > 0
+        }
+    }
+
+    /// Each paired device's owner (absent: nobody yet).
+    public func deviceOwners() throws(StoreError) -> [String: Int64] {
+        try read("reading who has which device") { db in
+            var owners: [String: Int64] = [:]
+            try db.run("SELECT address, person FROM device WHERE person IS NOT NULL") { row in owners[row[0]] = row[1] }
+            return owners
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import QuenchHistory
+
+/// `--person`, for the commands that read or write one person's history.
+struct PersonOption: ParsableArguments {
+    @Option(help: ArgumentHelp("Whose history (default: $QUENCH_PERSON, else `person` in the config file; "
+                               + "needed when several people share the database).", valueName: "NAME"))
+    var person: String?
+}
+
+struct PeopleCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "people", abstract: "Who shares the history: each person's goal today, units and devices.")
+    @OptionGroup var options: StoreOptions
+
+    func run() throws {
+        emit(try History.people(options.environment(), json: options.json))
+    }
+}
+
+struct PersonCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "person", abstract: "Add, rename or remove someone in the household.",
+        subcommands: [Add.self, Rename.self, Units.self, Remove.self])
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add someone, with their own goal and units.")
+        // Not StoreOptions: `--units` here is theirs, not the display's.
+        @Option(name: .long, help: databaseHelp) var db: String?
+        @Argument(help: "Their name.") var name: String
+        @Option(help: "Their daily goal from today: 2000ml, 2l, 68oz (default 2,000 mL until they set one).") var goal: String?
+        @Option(help: "Their units, ml or oz (default: the household's setting).") var units: String?
+        @Flag(help: "Print JSON instead of text.") var json = false
+
+        func run() throws {
+            emit(try History.addPerson(HistoryEnvironment.process(database: db, units: nil), name: name, goal: goal, units: units, json: json))
+        }
+    }
+
+    struct Rename: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename someone; their history, goals, reminders and devices follow.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "Their name now.") var old: String
+        @Argument(help: "Their new name.") var new: String
+
+        func run() throws {
+            emit(try History.renamePerson(options.environment(), from: old, to: new, json: options.json))
+        }
+    }
+
+    struct Units: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set someone's units: ml, oz, or household (the setting's).")
+        @Option(name: .long, help: databaseHelp) var db: String?
+        @Argument(help: "Their name.") var name: String
+        @Argument(help: "ml, oz or household.") var units: String
+        @Flag(help: "Print JSON instead of text.") var json = false
+
+        func run() throws {
+            emit(try History.setPersonUnits(HistoryEnvironment.process(database: db, units: nil), name: name, units: units, json: json))
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove someone: refused while they have events or devices, unless --move-to says who gets them.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "Their name.") var name: String
+        @Option(name: .customLong("move-to"), help: ArgumentHelp("Give their events and devices to this person first.", valueName: "NAME"))
+        var moveTo: String?
+
+        func run() throws {
+            emit(try History.removePerson(options.environment(), name: name, moveTo: moveTo, json: options.json))
+        }
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import QuenchCore
+import QuenchStore
+import QuenchTestSupport
+import Testing
+@testable import QuenchHistory
+
+/// A household on one history: the fixture's person (`me`, the kitchen scale's
+/// 15 sips) and Ann with a bottle of her own, each with their own goal, units,
+/// totals, log, stats and reminders.
+@Suite struct PeopleTests {
+    static let annBottle = "AA:00:00:00:00:0A"
+
+    /// The fixture plus Ann: a goal of 1.5 L, ounces, her bottle and two sips today.
+    func household() throws -> HistoryFixture {
+        let fixture = try HistoryFixture()
+        let env = fixture.environment()
+        _ = try History.addPerson(env, name: "Ann", goal: "1.5l", units: "oz", json: false)
+        let store = try IntakeStore(path: fixture.path, mode: .existing)
+        try store.saveDevice(Device(address: Self.annBottle, name: "Ann's bottle", addedAt: HistoryFixture.now.adding(-86_400 * 30), person: "ann"))
+        let sips = [DetectedEvent(kind: .sip, t: 10, start: 0, end: 5, ml: 300, remainingML: 400),
+                    DetectedEvent(kind: .sip, t: 3610, start: 3600, end: 3605, ml: 200, remainingML: 200)]
+        try store.ingest(sips, device: Self.annBottle, started: Timestamp(iso8601: "2026-03-04T09:00:00Z")!)
+        return fixture
+    }
+
+    func env(_ fixture: HistoryFixture, _ person: String?) -> HistoryEnvironment {
+        var e = fixture.environment()
+        e.person = person
+        return e
+    }
+
+    func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    func message(_ body: () throws -> Void) -> String {
+        do { try body(); return "" } catch { return "\(error)" }
+    }
+
+    @Test("with several people, a per-person command without one fails, naming them")
+    func severalPeopleNeedAName() throws {
+        let f = try household()
+        let commands: [(String, () throws -> Void)] = [
+            ("today", { _ = try History.today(env(f, nil), json: false) }),
+            ("log", { _ = try History.log(env(f, nil), since: nil, until: nil, device: nil, limit: nil, includeDeleted: false, csv: false, json: false) }),
+            ("stats", { _ = try History.stats(env(f, nil), days: 7, json: false) }),
+            ("calendar", { _ = try History.calendar(env(f, nil), month: nil, json: false) }),
+            ("goal", { _ = try History.showGoal(env(f, nil), json: false) }),
+            ("remind", { _ = try History.remind(env(f, nil), json: false) }),
+            ("add", { _ = try History.add(env(f, nil), amount: "250ml", at: nil, note: nil, json: false) }),
+            ("undo", { _ = try History.undo(env(f, nil), json: false) }),
+        ]
+        for (name, command) in commands {
+            #expect(message(command) == "several people share this history (me, Ann): say whose with --person NAME (or QUENCH_PERSON, or `person` in the config file)",
+                    "\(name)")
+        }
+        #expect(message { _ = try History.today(env(f, "Bob"), json: false) }.hasPrefix("nobody is called 'Bob' (people: me, Ann;"))
+        // Names are matched without regard to case.
+        #expect(try json(History.today(env(f, "ANN"), json: true))["person"] as? String == "Ann")
+    }
+
+    @Test("two people, two bottles: totals, goals, units, log and stats apart")
+    func isolation() throws {
+        let f = try household()
+        let me = try json(History.today(env(f, "me"), json: true))
+        let ann = try json(History.today(env(f, "ann"), json: true))
+        #expect(me["person"] as? String == "me" && me["intake_ml"] as? Double == 500 && me["goal_ml"] as? Double == 2000)
+        #expect(ann["person"] as? String == "Ann" && ann["intake_ml"] as? Double == 500 && ann["goal_ml"] as? Double == 1500)
+        #expect(ann["units"] as? String == "oz" && me["units"] as? String == "ml")
+        #expect((ann["bottles"] as? [[String: Any]])?.map { $0["device"] as? String } == [Self.annBottle], "her bottle only")
+        #expect((me["bottles"] as? [[String: Any]])?.map { $0["device"] as? String } == [HistoryFixture.device])
+        #expect(try History.today(env(f, "ann"), json: false).hasPrefix("Today (Ann), Wednesday 4 March 2026"))
+
+        let annLog = try History.log(env(f, "ann"), since: nil, until: nil, device: nil, limit: nil, includeDeleted: false, csv: false, json: true)
+        #expect(annLog.split(separator: "\n").count == 2 && annLog.contains("\"person\":\"Ann\"") && !annLog.contains("\"person\":\"me\""))
+        let meLog = try History.log(env(f, "me"), since: nil, until: nil, device: nil, limit: nil, includeDeleted: false, csv: false, json: true)
+        #expect(meLog.split(separator: "\n").count == 17 && !meLog.contains("Ann"))
+
+        let annStats = try json(History.stats(env(f, "ann"), days: 7, json: true))
+        #expect(annStats["total_ml"] as? Double == 500 && annStats["sips"] as? Int == 2 && annStats["person"] as? String == "Ann")
+        let meStats = try json(History.stats(env(f, "me"), days: 7, json: true))
+        #expect(meStats["sips"] as? Int == 16)
+
+        _ = try History.setGoal(env(f, "ann"), amount: "1800ml", from: nil, json: false)
+        #expect(try json(History.showGoal(env(f, "me"), json: true))["current_ml"] as? Double == 2000, "her goal is hers")
+        let annGoal = try json(History.showGoal(env(f, "ann"), json: true))
+        #expect(annGoal["current_ml"] as? Double == 1800 && (annGoal["history"] as? [Any])?.count == 1 && annGoal["person"] as? String == "Ann")
+        let calendar = try json(History.calendar(env(f, "ann"), month: "2026-03", json: true))
+        #expect(calendar["total_ml"] as? Double == 500 && calendar["person"] as? String == "Ann")
+
+        _ = try History.setReminders(env(f, "ann"), mode: "off", window: nil, after: nil, every: nil, slack: nil, json: false)
+        #expect(try json(History.remind(env(f, "ann"), json: true))["mode"] as? String == "off")
+        #expect(try json(History.remind(env(f, "me"), json: true))["mode"] as? String == "pace")
+    }
+
+    @Test("a manual drink names the person; undo takes back their own; delete by id checks a named person")
+    func manualDrinks() throws {
+        let f = try household()
+        let added = try json(History.add(env(f, "ann"), amount: "8oz", at: "11:00", note: "juice", json: true))
+        #expect(added["person"] as? String == "Ann" && (added["today_ml"] as? Double ?? 0) > 736)
+        #expect(try json(History.today(env(f, "me"), json: true))["intake_ml"] as? Double == 500, "not mine")
+        let undone = try json(History.undo(env(f, "me"), json: true))
+        #expect((undone["event"] as? [String: Any])?["ml"] as? Double == 100, "my newest, not Ann's juice")
+        let id = try #require((added["event"] as? [String: Any])?["id"] as? Int)
+        #expect(message { _ = try History.delete(env(f, "me"), id: Int64(id), json: false) } == "event \(id) is Ann's, not me's")
+        // Without a name, the id says whose.
+        #expect(try History.delete(env(f, nil), id: Int64(id), json: false).contains("Today (Ann): "))
+        #expect(try History.restore(env(f, "ann"), id: Int64(id), json: false).hasPrefix("Restored #\(id)"))
+    }
+
+    @Test("reassigning a bottle: the past stays with whoever drank it, the next sips are the new owner's")
+    func reassignment() throws {
+        let f = try household()
+        #expect(message { _ = try History.assignDevice(env(f, nil), address: Self.annBottle, json: false) } == "say whose it is now with --person NAME")
+        #expect(message { _ = try History.assignDevice(env(f, "me"), address: "AA:AA:AA:AA:AA:AA", json: false) }.hasPrefix("no device AA:AA:AA:AA:AA:AA is paired"))
+        _ = try History.assignDevice(env(f, "me"), address: Self.annBottle, json: false)
+        let store = try IntakeStore(path: f.path, mode: .existing)
+        try store.ingest([DetectedEvent(kind: .sip, t: 10, start: 0, end: 5, ml: 75, remainingML: 125)], device: Self.annBottle,
+                         started: Timestamp(iso8601: "2026-03-04T11:50:00Z")!)
+        #expect(try json(History.today(env(f, "ann"), json: true))["intake_ml"] as? Double == 500)
+        #expect(try json(History.today(env(f, "me"), json: true))["intake_ml"] as? Double == 575)
+        let people = try json(History.people(env(f, nil), json: true))["people"] as? [[String: Any]]
+        #expect(people?.map { $0["devices"] as? [String] } == [[Self.annBottle, HistoryFixture.device], []])
+    }
+
+    @Test("the reminder timer serves the household: without a name, each person's reminder that is due")
+    func remindersForEveryone() throws {
+        let f = try household()
+        var at = env(f, nil)
+        at.now = Timestamp(iso8601: "2026-03-04T15:00:00Z")!
+        let deliveries = try History.deliverReminders(at, command: nil)
+        #expect(deliveries.map(\.delivered) == [true, true], "\(deliveries.map(\.text))")
+        #expect(deliveries.map { $0.text.prefix(18) } == ["reminder (me): dri", "reminder (Ann): dr"])
+        at.now = at.now.adding(600)
+        #expect(try History.deliverReminders(at, command: nil).allSatisfy { !$0.delivered }, "not again within the hour")
+        at.person = "ann"
+        #expect(try History.deliverReminders(at, command: nil).count == 1)
+    }
+
+    @Test("pairing: whose the device will be, known before any wait, and said only in a household")
+    func pairingOwner() throws {
+        let f = try household()
+        #expect(message { _ = try History.pairingOwner(env(f, nil)) }.hasPrefix("several people share this history"))
+        #expect(try History.pairingOwner(env(f, "ANN")) == "Ann")
+        let single = try HistoryFixture()
+        #expect(try History.pairingOwner(env(single, nil)) == nil)
+        var none = env(single, "bob")
+        none.databasePath = single.directory + "/not-yet.sqlite"
+        #expect(message { _ = try History.pairingOwner(none) }.hasPrefix("nobody is called 'bob' (people: me;"))
+        #expect(!FileManager.default.fileExists(atPath: none.databasePath), "no database made")
+    }
+
+    @Test("people: listed; renamed with everything theirs; removed only when nothing would be lost")
+    func renameAndRemove() throws {
+        let f = try household()
+        let listing = try History.people(env(f, nil), json: false)
+        #expect(listing == """
+            Name  Goal today  Units           Devices            Events
+            me      2,000 mL  mL (household)  C4:7C:8D:6A:12:34      17
+            Ann      50.7 oz  oz              AA:00:00:00:00:0A       2
+            """, "\(listing.debugDescription)")
+        _ = try History.setPersonUnits(env(f, nil), name: "ann", units: "household", json: false)
+        #expect(try json(History.today(env(f, "ann"), json: true))["units"] as? String == "ml")
+        #expect(try History.setPersonUnits(env(f, nil), name: "ann", units: "oz", json: false).hasPrefix("Ann now sees oz."))
+        #expect(message { _ = try History.setPersonUnits(env(f, nil), name: "ann", units: "cups", json: false) }.hasPrefix("unknown unit 'cups'"))
+        _ = try History.renamePerson(env(f, nil), from: "ann", to: "Annie", json: false)
+        #expect(try json(History.today(env(f, "Annie"), json: true))["intake_ml"] as? Double == 500)
+        #expect(message { _ = try History.renamePerson(env(f, nil), from: "Annie", to: "ME", json: false) }.contains("there is already someone called me"))
+        #expect(message { _ = try History.addPerson(env(f, nil), name: "a/b", goal: nil, units: nil, json: false) }.contains("cannot be a person's name"))
+
+        #expect(message { _ = try History.removePerson(env(f, nil), name: "Annie", moveTo: nil, json: false) }
+                == "Annie still has 2 events and device AA:00:00:00:00:0A; nothing was removed (give them to someone with --move-to NAME)")
+        _ = try History.addPerson(env(f, nil), name: "Guest", goal: nil, units: nil, json: false)
+        #expect(try History.removePerson(env(f, nil), name: "guest", moveTo: nil, json: false) == "Removed Guest.")
+        #expect(try History.removePerson(env(f, nil), name: "Annie", moveTo: "me", json: false)
+                == "Removed Annie; 2 events and AA:00:00:00:00:0A now me's.")
+        // One person again: no name needed, and nothing was lost.
+        #expect(try json(History.today(env(f, nil), json: true))["intake_ml"] as? Double == 1000)
+        #expect(message { _ = try History.removePerson(env(f, nil), name: "me", moveTo: nil, json: false) }.contains("cannot remove the only person"))
+    }
+
+    @Test("export then import, two people: the same people, goals, devices and events, each theirs")
+    func exportImportRoundTrip() throws {
+        let f = try household()
+        _ = try History.setGoal(env(f, "ann"), amount: "1800ml", from: "2026-03-01", json: false)
+        let exported = try History.export(env(f, nil), format: .json, since: nil, until: nil)
+        #expect(exported.contains("\"version\" : 2") && exported.contains("\"people\" : ["))
+        let file = f.directory + "/backup.json"
+        try exported.write(toFile: file, atomically: true, encoding: .utf8)
+
+        var fresh = env(f, nil)
+        fresh.databasePath = f.directory + "/fresh.sqlite"
+        let report = try json(History.importFile(fresh, path: file, json: true))
+        #expect(report["inserted"] as? Int == 19 && report["people_added"] as? Int == 1 && report["goals"] as? Int == 3)
+        #expect(try History.export(fresh, format: .json, since: nil, until: nil) == exported, "the same export back")
+        var freshAnn = fresh
+        freshAnn.person = "Ann"
+        let annGoals = try json(History.showGoal(freshAnn, json: true))
+        #expect(annGoals["current_ml"] as? Double == 1500 && (annGoals["history"] as? [Any])?.count == 2, "her goals came with her")
+        #expect(try History.export(fresh, format: .csv, since: nil, until: nil) == History.export(env(f, nil), format: .csv, since: nil, until: nil))
+
+        // One person's export holds theirs alone.
+        let annOnly = try History.export(env(f, "ann"), format: .csv, since: nil, until: nil)
+        #expect(annOnly.split(separator: "\n").count == 3 && annOnly.hasSuffix(",Ann"))
+    }
+
+    @Test("an export from before people imports into the selected person; without one, the refusal says where")
+    func oldExportsImportIntoTheSelectedPerson() throws {
+        let f = try household()
+        let old = """
+            {"format": "quench-export", "version": 1, "goals": [{"start_day": "2026-01-01", "ml": 2200, "set_at": {"seconds_since1970": 1}}],
+             "events": [{"kind": "sip", "ml": 111, "time": 1772618400}]}
+            """
+        let file = f.directory + "/old.json"
+        try old.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(message { _ = try History.importFile(env(f, nil), path: file, json: false) }
+            .contains("several people share this history (me, Ann)"))
+        _ = try History.importFile(env(f, "ann"), path: file, json: false)
+        let ann = try json(History.today(env(f, "ann"), json: true))
+        #expect(ann["intake_ml"] as? Double == 611)
+
+        let csv = "kind,ml,time,person\nsip,50,1772618400,Bob\nsip,60,1772618401,bad/name\n"
+        let csvFile = f.directory + "/people.csv"
+        try csv.write(toFile: csvFile, atomically: true, encoding: .utf8)
+        #expect(message { _ = try History.importFile(env(f, nil), path: csvFile, json: false) }
+            == "cannot import \(csvFile) line 3: person 'bad/name': a name without control characters, '/', '+', '#' or ','; nothing was imported")
+        #expect(try IntakeStore(path: f.path, mode: .existing).people().map(\.name) == ["me", "Ann"], "Bob was not kept either")
+    }
+}

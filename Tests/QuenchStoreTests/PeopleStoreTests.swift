@@ -1,0 +1,119 @@
+import Foundation
+import QuenchCore
+import Testing
+@testable import QuenchStore
+
+/// A household: people, whose rows are theirs, and the migration that made
+/// one person of the history that came before.
+@Suite("people in the store")
+struct PeopleStoreTests {
+    /// A database as Quench wrote it at schema v6 (migrations 1 to 6 only), with
+    /// events, goals, a reminder, a device and the outbox on.
+    static func version6(_ path: String) throws {
+        // An empty owner-only file, as Quench creates it (SQLite is not asked to create it).
+        #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]))
+        let db = try SQLiteConnection(path: path, readOnly: false, busyTimeout: 5)
+        try db.execute("PRAGMA foreign_keys = ON")
+        try db.transaction(immediate: true) {
+            for migration in Schema.migrations.prefix(6) { try db.execute(migration.sql) }
+            try db.execute("PRAGMA user_version = 6")
+        }
+        try db.execute("""
+            INSERT INTO device (address, name, profile, sensor, added_at) VALUES ('C4:7C:8D:6A:12:34', 'Kitchen scale', 'weight-scale', 'weight', 1790000000);
+            INSERT INTO intake_event (identity, kind, ml, time, remaining_ml, source, device, deleted, recorded_at)
+                VALUES ('C4:7C:8D:6A:12:34|sip|1790000100000', 'sip', 120, 1790000100, 480, 'sensor', 'C4:7C:8D:6A:12:34', 0, 1790000101),
+                       ('C4:7C:8D:6A:12:34|sip|1790000200000', 'sip', 80, 1790000200, 400, 'sensor', 'C4:7C:8D:6A:12:34', 1, 1790000201),
+                       ('manual|tea', 'sip', 250, 1790000300, NULL, 'manual', NULL, 0, 1790000301);
+            INSERT INTO goal (start_day, ml, set_at) VALUES ('2026-01-01', 2000, 1790000000), ('2026-02-01', 2500, 1790000001);
+            INSERT INTO reminder (id, mode, wake_from_minute, wake_until_minute, slack_ml, after_minutes, every_minutes, last_reminded_at, snoozed_until)
+                VALUES (1, 'hourly', 420, 1380, 100, 45, 90, 1790000400, NULL);
+            UPDATE settings SET units = 'oz', day_start_hour = 5 WHERE id = 1;
+            UPDATE mqtt_outbox_state SET enabled = 1 WHERE id = 1;
+            DELETE FROM mqtt_outbox;
+            """)
+    }
+
+    @Test("a v6 database becomes one person's, `me`: every event, goal, reminder setting and device")
+    func migrationFromVersion6() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("v6.sqlite")
+        try Self.version6(path)
+        let store = try IntakeStore(path: path, mode: .existing)
+
+        let version = try store.read("test") { db in try db.first("PRAGMA user_version") { row -> Int in row[0] } }
+        #expect(version == Schema.migrations.count)
+        let people = try store.people()
+        #expect(people.map(\.name) == [Person.defaultName] && people[0].units == nil, "units follow the household's setting")
+        let me = people[0]
+
+        let events = try store.events(EventQuery(includeDeleted: true, order: .byID))
+        #expect(events.count == 3 && events.allSatisfy { $0.person == "me" })
+        #expect(try store.events(EventQuery(includeDeleted: true, person: me.id)).count == 3)
+        #expect(try store.goals(person: me.id).map(\.ml) == [2000, 2500])
+        let reminder = try store.reminder(person: me.id)
+        #expect(reminder.settings == ReminderSettings(mode: .hourly, wakeFromMinute: 420, wakeUntilMinute: 1380, slackML: 100,
+                                                      afterMinutes: 45, everyMinutes: 90))
+        #expect(reminder.lastRemindedAt == Timestamp(secondsSince1970: 1_790_000_400))
+        #expect(try store.listDevices().map(\.person) == ["me"])
+        #expect(try store.settings().units == .usFluidOunce && store.settings().dayStartHour == 5)
+
+        // Daily totals per person go through their own index.
+        let plan = try store.read("test") { db in
+            try db.all("EXPLAIN QUERY PLAN SELECT SUM(ml) FROM intake_event WHERE kind = 'sip' AND deleted = 0 AND person = 1 AND time >= 0 AND time < 2e9") { row -> String in row[3] }
+        }
+        #expect(plan.contains { $0.contains("intake_event_person_live_sip") }, "\(plan)")
+
+        // The outbox triggers still fire, and a reminder's names the person.
+        try store.markReminded(at: Timestamp(secondsSince1970: 1_790_000_900), person: me.id)
+        _ = try store.addManual(ml: 100, at: Timestamp(secondsSince1970: 1_790_000_950), note: nil, identity: "manual|later", person: me.id)
+        _ = try store.setDeleted(id: events[0].id!, true)
+        #expect(try store.outbox(after: 0, limit: 10).map { "\($0.identity) \($0.change)" }
+                == ["reminder|me reminder", "manual|later new", "C4:7C:8D:6A:12:34|sip|1790000100000 deleted"])
+        // An event stored later from the device is its owner's.
+        try store.ingest(sips(1, from: 10), device: "C4:7C:8D:6A:12:34", started: Timestamp(secondsSince1970: 1_790_001_000))
+        #expect(try store.events(EventQuery(limit: 1)).first?.person == "me")
+    }
+
+    @Test("two people: events by device owner, goals, reminders and totals apart; reassigning keeps the past")
+    func isolationAndReassignment() throws {
+        let dir = TemporaryDirectory()
+        let store = try IntakeStore(path: dir.file("q.sqlite"))
+        let me = try #require(try store.people().first)
+        let ann = try store.addPerson(name: "Ann", units: .usFluidOunce)
+        #expect(throws: StoreError.self) { try store.addPerson(name: "ann") }
+        #expect(throws: StoreError.self) { try store.addPerson(name: " spaced") }
+        try store.saveDevice(Device(address: "AA:00:00:00:00:01", addedAt: t0))
+        try store.saveDevice(Device(address: "AA:00:00:00:00:02", addedAt: t0, person: "ann"))
+        #expect(try store.deviceOwners() == ["AA:00:00:00:00:01": me.id, "AA:00:00:00:00:02": ann.id])
+
+        try store.ingest(sips(3, ml: 10), device: "AA:00:00:00:00:01", started: t0)
+        try store.ingest(sips(2, ml: 50), device: "AA:00:00:00:00:02", started: t0)
+        try store.setGoal(ml: 1500, from: CivilDay(parsing: "2026-01-01")!, person: ann.id)
+        try store.setGoal(ml: 2500, from: CivilDay(parsing: "2026-01-01")!, person: me.id)
+        try store.saveReminderSettings(ReminderSettings(mode: .off, wakeFromMinute: 0, wakeUntilMinute: 600, slackML: 0, afterMinutes: 0, everyMinutes: 5),
+                                       person: ann.id)
+        let day = [DaySegment(from: t0.adding(-3600), until: t0.adding(86_400), shift: 0)]
+        #expect(try store.sipTotalsByDay(day, person: me.id).values.map(\.ml) == [30])
+        #expect(try store.sipTotalsByDay(day, person: ann.id).values.map(\.ml) == [100])
+        #expect(try store.sipTotalsByDay(day).values.map(\.ml) == [130], "the household's")
+        #expect(try store.goals(person: ann.id).map(\.ml) == [1500] && store.goals(person: me.id).map(\.ml) == [2500])
+        #expect(try store.reminder(person: ann.id).settings.mode == .off && store.reminder(person: me.id).settings.mode == .pace)
+        #expect(try store.lastSip(before: t0.adding(86_400), person: ann.id)?.ml == 50)
+
+        // The bottle changes hands: what was drunk stays with whoever drank it.
+        #expect(try store.assignDevice(address: "AA:00:00:00:00:01", to: ann.id))
+        try store.ingest(sips(1, ml: 40, from: 600), device: "AA:00:00:00:00:01", started: t0)
+        #expect(try store.sipTotalsByDay(day, person: me.id).values.map(\.ml) == [30])
+        #expect(try store.sipTotalsByDay(day, person: ann.id).values.map(\.ml) == [140])
+        #expect(try store.holdings(of: me.id) == PersonHoldings(events: 3, devices: []))
+
+        // Removing: refused while they have history, unless it goes to someone; never the last person.
+        #expect(throws: StoreError.self) { try store.removePerson(id: ann.id, movingTo: nil) }
+        try store.removePerson(id: ann.id, movingTo: me.id)
+        #expect(try store.people().map(\.name) == ["me"])
+        #expect(try store.holdings(of: me.id) == PersonHoldings(events: 6, devices: ["AA:00:00:00:00:01", "AA:00:00:00:00:02"]))
+        #expect(throws: StoreError.self) { try store.removePerson(id: me.id, movingTo: nil) }
+        try store.renamePerson(id: me.id, to: "Sam")
+        #expect(try store.events(EventQuery(limit: 1)).first?.person == "Sam")
+    }
+}
