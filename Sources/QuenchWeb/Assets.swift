@@ -80,8 +80,8 @@ enum Assets {
           <figure class="chart"><div id="chart-day"></div></figure>
           <figure class="chart"><div id="chart-week"></div></figure>
           <figure class="chart"><div id="chart-month"></div></figure>
-          <p class="share">Share: <a href="/api/share/day.png" download="quench-today.png">today's card</a> ·
-            <a href="/api/share/week.png" download="quench-week.png">this week's card</a> (PNG)</p>
+          <p class="share">Share: <a class="card" data-card="share/day.png" href="/api/share/day.png" download="quench-today.png">today's card</a> ·
+            <a class="card" data-card="share/week.png" href="/api/share/week.png" download="quench-week.png">this week's card</a> (PNG)</p>
           <h3 id="calendar-title">This month</h3>
           <table id="calendar" aria-labelledby="calendar-title">
             <thead><tr><th scope="col" abbr="Monday">Mon</th><th scope="col" abbr="Tuesday">Tue</th><th scope="col" abbr="Wednesday">Wed</th><th scope="col" abbr="Thursday">Thu</th><th scope="col" abbr="Friday">Fri</th><th scope="col" abbr="Saturday">Sat</th><th scope="col" abbr="Sunday">Sun</th></tr></thead>

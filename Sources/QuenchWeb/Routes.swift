@@ -47,9 +47,12 @@ struct Routes: Sendable {
             await answer(request) { env, _ throws(HistoryError) in History.json(try History.personState(env)) }
         }
 
-        // Everyone at a glance (the carer's view): each person's state.
+        // Everyone at a glance (the carer's view): each person's state, as MQTT publishes it.
         router.get("/api/household") { request, _ in
-            await answer(request) { env, _ throws(HistoryError) in History.json([try History.personState(env)]) }
+            await answer(request) { env, _ throws(HistoryError) in History.json(try History.personStates(env)) }
+        }
+        router.get("/api/people") { request, _ in
+            await answer(request) { env, _ throws(HistoryError) in try History.people(env, json: true) }
         }
 
         router.post("/api/add") { request, context in
@@ -103,10 +106,12 @@ struct Routes: Sendable {
 
     func answer(_ request: Request, writes: Bool = false, type: String? = nil,
                 _ body: @escaping @Sendable (HistoryEnvironment, Query) throws(HistoryError) -> [UInt8]) async -> Response {
+        let query = Query(request.uri)
+        // `?person=` is `--person`: whose history (needed once several people share it).
         var now = environment
         now.now = .wallClockNow
+        if let person = query["person"] { now.person = person }
         let env = now
-        let query = Query(request.uri)
         do {
             let bytes = try await NIOThreadPool.singleton.runIfActive { () throws -> [UInt8] in try body(env, query) }
             if writes { feed.changed() }
@@ -201,6 +206,7 @@ enum Responses {
     }
 
     static func status(for error: HistoryError) -> HTTPResponse.Status {
+        if case .unknownPerson = error { return .notFound }
         guard case let .store(storeError) = error else { return .badRequest }
         switch storeError.code {
         case .noSuchEvent, .notFound: return .notFound

@@ -31,7 +31,9 @@ extension Assets {
         const post = (path, body) => call(path, {}, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 
         const volume = (ml) => units === "oz" ? (ml / OZ).toFixed(1) + " fl oz" : Math.round(ml).toLocaleString("en") + " mL";
-        const clock = (iso) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: zone });
+        // A time with its offset is already the household's wall clock; a UTC one is shown in the household's zone.
+        const clock = (iso) => /[+-]\d\d:\d\d$/.test(iso) ? iso.slice(11, 16)
+          : new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: zone });
         function ago(iso) {
           const minutes = Math.round((Date.now() - new Date(iso).getTime()) / 60000);
           if (minutes < 1) return "just now";
@@ -130,20 +132,24 @@ extension Assets {
           }
         }
 
-        async function showHousehold() {
-          let people = [];
-          try { people = await getJSON("household"); } catch (_) { return; }
-          if (!Array.isArray(people) || people.length < 2) return;
-          $("household-link").hidden = false;
-          const pick = $("person");
-          pick.replaceChildren(...people.map((p) => el("option", p.person === (person || people[0].person) ? { selected: "" } : {}, p.person)));
-          $("person-pick").hidden = false;
-          $("who").textContent = " · " + (person || people[0].person);
-          $("people").tBodies[0].replaceChildren(...people.map((p) => el("tr", {},
-            el("th", { scope: "row" }, el("a", { href: "/?person=" + encodeURIComponent(p.person) }, p.person)),
-            el("td", { class: "num", "data-ml": p.intake_ml }, volume(p.intake_ml)), el("td", { class: "num" }, volume(p.goal_ml)),
-            el("td", { class: p.behind ? "behind" : "ahead" }, p.behind ? "behind by " + volume(p.behind_by_ml) : "on pace"),
-            el("td", {}, p.last_sip_at ? clock(p.last_sip_at) + " (" + ago(p.last_sip_at) + ")" : "none today"))));
+        // Everyone at a glance: the carer's view, and the person picker once several share the Pi.
+        function showHousehold(people) {
+          const several = people.length > 1;
+          $("household-link").hidden = !several;
+          $("person-pick").hidden = !several;
+          const chosen = person || (several ? "" : people[0] && people[0].person);
+          $("person").replaceChildren(...(person ? [] : [el("option", { value: "" }, "Everyone")]),
+            ...people.map((p) => el("option", p.person === chosen ? { selected: "", value: p.person } : { value: p.person }, p.person)));
+          $("who").textContent = several && person ? " · " + person : "";
+          $("people").tBodies[0].replaceChildren(...people.map((p) => {
+            const quiet = p.last_sip_at ? (Date.now() - new Date(p.last_sip_at).getTime()) / 3600000 : null;
+            return el("tr", { "data-person": p.person },
+              el("th", { scope: "row" }, el("a", { href: "/?person=" + encodeURIComponent(p.person) }, p.person)),
+              el("td", { class: "num", "data-ml": p.intake_ml }, volume(p.intake_ml)), el("td", { class: "num" }, volume(p.goal_ml)),
+              el("td", { class: p.behind ? "behind" : "ahead" }, p.intake_ml >= p.goal_ml ? "goal met" : p.behind ? "behind by " + volume(p.behind_by_ml) : "on pace"),
+              el("td", { class: quiet !== null && quiet >= 3 ? "behind" : "" },
+                p.last_sip_at ? clock(p.last_sip_at) + " (" + ago(p.last_sip_at) + ")" + (quiet >= 3 ? ": no drink for " + Math.floor(quiet) + " h" : "") : "none today"));
+          }));
         }
 
         let refreshing = null, again = false;
@@ -151,15 +157,24 @@ extension Assets {
           if (refreshing) { again = true; return refreshing; }
           refreshing = (async () => {
             try {
-              const [today, state] = await Promise.all([getJSON("today"), getJSON("state")]);
-              showToday(today, state);
-              const [events, week, month, calendar] = await Promise.all([
-                getLines("log", { since: "today", deleted: "true" }), getJSON("stats", { days: 7 }), getJSON("stats", { days: 30 }), getJSON("calendar")]);
-              showSips(events, state.bottles);
-              showBottles(state.bottles);
-              showStats(week, month);
-              showCalendar(calendar, today);
-              await Promise.all([showCharts(), showHousehold()]);
+              const people = await getJSON("household");
+              // Several people and nobody chosen: the household is the page.
+              const household = query.get("view") === "household" || (people.length > 1 && !person);
+              for (const id of ["today", "bottles", "history"]) $(id).hidden = household;
+              $("household").hidden = !household;
+              if (people[0]) { units = people[0].units || units; }
+              showHousehold(people);
+              if (!household) {
+                const [today, state] = await Promise.all([getJSON("today"), getJSON("state")]);
+                showToday(today, state);
+                const [events, week, month, calendar] = await Promise.all([
+                  getLines("log", { since: "today", deleted: "true" }), getJSON("stats", { days: 7 }), getJSON("stats", { days: 30 }), getJSON("calendar")]);
+                showSips(events, state.bottles);
+                showBottles(state.bottles);
+                showStats(week, month);
+                showCalendar(calendar, today);
+                await showCharts();
+              }
               problem("");
               document.body.dataset.loaded = String(Date.now());
             } catch (error) { problem("Cannot load the day: " + error.message); }
@@ -189,10 +204,8 @@ extension Assets {
         }
 
         document.addEventListener("DOMContentLoaded", async () => {
-          const household = query.get("view") === "household";
-          for (const id of ["today", "bottles", "history"]) $(id).hidden = household;
-          $("household").hidden = !household;
-          $("person").addEventListener("change", (e) => { location.search = "?person=" + encodeURIComponent(e.target.value); });
+          $("person").addEventListener("change", (e) => { location.search = e.target.value ? "?person=" + encodeURIComponent(e.target.value) : ""; });
+          for (const link of document.querySelectorAll("a.card")) link.href = url(link.dataset.card);
           $("quick-add").addEventListener("submit", (e) => {
             e.preventDefault();
             const amount = $("custom-amount").value.trim();

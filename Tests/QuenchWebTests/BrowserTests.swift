@@ -109,3 +109,49 @@ struct BrowserTests {
         await browser.close()
     }
 }
+
+/// A household: the carer's view lists everyone with the CLI's numbers, and
+/// each person's page and quick-add are theirs alone.
+@Suite(.serialized, .enabled(if: WebDriver.isInstalled, Comment(rawValue: WebDriver.missing)),
+       .enabled(if: quenchBinary != nil, "SKIPPED: quench is not built (swift build)"))
+struct HouseholdBrowserTests {
+    @Test func everyoneAtAGlanceThenEachPersonsOwnPage() async throws {
+        let fixture = try WebFixture()
+        _ = try fixture.quench(["person", "add", "Ben", "--goal", "1500ml"])
+        _ = try fixture.quench(["add", "400ml", "--person", "Ben", "--at", ISO8601DateFormatter().string(from: Date().addingTimeInterval(-3 * 3600))])
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        let browser = try await WebDriver(width: 390, height: 844)
+        do {
+            try await browser.open(server.url + "/")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            #expect(try await browser.run("return document.getElementById('household').hidden") as? Bool == false,
+                    "several people and nobody chosen: the household view")
+            for name in ["me", "Ben"] {
+                let today = try fixture.json(["today", "--person", name])
+                let shown = try await browser.run(
+                    "return Number(document.querySelector('#people tr[data-person=\"' + arguments[0] + '\"] td').dataset.ml)", [name]) as? NSNumber
+                #expect(shown?.doubleValue == today["intake_ml"] as? Double, "\(name)")
+            }
+            _ = try await browser.fullPageScreenshot(to: screenshotFolder + "/household.png", width: 390)
+
+            try await browser.open(server.url + "/?person=Ben")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            let ben = try fixture.json(["today", "--person", "Ben"])
+            #expect(try await BrowserTests.pageNumber(browser, "intake") == ben["intake_ml"] as? Double)
+            #expect(try await BrowserTests.pageNumber(browser, "goal") == 1500)
+            let mine = try #require(fixture.json(["today", "--person", "me"])["intake_ml"] as? Double)
+            try await browser.click("#quick-buttons button[data-amount='100ml']")
+            let benAfter = (ben["intake_ml"] as? Double ?? 0) + 100
+            #expect(try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(benAfter)") != nil)
+            #expect(try fixture.json(["today", "--person", "Ben"])["intake_ml"] as? Double == benAfter)
+            #expect(try fixture.json(["today", "--person", "me"])["intake_ml"] as? Double == mine, "Ben's quick-add is Ben's alone")
+            let errors = try await browser.consoleEntries().filter { $0.level == "SEVERE" }
+            #expect(errors.isEmpty, "console: \(errors)")
+        } catch {
+            await browser.close()
+            throw error
+        }
+        await browser.close()
+    }
+}
