@@ -28,9 +28,20 @@ enum LiveVM {
         }
         let file = dir.appendingPathComponent("inner.sh")
         try script.write(to: file, atomically: true, encoding: .utf8)
-        let start = ContinuousClock.now
-        let harnessResult = try BLEVMHarness.boot(
+        var start = ContinuousClock.now
+        var harnessResult = try BLEVMHarness.boot(
             packageRoot: packageRoot, options: ["--timeout", "\(timeout)"], peripherals: peripherals, command: ["/bin/sh", file.path])
+        if harnessResult.status == 123 {
+            // The guest's kernel (Debian 12's 6.1) crashed: seen once under heavy host load, a general
+            // protection fault in hci_chan_del while an L2CAP socket closed during a link drop. Said,
+            // and the case run once more on a fresh VM; a second crash fails the test.
+            print("ble-vm: exit 123 (the guest kernel crashed) after \(ContinuousClock.now - start)\n\(harnessResult.output)\n"
+                  + "ble-vm: running the case once more on a fresh VM")
+            for log in peripheralLogs(peripherals) { FileManager.default.createFile(atPath: log, contents: nil) }
+            start = ContinuousClock.now
+            harnessResult = try BLEVMHarness.boot(
+                packageRoot: packageRoot, options: ["--timeout", "\(timeout)"], peripherals: peripherals, command: ["/bin/sh", file.path])
+        }
         let result = (status: harnessResult.status, output: harnessResult.output)
         print("ble-vm: exit \(result.status) after \(ContinuousClock.now - start)\n\(result.output)")
         if harnessResult.harnessFailed {
@@ -38,6 +49,14 @@ enum LiveVM {
             try Test.cancel("the ble-vm harness could not start (exit 125)")
         }
         return result
+    }
+
+    /// The `--log FILE`s the peripherals append to: emptied before a case runs again.
+    static func peripheralLogs(_ peripherals: [String]) -> [String] {
+        peripherals.flatMap { spec -> [String] in
+            let words = spec.split(separator: " ").map(String.init)
+            return zip(words, words.dropFirst()).compactMap { $0.0 == "--log" ? $0.1 : nil }
+        }
     }
 
     /// The built `quench` and a fresh folder beside it for one test (removed by the caller); nil,
