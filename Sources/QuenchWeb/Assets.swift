@@ -79,7 +79,7 @@ enum Assets {
           <p id="streaks"></p>
           <figure class="chart"><div id="chart-day"></div></figure>
           <figure class="chart"><div id="chart-week"></div></figure>
-          <figure class="chart"><div id="chart-month"></div></figure>
+          <figure class="chart"><div id="chart-30days"></div></figure>
           <p class="share">Share: <a class="card" data-card="share/day.png" href="/api/share/day.png" download="quench-today.png">today's card</a> ·
             <a class="card" data-card="share/week.png" href="/api/share/week.png" download="quench-week.png">this week's card</a> (PNG)</p>
           <h3 id="calendar-title">This month</h3>

@@ -96,7 +96,7 @@ extension Assets {
           $("bottle-list").replaceChildren(...bottles.map((b) => el("li", {},
             el("strong", {}, b.name || b.device),
             el("span", {}, b.remaining_ml == null ? "level unknown" : volume(b.remaining_ml) + " left"),
-            el("span", {}, b.remaining_at ? "heard " + ago(b.remaining_at) : "not heard yet"),
+            el("span", {}, b.remaining_at ? "last reading " + ago(b.remaining_at) : "no reading yet"),
             el("span", { class: b.link_up ? "link-up" : "link-down" }, b.link_up ? "connected" : "not connected"))));
           $("no-bottles").hidden = bottles.length > 0;
         }
@@ -127,7 +127,7 @@ extension Assets {
         }
 
         async function showCharts() {
-          for (const kind of ["day", "week", "month"]) {
+          for (const kind of ["day", "week", "30days"]) {
             try { $("chart-" + kind).innerHTML = await call("chart/" + kind + ".svg"); } catch (_) { $("chart-" + kind).textContent = ""; }
           }
         }

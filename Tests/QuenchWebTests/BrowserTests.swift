@@ -88,6 +88,21 @@ struct BrowserTests {
             #expect(try await browser.waitUntil(Self.loaded) != nil)
             let png = try await browser.fullPageScreenshot(to: screenshotFolder + "/desktop.png", width: 1280)
             #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            // The charts are `quench chart`'s SVG, inlined: a week of 7 bars, 30 days, today's timeline.
+            let week = try fixture.quench(["chart", "week", "--out", "-"])
+            let inlined = try await browser.run("return document.querySelector('#chart-week svg').outerHTML") as? String ?? ""
+            #expect(inlined.contains("role=\"img\"") && week.contains("role=\"img\""))
+            let labels = try await browser.run("return document.querySelector('#chart-week svg').getAttribute('aria-label')") as? String
+            #expect(labels != nil && week.contains("aria-label=\"\(labels!)"), "the page's chart is the CLI's: \(labels ?? "none")")
+            #expect(try await browser.run("return document.querySelectorAll('#chart-30days svg, #chart-day svg').length") as? Int == 2)
+            // Everything a keyboard or a screen reader reaches has a name.
+            let unnamed = try await browser.run("""
+                return [...document.querySelectorAll('button, a, input, select')].filter((e) => !e.closest('[hidden]')).filter((e) =>
+                  !(e.getAttribute('aria-label') || e.textContent.trim() || (e.id && document.querySelector('label[for="' + e.id + '"]')) || e.closest('label'))
+                ).map((e) => e.outerHTML)
+                """) as? [String]
+            #expect(unnamed == [], "controls without a name: \(unnamed ?? [])")
+            #expect(try await browser.run("return [...document.images].every((i) => i.hasAttribute('alt'))") as? Bool == true)
             // Two columns on a desktop, one on a phone.
             let columns = try await browser.run("return getComputedStyle(document.getElementById('main')).gridTemplateColumns.split(' ').length") as? Int
             #expect(columns == 2)
