@@ -87,6 +87,8 @@ extension History {
     /// average and days the goal was met).
     public static func shareCard(_ environment: HistoryEnvironment, period: SharePeriod, name: String?) throws(HistoryError) -> ShareCard {
         let c = try environment.context(creating: false)
+        // In a household the card says whose it is unless given another name.
+        let name = name ?? (c.shared ? c.personName : nil)
         switch period {
         case .day:
             let today = try todayReport(c)

@@ -3,28 +3,36 @@ import QuenchHistory
 
 extension History.ChartKind: ExpressibleByArgument {}
 
-struct ChartCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "chart", abstract: "Draw intake as an SVG chart: daily bars against the goal, or a day's sips over time.")
+/// Whose history to draw, from which database, in which units.
+struct DrawingOptions: ParsableArguments {
     @Option(name: .long, help: databaseHelp) var db: String?
     @Option(name: .long, help: "Show volumes in ml or oz (US fl oz); default: `units` in the config file, else the setting.")
     var units: String?
+    @OptionGroup var who: PersonOption
+
+    func environment() throws -> HistoryEnvironment {
+        try HistoryEnvironment.process(database: db, units: units, person: who.person)
+    }
+}
+
+struct ChartCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chart", abstract: "Draw intake as an SVG chart: daily bars against the goal, or a day's sips over time.")
+    @OptionGroup var drawing: DrawingOptions
     @Argument(help: "week (7 days), 30days, month (the calendar month) or day (sips over the day).")
     var kind: History.ChartKind
     @Option(help: "The day the chart ends on or shows, as YYYY-MM-DD, today or yesterday (default: today).") var date: String?
     @Option(help: "The SVG file to write, or - for standard output.") var out: String
 
     func run() throws {
-        emit(try History.chart(HistoryEnvironment.process(database: db, units: units), kind: kind, date: date, out: out))
+        emit(try History.chart(drawing.environment(), kind: kind, date: date, out: out))
     }
 }
 
 struct ShareCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "share", abstract: "Make a card to share (1200 x 630) of today or the last 7 days, as PNG or SVG.")
-    @Option(name: .long, help: databaseHelp) var db: String?
-    @Option(name: .long, help: "Show volumes in ml or oz (US fl oz); default: `units` in the config file, else the setting.")
-    var units: String?
+    @OptionGroup var drawing: DrawingOptions
     @Flag(help: "Today: the intake as a ring of the goal, the sips and the streak (the default).") var day = false
     @Flag(help: "The last 7 days: bars against the goal, total, average and days the goal was met.") var week = false
     @Option(help: "A name for the heading (\"Ann's day\").") var name: String?
@@ -35,6 +43,6 @@ struct ShareCommand: ParsableCommand {
     }
 
     func run() throws {
-        emit(try History.share(HistoryEnvironment.process(database: db, units: units), period: week ? .week : .day, name: name, out: out))
+        emit(try History.share(drawing.environment(), period: week ? .week : .day, name: name, out: out))
     }
 }

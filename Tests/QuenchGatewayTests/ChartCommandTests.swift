@@ -34,6 +34,23 @@ struct ChartCommandTests {
         #expect(thirty.status == 0 && thirty.stdout.contains("30 days, 3 February to 4 March 2026"), "\(thirty.stderr)")
     }
 
+    @Test func aHouseholdChartsEachPersonsOwn() throws {
+        let f = try HistoryFixture()
+        #expect(try runQuench(["person", "add", "Ben", "--goal", "1500ml", "--db", f.path]).status == 0)
+        #expect(try runQuench(["add", "600ml", "--at", "2026-03-04 10:00", "--person", "Ben", "--db", f.path]).status == 0)
+        let anyone = try runQuench(["chart", "week", "--date", "2026-03-04", "--db", f.path, "--out", "-"])
+        #expect(anyone.status != 0 && anyone.stderr.contains("several people share this history"), "\(anyone.stderr)")
+        let ben = try runQuench(["chart", "week", "--date", "2026-03-04", "--person", "Ben", "--db", f.path, "--out", "-"])
+        #expect(ben.status == 0, "\(ben.stderr)")
+        #expect(ben.stdout.contains("600 mL in 7 days") && ben.stdout.contains("goal 1,500 mL"), "Ben's week, Ben's goal")
+        let me = try runQuench(["chart", "week", "--date", "2026-03-04", "--person", "me", "--db", f.path, "--out", "-"])
+        #expect(me.stdout.contains("12,380 mL in 7 days"), "the fixture's history stays with its first person")
+        let card = f.directory + "/ben.svg"
+        let share = try runQuench(["share", "--person", "Ben", "--db", f.path, "--out", card])
+        #expect(share.status == 0, "\(share.stderr)")
+        #expect(try String(contentsOfFile: card, encoding: .utf8).contains("Ben"), "a household's card says whose it is")
+    }
+
     @Test func chartRefusesWhatItCannotDo() throws {
         let f = try HistoryFixture()
         for (args, message) in [
