@@ -54,7 +54,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // The web server's services (the change watcher) stop with it on SIGTERM; in Hummingbird's graph already.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        // Tests only: an HTTP/1.1 client (NIOHTTP1) for the API and chromedriver's WebDriver; in Hummingbird's graph already.
+        // Tests and quench-bench only: an HTTP/1.1 client (NIOHTTP1) for the API and chromedriver's WebDriver; in Hummingbird's graph already.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
@@ -124,6 +124,9 @@ let package = Package(
         .executableTarget(name: "quench-bench", dependencies: [
             "QuenchCore", "QuenchSimulator", "QuenchStore", "QuenchGateway", "QuenchSimulatedDevices", "QuenchMQTT", "MQTT", "QuenchHistory",
             .product(name: "Logging", package: "swift-log"),
+            // `quench-bench web`: its HTTP/1.1 client.
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
 
         // Test support: paths, fixtures, temporary folders, hex, the process runner and

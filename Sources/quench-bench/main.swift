@@ -4,6 +4,7 @@
 //   quench-bench store [--quench PATH] [--db PATH] [--runs N]
 //   quench-bench gateway [--seconds S]
 //   quench-bench mqtt [--quench PATH] [--events N] [--backlog N] [--mosquitto PATH]
+//   quench-bench web [--quench PATH] [--requests N] [--streams N] [--tries N] [--years N] [--sips MIN-MAX] [--also PATHS]
 import Foundation
 
 /// Runs one benchmark; a failure is printed and exits 1.
@@ -29,6 +30,8 @@ case "gateway":
     benchmark("gateway") { try GatewayBenchmark(arguments: rest).run() }
 case "mqtt":
     benchmark("mqtt") { try MQTTBenchmark(arguments: rest).run() }
+case "web":
+    benchmark("web") { try WebBenchmark(arguments: rest).run() }
 default:
     FileHandle.standardError.write(Data("""
         usage: quench-bench detector [--readings N]
@@ -36,6 +39,7 @@ default:
                quench-bench store [--quench PATH] [--db PATH] [--runs N]
                quench-bench gateway [--seconds S]
                quench-bench mqtt [--quench PATH] [--events N] [--backlog N] [--mosquitto PATH]
+               quench-bench web [--quench PATH] [--requests N] [--streams N] [--tries N] [--years N] [--sips MIN-MAX] [--also PATHS]
           detector  sip detector alone on simulated readings (default 10 M)
           replay    a trace file of N readings through the detector, in process and
                     as a whole `quench replay --json` process with its peak RSS
@@ -45,6 +49,8 @@ default:
                     CPU share of one core, peak RSS, event-to-store latency
           mqtt      a real mosquitto: stored → received latency, a 100 000-row outbox
                     drained by `quench mqtt sync` (rate, peak RSS), `quench mqtt run` idle RSS
+          web       `quench serve` on 10 years of history: each endpoint's and a page refresh's
+                    latency, the server's RSS (idle, loaded, 20 live streams), add → change event
 
         """.utf8))
     exit(2)
