@@ -75,3 +75,44 @@ import Testing
         #expect(log.split(separator: "\n").count == 17)
     }
 }
+
+/// The current streak reaches back past the days a report adds up (a month
+/// first, then twice as far each time): its length must not depend on the
+/// report's period nor on where one reach ends.
+@Suite struct StreakReachTests {
+    /// A 600 mL sip at noon every day from 2023-03-01 through yesterday (goal
+    /// 500 mL), except the day `gap` days before today; today has none yet.
+    func history(gap: Int?) throws -> HistoryFixture {
+        let f = try HistoryFixture(populate: false)
+        let store = try IntakeStore(path: f.path)
+        let first = CivilDay(parsing: "2023-03-01")!
+        let today = CivilDay(parsing: "2026-03-04")!
+        try store.setGoal(ml: 500, from: first, setAt: HistoryFixture.now)
+        var events: [IntakeEvent] = []
+        for number in first.number..<today.number where gap.map({ number != today.number - $0 }) ?? true {
+            let time = Timestamp(secondsSince1970: Double(number) * 86_400 + 12 * 3600)
+            events.append(IntakeEvent(identity: "streak|\(number)", kind: .sip, ml: 600, time: time, source: .manual, recordedAt: time))
+        }
+        try store.insert(events)
+        return f
+    }
+
+    func streak(_ f: HistoryFixture, days: Int) throws -> Int? {
+        let json = try History.stats(f.environment(), days: days, json: true)
+        return (try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["current_streak"] as? Int
+    }
+
+    @Test(arguments: [1, 2, 8, 31, 32, 33, 62, 63, 64, 100, 366, 367, 400, 800])
+    func streakEndingAGapAgo(gap: Int) throws {
+        let f = try history(gap: gap)
+        for days in [1, 2, 7, 30, 365] {
+            #expect(try streak(f, days: days) == gap - 1, "--days \(days), gap \(gap) days ago")
+        }
+    }
+
+    @Test func streakAsOldAsTheHistory() throws {
+        let f = try history(gap: nil)
+        let all = CivilDay(parsing: "2026-03-04")!.number - CivilDay(parsing: "2023-03-01")!.number
+        for days in [1, 7, 365] { #expect(try streak(f, days: days) == all) }
+    }
+}
