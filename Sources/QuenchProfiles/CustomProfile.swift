@@ -12,7 +12,8 @@ public enum GATTDelivery: Sendable, Hashable {
 
 /// A user-defined profile, read from a JSON file (format in docs/profiles.md):
 /// where one number sits in a characteristic value, service data or
-/// manufacturer data, how it is encoded and what it means.
+/// manufacturer data, how it is encoded and what it means; and, optionally,
+/// how the device shows a reminder (`reminder`).
 public struct CustomProfile: Sendable, Hashable {
     public enum Source: Sendable, Hashable {
         case characteristic(service: BluetoothUUID, characteristic: BluetoothUUID, delivery: GATTDelivery)

@@ -24,8 +24,8 @@ public struct ReminderSignal: Sendable, Hashable {
     public static let mostWrites = 16
     /// The longest pause between writes, so a whole signal stays a moment.
     public static let longestPause = 5.0
-    /// The longest value one write may carry: 20 bytes fit the smallest ATT MTU
-    /// (23, less the 3-byte header; Vol 3, Part F, 3.2.8), which every link has.
+    /// The longest value one write may carry: 20 bytes fit the LE default ATT_MTU
+    /// (23; Core Spec Vol 3, Part G, 5.2.1) less a write's 3-byte header, which every link has.
     public static let longestWrite = 20
 
     public init(service: BluetoothUUID, characteristic: BluetoothUUID, writes: [[UInt8]], pause: Double, withResponse: Bool) {
@@ -71,7 +71,9 @@ extension DecentScaleFrame {
 
 extension DeviceProfile {
     /// How this profile's device shows a reminder; nil when it cannot (or
-    /// when how is not known).
+    /// when how is not known). The readings session (`GATTDeviceSession`) gives
+    /// it; a bottle that reports its own sips has a session of its own
+    /// (`HidrateSparkDrain`), which would have to give it too once one is known.
     public var reminderSignal: ReminderSignal? {
         switch self {
         case .decentScale: DecentScaleFrame.reminderBlink
