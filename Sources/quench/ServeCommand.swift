@@ -44,8 +44,9 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve", abstract: "Serve the day as a web page (and its JSON API) for phones and desktops.",
         discussion: """
-            Listens on 127.0.0.1:8080 by default (this machine only). With --listen 0.0.0.0:8080 phones on the \
-            home network can open it, with the access token: `quench serve token` shows the link.
+            Listens on 127.0.0.1:8080 by default (this machine only). With --listen 0.0.0.0:8080 (or `listen` under \
+            [web] in the config file, as the quench-web service reads it) phones on the home network can open it, \
+            with the access token: `quench serve token` shows the link.
             """,
         subcommands: [Run.self, Token.self], defaultSubcommand: Run.self)
 
