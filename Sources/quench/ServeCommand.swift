@@ -62,10 +62,8 @@ struct ServeCommand: AsyncParsableCommand {
             do {
                 configuration = try web.configuration(units: units)
             } catch let error as ConfigError {
-                // 78 (EX_CONFIG), as quenchd: the quench-web unit does not restart on it
-                // (RestartPreventExitStatus=78), since a wrong file stays wrong.
-                FileHandleStderr.write("quench: error: \(error)\n")
-                throw ExitCode(78)
+                // The quench-web unit does not restart on 78: a wrong file stays wrong.
+                throw configurationFailure(error)
             }
             let options = WebServer.Options(listen: try configuration.listenAddress(), environment: HistoryEnvironment.process(configuration),
                                             tokenPath: configuration.tokenPath)
@@ -86,13 +84,14 @@ struct ServeCommand: AsyncParsableCommand {
     struct Token: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show the link that lets a phone in (the token is made on first use).")
         @OptionGroup var web: WebOptions
-        @Flag(help: "Make a new token: every phone must open the new link.") var rotate = false
+        @Flag(help: "Make a new token: every phone must open the new link (a running server takes it at once).") var rotate = false
 
         func run() throws {
             let configuration = try web.configuration()
             let listen = try configuration.listenAddress()
             let path = configuration.tokenPath
             let token = try rotate ? AccessToken.rotate(at: path) : AccessToken.loadOrCreate(at: path)
+            try AccessToken.giveToDatabaseOwner(path, database: configuration.database.value)
             print(WebServer.tokenLinks(token, port: listen.port, addresses: WebServer.localAddresses()))
         }
     }

@@ -97,6 +97,14 @@ struct ConfigProcessTests {
         let mqtt = try Setup("[mqtt]\nhost = \"localhost\"\n")
         let m = try runQuench(["mqtt", "sync"], environment: mqtt.environment)
         #expect(m.status == 1 && m.stderr.contains("\(mqtt.config):2: mqtt.host: unknown key"), "\(m.stderr)")
+        // `quench mqtt run`, what the quench-mqtt unit runs: 78 too, for a bad file and for no broker at all.
+        let run = try runQuench(["mqtt", "run", "--seconds", "1"], environment: mqtt.environment)
+        #expect(run.status == 78 && run.stderr.contains("\(mqtt.config):2: mqtt.host: unknown key"), "\(run.stderr)")
+        let none = try Setup("units = \"ml\"\n")
+        var noBroker = none.environment
+        noBroker["QUENCH_DB"] = none.folder.file("q.sqlite")
+        let unset = try runQuench(["mqtt", "run", "--seconds", "1"], environment: noBroker)
+        #expect(unset.status == 78 && unset.stderr.contains("no broker"), "\(unset.stderr)")
         let gone = try runQuench(["today"], environment: ["QUENCH_CONFIG": setup.folder.file("none.toml")])
         #expect(gone.status == 1 && gone.stderr.contains("none.toml: no such file (named by $QUENCH_CONFIG)"), "\(gone.stderr)")
     }
