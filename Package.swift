@@ -8,7 +8,7 @@ import PackageDescription
 //     ├── QuenchHistory (today, log, stats, goals, calendar, export, chart, share: Foundation, for local days' time zones;
 //     │     share's PNG through Debian's rsvg-convert, a child process)
 //     │     └── QuenchCharts (pure: plain values in, SVG text out; no I/O; the web page inlines the same SVG)
-//     ├── QuenchWeb (`quench serve`: the page, the JSON API, live changes; Hummingbird)
+//     ├── QuenchWeb (`quench serve`: the page, the JSON API, live changes; Hummingbird; `--listen` parsed by QuenchConfig's HostPort)
 //     ├── QuenchMQTT (the publisher: outbox → broker, states, Home Assistant discovery)
 //     │     └── MQTT (libmosquitto; the only importer of CMosquitto)
 //     ├── QuenchConfig (quench.toml and precedence: command line > environment > user file > /etc > default;
@@ -102,7 +102,7 @@ let package = Package(
         ]),
         // The page and its JSON API (`quench serve`), a process of its own so quenchd stays small.
         .target(name: "QuenchWeb", dependencies: [
-            "QuenchHistory", "QuenchStore", "QuenchCore",
+            "QuenchHistory", "QuenchConfig", "QuenchStore", "QuenchCore",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -95,7 +95,7 @@ cat > "$root/DEBIAN/prerm" <<'PRERM'
 #!/bin/sh
 set -e
 if [ "$1" = remove ] && [ -d /run/systemd/system ]; then
-    systemctl disable --now quench.service quench-remind.timer quench-mqtt.service || true
+    systemctl disable --now quench.service quench-remind.timer quench-mqtt.service quench-web.service || true
 fi
 PRERM
 cat > "$root/DEBIAN/postrm" <<'POSTRM'
@@ -103,6 +103,7 @@ cat > "$root/DEBIAN/postrm" <<'POSTRM'
 set -e
 if [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi
 if [ "$1" = purge ]; then
+    # The history, and the web page's access token beside it (a secret).
     rm -rf /var/lib/quench
     if getent passwd quench >/dev/null; then deluser --system quench || true; fi
 fi

@@ -53,7 +53,8 @@ put 755 "$bin_dir/quenchd" "$prefix/bin/quenchd"
 # The units name the binaries where they were installed.
 units=$(mktemp -d)
 trap 'rm -rf "$units"' EXIT
-for unit in quench.service quench-remind.service quench-remind.timer quench-mqtt.service; do
+# quench-mqtt and quench-web are installed, not enabled: each needs its [mqtt] or [web] settings first.
+for unit in quench.service quench-remind.service quench-remind.timer quench-mqtt.service quench-web.service; do
     sed "s#/usr/local/bin/#$prefix/bin/#g" "systemd/$unit" > "$units/$unit"
     put 644 "$units/$unit" "/etc/systemd/system/$unit"
 done

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Removes what scripts/install.sh installed. The intake history in
 # /var/lib/quench and the configuration /etc/quench/quench.toml stay unless
-# --purge, which also removes the `quench` user.
+# --purge, which also removes the `quench` user and the web page's access token
+# (in /var/lib/quench, or wherever `token_file` under [web] puts it).
 #
 #   sudo scripts/uninstall.sh [--prefix DIR] [--purge]
 #   DESTDIR=/tmp/root scripts/uninstall.sh       # from a scratch root
@@ -20,11 +21,20 @@ done
 root="${DESTDIR:-}"
 
 if [ -z "$root" ] && [ -d /run/systemd/system ]; then
-    systemctl disable --now quench.service quench-remind.timer quench-mqtt.service 2>/dev/null || true
+    systemctl disable --now quench.service quench-remind.timer quench-mqtt.service quench-web.service 2>/dev/null || true
+fi
+# The access token is a secret: with --purge it goes, also when [web] token_file
+# keeps it outside /var/lib/quench. Asked of quench itself (the file's parser,
+# not a guess at TOML), so before the binary goes.
+token_file=
+if [ "$purge" = yes ] && [ -x "$root$prefix/bin/quench" ] && [ -f "$root/etc/quench/quench.toml" ]; then
+    token_file=$(QUENCH_CONFIG="$root/etc/quench/quench.toml" "$root$prefix/bin/quench" config show 2>/dev/null \
+        | awk '$1 == "web.token_file" && substr($2, 1, 1) == "/" { print $2 }') || true
 fi
 rm -f "$root$prefix/bin/quench" "$root$prefix/bin/quenchd" \
       "$root/etc/systemd/system/quench.service" "$root/etc/systemd/system/quench-remind.service" \
       "$root/etc/systemd/system/quench-remind.timer" "$root/etc/systemd/system/quench-mqtt.service" \
+      "$root/etc/systemd/system/quench-web.service" \
       "$root/etc/udev/rules.d/70-quench.rules" "$root/etc/udev/rules.d/71-quench-rfkill-unblock.rules"
 if [ -z "$root" ]; then
     [ -d /run/systemd/system ] && systemctl daemon-reload
@@ -32,10 +42,11 @@ if [ -z "$root" ]; then
 fi
 if [ "$purge" = yes ]; then
     rm -rf "$root/var/lib/quench"
+    if [ -n "$token_file" ]; then rm -f "$root$token_file"; fi
     rm -f "$root/etc/quench/quench.toml"
     rmdir "$root/etc/quench" 2>/dev/null || true
     if [ -z "$root" ] && getent passwd quench >/dev/null; then userdel quench; fi
-    echo "uninstall.sh: removed, with the history in $root/var/lib/quench and $root/etc/quench/quench.toml"
+    echo "uninstall.sh: removed, with the history and the web access token in $root/var/lib/quench${token_file:+, $root$token_file} and $root/etc/quench/quench.toml"
 else
     echo "uninstall.sh: removed; the history in $root/var/lib/quench and the configuration $root/etc/quench/quench.toml stay (--purge removes them)"
 fi

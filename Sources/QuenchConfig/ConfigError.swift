@@ -13,9 +13,9 @@ public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A file named by `$QUENCH_CONFIG` or `--config` that is not there.
     case missing(path: String, namedBy: String)
     case unknownKey(ConfigSource, key: String, suggestion: String?)
-    /// `[mqtt]`, `[web]`: sections for features this version does not have.
-    case notBuiltYet(ConfigSource, section: String, feature: String)
-    case badValue(ConfigSource, key: String, expected: String, got: String)
+    /// `reason`: why the value is not what was expected, where its parser says
+    /// (`web.listen`: "no port"), after what it got.
+    case badValue(ConfigSource, key: String, expected: String, got: String, reason: String? = nil)
 
     public var description: String {
         switch self {
@@ -25,10 +25,10 @@ public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
         case .missing(let path, let namedBy): "\(path): no such file (named by \(namedBy))"
         case .unknownKey(let at, let key, let suggestion):
             "\(at): \(key): unknown key (" + (suggestion.map { "did you mean \($0)?" } ?? "`quench config show` lists the keys") + ")"
-        case .notBuiltYet(let at, let section, let feature):
-            "\(at): [\(section)]: this version of Quench has no \(feature) yet; remove the section"
-        case .badValue(.environment(let name), _, let expected, let got): "$\(name): expected \(expected), got \(got)"
-        case .badValue(let at, let key, let expected, let got): "\(at): \(key): expected \(expected), got \(got)"
+        case .badValue(.environment(let name), _, let expected, let got, let reason):
+            "$\(name): expected \(expected), got \(got)" + (reason.map { " (\($0))" } ?? "")
+        case .badValue(let at, let key, let expected, let got, let reason):
+            "\(at): \(key): expected \(expected), got \(got)" + (reason.map { " (\($0))" } ?? "")
         }
     }
 
@@ -36,7 +36,7 @@ public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     var line: Int? {
         switch self {
         case .syntax(_, let line, _, _), .notText(_, let line, _): line
-        case .unknownKey(.file(_, let line), _, _), .notBuiltYet(.file(_, let line), _, _), .badValue(.file(_, let line), _, _, _): line
+        case .unknownKey(.file(_, let line), _, _), .badValue(.file(_, let line), _, _, _, _): line
         default: nil
         }
     }

@@ -28,9 +28,7 @@ struct ConfigFile: Sendable {
         var problems: [ConfigError] = []
         for (name, value) in Self.entries(root) {
             let at = ConfigSource.file(path: path, line: locator.line(of: [name]))
-            if let feature = KeySpec.notBuiltYet[name] {
-                problems.append(.notBuiltYet(at, section: name, feature: feature))
-            } else if KeySpec.sections.contains(name) {
+            if KeySpec.sections.contains(name) {
                 guard let table = value.table else {
                     problems.append(.badValue(at, key: name, expected: "a table ([\(name)])", got: shown(value)))
                     continue
@@ -51,8 +49,8 @@ struct ConfigFile: Sendable {
         guard let spec = KeySpec.spec(key) else {
             return problems.append(.unknownKey(at, key: key.description, suggestion: suggestion(for: key, isTable: value.type == .table)))
         }
-        guard spec.apply(&values, value) else {
-            return problems.append(.badValue(at, key: key.description, expected: spec.expected, got: shown(value)))
+        if case .failure(let refusal) = spec.apply(&values, value) {
+            return problems.append(.badValue(at, key: key.description, expected: spec.expected, got: shown(value), reason: refusal.reason))
         }
         lines[key] = line
     }

@@ -29,6 +29,8 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     public static let mqttClientID = ConfigKey("mqtt", "client_id")
     public static let mqttCAFile = ConfigKey("mqtt", "ca_file")
     public static let mqttNode = ConfigKey("mqtt", "node")
+    public static let webListen = ConfigKey("web", "listen")
+    public static let webTokenFile = ConfigKey("web", "token_file")
 }
 
 /// One key a file may set: what it takes, and how a TOML value becomes its field.
@@ -36,22 +38,27 @@ struct KeySpec: Sendable {
     let key: ConfigKey
     /// What the error says was expected: "a number of seconds > 0".
     let expected: String
-    /// Sets the field; false when the value is not what `expected` says.
-    let apply: @Sendable (inout ConfigValues, any TOMLValueConvertible) -> Bool
+    /// Sets the field; when the value is not what `expected` says, `.failure`
+    /// with the reason its parser gave, if it gave one.
+    let apply: @Sendable (inout ConfigValues, any TOMLValueConvertible) -> Result<Void, Refusal>
+
+    struct Refusal: Error {
+        var reason: String?
+    }
 
     init<T>(_ key: ConfigKey, expects expected: String, _ field: WritableKeyPath<ConfigValues, T?> & Sendable,
             _ convert: @escaping @Sendable (any TOMLValueConvertible) -> T?) {
-        self.key = key
-        self.expected = expected
-        apply = { values, toml in
-            guard let value = convert(toml) else { return false }
-            values[keyPath: field] = value
-            return true
-        }
+        self.init(key, expects: expected, field) { toml in convert(toml).map { .success($0) } ?? .failure(Refusal()) }
     }
 
-    /// Every key, in the order `quench config show` lists them. Only features
-    /// that exist: MQTT and the web listener get keys when they are built.
+    init<T>(_ key: ConfigKey, expects expected: String, _ field: WritableKeyPath<ConfigValues, T?> & Sendable,
+            _ convert: @escaping @Sendable (any TOMLValueConvertible) -> Result<T, Refusal>) {
+        self.key = key
+        self.expected = expected
+        apply = { values, toml in convert(toml).map { values[keyPath: field] = $0 } }
+    }
+
+    /// Every key, in the order `quench config show` lists them.
     static let all: [KeySpec] = [
         KeySpec(.database, expects: "an absolute path (a string starting with /)", \.database, absolutePath),
         KeySpec(.logLevel, expects: LogLevel.expected, \.logLevel) { $0.string.flatMap(LogLevel.init(name:)) },
@@ -66,11 +73,9 @@ struct KeySpec: Sendable {
         KeySpec(.mqttClientID, expects: "a non-empty string", \.mqttClientID, nonEmpty),
         KeySpec(.mqttCAFile, expects: "an absolute path (a string starting with /)", \.mqttCAFile, absolutePath),
         KeySpec(.mqttNode, expects: "a non-empty string", \.mqttNode, nonEmpty),
+        KeySpec(.webListen, expects: HostPort.expected, \.webListen, listenAddress),
+        KeySpec(.webTokenFile, expects: "an absolute path (a string starting with /)", \.webTokenFile, absolutePath),
     ]
-
-    /// Sections whose features this version does not have: refused, not ignored,
-    /// so nobody believes their listener is set up.
-    static let notBuiltYet = ["web": "web server"]
 
     static var sections: Set<String> { Set(all.compactMap(\.key.section)) }
 
@@ -81,6 +86,23 @@ struct KeySpec: Sendable {
 private func brokerURL(_ value: any TOMLValueConvertible) -> String? {
     guard let text = value.string, text.hasPrefix("mqtt://") || text.hasPrefix("mqtts://") else { return nil }
     return text
+}
+
+/// Checked whole, with the parser `quench serve --listen` uses; kept as written.
+private func listenAddress(_ value: any TOMLValueConvertible) -> Result<String, KeySpec.Refusal> {
+    guard let text = value.string else { return .failure(KeySpec.Refusal()) }
+    return listenProblem(text).map { .failure(KeySpec.Refusal(reason: $0)) } ?? .success(text)
+}
+
+/// Why `text` is not `HOST:PORT` (`HostPort`'s words), nil when it is: for the
+/// file's `web.listen` and `$QUENCH_WEB_LISTEN` alike.
+func listenProblem(_ text: String) -> String? {
+    do {
+        _ = try HostPort(parsing: text)
+        return nil
+    } catch {
+        return error.description
+    }
 }
 
 private func nonEmpty(_ value: any TOMLValueConvertible) -> String? {

@@ -75,6 +75,8 @@ extension Configuration {
             row(.mqttClientID, mqttClientID.value.map { .text($0) } ?? .unset(meaning: "quench-NODE"), mqttClientID.source),
             row(.mqttCAFile, mqttCAFile.value.map { .text($0) } ?? .unset(meaning: "the system's CAs"), mqttCAFile.source),
             row(.mqttNode, mqttNode.value.map { .text($0) } ?? .unset(meaning: "the host name"), mqttNode.source),
+            row(.webListen, .text(webListen.value), webListen.source),
+            row(.webTokenFile, webTokenFile.value.map { .text($0) } ?? .unset(meaning: "web-token beside the database"), webTokenFile.source),
         ]
         return ConfigReport(settings: settings, files: Self.report(files, home: home))
     }

@@ -70,6 +70,10 @@ public struct ConfigValues: Sendable, Equatable {
     public var mqttClientID: String?
     public var mqttCAFile: String?
     public var mqttNode: String?
+    /// `quench serve` (the quench-web service): where it listens, `HOST:PORT`
+    /// (checked by `HostPort`), and the access token's file.
+    public var webListen: String?
+    public var webTokenFile: String?
     /// Whose history the history commands show when `--person` is not given (a household's usual person).
     public var person: String?
 

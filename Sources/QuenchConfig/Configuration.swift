@@ -55,7 +55,7 @@ public struct ConfigInputs: Sendable {
 }
 
 /// The effective configuration: each value, and where it came from. The
-/// command line wins, then the environment (`QUENCH_DB`, `QUENCH_LOG`), the
+/// command line wins, then the environment (`QUENCH_DB`, `QUENCH_LOG`, …), the
 /// user's file (`quench` only), `/etc/quench/quench.toml`, and the built-in
 /// default. `$QUENCH_CONFIG` (or quenchd's `--config`) names one file to read
 /// instead of both.
@@ -77,6 +77,10 @@ public struct Configuration: Sendable {
     public var mqttClientID: Setting<String?>
     public var mqttCAFile: Setting<String?>
     public var mqttNode: Setting<String?>
+    /// `HOST:PORT`, already checked with `HostPort`.
+    public var webListen: Setting<String>
+    /// nil: `web-token` beside the database.
+    public var webTokenFile: Setting<String?>
     /// The files looked at, the weightiest first.
     public var files: [ConfigFileStatus]
     /// `$HOME`, to show the user's file as `~/…`.
@@ -85,6 +89,8 @@ public struct Configuration: Sendable {
     public static let systemFile = "/etc/quench/quench.toml"
     /// `quench run` and quenchd's wait for each connection attempt, when nobody says.
     public static let defaultConnectTimeout = 10.0
+    /// `quench serve`'s address when nobody says: this machine only, no token needed.
+    public static let defaultWebListen = "127.0.0.1:8080"
 
     /// Resolves every key. `commandLine` holds what the options gave;
     /// `configFile` is quenchd's `--config`; `defaultDatabase` is the last
@@ -126,6 +132,7 @@ public struct Configuration: Sendable {
             mqttBroker: pick(\.mqttBroker, .mqttBroker), mqttPasswordFile: pick(\.mqttPasswordFile, .mqttPasswordFile),
             mqttClientID: pick(\.mqttClientID, .mqttClientID), mqttCAFile: pick(\.mqttCAFile, .mqttCAFile),
             mqttNode: pick(\.mqttNode, .mqttNode),
+            webListen: pick(\.webListen, .webListen).defaulting(to: defaultWebListen), webTokenFile: pick(\.webTokenFile, .webTokenFile),
             files: files, home: inputs.variables["HOME"])
     }
 
@@ -157,7 +164,9 @@ public struct Configuration: Sendable {
         return (user.map { [ConfigFileStatus(path: $0, role: .user)] } ?? []) + [system]
     }
 
-    /// `QUENCH_DB`, `QUENCH_LOG`, `QUENCH_MQTT`, `QUENCH_MQTT_PASSWORD_FILE` and `QUENCH_PERSON`; empty ones are unset.
+    /// `QUENCH_DB`, `QUENCH_LOG`, `QUENCH_MQTT`, `QUENCH_MQTT_PASSWORD_FILE`, `QUENCH_PERSON` and
+    /// `QUENCH_WEB_LISTEN`; empty ones are unset. Those with a form (`QUENCH_LOG`, `QUENCH_WEB_LISTEN`)
+    /// are checked here, as a file's value would be.
     private static func environmentLayer(_ variables: [String: String]) throws(ConfigError) -> Layer {
         var values = ConfigValues()
         if let path = variables["QUENCH_DB"], !path.isEmpty { values.database = path }
@@ -170,8 +179,16 @@ public struct Configuration: Sendable {
             }
             values.logLevel = level
         }
+        if let listen = variables["QUENCH_WEB_LISTEN"], !listen.isEmpty {
+            if let problem = listenProblem(listen) {
+                throw .badValue(.environment("QUENCH_WEB_LISTEN"), key: "QUENCH_WEB_LISTEN", expected: HostPort.expected,
+                                got: "\"\(listen.shownSafely())\"", reason: problem)
+            }
+            values.webListen = listen
+        }
         let names: [ConfigKey: String] = [.database: "QUENCH_DB", .logLevel: "QUENCH_LOG", .mqttBroker: "QUENCH_MQTT",
-                                          .mqttPasswordFile: "QUENCH_MQTT_PASSWORD_FILE", .person: "QUENCH_PERSON"]
+                                          .mqttPasswordFile: "QUENCH_MQTT_PASSWORD_FILE", .person: "QUENCH_PERSON",
+                                          .webListen: "QUENCH_WEB_LISTEN"]
         return Layer(values: values) { key in .environment(names[key] ?? key.description) }
     }
 

@@ -12,7 +12,8 @@ public enum GATTDelivery: Sendable, Hashable {
 
 /// A user-defined profile, read from a JSON file (format in docs/profiles.md):
 /// where one number sits in a characteristic value, service data or
-/// manufacturer data, how it is encoded and what it means.
+/// manufacturer data, how it is encoded and what it means; and, optionally,
+/// how the device shows a reminder (`reminder`).
 public struct CustomProfile: Sendable, Hashable {
     public enum Source: Sendable, Hashable {
         case characteristic(service: BluetoothUUID, characteristic: BluetoothUUID, delivery: GATTDelivery)
@@ -75,9 +76,12 @@ public struct CustomProfile: Sendable, Hashable {
     public var namePrefix: String?
     /// Scan matching: the advertisement lists this service UUID (or carries its service data).
     public var matchService: BluetoothUUID?
+    /// How the device shows a reminder (its light or buzzer), when the file says (`"reminder"`).
+    public var reminder: ReminderSignal?
 
     public init(name: String, sensor: SensorKind, unit: MeasurementUnit, source: Source, value: ValueFormat,
-                namePrefix: String? = nil, matchService: BluetoothUUID? = nil) {
+                namePrefix: String? = nil, matchService: BluetoothUUID? = nil, reminder: ReminderSignal? = nil) {
+        self.reminder = reminder
         self.name = name
         self.sensor = sensor
         self.unit = unit
@@ -235,6 +239,12 @@ private struct FieldReader {
         return n
     }
 
+    mutating func bool(_ key: String) throws(ProfileFileError) -> Bool? {
+        guard let v = raw(key) else { return nil }
+        guard case .bool(let b) = v else { throw ProfileFileError(field: name(key), reason: .wrongType(expected: "true or false")) }
+        return b
+    }
+
     mutating func integer(_ key: String) throws(ProfileFileError) -> Int64? {
         guard let v = raw(key) else { return nil }
         switch v {
@@ -385,10 +395,52 @@ extension CustomProfile {
             matchService = try match.uuid("service")
             try match.finish()
         }
+        let reminder = try Self.reminderSignal(&top, source: source, kind: kind)
         try top.finish()
 
         self.init(name: name, sensor: sensor, unit: unit, source: source,
                   value: ValueFormat(offset: Int(offset), type: type, bigEndian: endian == "big", scale: scale, add: add, missing: missing),
-                  namePrefix: namePrefix, matchService: matchService)
+                  namePrefix: namePrefix, matchService: matchService, reminder: reminder)
+    }
+
+    /// `"reminder"`: what to write to show a reminder. Only a device Quench
+    /// connects to can be written to, so only with a characteristic source;
+    /// the service defaults to the source's.
+    private static func reminderSignal(_ top: inout FieldReader, source: Source, kind: String) throws(ProfileFileError) -> ReminderSignal? {
+        guard var r = try top.object("reminder") else { return nil }
+        guard case .characteristic(let sourceService, _, _) = source else {
+            throw ProfileFileError(field: "reminder", reason: .invalid("does not apply when source.kind is \"\(kind)\" (a device that only broadcasts is never connected, so nothing can be written to it)"))
+        }
+        let service = try r.uuid("service") ?? sourceService
+        guard let characteristic = try r.uuid("characteristic") else {
+            throw ProfileFileError(field: "reminder.characteristic", reason: .missing)
+        }
+        guard let list = r.raw("writes") else { throw ProfileFileError(field: "reminder.writes", reason: .missing) }
+        guard case .array(let items) = list else {
+            throw ProfileFileError(field: "reminder.writes", reason: .wrongType(expected: "an array of hex strings"))
+        }
+        guard (1...ReminderSignal.mostWrites).contains(items.count) else {
+            throw ProfileFileError(field: "reminder.writes", reason: .invalid("\(items.count) writes; 1 to \(ReminderSignal.mostWrites), please"))
+        }
+        var writes: [[UInt8]] = []
+        for (i, item) in items.enumerated() {
+            // Named by position: `reminder.writes[1]`, as a reader counts them in the file (from 0, like JSON Pointer).
+            let field = "reminder.writes[\(i)]"
+            guard case .string(let text) = item else { throw ProfileFileError(field: field, reason: .wrongType(expected: "a hex string")) }
+            guard let bytes = [UInt8](hexString: text) else {
+                throw ProfileFileError(field: field, reason: .invalid("\"\(text.shownSafely(limit: 48))\" is not hex bytes (e.g. \"030a0000000009\")"))
+            }
+            guard (1...ReminderSignal.longestWrite).contains(bytes.count) else {
+                throw ProfileFileError(field: field, reason: .invalid("\(bytes.count) bytes; a write is 1 to \(ReminderSignal.longestWrite) bytes"))
+            }
+            writes.append(bytes)
+        }
+        let pause = try r.number("pauseSeconds") ?? 0.5
+        guard (0...ReminderSignal.longestPause).contains(pause) else {
+            throw ProfileFileError(field: "reminder.pauseSeconds", reason: .invalid("\(pause) s is outside 0...\(Int(ReminderSignal.longestPause))"))
+        }
+        let withResponse = try r.bool("withResponse") ?? false
+        try r.finish()
+        return ReminderSignal(service: service, characteristic: characteristic, writes: writes, pause: pause, withResponse: withResponse)
     }
 }

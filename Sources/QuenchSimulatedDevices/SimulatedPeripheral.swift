@@ -53,6 +53,7 @@ public final class SimulatedPeripheral: ATTConnector, Sendable {
         var sent = 0
         var lost = 0
         var connects = 0
+        var written: [(characteristic: BluetoothUUID, value: [UInt8])] = []
     }
     private let state = Condition(State())
 
@@ -60,6 +61,15 @@ public final class SimulatedPeripheral: ATTConnector, Sendable {
     public var sent: Int { state.withLock { $0.sent } }
     public var lost: Int { state.withLock { $0.lost } }
     public var connects: Int { state.withLock { $0.connects } }
+    /// What a central wrote to the device's characteristics (a scale's tare, a
+    /// reminder's blink), in order; descriptor writes (subscriptions) are left out.
+    public var written: [(characteristic: BluetoothUUID, value: [UInt8])] { state.withLock { $0.written } }
+
+    /// Blocks until at least `count` values were written, or `timeout` passes; what was written by then.
+    public func waitForWrites(_ count: Int, timeout: Double) -> [(characteristic: BluetoothUUID, value: [UInt8])] {
+        _ = state.wait(until: Deadline(seconds: timeout)) { $0.written.count >= count ? true : nil }
+        return written
+    }
 
     public init(address: BluetoothAddress, profile: DeviceProfile, readings: [Reading], unit: MeasurementUnit,
                 streaming: SimulatedStreaming = SimulatedStreaming(), name: String = "Quench simulated") {
@@ -86,7 +96,17 @@ public final class SimulatedPeripheral: ATTConnector, Sendable {
             definition = GATTServiceDefinition(uuid: service, characteristics: [
                 GATTCharacteristicDefinition(uuid: characteristic, properties: properties)])
         }
-        database = GATTDatabase(services: [.genericAccess(deviceName: name), definition])
+        var services = [GATTServiceDefinition.genericAccess(deviceName: name), definition]
+        // The characteristic a profile file's reminder writes to (the kitchen scale's 0x36F5 is in its table already).
+        if let signal = profile.reminderSignal, !services.contains(where: { s in s.characteristics.contains { $0.uuid == signal.characteristic } }) {
+            let command = GATTCharacteristicDefinition(uuid: signal.characteristic, properties: [.write, .writeWithoutResponse])
+            if let i = services.firstIndex(where: { $0.uuid == signal.service }) {
+                services[i].characteristics.append(command)
+            } else {
+                services.append(GATTServiceDefinition(uuid: signal.service, characteristics: [command]))
+            }
+        }
+        database = GATTDatabase(services: services)
         valueHandle = database.valueHandle(service: service, characteristic: characteristic)!
     }
 
@@ -121,7 +141,12 @@ public final class SimulatedPeripheral: ATTConnector, Sendable {
         do { pair = try DescriptorBearer.makePair(wakeup: stop.bluetooth?.fileDescriptor) } catch {
             throw .gatt(.bearer(error))
         }
-        let server = GATTServer(database: database, bearer: pair.server)
+        let database = database
+        let server = GATTServer(database: database, bearer: pair.server) { [self] handle, value in
+            // A value attribute's type is its characteristic's UUID; a CCCD write is a subscription.
+            guard let type = database.attribute(handle)?.type, type != GATTAttributeType.clientCharacteristicConfiguration else { return }
+            state.changing { $0.written.append((type, value)) }
+        }
         state.changing { s in
             if let old = s.link { old.bearer.interrupt() }
             s.link = (server, pair.server)

@@ -115,3 +115,44 @@ extension ReminderRecord {
         self.init(settings: settings, lastRemindedAt: nil, snoozedUntil: nil)
     }
 }
+
+/// A reminder given to someone (`last_reminded_at`, which `quench remind
+/// --notify` sets), with the devices that are theirs at this moment: what the
+/// gateway watches, so a bottle of theirs can show it.
+public struct ReminderGiven: Sendable, Hashable {
+    public var person: Int64
+    public var name: String
+    public var at: Timestamp
+    /// Addresses of the person's devices now, in order.
+    public var devices: [String]
+
+    public init(person: Int64, name: String, at: Timestamp, devices: [String]) {
+        self.person = person
+        self.name = name
+        self.at = at
+        self.devices = devices
+    }
+}
+
+extension IntakeStore {
+    /// Everyone's last reminder, with their devices: one small read, meant to be
+    /// asked every few seconds (a row per person, none for who was never reminded).
+    public func remindersGiven() throws(StoreError) -> [ReminderGiven] {
+        let rows = try read("reading the reminders given") { db in
+            try db.all("""
+                SELECT r.person, p.name, r.last_reminded_at, d.address
+                FROM reminder r JOIN person p ON p.id = r.person LEFT JOIN device d ON d.person = r.person
+                WHERE r.last_reminded_at IS NOT NULL
+                ORDER BY r.person, d.address
+                """, []) { row -> (Int64, String, Double, String?) in (row[0], row[1], row[2], row[3]) }
+        }
+        var out: [ReminderGiven] = []
+        for (person, name, at, device) in rows {
+            if out.last?.person != person {
+                out.append(ReminderGiven(person: person, name: name, at: Timestamp(secondsSince1970: at), devices: []))
+            }
+            if let device { out[out.count - 1].devices.append(device) }
+        }
+        return out
+    }
+}

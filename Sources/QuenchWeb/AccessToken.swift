@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// The secret a phone on the home network shows once (in a link), then keeps as
 /// a cookie: intake is health data, so nothing is readable from the network
@@ -74,6 +75,16 @@ public struct AccessToken: Sendable, Equatable {
         return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
     }
 
+    /// Run as root (`sudo quench serve token`), a new token file is given to
+    /// the database's owner (the `quench` user on a Pi), or the service could
+    /// not read it and would refuse to start.
+    public static func giveToDatabaseOwner(_ path: String, database: String) throws(WebError) {
+        guard geteuid() == 0 else { return }
+        var db = stat(), token = stat()
+        guard stat(database, &db) == 0, stat(path, &token) == 0, token.st_uid != db.st_uid || token.st_gid != db.st_gid else { return }
+        if chown(path, db.st_uid, db.st_gid) != 0 { throw .tokenFile(path: path, errno: errno, doing: "handing to the database's owner") }
+    }
+
     /// Where the token lives: beside the database (the service's state folder on a Pi).
     public static func defaultPath(forDatabase database: String) -> String {
         guard let slash = database.lastIndex(of: "/") else { return "web-token" }
@@ -84,5 +95,39 @@ public struct AccessToken: Sendable, Equatable {
 extension String {
     func trimmingWhitespace() -> String {
         String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}
+
+/// The token as its file holds it now, so `quench serve token --rotate` takes
+/// effect at once (the old link and cookies stop working) without a restart:
+/// one stat(2) per request, the file read again only when it changed.
+public final class TokenFile: Sendable {
+    public let path: String
+    private struct Seen {
+        var inode: UInt64
+        var modified: Int64
+        var nanoseconds: Int64
+        var token: AccessToken
+    }
+    private let seen: Mutex<Seen?>
+
+    /// Makes the token when there is none yet.
+    public init(path: String) throws(WebError) {
+        self.path = path
+        _ = try AccessToken.loadOrCreate(at: path)
+        seen = Mutex(nil)
+    }
+
+    /// The token now; nil when the file is gone or unreadable (then nothing is let in).
+    public func current() -> AccessToken? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let stamp = (UInt64(info.st_ino), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec))
+        return seen.withLock { seen in
+            if let s = seen, (s.inode, s.modified, s.nanoseconds) == stamp { return s.token }
+            guard let token = try? AccessToken.load(at: path) else { return nil }
+            seen = Seen(inode: stamp.0, modified: stamp.1, nanoseconds: stamp.2, token: token)
+            return token
+        }
     }
 }

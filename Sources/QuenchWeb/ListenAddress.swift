@@ -1,3 +1,5 @@
+import QuenchConfig
+
 /// Where `quench serve` listens: `HOST:PORT`, `[IPv6]:PORT`. Loopback by
 /// default; anything else serves the home network and requires the access token.
 public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
@@ -11,26 +13,15 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         self.port = port
     }
 
+    /// The form is QuenchConfig's `HostPort`, so `[web]` `listen` in a
+    /// configuration file is refused for the same reasons as `--listen`.
     public init(parsing text: String) throws(WebError) {
-        let hostPart: Substring
-        let portPart: Substring
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { throw .badListenAddress(text, reason: "no closing ]") }
-            hostPart = text[text.index(after: text.startIndex)..<close]
-            let rest = text[text.index(after: close)...]
-            guard rest.hasPrefix(":") else { throw .badListenAddress(text, reason: "no port after ]") }
-            portPart = rest.dropFirst()
-        } else {
-            guard let colon = text.lastIndex(of: ":") else { throw .badListenAddress(text, reason: "no port") }
-            hostPart = text[..<colon]
-            portPart = text[text.index(after: colon)...]
-            guard !hostPart.contains(":") else { throw .badListenAddress(text, reason: "an IPv6 address goes in brackets, [::1]:8080") }
+        do {
+            let parsed = try HostPort(parsing: text)
+            self.init(host: parsed.host, port: parsed.port)
+        } catch {
+            throw .badListenAddress(text, reason: error.description)
         }
-        guard !hostPart.isEmpty else { throw .badListenAddress(text, reason: "no host (0.0.0.0 for every interface)") }
-        guard let port = Int(portPart), (0...65535).contains(port) else {
-            throw .badListenAddress(text, reason: "the port must be a number from 0 to 65535")
-        }
-        self.init(host: String(hostPart), port: port)
     }
 
     /// Only this machine can connect: no token needed.

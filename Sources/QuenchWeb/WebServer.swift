@@ -43,11 +43,10 @@ public enum WebServer {
         // The database exists before the first page asks: a new Pi shows an empty day, not an error.
         let store: IntakeStore
         do { store = try options.environment.openIntakeStore(creating: true) } catch { throw .history(.store(error)) }
-        let token = options.listen.isLoopback ? nil : try AccessToken.loadOrCreate(at: options.tokenPath)
-        let policy = AccessPolicy(listener: options.listen, token: token)
+        let tokenFile = options.listen.isLoopback ? nil : try TokenFile(path: options.tokenPath)
         let feed = ChangeFeed()
         let router = Router()
-        router.add(middleware: AccessGuard(policy: policy))
+        router.add(middleware: AccessGuard(listener: options.listen, tokenFile: tokenFile))
         Routes(environment: options.environment, feed: feed).register(on: router)
 
         let watcher = ChangeWatcher(store: store, feed: feed, interval: options.pollInterval, heartbeat: options.heartbeatInterval, logger: logger)
@@ -110,11 +109,22 @@ extension WebServer {
     }
 }
 
-/// Applies `AccessPolicy` to every request.
+/// Applies `AccessPolicy` to every request, with the token its file holds now.
 struct AccessGuard<Context: RequestContext>: RouterMiddleware {
-    let policy: AccessPolicy
+    let listener: ListenAddress
+    /// Nil on a loopback listener.
+    let tokenFile: TokenFile?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var token: AccessToken?
+        if let tokenFile {
+            // Off loopback, no token means nobody: never open because a file went missing.
+            guard let current = tokenFile.current() else {
+                return Responses.error(.serviceUnavailable, "the access token file \(tokenFile.path) cannot be read; `quench serve token` makes one")
+            }
+            token = current
+        }
+        let policy = AccessPolicy(listener: listener, token: token)
         let parts = AccessPolicy.Request(
             method: request.method.rawValue, path: request.uri.path,
             queryToken: request.uri.queryParameters["token"].map(String.init),

@@ -40,6 +40,12 @@ extension Configuration {
     }
 }
 
+/// Said on standard error; exit 78 (EX_CONFIG), which the units do not restart on.
+func configurationFailure(_ error: any Error) -> ExitCode {
+    FileHandleStderr.write("quench: error: \(error)\n")
+    return ExitCode(78)
+}
+
 struct MQTTCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mqtt", abstract: "Publish the history to an MQTT broker, with Home Assistant discovery.",
@@ -57,9 +63,20 @@ struct MQTTCommand: ParsableCommand {
         @Option(help: "Stop after this many seconds (default: until a signal).") var seconds: Double?
 
         func run() throws {
-            let configuration = try store.configuration(mqtt.values)
+            let configuration: Configuration
+            let settings: MQTTSettings
+            do {
+                configuration = try store.configuration(mqtt.values)
+                settings = try configuration.mqttSettings()
+            } catch let error as ConfigError {
+                // 78 (EX_CONFIG), as quenchd and quench serve: the quench-mqtt unit does not
+                // restart on it (RestartPreventExitStatus=78), since a wrong file stays wrong.
+                throw configurationFailure(error)
+            } catch let error as MQTTSetupError {
+                throw configurationFailure(error)
+            }
             let logger = LiveLogging.bootstrap(level: mqtt.logLevel ?? configuration.logLevel.value.rawValue)
-            let publisher = try MQTTPublisher(settings: try configuration.mqttSettings(), environment: HistoryEnvironment.process(configuration),
+            let publisher = try MQTTPublisher(settings: settings, environment: HistoryEnvironment.process(configuration),
                                               logger: logger, announcesAvailability: true)
             let stop = Atomic<Bool>(false)
             let signals = StopSignals.handle { signal in

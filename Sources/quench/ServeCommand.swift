@@ -8,16 +8,35 @@ import QuenchWeb
 import Glibc
 #endif
 
-/// Options of `serve` and `serve token`.
+/// Options of `serve` and `serve token`; each over `[web]` in the config file.
 struct WebOptions: ParsableArguments {
     @Option(name: .long, help: databaseHelp) var db: String?
-    @Option(help: ArgumentHelp("Where to listen; anything but loopback requires the access token.", valueName: "HOST:PORT"))
-    var listen: String = ListenAddress.loopbackDefault.description
-    @Option(help: ArgumentHelp("The access token's file (default: web-token beside the database).", valueName: "FILE"))
+    @Option(help: ArgumentHelp("Where to listen; anything but loopback requires the access token "
+                               + "(default: $QUENCH_WEB_LISTEN, else `web.listen` in the config file, else \(Configuration.defaultWebListen)).",
+                               valueName: "HOST:PORT"))
+    var listen: String?
+    @Option(help: ArgumentHelp("The access token's file (default: `web.token_file` in the config file, else web-token beside the database).",
+                               valueName: "FILE"))
     var tokenFile: String?
 
-    func environment(units: String? = nil) throws -> HistoryEnvironment {
-        try HistoryEnvironment.process(database: db, units: units)
+    /// The configuration with these options over the rest.
+    func configuration(units: String? = nil) throws -> Configuration {
+        var values = ConfigValues(database: db, units: try HistoryEnvironment.unitOption(units))
+        (values.webListen, values.webTokenFile) = (listen, tokenFile)
+        return try HistoryEnvironment.configuration(values)
+    }
+}
+
+extension Configuration {
+    /// Where `quench serve` listens. A value from the environment or a file was
+    /// checked with the same parser; only `--listen` can still be refused here.
+    func listenAddress() throws -> ListenAddress {
+        try ListenAddress(parsing: webListen.value)
+    }
+
+    /// The access token's file: `web.token_file`, else beside the database.
+    var tokenPath: String {
+        webTokenFile.value ?? AccessToken.defaultPath(forDatabase: database.value)
     }
 }
 
@@ -25,8 +44,9 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve", abstract: "Serve the day as a web page (and its JSON API) for phones and desktops.",
         discussion: """
-            Listens on 127.0.0.1:8080 by default (this machine only). With --listen 0.0.0.0:8080 phones on the \
-            home network can open it, with the access token: `quench serve token` shows the link.
+            Listens on 127.0.0.1:8080 by default (this machine only). With --listen 0.0.0.0:8080 (or `listen` under \
+            [web] in the config file, as the quench-web service reads it) phones on the home network can open it, \
+            with the access token: `quench serve token` shows the link.
             """,
         subcommands: [Run.self, Token.self], defaultSubcommand: Run.self)
 
@@ -34,29 +54,44 @@ struct ServeCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Serve until stopped (the quench-web service).")
         @OptionGroup var web: WebOptions
         @Option(help: "Show volumes in ml or oz (default: the setting).") var units: String?
-        @Option(help: "Log level: trace, debug, info, notice, warning, error (default: $QUENCH_LOG, else info).") var logLevel: String?
+        @Option(help: "Log level: trace, debug, info, notice, warning, error (default: $QUENCH_LOG, else `log_level` in the config file, else info).")
+        var logLevel: String?
 
         func run() async throws {
-            let listen = try ListenAddress(parsing: web.listen)
-            let options = WebServer.Options(listen: listen, environment: try web.environment(units: units), tokenPath: web.tokenFile)
-            let logger = LiveLogging.bootstrap(level: logLevel)
+            let configuration: Configuration
+            do {
+                configuration = try web.configuration(units: units)
+            } catch let error as ConfigError {
+                // The quench-web unit does not restart on 78: a wrong file stays wrong.
+                throw configurationFailure(error)
+            }
+            let options = WebServer.Options(listen: try configuration.listenAddress(), environment: HistoryEnvironment.process(configuration),
+                                            tokenPath: configuration.tokenPath)
+            let logger = LiveLogging.bootstrap(level: logLevel ?? configuration.logLevel.value.rawValue)
+            // Under the quench-web unit (Type=notify): started once the port is bound, so
+            // `systemctl start` fails when the address is taken rather than after.
+            let notifier = ServiceNotifier.fromEnvironment()
             try await WebServer.run(options, logger: logger) { address in
                 let out = StandardOutput()
                 out.write(WebServer.greeting(address) + "\n")
                 out.flush()
+                notifier.ready(status: "serving \(address)")
             }
+            notifier.stopping()
         }
     }
 
     struct Token: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show the link that lets a phone in (the token is made on first use).")
         @OptionGroup var web: WebOptions
-        @Flag(help: "Make a new token: every phone must open the new link.") var rotate = false
+        @Flag(help: "Make a new token: every phone must open the new link (a running server takes it at once).") var rotate = false
 
         func run() throws {
-            let listen = try ListenAddress(parsing: web.listen)
-            let path = try web.tokenFile ?? AccessToken.defaultPath(forDatabase: web.environment().databasePath)
+            let configuration = try web.configuration()
+            let listen = try configuration.listenAddress()
+            let path = configuration.tokenPath
             let token = try rotate ? AccessToken.rotate(at: path) : AccessToken.loadOrCreate(at: path)
+            try AccessToken.giveToDatabaseOwner(path, database: configuration.database.value)
             print(WebServer.tokenLinks(token, port: listen.port, addresses: WebServer.localAddresses()))
         }
     }

@@ -23,15 +23,45 @@ import Testing
                 == "/q.toml:1: gateway: expected a table ([gateway]), got [a table]")
     }
 
-    @Test func webIsRefusedUntilItExistsAndMQTTKeysAreChecked() {
-        #expect(Machine.refusal("[web]\nlisten = \"0.0.0.0:8080\"")
-                == "/q.toml:1: [web]: this version of Quench has no web server yet; remove the section")
-        #expect(Machine.refusal("[web]") != nil, "even empty")
+    @Test func mqttKeysAreChecked() {
         #expect(Machine.refusal("units = \"ml\"\n\n[mqtt]\nbroker = \"localhost\"\n")
                 == "/q.toml:4: mqtt.broker: expected a broker URL, \"mqtt://[USER@]HOST[:PORT]\" or \"mqtts://…\", got \"localhost\"")
         #expect(Machine.refusal("[mqtt]\npassword_file = \"secret\"")?.hasPrefix("/q.toml:2: mqtt.password_file: expected an absolute path") == true)
         #expect(Machine.refusal("[mqtt]\nbrokr = \"mqtt://h\"")?.contains("did you mean mqtt.broker?") == true)
         #expect(Machine.refusal("[mqtt]\nbroker = \"mqtts://ha@broker:8883\"\nca_file = \"/etc/ssl/ca.crt\"\nnode = \"kitchen\"") == nil)
+    }
+
+    /// `[web]`: `listen` in the form `quench serve --listen` takes (the same parser), `token_file` an absolute path.
+    @Test func webKeysAreCheckedLikeServesOptions() throws {
+        for good in ["127.0.0.1:8080", "0.0.0.0:8080", "[::1]:9000", "[::]:80", "pi.local:0", "192.168.1.5:65535"] {
+            #expect(Machine.refusal("[web]\nlisten = \"\(good)\"") == nil, "\(good)")
+        }
+        #expect(Machine.refusal("[web]") == nil, "an empty section is the defaults")
+        #expect(Machine.refusal("[web]\ntoken_file = \"/etc/quench/web-token\"") == nil)
+        let expected = "HOST:PORT, e.g. 127.0.0.1:8080 or 0.0.0.0:8080"
+        let bad: [(String, String)] = [
+            ("\"0.0.0.0\"", "\"0.0.0.0\" (no port)"),
+            ("\":8080\"", "\":8080\" (no host (0.0.0.0 for every interface))"),
+            ("\"0.0.0.0:http\"", "\"0.0.0.0:http\" (the port must be a number from 0 to 65535)"),
+            ("\"h:80808\"", "\"h:80808\" (the port must be a number from 0 to 65535)"),
+            ("\"::1:80\"", "\"::1:80\" (an IPv6 address goes in brackets, [::1]:8080)"),
+            ("\"[::1]8080\"", "\"[::1]8080\" (no port after ])"),
+            ("\"[::1:8080\"", "\"[::1:8080\" (no closing ])"),
+            ("8080", "8080"),
+        ]
+        for (value, got) in bad {
+            #expect(Machine.refusal("# the page\n\n[web]\nlisten = \(value)\n") == "/q.toml:4: web.listen: expected \(expected), got \(got)", "\(value)")
+        }
+        #expect(Machine.refusal("[web]\ntoken_file = \"web-token\"")
+                == "/q.toml:2: web.token_file: expected an absolute path (a string starting with /), got \"web-token\"")
+        #expect(Machine.refusal("[web]\nlisen = \"0.0.0.0:8080\"") == "/q.toml:2: web.lisen: unknown key (did you mean web.listen?)")
+        #expect(Machine.refusal("[wb]\nlisten = \"0.0.0.0:8080\"")?.contains("did you mean [web]?") == true)
+        do {
+            _ = try Machine(variables: ["QUENCH_WEB_LISTEN": "0.0.0.0"]).resolve()
+            Issue.record("a bad $QUENCH_WEB_LISTEN was taken")
+        } catch {
+            #expect(error.description == "$QUENCH_WEB_LISTEN: expected \(expected), got \"0.0.0.0\" (no port)")
+        }
     }
 
     @Test func aWrongValueSaysWhatWasExpected() {

@@ -87,14 +87,49 @@ struct ConfigProcessTests {
             let r = try runQuench(arguments, environment: setup.environment)
             #expect(r.status != 0 && r.stderr == "quench: error: \(expected)\n", "\(arguments): \(r.stderr)")
         }
-        let web = try Setup("[web]\nlisten = \"0.0.0.0:8080\"\n")
-        let r = try runQuench(["today"], environment: web.environment)
-        #expect(r.status == 1 && r.stderr.contains("\(web.config):1: [web]: this version of Quench has no web server yet"), "\(r.stderr)")
+        let web = try Setup("[web]\nlisten = \"0.0.0.0\"\n")
+        // `quench serve`, what the quench-web unit runs, stops with 78 (EX_CONFIG), which the unit does not restart on.
+        for (arguments, status) in [(["today"], Int32(1)), (["serve", "token"], 1), (["serve"], 78)] {
+            let r = try runQuench(arguments, environment: web.environment)
+            #expect(r.status == status && r.stderr == "quench: error: \(web.config):2: web.listen: expected HOST:PORT, e.g. 127.0.0.1:8080 or 0.0.0.0:8080, "
+                        + "got \"0.0.0.0\" (no port)\n", "\(arguments): \(r.stderr)")
+        }
         let mqtt = try Setup("[mqtt]\nhost = \"localhost\"\n")
         let m = try runQuench(["mqtt", "sync"], environment: mqtt.environment)
         #expect(m.status == 1 && m.stderr.contains("\(mqtt.config):2: mqtt.host: unknown key"), "\(m.stderr)")
+        // `quench mqtt run`, what the quench-mqtt unit runs: 78 too, for a bad file and for no broker at all.
+        let run = try runQuench(["mqtt", "run", "--seconds", "1"], environment: mqtt.environment)
+        #expect(run.status == 78 && run.stderr.contains("\(mqtt.config):2: mqtt.host: unknown key"), "\(run.stderr)")
+        let none = try Setup("units = \"ml\"\n")
+        var noBroker = none.environment
+        noBroker["QUENCH_DB"] = none.folder.file("q.sqlite")
+        let unset = try runQuench(["mqtt", "run", "--seconds", "1"], environment: noBroker)
+        #expect(unset.status == 78 && unset.stderr.contains("no broker"), "\(unset.stderr)")
         let gone = try runQuench(["today"], environment: ["QUENCH_CONFIG": setup.folder.file("none.toml")])
         #expect(gone.status == 1 && gone.stderr.contains("none.toml: no such file (named by $QUENCH_CONFIG)"), "\(gone.stderr)")
+    }
+
+    /// `quench serve token` takes the port and the token's file from `[web]`;
+    /// `$QUENCH_WEB_LISTEN` wins over the file and `--listen` over both.
+    @Test func serveTokenTakesListenAndTokenFileFromTheFile() throws {
+        let setup = try Setup("database = \"$DIR/q.sqlite\"\n[web]\nlisten = \"0.0.0.0:8181\"\ntoken_file = \"$DIR/secret\"\n")
+        let fromFile = try runQuench(["serve", "token"], environment: setup.environment)
+        #expect(fromFile.status == 0 && fromFile.stdout.contains(":8181/?token="), "\(fromFile.stdout)\(fromFile.stderr)")
+        let token = try String(contentsOfFile: setup.folder.file("secret"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(token.count == 64 && fromFile.stdout.contains("token=\(token)"), "the file's token_file holds it")
+        #expect(!FileManager.default.fileExists(atPath: setup.folder.file("web-token")), "not beside the database")
+        var environment = setup.environment
+        environment["QUENCH_WEB_LISTEN"] = "0.0.0.0:8282"
+        #expect(try runQuench(["serve", "token"], environment: environment).stdout.contains(":8282/?token=\(token)"))
+        #expect(try runQuench(["serve", "token", "--listen", "[::]:8383"], environment: environment).stdout.contains(":8383/?token=\(token)"))
+
+        let shown = try runQuench(["config", "show"], environment: environment)
+        let rows = shown.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
+        #expect(rows.contains(["web.listen", "0.0.0.0:8282", "$QUENCH_WEB_LISTEN"]), "\(shown.stdout)")
+        #expect(rows.contains(["web.token_file", setup.folder.file("secret"), "~/quench.toml:4"]), "\(shown.stdout)")
+        let plain = try Setup("")
+        let defaults = try runQuench(["config", "show"], environment: plain.environment).stdout
+        #expect(defaults.contains("web.listen") && defaults.contains("127.0.0.1:8080") && defaults.contains("(web-token beside the database)"), "\(defaults)")
     }
 
     /// quenchd with nothing paired fails fast; where it made its database and

@@ -78,6 +78,12 @@ extension Configuration {
         Case(key: .reminderCommand, commandLine: ConfigValues(reminderCommand: "/cli/notify"), variable: nil,
              userText: "[reminders]\ncommand = \"/user/notify\"", systemText: "[reminders]\ncommand = '/system/notify'",
              shown: ["/cli/notify", "/user/notify", "/system/notify", "(none)"]),
+        Case(key: .webListen, commandLine: { var v = ConfigValues(); v.webListen = "[::1]:1"; return v }(), variable: ("QUENCH_WEB_LISTEN", "0.0.0.0:2"),
+             userText: "[web]\nlisten = \"127.0.0.1:3\"", systemText: "web.listen = \"0.0.0.0:8080\"",
+             shown: ["[::1]:1", "0.0.0.0:2", "127.0.0.1:3", "0.0.0.0:8080", "127.0.0.1:8080"]),
+        Case(key: .webTokenFile, commandLine: { var v = ConfigValues(); v.webTokenFile = "/cli/token"; return v }(), variable: nil,
+             userText: "[web]\ntoken_file = \"/user/token\"", systemText: "[web]\ntoken_file = \"/system/token\"",
+             shown: ["/cli/token", "/user/token", "/system/token", "(web-token beside the database)"]),
     ]
 
     /// Peels the levels off one at a time: command line > environment > user file > system file > default.

@@ -41,7 +41,7 @@ struct InstallTests {
         let installed = try Self.tree(root.path)
         #expect(Set(installed.keys) == ["usr/local/bin/quench", "usr/local/bin/quenchd", "etc/systemd/system/quench.service",
                                          "etc/systemd/system/quench-remind.service", "etc/systemd/system/quench-remind.timer",
-                                         "etc/systemd/system/quench-mqtt.service",
+                                         "etc/systemd/system/quench-mqtt.service", "etc/systemd/system/quench-web.service",
                                          "etc/udev/rules.d/70-quench.rules", "etc/quench/quench.toml"], "\(installed.keys.sorted())")
         #expect(installed["usr/local/bin/quenchd"]?.hasPrefix("755 ") == true && installed["etc/udev/rules.d/70-quench.rules"]?.hasPrefix("644 ") == true)
         let unit = try String(contentsOfFile: root.path + "/etc/systemd/system/quench.service", encoding: .utf8)
@@ -63,6 +63,8 @@ struct InstallTests {
         #expect(try Self.run("install.sh", ["--no-build", "--bin-dir", binDir, "--prefix", "/usr"], destdir: usr.path).status == 0)
         let remind = try String(contentsOfFile: usr.path + "/etc/systemd/system/quench-remind.service", encoding: .utf8)
         #expect(remind.contains("ExecStart=/usr/bin/quench remind --notify\n") && FileManager.default.fileExists(atPath: usr.path + "/usr/bin/quenchd"))
+        let web = try String(contentsOfFile: usr.path + "/etc/systemd/system/quench-web.service", encoding: .utf8)
+        #expect(web.contains("ExecStart=/usr/bin/quench serve\n"))
 
         // The history stays through an uninstall; --purge takes it too.
         try FileManager.default.createDirectory(atPath: root.path + "/var/lib/quench", withIntermediateDirectories: true)
@@ -71,8 +73,16 @@ struct InstallTests {
         #expect(removed.status == 0 && removed.output.contains("stay") && removed.output.contains("quench.toml"), "\(removed.output)")
         #expect(Set(try Self.tree(root.path).keys) == ["var/lib/quench/quench.sqlite", "etc/quench/quench.toml"])
         #expect(try String(contentsOfFile: config, encoding: .utf8) == edited)
-        #expect(try Self.run("uninstall.sh", ["--purge"], destdir: root.path).status == 0)
-        #expect(try Self.tree(root.path).isEmpty)
+        // --purge: the history, the configuration, and the web page's access token (a secret), beside
+        // the database or wherever [web] token_file put it.
+        #expect(try Self.run("install.sh", ["--no-build", "--bin-dir", binDir], destdir: root.path).status == 0)
+        try (edited + "[web]\ntoken_file = \"/etc/quench/web-token\"\n").write(toFile: config, atomically: true, encoding: .utf8)
+        try Data("secret\n".utf8).write(to: URL(fileURLWithPath: root.path + "/etc/quench/web-token"))
+        try Data("secret\n".utf8).write(to: URL(fileURLWithPath: root.path + "/var/lib/quench/web-token"))
+        let purged = try Self.run("uninstall.sh", ["--purge"], destdir: root.path)
+        #expect(purged.status == 0 && purged.output.contains(root.path + "/etc/quench/web-token"), "\(purged.output)")
+        let left = try Self.tree(root.path)
+        #expect(left.isEmpty, "\(left.keys.sorted())")
         #expect(!FileManager.default.fileExists(atPath: root.path + "/etc/quench"), "the folder goes too")
         #expect(try Self.run("install.sh", ["--bogus"], destdir: root.path).status == 64)
     }
@@ -91,7 +101,7 @@ struct InstallTests {
         #expect(info.contains("Package: quench") && info.contains("Depends: libc6 (>= 2.36), libstdc++6, libbluetooth3, libsqlite3-0, libmosquitto1, adduser"), "\(info)")
         let contents = try dpkgDeb(["--contents", path])
         for file in ["./usr/bin/quench", "./usr/bin/quenchd", "./lib/systemd/system/quench.service", "./lib/systemd/system/quench-remind.timer", "./lib/systemd/system/quench-mqtt.service",
-                     "./lib/udev/rules.d/70-quench.rules", "./usr/share/doc/quench/copyright", "./etc/quench/quench.toml"] {
+                     "./lib/systemd/system/quench-web.service", "./lib/udev/rules.d/70-quench.rules", "./usr/share/doc/quench/copyright", "./etc/quench/quench.toml"] {
             #expect(contents.contains(file), "\(file) missing: \(contents)")
         }
         #expect(contents.contains("root/root"), "files owned by root")
@@ -99,6 +109,9 @@ struct InstallTests {
         _ = try dpkgDeb(["--control", path, scripts.path])
         let postinst = try String(contentsOfFile: scripts.path + "/postinst", encoding: .utf8)
         #expect(postinst.contains("adduser --system --group") && postinst.contains("enable --now quench.service quench-remind.timer"))
+        #expect(!postinst.contains("quench-web") && !postinst.contains("quench-mqtt"), "installed, not enabled")
+        let prerm = try String(contentsOfFile: scripts.path + "/prerm", encoding: .utf8)
+        #expect(prerm.contains("quench-mqtt.service quench-web.service"), "both stopped on remove: \(prerm)")
         // A conffile: dpkg keeps a person's edits on upgrade and removes it on purge only.
         #expect(try String(contentsOfFile: scripts.path + "/conffiles", encoding: .utf8) == "/etc/quench/quench.toml\n")
         #expect(!contents.contains("./etc/systemd") && !contents.contains("./etc/udev"), "units and rules stay under /lib")

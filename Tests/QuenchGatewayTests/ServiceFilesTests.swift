@@ -103,6 +103,60 @@ import Testing
         #expect(status == 0 && !said.contains("quench-mqtt"), "systemd-analyze verify: \(said)")
     }
 
+    /// The web page's unit verifies, runs `quench serve` as the quench user on the
+    /// gateway's database (its token beside it), with no capabilities and no Bluetooth.
+    @Test(.enabled(if: systemdAnalyze != nil, "SKIPPED: systemd-analyze is not installed (apt install systemd)"))
+    func webUnitVerifies() throws {
+        let folder = try TemporaryFolder.create("quench-unit")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let text = try String(contentsOf: TestPackage.root.appendingPathComponent("systemd/quench-web.service"), encoding: .utf8)
+        let unit = try Self.parseUnit(text)
+        func one(_ key: String) -> String? {
+            let v = Self.values(unit, "Service", key)
+            return v.count == 1 ? v[0] : nil
+        }
+        #expect(one("ExecStart") == "/usr/local/bin/quench serve")
+        #expect(one("User") == "quench" && one("Group") == "quench" && one("StateDirectory") == "quench")
+        // The same database as quench.service; the token's default place is beside it.
+        let gateway = try Self.parseUnit(String(contentsOfFile: Self.unitPath, encoding: .utf8))
+        #expect(Self.values(unit, "Service", "Environment") == Self.values(gateway, "Service", "Environment"))
+        #expect(one("Restart") == "on-failure" && one("RestartPreventExitStatus") == "78")
+        #expect(one("Type") == "notify" && one("NotifyAccess") == "main")
+        #expect(one("CapabilityBoundingSet") == "" && one("AmbientCapabilities") == nil && one("NoNewPrivileges") == "yes")
+        let families = Set((one("RestrictAddressFamilies") ?? "").split(separator: " "))
+        #expect(families == ["AF_UNIX", "AF_INET", "AF_INET6"], "IP to listen, no AF_BLUETOOTH")
+        #expect(one("PrivateNetwork") == nil, "it listens on the host's network")
+        #expect(one("IPAddressDeny") == "any" && one("IPAddressAllow")?.split(separator: " ").contains("localhost") == true)
+        // At least the MQTT unit's sandbox: every setting it has, with the same value.
+        let mqtt = try Self.parseUnit(String(contentsOf: TestPackage.root.appendingPathComponent("systemd/quench-mqtt.service"), encoding: .utf8))
+        let own: Set<String> = ["Type", "ExecStart", "RestartSec"]
+        for (key, _) in mqtt["Service"] ?? [] where !own.contains(key) {
+            #expect(Self.values(unit, "Service", key) == Self.values(mqtt, "Service", key), "\(key)")
+        }
+        #expect(Self.values(unit, "Install", "WantedBy") == ["multi-user.target"])
+
+        try #require(text.contains("ExecStart=/usr/local/bin/quench serve\n"))
+        try text.replacingOccurrences(of: "ExecStart=/usr/local/bin/quench serve", with: "ExecStart=/bin/true")
+            .write(toFile: folder + "/quench-web.service", atomically: true, encoding: .utf8)
+        let (status, said) = try Self.verify([folder + "/quench-web.service"])
+        #expect(status == 0 && !said.contains("quench-web"), "systemd-analyze verify: \(said)")
+        // Exposure no higher than the MQTT unit's (1.4; this one 1.1 with systemd 252).
+        let web = try runProgram(Self.systemdAnalyze!, ["security", "--offline=true", "--no-pager",
+                                                        TestPackage.root.appendingPathComponent("systemd/quench-web.service").path])
+        let mqttScore = try runProgram(Self.systemdAnalyze!, ["security", "--offline=true", "--no-pager",
+                                                              TestPackage.root.appendingPathComponent("systemd/quench-mqtt.service").path])
+        let a = try #require(Self.exposure(web.stdout + web.stderr), "\(web.stdout)\(web.stderr)")
+        let b = try #require(Self.exposure(mqttScore.stdout + mqttScore.stderr), "\(mqttScore.stdout)\(mqttScore.stderr)")
+        #expect(a <= b, "web \(a), mqtt \(b)")
+    }
+
+    /// "→ Overall exposure level for x.service: 1.1 OK": the figure.
+    static func exposure(_ said: String) -> Double? {
+        guard let line = said.split(separator: "\n").last(where: { $0.contains("Overall exposure level") }),
+              let colon = line.lastIndex(of: ":") else { return nil }
+        return Double(line[line.index(after: colon)...].split(separator: " ").first ?? "")
+    }
+
     /// The reminder timer and its service verify too (the service's quench pointed at a binary that exists).
     @Test(.enabled(if: systemdAnalyze != nil, "SKIPPED: systemd-analyze is not installed (apt install systemd)"))
     func reminderTimerVerifies() throws {

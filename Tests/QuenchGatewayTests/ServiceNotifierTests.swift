@@ -9,6 +9,7 @@ import QuenchStore
 import QuenchTestSupport
 import Synchronization
 import Testing
+import Threading
 @testable import QuenchGateway
 
 /// systemd's notify protocol as quenchd speaks it, received on a datagram socket the test binds.
@@ -59,6 +60,27 @@ struct ServiceNotifierTests {
         #expect(socket.receive(for: 0.3) == ["READY=1\nSTATUS=0 of 1 connected", "WATCHDOG=1", "STOPPING=1"])
         // No socket: nothing is sent and nothing fails.
         ServiceNotifier(socketPath: nil, watchdogInterval: nil).ready(status: "x")
+    }
+
+    /// `quench serve` as quench-web.service runs it (Type=notify): READY=1 once the port
+    /// is bound (its address from `$QUENCH_WEB_LISTEN` here), STOPPING=1 and exit 0 on SIGTERM.
+    @Test(.enabled(if: quenchBinary != nil, "SKIPPED: quench is not built (swift build)"))
+    func quenchServeSaysReadyOnceListening() throws {
+        let folder = try TemporaryFolder()
+        let socket = try NotifySocket(path: folder.path + "/notify")
+        let port = try MosquittoBroker.freePort()
+        try "".write(toFile: folder.path + "/quench.toml", atomically: true, encoding: .utf8)
+        let server = try ChildProcess.start("/usr/bin/env", [
+            "NOTIFY_SOCKET=" + socket.path, "QUENCH_CONFIG=" + folder.path + "/quench.toml", "QUENCH_WEB_LISTEN=127.0.0.1:\(port)",
+            quenchBinary!, "serve", "--db", folder.path + "/quench.sqlite",
+        ], logFile: folder.path + "/serve.log").get()
+        var said: [String] = []
+        for _ in 0..<100 where said.isEmpty { said = socket.receive(for: 0.1) }
+        let log = { (try? String(contentsOfFile: folder.path + "/serve.log", encoding: .utf8)) ?? "" }
+        #expect(said == ["READY=1\nSTATUS=serving 127.0.0.1:\(port)"], "\(log())")
+        server.signal(SIGTERM)
+        #expect(server.wait() == 0, "\(log())")
+        #expect(socket.receive(for: 0.1) == ["STOPPING=1"])
     }
 
     @Test("a running gateway: READY=1, STATUS=, WATCHDOG=1 while the writer lives; the pings stop when it is stuck; STOPPING=1")

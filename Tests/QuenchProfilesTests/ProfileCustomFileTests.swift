@@ -85,6 +85,48 @@ import Testing
         #expect(!DeviceProfile.custom(poll).matches(advertisement: AdvertisingData([.uuids16([0xFFE1], complete: true)])))
     }
 
+    /// A GATT profile file (a kitchen scale's weight) with `fields` added at the top level.
+    static func withReminder(_ fields: String) -> String {
+        #"{"name": "k", "sensor": "weight", "unit": "g", "source": {"kind": "characteristic", "service": "FFF0", "characteristic": "FFF4"}, "value": {"type": "i16", "endian": "big", "offset": 2, "scale": 0.1}, "#
+            + fields + "}"
+    }
+
+    /// A kitchen scale's display blinking for a reminder, as a profile file declares it.
+    static let reminderExample = withReminder(
+        #""reminder": {"service": "fff0", "characteristic": "36f5", "writes": ["030a0000000009", "030a0101000009"], "pauseSeconds": 0.6, "withResponse": false}"#)
+
+    @Test func aProfileFileDeclaresAReminderSignal() throws {
+        let p = try CustomProfile(json: Array(Self.reminderExample.utf8))
+        let signal = try #require(p.reminder)
+        #expect(signal == ReminderSignal(service: BluetoothUUID(uuid16: 0xFFF0), characteristic: BluetoothUUID(uuid16: 0x36F5),
+                                         writes: [[0x03, 0x0A, 0, 0, 0, 0, 0x09], [0x03, 0x0A, 1, 1, 0, 0, 0x09]],
+                                         pause: 0.6, withResponse: false))
+        #expect(signal.problem == nil)
+        #expect(DeviceProfile.custom(p).reminderSignal == signal)
+        // The service defaults to the source's; spaces and colons in the hex are fine; the pause defaults to 0.5 s.
+        let short = try CustomProfile(json: Array(Self.withReminder(
+            #""reminder": {"characteristic": "fff5", "writes": ["01 02", "0A:0b"], "withResponse": true}"#).utf8))
+        #expect(short.reminder == ReminderSignal(service: BluetoothUUID(uuid16: 0xFFF0), characteristic: BluetoothUUID(uuid16: 0xFFF5),
+                                                 writes: [[1, 2], [0x0A, 0x0B]], pause: 0.5, withResponse: true))
+        // Without one, nothing: most profiles have no light Quench can drive.
+        #expect(try CustomProfile(json: Array(Self.exampleText.utf8)).reminder == nil)
+    }
+
+    @Test func theBuiltInSignalIsTheKitchenScaleDisplayOnly() {
+        // decentespresso.com/decentscale_api, quick start step 4: LED OFF "030A0000000009"; LED ON
+        // "030A0101000108" asks a Half Decent Scale for heartbeats (byte 5), so ON is sent with 00 there.
+        #expect(DecentScaleFrame.display(on: false) == [UInt8](hexString: "030A0000000009"))
+        #expect(DecentScaleFrame.display(on: true) == [UInt8](hexString: "030A0101000009"))
+        let blink = DeviceProfile.decentScale.reminderSignal
+        #expect(blink?.characteristic == BluetoothUUID(uuid16: 0x36F5) && blink?.service == BluetoothUUID(uuid16: 0xFFF0))
+        #expect(blink?.writes.count == 4 && blink?.withResponse == false && blink?.problem == nil)
+        // Every write is a well-formed frame: model 03, the XOR of bytes 0-5 last.
+        for w in blink?.writes ?? [] { #expect((try? DecentScaleFrame(decoding: w)) != nil) }
+        // HidrateSpark's glow command is not public: nothing is invented.
+        for p in DeviceProfile.builtIn where p != .decentScale { #expect(p.reminderSignal == nil, "\(p.identifier)") }
+        #expect(DeviceProfile.custom(ProfileRegistry.levelBottle).reminderSignal == nil)
+    }
+
     /// Each broken file and the field its error must name.
     @Test(arguments: [
         ("", ""),
@@ -116,6 +158,26 @@ import Testing
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "f32", "missing": 0}}"#, "value.missing"),
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}, "match": {"service": "nope"}}"#, "match.service"),
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}, "matches": {}}"#, "matches"),
+        // The reminder signal: each error names the key, and a write by its position.
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}, "reminder": {"characteristic": "36f5", "writes": ["00"]}}"#, "reminder"),
+        (Self.withReminder(#""reminder": 5"#), "reminder"),
+        (Self.withReminder(#""reminder": {"writes": ["030a0000000009"]}"#), "reminder.characteristic"),
+        (Self.withReminder(#""reminder": {"characteristic": "36g5", "writes": ["00"]}"#), "reminder.characteristic"),
+        (Self.withReminder(#""reminder": {"service": "", "characteristic": "36f5", "writes": ["00"]}"#), "reminder.service"),
+        (Self.withReminder(#""reminder": {"characteristic": "36f5"}"#), "reminder.writes"),
+        (Self.withReminder(#""reminder": {"characteristic": "36f5", "writes": "030a0000000009"}"#), "reminder.writes"),
+        (Self.withReminder(#""reminder": {"characteristic": "36f5", "writes": []}"#), "reminder.writes"),
+        (Self.withReminder(#""reminder": {"characteristic": "36f5", "writes": ["00","00","00","00","00","00","00","00","00","00","00","00","00","00","00","00","00"]}"#), "reminder.writes"),
+        (Self.withReminder(#""reminder": {"characteristic": "36f5", "writes": [1]}"#), "reminder.writes[0]"),
+        (Self.withReminder(#""reminder": {"characteristic": "36f5", "writes": ["030a0000000009", "030a01zz000009"]}"#), "reminder.writes[1]"),
+        (Self.withReminder(#""reminder": {"characteristic": "36f5", "writes": ["030a0000000009", "030"]}"#), "reminder.writes[1]"),
+        (Self.withReminder(#""reminder": {"characteristic": "36f5", "writes": ["00", "00", ""]}"#), "reminder.writes[2]"),
+        (Self.withReminder(#""reminder": {"characteristic": "36f5", "writes": ["000102030405060708090a0b0c0d0e0f1011121314"]}"#), "reminder.writes[0]"),
+        (Self.withReminder(#""reminder": {"characteristic": "36f5", "writes": ["00"], "pauseSeconds": 6}"#), "reminder.pauseSeconds"),
+        (Self.withReminder(#""reminder": {"characteristic": "36f5", "writes": ["00"], "pauseSeconds": -1}"#), "reminder.pauseSeconds"),
+        (Self.withReminder(#""reminder": {"characteristic": "36f5", "writes": ["00"], "pauseSeconds": "1"}"#), "reminder.pauseSeconds"),
+        (Self.withReminder(#""reminder": {"characteristic": "36f5", "writes": ["00"], "withResponse": "yes"}"#), "reminder.withResponse"),
+        (Self.withReminder(#""reminder": {"characteristic": "36f5", "writes": ["00"], "pause_seconds": 1}"#), "reminder.pause_seconds"),
     ])
     func malformedFilesNameTheField(_ text: String, _ field: String) {
         do {
@@ -164,5 +226,28 @@ private extension UInt32 {
                 == "profile file: field `source.characteristic`: does not apply when source.kind is \"service-data\"")
         let typo = ProfileCustomFileTests.exampleText.replacingOccurrences(of: "\"mode\"", with: "\"mdoe\"")
         #expect(refusal(Array(typo.utf8)) == "profile file: field `source.mdoe`: unknown field (check the spelling)")
+        let badWrite = ProfileCustomFileTests.reminderExample.replacingOccurrences(of: "030a0101000009", with: "030a01010000zz")
+        #expect(refusal(Array(badWrite.utf8))
+                == #"profile file: field `reminder.writes[1]`: "030a01010000zz" is not hex bytes (e.g. "030a0000000009")"#)
+    }
+
+    /// The reminder block mutated: parsed (and then a signal that can be given), or refused naming a field; never a trap.
+    @Test func mutatedReminderSignalsParseOrNameTheProblem() {
+        let base = Array(ProfileCustomFileTests.reminderExample.utf8)
+        let alphabet = Array("0123456789abcdefxz.,-+eE{}[]\":nulltrue \n\\writespause".utf8) + [0, 0xFF, 0xC3, 0x80]
+        var rng = FuzzRandom(seed: 11)
+        var parsed = 0, refused = 0
+        for _ in 0..<20_000 {
+            let bytes = rng.mutate(base, alphabet: alphabet, edits: 1...5)
+            do {
+                let p = try CustomProfile(json: bytes)
+                parsed += 1
+                if let r = p.reminder { #expect(r.problem == nil, "\(r)") }
+            } catch {
+                refused += 1
+                #expect(error.description.hasPrefix("profile file: "), "\(error)")
+            }
+        }
+        #expect(parsed > 100 && refused > 1000, "parsed \(parsed), refused \(refused)")
     }
 }

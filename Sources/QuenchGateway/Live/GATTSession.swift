@@ -103,10 +103,12 @@ public final class GATTDeviceSession: Sendable {
     private let backoff: Backoff
     private let connectTimeout: Double
     private let drainInterval: Double?
-    private let logger: Logger
+    let logger: Logger
     private let supervisor: AdapterSupervisor
     private let worker = ThreadSlot()
     private let counters = Mutex(Counters())
+    /// A reminder to show, and whether the open link can (ReminderSignals.swift).
+    let signalState = Mutex(SignalState())
 
     public init(pipeline: DevicePipeline, connector: any ATTConnector, stop: StopSignal, backoff: Backoff = Backoff(),
                 connectTimeout: Double = 10, drainInterval: Double? = nil, supervisor: AdapterSupervisor? = nil) {
@@ -159,13 +161,22 @@ public final class GATTDeviceSession: Sendable {
                     }
                 } else {
                     let link = try GATTLink.open(b, profile: device.profile)
+                    try openSignal(link.client)
                     connected(["mtu": "\(link.client.mtu)", "handle": "\(link.characteristic.valueHandle)"])
                     attempt = 0
                     // Waits as long as the device is quiet: a stop wakes the bearer (its eventfd), no polling.
-                    // Only if the eventfd could not be made does a one-second wait bound the stop.
-                    let quiet = stop.canWakeBearers ? Double.infinity : 1
+                    // Only if the eventfd could not be made does a one-second wait bound the stop. A device
+                    // that can show a reminder looks for one each `signalCheckInterval` (ReminderSignals.swift).
+                    var quiet = stop.canWakeBearers ? Double.infinity : 1
+                    if reminderSignal != nil { quiet = min(quiet, Self.signalCheckInterval) }
+                    var showing: SignalInProgress?
+                    var nextRead: Deadline?
+                    defer { closeSignal(showing: showing) }
                     while !stop.isStopped {
-                        if let value = try link.next(timeout: quiet, stop: stop) { pipeline.handle(payload: value) }
+                        if showing == nil { showing = takeSignal() }
+                        if let s = showing { showing = try advance(s, link.client) }
+                        let wait = min(quiet, showing?.due.remaining ?? .infinity)
+                        if let value = try receive(link, within: wait, nextRead: &nextRead) { pipeline.handle(payload: value) }
                     }
                 }
                 b.close()
@@ -186,6 +197,21 @@ public final class GATTDeviceSession: Sendable {
             }
         }
         logger.debug("session ended")
+    }
+
+    /// The next value within `wait` seconds. A read-poll link is read only once its
+    /// interval has passed since the last read, however often the loop wakes.
+    private func receive(_ link: GATTLink, within wait: Double, nextRead: inout Deadline?) throws(LiveError) -> [UInt8]? {
+        guard case .readPoll(let interval) = link.delivery else { return try link.next(timeout: wait, stop: stop) }
+        let due = nextRead ?? Deadline(seconds: interval)
+        nextRead = due
+        if due.remaining > wait {
+            stop.wait(seconds: wait)
+            return nil
+        }
+        let value = try link.next(timeout: due.remaining, stop: stop)
+        nextRead = Deadline(seconds: interval)
+        return value
     }
 
     private func connected(_ metadata: Logger.Metadata) {

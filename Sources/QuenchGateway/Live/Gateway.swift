@@ -33,6 +33,9 @@ public final class Gateway: Sendable {
         /// machine's, looked at only at the real-time rate (accelerated sessions
         /// take their wall times from `started`).
         public var systemClock: (any SystemClock)?
+        /// How often the main loop looks at the store's reminder rows, when a device
+        /// can show a reminder (ReminderSignals.swift); a cheap read.
+        public var reminderCheckInterval = 3.0
         public init() {}
     }
 
@@ -50,6 +53,9 @@ public final class Gateway: Sendable {
     private let pendingRestamp = Atomic<Bool>(false)
     private let listener: BroadcastListener?
     private let logger: Logger
+    /// Shows on a device the reminders `quench remind --notify` gives; nil when no device can.
+    private let reminders: ReminderWatch?
+    private let reminderCheckInterval: Double
 
     /// - Parameters:
     ///   - connector: how GATT devices are reached.
@@ -94,6 +100,8 @@ public final class Gateway: Sendable {
             }
         }
         gattSessions = sessions
+        reminders = ReminderWatch(store: store, sessions: sessions, logger: logger)
+        reminderCheckInterval = options.reminderCheckInterval
         listener = broadcast.isEmpty ? nil
             : BroadcastListener(pipelines: broadcast, stop: stop, backoff: options.backoff, logger: logger,
                                 supervisor: supervisor, source: advertisements)
@@ -128,6 +136,8 @@ public final class Gateway: Sendable {
             }
         }
         writer.start()
+        // The first look is the baseline: a reminder given before this start is never shown.
+        reminders?.check()
         for s in gattSessions { s.start() }
         listener?.start()
     }
@@ -164,9 +174,14 @@ public final class Gateway: Sendable {
         let regularTick = notifier.watchdogInterval.map { $0 / 2 } ?? 30
         let stuckAfter = max(notifier.watchdogInterval ?? 60, 4 * EventWriter.heartbeatInterval)
         var stuck = false
+        var nextTick = Deadline(seconds: 0)
         while !stopSignal.isStopped, !end.hasPassed {
-            let tick = clock.isSynchronized ? regularTick : min(regularTick, 2)
-            if stopSignal.wait(seconds: min(tick, end.remaining)) { break }
+            if nextTick.hasPassed { nextTick = Deadline(seconds: clock.isSynchronized ? regularTick : min(regularTick, 2)) }
+            // Reminders are looked for more often than the rest is done.
+            let wait = reminders == nil ? nextTick.remaining : min(nextTick.remaining, reminderCheckInterval)
+            if stopSignal.wait(seconds: min(wait, end.remaining)) { break }
+            reminders?.check()
+            guard nextTick.hasPassed else { continue }
             checkClock()
             if writer.isResponsive(within: stuckAfter) {
                 notifier.watchdog()
