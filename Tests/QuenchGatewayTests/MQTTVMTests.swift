@@ -55,7 +55,7 @@ struct MQTTVMTests {
         let sips = events.filter { $0["kind"] as? String == "sip" && $0["device"] as? String == "C3:11:22:33:44:58" }
         #expect(sips.map { $0["ml"] as? Double ?? 0 } == stored["C3:11:22:33:44:58"] ?? [],
                 "each stored sip published once, in order: \(sips.map { $0["ml"] ?? "?" })")
-        let state = try #require(payloads("quench/vmpi/person/default/state").last)
+        let state = try #require(payloads("quench/vmpi/person/me/state").last)
         #expect(abs((state["intake_ml"] as? Double ?? 0) - (stored["C3:11:22:33:44:58"] ?? []).reduce(0, +)) < 0.01, "\(state)")
         #expect(lines.contains { $0.hasPrefix("homeassistant/sensor/quench_vmpi/c31122334458_remaining/config {") })
         #expect(lines.contains("quench/vmpi/status online") && lines.last { $0.hasPrefix("quench/vmpi/status") } == "quench/vmpi/status offline",
