@@ -7,23 +7,31 @@ public struct HostPort: Sendable, Equatable {
     public var port: Int
 
     public init(parsing text: String) throws(HostPortProblem) {
-        let hostPart: Substring
-        let portPart: Substring
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { throw .noClosingBracket }
-            hostPart = text[text.index(after: text.startIndex)..<close]
-            let rest = text[text.index(after: close)...]
-            guard rest.hasPrefix(":") else { throw .noPortAfterBracket }
-            portPart = rest.dropFirst()
+        // On the UTF-8 bytes: String's Character operations would touch the standard
+        // library's Unicode tables, over a megabyte of quenchd's resident memory, for
+        // a key quenchd only checks.
+        let bytes = Array(text.utf8)
+        let colon = UInt8(ascii: ":")
+        let hostBytes: ArraySlice<UInt8>
+        let portBytes: ArraySlice<UInt8>
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { throw .noClosingBracket }
+            hostBytes = bytes[1..<close]
+            guard close + 1 < bytes.count, bytes[close + 1] == colon else { throw .noPortAfterBracket }
+            portBytes = bytes[(close + 2)...]
         } else {
-            guard let colon = text.lastIndex(of: ":") else { throw .noPort }
-            hostPart = text[..<colon]
-            portPart = text[text.index(after: colon)...]
-            guard !hostPart.contains(":") else { throw .unbracketedIPv6 }
+            guard let last = bytes.lastIndex(of: colon) else { throw .noPort }
+            hostBytes = bytes[..<last]
+            portBytes = bytes[(last + 1)...]
+            guard !hostBytes.contains(colon) else { throw .unbracketedIPv6 }
         }
-        guard !hostPart.isEmpty else { throw .noHost }
-        guard let port = Int(portPart), (0...65535).contains(port) else { throw .badPort }
-        host = String(hostPart)
+        guard !hostBytes.isEmpty else { throw .noHost }
+        guard (1...5).contains(portBytes.count), portBytes.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            throw .badPort
+        }
+        let port = portBytes.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        guard port <= 65535 else { throw .badPort }
+        host = String(decoding: hostBytes, as: UTF8.self)
         self.port = port
     }
 
