@@ -167,3 +167,12 @@ import Testing
         #expect(error?.description == "invalid date '1969-12-31 23:00': before 1970: a history starts on 1970-01-01 at the earliest")
     }
 }
+
+@Suite struct PercentTests {
+    @Test func roundsDownButNotBelowWhatTheNumbersSay() {
+        #expect(Format.percent(2300.0 / 2000) == "115 %", "1.15 × 100 is 114.999… in binary")
+        #expect(Format.percent(2731.0 / 2000) == "136 %")
+        #expect(Format.percent(1999.0 / 2000) == "99 %", "not met is never 100 %")
+        #expect(Format.percent(0.7) == "70 %" && Format.percent(0.29) == "29 %" && Format.percent(0) == "0 %")
+    }
+}
