@@ -35,12 +35,19 @@ import PackageDescription
 // linking it costs quenchd about 2 MB resident (static release, `quenchd --help`:
 // 7.9 -> 10.1 MB). toml++ 3.4.0 asserts on three malformed inputs: QuenchConfig's
 // TOMLPreflight refuses those first.
+// TOMLKit imports Foundation (for Data and Date), so every module above QuenchConfig
+// loads it, and without this setting `"a".contains("b")` binds to Foundation's
+// `range(of:)` in a file that never imported it: the web server would need
+// libFoundation.so. With it, a file sees only the members of the modules it imports.
+let importedMembersOnly: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "Quench",
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "quench", targets: ["quench"]),
         .executable(name: "quenchd", targets: ["quenchd"]),
+        .executable(name: "quench-web", targets: ["quench-web"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -78,16 +85,20 @@ let package = Package(
             providers: [.apt(["libbluetooth-dev"])]
         ),
         .target(name: "BluetoothLinux", dependencies: ["CBlueZ", "BluetoothWire", "GATT", "Threading"]),
+        // A service's process: systemd's notify protocol, swift-log to standard error. quenchd, `quench`'s
+        // services and quench-web share it; it knows nothing of Bluetooth or the web.
+        .target(name: "QuenchService", dependencies: [.product(name: "Logging", package: "swift-log")]),
         .target(name: "QuenchGateway", dependencies: [
-            "QuenchCore", "QuenchSimulator", "QuenchStore", "BluetoothWire",
+            "QuenchService", "QuenchCore", "QuenchSimulator", "QuenchStore", "BluetoothWire",
             "QuenchProfiles", "GATT", "BluetoothLinux", "Threading",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "QuenchConfig", dependencies: [
             "QuenchCore", "BluetoothWire", "Threading", .product(name: "TOMLKit", package: "TOMLKit"),
-        ]),
+        ], swiftSettings: importedMembersOnly),
         .target(name: "QuenchCharts", dependencies: ["QuenchCore"]),
-        .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchCharts", "QuenchConfig", "QuenchStore", "Threading"]),
+        .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchCharts", "QuenchConfig", "QuenchStore", "Threading"],
+                swiftSettings: importedMembersOnly),
         // MQTT through libmosquitto (Debian libmosquitto-dev), the Eclipse reference client:
         // MQTT 3.1.1 and 5, TLS, reconnects. `MQTT` is the only importer of CMosquitto.
         .systemLibrary(
@@ -108,7 +119,13 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
-        ]),
+        ], swiftSettings: importedMembersOnly),
+        // `quench serve` and `quench-web`, one command: its options over the configuration, the greeting, exit 78.
+        .target(name: "QuenchServe", dependencies: [
+            "QuenchWeb", "QuenchConfig", "QuenchHistory", "QuenchService",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: importedMembersOnly),
         .target(name: "QuenchTools", dependencies: [
             "QuenchGateway", "QuenchCore", "QuenchProfiles", "QuenchStore", "GATT", "BluetoothLinux", "BluetoothWire", "Threading",
             .product(name: "Logging", package: "swift-log"),
@@ -117,8 +134,13 @@ let package = Package(
             "QuenchGateway", "QuenchCore", "QuenchProfiles", "GATT", "BluetoothWire", "Threading",
         ]),
         .executableTarget(name: "quench", dependencies: [
-            "QuenchGateway", "QuenchHistory", "QuenchConfig", "QuenchTools", "QuenchStore", "QuenchProfiles", "QuenchMQTT", "QuenchWeb", "Threading",
+            "QuenchGateway", "QuenchHistory", "QuenchConfig", "QuenchTools", "QuenchStore", "QuenchProfiles", "QuenchMQTT", "QuenchWeb", "QuenchServe", "QuenchService", "Threading",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // The web server alone (the quench-web service): no Bluetooth, MQTT or the rest of the CLI,
+        // and no full Foundation (QuenchHistory needs only FoundationEssentials and time zones).
+        .executableTarget(name: "quench-web", dependencies: [
+            "QuenchServe", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "quenchd", dependencies: ["QuenchGateway", "QuenchConfig", "QuenchStore"]),
         .executableTarget(name: "quench-bench", dependencies: [
@@ -166,7 +188,7 @@ let package = Package(
         ]),
         .testTarget(name: "QuenchGatewayTests", dependencies: [
             "QuenchGateway", "QuenchHistory", "QuenchStore", "QuenchCore", "GATT", "BLEVMHarness", "QuenchTestSupport",
-            "QuenchTools", "QuenchSimulatedDevices", "QuenchProfiles", "Threading",
+            "QuenchTools", "QuenchSimulatedDevices", "QuenchProfiles", "QuenchService", "Threading",
         ]),
     ]
 )
