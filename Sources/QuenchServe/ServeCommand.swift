@@ -11,11 +11,18 @@ import Glibc
 /// `--db`'s help, the same in every command.
 public let databaseHelp: ArgumentHelp = "The database file (default: $QUENCH_DB, else `database` in the config file, else $XDG_DATA_HOME/quench/quench.sqlite)."
 
-/// Said on standard error; exit 78 (EX_CONFIG), which the units do not restart on.
+/// Said on standard error as `quench: error: …` (`quench-web: error: …`); exit 78
+/// (EX_CONFIG), which the units do not restart on.
 public func configurationFailure(_ error: any Error) -> ExitCode {
-    var line = Array("quench: error: \(error)\n".utf8)
-    _ = write(2, &line, line.count)
+    writeError("\(error)")
     return ExitCode(78)
+}
+
+/// `PROGRAM: error: TEXT` on standard error, PROGRAM the executable's name.
+public func writeError(_ text: String) {
+    let program = CommandLine.arguments.first.flatMap { $0.split(separator: "/").last.map(String.init) } ?? "quench"
+    var line = Array("\(program): error: \(text)\n".utf8)
+    _ = write(2, &line, line.count)
 }
 
 /// Options of `serve` and `serve token`; each over `[web]` in the config file.

@@ -1,5 +1,8 @@
 import ArgumentParser
 import QuenchServe
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `quench-web`: `quench serve` alone, what the quench-web service runs. The same
 /// command (`QuenchServe.ServeCommand`), in a process that links neither
@@ -10,4 +13,26 @@ struct QuenchWebCommand: AsyncParsableCommand {
         commandName: "quench-web", abstract: ServeCommand.configuration.abstract,
         discussion: "The same as `quench serve`, in a smaller process. " + ServeCommand.configuration.discussion,
         subcommands: [ServeCommand.Run.self, ServeCommand.Token.self], defaultSubcommand: ServeCommand.Run.self)
+
+    /// Parses and runs; a failure is `quench-web: error: …` on standard error, as `quench` says it.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as ExitCode {
+            exit(error.rawValue)  // already said (configurationFailure)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                exit(0)
+            }
+            writeError(message(for: error))
+            exit(code.rawValue)
+        }
+    }
 }
