@@ -3,9 +3,11 @@ import PackageDescription
 
 // Layers, dependencies pointing one way (top depends on bottom):
 //
-//   quench (CLI, parsing only)     quenchd (the service)     quench-bench (benchmarks)
+//   quench (CLI, parsing only)     quenchd (the service)     quench-web (the web service)     quench-bench (benchmarks)
 //     ├── QuenchTools (scan, pair, watch, record, calibrate, and their terminal output)
-//     ├── QuenchHistory (today, log, stats, goals, calendar, export, chart, share: Foundation, for local days' time zones;
+//     ├── QuenchServe (`quench serve` = `quench-web`: one command, its options, greeting and exit 78; ArgumentParser)
+//     ├── QuenchHistory (today, log, stats, goals, calendar, export, chart, share: FoundationEssentials, and
+//     │     FoundationInternationalization for local days' time zones;
 //     │     share's PNG through Debian's rsvg-convert, a child process)
 //     │     └── QuenchCharts (pure: plain values in, SVG text out; no I/O; the web page inlines the same SVG)
 //     ├── QuenchWeb (`quench serve`: the page, the JSON API, live changes; Hummingbird; `--listen` parsed by QuenchConfig's HostPort)
@@ -13,6 +15,7 @@ import PackageDescription
 //     │     └── MQTT (libmosquitto; the only importer of CMosquitto)
 //     ├── QuenchConfig (quench.toml and precedence: command line > environment > user file > /etc > default;
 //     │     TOMLKit, BluetoothWire, Threading, QuenchCore; quenchd links it too)
+//     ├── QuenchService (systemd notify, swift-log to stderr: what a service's process needs; quench-web too)
 //     └── QuenchGateway (pipelines: replay, simulate, demo, the live gateway; prints nothing)
 //           ├── QuenchStore (SQLite's C API; the only importer of CSQLite)
 //           ├── BluetoothLinux (kernel sockets; the only importer of CBlueZ)
@@ -24,9 +27,11 @@ import PackageDescription
 //           └── QuenchCore (pure: units, calibration, trace v1, detector, evaluation)
 //   QuenchSimulatedDevices (in-process GATT peripherals and broadcasters): tests and quench-bench only.
 //
-// Foundation: QuenchHistory (time zones), the `quench` executable and quench-bench
-// import Foundation; QuenchProfiles and QuenchStore import FoundationEssentials
-// (JSON, files) only; QuenchCharts, QuenchGateway, QuenchTools and the layers below import
+// Foundation: the `quench` executable and quench-bench import Foundation;
+// QuenchHistory imports FoundationEssentials and FoundationInternationalization
+// (time zones), QuenchProfiles and QuenchStore FoundationEssentials (JSON, files)
+// only, so quench-web (QuenchServe, QuenchWeb, QuenchHistory, QuenchConfig) links
+// no full Foundation in a static build; QuenchCharts, QuenchGateway, QuenchTools and the layers below import
 // neither, and nothing imports Dispatch, so quenchd stays small.
 //
 // TOMLKit (QuenchConfig only) wraps toml++, a well-kept TOML 1.0 parser whose
@@ -35,6 +40,7 @@ import PackageDescription
 // linking it costs quenchd about 2 MB resident (static release, `quenchd --help`:
 // 7.9 -> 10.1 MB). toml++ 3.4.0 asserts on three malformed inputs: QuenchConfig's
 // TOMLPreflight refuses those first.
+
 // TOMLKit imports Foundation (for Data and Date), so every module above QuenchConfig
 // loads it, and without this setting `"a".contains("b")` binds to Foundation's
 // `range(of:)` in a file that never imported it: the web server would need

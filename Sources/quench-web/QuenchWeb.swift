@@ -24,15 +24,15 @@ struct QuenchWebCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch let error as ExitCode {
-            exit(error.rawValue)  // already said (configurationFailure)
+            Glibc.exit(error.rawValue)  // already said (configurationFailure)
         } catch {
             let code = exitCode(for: error)
             if code == .success {
                 print(fullMessage(for: error))
-                exit(0)
+                Glibc.exit(0)
             }
             writeError(message(for: error))
-            exit(code.rawValue)
+            Glibc.exit(code.rawValue)
         }
     }
 }
