@@ -3,9 +3,11 @@ import PackageDescription
 
 // Layers, dependencies pointing one way (top depends on bottom):
 //
-//   quench (CLI, parsing only)     quenchd (the service)     quench-bench (benchmarks)
+//   quench (CLI, parsing only)     quenchd (the service)     quench-web (the web service)     quench-bench (benchmarks)
 //     ├── QuenchTools (scan, pair, watch, record, calibrate, and their terminal output)
-//     ├── QuenchHistory (today, log, stats, goals, calendar, export, chart, share: Foundation, for local days' time zones;
+//     ├── QuenchServe (`quench serve` = `quench-web`: one command, its options, greeting and exit 78; ArgumentParser)
+//     ├── QuenchHistory (today, log, stats, goals, calendar, export, chart, share: FoundationEssentials, and
+//     │     FoundationInternationalization for local days' time zones;
 //     │     share's PNG through Debian's rsvg-convert, a child process)
 //     │     └── QuenchCharts (pure: plain values in, SVG text out; no I/O; the web page inlines the same SVG)
 //     ├── QuenchWeb (`quench serve`: the page, the JSON API, live changes; Hummingbird; `--listen` parsed by QuenchConfig's HostPort)
@@ -13,6 +15,7 @@ import PackageDescription
 //     │     └── MQTT (libmosquitto; the only importer of CMosquitto)
 //     ├── QuenchConfig (quench.toml and precedence: command line > environment > user file > /etc > default;
 //     │     TOMLKit, BluetoothWire, Threading, QuenchCore; quenchd links it too)
+//     ├── QuenchService (systemd notify, swift-log to stderr: what a service's process needs; quench-web too)
 //     └── QuenchGateway (pipelines: replay, simulate, demo, the live gateway; prints nothing)
 //           ├── QuenchStore (SQLite's C API; the only importer of CSQLite)
 //           ├── BluetoothLinux (kernel sockets; the only importer of CBlueZ)
@@ -24,9 +27,11 @@ import PackageDescription
 //           └── QuenchCore (pure: units, calibration, trace v1, detector, evaluation)
 //   QuenchSimulatedDevices (in-process GATT peripherals and broadcasters): tests and quench-bench only.
 //
-// Foundation: QuenchHistory (time zones), the `quench` executable and quench-bench
-// import Foundation; QuenchProfiles and QuenchStore import FoundationEssentials
-// (JSON, files) only; QuenchCharts, QuenchGateway, QuenchTools and the layers below import
+// Foundation: the `quench` executable and quench-bench import Foundation;
+// QuenchHistory imports FoundationEssentials and FoundationInternationalization
+// (time zones), QuenchProfiles and QuenchStore FoundationEssentials (JSON, files)
+// only, so quench-web (QuenchServe, QuenchWeb, QuenchHistory, QuenchConfig) links
+// no full Foundation in a static build; QuenchCharts, QuenchGateway, QuenchTools and the layers below import
 // neither, and nothing imports Dispatch, so quenchd stays small.
 //
 // TOMLKit (QuenchConfig only) wraps toml++, a well-kept TOML 1.0 parser whose
@@ -35,12 +40,20 @@ import PackageDescription
 // linking it costs quenchd about 2 MB resident (static release, `quenchd --help`:
 // 7.9 -> 10.1 MB). toml++ 3.4.0 asserts on three malformed inputs: QuenchConfig's
 // TOMLPreflight refuses those first.
+
+// TOMLKit imports Foundation (for Data and Date), so every module above QuenchConfig
+// loads it, and without this setting `"a".contains("b")` binds to Foundation's
+// `range(of:)` in a file that never imported it: the web server would need
+// libFoundation.so. With it, a file sees only the members of the modules it imports.
+let importedMembersOnly: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "Quench",
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "quench", targets: ["quench"]),
         .executable(name: "quenchd", targets: ["quenchd"]),
+        .executable(name: "quench-web", targets: ["quench-web"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -78,16 +91,20 @@ let package = Package(
             providers: [.apt(["libbluetooth-dev"])]
         ),
         .target(name: "BluetoothLinux", dependencies: ["CBlueZ", "BluetoothWire", "GATT", "Threading"]),
+        // A service's process: systemd's notify protocol, swift-log to standard error. quenchd, `quench`'s
+        // services and quench-web share it; it knows nothing of Bluetooth or the web.
+        .target(name: "QuenchService", dependencies: [.product(name: "Logging", package: "swift-log")]),
         .target(name: "QuenchGateway", dependencies: [
-            "QuenchCore", "QuenchSimulator", "QuenchStore", "BluetoothWire",
+            "QuenchService", "QuenchCore", "QuenchSimulator", "QuenchStore", "BluetoothWire",
             "QuenchProfiles", "GATT", "BluetoothLinux", "Threading",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "QuenchConfig", dependencies: [
             "QuenchCore", "BluetoothWire", "Threading", .product(name: "TOMLKit", package: "TOMLKit"),
-        ]),
+        ], swiftSettings: importedMembersOnly),
         .target(name: "QuenchCharts", dependencies: ["QuenchCore"]),
-        .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchCharts", "QuenchConfig", "QuenchStore", "Threading"]),
+        .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchCharts", "QuenchConfig", "QuenchStore", "Threading"],
+                swiftSettings: importedMembersOnly),
         // MQTT through libmosquitto (Debian libmosquitto-dev), the Eclipse reference client:
         // MQTT 3.1.1 and 5, TLS, reconnects. `MQTT` is the only importer of CMosquitto.
         .systemLibrary(
@@ -108,7 +125,13 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
-        ]),
+        ], swiftSettings: importedMembersOnly),
+        // `quench serve` and `quench-web`, one command: its options over the configuration, the greeting, exit 78.
+        .target(name: "QuenchServe", dependencies: [
+            "QuenchWeb", "QuenchConfig", "QuenchHistory", "QuenchService",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: importedMembersOnly),
         .target(name: "QuenchTools", dependencies: [
             "QuenchGateway", "QuenchCore", "QuenchProfiles", "QuenchStore", "GATT", "BluetoothLinux", "BluetoothWire", "Threading",
             .product(name: "Logging", package: "swift-log"),
@@ -117,8 +140,13 @@ let package = Package(
             "QuenchGateway", "QuenchCore", "QuenchProfiles", "GATT", "BluetoothWire", "Threading",
         ]),
         .executableTarget(name: "quench", dependencies: [
-            "QuenchGateway", "QuenchHistory", "QuenchConfig", "QuenchTools", "QuenchStore", "QuenchProfiles", "QuenchMQTT", "QuenchWeb", "Threading",
+            "QuenchGateway", "QuenchHistory", "QuenchConfig", "QuenchTools", "QuenchStore", "QuenchProfiles", "QuenchMQTT", "QuenchWeb", "QuenchServe", "QuenchService", "Threading",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // The web server alone (the quench-web service): no Bluetooth, MQTT or the rest of the CLI,
+        // and no full Foundation (QuenchHistory needs only FoundationEssentials and time zones).
+        .executableTarget(name: "quench-web", dependencies: [
+            "QuenchServe", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "quenchd", dependencies: ["QuenchGateway", "QuenchConfig", "QuenchStore"]),
         .executableTarget(name: "quench-bench", dependencies: [
@@ -166,7 +194,7 @@ let package = Package(
         ]),
         .testTarget(name: "QuenchGatewayTests", dependencies: [
             "QuenchGateway", "QuenchHistory", "QuenchStore", "QuenchCore", "GATT", "BLEVMHarness", "QuenchTestSupport",
-            "QuenchTools", "QuenchSimulatedDevices", "QuenchProfiles", "Threading",
+            "QuenchTools", "QuenchSimulatedDevices", "QuenchProfiles", "QuenchService", "Threading",
         ]),
     ]
 )

@@ -33,7 +33,7 @@ root="$stage/quench_${version}_${arch}"
 
 DESTDIR="$root" scripts/install.sh --prefix /usr --bin-dir "$bin_dir" "${build_args[@]}" >/dev/null
 # Symbols are for debugging a build, not for a Pi's SD card.
-strip --strip-unneeded "$root/usr/bin/quench" "$root/usr/bin/quenchd"
+strip --strip-unneeded "$root/usr/bin/quench" "$root/usr/bin/quenchd" "$root/usr/bin/quench-web"
 # Packages keep units and rules under /lib; /etc is the administrator's, but
 # for the configuration, a conffile: dpkg keeps a person's edits on upgrade
 # (asking when the shipped file changed too) and removes it only on purge.

@@ -38,8 +38,9 @@ if [ "$build" = yes ]; then
     export PATH="/opt/swift/usr/bin:$PATH"
     swift build -c release --static-swift-stdlib --product quench
     swift build -c release --static-swift-stdlib --product quenchd
+    swift build -c release --static-swift-stdlib --product quench-web
 fi
-for b in quench quenchd; do
+for b in quench quenchd quench-web; do
     [ -x "$bin_dir/$b" ] || { echo "install.sh: no $bin_dir/$b (build it, or give --bin-dir)" >&2; exit 1; }
 done
 
@@ -49,6 +50,7 @@ put() { # mode source target
 }
 put 755 "$bin_dir/quench" "$prefix/bin/quench"
 put 755 "$bin_dir/quenchd" "$prefix/bin/quenchd"
+put 755 "$bin_dir/quench-web" "$prefix/bin/quench-web"
 
 # The units name the binaries where they were installed.
 units=$(mktemp -d)

@@ -31,7 +31,7 @@ if [ "$purge" = yes ] && [ -x "$root$prefix/bin/quench" ] && [ -f "$root/etc/que
     token_file=$(QUENCH_CONFIG="$root/etc/quench/quench.toml" "$root$prefix/bin/quench" config show 2>/dev/null \
         | awk '$1 == "web.token_file" && substr($2, 1, 1) == "/" { print $2 }') || true
 fi
-rm -f "$root$prefix/bin/quench" "$root$prefix/bin/quenchd" \
+rm -f "$root$prefix/bin/quench" "$root$prefix/bin/quenchd" "$root$prefix/bin/quench-web" \
       "$root/etc/systemd/system/quench.service" "$root/etc/systemd/system/quench-remind.service" \
       "$root/etc/systemd/system/quench-remind.timer" "$root/etc/systemd/system/quench-mqtt.service" \
       "$root/etc/systemd/system/quench-web.service" \

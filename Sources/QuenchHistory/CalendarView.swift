@@ -62,7 +62,8 @@ extension History {
     static func renderCalendar(_ r: CalendarReport, _ c: HistoryContext) -> String {
         guard let firstDay = r.days.first.flatMap({ CivilDay(parsing: $0.date) }) else { return "" }
         let comps = firstDay.components
-        var lines = ["\(Format.months[comps.month - 1]) \(comps.year)".padding(toLength: 20, withPad: " ", startingAt: 0)
+        let title = "\(Format.months[comps.month - 1]) \(comps.year)"
+        var lines = [title + String(repeating: " ", count: max(0, 20 - title.count))
                      + "  \(Format.volume(r.totalMl, c.units)), goal met on \(r.goalMetDays) of \(r.days.filter { $0.mark != "future" }.count) days"]
         lines.append("  Mon  Tue  Wed  Thu  Fri  Sat  Sun")
         // Monday-first columns (ISO 8601 weeks).

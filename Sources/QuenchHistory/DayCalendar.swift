@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import FoundationInternationalization
 import QuenchCore
 import QuenchStore
 
@@ -109,8 +110,15 @@ public struct DayCalendar: Sendable {
         return segments
     }
 
+    /// ICU's time zones (FoundationInternationalization), which FoundationEssentials
+    /// finds by name at run time: this reference makes a static build
+    /// (`--static-swift-stdlib`) link them. Without it such a build that imports no
+    /// full Foundation (quench-web) knows no zone but GMT.
+    private static let zoneDataVersion = TimeZone.timeZoneDataVersion
+
     /// Resolves the zone: the setting, else `TZ`, else the system's.
     public static func resolveTimeZone(setting: String?, environment: [String: String]) throws(HistoryError) -> TimeZone {
+        _ = zoneDataVersion
         if let setting {
             guard let zone = TimeZone(identifier: setting) else { throw .invalidArgument("unknown time zone '\(setting.shownSafely())' in the settings") }
             return zone

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import QuenchCore
 import QuenchStore
 
@@ -134,7 +134,7 @@ enum CSV {
     static func line(_ fields: [String]) -> String {
         fields.map { field in
             field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-                ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
+                ? "\"" + field.replacing("\"", with: "\"\"") + "\"" : field
         }.joined(separator: ",")
     }
 

@@ -109,7 +109,7 @@ extension History {
         if let c {
             text += "\nSaved as your daily goal from \(c.today)."
         } else {
-            text += "\nSave it with --save, or `quench goal set \(Format.amount(total, .ml).replacingOccurrences(of: ",", with: ""))ml`."
+            text += "\nSave it with --save, or `quench goal set \(Format.amount(total, .ml).replacing(",", with: ""))ml`."
         }
         return text
     }

@@ -1,7 +1,11 @@
-import Foundation
+import FoundationEssentials
+import FoundationInternationalization
 import QuenchConfig
 import QuenchCore
 import QuenchStore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Everything a history command depends on besides its own arguments, so tests
 /// can fix the clock, the zone and the terminal.
@@ -151,7 +155,7 @@ struct HistoryContext {
 extension VolumeUnit {
     /// `ml`, `mL`, `millilitres`, `oz`, `fl oz`, `floz`.
     public init?(parsingUnitName text: String) {
-        switch text.lowercased().trimmingCharacters(in: .whitespaces) {
+        switch text.lowercased().trimmingSpaces() {
         case "ml", "millilitre", "millilitres", "milliliter", "milliliters": self = .ml
         case "oz", "floz", "fl oz", "fl.oz", "us fl oz": self = .usFluidOunce
         default: return nil

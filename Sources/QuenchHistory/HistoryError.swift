@@ -1,3 +1,4 @@
+import QuenchCore
 import QuenchStore
 
 /// Why a history command failed; each case says what was wrong with which input

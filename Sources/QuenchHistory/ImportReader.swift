@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+import QuenchCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The bytes of an import, a chunk at a time: a file, stdin or a pipe of any
 /// size is read in bounded memory, and every byte has an offset to name in errors.

@@ -1,6 +1,9 @@
-import Foundation
+import FoundationEssentials
 import QuenchCore
 import QuenchStore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What people type: amounts, weights, durations and dates.
 public enum HistoryInput {
@@ -43,7 +46,7 @@ public enum HistoryInput {
 
     /// A daily window `HH:MM-HH:MM` as minutes after midnight (`24:00` ends at midnight).
     public static func window(_ text: String) throws(HistoryError) -> (from: Int, until: Int) {
-        let parts = text.split(separator: "-").map { $0.trimmingCharacters(in: .whitespaces) }
+        let parts = text.split(separator: "-").map { $0.trimmingSpaces() }
         guard parts.count == 2 else { throw .invalidArgument("window '\(text.shownSafely())' is not HH:MM-HH:MM (e.g. 08:00-22:00)") }
         func minute(_ p: String) throws(HistoryError) -> Int {
             if p == "24:00" { return 1440 }
@@ -71,10 +74,10 @@ public enum HistoryInput {
     }
 
     private static func split(_ text: String) throws(HistoryError) -> (Double, String) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         let numberEnd = trimmed.firstIndex { !($0.isNumber || $0 == "." || $0 == "-" || $0 == "+" || $0 == "e") } ?? trimmed.endIndex
         let numberText = String(trimmed[..<numberEnd])
-        let unit = trimmed[numberEnd...].trimmingCharacters(in: .whitespaces).lowercased()
+        let unit = trimmed[numberEnd...].trimmingSpaces().lowercased()
         guard let number = Double(numberText), number.isFinite else {
             throw .invalidAmount(text, reason: "expected a number followed by a unit, such as 250ml")
         }
@@ -94,7 +97,7 @@ public enum HistoryInput {
     /// (`.exact` for every other form).
     static func instantFitted(_ text: String, calendar: DayCalendar, now: Timestamp) throws(HistoryError)
         -> (instant: Timestamp, fit: DayCalendar.LocalTimeFit) {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmingSpaces()
         switch t.lowercased() {
         case "now": return (now, .exact)
         case "today": return (calendar.start(of: calendar.day(of: now)), .exact)

@@ -1,6 +1,9 @@
-import Foundation
+import FoundationEssentials
 import QuenchCore
 import QuenchStore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `quench people`: who shares the history, each with their goal today, units and devices.
 public struct PeopleReport: Sendable, Encodable {

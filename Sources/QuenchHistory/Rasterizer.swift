@@ -1,6 +1,9 @@
-import Foundation
+import FoundationEssentials
 import QuenchCore
 import Threading
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// SVG to PNG through librsvg's `rsvg-convert` (Debian `librsvg2-bin`), run as a
 /// child process: a well-kept rasterizer with real text layout (Pango, fonts
@@ -88,10 +91,6 @@ public enum RasterError: Error, Sendable, CustomStringConvertible {
 /// more than the error domain's wording; anything else as it describes itself.
 /// The cause itself is kept whole in the error; this is only its text.
 func describeFileError(_ error: any Error) -> String {
-    if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error {
-        if let posix = underlying as? POSIXError { return errnoDescription(posix.code.rawValue) }
-        let ns = underlying as NSError
-        if ns.domain == NSPOSIXErrorDomain { return errnoDescription(Int32(truncatingIfNeeded: ns.code)) }
-    }
+    if let posix = (error as? CocoaError)?.underlying as? POSIXError { return errnoDescription(posix.code.rawValue) }
     return "\(error)"
 }

@@ -1,7 +1,10 @@
-import Foundation
+import FoundationEssentials
 import QuenchCore
 import QuenchStore
 import Threading
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `quench remind`: where the person stands against the pace, and when the
 /// next reminder would come and why.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import FoundationInternationalization
 import QuenchCore
 import QuenchStore
 

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import QuenchCore
 import QuenchStore
 

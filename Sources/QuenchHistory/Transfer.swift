@@ -1,6 +1,10 @@
-import Foundation
+import FoundationEssentials
+import FoundationInternationalization
 import QuenchCore
 import QuenchStore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The JSON export's name and version, its first two members.
 enum ExportDocument {
@@ -56,8 +60,8 @@ extension History {
                 .filter { device in c.person.map { device.person?.lowercased() == $0.name.lowercased() } ?? true }
             func member(_ key: String, _ json: String) -> String {
                 // The encoder spells an empty list over three lines (a line break is never inside a JSON string).
-                let value = json.filter { !$0.isWhitespace } == "[]" ? "[]" : json.replacingOccurrences(of: "\n", with: "\n  ")
-                    .replacingOccurrences(of: #"\[\n\s*\n\s*\]"#, with: "[]", options: .regularExpression)
+                let value = json.filter { !$0.isWhitespace } == "[]" ? "[]" : json.replacing("\n", with: "\n  ")
+                    .replacing(/\[\n\s*\n\s*\]/, with: "[]")
                 return "  \"\(key)\" : " + value + ",\n"
             }
             output.write("{\n")
@@ -196,7 +200,7 @@ extension History {
                                 add: (IntakeEvent) throws(HistoryError) -> Void) throws(HistoryError) {
         var rows = CSVRowReader(source, file: file)
         guard let header = try rows.next() else { throw .invalidImport(file: file, line: nil, reason: "the file is empty") }
-        let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let names = header.fields.map { $0.trimmingSpaces().lowercased() }
         guard names.contains("kind"), names.contains("ml"), names.contains("time") || names.contains("at") else {
             throw .invalidImport(file: file, line: header.line, reason: "the header needs kind, ml and time or at columns")
         }

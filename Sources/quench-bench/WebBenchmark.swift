@@ -19,6 +19,8 @@ import QuenchStore
 /// Targets (the issue): every answer < 50 ms, resident memory < 30 MB.
 struct WebBenchmark {
     var quench: String
+    /// The server's command: `quench serve`, or `--server PATH` (`quench-web`, which takes serve's options itself).
+    var server: [String]
     var requests = 200
     var warmup = 20
     var adds = 50
@@ -32,11 +34,13 @@ struct WebBenchmark {
 
     init(arguments: [String]) throws {
         var quench: String?
+        var server: String?
         var i = 0
         while i < arguments.count {
             let value: String? = i + 1 < arguments.count ? arguments[i + 1] : nil
             switch (arguments[i], value) {
             case ("--quench", let v?): quench = v
+            case ("--server", let v?): server = v
             case ("--requests", let v?): requests = max(1, Int(v) ?? requests)
             case ("--streams", let v?): streams = max(1, Int(v) ?? streams)
             case ("--tries", let v?): tries = max(1, Int(v) ?? tries)
@@ -53,6 +57,12 @@ struct WebBenchmark {
         self.quench = quench ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("quench").path
         guard FileManager.default.isExecutableFile(atPath: self.quench) else {
             throw StoreBenchmark.BenchError.usage("no quench binary at \(self.quench) (give --quench PATH)")
+        }
+        if let server {
+            guard FileManager.default.isExecutableFile(atPath: server) else { throw StoreBenchmark.BenchError.usage("no server binary at \(server)") }
+            self.server = [server]
+        } else {
+            self.server = [self.quench, "serve"]
         }
     }
 
@@ -72,12 +82,12 @@ struct WebBenchmark {
         defer { try? FileManager.default.removeItem(atPath: work) }
         let database = work + "/quench.sqlite"
         let history = try WebHistory.build(path: database, years: years, sips: sips, now: Date())
-        print("web: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(quench)")
+        print("web: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(server.joined(separator: " ")) (and \(quench))")
         print("  history: \(sips.lowerBound)–\(sips.upperBound) sips a day, \(history.days) days in \(WebHistory.zone), \(history.events) events (\(history.sips) sensor sips, "
               + "\(history.manual) manual drinks, \(history.refills) refills; \(history.deleted) sips deleted), \(history.goals) goals, "
               + "1 paired bottle; \(history.bytes / 1024) KiB, built in \(fixed(history.seconds, 2)) s")
 
-        let server = try ServedQuench(quench: quench, database: database, log: work + "/serve.log")
+        let server = try ServedQuench(command: server, database: database, log: work + "/serve.log")
         defer { _ = server.stop() }
         print("  quench serve on 127.0.0.1:\(server.port), started in \(fixed(server.startSeconds * 1000, 0)) ms")
         Thread.sleep(forTimeInterval: 1)
@@ -252,9 +262,9 @@ final class ServedQuench {
     let startSeconds: Double
     private var stopped: Int32?
 
-    init(quench: String, database: String, log: String) throws {
-        process.executableURL = URL(fileURLWithPath: quench)
-        process.arguments = ["serve", "--db", database, "--listen", "127.0.0.1:0"]
+    init(command: [String], database: String, log: String) throws {
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = command.dropFirst() + ["--db", database, "--listen", "127.0.0.1:0"]
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
         process.environment = environment

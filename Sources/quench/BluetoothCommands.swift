@@ -5,6 +5,8 @@ import QuenchConfig
 import QuenchCore
 import QuenchGateway
 import QuenchMQTT
+import QuenchServe
+import QuenchService
 import QuenchHistory
 import QuenchProfiles
 import QuenchStore

@@ -1,4 +1,5 @@
 import ArgumentParser
+import QuenchServe
 import QuenchHistory
 
 extension History.ExportFormat: ExpressibleByArgument {}

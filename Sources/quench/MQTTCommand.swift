@@ -6,6 +6,8 @@ import QuenchConfig
 import QuenchGateway
 import QuenchHistory
 import QuenchMQTT
+import QuenchServe
+import QuenchService
 import Synchronization
 import Threading
 
@@ -38,12 +40,6 @@ extension Configuration {
         return MQTTSettings(broker: try BrokerAddress(parsing: url), passwordFile: mqttPasswordFile.value,
                             clientID: mqttClientID.value, caFile: mqttCAFile.value, node: mqttNode.value)
     }
-}
-
-/// Said on standard error; exit 78 (EX_CONFIG), which the units do not restart on.
-func configurationFailure(_ error: any Error) -> ExitCode {
-    FileHandleStderr.write("quench: error: \(error)\n")
-    return ExitCode(78)
 }
 
 struct MQTTCommand: ParsableCommand {

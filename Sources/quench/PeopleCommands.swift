@@ -1,4 +1,5 @@
 import ArgumentParser
+import QuenchServe
 import QuenchHistory
 
 /// `--person`, for the commands that read or write one person's history.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import QuenchCore
+import QuenchServe
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import ArgumentParser
+import QuenchServe
 import QuenchCore
 import QuenchGateway
 import QuenchHistory

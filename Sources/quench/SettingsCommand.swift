@@ -1,4 +1,5 @@
 import ArgumentParser
+import QuenchServe
 import QuenchHistory
 
 struct SettingsCommand: ParsableCommand {

@@ -1,9 +1,8 @@
 import ArgumentParser
 import QuenchConfig
 import QuenchHistory
+import QuenchServe
 
-/// `--db`'s help, the same in every command.
-let databaseHelp: ArgumentHelp = "The database file (default: $QUENCH_DB, else `database` in the config file, else $XDG_DATA_HOME/quench/quench.sqlite)."
 
 /// Options every history command takes.
 struct StoreOptions: ParsableArguments {

@@ -94,6 +94,14 @@ struct ConfigProcessTests {
             #expect(r.status == status && r.stderr == "quench: error: \(web.config):2: web.listen: expected HOST:PORT, e.g. 127.0.0.1:8080 or 0.0.0.0:8080, "
                         + "got \"0.0.0.0\" (no port)\n", "\(arguments): \(r.stderr)")
         }
+        // quench-web, which the unit runs, is the same command: the same words and statuses.
+        if let quenchWeb = builtExecutable("quench-web") {
+            for (arguments, status) in [(["token"], Int32(1)), ([], 78)] {
+                let r = try runQuench(arguments, environment: web.environment, executable: quenchWeb)
+                #expect(r.status == status && r.stderr == "quench-web: error: \(web.config):2: web.listen: expected HOST:PORT, e.g. 127.0.0.1:8080 or "
+                            + "0.0.0.0:8080, got \"0.0.0.0\" (no port)\n", "quench-web \(arguments): \(r.stderr)")
+            }
+        }
         let mqtt = try Setup("[mqtt]\nhost = \"localhost\"\n")
         let m = try runQuench(["mqtt", "sync"], environment: mqtt.environment)
         #expect(m.status == 1 && m.stderr.contains("\(mqtt.config):2: mqtt.host: unknown key"), "\(m.stderr)")

@@ -34,12 +34,12 @@ struct InstallTests {
     }
 
     @Test func installIntoAScratchRootTwiceChangesNothingAndUninstallKeepsOnlyTheHistoryAndConfiguration() throws {
-        let binDir = try #require(Self.binDir, "quench and quenchd are built (swift build)")
+        let binDir = try #require(Self.binDir, "quench, quenchd and quench-web are built (swift build)")
         let root = try TemporaryFolder()
         let first = try Self.run("install.sh", ["--no-build", "--bin-dir", binDir], destdir: root.path)
         #expect(first.status == 0, "\(first.output)")
         let installed = try Self.tree(root.path)
-        #expect(Set(installed.keys) == ["usr/local/bin/quench", "usr/local/bin/quenchd", "etc/systemd/system/quench.service",
+        #expect(Set(installed.keys) == ["usr/local/bin/quench", "usr/local/bin/quenchd", "usr/local/bin/quench-web", "etc/systemd/system/quench.service",
                                          "etc/systemd/system/quench-remind.service", "etc/systemd/system/quench-remind.timer",
                                          "etc/systemd/system/quench-mqtt.service", "etc/systemd/system/quench-web.service",
                                          "etc/udev/rules.d/70-quench.rules", "etc/quench/quench.toml"], "\(installed.keys.sorted())")
@@ -64,7 +64,7 @@ struct InstallTests {
         let remind = try String(contentsOfFile: usr.path + "/etc/systemd/system/quench-remind.service", encoding: .utf8)
         #expect(remind.contains("ExecStart=/usr/bin/quench remind --notify\n") && FileManager.default.fileExists(atPath: usr.path + "/usr/bin/quenchd"))
         let web = try String(contentsOfFile: usr.path + "/etc/systemd/system/quench-web.service", encoding: .utf8)
-        #expect(web.contains("ExecStart=/usr/bin/quench serve\n"))
+        #expect(web.contains("ExecStart=/usr/bin/quench-web\n"))
 
         // The history stays through an uninstall; --purge takes it too.
         try FileManager.default.createDirectory(atPath: root.path + "/var/lib/quench", withIntermediateDirectories: true)
@@ -90,7 +90,7 @@ struct InstallTests {
     static let lintian = ["/usr/bin/lintian"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     @Test func theDebianPackageHoldsTheSameFilesAndItsScriptsDoWhatInstallDoes() throws {
-        let binDir = try #require(Self.binDir, "quench and quenchd are built (swift build)")
+        let binDir = try #require(Self.binDir, "quench, quenchd and quench-web are built (swift build)")
         let out = try TemporaryFolder()
         let built = try Self.run("build-deb.sh", ["--no-build", "--bin-dir", binDir, "--out", out.path, "--fast"])
         #expect(built.status == 0, "\(built.output)")
@@ -100,7 +100,7 @@ struct InstallTests {
         let info = try dpkgDeb(["--info", path])
         #expect(info.contains("Package: quench") && info.contains("Depends: libc6 (>= 2.36), libstdc++6, libbluetooth3, libsqlite3-0, libmosquitto1, adduser"), "\(info)")
         let contents = try dpkgDeb(["--contents", path])
-        for file in ["./usr/bin/quench", "./usr/bin/quenchd", "./lib/systemd/system/quench.service", "./lib/systemd/system/quench-remind.timer", "./lib/systemd/system/quench-mqtt.service",
+        for file in ["./usr/bin/quench", "./usr/bin/quenchd", "./usr/bin/quench-web", "./lib/systemd/system/quench.service", "./lib/systemd/system/quench-remind.timer", "./lib/systemd/system/quench-mqtt.service",
                      "./lib/systemd/system/quench-web.service", "./lib/udev/rules.d/70-quench.rules", "./usr/share/doc/quench/copyright", "./etc/quench/quench.toml"] {
             #expect(contents.contains(file), "\(file) missing: \(contents)")
         }
@@ -122,7 +122,7 @@ struct InstallTests {
     /// lintian: no errors, but the Swift runtime's RUNPATH of a debug build (a --static-swift-stdlib release has none).
     @Test(.enabled(if: lintian != nil, "SKIPPED: lintian is not installed (apt-get install -y lintian; .ci/run installs it)"))
     func lintianFindsNoErrors() throws {
-        let binDir = try #require(Self.binDir, "quench and quenchd are built (swift build)")
+        let binDir = try #require(Self.binDir, "quench, quenchd and quench-web are built (swift build)")
         let out = try TemporaryFolder()
         let built = try Self.run("build-deb.sh", ["--no-build", "--bin-dir", binDir, "--out", out.path, "--fast"])
         #expect(built.status == 0, "\(built.output)")

@@ -103,7 +103,7 @@ import Testing
         #expect(status == 0 && !said.contains("quench-mqtt"), "systemd-analyze verify: \(said)")
     }
 
-    /// The web page's unit verifies, runs `quench serve` as the quench user on the
+    /// The web page's unit verifies, runs `quench-web` (`quench serve` alone) as the quench user on the
     /// gateway's database (its token beside it), with no capabilities and no Bluetooth.
     @Test(.enabled(if: systemdAnalyze != nil, "SKIPPED: systemd-analyze is not installed (apt install systemd)"))
     func webUnitVerifies() throws {
@@ -115,7 +115,7 @@ import Testing
             let v = Self.values(unit, "Service", key)
             return v.count == 1 ? v[0] : nil
         }
-        #expect(one("ExecStart") == "/usr/local/bin/quench serve")
+        #expect(one("ExecStart") == "/usr/local/bin/quench-web")
         #expect(one("User") == "quench" && one("Group") == "quench" && one("StateDirectory") == "quench")
         // The same database as quench.service; the token's default place is beside it.
         let gateway = try Self.parseUnit(String(contentsOfFile: Self.unitPath, encoding: .utf8))
@@ -135,8 +135,8 @@ import Testing
         }
         #expect(Self.values(unit, "Install", "WantedBy") == ["multi-user.target"])
 
-        try #require(text.contains("ExecStart=/usr/local/bin/quench serve\n"))
-        try text.replacingOccurrences(of: "ExecStart=/usr/local/bin/quench serve", with: "ExecStart=/bin/true")
+        try #require(text.contains("ExecStart=/usr/local/bin/quench-web\n"))
+        try text.replacingOccurrences(of: "ExecStart=/usr/local/bin/quench-web", with: "ExecStart=/bin/true")
             .write(toFile: folder + "/quench-web.service", atomically: true, encoding: .utf8)
         let (status, said) = try Self.verify([folder + "/quench-web.service"])
         #expect(status == 0 && !said.contains("quench-web"), "systemd-analyze verify: \(said)")

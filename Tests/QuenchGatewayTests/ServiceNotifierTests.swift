@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import QuenchCore
 import QuenchProfiles
+import QuenchService
 import QuenchSimulatedDevices
 import QuenchStore
 import QuenchTestSupport

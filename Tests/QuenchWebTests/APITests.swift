@@ -39,6 +39,24 @@ struct APITests {
         #expect(log.body.split(separator: "\n").count == 4, "three sensor sips and the tea today")
     }
 
+    /// `quench-web`, what the quench-web service runs, is `quench serve` in a smaller
+    /// process: the same answers, and no Bluetooth or MQTT (libmosquitto, OpenSSL) mapped.
+    @Test(.enabled(if: builtExecutable("quench-web") != nil, "SKIPPED: quench-web is not built (swift build)"))
+    func quenchWebIsQuenchServeAlone() async throws {
+        let fixture = try WebFixture()
+        let server = try await ServerProcess(database: fixture.database, command: [builtExecutable("quench-web")!])
+        let answer = try await server.client.get("/api/today")
+        let cli = try fixture.quench(["today", "--json"])
+        #expect(answer.status == 200 && Self.withoutClock(answer.body) == Self.withoutClock(cli), "\(answer.body)")
+        let log = try await server.client.get("/api/log?since=today&deleted=true")
+        #expect(log.body == (try fixture.quench(["log", "--since", "today", "--deleted", "--json"])))
+        let maps = try String(contentsOfFile: "/proc/\(server.process.pid)/maps", encoding: .utf8)
+        for library in ["libmosquitto", "libbluetooth", "libssl", "libcrypto"] {
+            #expect(!maps.contains(library), "quench-web maps \(library)")
+        }
+        #expect(server.stop() == 0, "SIGTERM stops it cleanly")
+    }
+
     @Test func writesChangeTheStoreAndBadInputSaysWhat() async throws {
         let fixture = try WebFixture()
         let server = try await ServerProcess(database: fixture.database)

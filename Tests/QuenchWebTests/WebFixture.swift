@@ -76,7 +76,7 @@ final class WebFixture: Sendable {
     }
 }
 
-/// `quench serve` as a separate process, the way the service runs it.
+/// `quench serve` as a separate process; or, given `command`, that (`quench-web`, as the service runs it).
 final class ServerProcess: Sendable {
     let process: ChildProcess.Running
     let port: Int
@@ -84,10 +84,12 @@ final class ServerProcess: Sendable {
     var client: HTTPTestClient { HTTPTestClient(port: port) }
     var url: String { "http://127.0.0.1:\(port)" }
 
-    init(database: String, extra: [String] = []) async throws {
+    init(database: String, extra: [String] = [], command: [String]? = nil) async throws {
         port = try MosquittoBroker.freePort()
         log = database + ".serve-\(port).log"
-        process = try ChildProcess.start(quenchBinary!, ["serve", "--db", database, "--listen", "127.0.0.1:\(port)"] + extra, logFile: log).get()
+        let command = command ?? [quenchBinary!, "serve"]
+        process = try ChildProcess.start(command[0], Array(command.dropFirst()) + ["--db", database, "--listen", "127.0.0.1:\(port)"] + extra,
+                                         logFile: log).get()
         for _ in 0..<200 {
             if let answer = try? await HTTPTestClient(port: port).get("/icon.svg"), answer.status == 200 { return }
             try await Task.sleep(for: .milliseconds(50))

@@ -2,6 +2,7 @@ import BluetoothWire
 import Logging
 import QuenchCore
 import QuenchProfiles
+import QuenchService
 import QuenchStore
 import Synchronization
 #if os(Linux)

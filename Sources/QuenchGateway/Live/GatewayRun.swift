@@ -5,31 +5,10 @@ import BluetoothWire
 import Logging
 import QuenchCore
 import QuenchProfiles
+import QuenchService
 import QuenchStore
 import Threading
 import Synchronization
-
-/// Logging for the live commands: swift-log to standard error at `level`
-/// (`trace` … `critical`; `QUENCH_LOG` when not given, else `info`).
-public enum LiveLogging {
-    /// swift-log may be bootstrapped once per process: the first call sets the level, later ones get the same logging.
-    private static let bootstrapped = Mutex(false)
-
-    public static func bootstrap(level: String?) -> Logger {
-        bootstrapped.withLock { done in
-            guard !done else { return }
-            done = true
-            let name = level ?? getenv("QUENCH_LOG").map { String(cString: $0) } ?? "info"
-            let parsed = Logger.Level(rawValue: name.lowercased()) ?? .info
-            LoggingSystem.bootstrap { label in
-                var h = StreamLogHandler.standardError(label: label)
-                h.logLevel = parsed
-                return h
-            }
-        }
-        return Logger(label: "quench")
-    }
-}
 
 extension Gateway {
     /// Every paired device (or those named), from the store.

@@ -1,15 +1,32 @@
 import ArgumentParser
 import Logging
 import QuenchConfig
-import QuenchGateway
 import QuenchHistory
+import QuenchService
 import QuenchWeb
 #if canImport(Glibc)
 import Glibc
 #endif
 
+/// `--db`'s help, the same in every command.
+public let databaseHelp: ArgumentHelp = "The database file (default: $QUENCH_DB, else `database` in the config file, else $XDG_DATA_HOME/quench/quench.sqlite)."
+
+/// Said on standard error as `quench: error: …` (`quench-web: error: …`); exit 78
+/// (EX_CONFIG), which the units do not restart on.
+public func configurationFailure(_ error: any Error) -> ExitCode {
+    writeError("\(error)")
+    return ExitCode(78)
+}
+
+/// `PROGRAM: error: TEXT` on standard error, PROGRAM the executable's name.
+public func writeError(_ text: String) {
+    let program = CommandLine.arguments.first.flatMap { $0.split(separator: "/").last.map(String.init) } ?? "quench"
+    var line = Array("\(program): error: \(text)\n".utf8)
+    _ = write(2, &line, line.count)
+}
+
 /// Options of `serve` and `serve token`; each over `[web]` in the config file.
-struct WebOptions: ParsableArguments {
+public struct WebOptions: ParsableArguments {
     @Option(name: .long, help: databaseHelp) var db: String?
     @Option(help: ArgumentHelp("Where to listen; anything but loopback requires the access token "
                                + "(default: $QUENCH_WEB_LISTEN, else `web.listen` in the config file, else \(Configuration.defaultWebListen)).",
@@ -19,8 +36,10 @@ struct WebOptions: ParsableArguments {
                                valueName: "FILE"))
     var tokenFile: String?
 
+    public init() {}
+
     /// The configuration with these options over the rest.
-    func configuration(units: String? = nil) throws -> Configuration {
+    public func configuration(units: String? = nil) throws -> Configuration {
         var values = ConfigValues(database: db, units: try HistoryEnvironment.unitOption(units))
         (values.webListen, values.webTokenFile) = (listen, tokenFile)
         return try HistoryEnvironment.configuration(values)
@@ -30,18 +49,21 @@ struct WebOptions: ParsableArguments {
 extension Configuration {
     /// Where `quench serve` listens. A value from the environment or a file was
     /// checked with the same parser; only `--listen` can still be refused here.
-    func listenAddress() throws -> ListenAddress {
+    public func listenAddress() throws -> ListenAddress {
         try ListenAddress(parsing: webListen.value)
     }
 
     /// The access token's file: `web.token_file`, else beside the database.
-    var tokenPath: String {
+    public var tokenPath: String {
         webTokenFile.value ?? AccessToken.defaultPath(forDatabase: database.value)
     }
 }
 
-struct ServeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// `quench serve` and `quench-web` (the same command, run by the quench-web
+/// service): the options, the configuration over them, the greeting, exit 78 on
+/// a configuration error.
+public struct ServeCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "serve", abstract: "Serve the day as a web page (and its JSON API) for phones and desktops.",
         discussion: """
             Listens on 127.0.0.1:8080 by default (this machine only). With --listen 0.0.0.0:8080 (or `listen` under \
@@ -50,14 +72,18 @@ struct ServeCommand: AsyncParsableCommand {
             """,
         subcommands: [Run.self, Token.self], defaultSubcommand: Run.self)
 
-    struct Run: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Serve until stopped (the quench-web service).")
+    public init() {}
+
+    public struct Run: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(abstract: "Serve until stopped (the quench-web service).")
         @OptionGroup var web: WebOptions
         @Option(help: "Show volumes in ml or oz (default: the setting).") var units: String?
         @Option(help: "Log level: trace, debug, info, notice, warning, error (default: $QUENCH_LOG, else `log_level` in the config file, else info).")
         var logLevel: String?
 
-        func run() async throws {
+        public init() {}
+
+        public func run() async throws {
             let configuration: Configuration
             do {
                 configuration = try web.configuration(units: units)
@@ -72,21 +98,22 @@ struct ServeCommand: AsyncParsableCommand {
             // `systemctl start` fails when the address is taken rather than after.
             let notifier = ServiceNotifier.fromEnvironment()
             try await WebServer.run(options, logger: logger) { address in
-                let out = StandardOutput()
-                out.write(WebServer.greeting(address) + "\n")
-                out.flush()
+                print(WebServer.greeting(address))
+                fflush(nil)  // every stream: stdout is a pipe under the tests and the benchmark
                 notifier.ready(status: "serving \(address)")
             }
             notifier.stopping()
         }
     }
 
-    struct Token: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show the link that lets a phone in (the token is made on first use).")
+    public struct Token: ParsableCommand {
+        public static let configuration = CommandConfiguration(abstract: "Show the link that lets a phone in (the token is made on first use).")
         @OptionGroup var web: WebOptions
         @Flag(help: "Make a new token: every phone must open the new link (a running server takes it at once).") var rotate = false
 
-        func run() throws {
+        public init() {}
+
+        public func run() throws {
             let configuration = try web.configuration()
             let listen = try configuration.listenAddress()
             let path = configuration.tokenPath
