@@ -146,12 +146,7 @@ extension History {
         if ext == "svg" {
             try write(card.svg, to: out)
         } else {
-            let rasterizer = rasterizer ?? SVGRasterizer.find(variables: environment.variables)
-            do {
-                try rasterizer.writePNG(svg: card.svg, width: ShareCard.width, height: ShareCard.height, to: out)
-            } catch {
-                throw .rasterizer(error)
-            }
+            try writePNG(card, to: out, rasterizer: rasterizer, environment)
         }
         return "Wrote \(out) (\(ShareCard.width) × \(ShareCard.height)): \(card.summary)"
     }
@@ -164,16 +159,21 @@ extension History {
         guard png else { return Array(card.svg.utf8) }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("quench-card-\(UUID().uuidString).png").path
         defer { try? FileManager.default.removeItem(atPath: path) }
+        try writePNG(card, to: path, rasterizer: rasterizer, environment)
+        do { return Array(try Data(contentsOf: URL(fileURLWithPath: path))) } catch { throw .fileError(path: path, cause: error) }
+    }
+
+    // MARK: Helpers
+
+    /// The card as a PNG at `path`, through `rasterizer` (default: rsvg-convert from the PATH).
+    static func writePNG(_ card: ShareCard, to path: String, rasterizer: SVGRasterizer?, _ environment: HistoryEnvironment) throws(HistoryError) {
         do {
             try (rasterizer ?? SVGRasterizer.find(variables: environment.variables))
                 .writePNG(svg: card.svg, width: ShareCard.width, height: ShareCard.height, to: path)
         } catch {
             throw .rasterizer(error)
         }
-        do { return Array(try Data(contentsOf: URL(fileURLWithPath: path))) } catch { throw .fileError(path: path, cause: error) }
     }
-
-    // MARK: Helpers
 
     /// `--date`: a day (`YYYY-MM-DD`, `today`, `yesterday`); today when not given.
     static func chartDay(_ c: HistoryContext, _ text: String?) throws(HistoryError) -> CivilDay {

@@ -104,7 +104,7 @@ public struct AccessPolicy: Sendable {
             return name == "::1"
         }
         if let colon = name.lastIndex(of: ":") { name = name[..<colon] }
-        return name == "localhost" || (name.hasPrefix("127.") && name.split(separator: ".").count == 4
-            && name.split(separator: ".").allSatisfy { UInt8($0) != nil })
+        let octets = name.split(separator: ".", omittingEmptySubsequences: false)
+        return name == "localhost" || (octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil })
     }
 }

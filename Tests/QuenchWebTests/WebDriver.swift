@@ -108,9 +108,10 @@ final class WebDriver: Sendable {
 
     /// Waits until `script` returns true; the time it took, or nil.
     func waitUntil(_ script: String, timeout: Double = 10) async throws -> Double? {
-        let start = monotonicSeconds()
-        while monotonicSeconds() - start < timeout {
-            if try await run(script) as? Bool == true { return monotonicSeconds() - start }
+        let start = ContinuousClock.now
+        let deadline = Deadline(seconds: timeout)
+        while !deadline.hasPassed {
+            if try await run(script) as? Bool == true { return (ContinuousClock.now - start).seconds }
             try await Task.sleep(for: .milliseconds(50))
         }
         return nil
@@ -129,11 +130,4 @@ final class WebDriver: Sendable {
         let entries = try await command("POST", "/se/log", ["type": "browser"]) as? [[String: Any]] ?? []
         return entries.map { ($0["level"] as? String ?? "", $0["message"] as? String ?? "") }
     }
-}
-
-/// Seconds on the monotonic clock, for timing waits.
-func monotonicSeconds() -> Double {
-    var t = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }
