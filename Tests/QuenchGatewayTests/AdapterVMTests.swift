@@ -26,10 +26,12 @@ struct AdapterVMTests {
         for i in 0..<17 { csv += "\(18 + Double(i) * 2.5),\(20 + Double(i) * 2.5),sip,\(20 + i % 7 * 5)\n" }
         let sips = dir.appendingPathComponent("sips.csv")
         try csv.write(to: sips, atomically: true, encoding: .utf8)
-        // The level bottle streams from its first subscription (pairing): sips at about 9 s and 35 s, well
-        // before and after the outage (which lasts only until the gateway powers hci0 again, ~2 s).
+        // The level bottle streams from its first subscription (pairing): one sip settled well before the
+        // outage and one well after it. The outage lasts until the gateway powers hci0 again (~2 s), but the
+        // first connect after it can hang for the whole 10 s connect timeout (seen in CI): readings lost in
+        // that gap would merge the two sips into one, so the second comes ~40 s after the first.
         let level = try LiveVM.writeTrace(Scenario(.clean(unit: .mm, sampleRate: 5).with(.noise), seed: 41, initialML: 600)
-            .idle(1).sip(ml: 45).idle(17).sip(ml: 60).idle(12), name: "level.csv", in: dir)
+            .idle(1).sip(ml: 45).idle(40).sip(ml: 60).idle(12), name: "level.csv", in: dir)
         let bottleLog = dir.appendingPathComponent("bottle.jsonl")
         let script = """
             Q=\(quench)
@@ -39,11 +41,11 @@ struct AdapterVMTests {
             $Q pair $QUENCH_VM_P2_ADDR --profile level-bottle --random --level-curve \(level.curve!) || exit 12
             \(quenchd) --json --log-level info &
             pid=$!
-            sleep 18
+            sleep 24
             power off
             sleep 8
             power on
-            sleep 32
+            sleep 42
             kill -TERM $pid
             wait $pid
             echo "quenchd exit $?"
