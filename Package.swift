@@ -4,13 +4,15 @@ import PackageDescription
 // Layers, dependencies pointing one way (top depends on bottom):
 //
 //   quench (CLI, parsing only)     quenchd (the service)     quench-web (the web service)     quench-bench (benchmarks)
+//     ├── QuenchComposition (the executables' layer: the configuration becomes each library's inputs —
+//     │     the history's environment, `config show`; nothing below it knows quench.toml)
 //     ├── QuenchTools (scan, pair, watch, record, calibrate, and their terminal output)
 //     ├── QuenchServe (`quench serve` = `quench-web`: one command, its options, greeting and exit 78; ArgumentParser)
 //     ├── QuenchHistory (today, log, stats, goals, calendar, export, chart, share: FoundationEssentials, and
 //     │     FoundationInternationalization for local days' time zones;
 //     │     share's PNG through Debian's rsvg-convert, a child process)
 //     │     └── QuenchCharts (pure: plain values in, SVG text out; no I/O; the web page inlines the same SVG)
-//     ├── QuenchWeb (`quench serve`: the page, the JSON API, live changes; Hummingbird; `--listen` parsed by QuenchConfig's HostPort)
+//     ├── QuenchWeb (`quench serve`: the page, the JSON API, live changes; Hummingbird; `--listen` parsed by QuenchCore's HostPort)
 //     ├── QuenchMQTT (the publisher: outbox → broker, states, Home Assistant discovery)
 //     │     └── MQTT (libmosquitto; the only importer of CMosquitto)
 //     ├── QuenchConfig (quench.toml and precedence: command line > environment > user file > /etc > default;
@@ -30,7 +32,7 @@ import PackageDescription
 // Foundation: the `quench` executable and quench-bench import Foundation;
 // QuenchHistory imports FoundationEssentials and FoundationInternationalization
 // (time zones), QuenchProfiles and QuenchStore FoundationEssentials (JSON, files)
-// only, so quench-web (QuenchServe, QuenchWeb, QuenchHistory, QuenchConfig) links
+// only, so quench-web (QuenchServe, QuenchComposition, QuenchWeb, QuenchHistory, QuenchConfig) links
 // no full Foundation in a static build; QuenchCharts, QuenchGateway, QuenchTools and the layers below import
 // neither, and nothing imports Dispatch, so quenchd stays small.
 //
@@ -103,7 +105,11 @@ let package = Package(
             "QuenchCore", "BluetoothWire", "Threading", .product(name: "TOMLKit", package: "TOMLKit"),
         ], swiftSettings: importedMembersOnly),
         .target(name: "QuenchCharts", dependencies: ["QuenchCore"]),
-        .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchCharts", "QuenchConfig", "QuenchStore", "Threading"],
+        .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchCharts", "QuenchStore", "Threading"],
+                swiftSettings: importedMembersOnly),
+        // The executables' layer: the configuration becomes each library's inputs (the history's
+        // environment, `config show`), so no library below depends on QuenchConfig and TOMLKit.
+        .target(name: "QuenchComposition", dependencies: ["QuenchConfig", "QuenchHistory", "QuenchStore", "QuenchCore"],
                 swiftSettings: importedMembersOnly),
         // MQTT through libmosquitto (Debian libmosquitto-dev), the Eclipse reference client:
         // MQTT 3.1.1 and 5, TLS, reconnects. `MQTT` is the only importer of CMosquitto.
@@ -119,7 +125,7 @@ let package = Package(
         ]),
         // The page and its JSON API (`quench serve`), a process of its own so quenchd stays small.
         .target(name: "QuenchWeb", dependencies: [
-            "QuenchHistory", "QuenchConfig", "QuenchStore", "QuenchCore",
+            "QuenchHistory", "QuenchStore", "QuenchCore",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -128,7 +134,7 @@ let package = Package(
         ], swiftSettings: importedMembersOnly),
         // `quench serve` and `quench-web`, one command: its options over the configuration, the greeting, exit 78.
         .target(name: "QuenchServe", dependencies: [
-            "QuenchWeb", "QuenchConfig", "QuenchHistory", "QuenchService",
+            "QuenchWeb", "QuenchConfig", "QuenchComposition", "QuenchHistory", "QuenchService",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: importedMembersOnly),
@@ -140,7 +146,7 @@ let package = Package(
             "QuenchGateway", "QuenchCore", "QuenchProfiles", "GATT", "BluetoothWire", "Threading",
         ]),
         .executableTarget(name: "quench", dependencies: [
-            "QuenchGateway", "QuenchHistory", "QuenchConfig", "QuenchTools", "QuenchStore", "QuenchProfiles", "QuenchMQTT", "QuenchWeb", "QuenchServe", "QuenchService", "Threading",
+            "QuenchGateway", "QuenchHistory", "QuenchConfig", "QuenchComposition", "QuenchTools", "QuenchStore", "QuenchProfiles", "QuenchMQTT", "QuenchWeb", "QuenchServe", "QuenchService", "Threading",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The web server alone (the quench-web service): no Bluetooth, MQTT or the rest of the CLI,
@@ -182,6 +188,9 @@ let package = Package(
             "QuenchWeb", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport", "Threading",
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+        .testTarget(name: "QuenchCompositionTests", dependencies: [
+            "QuenchComposition", "QuenchConfig", "QuenchHistory", "QuenchCore",
         ]),
         .testTarget(name: "QuenchHistoryTests", dependencies: ["QuenchHistory", "QuenchCharts", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchChartsTests", dependencies: ["QuenchCharts", "QuenchCore"]),

@@ -134,6 +134,18 @@ enum ANSI {
     static let cyan = "\u{1B}[36m"
 }
 
+/// The history's output conventions, for reports composed above this layer
+/// (`quench config show`): the same tables and the same JSON.
+public enum OutputText {
+    /// Left-aligned columns padded to their widest cell, under a header.
+    public static func table(_ header: [String], _ rows: [[String]]) -> String {
+        Format.table(header, rows, align: header.map { _ in .left })
+    }
+
+    /// As every `--json` output writes it.
+    public static func json(_ value: some Encodable) -> String { JSONOutput.encode(value) }
+}
+
 /// JSON output: snake_case keys, stable key order.
 enum JSONOutput {
     static func encode(_ value: some Encodable, pretty: Bool = false) -> String {

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import FoundationInternationalization
-import QuenchConfig
 import QuenchCore
 import QuenchStore
 #if canImport(Glibc)
@@ -37,32 +36,6 @@ public struct HistoryEnvironment: Sendable {
         self.units = units
         self.color = color
         self.variables = variables
-    }
-
-    /// The environment of this process: the configuration's database and
-    /// units, the clock, and colour when stdout is a terminal and `NO_COLOR` is unset.
-    public static func process(_ configuration: Configuration) -> HistoryEnvironment {
-        let variables = ProcessInfo.processInfo.environment
-        let noColor = !(variables["NO_COLOR"] ?? "").isEmpty
-        let color = isatty(STDOUT_FILENO) == 1 && !noColor && variables["TERM"] != "dumb"
-        return HistoryEnvironment(databasePath: configuration.database.value, now: .wallClockNow, units: configuration.units.value,
-                                  color: color, variables: variables, person: configuration.person.value)
-    }
-
-    /// The same from `--db`, `--units` and `--person` alone: a `HistoryError` or a `ConfigError`.
-    public static func process(database: String?, units: String?, person: String? = nil) throws -> HistoryEnvironment {
-        var values = ConfigValues(database: database, units: try unitOption(units))
-        values.person = person
-        return process(try configuration(values))
-    }
-
-    /// `quench`'s configuration: `commandLine` over `QUENCH_DB`/`QUENCH_LOG`,
-    /// the user's file, /etc/quench/quench.toml, and the defaults (the store's
-    /// XDG location last).
-    public static func configuration(_ commandLine: ConfigValues) throws(ConfigError) -> Configuration {
-        let inputs = ConfigInputs.process()
-        return try Configuration.resolve(commandLine: commandLine, for: .quench,
-                                         defaultDatabase: StoreLocation.defaultPath(environment: inputs.variables), inputs: inputs)
     }
 
     /// `--units`: nil when not given.
@@ -160,18 +133,5 @@ extension VolumeUnit {
         case "oz", "floz", "fl oz", "fl.oz", "us fl oz": self = .usFluidOunce
         default: return nil
         }
-    }
-}
-
-extension Configuration {
-    /// `quench config show`: a table of each key, its value and where it came
-    /// from, then the files looked at; or the same as JSON.
-    public func shown(json: Bool) -> String {
-        guard !json else { return JSONOutput.encode(report(abbreviatingHome: false)) }
-        let report = report(abbreviatingHome: true)
-        return Format.table(["key", "value", "source"], report.settings.map { [$0.key, $0.value.description, $0.source] },
-                            align: [.left, .left, .left])
-            + "\n\nfiles (the first that sets a key wins):\n"
-            + Format.table(["file", "role", "status"], report.files.map { [$0.path, $0.role, $0.status] }, align: [.left, .left, .left])
     }
 }

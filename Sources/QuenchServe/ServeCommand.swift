@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import QuenchConfig
+import QuenchComposition
 import QuenchHistory
 import QuenchService
 import QuenchWeb

@@ -1,4 +1,4 @@
-import QuenchConfig
+import QuenchCore
 
 /// Where `quench serve` listens: `HOST:PORT`, `[IPv6]:PORT`. Loopback by
 /// default; anything else serves the home network and requires the access token.

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import QuenchConfig
+import QuenchComposition
 import QuenchCore
 import QuenchGateway
 import QuenchMQTT

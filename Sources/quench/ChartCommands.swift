@@ -1,6 +1,7 @@
 import ArgumentParser
 import QuenchServe
 import QuenchHistory
+import QuenchComposition
 
 extension History.ChartKind: ExpressibleByArgument {}
 

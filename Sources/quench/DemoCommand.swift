@@ -1,5 +1,6 @@
 import ArgumentParser
 import QuenchCore
+import QuenchComposition
 import QuenchGateway
 import QuenchHistory
 import QuenchStore

@@ -3,6 +3,7 @@ import ArgumentParser
 import Glibc
 import Logging
 import QuenchConfig
+import QuenchComposition
 import QuenchGateway
 import QuenchHistory
 import QuenchMQTT

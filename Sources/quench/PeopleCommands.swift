@@ -1,6 +1,7 @@
 import ArgumentParser
 import QuenchServe
 import QuenchHistory
+import QuenchComposition
 
 /// `--person`, for the commands that read or write one person's history.
 struct PersonOption: ParsableArguments {

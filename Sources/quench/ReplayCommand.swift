@@ -1,6 +1,7 @@
 import ArgumentParser
 import QuenchServe
 import QuenchCore
+import QuenchComposition
 import QuenchGateway
 import QuenchHistory
 import QuenchProfiles

@@ -1,6 +1,7 @@
 import ArgumentParser
 import QuenchServe
 import QuenchHistory
+import QuenchComposition
 
 struct SettingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "settings", abstract: "Show or change units, day start and time zone.")

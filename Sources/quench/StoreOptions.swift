@@ -1,5 +1,6 @@
 import ArgumentParser
 import QuenchConfig
+import QuenchComposition
 import QuenchHistory
 import QuenchServe
 

@@ -1,0 +1,52 @@
+import FoundationEssentials
+import QuenchConfig
+import QuenchCore
+import QuenchHistory
+import QuenchStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The executables' layer: the configuration (command line, environment, files)
+// becomes each library's inputs here, so the libraries below know nothing of
+// quench.toml or of this process.
+
+extension HistoryEnvironment {
+    /// The environment of this process: the configuration's database and
+    /// units, the clock, and colour when stdout is a terminal and `NO_COLOR` is unset.
+    public static func process(_ configuration: Configuration) -> HistoryEnvironment {
+        let variables = ProcessInfo.processInfo.environment
+        let noColor = !(variables["NO_COLOR"] ?? "").isEmpty
+        let color = isatty(STDOUT_FILENO) == 1 && !noColor && variables["TERM"] != "dumb"
+        return HistoryEnvironment(databasePath: configuration.database.value, now: .wallClockNow, units: configuration.units.value,
+                                  color: color, variables: variables, person: configuration.person.value)
+    }
+
+    /// The same from `--db`, `--units` and `--person` alone: a `HistoryError` or a `ConfigError`.
+    public static func process(database: String?, units: String?, person: String? = nil) throws -> HistoryEnvironment {
+        var values = ConfigValues(database: database, units: try unitOption(units))
+        values.person = person
+        return process(try configuration(values))
+    }
+
+    /// `quench`'s configuration: `commandLine` over `QUENCH_DB`/`QUENCH_LOG`,
+    /// the user's file, /etc/quench/quench.toml, and the defaults (the store's
+    /// XDG location last).
+    public static func configuration(_ commandLine: ConfigValues) throws(ConfigError) -> Configuration {
+        let inputs = ConfigInputs.process()
+        return try Configuration.resolve(commandLine: commandLine, for: .quench,
+                                         defaultDatabase: StoreLocation.defaultPath(environment: inputs.variables), inputs: inputs)
+    }
+}
+
+extension Configuration {
+    /// `quench config show`: a table of each key, its value and where it came
+    /// from, then the files looked at; or the same as JSON.
+    public func shown(json: Bool) -> String {
+        guard !json else { return OutputText.json(report(abbreviatingHome: false)) }
+        let report = report(abbreviatingHome: true)
+        return OutputText.table(["key", "value", "source"], report.settings.map { [$0.key, $0.value.description, $0.source] })
+            + "\n\nfiles (the first that sets a key wins):\n"
+            + OutputText.table(["file", "role", "status"], report.files.map { [$0.path, $0.role, $0.status] })
+    }
+}
