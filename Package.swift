@@ -20,7 +20,7 @@ import PackageDescription
 //           ├── QuenchStore (SQLite's C API; the only importer of CSQLite)
 //           ├── BluetoothLinux (kernel sockets; the only importer of CBlueZ)
 //           ├── GATT (client + server over an ATT bearer)
-//           ├── QuenchProfiles (device payload decoders/encoders, the profile registry)
+//           ├── QuenchProfiles (one type per device profile, the profile registry; a sip-keeping bottle's session over GATT)
 //           ├── BluetoothWire (pure codecs: AD, ATT, mgmt, HCI, btsnoop)
 //           ├── Threading (POSIX threads, a condition over shared state, deadlines, stop signals, the system clocks via CClock)
 //           ├── QuenchSimulator (pure, seeded simulated bottle)
@@ -80,7 +80,9 @@ let package = Package(
         ),
         .target(name: "QuenchStore", dependencies: ["QuenchCore", "CSQLite", "Threading"]),
         .target(name: "BluetoothWire"),
-        .target(name: "QuenchProfiles", dependencies: ["BluetoothWire", "QuenchCore", "Threading"]),
+        // GATT and Logging: a profile whose device keeps its own sips runs its session over the GATT client (SipReporter).
+        .target(name: "QuenchProfiles", dependencies: ["BluetoothWire", "GATT", "QuenchCore", "Threading",
+                                                       .product(name: "Logging", package: "swift-log")]),
         // adjtimex(2) and CLOCK_BOOTTIME, which Swift's Glibc module does not declare.
         .target(name: "CClock"),
         .target(name: "Threading", dependencies: ["CClock"]),
