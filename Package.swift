@@ -127,7 +127,11 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: importedMembersOnly),
+        ], exclude: ["Page"], swiftSettings: importedMembersOnly, plugins: ["EmbedPage"]),
+        // Build time only: the page's files (Sources/QuenchWeb/Page) become string constants in QuenchWeb,
+        // so quench-web reads no files at run time. The tool imports Glibc alone, to build quickly.
+        .executableTarget(name: "PageEmbedder"),
+        .plugin(name: "EmbedPage", capability: .buildTool(), dependencies: ["PageEmbedder"]),
         // `quench serve` and `quench-web`, one command: its options over the configuration, the greeting, exit 78.
         .target(name: "QuenchServe", dependencies: [
             "QuenchWeb", "QuenchConfig", "QuenchHistory", "QuenchService",
