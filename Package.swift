@@ -22,7 +22,7 @@ import PackageDescription
 //           ├── QuenchStore (SQLite's C API; the only importer of CSQLite)
 //           ├── BluetoothLinux (kernel sockets; the only importer of CBlueZ)
 //           ├── GATT (client + server over an ATT bearer)
-//           ├── QuenchProfiles (device payload decoders/encoders, the profile registry)
+//           ├── QuenchProfiles (one type per device profile, the profile registry; a sip-keeping bottle's session over GATT)
 //           ├── BluetoothWire (pure codecs: AD, ATT, mgmt, HCI, btsnoop)
 //           ├── Threading (POSIX threads, a condition over shared state, deadlines, stop signals, the system clocks via CClock)
 //           ├── QuenchSimulator (pure, seeded simulated bottle)
@@ -82,7 +82,9 @@ let package = Package(
         ),
         .target(name: "QuenchStore", dependencies: ["QuenchCore", "CSQLite", "Threading"]),
         .target(name: "BluetoothWire"),
-        .target(name: "QuenchProfiles", dependencies: ["BluetoothWire", "QuenchCore", "Threading"]),
+        // GATT and Logging: a profile whose device keeps its own sips runs its session over the GATT client (SipReporter).
+        .target(name: "QuenchProfiles", dependencies: ["BluetoothWire", "GATT", "QuenchCore", "Threading",
+                                                       .product(name: "Logging", package: "swift-log")]),
         // adjtimex(2) and CLOCK_BOOTTIME, which Swift's Glibc module does not declare.
         .target(name: "CClock"),
         .target(name: "Threading", dependencies: ["CClock"]),
@@ -131,7 +133,11 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: importedMembersOnly),
+        ], exclude: ["Page"], swiftSettings: importedMembersOnly, plugins: ["EmbedPage"]),
+        // Build time only: the page's files (Sources/QuenchWeb/Page) become string constants in QuenchWeb,
+        // so quench-web reads no files at run time. The tool imports Glibc alone, to build quickly.
+        .executableTarget(name: "PageEmbedder"),
+        .plugin(name: "EmbedPage", capability: .buildTool(), dependencies: ["PageEmbedder"]),
         // `quench serve` and `quench-web`, one command: its options over the configuration, the greeting, exit 78.
         .target(name: "QuenchServe", dependencies: [
             "QuenchWeb", "QuenchConfig", "QuenchComposition", "QuenchHistory", "QuenchService",

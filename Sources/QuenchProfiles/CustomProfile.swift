@@ -152,6 +152,40 @@ public struct CustomProfile: Sendable, Hashable {
     }
 }
 
+/// A profile file is a profile like the built-in ones: saved under its own
+/// `name`, its identifier `custom`.
+extension CustomProfile: ProfileDefinition {
+    public var identifier: String { "custom" }
+    public var displayName: String { name }
+
+    public var transport: ProfileTransport {
+        switch source {
+        case .characteristic(let s, let ch, let d): .gatt(service: s, characteristic: ch, delivery: d)
+        case .serviceData(let u): .serviceData(u)
+        case .manufacturerData(let id): .manufacturerData(companyID: id)
+        }
+    }
+
+    public func matches(advertisement ad: AdvertisingData) -> Bool {
+        if let prefix = namePrefix, !(ad.name?.hasPrefix(prefix) ?? false) { return false }
+        if let service = matchService,
+           !(ad.serviceUUIDs.contains(service) || ad.serviceData(for: service) != nil) { return false }
+        if namePrefix != nil || matchService != nil { return true }
+        // Without explicit rules, the source itself must show.
+        switch source {
+        case .characteristic(let service, _, _): return ad.serviceUUIDs.contains(service)
+        case .serviceData(let uuid): return ad.serviceData(for: uuid) != nil
+        case .manufacturerData(let id): return ad.manufacturerData(companyID: id) != nil
+        }
+    }
+
+    public func encode(_ reading: ProfileReading) throws(ProfileEncodingError) -> [UInt8] {
+        try encode(reading.value, unit: reading.unit)
+    }
+
+    public var reminderSignal: ReminderSignal? { reminder }
+}
+
 // MARK: - The profile file
 
 /// A profile file that cannot be used: which field, and why.

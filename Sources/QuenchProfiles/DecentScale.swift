@@ -1,4 +1,5 @@
 import BluetoothWire
+import GATT
 import QuenchCore
 
 /// A Decent-style kitchen scale frame, notified on characteristic 0xFFF4 of
@@ -78,4 +79,62 @@ public struct DecentScaleFrame: Sendable, Hashable {
         guard let weight else { return [] }
         return [ProfileReading(value: weight, unit: .g, flags: type == .stableWeight ? .stable : [])]
     }
+}
+
+extension DecentScaleFrame {
+    /// The Decent Scale API's display ("LED") command, `03 0A LL LL 00 HB XOR`
+    /// written to 0x36F5 (decentespresso.com/decentscale_api, quick start step 4:
+    /// LED ON `030A0101000108`, LED OFF `030A0000000009`). HB (byte 5) is 00 here:
+    /// on the Half Decent Scale 01 there also asks for a heartbeat every 5 s, or it
+    /// drops the link ("Programmer's guide to the Half Decent Scale"); Quench sends
+    /// no heartbeat, so it never asks for one. The XOR still covers bytes 0-5.
+    public static func display(on: Bool) -> [UInt8] {
+        DecentScaleFrame(type: MessageType(rawValue: 0x0A), data: on ? [1, 1, 0, 0] : [0, 0, 0, 0]).encoded()
+    }
+
+    /// Two blinks of the display: off, on, off, on, 0.6 s apart. Written
+    /// without response, as the API's own examples send commands (a dropped
+    /// blink costs nothing; v1.0 firmware occasionally drops a command).
+    public static let reminderBlink = ReminderSignal(
+        service: serviceUUID, characteristic: writeUUID,
+        writes: [display(on: false), display(on: true), display(on: false), display(on: true)],
+        pause: 0.6, withResponse: false)
+}
+
+/// A Decent-style kitchen scale: service 0xFFF0, weight notified on 0xFFF4,
+/// commands (tare, the display) written to 0x36F5.
+public struct DecentScaleProfile: ProfileDefinition {
+    public init() {}
+    public var identifier: String { "decent-scale" }
+    public var displayName: String { "Decent-style kitchen scale" }
+    public var transport: ProfileTransport {
+        .gatt(service: DecentScaleFrame.serviceUUID, characteristic: DecentScaleFrame.notifyUUID, delivery: .notify)
+    }
+    public var unit: MeasurementUnit { .g }
+
+    public func matches(advertisement ad: AdvertisingData) -> Bool {
+        ad.serviceUUIDs.contains(DecentScaleFrame.serviceUUID) || (ad.name?.hasPrefix("Decent Scale") ?? false)
+    }
+
+    public func decode(_ payload: [UInt8]) throws(DecodeError) -> [ProfileReading] {
+        try DecentScaleFrame(decoding: payload).readings
+    }
+
+    public func encode(_ reading: ProfileReading) throws(ProfileEncodingError) -> [UInt8] {
+        guard let v = reading.value else { throw ProfileEncodingError(context: "Decent scale", field: "weight", reason: .missingValue) }
+        return try DecentScaleFrame(weight: v, unit: reading.unit, stable: reading.flags.contains(.stable)).encoded()
+    }
+
+    /// ±3276.7 g: what the int16 weight field (0.1 g) holds.
+    public func encodable(_ value: Double, unit: MeasurementUnit) -> Double {
+        min(max(value, -3276.7 / (unit.gramsPerUnit ?? 1)), 3276.7 / (unit.gramsPerUnit ?? 1))
+    }
+
+    public var reminderSignal: ReminderSignal? { DecentScaleFrame.reminderBlink }
+
+    public var gattService: GATTServiceDefinition? { .kitchenScale() }
+}
+
+extension DeviceProfile {
+    public static let decentScale = DeviceProfile(DecentScaleProfile())
 }

@@ -1,4 +1,5 @@
 import BluetoothWire
+import QuenchCore
 
 /// The HidrateSpark smart bottle, which detects sips itself and keeps them in
 /// its memory until a central drains them. The protocol is public only through
@@ -57,6 +58,49 @@ public enum HidrateSpark {
         if services.contains(referenceService) { return true }
         return name.map { $0.lowercased().hasPrefix("h2o") } ?? false
     }
+}
+
+/// The HidrateSpark bottle as a profile: it reports sips, not readings, so it
+/// has a session of its own (`HidrateSparkReporter`); the advertised
+/// characteristic is legacy firmware's (which one a bottle has is found when it connects).
+public struct HidrateSparkProfile: ProfileDefinition {
+    public init() {}
+    public var identifier: String { "hidrate-spark" }
+    public var displayName: String { "HidrateSpark smart bottle" }
+    public var transport: ProfileTransport {
+        .gatt(service: HidrateSpark.referenceService, characteristic: HidrateSpark.dataPointCharacteristic, delivery: .notify)
+    }
+    /// Modern firmware reports sips in percent of the bottle; the calibration's curve maps that to mL.
+    public var unit: MeasurementUnit { .percent }
+
+    public func matches(advertisement ad: AdvertisingData) -> Bool {
+        HidrateSpark.matches(name: ad.name, services: ad.serviceUUIDs)
+    }
+
+    /// None: its frames are sips (`HidrateSparkFrame`), not readings.
+    public func decode(_ payload: [UInt8]) throws(DecodeError) -> [ProfileReading] { [] }
+
+    public func encode(_ reading: ProfileReading) throws(ProfileEncodingError) -> [UInt8] {
+        throw ProfileEncodingError(context: "HidrateSpark", field: "reading", reason: .unsupportedUnit(reading.unit))
+    }
+
+    // The bottle glows when its owner falls behind, but the command that makes it
+    // glow is not documented publicly (neither reverse-engineered source has it,
+    // docs/profiles.md): nothing is invented, so it has no `reminderSignal`.
+
+    public var sipReporter: (any SipReporter)? { HidrateSparkReporter() }
+
+    /// Only its size: modern firmware gives sips in percent of it.
+    public func defaultCalibration(levelCurve: LevelCurve?, capacityML: Double?, tareG: Double?,
+                                   density: Double) throws(CalibrationError) -> BottleCalibration {
+        let capacity = capacityML ?? HidrateSpark.defaultCapacityML
+        let percent = try LevelCurve([.init(level: 0, ml: 0), .init(level: 100, ml: capacity)])
+        return try BottleCalibration(unit: .percent, density: density, levelCurve: percent, capacityML: capacity)
+    }
+}
+
+extension DeviceProfile {
+    public static let hidrateSpark = DeviceProfile(HidrateSparkProfile())
 }
 
 /// Which sip characteristic a bottle offers decides the frame layout.

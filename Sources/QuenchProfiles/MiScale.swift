@@ -172,3 +172,63 @@ public struct MiBodyScalePayload: Sendable, Hashable {
         return ProfileReading(value: weight, unit: unit, flags: flags, deviceTime: time, impedance: impedance)
     }
 }
+
+/// Xiaomi Mi Smart Scale: broadcasts `MiScalePayload` as Service Data 0x181D.
+public struct MiScaleProfile: ProfileDefinition {
+    public init() {}
+    public var identifier: String { "mi-scale" }
+    public var displayName: String { "Xiaomi Mi Scale" }
+    public var transport: ProfileTransport { .serviceData(MiScalePayload.serviceUUID) }
+    /// kg; lb (or jin, reported in kg) when the scale is set so, and each reading says so.
+    public var unit: MeasurementUnit { .kg }
+
+    public func matches(advertisement ad: AdvertisingData) -> Bool {
+        ad.serviceData(for: MiScalePayload.serviceUUID)?.count == MiScalePayload.length
+    }
+
+    public func decode(_ payload: [UInt8]) throws(DecodeError) -> [ProfileReading] {
+        [try MiScalePayload(decoding: payload).reading]
+    }
+
+    /// The reading's value, unit (lb selects pounds), stable/removed flags and device time (0 = unknown when absent).
+    public func encode(_ reading: ProfileReading) throws(ProfileEncodingError) -> [UInt8] {
+        guard let v = reading.value else { throw ProfileEncodingError(context: "Mi Scale", field: "weight", reason: .missingValue) }
+        return try MiScalePayload(weight: v, unit: reading.unit, stabilized: reading.flags.contains(.stable),
+                                  loadRemoved: reading.flags.contains(.removed), time: reading.deviceTime ?? .unknown).encoded()
+    }
+}
+
+/// Xiaomi Mi Body Composition Scale: broadcasts `MiBodyScalePayload` as Service Data 0x181B.
+public struct MiBodyScaleProfile: ProfileDefinition {
+    public init() {}
+    public var identifier: String { "mi-body-scale" }
+    public var displayName: String { "Xiaomi Mi Body Composition Scale" }
+    public var transport: ProfileTransport { .serviceData(MiBodyScalePayload.serviceUUID) }
+    public var unit: MeasurementUnit { .kg }
+
+    public func matches(advertisement ad: AdvertisingData) -> Bool {
+        ad.serviceData(for: MiBodyScalePayload.serviceUUID)?.count == MiBodyScalePayload.length
+    }
+
+    public func decode(_ payload: [UInt8]) throws(DecodeError) -> [ProfileReading] {
+        [try MiBodyScalePayload(decoding: payload).reading]
+    }
+
+    /// As the Mi Scale, plus the impedance.
+    public func encode(_ reading: ProfileReading) throws(ProfileEncodingError) -> [UInt8] {
+        guard let v = reading.value else {
+            throw ProfileEncodingError(context: "Mi Body Composition Scale", field: "weight", reason: .missingValue)
+        }
+        let impedance = try reading.impedance.map { (z) throws(ProfileEncodingError) -> UInt16 in
+            UInt16(try quantize(z, resolution: 1, range: 0...0xFFFF, context: "Mi Body Composition Scale", field: "impedance"))
+        }
+        return try MiBodyScalePayload(weight: v, unit: reading.unit, stabilized: reading.flags.contains(.stable),
+                                      loadRemoved: reading.flags.contains(.removed), impedance: impedance,
+                                      time: reading.deviceTime ?? .unknown).encoded()
+    }
+}
+
+extension DeviceProfile {
+    public static let miScale = DeviceProfile(MiScaleProfile())
+    public static let miBodyScale = DeviceProfile(MiBodyScaleProfile())
+}

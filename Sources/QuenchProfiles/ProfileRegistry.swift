@@ -5,10 +5,14 @@ import Glibc
 #endif
 
 /// Every profile Quench knows by name, in the order a scan tries them: the
-/// built-in decoders plus the DIY level bottle. Pairing, the gateway,
-/// `scan` and `replay --btsnoop` all resolve names here, so a name one of
-/// them accepts, every one accepts.
-public enum ProfileRegistry {
+/// built-in profiles plus the DIY level bottle, and whatever else a registry
+/// is made with (`adding`). Pairing, the gateway, `scan` and `replay --btsnoop`
+/// all resolve names in `standard`, so a name one of them accepts, every one accepts.
+public struct ProfileRegistry: Sendable {
+    /// The built-in profiles, one type each (`ProfileDefinition`), in the order
+    /// scans try them. A new built-in profile is its file and a line here.
+    public static let builtIn: [DeviceProfile] = [.miScale, .miBodyScale, .weightScale, .decentScale, .hidrateSpark]
+
     /// The DIY level bottle (docs/profiles/diy-level-bottle.json): service
     /// 6e0a0000-…, notify 6e0a0001-…, u16 little-endian level in 0.1 mm.
     public static let levelBottle = CustomProfile(
@@ -18,41 +22,57 @@ public enum ProfileRegistry {
         value: .init(offset: 0, type: .u16, scale: 0.1),
         matchService: BluetoothUUID("6e0a0000-51a5-4c5b-9f1d-7e57b0771e00")!)
 
+    /// The registry every command uses.
+    public static let standard = ProfileRegistry(profiles: builtIn + [.custom(levelBottle)])
+
     /// Everything a scan tries, in order.
-    public static let all: [DeviceProfile] = DeviceProfile.builtIn + [.custom(levelBottle)]
+    public let profiles: [DeviceProfile]
 
-    /// `mi-scale`, `mi-body-scale`, `weight-scale`, `decent-scale`, `hidrate-spark`, `level-bottle`.
-    public static var identifiers: [String] { all.map(identifier) }
+    public init(profiles: [DeviceProfile]) { self.profiles = profiles }
 
-    /// The name a profile is saved under: custom profiles by their file's `name`.
-    public static func identifier(_ profile: DeviceProfile) -> String {
-        if case .custom(let c) = profile { return c.name }
-        return profile.identifier
-    }
+    /// This registry with `more` profiles after its own (a name already known keeps its first profile).
+    public func adding(_ more: [DeviceProfile]) -> ProfileRegistry { ProfileRegistry(profiles: profiles + more) }
 
-    /// A known profile by name.
-    public static func named(_ name: String) -> DeviceProfile? {
-        all.first { identifier($0) == name }
-    }
+    /// The saved names, in order.
+    public var identifiers: [String] { profiles.map(\.name) }
 
-    /// Profile files are small; a larger file is refused before it is read whole.
-    public static let largestProfileFile = 1 << 20
+    /// A known profile by its saved name.
+    public func named(_ name: String) -> DeviceProfile? { profiles.first { $0.name == name } }
+
+    /// The known profiles that fit an advertisement, in order.
+    public func matching(_ ad: AdvertisingData) -> [DeviceProfile] { DeviceProfile.matching(ad, among: profiles) }
 
     /// A known profile by name, else a profile file (docs/profiles.md) at that
     /// path; a file's text comes back too, to be saved with a device.
-    public static func resolve(_ nameOrPath: String) throws(ProfileLookupError) -> (profile: DeviceProfile, definition: String?) {
+    public func resolve(_ nameOrPath: String) throws(ProfileLookupError) -> (profile: DeviceProfile, definition: String?) {
         if let known = named(nameOrPath) { return (known, nil) }
         // Only something that looks like a path is read, so a misspelt name says so.
         guard nameOrPath.contains("/") || nameOrPath.hasSuffix(".json") else {
             throw .unknown(nameOrPath, known: identifiers)
         }
-        let bytes = try readFile(nameOrPath)
+        let bytes = try Self.readFile(nameOrPath)
         do {
             return (.custom(try CustomProfile(json: bytes)), String(decoding: bytes, as: UTF8.self))
         } catch {
             throw .badFile(path: nameOrPath, error)
         }
     }
+
+    // The standard registry's, for the commands.
+
+    /// Everything a scan tries, in order.
+    public static var all: [DeviceProfile] { standard.profiles }
+    /// `mi-scale`, `mi-body-scale`, `weight-scale`, `decent-scale`, `hidrate-spark`, `level-bottle`.
+    public static var identifiers: [String] { standard.identifiers }
+    /// The name a profile is saved under: custom profiles by their file's `name`.
+    public static func identifier(_ profile: DeviceProfile) -> String { profile.name }
+    public static func named(_ name: String) -> DeviceProfile? { standard.named(name) }
+    public static func resolve(_ nameOrPath: String) throws(ProfileLookupError) -> (profile: DeviceProfile, definition: String?) {
+        try standard.resolve(nameOrPath)
+    }
+
+    /// Profile files are small; a larger file is refused before it is read whole.
+    public static let largestProfileFile = 1 << 20
 
     private static func readFile(_ path: String) throws(ProfileLookupError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -3,7 +3,7 @@ import BluetoothWire
 /// How a device shows a reminder with its own light or buzzer: values written,
 /// in order, to one of its characteristics, `pause` seconds apart (display off,
 /// pause, on: a blink). A profile declares one only where the command is known
-/// (`DeviceProfile.reminderSignal`); a profile file may declare one for any
+/// (`ProfileDefinition.reminderSignal`); a profile file may declare one for any
 /// device (`"reminder"`, docs/profiles.md).
 ///
 /// Only how to show it lives here. Whether a reminder is due is
@@ -46,43 +46,5 @@ public struct ReminderSignal: Sendable, Hashable {
             return "the pause must be 0 to \(Int(Self.longestPause)) seconds"
         }
         return nil
-    }
-}
-
-extension DecentScaleFrame {
-    /// The Decent Scale API's display ("LED") command, `03 0A LL LL 00 HB XOR`
-    /// written to 0x36F5 (decentespresso.com/decentscale_api, quick start step 4:
-    /// LED ON `030A0101000108`, LED OFF `030A0000000009`). HB (byte 5) is 00 here:
-    /// on the Half Decent Scale 01 there also asks for a heartbeat every 5 s, or it
-    /// drops the link ("Programmer's guide to the Half Decent Scale"); Quench sends
-    /// no heartbeat, so it never asks for one. The XOR still covers bytes 0-5.
-    public static func display(on: Bool) -> [UInt8] {
-        DecentScaleFrame(type: MessageType(rawValue: 0x0A), data: on ? [1, 1, 0, 0] : [0, 0, 0, 0]).encoded()
-    }
-
-    /// Two blinks of the display: off, on, off, on, 0.6 s apart. Written
-    /// without response, as the API's own examples send commands (a dropped
-    /// blink costs nothing; v1.0 firmware occasionally drops a command).
-    public static let reminderBlink = ReminderSignal(
-        service: serviceUUID, characteristic: writeUUID,
-        writes: [display(on: false), display(on: true), display(on: false), display(on: true)],
-        pause: 0.6, withResponse: false)
-}
-
-extension DeviceProfile {
-    /// How this profile's device shows a reminder; nil when it cannot (or
-    /// when how is not known). The readings session (`GATTDeviceSession`) gives
-    /// it; a bottle that reports its own sips has a session of its own
-    /// (`HidrateSparkDrain`), which would have to give it too once one is known.
-    public var reminderSignal: ReminderSignal? {
-        switch self {
-        case .decentScale: DecentScaleFrame.reminderBlink
-        // The bottle glows when its owner falls behind, but the command that makes it
-        // glow is not documented publicly (neither reverse-engineered source has it,
-        // docs/profiles.md): nothing is invented here. A profile file can declare one.
-        case .hidrateSpark: nil
-        case .weightScale, .miScale, .miBodyScale: nil
-        case .custom(let c): c.reminder
-        }
     }
 }

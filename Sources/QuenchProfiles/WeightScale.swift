@@ -1,5 +1,6 @@
 import BluetoothWire
 import QuenchCore
+import GATT
 
 /// Weight Measurement, characteristic 0x2A9D of the Weight Scale Service 0x181D
 /// (WSS v1.0, 3.1; GATT Specification Supplement 3.252):
@@ -199,4 +200,51 @@ public struct WeightScaleFeature: Sendable, Hashable {
         w.uint32(rawValue)
         return w.bytes
     }
+}
+
+/// Bluetooth SIG Weight Scale Service 0x181D (WSS v1.0): Weight Measurement
+/// 0x2A9D, indicated; Weight Scale Feature 0x2A9E in the same service.
+public struct WeightScaleProfile: ProfileDefinition {
+    public init() {}
+    public var identifier: String { "weight-scale" }
+    public var displayName: String { "Bluetooth Weight Scale" }
+    public var transport: ProfileTransport {
+        .gatt(service: BluetoothUUID(uuid16: 0x181D), characteristic: WeightMeasurement.uuid, delivery: .indicate)
+    }
+    /// kg; the scale switches to lb when set to imperial, and each reading says so.
+    public var unit: MeasurementUnit { .kg }
+
+    public func matches(advertisement ad: AdvertisingData) -> Bool {
+        // The Mi Scale also uses 0x181D, but for service data, not in its UUID list.
+        ad.serviceUUIDs.contains(BluetoothUUID(uuid16: 0x181D)) && ad.serviceData(for: MiScalePayload.serviceUUID) == nil
+    }
+
+    public func decode(_ payload: [UInt8]) throws(DecodeError) -> [ProfileReading] {
+        [try WeightMeasurement(decoding: payload).reading]
+    }
+
+    /// The reading's value and unit (lb selects imperial), device time and user id;
+    /// no value is "Measurement Unsuccessful".
+    public func encode(_ reading: ProfileReading) throws(ProfileEncodingError) -> [UInt8] {
+        guard let v = reading.value else {
+            guard reading.unit.gramsPerUnit != nil else {
+                throw ProfileEncodingError(context: "Weight Measurement", field: "weight", reason: .unsupportedUnit(reading.unit))
+            }
+            return WeightMeasurement(imperial: reading.unit == .lb, rawWeight: WeightMeasurement.unsuccessfulWeight,
+                                     timeStamp: reading.deviceTime, userID: reading.userID).encoded()
+        }
+        return try WeightMeasurement(weight: v, unit: reading.unit, timeStamp: reading.deviceTime, userID: reading.userID).encoded()
+    }
+
+    /// 0 to 327.67 kg: what the u16 weight field holds.
+    public func encodable(_ value: Double, unit: MeasurementUnit) -> Double {
+        min(max(value, 0), 327.67 * 1000 / (unit.gramsPerUnit ?? 1000))
+    }
+
+    /// With Weight Scale Feature 0x38: weight resolution 7 (bits 3-6), the finest, and nothing optional.
+    public var gattService: GATTServiceDefinition? { .weightScale(feature: WeightScaleFeature(rawValue: 0x38).encoded()) }
+}
+
+extension DeviceProfile {
+    public static let weightScale = DeviceProfile(WeightScaleProfile())
 }

@@ -73,7 +73,7 @@ public final class SimulatedPeripheral: ATTConnector, Sendable {
 
     public init(address: BluetoothAddress, profile: DeviceProfile, readings: [Reading], unit: MeasurementUnit,
                 streaming: SimulatedStreaming = SimulatedStreaming(), name: String = "Quench simulated") {
-        guard case .gatt(let service, let characteristic, let delivery) = profile.transport else {
+        guard case .gatt(let service, let characteristic, _) = profile.transport, let definition = profile.gattService else {
             preconditionFailure("SimulatedPeripheral serves GATT profiles; use SimulatedBroadcaster for \(profile.identifier)")
         }
         self.address = address
@@ -81,21 +81,6 @@ public final class SimulatedPeripheral: ATTConnector, Sendable {
         self.readings = readings
         self.unit = unit
         self.streaming = streaming
-        let definition: GATTServiceDefinition
-        switch profile {
-        case .weightScale:
-            definition = .weightScale(feature: WeightScaleFeature(rawValue: 0x38).encoded())
-        case .decentScale:
-            definition = .kitchenScale()
-        default:
-            let properties: GATTCharacteristicProperties = switch delivery {
-            case .notify: [.read, .notify]
-            case .indicate: [.read, .indicate]
-            case .readPoll: [.read]
-            }
-            definition = GATTServiceDefinition(uuid: service, characteristics: [
-                GATTCharacteristicDefinition(uuid: characteristic, properties: properties)])
-        }
         var services = [GATTServiceDefinition.genericAccess(deviceName: name), definition]
         // The characteristic a profile file's reminder writes to (the kitchen scale's 0x36F5 is in its table already).
         if let signal = profile.reminderSignal, !services.contains(where: { s in s.characteristics.contains { $0.uuid == signal.characteristic } }) {
@@ -239,13 +224,7 @@ public final class SimulatedPeripheral: ATTConnector, Sendable {
 
     /// The profile's payload; values a field cannot hold are clamped into it, as real firmware does.
     private func encode(_ value: Double, stable: Bool) -> [UInt8]? {
-        var v = value
-        switch profile {
-        case .weightScale: v = min(max(v, 0), 327.67 * 1000 / (unit.gramsPerUnit ?? 1000))
-        case .decentScale: v = min(max(v, -3276.7 / (unit.gramsPerUnit ?? 1)), 3276.7 / (unit.gramsPerUnit ?? 1))
-        default: break
-        }
-        return try? profile.encode(ProfileReading(value: v, unit: unit, flags: stable ? .stable : []))
+        try? profile.encode(ProfileReading(value: profile.encodable(value, unit: unit), unit: unit, flags: stable ? .stable : []))
     }
 
     static func seconds(until instant: ContinuousClock.Instant) -> Double { (instant - ContinuousClock.now).seconds }

@@ -73,10 +73,10 @@ public enum Pairing {
         let calibration = try? defaultCalibration(for: chosen, levelCurve: r.levelCurve, capacityML: r.capacityML,
                                                   tareG: r.tareG, density: r.density)
         let first: String
-        switch chosen.transport {
-        case .gatt where chosen.reportsSips:
-            first = try confirmSipReporter(address: address, type: type, profile: chosen, r, stop: stop, progress: progress)
-        case .gatt:
+        switch (chosen.transport, chosen.sipReporter) {
+        case (.gatt, let reporter?):
+            first = try confirmSipReporter(reporter, address: address, type: type, profile: chosen, r, stop: stop, progress: progress)
+        case (.gatt, nil):
             let bearer = try connect(address, type: type, profile: chosen, r, stop: stop, progress: progress)
             defer { bearer.close() }
             let link: GATTLink
@@ -85,7 +85,7 @@ public enum Pairing {
             first = "first reading: " + describe(try firstReading(chosen, address: address, timeout: r.timeout) { t throws(ToolError) in
                 do throws(LiveError) { return try link.next(timeout: t, stop: stop) } catch { throw .live(error) }
             })
-        case .serviceData, .manufacturerData:
+        case (.serviceData, _), (.manufacturerData, _):
             progress("listening for \(address)'s broadcasts...")
             let scan: KernelScan
             do { scan = try KernelScan(ScanOptions(), stop: stop) } catch { throw .live(error) }
@@ -114,33 +114,17 @@ public enum Pairing {
         return Outcome(device: device, confirmation: first, how: how)
     }
 
-    /// A bottle that reports its own sips: connects, sends the handshake and
-    /// waits for its greeting frame, which says how many sips it keeps. Nothing
-    /// is drained here: `quench run` stores them with their times.
-    static func confirmSipReporter(address: BluetoothAddress, type: AddressType, profile: DeviceProfile, _ r: Request,
-                                   stop: StopSignal, progress: (String) -> Void) throws(ToolError) -> String {
+    /// A bottle that reports its own sips: connects and lets its profile's
+    /// session say what the bottle keeps. Nothing is drained here: `quench run`
+    /// stores the sips with their times.
+    static func confirmSipReporter(_ reporter: any SipReporter, address: BluetoothAddress, type: AddressType, profile: DeviceProfile,
+                                   _ r: Request, stop: StopSignal, progress: (String) -> Void) throws(ToolError) -> String {
         let bearer = try connect(address, type: type, profile: profile, r, stop: stop, progress: progress)
         defer { bearer.close() }
-        do throws(LiveError) {
-            let link = try HidrateSparkLink.open(bearer)
-            progress("handshake sent (\(link.layout.rawValue) firmware); asking what the bottle keeps...")
-            // The greeting is empty; asking for the oldest sip says how many there are. It is not
-            // acknowledged, so the bottle keeps it for `quench run` (which reads it back first,
-            // should the bottle still count it as sent when the gateway connects).
-            let end = Deadline(seconds: r.timeout)
-            _ = try link.next(timeout: min(1, r.timeout))  // the greeting, not the answer
-            try link.requestNext()
-            while !end.hasPassed {
-                guard case .frame(let frame)? = try link.next(timeout: end.remaining) else { continue }
-                var said = "bottle: \(link.layout.rawValue) firmware, \(frame.pending) sip\(frame.pending == 1 ? "" : "s") kept in it"
-                    + " (`quench run` stores them with their times)"
-                if let battery = link.batteryPercent { said += ", battery \(battery) %" }
-                return said
-            }
-        } catch {
-            throw .live(error)
-        }
-        throw .noReadings(address: address.description, seconds: r.timeout)
+        let said: String?
+        do { said = try reporter.confirm(bearer, timeout: r.timeout, progress: progress) } catch { throw .live(LiveError(error)) }
+        guard let said else { throw .noReadings(address: address.description, seconds: r.timeout) }
+        return said
     }
 
     /// Connects to the device being paired over L2CAP (encrypted with `--bond`).

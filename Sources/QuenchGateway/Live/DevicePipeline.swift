@@ -92,7 +92,7 @@ public final class DevicePipeline: Sendable {
     private let writer: EventWriter
     private let observer: LiveObserver
     /// The session's logger with this device in its metadata (its session logs with it too).
-    let logger: Logger
+    public let logger: Logger
 
     private struct State {
         var detector: SipDetector
@@ -246,4 +246,16 @@ public final class DevicePipeline: Sendable {
                        unsynced: clock.unsyncedStamp(at: $0.start))
         })
     }
+}
+
+/// A bottle's own session stores its sips here (`SipReporterSession`).
+extension DevicePipeline: SipSink {
+    public func store(_ sip: HidrateSparkSipLog.Sip) -> Bool? {
+        guard case .stored(let isNew) = report(sip) else { return nil }
+        return isNew
+    }
+
+    public func recordStatus(batteryPercent: Int?) { recordStatus(batteryPercent: batteryPercent, capOpen: nil) }
+
+    public var wallClockNow: Double { Timestamp.wallClockNow.secondsSince1970 }
 }

@@ -135,22 +135,26 @@ public final class GATTDeviceSession: Sendable {
         let device = pipeline.device
         var backoff = self.backoff
         var attempt = 0
-        // What is known of a bottle that reports its own sips, kept across its connections.
-        var sipLog = HidrateSparkSipLog(device: device.label, capacityML: device.calibration.capacityML ?? HidrateSpark.defaultCapacityML,
-                                        lastTotal: device.profile.reportsSips ? pipeline.newestStoredIdentity().flatMap(HidrateSparkSipLog.totalML(inIdentity:)) : nil)
+        // A bottle that reports its own sips runs its profile's session, which keeps what is known of it across connections.
+        let sipSession = device.profile.sipReporter.map {
+            $0.makeSession(device: device.label, capacityML: device.calibration.capacityML ?? $0.defaultCapacityML,
+                           newestStoredIdentity: pipeline.newestStoredIdentity())
+        }
         while !stop.isStopped {
             var bearer: (any ATTBearer)?
             do throws(LiveError) {
                 logger.debug("connecting", metadata: ["type": "\(device.addressType)"])
                 let b = try connector.connect(to: device, timeout: connectTimeout, stop: stop)
                 bearer = b
-                if device.profile.reportsSips {
-                    let link = try HidrateSparkLink.open(b)
-                    connected(["firmware": "\(link.layout.rawValue)", "battery_percent": "\(link.batteryPercent.map(String.init) ?? "-")"])
-                    pipeline.recordStatus(batteryPercent: link.batteryPercent)
-                    pipeline.note("\(link.layout.rawValue) firmware" + (link.batteryPercent.map { ", battery \($0) %" } ?? ""))
-                    attempt = 0
-                    try HidrateSparkDrain(link: link, pipeline: pipeline, stop: stop, leaveWhenDrained: drainInterval != nil).run(&sipLog)
+                if let sipSession {
+                    do throws(ProfileSessionError) {
+                        try sipSession.run(b, sink: pipeline, stop: stop, leaveWhenDrained: drainInterval != nil) { metadata in
+                            connected(metadata)
+                            attempt = 0
+                        }
+                    } catch {
+                        throw LiveError(error)
+                    }
                     if let drainInterval, !stop.isStopped {
                         // Periodic: drained; the bottle is left free until the next time.
                         b.close()

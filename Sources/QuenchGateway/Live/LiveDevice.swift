@@ -59,20 +59,10 @@ public struct LiveDevice: Sendable, Hashable {
     }
 }
 
-/// The calibration a newly paired device starts with: weight in grams (any
-/// scale's unit converts), level in the profile's unit with the given curve.
+/// The calibration a newly paired device starts with: the profile's (`ProfileDefinition.defaultCalibration`).
 public func defaultCalibration(for profile: DeviceProfile, levelCurve: LevelCurve?, capacityML: Double?, tareG: Double?,
                                density: Double = 1) throws(CalibrationError) -> BottleCalibration {
-    if profile.reportsSips {
-        // A bottle that reports its own sips needs only its size: modern firmware gives sips in percent of it.
-        let capacity = capacityML ?? HidrateSpark.defaultCapacityML
-        let percent = try LevelCurve([.init(level: 0, ml: 0), .init(level: 100, ml: capacity)])
-        return try BottleCalibration(unit: .percent, density: density, levelCurve: percent, capacityML: capacity)
-    }
-    if profile.sensor == .weight {
-        return try BottleCalibration(unit: .g, density: density, capacityML: capacityML, emptyWeightG: tareG)
-    }
-    return try BottleCalibration(unit: profile.unit, density: density, levelCurve: levelCurve, capacityML: capacityML)
+    try profile.defaultCalibration(levelCurve: levelCurve, capacityML: capacityML, tareG: tareG, density: density)
 }
 
 /// An address as the store keys it (`aa:bb:…` → `AA:BB:…`); other labels unchanged.

@@ -63,3 +63,15 @@ public enum LiveError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension LiveError {
+    /// A profile's own session ended (`SipReporterSession`): the same cases, nothing lost.
+    public init(_ error: ProfileSessionError) {
+        switch error {
+        case .gatt(let e): self = .gatt(e)
+        case .characteristicMissing(let s, let c): self = .characteristicMissing(service: s, characteristic: c)
+        case .noAnswer(let s): self = .noAnswer(seconds: s)
+        case .notStored: self = .notStored
+        }
+    }
+}

@@ -2,6 +2,7 @@
 import BluetoothLinux
 import Glibc
 #endif
+import QuenchProfiles
 import Threading
 
 /// One "stop now" for a whole session: wakes threads waiting out a backoff
@@ -72,3 +73,5 @@ public struct Backoff: Sendable {
         return min(maximum, max(0, base * (1 + jitter * (2 * unit - 1))))
     }
 }
+
+extension StopSignal: SessionStop {}

@@ -2,8 +2,7 @@ import BluetoothWire
 import GATT
 import Logging
 import QuenchCore
-import QuenchProfiles
-import QuenchStore
+import Threading
 
 /// A connected, handshaken HidrateSpark: which firmware (by the sip
 /// characteristic it offers), its sip and DEBUG characteristics, its battery.
@@ -24,12 +23,12 @@ public struct HidrateSparkLink {
     /// Exchanges the MTU, finds the characteristics, reads the battery,
     /// subscribes to sips and cap messages, and sends the 13-write handshake
     /// (the bottle is silent until it has it; a link loss forgets it).
-    public static func open(_ bearer: any ATTBearer) throws(LiveError) -> HidrateSparkLink {
+    public static func open(_ bearer: any ATTBearer) throws(ProfileSessionError) -> HidrateSparkLink {
         let client = GATTClient(bearer: bearer)
-        func gatt<T>(_ body: () throws(GATTError) -> T) throws(LiveError) -> T {
+        func gatt<T>(_ body: () throws(GATTError) -> T) throws(ProfileSessionError) -> T {
             do { return try body() } catch { throw .gatt(error) }
         }
-        func find(_ uuid: BluetoothUUID, in list: [GATTCharacteristic], service: BluetoothUUID) throws(LiveError) -> GATTCharacteristic {
+        func find(_ uuid: BluetoothUUID, in list: [GATTCharacteristic], service: BluetoothUUID) throws(ProfileSessionError) -> GATTCharacteristic {
             guard let c = list.first(where: { $0.uuid == uuid }) else { throw .characteristicMissing(service: service, characteristic: uuid) }
             return c
         }
@@ -72,7 +71,7 @@ public struct HidrateSparkLink {
     }
 
     /// Asks for the oldest sip; once one was sent, also acknowledges it (the bottle then forgets it).
-    public func requestNext() throws(LiveError) {
+    public func requestNext() throws(ProfileSessionError) {
         do { try client.write(handle: sip.valueHandle, value: HidrateSpark.drainRequest) } catch { throw .gatt(error) }
     }
 
@@ -84,7 +83,7 @@ public struct HidrateSparkLink {
     }
 
     /// The next notification from the bottle; nil when none came within `timeout`.
-    public func next(timeout: Double) throws(LiveError) -> Message? {
+    public func next(timeout: Double) throws(ProfileSessionError) -> Message? {
         while true {
             let update: ValueUpdate?
             do { update = try client.nextValue(timeout: timeout) } catch { throw .gatt(error) }
@@ -104,17 +103,17 @@ public struct HidrateSparkLink {
 /// identity makes that harmless.
 struct HidrateSparkDrain {
     let link: HidrateSparkLink
-    let pipeline: DevicePipeline
-    let stop: StopSignal
+    let sink: any SipSink
+    let stop: any SessionStop
     /// Periodic mode: return once the bottle says it has nothing left.
     var leaveWhenDrained = false
     /// How long to wait for a frame while something is asked for.
     var answerTimeout = 10.0
 
     /// Runs until the link fails (thrown) or `stop`; `log` carries what is known of the bottle between connections.
-    func run(_ log: inout HidrateSparkSipLog) throws(LiveError) {
-        guard pipeline.storesEvents else { return try listen(&log) }
-        let logger = pipeline.logger
+    func run(_ log: inout HidrateSparkSipLog) throws(ProfileSessionError) {
+        guard sink.storesEvents else { return try listen(&log) }
+        let logger = sink.logger
         // A record that may be in flight from a central that is gone is stored before the first `57`
         // acknowledges it. If it was not in flight, the bottle sends it again and its identity matches.
         var recovered: HidrateSparkFrame?
@@ -177,17 +176,17 @@ struct HidrateSparkDrain {
 
     /// Without a store (`watch`): shows what the bottle says and sends live,
     /// and never acknowledges, so the bottle keeps every sip for `quench run`.
-    private func listen(_ log: inout HidrateSparkSipLog) throws(LiveError) {
-        pipeline.note("listening only: sips stay in the bottle until `quench run` stores them")
+    private func listen(_ log: inout HidrateSparkSipLog) throws(ProfileSessionError) {
+        sink.note("listening only: sips stay in the bottle until `quench run` stores them")
         while !stop.isStopped {
             switch try link.next(timeout: stop.canWakeBearers ? .infinity : 1) {
             case .debug(let m)?: debug(m)
             case .frame(let frame)? where frame.record != nil:
                 // Not taken as live: unacknowledged, the bottle notifies its oldest sip, not the one just drunk.
-                let (sip, notes, _) = log.sip(from: frame, receivedAt: Timestamp.wallClockNow.secondsSince1970, live: false)
-                for note in notes { pipeline.note("\(note)") }
+                let (sip, notes, _) = log.sip(from: frame, receivedAt: sink.wallClockNow, live: false)
+                for note in notes { sink.note("\(note)") }
                 if let sip {
-                    pipeline.note("sip \(TraceWriter.fixed(sip.ml, places: 0)) mL at \(Timestamp(secondsSince1970: sip.time).iso8601); "
+                    sink.note("sip \(TraceWriter.fixed(sip.ml, places: 0)) mL at \(Timestamp(secondsSince1970: sip.time).iso8601); "
                                   + "\(frame.pending) kept in the bottle")
                 }
             default: continue
@@ -196,23 +195,70 @@ struct HidrateSparkDrain {
     }
 
     private func debug(_ m: HidrateSparkDebugMessage) {
-        pipeline.logger.info("\(m)")
-        pipeline.note("\(m)")
-        pipeline.capChanged(open: m.capOpen)
+        sink.logger.info("\(m)")
+        sink.note("\(m)")
+        sink.capChanged(open: m.capOpen)
     }
 
     /// Stores one record and returns its time; throws (so it is not acknowledged) when it could not be stored.
     @discardableResult
-    private func handle(_ frame: HidrateSparkFrame, live: Bool, _ log: inout HidrateSparkSipLog, restamping: Bool = false) throws(LiveError) -> Double? {
-        let (sip, notes, corrections) = log.sip(from: frame, receivedAt: Timestamp.wallClockNow.secondsSince1970, live: live)
-        for note in notes { pipeline.logger.warning("\(note)") }
+    private func handle(_ frame: HidrateSparkFrame, live: Bool, _ log: inout HidrateSparkSipLog, restamping: Bool = false) throws(ProfileSessionError) -> Double? {
+        let (sip, notes, corrections) = log.sip(from: frame, receivedAt: sink.wallClockNow, live: live)
+        for note in notes { sink.logger.warning("\(note)") }
         guard let sip else { return nil }
-        guard case .stored(let isNew) = pipeline.report(sip) else { throw .notStored }
-        if !corrections.isEmpty { pipeline.restamp(corrections, reason: "stored before the bottle's clock was measured") }
+        guard let isNew = sink.store(sip) else { throw .notStored }
+        if !corrections.isEmpty { sink.restamp(corrections, reason: "stored before the bottle's clock was measured") }
         if restamping, !isNew {
-            pipeline.restamp(([sip.identity] + sip.aliases).map { .init(identity: $0, time: sip.time) },
+            sink.restamp(([sip.identity] + sip.aliases).map { .init(identity: $0, time: sip.time) },
                              reason: "read back from the bottle's last frame, now that it sent it afresh")
         }
         return sip.time
+    }
+}
+
+/// HidrateSpark's session (`HidrateSparkProfile.sipReporter`): the handshake,
+/// then the drain of what the bottle kept, then its sips live.
+struct HidrateSparkReporter: SipReporter {
+    var defaultCapacityML: Double { HidrateSpark.defaultCapacityML }
+
+    func makeSession(device: String, capacityML: Double, newestStoredIdentity: String?) -> any SipReporterSession {
+        HidrateSparkSession(log: HidrateSparkSipLog(device: device, capacityML: capacityML,
+                                                    lastTotal: newestStoredIdentity.flatMap(HidrateSparkSipLog.totalML(inIdentity:))))
+    }
+
+    /// The handshake, then one `57`: the answer says how many sips the bottle
+    /// keeps. It is not acknowledged, so the bottle keeps them for `quench run`
+    /// (which reads the last one back first, should the bottle still count it
+    /// as sent when the gateway connects).
+    func confirm(_ bearer: any ATTBearer, timeout: Double, progress: (String) -> Void) throws(ProfileSessionError) -> String? {
+        let link = try HidrateSparkLink.open(bearer)
+        progress("handshake sent (\(link.layout.rawValue) firmware); asking what the bottle keeps...")
+        let end = Deadline(seconds: timeout)
+        _ = try link.next(timeout: min(1, timeout))  // the greeting, not the answer
+        try link.requestNext()
+        while !end.hasPassed {
+            guard case .frame(let frame)? = try link.next(timeout: end.remaining) else { continue }
+            var said = "bottle: \(link.layout.rawValue) firmware, \(frame.pending) sip\(frame.pending == 1 ? "" : "s") kept in it"
+                + " (`quench run` stores them with their times)"
+            if let battery = link.batteryPercent { said += ", battery \(battery) %" }
+            return said
+        }
+        return nil
+    }
+}
+
+/// One bottle across its connections: what is known of it (its running total, its clock).
+final class HidrateSparkSession: SipReporterSession {
+    private var log: HidrateSparkSipLog
+
+    init(log: HidrateSparkSipLog) { self.log = log }
+
+    func run(_ bearer: any ATTBearer, sink: any SipSink, stop: any SessionStop, leaveWhenDrained: Bool,
+             connected: (Logger.Metadata) -> Void) throws(ProfileSessionError) {
+        let link = try HidrateSparkLink.open(bearer)
+        connected(["firmware": "\(link.layout.rawValue)", "battery_percent": "\(link.batteryPercent.map(String.init) ?? "-")"])
+        sink.recordStatus(batteryPercent: link.batteryPercent)
+        sink.note("\(link.layout.rawValue) firmware" + (link.batteryPercent.map { ", battery \($0) %" } ?? ""))
+        try HidrateSparkDrain(link: link, sink: sink, stop: stop, leaveWhenDrained: leaveWhenDrained).run(&log)
     }
 }
