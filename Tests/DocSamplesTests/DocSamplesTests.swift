@@ -65,6 +65,43 @@ struct DocSamplesTests {
         }
     }
 
+    @Test func elisionsMasksAndMarkersMeanWhatCONTRIBUTINGSays() throws {
+        #expect(Self.matches(expected: ["a", "…", "z"], actual: ["a", "b", "c", "z"]))
+        #expect(Self.matches(expected: ["a", "…", "z"], actual: ["a", "z"]))
+        #expect(!Self.matches(expected: ["a", "…", "z"], actual: ["a", "b", "y"]))
+        #expect(!Self.matches(expected: ["a", "…", "c", "…", "z"], actual: ["a", "b", "z"]))
+        #expect(Self.matches(expected: ["a", "…", "c", "…", "z"], actual: ["a", "b", "c", "d", "z"]))
+        #expect(Self.keepingElisions(of: ["a", "…", "z"], ["1", "2", "3", "4"]) == ["1", "…", "4"])
+        #expect(DocSample.Mask.uuid.apply("manual|d17fd098-8dad-43ce-b1d6-a7a749d4daf7,") == "manual|<uuid>,")
+        #expect(DocSample.Mask.time.apply("at 2026-11-23T08:15:12.103Z and 2026-11-22T01:58:57+00:00.") == "at <time> and <time>.")
+        let lines = ["<!-- sample-env: TZ=Europe/London QUENCH_NOW=2026-11-22T01:58:57Z -->", "<!-- sample: fresh mask=uuid -->", "```console",
+                     "$ QUENCH_PERSON=ann quench add 250ml --note 'green tea'", "Added #1", "", "$ quench today", "```",
+                     "````markdown", "<!-- sample -->", "```console", "$ quench not-run", "```", "````"]
+        let samples = try DocSampleParser.samples(file: "x.md", lines: lines)
+        #expect(samples.count == 1)
+        #expect(samples.first?.environment == ["TZ": "Europe/London", "QUENCH_NOW": "2026-11-22T01:58:57Z"])
+        #expect(samples.first?.fresh == true && samples.first?.masks == [.uuid])
+        #expect(samples.first?.steps.map(\.command) == ["QUENCH_PERSON=ann quench add 250ml --note 'green tea'", "quench today"])
+        #expect(samples.first?.steps.map(\.line) == [4, 7])
+        #expect(samples.first?.steps.first?.expected == ["Added #1"])
+        #expect(try DocSampleParser.words("a 'b c' \"d\"e", file: "x.md", line: 1) == ["a", "b c", "de"])
+        #expect(throws: DocSampleError.self) { try DocSampleParser.samples(file: "x.md", lines: ["<!-- sample: mask=colour -->", "```", "$ quench", "```"]) }
+        #expect(throws: DocSampleError.self) { try DocSampleParser.samples(file: "x.md", lines: ["<!-- sample -->", "no fence"]) }
+    }
+
+    /// QUENCH_NOW, the samples' clock, is bounded like any other input: a bad one is an error, not the wall clock.
+    @Test func aBadClockIsRefused() throws {
+        let folder = try TemporaryFolder("quench-doc-now")
+        for bad in ["yesterday", "2026-11-22 01:58", "2026-13-40T00:00:00Z", String(repeating: "9", count: 500)] {
+            let result = try runQuench(["add", "250ml", "--db", folder.file("q.sqlite")], environment: ["QUENCH_NOW": bad])
+            #expect(result.status == 1, "\(bad)")
+            #expect(result.stderr.contains("$QUENCH_NOW: expected an ISO 8601 time with a zone"), "\(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file("q.sqlite")))
+        let good = try runQuench(["add", "250ml", "--db", folder.file("q.sqlite")], environment: ["QUENCH_NOW": "2026-11-22T01:58:00Z"])
+        #expect(good.status == 0 && good.stdout.contains("at 2026-11-22 01:58"), "\(good.stdout)\(good.stderr)")
+    }
+
     /// Whether `actual` is `expected`, where a line `…` in `expected` stands for any number of lines.
     static func matches(expected: [String], actual: [String]) -> Bool {
         let segments = expected.split(separator: DocSample.elision, omittingEmptySubsequences: false).map(Array.init)
