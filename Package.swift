@@ -207,6 +207,8 @@ let package = Package(
         .testTarget(name: "QuenchSimulatedDevicesTests", dependencies: [
             "QuenchSimulatedDevices", "QuenchGateway", "QuenchProfiles", "QuenchCore", "GATT", "BluetoothWire", "Threading",
         ]),
+        // Not a layer's: the docs' samples run with the built quench, and their links (CONTRIBUTING.md).
+        .testTarget(name: "DocSamplesTests", dependencies: ["QuenchTestSupport"]),
         .testTarget(name: "QuenchGatewayTests", dependencies: [
             "QuenchGateway", "QuenchHistory", "QuenchStore", "QuenchCore", "GATT", "BLEVMHarness", "QuenchTestSupport",
             "QuenchTools", "QuenchSimulatedDevices", "QuenchProfiles", "QuenchService", "Threading",

@@ -18,8 +18,22 @@ extension HistoryEnvironment {
         let variables = ProcessInfo.processInfo.environment
         let noColor = !(variables["NO_COLOR"] ?? "").isEmpty
         let color = isatty(STDOUT_FILENO) == 1 && !noColor && variables["TERM"] != "dumb"
-        return HistoryEnvironment(databasePath: configuration.database.value, now: .wallClockNow, units: configuration.units.value,
+        // `configuration(_:)` has already refused a bad QUENCH_NOW.
+        let now = (try? clock(variables)) ?? .wallClockNow
+        return HistoryEnvironment(databasePath: configuration.database.value, now: now, units: configuration.units.value,
                                   color: color, variables: variables, person: configuration.person.value)
+    }
+
+    /// `QUENCH_NOW` (ISO 8601 with a zone) stands in for the wall clock in the
+    /// history commands, so the documentation's samples give the same output any day
+    /// (Tests/DocSamplesTests); unset or empty, the wall clock.
+    static func clock(_ variables: [String: String]) throws(ConfigError) -> Timestamp {
+        guard let text = variables["QUENCH_NOW"], !text.isEmpty else { return .wallClockNow }
+        guard text.count <= 64, let time = Timestamp(iso8601: text) else {
+            throw .badValue(.environment("QUENCH_NOW"), key: "QUENCH_NOW", expected: "an ISO 8601 time with a zone (2026-11-22T01:58:00Z)",
+                            got: "\"\(text.prefix(64))\"")
+        }
+        return time
     }
 
     /// The same from `--db`, `--units` and `--person` alone: a `HistoryError` or a `ConfigError`.
@@ -34,6 +48,7 @@ extension HistoryEnvironment {
     /// XDG location last).
     public static func configuration(_ commandLine: ConfigValues) throws(ConfigError) -> Configuration {
         let inputs = ConfigInputs.process()
+        _ = try clock(inputs.variables)
         return try Configuration.resolve(commandLine: commandLine, for: .quench,
                                          defaultDatabase: StoreLocation.defaultPath(environment: inputs.variables), inputs: inputs)
     }
