@@ -28,6 +28,8 @@ public enum HistoryInput {
         default: throw .unknownUnit(unit, expected: .volume)
         }
         guard ml > 0 else { throw .invalidAmount(text, reason: "must be more than zero") }
+        // 1e308 l is a finite number of litres and an infinite number of mL.
+        guard ml.isFinite else { throw .invalidAmount(text, reason: "too large to be an amount") }
         return ml
     }
 

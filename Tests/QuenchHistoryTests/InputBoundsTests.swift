@@ -90,6 +90,11 @@ import Testing
         #expect(described { _ = try HistoryInput.minutes("3d") } == "unknown unit 'd' (a duration takes min or h, e.g. 30min or 2h)")
     }
 
+    @Test func anAmountIsFinite() {
+        #expect(described { _ = try HistoryInput.volume("1e308l", defaultUnit: nil) } == "invalid amount '1e308l': too large to be an amount")
+        #expect(described { _ = try HistoryInput.volume("1e307 oz", defaultUnit: nil) } == "invalid amount '1e307 oz': too large to be an amount")
+    }
+
     /// Each unit error lists the units that kind of value takes (issue 24).
     @Test func unitErrorsListWhatWouldDo() throws {
         #expect(described { _ = try HistoryInput.volume("5 cups", defaultUnit: .ml) }
