@@ -135,9 +135,9 @@ struct AccessGuard<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var token: AccessToken?
-        // Without a token only on a socket bound to loopback; anything else fails closed.
-        guard let address = bound.address.withLock({ $0 }), address.isLoopback || tokenFile != nil else {
-            return Responses.error(.serviceUnavailable, "the server is not ready: its address is not known to be loopback, and it has no token file")
+        // Without a token only on a socket known to be bound to loopback; anything else fails closed.
+        if tokenFile == nil, bound.address.withLock({ $0 })?.isLoopback != true {
+            return Responses.error(.serviceUnavailable, "this server's address is not known to be loopback, and it has no access token")
         }
         if let tokenFile {
             // Off loopback, no token means nobody: never open because a file went missing.
