@@ -164,8 +164,8 @@ public enum HistoryInput {
     }
 
     /// `day` when a history can hold it (`CivilDay.storable`, 1970 to 9999), else
-    /// why not, naming `text`: further days cannot be stored, and before 1000 not
-    /// even written as YYYY-MM-DD.
+    /// why not, naming `text`: no event can lie on a further day, and before
+    /// year 1000 a day once could not even be written back as YYYY-MM-DD.
     static func storable(_ day: CivilDay, _ text: String) throws(HistoryError) -> CivilDay {
         if day < CivilDay.storable.lowerBound { throw .invalidDate(text, reason: "before 1970: a history starts on 1970-01-01 at the earliest") }
         if day > CivilDay.storable.upperBound { throw .invalidDate(text, reason: "after 9999: a history ends on 9999-12-31 at the latest") }
