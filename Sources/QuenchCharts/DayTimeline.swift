@@ -79,10 +79,10 @@ public struct DayTimeline: Sendable, Hashable {
         guard !sips.isEmpty else {
             return "Intake over \(title): no sips recorded, against a \(VolumeText.volume(goalMl, unit)) goal."
         }
-        let sipText = sips.count == 1 ? "1 sip" : "\(sips.count) sips"
+        let sipText = VolumeText.count(sips.count, "sip")
         let reached = goalReachedAt.map { "goal met at \(sips[$0].clock)" } ?? "goal not met"
         return "Intake over \(title): \(VolumeText.volume(total, unit)) in \(sipText) against a \(VolumeText.volume(goalMl, unit)) goal "
-            + "(\(percent) %), \(reached); first sip at \(sips[0].clock), last at \(sips[sips.count - 1].clock)."
+            + "(\(VolumeText.grouped(percent)) %), \(reached); first sip at \(sips[0].clock), last at \(sips[sips.count - 1].clock)."
     }
 
     public var svg: String {

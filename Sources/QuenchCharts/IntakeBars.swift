@@ -99,7 +99,7 @@ struct BarPlot {
     static func dayTitle(unit: VolumeUnit) -> (IntakeBars.Day) -> String {
         { day in
             guard !day.isFuture else { return "\(day.name): still to come" }
-            let sips = day.sips == 1 ? "1 sip" : "\(day.sips) sips"
+            let sips = VolumeText.count(day.sips, "sip")
             let verdict = day.met ? "goal met" : "\(VolumeText.volume(day.goalMl - day.ml, unit)) short of the goal"
             return "\(day.name): \(VolumeText.volume(day.ml, unit)) of the \(VolumeText.volume(day.goalMl, unit)) goal, \(sips), \(verdict)"
         }

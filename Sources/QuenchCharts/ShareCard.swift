@@ -73,11 +73,11 @@ public struct ShareCard: Sendable, Hashable {
         case .day(let d):
             let percent = Self.percent(d)
             return "\(heading), \(d.name): \(VolumeText.volume(d.intakeMl, unit)) of a \(VolumeText.volume(d.goalMl, unit)) goal "
-                + "(\(percent) %\(d.intakeMl >= d.goalMl ? ", goal met" : "")), \(Self.count(d.sips, "sip")), "
-                + "a \(d.streak)-day streak."
+                + "(\(VolumeText.grouped(percent)) %\(d.intakeMl >= d.goalMl ? ", goal met" : "")), \(VolumeText.count(d.sips, "sip")), "
+                + "a \(VolumeText.grouped(d.streak))-day streak."
         case .week(let w):
             return "\(heading), \(w.name): \(VolumeText.volume(w.totalMl, unit)) in all, \(VolumeText.volume(w.averageMl, unit)) a day "
-                + "on average; goal met on \(w.goalMetDays) of \(Self.count(w.days.filter { !$0.isFuture }.count, "day"))."
+                + "on average; goal met on \(w.goalMetDays) of \(VolumeText.count(w.days.filter { !$0.isFuture }.count, "day"))."
         }
     }
 
@@ -86,8 +86,6 @@ public struct ShareCard: Sendable, Hashable {
     static func percent(_ d: Day) -> Int {
         d.goalMl > 0 ? Int(saturating: (max(0, d.intakeMl) * 100 / d.goalMl).rounded(.down)) : 0
     }
-
-    static func count(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
 
     /// The card at its own size (a picture, not a responsive chart).
     public var svg: String {
@@ -131,15 +129,15 @@ public struct ShareCard: Sendable, Hashable {
                                  "transform": .text("rotate(-90 \(SVGText.number(cx)) \(SVGText.number(cy)))")])
         }
         let percent = Self.percent(d)
-        w.text("\(percent) %", ["class": .text("qc-percent"), "x": .number(cx), "y": .number(cy + 14), "text-anchor": .text("middle")])
+        w.text("\(VolumeText.grouped(percent)) %", ["class": .text("qc-percent"), "x": .number(cx), "y": .number(cy + 14), "text-anchor": .text("middle")])
         w.text(met ? "✓ goal met" : "of the goal", ["class": .text(met ? "qc-check" : "qc-muted"), "x": .number(cx),
                                                   "y": .number(cy + 58), "text-anchor": .text("middle")])
 
         let x = 560.0
         w.text(VolumeText.volume(d.intakeMl, unit), ["class": .text("qc-big"), "x": .number(x), "y": .number(320)])
         w.text("of a \(VolumeText.volume(d.goalMl, unit)) goal", ["class": .text("qc-muted"), "x": .number(x), "y": .number(366)])
-        w.text(Self.count(d.sips, "sip"), ["x": .number(x), "y": .number(450)])
-        w.text(d.streak == 1 ? "1-day streak" : "\(d.streak)-day streak", ["x": .number(x), "y": .number(500)])
+        w.text(VolumeText.count(d.sips, "sip"), ["x": .number(x), "y": .number(450)])
+        w.text("\(VolumeText.grouped(d.streak))-day streak", ["x": .number(x), "y": .number(500)])
         footer(into: &w)
     }
 

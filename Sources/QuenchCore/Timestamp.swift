@@ -73,8 +73,12 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable {
 
     /// `2026-03-02T07:30:00Z`, with milliseconds when there are any.
     public var iso8601: String {
-        let whole = secondsSince1970.rounded(.down)
-        var millis = Int(((secondsSince1970 - whole) * 1000).rounded())
+        // Any Double, so a row no check ever saw (time 1e300) is shown, not trapped on:
+        // clamped to ±2^53 s, where a Double has no fraction left and nothing below overflows.
+        let limit = 9_007_199_254_740_992.0
+        let value = secondsSince1970.isNaN ? 0 : min(max(secondsSince1970, -limit), limit)
+        let whole = value.rounded(.down)
+        var millis = Int(((value - whole) * 1000).rounded())
         var seconds = Int(whole)
         if millis == 1000 { millis = 0; seconds += 1 }
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400

@@ -25,6 +25,9 @@ public enum VolumeText {
         return n < 0 ? "-" + out : out
     }
 
+    /// `1 sip`, `3 sips`, `3,649 days`: a count of things, grouped as amounts are.
+    public static func count(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(grouped(n)) \(noun)s" }
+
     /// `1,250.5` with exactly `places` decimals.
     public static func decimal(_ x: Double, places: Int) -> String {
         var scale = 1.0

@@ -25,10 +25,9 @@ public struct CalendarReport: Sendable, Encodable {
 extension History {
     public static func calendar(_ environment: HistoryEnvironment, month: String?, json: Bool) throws(HistoryError) -> String {
         let c = try environment.context(creating: false)
-        let first = try month.map { (m) throws(HistoryError) in try HistoryInput.month(m) } ?? {
-            let t = c.today.components
-            return CivilDay(year: t.year, month: t.month, day: 1)!  // the first of a month that exists
-        }()
+        let first = try month.map { (m) throws(HistoryError) in
+            try HistoryInput.option("--month") { () throws(HistoryError) in try HistoryInput.month(m) }
+        } ?? c.today.adding(days: 1 - c.today.components.day)
         let report = try calendarReport(c, first: first)
         return json ? JSONOutput.encode(report) : renderCalendar(report, c)
     }

@@ -36,8 +36,9 @@ extension History {
     /// Bars for the calendar month that holds `date` (default today).
     public static func monthBars(_ environment: HistoryEnvironment, containing date: String?) throws(HistoryError) -> IntakeBars {
         let c = try environment.context(creating: false)
-        let t = try chartDay(c, date).components
-        let first = CivilDay(year: t.year, month: t.month, day: 1)!  // the first of a month that exists
+        let day = try chartDay(c, date)
+        let t = day.components
+        let first = day.adding(days: 1 - t.day)
         let last = first.adding(days: Timestamp.daysIn(month: t.month, year: t.year) - 1)
         return try intakeBars(c, from: first, through: last, title: "\(Format.months[t.month - 1]) \(t.year)")
     }
@@ -45,8 +46,9 @@ extension History {
     static func intakeBars(_ c: HistoryContext, from first: CivilDay, through last: CivilDay, title: String) throws(HistoryError) -> IntakeBars {
         // Weekday and date under a week's bars; the day of the month alone under more.
         let short = last.number - first.number < 7
-        let days = try dayEntries(c, from: first, through: last).map { entry in
-            let day = CivilDay(parsing: entry.date)!  // written by dayEntries as YYYY-MM-DD
+        // One entry a day, in order: each its day by number, never read back from its text.
+        let days = zip(first.number...last.number, try dayEntries(c, from: first, through: last)).map { number, entry in
+            let day = CivilDay(number: number)
             let label = short ? "\(Format.weekdays[day.weekday].prefix(3)) \(day.components.day)" : "\(day.components.day)"
             return IntakeBars.Day(date: entry.date, label: label, name: Format.longDate(day), ml: entry.ml, goalMl: entry.goalMl,
                                   sips: entry.sips, isFuture: entry.mark == "future")
@@ -86,6 +88,10 @@ extension History {
     /// `stats` counts it) or the last 7 days' (bars, and `stats --week`'s total,
     /// average and days the goal was met).
     public static func shareCard(_ environment: HistoryEnvironment, period: SharePeriod, name: String?) throws(HistoryError) -> ShareCard {
+        // A heading, as long as a person's name may be (`Person.problem(withName:)`).
+        if let name, name.unicodeScalars.count > 40 {
+            throw .invalidArgument("--name '\(name.shownSafely(limit: 40))': a name of up to 40 characters, please")
+        }
         let c = try environment.context(creating: false)
         // In a household the card says whose it is unless given another name.
         let name = name ?? (c.shared ? c.personName : nil)
@@ -177,7 +183,9 @@ extension History {
 
     /// `--date`: a day (`YYYY-MM-DD`, `today`, `yesterday`); today when not given.
     static func chartDay(_ c: HistoryContext, _ text: String?) throws(HistoryError) -> CivilDay {
-        try text.map { (t) throws(HistoryError) in try HistoryInput.day(t, calendar: c.calendar, now: c.now) } ?? c.today
+        try text.map { (t) throws(HistoryError) in
+            try HistoryInput.option("--date") { () throws(HistoryError) in try HistoryInput.day(t, calendar: c.calendar, now: c.now) }
+        } ?? c.today
     }
 
     /// `2 to 8 March 2026`, `26 February to 4 March 2026`, `28 December 2025 to 3 January 2026`.

@@ -75,7 +75,7 @@ enum Format {
 
     /// Rounded down (99.6 % of the goal is not 100 %), past binary fractions'
     /// dust: 2 300 of 2 000 mL is 1.15, and 1.15 × 100 is 114.999…, not 114.
-    static func percent(_ fraction: Double) -> String { "\(Int(saturating: (fraction * 100 + 1e-9).rounded(.down))) %" }
+    static func percent(_ fraction: Double) -> String { "\(grouped(Int(saturating: (fraction * 100 + 1e-9).rounded(.down)))) %" }
 
     /// Left-aligned label column: rows of (label, value).
     static func fields(_ rows: [(String, String)], indent: Int = 2) -> String {

@@ -52,7 +52,9 @@ extension History {
         let c = try environment.context(creating: true)
         let ml = try HistoryInput.volume(amount, defaultUnit: c.units)
         guard ml >= 100, ml <= 20_000 else { throw .invalidAmount(amount, reason: "a daily goal between 100 mL and 20 L, please") }
-        let day = try from.map { (f) throws(HistoryError) in try HistoryInput.day(f, calendar: c.calendar, now: c.now) } ?? c.today
+        let day = try from.map { (f) throws(HistoryError) in
+            try HistoryInput.option("--from") { () throws(HistoryError) in try HistoryInput.day(f, calendar: c.calendar, now: c.now) }
+        } ?? c.today
         try c.run { (store) throws(StoreError) in try store.setGoal(ml: ml, from: day, setAt: c.now, person: c.personID) }
         return try goalText(c, json: json, lead: "Daily goal set to \(Format.volume(ml, c.units)) from \(day).")
     }

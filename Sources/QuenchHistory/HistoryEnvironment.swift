@@ -39,9 +39,9 @@ public struct HistoryEnvironment: Sendable {
     }
 
     /// `--units`: nil when not given.
-    public static func unitOption(_ text: String?) throws(HistoryError) -> VolumeUnit? {
+    public static func unitOption(_ text: String?, expected: HistoryError.UnitKind = .displayUnits) throws(HistoryError) -> VolumeUnit? {
         guard let text else { return nil }
-        guard let unit = VolumeUnit(parsingUnitName: text) else { throw .unknownUnit(text) }
+        guard let unit = VolumeUnit(parsingUnitName: text) else { throw .unknownUnit(text, expected: expected) }
         return unit
     }
 

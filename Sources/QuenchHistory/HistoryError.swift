@@ -7,7 +7,8 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
     case store(StoreError)
     /// An amount that is not a number with a known unit, or out of range.
     case invalidAmount(String, reason: String)
-    case unknownUnit(String)
+    /// A unit that is not one of those `expected` takes.
+    case unknownUnit(String, expected: UnitKind)
     case invalidDate(String, reason: String)
     case invalidArgument(String)
     /// A file given to `import` that cannot be read as an export.
@@ -19,12 +20,38 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
     case personNeeded(people: [String])
     /// `--person` (or `QUENCH_PERSON`, or the config file) names nobody in the household.
     case unknownPerson(String, people: [String])
+    /// What was wrong with the value of a command's option (`--date`, `--from`).
+    indirect case inOption(String, HistoryError)
+
+    /// What a unit was asked for, so an unknown one is answered with the units that would do.
+    public enum UnitKind: Sendable {
+        /// An amount drunk, a goal, a slack.
+        case volume
+        /// `--units`: how volumes are shown.
+        case displayUnits
+        /// `quench person units`: theirs, or the household's again.
+        case personUnits
+        /// A body weight.
+        case weight
+        /// A duration (`--after`, `--every`, `snooze`, `--exercise`).
+        case duration
+
+        var accepted: String {
+            switch self {
+            case .volume: "a volume takes ml, cl, l, or oz or fl oz for US fluid ounces"
+            case .displayUnits: "units are ml, or oz for US fluid ounces"
+            case .personUnits: "their units are ml, oz for US fluid ounces, or household"
+            case .weight: "a weight takes kg or lb"
+            case .duration: "a duration takes min or h, e.g. 30min or 2h"
+            }
+        }
+    }
 
     public var description: String {
         switch self {
         case .store(let error): error.description
         case .invalidAmount(let text, let reason): "invalid amount '\(text.shownSafely())': \(reason)"
-        case .unknownUnit(let unit): "unknown unit '\(unit.shownSafely())' (use ml, l, oz, or kg/lb for weights, min/h for durations)"
+        case .unknownUnit(let unit, let expected): "unknown unit '\(unit.shownSafely())' (\(expected.accepted))"
         case .invalidDate(let text, let reason): "invalid date '\(text.shownSafely())': \(reason)"
         case .invalidArgument(let message): message
         case .invalidImport(let file, let line, let reason):
@@ -37,6 +64,7 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
         case .unknownPerson(let name, let people):
             "nobody is called '\(name.shownSafely(limit: 40))' (people: \(people.map { $0.shownSafely(limit: 40) }.joined(separator: ", ")); "
                 + "`quench person add NAME` adds someone)"
+        case .inOption(let option, let error): "\(option): \(error.description)"
         }
     }
 }

@@ -25,9 +25,11 @@ public enum HistoryInput {
         case "cl": ml = number * 10
         case "l", "litre", "litres", "liter", "liters": ml = number * 1000
         case "oz", "floz", "fl oz", "fl.oz", "fl. oz": ml = VolumeUnit.usFluidOunce.millilitres(number)
-        default: throw .unknownUnit(unit)
+        default: throw .unknownUnit(unit, expected: .volume)
         }
         guard ml > 0 else { throw .invalidAmount(text, reason: "must be more than zero") }
+        // 1e308 l is a finite number of litres and an infinite number of mL.
+        guard ml.isFinite else { throw .invalidAmount(text, reason: "too large to be an amount") }
         return ml
     }
 
@@ -37,37 +39,46 @@ public enum HistoryInput {
         let kg: Double
         switch unit {
         case "", "kg": kg = number
-        case "lb", "lbs": kg = number * MeasurementUnit.lb.gramsPerUnit! / 1000
-        default: throw .unknownUnit(unit)
+        case "lb", "lbs": kg = number * MeasurementUnit.lb.gramsPerUnit! / 1000  // a weight unit: never nil
+        default: throw .unknownUnit(unit, expected: .weight)
         }
         guard (20...350).contains(kg) else { throw .invalidAmount(text, reason: "a body weight between 20 and 350 kg, please") }
         return kg
     }
 
-    /// A daily window `HH:MM-HH:MM` as minutes after midnight (`24:00` ends at midnight).
+    /// A daily window as minutes after midnight: `08:00-22:00`, or whole hours
+    /// as people say them, `7-23`; `24:00` (or `24`) ends at midnight.
     public static func window(_ text: String) throws(HistoryError) -> (from: Int, until: Int) {
-        let parts = text.split(separator: "-").map { $0.trimmingSpaces() }
-        guard parts.count == 2 else { throw .invalidArgument("window '\(text.shownSafely())' is not HH:MM-HH:MM (e.g. 08:00-22:00)") }
+        let expected = "expected HH:MM-HH:MM or whole hours H-H, e.g. 08:00-22:00 or 7-23"
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { $0.trimmingSpaces() }
+        guard parts.count == 2 else { throw .invalidArgument("--window '\(text.shownSafely())': \(expected)") }
         func minute(_ p: String) throws(HistoryError) -> Int {
-            if p == "24:00" { return 1440 }
-            return try timeOfDay(p, whole: text) / 60
+            let fields = p.split(separator: ":", omittingEmptySubsequences: false)
+            guard (1...2).contains(fields.count), (1...2).contains(fields[0].count), fields.count == 1 || fields[1].count == 2,
+                  fields.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+                  let h = Int(fields[0]), let m = fields.count == 2 ? Int(fields[1]) : 0, m < 60, h * 60 + m <= 1440
+            else { throw .invalidArgument("--window '\(text.shownSafely())': '\(p.shownSafely())' is not a time of day; \(expected)") }
+            return h * 60 + m
         }
         let (from, until) = (try minute(parts[0]), try minute(parts[1]))
-        guard from < until else { throw .invalidArgument("window '\(text.shownSafely())' must start before it ends, within one day") }
+        guard from < until else { throw .invalidArgument("--window '\(text.shownSafely())' must start before it ends, within one day") }
         return (from, until)
     }
 
     /// Minutes after midnight as `HH:MM`.
     static func clock(_ minute: Int) -> String { "\(Format.two(minute / 60)):\(Format.two(minute % 60))" }
 
-    /// A duration in minutes: `30min`, `45 m`, `1.5h`, `30` (minutes).
+    /// A duration in minutes: `30min`, `45 m`, `1.5h`. A bare number is refused:
+    /// `snooze 3` could mean minutes or hours.
     public static func minutes(_ text: String) throws(HistoryError) -> Double {
         let (number, unit) = try split(text)
         let minutes: Double
         switch unit {
-        case "", "m", "min", "mins", "minute", "minutes": minutes = number
+        case "":
+            throw .invalidAmount(text, reason: "give a unit: \(number.compactDescription)min or \(number.compactDescription)h")
+        case "m", "min", "mins", "minute", "minutes": minutes = number
         case "h", "hr", "hrs", "hour", "hours": minutes = number * 60
-        default: throw .unknownUnit(unit)
+        default: throw .unknownUnit(unit, expected: .duration)
         }
         guard (0...1440).contains(minutes) else { throw .invalidAmount(text, reason: "between 0 and 24 hours, please") }
         return minutes
@@ -104,11 +115,16 @@ public enum HistoryInput {
         case "yesterday": return (calendar.start(of: calendar.day(of: now).adding(days: -1)), .exact)
         default: break
         }
-        if let stamp = Timestamp(iso8601: t) { return (stamp, .exact) }
-        if let day = CivilDay(parsing: t) { return (calendar.start(of: day), .exact) }
+        if let stamp = Timestamp(iso8601: t) {
+            // The UTC day: an instant of a day a history holds is one it can store.
+            _ = try storable(CivilDay(number: Int(saturating: (stamp.secondsSince1970 / 86_400).rounded(.down))), text)
+            return (stamp, .exact)
+        }
+        if let day = CivilDay(parsing: t) { return (calendar.start(of: try storable(day, text)), .exact) }
         // Local date and time.
         let parts = t.split(whereSeparator: { $0 == "T" || $0 == " " })
-        if parts.count == 2, let day = CivilDay(parsing: parts[0]) {
+        if parts.count == 2, let parsed = CivilDay(parsing: parts[0]) {
+            let day = try storable(parsed, text)
             let seconds = try timeOfDay(String(parts[1]), whole: text)
             return calendar.fit(localSeconds: day.number * 86_400 + seconds)
         }
@@ -128,23 +144,38 @@ public enum HistoryInput {
         throw .invalidDate(text, reason: "expected YYYY-MM-DD, YYYY-MM-DD HH:MM, HH:MM or an ISO 8601 time such as 2026-03-02T07:30:00Z")
     }
 
-    /// A local day: `YYYY-MM-DD`, `today`, `yesterday`.
+    /// A local day: `YYYY-MM-DD`, `today`, `yesterday`; one a history holds.
     public static func day(_ text: String, calendar: DayCalendar, now: Timestamp) throws(HistoryError) -> CivilDay {
         switch text.lowercased() {
-        case "today": return calendar.day(of: now)
-        case "yesterday": return calendar.day(of: now).adding(days: -1)
+        case "today": return try storable(calendar.day(of: now), text)
+        case "yesterday": return try storable(calendar.day(of: now).adding(days: -1), text)
         default:
             guard let day = CivilDay(parsing: text) else { throw .invalidDate(text, reason: "expected YYYY-MM-DD") }
-            return day
+            return try storable(day, text)
         }
     }
 
-    /// `YYYY-MM` → its first day.
+    /// `YYYY-MM` → its first day; a month a history holds.
     public static func month(_ text: String) throws(HistoryError) -> CivilDay {
         guard text.count == 7, let day = CivilDay(parsing: text + "-01") else {
             throw .invalidDate(text, reason: "expected a month as YYYY-MM")
         }
+        return try storable(day, text)
+    }
+
+    /// `day` when a history can hold it (`CivilDay.storable`, 1970 to 9999), else
+    /// why not, naming `text`: no event can lie on a further day, and before
+    /// year 1000 a day once could not even be written back as YYYY-MM-DD.
+    static func storable(_ day: CivilDay, _ text: String) throws(HistoryError) -> CivilDay {
+        if day < CivilDay.storable.lowerBound { throw .invalidDate(text, reason: "before 1970: a history starts on 1970-01-01 at the earliest") }
+        if day > CivilDay.storable.upperBound { throw .invalidDate(text, reason: "after 9999: a history ends on 9999-12-31 at the latest") }
         return day
+    }
+
+    /// Runs `body`, its error naming `option` (`--date`, `--from`): the same
+    /// parser serves several options, and a message should say which was wrong.
+    static func option<T>(_ option: String, _ body: () throws(HistoryError) -> T) throws(HistoryError) -> T {
+        do { return try body() } catch { throw .inOption(option, error) }
     }
 
     private static func timeOfDay(_ text: String, whole: String) throws(HistoryError) -> Int {

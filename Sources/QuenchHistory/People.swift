@@ -90,7 +90,7 @@ extension History {
 
     /// `quench person units NAME ml|oz|household`: their own units, or the household's again.
     public static func setPersonUnits(_ environment: HistoryEnvironment, name: String, units: String, json: Bool) throws(HistoryError) -> String {
-        let unit = units.lowercased() == "household" ? nil : try HistoryEnvironment.unitOption(units)
+        let unit = units.lowercased() == "household" ? nil : try HistoryEnvironment.unitOption(units, expected: .personUnits)
         let store = try environment.openStore(creating: false)
         var named = environment
         named.person = name

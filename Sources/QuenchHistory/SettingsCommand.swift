@@ -13,8 +13,7 @@ extension History {
         let store = try environment.openStore(creating: changing)
         var settings = try HistoryContext.run { () throws(StoreError) in try store.settings() }
         if let units {
-            guard let unit = VolumeUnit(parsingUnitName: units) else { throw .unknownUnit(units) }
-            settings.units = unit
+            settings.units = try HistoryEnvironment.unitOption(units) ?? settings.units
         }
         if let dayStart {
             guard (0...23).contains(dayStart) else { throw .invalidArgument("--day-start must be an hour from 0 to 23") }

@@ -94,11 +94,11 @@ extension History {
     static func renderStats(_ r: StatsReport, _ c: HistoryContext) -> String {
         let u = c.units
         let percent = r.daysCounted > 0 ? " (\(Int(saturating: (Double(r.goalMetDays) / Double(r.daysCounted) * 100).rounded())) %)" : ""
-        func days(_ n: Int) -> String { n == 1 ? "1 day" : "\(Format.grouped(n)) days" }
+        func days(_ n: Int) -> String { VolumeText.count(n, "day") }
         let rows: [(String, String)] = [
             ("Total", Format.volume(r.totalMl, u)),
             ("Daily average", Format.volume(r.dailyAverageMl, u) + (r.daysCounted < r.days ? " (over \(days(r.daysCounted)) with history)" : "")),
-            ("Goal met", "\(r.goalMetDays) of \(days(r.daysCounted))\(percent)"),
+            ("Goal met", "\(Format.grouped(r.goalMetDays)) of \(days(r.daysCounted))\(percent)"),
             ("Current streak", days(r.currentStreak)),
             ("Longest streak", days(r.longestStreak)),
             ("Sips a day", Format.decimal(r.sipsPerDay, places: 1)),

@@ -66,7 +66,7 @@ extension History {
         rows.append(("Intake", "\(Format.volume(r.intakeMl, u)) of \(goalText)"))
         rows.append(("", "\(Format.bar(r.progress, width: 30, color: c.color)) \(Format.percent(r.progress))"))
         rows.append(("To go", r.intakeMl >= r.goalMl ? "goal met" : Format.volume(r.goalMl - r.intakeMl, u)))
-        rows.append(("Sips", r.sips == 0 ? "none yet" : "\(r.sips), \(Format.volume(r.averageSipMl ?? 0, u)) on average"))
+        rows.append(("Sips", r.sips == 0 ? "none yet" : "\(Format.grouped(r.sips)), \(Format.volume(r.averageSipMl ?? 0, u)) on average"))
         if let at = r.lastSipAt.flatMap({ Timestamp(iso8601: $0) }), let ago = r.lastSipAgoSeconds {
             rows.append(("Last sip", "\(Format.dateTime(at, c.calendar)), \(Format.ago(ago))"))
         } else {

@@ -173,6 +173,11 @@ public struct CivilDay: Sendable, Hashable, Comparable, Codable, CustomStringCon
 
     public init(number: Int) { self.number = number }
 
+    /// The days a history holds: those of `IntakeEvent.plausibleTime`, 1970-01-01
+    /// to 9999-12-31, each written with the four-digit year the goal table's CHECK
+    /// wants. A day typed or asked for outside it is refused before use.
+    public static let storable = CivilDay(number: 0)...CivilDay(number: 2_932_896)
+
     public init?(year: Int, month: Int, day: Int) {
         guard (1...12).contains(month), day >= 1, day <= Timestamp.daysIn(month: month, year: year) else { return nil }
         number = Timestamp.daysFromCivil(year: year, month: month, day: day)
@@ -181,7 +186,9 @@ public struct CivilDay: Sendable, Hashable, Comparable, Codable, CustomStringCon
     /// Parses `YYYY-MM-DD`.
     public init?(parsing text: some StringProtocol) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        // Digits only: `Int` alone would read `+999` as a year.
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
               let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2])
         else { return nil }
         self.init(year: y, month: m, day: d)
@@ -199,10 +206,13 @@ public struct CivilDay: Sendable, Hashable, Comparable, Codable, CustomStringCon
 
     public static func < (a: CivilDay, b: CivilDay) -> Bool { a.number < b.number }
 
+    /// `YYYY-MM-DD`, the year padded to four digits (ISO 8601), so every day of
+    /// years 0 to 9999 reads back with `init(parsing:)`.
     public var description: String {
         let (y, m, d) = components
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(y)-\(two(m))-\(two(d))"
+        let year = String(y.magnitude)
+        return (y < 0 ? "-" : "") + String(repeating: "0", count: max(0, 4 - year.count)) + year + "-\(two(m))-\(two(d))"
     }
 
     public init(from decoder: any Decoder) throws {

@@ -39,7 +39,7 @@ public struct ReminderSettings: Sendable, Hashable, Codable {
         guard (0..<1440).contains(wakeFromMinute), (1...1440).contains(wakeUntilMinute), wakeFromMinute < wakeUntilMinute else {
             return "the waking window must start before it ends, within one day (e.g. 08:00-22:00)"
         }
-        guard slackML.isFinite, slackML >= 0, slackML <= IntakeEvent.largestML else { return "the slack must be 0 mL or more" }
+        guard slackML.isFinite, slackML >= 0, slackML <= IntakeEvent.largestML else { return "the slack must be 0 to \(Int(IntakeEvent.largestML)) mL" }
         guard afterMinutes.isFinite, afterMinutes >= 0, afterMinutes <= 1440 else { return "--after must be 0 to 1440 minutes" }
         guard everyMinutes.isFinite, everyMinutes >= 1, everyMinutes <= 1440 else { return "--every must be 1 to 1440 minutes" }
         return nil

@@ -63,7 +63,7 @@ public struct AccessPolicy: Sendable {
             if let given = request.queryToken {
                 guard token.matches(given) else { return .refuse(status: 401, reason: "wrong access token") }
                 // Only for pages: a write must never be one a link can trigger.
-                if !request.isWrite { return .setCookieAndRedirect(location: request.path) }
+                if !request.isWrite { return .setCookieAndRedirect(location: Self.sameOriginPath(request.path)) }
             } else {
                 let bearer = request.authorization.flatMap { header -> Substring? in
                     header.lowercased().hasPrefix("bearer ") ? header.dropFirst(7) : nil
@@ -93,6 +93,18 @@ public struct AccessPolicy: Sendable {
             }
         }
         return .allow
+    }
+
+    /// Where the token link goes once the cookie is set: its own path when that
+    /// is plainly one of this server's (one leading `/`, then letters, digits and
+    /// `/ . _ - ~`), else the page. A browser reads `//evil.com`, `/\evil.com`
+    /// and their encoded forms as another site.
+    static func sameOriginPath(_ path: String) -> String {
+        func plain(_ c: UInt8) -> Bool {
+            (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || "/._-~".utf8.contains(c)
+        }
+        guard path.hasPrefix("/"), !path.contains("//"), path.utf8.allSatisfy(plain) else { return "/" }
+        return path
     }
 
     /// `Host: localhost:8080`, `127.0.0.1`, `[::1]:8080`.

@@ -1,4 +1,8 @@
+import NIOCore
 import QuenchCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where `quench serve` listens: `HOST:PORT`, `[IPv6]:PORT`. Loopback by
 /// default; anything else serves the home network and requires the access token.
@@ -24,10 +28,44 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Only this machine can connect: no token needed.
-    public var isLoopback: Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// The address a listener holds, numeric, read back from its socket once bound:
+/// what decides whether only this machine can connect (no token). Never the text
+/// asked for: `127.example.com` is a name, and may resolve to the home network.
+public struct BoundAddress: Sendable, Equatable, CustomStringConvertible {
+    /// The numeric address and the port.
+    public var address: ListenAddress
+    /// In 127.0.0.0/8 or ::1 (or IPv4-mapped ::ffff:127.x.x.x).
+    public var isLoopback: Bool
+
+    /// Nil for a socket that has no IP address (a Unix socket): never loopback.
+    public init?(_ socket: SocketAddress) {
+        let (family, count): (Int32, Int)
+        switch socket {
+        case .v4: (family, count) = (AF_INET, 4)
+        case .v6: (family, count) = (AF_INET6, 16)
+        case .unixDomainSocket: return nil
+        }
+        // The socket's own numeric text back to its bytes.
+        var bytes = [UInt8](repeating: 0, count: 16)
+        guard let host = socket.ipAddress, let port = socket.port, inet_pton(family, host, &bytes) == 1 else { return nil }
+        self.address = ListenAddress(host: host, port: port)
+        self.isLoopback = Self.isLoopback(Array(bytes.prefix(count)))
     }
 
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    /// An IPv4 (4 bytes) or IPv6 (16 bytes) address in network order.
+    static func isLoopback(_ bytes: [UInt8]) -> Bool {
+        switch bytes.count {
+        case 4: return bytes[0] == 127
+        case 16:
+            if bytes == Array(repeating: 0, count: 15) + [1] { return true }
+            let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+            return mapped && bytes[12] == 127
+        default: return false
+        }
+    }
+
+    public var description: String { address.description }
 }

@@ -24,9 +24,10 @@ extension WebServer {
     }
 
     /// What `quench serve` says once it listens: where, and for whom.
-    public static func greeting(_ address: ListenAddress) -> String {
+    public static func greeting(_ bound: BoundAddress) -> String {
+        let address = bound.address
         let shown = address.host == "0.0.0.0" || address.host == "::" ? "every interface, port \(address.port)" : address.description
-        if address.isLoopback {
+        if bound.isLoopback {
             return "Quench is serving http://\(address)/ (this machine only; --listen 0.0.0.0:\(address.port) for phones on your network)"
         }
         return "Quench is serving \(shown); it asks for the access token: `quench serve token` shows the link to open on a phone"

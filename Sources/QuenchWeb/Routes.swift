@@ -56,17 +56,17 @@ struct Routes: Sendable {
         }
 
         router.post("/api/add") { request, context in
-            let body = try await request.decode(as: AddRequest.self, context: context)
+            let body = try await request.json(as: AddRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in
                 try History.add(env, amount: body.amount, at: body.at, note: body.note, json: true)
             }
         }
         router.post("/api/delete") { request, context in
-            let body = try await request.decode(as: IDRequest.self, context: context)
+            let body = try await request.json(as: IDRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in try History.delete(env, id: body.id, json: true) }
         }
         router.post("/api/restore") { request, context in
-            let body = try await request.decode(as: IDRequest.self, context: context)
+            let body = try await request.json(as: IDRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in try History.restore(env, id: body.id, json: true) }
         }
         router.post("/api/undo") { request, _ in
@@ -158,6 +158,21 @@ struct AddRequest: Decodable, Sendable {
 
 struct IDRequest: Decodable, Sendable {
     var id: Int64
+
+    enum CodingKeys: String, CodingKey { case id }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let id = try? container.decode(Int64.self, forKey: .id) {
+            self.id = id
+            return
+        }
+        // FoundationEssentials calls `{"id":1.5}` "not valid JSON": said here instead.
+        if let number = try? container.decode(Double.self, forKey: .id) {
+            throw DecodingError.dataCorruptedError(forKey: .id, in: container, debugDescription: "\(number) is not an event id (a whole number)")
+        }
+        id = try container.decode(Int64.self, forKey: .id)  // missing, null, a string: said as such
+    }
 }
 
 /// A request's query, as the history functions take their options.
@@ -206,6 +221,7 @@ enum Responses {
     }
 
     static func status(for error: HistoryError) -> HTTPResponse.Status {
+        if case let .inOption(_, inner) = error { return status(for: inner) }
         if case .unknownPerson = error { return .notFound }
         guard case let .store(storeError) = error else { return .badRequest }
         switch storeError.code {

@@ -8,6 +8,7 @@ import QuenchCore
 import QuenchHistory
 import QuenchStore
 import ServiceLifecycle
+import Synchronization
 
 /// `quench serve`: the page and its JSON API, over Hummingbird (SwiftNIO).
 ///
@@ -39,23 +40,34 @@ public enum WebServer {
 
     /// Serves until SIGTERM or SIGINT. `listening` is called with the address
     /// bound (the port chosen when 0 was asked).
-    public static func run(_ options: Options, logger: Logger, listening: @escaping @Sendable (ListenAddress) -> Void) async throws(WebError) {
+    public static func run(_ options: Options, logger: Logger, listening: @escaping @Sendable (BoundAddress) -> Void) async throws(WebError) {
         // The database exists before the first page asks: a new Pi shows an empty day, not an error.
         let store: IntakeStore
         do { store = try options.environment.openIntakeStore(creating: true) } catch { throw .history(.store(error)) }
-        let tokenFile = options.listen.isLoopback ? nil : try TokenFile(path: options.tokenPath)
+        // The name resolved once, here, and that address bound: whether a token is
+        // needed follows from it (and, once bound, from the socket), never from the text.
+        let resolved: SocketAddress
+        do { resolved = try SocketAddress.makeAddressResolvingHost(options.listen.host, port: options.listen.port) } catch {
+            throw .cannotListen(options.listen.description, cause: error)
+        }
+        let tokenFile = BoundAddress(resolved)?.isLoopback == true ? nil : try TokenFile(path: options.tokenPath)
+        let bound = BoundListener()
         let feed = ChangeFeed()
         let router = Router()
-        router.add(middleware: AccessGuard(listener: options.listen, tokenFile: tokenFile))
+        router.add(middleware: JSONErrors())
+        router.add(middleware: AccessGuard(listener: options.listen, bound: bound, tokenFile: tokenFile))
         Routes(environment: options.environment, feed: feed).register(on: router)
 
         let watcher = ChangeWatcher(store: store, feed: feed, interval: options.pollInterval, heartbeat: options.heartbeatInterval, logger: logger)
         let app = Application(
             router: router,
-            configuration: .init(address: .hostname(options.listen.host, port: options.listen.port), serverName: "quench"),
+            configuration: .init(address: .hostname(resolved.ipAddress ?? options.listen.host, port: options.listen.port), serverName: "quench"),
             services: [watcher],
             onServerRunning: { channel in
-                listening(ListenAddress(host: options.listen.host, port: channel.localAddress?.port ?? options.listen.port))
+                // Until this is known every request is refused (AccessGuard).
+                guard let address = channel.localAddress.flatMap(BoundAddress.init) else { return }
+                bound.address.withLock { $0 = address }
+                listening(address)
             },
             logger: logger)
         do {
@@ -109,14 +121,24 @@ extension WebServer {
     }
 }
 
+/// The address the server's socket holds, once bound.
+final class BoundListener: Sendable {
+    let address = Mutex<BoundAddress?>(nil)
+}
+
 /// Applies `AccessPolicy` to every request, with the token its file holds now.
 struct AccessGuard<Context: RequestContext>: RouterMiddleware {
     let listener: ListenAddress
-    /// Nil on a loopback listener.
+    let bound: BoundListener
+    /// Nil when the address resolved was loopback.
     let tokenFile: TokenFile?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var token: AccessToken?
+        // Without a token only on a socket known to be bound to loopback; anything else fails closed.
+        if tokenFile == nil, bound.address.withLock({ $0 })?.isLoopback != true {
+            return Responses.error(.serviceUnavailable, "this server's address is not known to be loopback, and it has no access token")
+        }
         if let tokenFile {
             // Off loopback, no token means nobody: never open because a file went missing.
             guard let current = tokenFile.current() else {

@@ -45,7 +45,7 @@ struct RemindCommand: ParsableCommand {
         @OptionGroup var options: StoreOptions
         @OptionGroup var who: PersonOption
         @Option(help: "pace (when behind), hourly (every --every in the window) or off.") var mode: String?
-        @Option(help: ArgumentHelp("The waking window.", valueName: "HH:MM-HH:MM")) var window: String?
+        @Option(help: ArgumentHelp("The waking window: 07:00-22:30, or whole hours, 7-23.", valueName: "HH:MM-HH:MM")) var window: String?
         @Option(help: "Only when the last drink is at least this long ago: 60min, 1.5h.") var after: String?
         @Option(help: "At most this often: 60min, 2h.") var every: String?
         @Option(help: "Behind means below the pace by more than this: 150ml, 5oz.") var slack: String?
@@ -60,7 +60,7 @@ struct RemindCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "No reminder for a while: 30min, 2h; `off` ends a snooze.")
         @OptionGroup var options: StoreOptions
         @OptionGroup var who: PersonOption
-        @Argument(help: "How long: 30min, 2h, or off.") var duration: String
+        @Argument(help: "How long, with its unit: 30min, 2h; or off.") var duration: String
 
         func run() throws {
             emit(try History.snoozeReminders(options.environment(who), duration: duration, json: options.json))

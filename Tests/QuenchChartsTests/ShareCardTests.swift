@@ -25,6 +25,16 @@ import Testing
         try expectCompactNumbers(card.svg)
     }
 
+    /// Counts group their digits as amounts do: "3,649-day streak", not "3649-day streak" (issue 24).
+    @Test func longCountsAreGrouped() throws {
+        let card = ShareCard(.day(.init(name: "Monday 1 March 2036", intakeMl: 250_000, goalMl: 2000, sips: 1234, streak: 3649)), unit: .ml)
+        #expect(card.summary == "Today, Monday 1 March 2036: 250,000 mL of a 2,000 mL goal (12,500 %, goal met), 1,234 sips, a 3,649-day streak.")
+        let texts = try XMLNode.parse(card.svg).elements("text").map(\.text)
+        for expected in ["12,500 %", "1,234 sips", "3,649-day streak"] {
+            #expect(texts.contains(expected), "\(expected) in \(texts)")
+        }
+    }
+
     @Test func aDayWithNothingYetHasNoArc() throws {
         let card = ShareCard(.day(.init(name: "Wednesday 4 March 2026", intakeMl: 0, goalMl: 2000, sips: 0, streak: 0)), unit: .ml)
         let root = try XMLNode.parse(card.svg)

@@ -98,17 +98,29 @@ struct HistoryProcessTests {
     @Test func badInputExitsNonZero() throws {
         let f = try HistoryFixture()
         for (args, message) in [
-            (["add", "5cups"], "unknown unit 'cups'"),
+            (["add", "5cups"], "unknown unit 'cups' (a volume takes ml, cl, l, or oz or fl oz for US fluid ounces)"),
             (["add", "9000ml"], "more than 5,000 mL"),
             (["add", "250ml", "--at", "2026-02-30 10:00"], "invalid date"),
-            (["today", "--units", "gallons"], "unknown unit 'gallons'"),
-            (["calendar", "--month", "2026-13"], "invalid date"),
+            (["today", "--units", "gallons"], "unknown unit 'gallons' (units are ml, or oz for US fluid ounces)"),
+            (["person", "units", "me", "gallons"], "unknown unit 'gallons' (their units are ml, oz for US fluid ounces, or household)"),
+            (["calendar", "--month", "2026-13"], "--month: invalid date"),
             (["delete", "4242"], "there is no event 4242"),
+            (["remind", "snooze", "3"], "invalid amount '3': give a unit: 3min or 3h"),
+            (["remind", "set", "--window", "7-"], "--window '7-': '' is not a time of day; expected HH:MM-HH:MM or whole hours H-H"),
+            (["goal", "set", "2000ml", "--from", "0999-01-01"], "--from: invalid date '0999-01-01': before 1970"),
         ] {
             let result = try runQuench(args + ["--db", f.path])
             #expect(result.status != 0, "\(args)")
             #expect(result.stderr.contains(message), "\(args): \(result.stderr)")
         }
+    }
+
+    /// `--window 7-23` is what people type: whole hours (it said "invalid date").
+    @Test func aWindowOfWholeHours() throws {
+        let f = try HistoryFixture()
+        let result = try runQuench(["remind", "set", "--window", "7-23", "--db", f.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("07:00-23:00"), "\(result.stdout)")
     }
 
     @Test func twoProcessesWriteAtOnce() throws {

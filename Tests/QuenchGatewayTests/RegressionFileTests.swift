@@ -2,52 +2,40 @@ import Foundation
 import QuenchTestSupport
 import Testing
 
+extension RegressionManifest.Case: CustomTestStringConvertible {}
+
 /// Every input that once crashed Quench or left a history half-written, kept
 /// as a file under Tests/Fixtures/regressions with what it must do now
 /// (MANIFEST.tsv): the exit status, the message, and never a signal.
 @Suite struct RegressionFileTests {
-    struct Case: CustomTestStringConvertible, Sendable {
-        var line: Int
-        var file: String
-        var arguments: String
-        var status: Int32
-        var message: String?
-        var testDescription: String { "\(file): quench \(arguments)" }
-    }
-
-    static let folder = TestPackage.fixtures.appendingPathComponent("regressions").path
-
-    static let cases: [Case] = {
-        guard let text = try? String(contentsOfFile: folder + "/MANIFEST.tsv", encoding: .utf8) else { return [] }
-        var cases: [Case] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-        where !line.hasPrefix("#") && !line.isEmpty {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            cases.append(Case(line: index + 1, file: fields[0], arguments: fields.count > 1 ? fields[1] : "",
-                              status: fields.count > 2 ? Int32(fields[2]) ?? -1 : -1,
-                              message: fields.count > 3 && fields[3] != "-" ? fields[3] : nil))
-        }
-        return cases
-    }()
+    static let cases = RegressionManifest.cases.filter { !$0.isWebRequest }
 
     @Test func theManifestListsEveryFileAndIsWellFormed() throws {
         #expect(Self.cases.count >= 15, "MANIFEST.tsv is missing or short")
-        for c in Self.cases {
+        for c in RegressionManifest.cases {
             #expect(c.status >= 0 && !c.arguments.isEmpty, "MANIFEST.tsv line \(c.line) is malformed")
         }
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.folder).filter { $0 != "MANIFEST.tsv" }
-        for file in files where file.hasPrefix("import-") || file.hasPrefix("replay-") || file.hasPrefix("profile-") {
-            #expect(Self.cases.contains { $0.file == file }, "\(file) has no line in MANIFEST.tsv")
+        let files = try FileManager.default.contentsOfDirectory(atPath: RegressionManifest.folder).filter { $0 != "MANIFEST.tsv" }
+        for file in files where ["import-", "replay-", "profile-", "date-"].contains(where: file.hasPrefix) {
+            #expect(RegressionManifest.cases.contains { $0.file == file }, "\(file) has no line in MANIFEST.tsv")
         }
     }
 
     @Test(arguments: cases)
-    func regressionInput(_ c: Case) throws {
+    func regressionInput(_ c: RegressionManifest.Case) throws {
         let scratch = try TemporaryFolder()
         let db = scratch.path + "/q.sqlite"
+        let history = scratch.path + "/history.sqlite"
+        if c.arguments.contains("{history}") {
+            let seeded = try runQuench(["add", "250ml", "--db", history])
+            #expect(seeded.status == 0, "\(seeded.stderr)")
+        }
+        let contents = c.arguments.contains("{contents}") ? try c.contents() : ""
+        // Split first: a file's contents are one argument whatever they hold.
         let arguments = c.arguments.split(separator: " ").map {
-            $0.replacingOccurrences(of: "{file}", with: Self.folder + "/" + c.file)
+            $0.replacingOccurrences(of: "{file}", with: RegressionManifest.folder + "/" + c.file)
                 .replacingOccurrences(of: "{db}", with: db).replacingOccurrences(of: "{folder}", with: scratch.path)
+                .replacingOccurrences(of: "{history}", with: history).replacingOccurrences(of: "{contents}", with: contents)
         }
         let r = try runQuench(arguments)
         #expect(r.status == c.status, "exit \(r.status) (a trap is 132/134, a signal is above 128): \(r.stderr)")

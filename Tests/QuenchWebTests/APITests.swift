@@ -95,6 +95,36 @@ struct APITests {
         #expect(try fixture.json(["today"])["intake_ml"] as? Double == before, "nothing refused was written")
     }
 
+    /// Every error is `{"error":"…"}`, as the docs say: Hummingbird's own (a body
+    /// that is not the JSON asked for, no such path or method) included.
+    @Test func everyErrorHasTheOneShape() async throws {
+        let fixture = try WebFixture(days: 2)
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        let json = [("Content-Type", "application/json")]
+        let cases: [(String, String, String?, Int, String)] = [
+            ("GET", "/nothing-here", nil, 404, "nothing at /nothing-here"),
+            ("POST", "/api/add", "{}", 400, "request body: `amount` is missing"),
+            ("POST", "/api/add", "nope", 400, "request body: not JSON"),
+            ("POST", "/api/add", "[1]", 400, "request body: expected a JSON object"),
+            ("POST", "/api/add", #"{"amount":250}"#, 400, "request body: `amount` should be a string"),
+            ("POST", "/api/delete", #"{"id":1.5}"#, 400, "request body: `id`: 1.5 is not an event id (a whole number)"),
+            ("POST", "/api/delete", #"{"id":"1"}"#, 400, "request body: `id` should be a whole number"),
+            ("PUT", "/api/add", #"{"amount":"250ml"}"#, 404, "nothing at /api/add"),
+            ("GET", "/api/chart/year.svg", nil, 404, "charts: week.svg"),
+            ("GET", "/api/stats?days=0", nil, 400, "--days must be between 1 and 36600"),
+            ("GET", "/api/chart/week.svg?date=0001-01-07", nil, 400, "--date: invalid date '0001-01-07': before 1970"),
+        ]
+        for (method, path, body, status, text) in cases {
+            let answer = try await server.client.request(method, path, headers: body == nil ? [] : json, body: body)
+            #expect(answer.status == status, "\(method) \(path): \(answer.body)")
+            #expect(answer.header("Content-Type") == "application/json; charset=utf-8", "\(method) \(path)")
+            let object = answer.json as? [String: Any]
+            #expect(object?.count == 1 && (object?["error"] as? String)?.contains(text) == true,
+                    "\(method) \(path): \(answer.body) is not {\"error\": \"…\(text)…\"}")
+        }
+    }
+
     @Test func thePageAndItsFilesComeFromTheServerItself() async throws {
         let fixture = try WebFixture()
         let server = try await ServerProcess(database: fixture.database)

@@ -64,6 +64,8 @@ struct NetworkListenerTests {
         out["write_with_cookie"] = ask("POST", "/api/add", dict(json_post, **jar), b'{"amount":"100ml"}')[0]
         out["cross_site_write_with_cookie"] = ask("POST", "/api/add", dict(json_post, Origin="http://evil.example", **jar), b'{"amount":"100ml"}')[0]
         out["bearer"] = ask("GET", "/api/stats", {"Authorization": "Bearer " + token})[0]
+        out["redirects"] = {p: (lambda r: [r[0], r[1].get("Location")])(ask("GET", p + "?token=" + token))
+                            for p in ["//evil.com", "/\\evil.com", "/%2F%2Fevil.com", "/%5Cevil.com", "/.//evil.com", "/api/today"]}
         print(json.dumps(out))
         """#
 
@@ -102,8 +104,62 @@ struct NetworkListenerTests {
         #expect(out["write_with_cookie"] as? Int == 200)
         #expect(out["cross_site_write_with_cookie"] as? Int == 403)
         #expect(out["bearer"] as? Int == 200)
+        // The link's redirect stays on this server, whatever path it came with.
+        let redirects = out["redirects"] as? [String: [Any]] ?? [:]
+        #expect(redirects.count == 6, "\(out["redirects"] ?? "nothing")")
+        for (path, answer) in redirects {
+            let location = answer.count == 2 ? answer[1] as? String : nil
+            #expect(answer.first as? Int == 303 && location == (path == "/api/today" ? "/api/today" : "/"), "\(path): \(answer)")
+        }
         #expect(log.contains("it asks for the access token"), "\(log)")
         // Exactly the one write with the cookie reached the store.
         #expect(try fixture.json(["today"])["intake_ml"] as? Double == before + 100)
+    }
+
+    /// A listen name that reads like loopback but resolves to the home network
+    /// (here 127.quench.test → 10.77.0.1, through the namespace's own /etc/hosts):
+    /// the address bound decides, so the token is asked for, whatever Host a
+    /// phone on the network sends.
+    @Test func aNameThatLooksLikeLoopbackIsJudgedByItsAddress() throws {
+        let fixture = try WebFixture(days: 2)
+        let probe = fixture.folder + "/probe.py"
+        try #"""
+            import json, time, urllib.request, urllib.error
+            def ask(path, host):
+                req = urllib.request.Request("http://10.77.0.1:8080" + path, headers={"Host": host})
+                try:
+                    return urllib.request.urlopen(req, timeout=5).status
+                except urllib.error.HTTPError as e:
+                    return e.code
+            for _ in range(200):
+                try:
+                    ask("/icon.svg", "127.0.0.1:8080"); break
+                except Exception:
+                    time.sleep(0.05)
+            print(json.dumps({"loopback_host": ask("/api/today", "127.0.0.1:8080"), "its_name": ask("/api/today", "127.quench.test:8080"),
+                              "page": ask("/", "localhost:8080")}))
+            """#.write(toFile: probe, atomically: true, encoding: .utf8)
+        let script = """
+            set -e
+            "$IP" link set lo up
+            "$IP" addr add 10.77.0.1/32 dev lo
+            printf '10.77.0.1 127.quench.test\n' > "$DIR/hosts"
+            mount --bind "$DIR/hosts" /etc/hosts
+            "$QUENCH" serve --db "$DB" --listen 127.quench.test:8080 > "$DIR/serve.log" 2>&1 &
+            server=$!
+            "$PYTHON" "$DIR/probe.py"
+            kill -TERM $server
+            wait $server
+            """
+        let r = try runProgram("/usr/bin/unshare", ["--net", "--mount", "--", "/bin/sh", "-c", script], environment: [
+            "IP": Namespace.ip!, "QUENCH": quenchBinary!, "DB": fixture.database, "DIR": fixture.folder, "PYTHON": Namespace.python!,
+        ])
+        let log = (try? String(contentsOfFile: fixture.folder + "/serve.log", encoding: .utf8)) ?? ""
+        #expect(r.status == 0, "\(r.stderr)\n\(log)")
+        let out = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)\n\(r.stderr)")
+        for key in ["loopback_host", "its_name", "page"] {
+            #expect(out[key] as? Int == 401, "\(key): \(out[key] ?? "nothing")")
+        }
+        #expect(log.contains("Quench is serving 10.77.0.1:8080; it asks for the access token"), "\(log)")
     }
 }

@@ -1,0 +1,126 @@
+import Foundation
+import QuenchCore
+import QuenchStore
+import QuenchTestSupport
+import Testing
+@testable import QuenchHistory
+
+/// Every date, number and unit a command or a query gives is bounded before
+/// use (issues 19 and 24): an error naming it, never a trap.
+@Suite struct InputBoundsTests {
+    let calendar = DayCalendar(timeZone: TimeZone(identifier: "Europe/London")!, dayStartHour: 4)
+    let now = HistoryFixture.now
+
+    /// The error's text ("" when there was none): a `HistoryError`'s description.
+    func described(_ body: () throws -> Void) -> String {
+        do { try body(); return "" } catch { return "\(error)" }
+    }
+
+    @Test func daysAreThoseAHistoryHolds() throws {
+        #expect(try HistoryInput.day("1970-01-01", calendar: calendar, now: now) == CivilDay.storable.lowerBound)
+        #expect(try HistoryInput.day("9999-12-31", calendar: calendar, now: now) == CivilDay.storable.upperBound)
+        #expect(CivilDay.storable.upperBound.description == "9999-12-31")
+        for text in ["0001-01-07", "0999-12-31", "0000-01-01", "1969-12-31"] {
+            #expect(described { _ = try HistoryInput.day(text, calendar: calendar, now: now) }
+                    == "invalid date '\(text)': before 1970: a history starts on 1970-01-01 at the earliest")
+        }
+        for text in ["+999-01-07", "10000-01-01", "-999-01-01", " 999-01-01", "２０２６-01-01"] {
+            #expect(described { _ = try HistoryInput.day(text, calendar: calendar, now: now) } == "invalid date '\(text)': expected YYYY-MM-DD")
+        }
+        #expect(try HistoryInput.month("9999-12") == CivilDay(parsing: "9999-12-01"))
+        #expect(described { _ = try HistoryInput.month("0999-12") } == "invalid date '0999-12': before 1970: a history starts on 1970-01-01 at the earliest")
+        // Instants: each form's day, and an ISO 8601 time's UTC day.
+        for text in ["0001-01-01", "0999-12-31 10:00", "1969-12-31T23:59:59Z", "0001-01-01T00:00:00+14:00"] {
+            #expect(described { _ = try HistoryInput.instant(text, calendar: calendar, now: now) }.contains("before 1970"), "\(text)")
+        }
+        #expect(described { _ = try HistoryInput.instant("9999-12-31T23:00:00-14:00", calendar: calendar, now: now) }.contains("after 9999"))
+        #expect(try HistoryInput.instant("9999-12-31T23:59:59Z", calendar: calendar, now: now).secondsSince1970 == 253_402_300_799)
+    }
+
+    /// Any day of years 0 to 9999 reads back from its text: the charts' labels and
+    /// the goal table's rows are written that way (year 999 was `999-12-31`).
+    @Test func everyDayReadsBackFromItsText() throws {
+        var random = FuzzRandom(seed: 19)
+        let first = Timestamp.daysFromCivil(year: 0, month: 1, day: 1), last = CivilDay.storable.upperBound.number
+        var days = [first, first + 1, -1, 0, 1, last - 1, last, Timestamp.daysFromCivil(year: 999, month: 12, day: 31)]
+        for _ in 0..<2000 { days.append(first + Int(random.next() % UInt64(last - first + 1))) }
+        for number in days {
+            let day = CivilDay(number: number)
+            #expect(day.description.count == 10 && CivilDay(parsing: day.description) == day, "\(number): \(day.description)")
+        }
+        #expect(CivilDay(number: Timestamp.daysFromCivil(year: 999, month: 12, day: 31)).description == "0999-12-31")
+    }
+
+    /// Random text at the parsers: an answer or a HistoryError, never a trap.
+    @Test func randomTextNeverTraps() {
+        var random = FuzzRandom(seed: 24)
+        let seeds = ["2026-03-04", "2026-03-04 10:00", "2026-03-04T10:00:00Z", "250ml", "1.5h", "07:00-23:00", "7-23", "2026-03"]
+        for _ in 0..<3000 {
+            let seed = Array(seeds[Int(random.next() % UInt64(seeds.count))].utf8)
+            let text = String(decoding: random.mutate(seed, alphabet: Array("0123456789-:+.eTZ hlmoz%\u{0}".utf8), cutting: true), as: UTF8.self)
+            _ = try? HistoryInput.day(text, calendar: calendar, now: now)
+            _ = try? HistoryInput.instant(text, calendar: calendar, now: now)
+            _ = try? HistoryInput.month(text)
+            _ = try? HistoryInput.window(text)
+            _ = try? HistoryInput.minutes(text)
+            _ = try? HistoryInput.volume(text, defaultUnit: .ml)
+            _ = try? HistoryInput.weightKG(text)
+        }
+    }
+
+    @Test func windowsTakeWholeHoursOrClockTimes() throws {
+        #expect(try HistoryInput.window("7-23") == (420, 1380))
+        #expect(try HistoryInput.window("07:00-23:00") == (420, 1380))
+        #expect(try HistoryInput.window("7:30 - 22") == (450, 1320))
+        #expect(try HistoryInput.window("0-24") == (0, 1440))
+        #expect(try HistoryInput.window("08:00-24:00") == (480, 1440))
+        for text in ["7-", "-23", "7", "25-26", "7:5-9", "a-b", "7-23-1", "7:00:00-9", "07:60-9", "24:01-9"] {
+            let message = described { _ = try HistoryInput.window(text) }
+            #expect(message.hasPrefix("--window '\(text)': ") && message.hasSuffix("expected HH:MM-HH:MM or whole hours H-H, e.g. 08:00-22:00 or 7-23"),
+                    "\(text): \(message)")
+            #expect(!message.contains("date"), "not a date: \(message)")
+        }
+        #expect(described { _ = try HistoryInput.window("23-7") } == "--window '23-7' must start before it ends, within one day")
+    }
+
+    @Test func aDurationNeedsItsUnit() throws {
+        #expect(try HistoryInput.minutes("30m") == 30)
+        #expect(try HistoryInput.minutes("2h") == 120)
+        #expect(described { _ = try HistoryInput.minutes("3") } == "invalid amount '3': give a unit: 3min or 3h")
+        #expect(described { _ = try HistoryInput.minutes("3d") } == "unknown unit 'd' (a duration takes min or h, e.g. 30min or 2h)")
+    }
+
+    @Test func anAmountIsFinite() {
+        #expect(described { _ = try HistoryInput.volume("1e308l", defaultUnit: nil) } == "invalid amount '1e308l': too large to be an amount")
+        #expect(described { _ = try HistoryInput.volume("1e307 oz", defaultUnit: nil) } == "invalid amount '1e307 oz': too large to be an amount")
+    }
+
+    /// Each unit error lists the units that kind of value takes (issue 24).
+    @Test func unitErrorsListWhatWouldDo() throws {
+        #expect(described { _ = try HistoryInput.volume("5 cups", defaultUnit: .ml) }
+                == "unknown unit 'cups' (a volume takes ml, cl, l, or oz or fl oz for US fluid ounces)")
+        #expect(described { _ = try HistoryEnvironment.unitOption("gallons") } == "unknown unit 'gallons' (units are ml, or oz for US fluid ounces)")
+        #expect(described { _ = try HistoryInput.weightKG("11st") } == "unknown unit 'st' (a weight takes kg or lb)")
+        let f = try HistoryFixture()
+        #expect(described { _ = try History.setPersonUnits(f.environment(), name: "me", units: "gallons", json: false) }
+                == "unknown unit 'gallons' (their units are ml, oz for US fluid ounces, or household)")
+        #expect(described { _ = try History.settings(f.environment(), units: "cups", dayStart: nil, timeZone: nil, json: false) }
+                == "unknown unit 'cups' (units are ml, or oz for US fluid ounces)")
+    }
+
+    @Test func optionsAreNamed() throws {
+        let f = try HistoryFixture()
+        #expect(described { _ = try History.chart(f.environment(), kind: .month, date: "0999-12-31", out: "-") }
+                == "--date: invalid date '0999-12-31': before 1970: a history starts on 1970-01-01 at the earliest")
+        #expect(described { _ = try History.setGoal(f.environment(), amount: "2000ml", from: "0999-01-01", json: false) }
+                == "--from: invalid date '0999-01-01': before 1970: a history starts on 1970-01-01 at the earliest")
+        #expect(described { _ = try History.calendar(f.environment(), month: "0999-12", json: false) }.hasPrefix("--month: invalid date '0999-12'"))
+        #expect(described { _ = try History.log(f.environment(), since: "0001-01-01", until: nil, device: nil, limit: nil,
+                                                 includeDeleted: false, csv: false, json: false) }.hasPrefix("--since: invalid date"))
+        #expect(described { _ = try History.shareCard(f.environment(), period: .day, name: String(repeating: "x", count: 41)) }
+                .hasSuffix("a name of up to 40 characters, please"))
+        // The bounds themselves work: the last month a history holds, drawn.
+        #expect(try History.chart(f.environment(), kind: .month, date: "9999-12-31", out: "-").contains("December 9999"))
+        #expect(try History.chart(f.environment(), kind: .thirtyDays, date: "1970-01-01", out: "-").contains("1969"))
+    }
+}
