@@ -13,11 +13,11 @@ extension WebServer {
         for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
             guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET),
                   entry.pointee.ifa_flags & UInt32(IFF_LOOPBACK) == 0 else { continue }
-            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-            address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
-                var a = ipv4.pointee.sin_addr
-                _ = inet_ntop(AF_INET, &a, &text, socklen_t(text.count))
-            }
+            // getnameinfo, not sin_addr: NIO's C module declares sockaddr_in too, and with
+            // MemberImportVisibility its fields would need that module imported here.
+            var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            guard getnameinfo(address, socklen_t(MemoryLayout<sockaddr_in>.size), &text, socklen_t(text.count),
+                              nil, 0, NI_NUMERICHOST) == 0 else { continue }
             out.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         return out
