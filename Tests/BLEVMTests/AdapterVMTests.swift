@@ -29,11 +29,13 @@ struct AdapterVMTests {
         let sips = dir.appendingPathComponent("sips.csv")
         try csv.write(to: sips, atomically: true, encoding: .utf8)
         // The level bottle streams from its first subscription (pairing): one sip settled well before the
-        // outage and one well after it. The outage lasts until the gateway powers hci0 again (~2 s), but the
-        // first connect after it can hang for the whole 10 s connect timeout (seen in CI): readings lost in
-        // that gap would merge the two sips into one, so the second comes ~40 s after the first.
+        // outage and one well after it. Its first lift waits 10 s, for quenchd to start and connect after
+        // the pairing (a 1 s wait lost that sip on a busy host). The outage lasts until the gateway powers
+        // hci0 again (~2 s), but the first connect after it can hang for the whole 10 s connect timeout
+        // (seen in CI): readings lost in that gap would merge the two sips into one, so the second comes
+        // ~40 s after the first, ~55 s after the pairing (the adapter is back ~35 s after it, ~45 s at worst).
         let level = try LiveVM.writeTrace(Scenario(.clean(unit: .mm, sampleRate: 5).with(.noise), seed: 41, initialML: 600)
-            .idle(1).sip(ml: 45).idle(40).sip(ml: 60).idle(12), name: "level.csv", in: dir)
+            .idle(10).sip(ml: 45).idle(40).sip(ml: 60).idle(12), name: "level.csv", in: dir)
         let bottleLog = dir.appendingPathComponent("bottle.jsonl")
         let script = """
             Q=\(quench)

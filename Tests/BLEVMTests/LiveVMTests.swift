@@ -368,7 +368,10 @@ struct HidrateSparkVMTests {
             $Q pair $QUENCH_VM_P1_ADDR --profile hidrate-spark || exit 11
             \(quenchd) --log-level info &
             pid=$!
-            sleep 1.6
+            # Killed in the middle of the drain: once the bottle has had 30 of its 300 records acknowledged.
+            { set +x; } 2>/dev/null
+            n=0; until [ "$(grep -c '"event": "acked"' \(bottleLog.path) 2>/dev/null)" -ge 30 ] 2>/dev/null; do n=$((n + 1)); [ $n -lt 600 ] || break; sleep 0.05; done
+            set -x
             kill -KILL $pid
             wait $pid
             echo "first quenchd: $?"

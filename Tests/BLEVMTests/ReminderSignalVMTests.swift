@@ -20,11 +20,16 @@ struct ReminderSignalVMTests {
             set -x
             $Q pair $QUENCH_VM_P1_ADDR --profile decent-scale --tare 180 || exit 11
             $Q remind set --mode hourly --window 00:00-24:00 --every 60min || exit 12
-            $Q run --seconds 24 --log-level info &
+            $Q run --seconds 24 --log-level info > /tmp/run.log 2>&1 &
             run=$!
-            sleep 10
+            # The reminder once the gateway holds the scale's link (not after a fixed wait).
+            { set +x; } 2>/dev/null
+            n=0; until grep -q "connected and subscribed" /tmp/run.log; do n=$((n + 1)); [ $n -lt 200 ] || break; sleep 0.1; done
+            set -x
             $Q remind --notify || exit 13
-            wait $run || exit 14
+            wait $run; status=$?
+            cat /tmp/run.log
+            [ $status -eq 0 ] || exit 14
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile decent-scale --addr F0:F1:F2:F3:F4:C1 --log \(log)",

@@ -52,16 +52,8 @@ import Testing
         // The first 107 bytes name a socket that is bound: nothing arrives there either.
         let truncated = String(long.prefix(107))
         unlink(truncated)
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        try #require(fd >= 0)
-        defer { close(fd); unlink(truncated) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in truncated.utf8.enumerated() { raw[i] = b } }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(bound == 0, "bind \(truncated): errno \(errno)")
+        let socket = try ServiceNotifierTests.NotifySocket(path: truncated)
+        let fd = socket.fd
         notifier.ready(status: "x")
         ServiceNotifier(socketPath: truncated, watchdogInterval: nil).status("control")
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -70,6 +62,7 @@ import Testing
         let n = recv(fd, &buffer, buffer.count, 0)
         // Datagrams arrive in order: the control message is the first, so the long path sent nothing here.
         #expect(n > 0 && String(decoding: buffer.prefix(max(n, 0)), as: UTF8.self) == "STATUS=control")
+        withExtendedLifetime(socket) {}  // bound (and its path there) until here
     }
 }
 #endif
