@@ -77,13 +77,8 @@ struct AdapterVMTests {
         let bottle = "C8:2A:3F:00:3F:05"
         let want = truth.sips[bottle] ?? []
         let stored = LiveVM.storedSipsWithTimes(out)[bottle] ?? []
-        // The stored times and the power stamps are the guest's clock, the bottle's log the host's: on a
-        // busy host the emulated guest's clock was 4 s off the host's (every sip, before the outage too).
-        // That offset (the median difference) is taken out; what must hold is that each sip keeps its own
-        // time, not the time it was drained after the outage.
-        let offsets = zip(stored, want).map { $0.time - $1.time }.sorted()
-        let clockOffset = offsets.isEmpty ? 0 : offsets[offsets.count / 2]
-        #expect(abs(clockOffset) <= 10, "the guest's clock is \(clockOffset) s off the host's")
+        // The stored times and the power stamps are the guest's clock, the bottle's log the host's.
+        let clockOffset = LiveVM.guestClockOffset(stored: stored, truth: want)
         let (off, on) = (guestOff - clockOffset, guestOn - clockOffset)
         let during = want.filter { $0.time >= off && $0.time <= on + 3 }
         print("guest clock \(clockOffset) s off the host's; bottle sips: \(want.filter { $0.time < off }.count) before the power off, \(during.count) while off or reconnecting, "
