@@ -186,7 +186,7 @@ let package = Package(
         .testTarget(name: "QuenchProfilesTests", dependencies: ["QuenchProfiles", "BluetoothWire", "QuenchCore", "QuenchTestSupport"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"]),
         .testTarget(name: "GATTTests", dependencies: ["GATT", "BluetoothWire", "QuenchProfiles", "QuenchSimulator", "QuenchTestSupport"]),
-        .testTarget(name: "BluetoothLinuxTests", dependencies: ["BluetoothLinux", "BluetoothWire", "BLEVMHarness", "QuenchTestSupport", "Threading"]),
+        .testTarget(name: "BluetoothLinuxTests", dependencies: ["BluetoothLinux", "BluetoothWire", "GATT", "Threading"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "QuenchTestSupport"]),
         .testTarget(name: "QuenchMQTTTests", dependencies: ["QuenchMQTT", "MQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchConfigTests", dependencies: ["QuenchConfig", "QuenchCore", "QuenchStore", "QuenchTestSupport"]),
@@ -210,8 +210,28 @@ let package = Package(
         // Not a layer's: the docs' samples run with the built quench, and their links (CONTRIBUTING.md).
         .testTarget(name: "DocSamplesTests", dependencies: ["QuenchTestSupport"]),
         .testTarget(name: "QuenchGatewayTests", dependencies: [
-            "QuenchGateway", "QuenchHistory", "QuenchStore", "QuenchCore", "GATT", "BLEVMHarness", "QuenchTestSupport",
-            "QuenchTools", "QuenchSimulatedDevices", "QuenchProfiles", "QuenchService", "Threading",
+            "QuenchGateway", "QuenchStore", "QuenchCore", "QuenchSimulator", "GATT", "BluetoothLinux", "BluetoothWire", "QuenchTestSupport",
+            "QuenchTools", "QuenchSimulatedDevices", "QuenchProfiles", "Threading", .product(name: "Logging", package: "swift-log"),
+        ]),
+        // ServiceNotifier alone, and as quenchd's gateway and `quench serve` speak it to systemd.
+        .testTarget(name: "QuenchServiceTests", dependencies: [
+            "QuenchService", "QuenchGateway", "QuenchSimulatedDevices", "QuenchProfiles", "QuenchStore", "QuenchCore", "BluetoothWire",
+            "QuenchTestSupport", "Threading",
+        ]),
+        .testTarget(name: "QuenchServeTests", dependencies: [
+            "QuenchServe", "QuenchConfig", "QuenchWeb", "QuenchTestSupport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // End to end: the built `quench` and `quenchd` run as processes (history, charts, first run,
+        // bad files refused whole, the regression inputs), beside the test binary after `swift build --build-tests`.
+        .testTarget(name: "QuenchCLITests", dependencies: ["QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
+        // scripts/install.sh and uninstall.sh, the Debian package (dpkg-deb, lintian) and the systemd units.
+        .testTarget(name: "PackagingTests", dependencies: ["QuenchTestSupport"]),
+        // On the real Linux Bluetooth stack in ../shared/ble-vm (BLEVMHarness): BluetoothLinux's sockets,
+        // then the built `quench` and `quenchd` against emulated devices. Skipped visibly when the harness is not ready.
+        .testTarget(name: "BLEVMTests", dependencies: [
+            "BLEVMHarness", "QuenchTestSupport", "QuenchCore", "QuenchSimulator", "BluetoothLinux", "BluetoothWire", "GATT", "Threading",
         ]),
     ]
 )

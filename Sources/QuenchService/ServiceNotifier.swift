@@ -1,6 +1,5 @@
 #if os(Linux)
 import Glibc
-import QuenchCore
 
 /// systemd's notify protocol, spoken directly (sd_notify(3): one datagram of
 /// `KEY=value` lines to the AF_UNIX socket in `$NOTIFY_SOCKET`), so no
@@ -19,10 +18,14 @@ public struct ServiceNotifier: Sendable {
 
     /// From `$NOTIFY_SOCKET`, `$WATCHDOG_USEC` and `$WATCHDOG_PID` (the watchdog is ours only when the pid is).
     public static func fromEnvironment() -> ServiceNotifier {
-        func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+        fromEnvironment({ name in getenv(name).map { String(cString: $0) } }, pid: getpid())
+    }
+
+    /// The same from `variable` for a process `pid` (tests: no change to this process's environment).
+    public static func fromEnvironment(_ variable: (String) -> String?, pid: Int32) -> ServiceNotifier {
         var interval: Double?
         if let usec = variable("WATCHDOG_USEC").flatMap(UInt64.init), usec > 0,
-           variable("WATCHDOG_PID").flatMap(Int32.init).map({ $0 == getpid() }) ?? true {
+           variable("WATCHDOG_PID").flatMap(Int32.init).map({ $0 == pid }) ?? true {
             interval = Double(usec) / 1e6
         }
         return ServiceNotifier(socketPath: variable("NOTIFY_SOCKET"), watchdogInterval: interval)

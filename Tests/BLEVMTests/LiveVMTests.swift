@@ -109,6 +109,19 @@ enum LiveVM {
         return out.mapValues { $0.sorted { $0.time < $1.time } }
     }
 
+    /// The guest's clock minus the host's, from stored sips and the emulator's log of the same sips:
+    /// the median difference. Stored times are the guest's clock, the log the host's, and on a busy host
+    /// the emulated guest's clock was 4 s off (every sip alike); what the tests check is that each sip
+    /// keeps its own time (not the time it was drained), so this offset is taken out first. Beyond
+    /// `bound` seconds the test fails: a clock that far off is not the emulation's.
+    static func guestClockOffset(stored: [(time: Double, ml: Double)], truth: [(time: Double, ml: Double)], bound: Double = 10,
+                                 sourceLocation: SourceLocation = #_sourceLocation) -> Double {
+        let differences = zip(stored, truth).map { $0.time - $1.time }.sorted()
+        let offset = differences.isEmpty ? 0 : differences[differences.count / 2]
+        #expect(abs(offset) <= bound, "the guest's clock is \(offset) s off the host's", sourceLocation: sourceLocation)
+        return offset
+    }
+
     /// Stored sips' mL per device, by time.
     static func storedSips(_ output: String) -> [String: [Double]] { storedSipsWithTimes(output).mapValues { $0.map(\.ml) } }
 }
@@ -119,9 +132,12 @@ struct LiveVMTests {
     /// clocks (at the first subscription or scan) before `quench run` listens;
     /// `quench record` takes 4 s of the weight scale's idle bottle too. The
     /// mi-scale's clock starts at the first scan, about 37 s (nine programs in
-    /// the emulated guest, ~0.5 s each to start) before `run` listens: 43 s
-    /// leave the detector 10 s of the full bottle before its first lift.
+    /// the emulated guest, ~0.5 s each to start) before `run` listens, more on a
+    /// busy host: its 60 s leave the detector 10 s of the full bottle before its
+    /// first lift even when those programs take 50 s, and its sips still end
+    /// (~90 s) before `run` does (72 s after it starts).
     static let leadIn = 43.0
+    static let miScaleLeadIn = 60.0
 
     @Test("scan, pair and run: weight-scale, decent-scale (link dropped mid-sip), level-bottle (random address), mi-scale at once; absent device")
     func allProfiles() throws {
@@ -135,7 +151,7 @@ struct LiveVMTests {
         let level = try LiveVM.writeTrace(Scenario(.clean(unit: .mm, sampleRate: 5).with(.noise), seed: 13, initialML: 500)
             .idle(Self.leadIn).sip(ml: 50).idle(8).sip(ml: 35).idle(8), name: "level.csv", in: dir)
         let mi = try LiveVM.writeTrace(Scenario(.clean(unit: .g, sampleRate: 4).with(.noise), seed: 14, initialML: 700)
-            .idle(Self.leadIn).sip(ml: 60).idle(8).sip(ml: 40).idle(8), name: "mi.csv", in: dir)
+            .idle(Self.miScaleLeadIn).sip(ml: 60).idle(8).sip(ml: 40).idle(8), name: "mi.csv", in: dir)
         // The decent scale drops the link half a second into its second lift, for 5 s.
         let second = decent.truth.filter { $0.kind == .sip }[1]
         let dropAt = TraceWriter.fixed(second.tStart + 0.5, places: 1)
@@ -149,8 +165,7 @@ struct LiveVMTests {
             $Q pair $QUENCH_VM_P2_ADDR --profile decent-scale --tare 180 || exit 12
             $Q pair $QUENCH_VM_P3_ADDR --profile level-bottle --random --level-curve \(level.curve!) || exit 13
             $Q pair $QUENCH_VM_P4_ADDR --tare 180 || exit 14
-            start=$(date +%s)
-            $Q pair F0:00:00:00:00:99 --profile weight-scale --timeout 3; echo "absent: exit $? after $(( $(date +%s) - start )) s"
+            $Q pair F0:00:00:00:00:99 --profile weight-scale --timeout 3; echo "absent: exit $?"
             $Q devices
             $Q record $QUENCH_VM_P1_ADDR --out \(dir.path)/recorded.csv --seconds 4 || exit 16
             $Q run --seconds 72 --json --log-level info || exit 15
@@ -167,14 +182,10 @@ struct LiveVMTests {
         // The scan saw every profile.
         for p in ["weight-scale", "decent-scale", "level-bottle", "mi-scale"] { #expect(out.contains(p), "scan/pair output lacks \(p)") }
         #expect(out.contains("C3:11:22:33:44:55  random"), "the level bottle is saved with its random address")
-        // The absent device fails cleanly within its timeout.
+        // The absent device fails cleanly at its configured timeout: the error names the 3 s it was given.
+        // (Not timed here: the emulated guest runs as slowly as the host is busy.)
         #expect(out.contains("was not seen advertising within 3.0 s"))
-        if let r = out.range(of: #"absent: exit (\d+) after (\d+) s"#, options: .regularExpression) {
-            let parts = out[r].split(separator: " ")
-            #expect(parts[2] == "1" && Int(parts[4])! <= 6, "absent device: \(out[r])")
-        } else {
-            Issue.record("no result for the absent device")
-        }
+        #expect(out.contains("absent: exit 1\n"), "the absent device's pair did not fail with exit 1")
         #expect(out.contains("link down; retrying"), "the decent scale's link drop was not seen")
 
         // `quench record`: a trace v1 file of the idle weight scale (600 mL + 180 g bottle), with its header.
@@ -293,7 +304,8 @@ struct HidrateSparkVMTests {
     func bothFirmwares() throws {
         guard let (quench, dir) = try LiveVM.workspace() else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
-        // Trace clock: from when the bottles start advertising, before the guest boots.
+        // Trace clock: from the guest's first scan (`quench scan`), so the live sips (33 s on) come after
+        // `run` starts listening (~12 s on) however long the guest took to boot.
         let legacy = dir.appendingPathComponent("legacy-sips.csv")
         try "t_start,t_end,kind,ml\n-7210,-7200,sip,120\n-3605,-3600,sip,45\n-65,-60,sip,30\n33,35,sip,25\n38,40,sip,25\n53,55,sip,30\n"
             .write(to: legacy, atomically: true, encoding: .utf8)
@@ -314,8 +326,8 @@ struct HidrateSparkVMTests {
             $Q log --json --limit 100
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
-            "--profile hidrate-spark --firmware legacy --addr C8:2A:3F:00:3F:01 --sips \(legacy.path) --clock-offset 600 --drop-at 45:4 --log \(bottleLog.path)",
-            "--profile hidrate-spark --firmware modern --bottle-ml 710 --memory 3 --addr C8:2A:3F:00:3F:02 --sips \(modern.path) --log \(bottleLog.path)",
+            "--profile hidrate-spark --firmware legacy --addr C8:2A:3F:00:3F:01 --sips \(legacy.path) --clock-offset 600 --drop-at 45:4 --start-on scan --log \(bottleLog.path)",
+            "--profile hidrate-spark --firmware modern --bottle-ml 710 --memory 3 --addr C8:2A:3F:00:3F:02 --sips \(modern.path) --start-on scan --log \(bottleLog.path)",
         ], timeout: 180)
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
         let out = result.output
@@ -342,9 +354,10 @@ struct HidrateSparkVMTests {
             let got = stored[address] ?? []
             #expect(got.count == want.count, "\(address): stored \(got), the bottle's \(want)")
             #expect(truth.acked[address] == want.count, "\(address): acknowledged \(truth.acked[address] ?? 0)")
+            let offset = LiveVM.guestClockOffset(stored: got, truth: want)
             for (g, w) in zip(got, want) {
                 #expect(abs(g.ml - w.ml) <= tolerance, "\(address): \(w.ml) mL stored as \(g.ml) mL")
-                #expect(abs(g.time - w.time) <= 2.5, "\(address): drunk at \(w.time), stored at \(g.time)")
+                #expect(abs(g.time - offset - w.time) <= 2.5, "\(address): drunk at \(w.time), stored at \(g.time) (guest clock \(offset) s off)")
             }
         }
     }
@@ -369,7 +382,10 @@ struct HidrateSparkVMTests {
             $Q pair $QUENCH_VM_P1_ADDR --profile hidrate-spark || exit 11
             \(quenchd) --log-level info &
             pid=$!
-            sleep 1.6
+            # Killed in the middle of the drain: once the bottle has had 30 of its 300 records acknowledged.
+            { set +x; } 2>/dev/null
+            n=0; until [ "$(grep -c '"event": "acked"' \(bottleLog.path) 2>/dev/null)" -ge 30 ] 2>/dev/null; do n=$((n + 1)); [ $n -lt 600 ] || break; sleep 0.05; done
+            set -x
             kill -KILL $pid
             wait $pid
             echo "first quenchd: $?"
@@ -389,8 +405,9 @@ struct HidrateSparkVMTests {
         #expect(want.count == 300)
         #expect(stored.count == 300, "stored \(stored.count) of the bottle's 300")
         #expect(truth.acked[address] == 300)
+        let offset = LiveVM.guestClockOffset(stored: stored, truth: want)
         for (g, w) in zip(stored, want) {
-            #expect(abs(g.ml - w.ml) <= 0.5 && abs(g.time - w.time) <= 2, "drunk \(w), stored \(g)")
+            #expect(abs(g.ml - w.ml) <= 0.5 && abs(g.time - offset - w.time) <= 2, "drunk \(w), stored \(g) (guest clock \(offset) s off)")
         }
         print("records sent \(truth.sent[address] ?? 0) times for 300 sips (a resend per kill between storing and acknowledging)")
     }
@@ -435,8 +452,9 @@ struct HidrateSparkVMTests {
         #expect(stored.count == 300, "stored \(stored.count) of the bottle's 300")
         #expect(truth.acked[address] == 300)
         #expect((truth.sent[address] ?? 0) > 300, "no record was resent: the drops missed the drain")
+        let offset = LiveVM.guestClockOffset(stored: stored, truth: want)
         for (g, w) in zip(stored, want) {
-            #expect(abs(g.ml - w.ml) <= 0.005 * 591 && abs(g.time - w.time) <= 2.5, "drunk \(w), stored \(g)")
+            #expect(abs(g.ml - w.ml) <= 0.005 * 591 && abs(g.time - offset - w.time) <= 2.5, "drunk \(w), stored \(g) (guest clock \(offset) s off)")
         }
         print("records sent \(truth.sent[address] ?? 0) times for 300 sips across the drops")
     }

@@ -28,13 +28,15 @@ struct MQTTVMTests {
             export QUENCH_DB=/tmp/q.sqlite
             printf 'listener 18830 127.0.0.1\\nallow_anonymous true\\nuser root\\n' > /tmp/broker.conf
             \(MosquittoBroker.path!) -c /tmp/broker.conf -d || exit 9
-            sleep 0.5
+            # On once the broker answers (not after a fixed wait).
+            n=0; until mosquitto_pub -h 127.0.0.1 -p 18830 -t quench-probe -n 2>/dev/null; do n=$((n + 1)); [ $n -lt 200 ] || exit 9; sleep 0.1; done
             mosquitto_sub -h 127.0.0.1 -p 18830 -v -t 'quench/#' -t 'homeassistant/#' > \(received.path) &
             sub=$!
             $Q pair $QUENCH_VM_P1_ADDR --profile level-bottle --random --level-curve \(level.curve!) || exit 12
             printf '[mqtt]\\nbroker = "mqtt://127.0.0.1:18830"\\nnode = "vmpi"\\n' > /tmp/quench.toml
             QUENCH_CONFIG=/tmp/quench.toml $Q run --mqtt --seconds 45 --json --log-level info || exit 15
-            sleep 1
+            # The subscriber has the gateway's last word (offline) before it is stopped.
+            n=0; until grep -q '^quench/vmpi/status offline' \(received.path); do n=$((n + 1)); [ $n -lt 100 ] || break; sleep 0.1; done
             kill $sub
             $Q log --json --limit 100
             """

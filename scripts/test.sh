@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The whole test run (the README's test command; .ci/run runs exactly this):
+#
+#   scripts/test.sh                  build the package and its tests once, then run every test
+#   scripts/test.sh --filter REGEX   the same build, then only these tests, in one process
+#                                    (any arguments go to the test binary: --filter, --skip, --list-tests)
+#
+# Every test runs in one of a few processes started at once (the shards below), so what one test
+# waits on (an emulated guest, a child process, a simulated device in real time) overlaps the others.
+# The VM tests (BLEVMTests) mostly wait on their guest (`quench run --seconds 72`, `sleep 75`): each
+# VM shard runs its tests one after the other, so at most one VM per shard is up. Before anything
+# runs, the shards are checked to cover every test exactly once: a new test lands in the last VM
+# shard or in the last shard, never nowhere.
+#
+# Output: each shard's log is printed whole when it ends (kept in .build/test-logs/ with JUnit XML),
+# then one line per shard with its time and result, and the slowest tests. Exit status 0 only when
+# every shard passed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+swift build --build-tests || exit
+bin=$(swift build --show-bin-path)/QuenchPackageTests.xctest
+tests() { "$bin" --testing-library swift-testing "$@"; }
+
+if [ $# -gt 0 ]; then
+    tests "$@"
+    exit
+fi
+
+# Name and test-binary arguments, one shard a line (no spaces inside an argument). Test IDs are
+# Module.Suite/…/test(); --filter and --skip are regular expressions (any --filter, then no --skip).
+# The VM shards run their tests one at a time (--no-parallel), balanced by how long their VMs run:
+# allProfiles ~110 s, serviceBinary ~90, poweredOffAndOn ~90, bothFirmwares ~70, runPublishes (MQTT)
+# ~60, dropsMidDrain ~60, legacyController and linkLoss ~45 (one boot, so one shard), killedMidDrain
+# ~40, the reminder ~40, bt5Controller ~10 (measured on a busy 2-core host: more when it is busier).
+vm='BLEVMTests\.'
+live="${vm}LiveVMTests/"
+waiting='(QuenchWebTests|QuenchCLITests|PackagingTests|QuenchConfigTests|QuenchStoreTests|MQTTTests|QuenchMQTTTests|QuenchServeTests)\.'
+realtime='(QuenchGatewayTests|QuenchToolsTests|QuenchServiceTests|QuenchSimulatedDevicesTests)\.'
+shards=(
+    "vm-1|--no-parallel --filter ${live}allProfiles --filter ${vm}BleVMTests/bt5Controller"
+    "vm-2|--no-parallel --filter ${live}serviceBinary --filter ${live}HidrateSparkVMTests/killedMidDrain"
+    "vm-3|--no-parallel --filter ${live}AdapterVMTests --filter ${vm}ReminderSignalVMTests"
+    "vm-4|--no-parallel --filter ${live}HidrateSparkVMTests/bothFirmwares --filter ${live}MQTTVMTests"
+    "vm-5|--no-parallel --filter ${vm} --skip ${live}(allProfiles|serviceBinary|AdapterVMTests|MQTTVMTests) --skip ${live}HidrateSparkVMTests/(killedMidDrain|bothFirmwares) --skip ${vm}(ReminderSignalVMTests|BleVMTests/bt5Controller)"
+    # Tests that mostly wait on processes they start (quench, browsers, brokers, dpkg); the gateway
+    # over simulated peripherals in real time; then the rest (pure, CPU-bound). Apart because a test
+    # that blocks (as these do, for up to 80 s) holds one of the process's few test threads (as many
+    # as cores): in one process the quick tests waited behind them.
+    "processes|--filter ${waiting}"
+    "realtime|--filter ${realtime}"
+    "rest|--skip ${vm} --skip ${waiting} --skip ${realtime}"
+)
+# The pure CPU-bound tests yield the cores to the emulated guests and to what runs in real time
+# (a starved guest delivers notifications late and its clock went 4 s off the host's).
+declare -A niceness=([rest]=10)
+
+# The tests a shard's arguments select from the list of all (what the test binary's --filter and
+# --skip do; its --list-tests ignores them).
+select_tests() { # LIST ARGS...
+    local list=$1 filters=() skips=(); shift
+    while [ $# -gt 0 ]; do
+        case $1 in --filter) filters+=(-e "$2"); shift 2 ;; --skip) skips+=(-e "$2"); shift 2 ;; *) shift ;; esac
+    done
+    if [ ${#filters[@]} -gt 0 ]; then grep -E "${filters[@]}" "$list"; else cat "$list"; fi |
+        if [ ${#skips[@]} -gt 0 ]; then grep -v -E "${skips[@]}"; else cat; fi
+}
+
+logs=.build/test-logs
+rm -rf "$logs" && mkdir -p "$logs"
+
+# Every test in exactly one shard.
+tests --list-tests > "$logs/all.list" 2> "$logs/list.err" || { cat "$logs/list.err"; echo "test: cannot list the tests"; exit 1; }
+: > "$logs/sharded.list"
+for shard in "${shards[@]}"; do
+    read -r -a args <<< "${shard#*|}"
+    select_tests "$logs/all.list" "${args[@]}" >> "$logs/sharded.list"
+done
+if ! diff <(sort "$logs/all.list") <(sort "$logs/sharded.list") > "$logs/coverage.diff"; then
+    echo "test: the shards in $0 do not cover each test exactly once (< in none, > more than once):"
+    cat "$logs/coverage.diff"
+    exit 1
+fi
+
+start=$(date +%s)
+declare -A pid began
+trap 'kill "${pid[@]}" 2>/dev/null' EXIT
+for shard in "${shards[@]}"; do
+    name=${shard%%|*}
+    read -r -a args <<< "${shard#*|}"
+    nice -n "${niceness[$name]:-0}" "$bin" --testing-library swift-testing "${args[@]}" --xunit-output "$logs/$name.xml" > "$logs/$name.log" 2>&1 &
+    pid[$name]=$! began[$name]=$(date +%s)
+done
+
+status=0 summary=()
+remaining=${#pid[@]}
+while [ "$remaining" -gt 0 ]; do
+    wait -n -p done "${pid[@]}"; rc=$?
+    for name in "${!pid[@]}"; do
+        [ "${pid[$name]}" = "$done" ] || continue
+        secs=$(( $(date +%s) - began[$name] ))
+        echo "==== tests: $name (exit $rc after ${secs} s) ===="
+        cat "$logs/$name.log"
+        [ "$rc" -eq 0 ] || status=1
+        summary+=("$(printf '%-9s %s after %3d s' "$name" "$([ "$rc" -eq 0 ] && echo passed || echo "FAILED (exit $rc)")" "$secs")")
+        unset "pid[$name]"
+    done
+    remaining=${#pid[@]}
+done
+
+echo "==== tests: $(( $(date +%s) - start )) s in ${#shards[@]} processes; logs and JUnit XML in $logs ===="
+printf '%s\n' "${summary[@]}"
+echo "slowest tests (s):"
+sed -n 's/.*<testcase classname="\([^"]*\)" name="\([^"]*\)" time="\([0-9.]*\)".*/\3 \1\/\2/p' "$logs"/*.xml | sort -rn | head -12
+exit $status
