@@ -221,6 +221,7 @@ let package = Package(
         .testTarget(name: "QuenchServeTests", dependencies: [
             "QuenchServe", "QuenchConfig", "QuenchWeb", "QuenchTestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "NIOCore", package: "swift-nio"),
         ]),
 
         // End to end: the built `quench` and `quenchd` run as processes (history, charts, first run,

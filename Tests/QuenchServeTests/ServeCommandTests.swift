@@ -1,6 +1,7 @@
 #if os(Linux)
 import Foundation
 import QuenchTestSupport
+import NIOCore
 import QuenchWeb
 import Testing
 import Threading
@@ -33,7 +34,7 @@ struct QuenchWebProcessTests {
         let server = try ChildProcess.start("/usr/bin/env", [
             "QUENCH_CONFIG=" + folder.file("quench.toml"), Self.program, "--db", folder.file("quench.sqlite"), "--listen", "127.0.0.1:\(port)",
         ], logFile: log).get()
-        let greeting = WebServer.greeting(ListenAddress(host: "127.0.0.1", port: port))
+        let greeting = WebServer.greeting(try #require(BoundAddress(try SocketAddress(ipAddress: "127.0.0.1", port: port))))
         let said = LiveFixture.waitFor(30) { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains(greeting) }
         server.signal(SIGTERM)
         let status = server.wait()
