@@ -112,4 +112,11 @@ echo "==== tests: $(( $(date +%s) - start )) s in ${#shards[@]} processes; logs 
 printf '%s\n' "${summary[@]}"
 echo "slowest tests (s):"
 sed -n 's/.*<testcase classname="\([^"]*\)" name="\([^"]*\)" time="\([0-9.]*\)".*/\3 \1\/\2/p' "$logs"/*.xml | sort -rn | head -12
+# The one closing line over all shards, from their JUnit XML (a shard that died wrote none: its
+# tests count as failed by the exit status above, and the line says how many shards reported).
+totals=$(sed -n 's/.*<testsuite [^>]*tests="\([0-9]*\)" failures="\([0-9]*\)" skipped="\([0-9]*\)".*/\1 \2 \3/p' "$logs"/*.xml |
+    awk '{t+=$1; f+=$2; s+=$3; n++} END {printf "%d %d %d %d", t-f-s, f, s, n}')
+read -r passed failed skipped reported <<< "$totals"
+[ "$reported" -eq "${#shards[@]}" ] || echo "test: only $reported of ${#shards[@]} processes wrote their results"
+echo "tests: $passed passed, $failed failed, $skipped skipped"
 exit $status
