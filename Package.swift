@@ -78,7 +78,7 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .target(name: "QuenchStore", dependencies: ["QuenchCore", "CSQLite", "Threading"]),
+        .target(name: "QuenchStore", dependencies: ["QuenchCore", "CSQLite", "Threading", "BluetoothWire"]),
         .target(name: "BluetoothWire"),
         .target(name: "QuenchProfiles", dependencies: ["BluetoothWire", "QuenchCore", "Threading"]),
         // adjtimex(2) and CLOCK_BOOTTIME, which Swift's Glibc module does not declare.

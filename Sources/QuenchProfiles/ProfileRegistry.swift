@@ -35,8 +35,10 @@ public enum ProfileRegistry {
         all.first { identifier($0) == name }
     }
 
-    /// Profile files are small; a larger file is refused before it is read whole.
-    public static let largestProfileFile = 1 << 20
+    /// Profile files are small (a few hundred bytes); a larger file is refused
+    /// before it is read whole. The store keeps a device's profile file up to
+    /// this size (`Device.largestProfileDefinition`), so an export's devices re-import.
+    public static let largestProfileFile = 64 << 10
 
     /// A known profile by name, else a profile file (docs/profiles.md) at that
     /// path; a file's text comes back too, to be saved with a device.

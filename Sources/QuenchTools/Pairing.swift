@@ -193,7 +193,9 @@ public enum DeviceListing {
         guard !devices.isEmpty else { return "no paired devices (pair one with `quench pair ADDRESS`)" }
         var lines = ["address            type    profile        name              calibration               battery, cap         last seen"]
         for d in devices {
-            lines.append(EventFormat.pad(d.address, 19) + EventFormat.pad(d.addressType ?? "-", 8) + EventFormat.pad(d.profile ?? "-", 15)
+            // Stored text from imports and profile files: shown, never obeyed by the terminal.
+            lines.append(EventFormat.pad(d.address.shownSafely(limit: 17), 19) + EventFormat.pad(d.addressType ?? "-", 8)
+                         + EventFormat.pad((d.profile ?? "-").shownSafely(limit: 13), 15)
                          + EventFormat.pad((d.name ?? "-").shownSafely(limit: 16), 18) + EventFormat.pad(d.calibration.map(summary) ?? "none", 26)
                          + EventFormat.pad(status(d) ?? "-", 21) + (d.lastSeenAt?.iso8601 ?? "-"))
         }
