@@ -380,8 +380,8 @@ final class ImportedPeople {
         guard let selected, named.count > 1 else { return }
         let list = named.prefix(10).map { $0.shownSafely(limit: 40) }.joined(separator: ", ") + (named.count > 10 ? ", ..." : "")
         throw .invalidImport(file: file, line: nil, reason: "it holds the history of \(named.count) people (\(list)), and --person "
-            + "\(selected.shownSafely(limit: 40)) would make all of it theirs; nothing was imported. Import it without a person "
-            + "(no --person, QUENCH_PERSON or `person` in the config file) to give each their own, or one person's export "
+            + "\(selected.shownSafely(limit: 40)) would make all of it theirs: import it without a person "
+            + "(no --person, QUENCH_PERSON or `person` in the config file) to give each their own, or import one person's export "
             + "(`quench export --person NAME`) with --person")
     }
 }

@@ -137,7 +137,7 @@ public final class ImportSession {
 
     /// Everything, inside the one immediate transaction: stopped past `longestWrite`.
     func commit(_ db: SQLiteConnection) throws -> ImportOutcome {
-        let deadline = Deadline(seconds: IntakeStore.longestWrite)
+        let deadline = Deadline(seconds: store.importBound)
         var outcome = ImportOutcome()
         if let settings { try IntakeStore.upsertSettings(settings, db) }
         for person in people where try IntakeStore.person(named: person.name, db) == nil {
@@ -162,7 +162,7 @@ public final class ImportSession {
             if deadline.hasPassed {
                 throw StoreError(.tooLong, path: store.path,
                                  "importing failed: writing \(staged) events would hold the database longer than "
-                                 + "\(Int(IntakeStore.longestWrite)) s, keeping everyone else waiting; nothing was imported "
+                                 + "\(Int(store.importBound)) s, keeping everyone else waiting; nothing was imported "
                                  + "(import the file in parts: `quench export --since/--until` makes them)")
             }
         }

@@ -28,13 +28,18 @@ public final class IntakeStore: Sendable {
     public let path: String
     /// True when the file could not be opened for writing; writes then fail with `.readOnly`.
     public let isReadOnly: Bool
+    /// How long an import's one transaction may hold the lock.
+    let importBound: Double
     /// One connection, used by one thread at a time.
     private let connection: Condition<SQLiteConnection>
     /// Opens (and migrates) the database at `path`.
     /// - Parameter busyTimeout: how long a write waits for another process's lock
     ///   (by default longer than any write may hold it: see `longestWrite`).
-    public init(path: String, mode: OpenMode = .create, busyTimeout: Double = IntakeStore.defaultBusyTimeout) throws(StoreError) {
+    ///   - importBound: how long an import's last step may hold the lock (`longestWrite`; shorter in tests).
+    public init(path: String, mode: OpenMode = .create, busyTimeout: Double = IntakeStore.defaultBusyTimeout,
+                importBound: Double = IntakeStore.longestWrite) throws(StoreError) {
         self.path = path
+        self.importBound = importBound
         var info = stat()
         let exists = stat(path, &info) == 0
         if !exists {

@@ -6,7 +6,7 @@ import BluetoothWire
 /// here; the import checks here first too, to name the line.
 ///
 /// Chosen so that every export re-imports: no field holds a control character
-/// (C0, DEL, C1: a note is one line), so nothing is spelled `\uXXXX`; the
+/// (C0, DEL, C1) but a note's line breaks and tabs, so nothing is spelled `\uXXXX`; the
 /// longest event, every field at its limit, is a few KB in JSON or CSV, far
 /// under the importer's 1 MB bound on one event or row (`longestEventBytes`).
 /// Lengths are in characters as SQLite's `length()` counts them (Unicode
@@ -15,8 +15,12 @@ public struct TextField: Sendable, Hashable {
     /// How errors name the field (`note`, `device name`).
     public let name: String
     public let maxCharacters: Int
+    /// The control characters this field needs: a note may run over lines.
+    public var allowedControls: Set<Unicode.Scalar> = []
 
-    public static let note = TextField(name: "note", maxCharacters: 1000)
+    /// Lines and tabs allowed: a person may write a list (CSV quotes it, JSON
+    /// spells it `\n`, a table shows `\u{A}`); no carriage return, so a line break is one character.
+    public static let note = TextField(name: "note", maxCharacters: 1000, allowedControls: ["\n", "\t"])
     /// A stable identity (`manual|<uuid>`, `device|kind|ms`, an import's own).
     public static let identity = TextField(name: "identity", maxCharacters: 256)
     /// The device an event came from: a Bluetooth address, or a trace's or the demo's label.
@@ -31,7 +35,7 @@ public struct TextField: Sendable, Hashable {
         let count = text.unicodeScalars.count
         if count == 0 { return "\(name) is empty" }
         if count > maxCharacters { return "\(name) has \(count) characters, at most \(maxCharacters)" }
-        if let control = text.unicodeScalars.first(where: Self.isControl) {
+        if let control = text.unicodeScalars.first(where: { Self.isControl($0) && !allowedControls.contains($0) }) {
             return "\(name) holds the control character U+\(String(control.value, radix: 16, uppercase: true).leftPadded(4))"
         }
         return nil
@@ -86,9 +90,10 @@ public struct DeviceAddressError: Error, Sendable, CustomStringConvertible {
 extension IntakeEvent {
     /// What is wrong with this event's text, nil when the store can hold it.
     public var textProblem: String? {
-        if let problem = TextField.identity.problem(identity) { return problem }
+        // The device first: an identity made from it would otherwise take the blame.
         if let device, !device.isEmpty, let problem = TextField.eventDevice.problem(device) { return problem }
         if let note, !note.isEmpty, let problem = TextField.note.problem(note) { return problem }
+        if let problem = TextField.identity.problem(identity) { return problem }
         if let person, let problem = Person.problem(withName: person) { return "person: \(problem)" }
         return nil
     }
