@@ -11,6 +11,12 @@ import Testing
 struct HardeningTests {
     static func folder() throws -> String { try TemporaryFolder.create("quench-hardening") }
 
+    /// A new database at `path` with `sql` run on it directly, past the store's checks (what an older version could write).
+    static func written(_ path: String, _ sql: String) throws {
+        _ = try IntakeStore(path: path)
+        try SQLiteConnection(path: path, readOnly: false, busyTimeout: 1).execute(sql)
+    }
+
     /// A status a trap gives (SIGILL) would be 132 from a shell; a process killed by a signal has none here.
     static func expectNoCrash(_ r: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(r.status == 0 || r.status == 1 || r.status == 64, "status \(r.status): \(r.stderr)", sourceLocation: sourceLocation)
@@ -99,10 +105,8 @@ struct HardeningTests {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let db = dir + "/q.sqlite"
-        _ = try IntakeStore(path: db)
         // Written as an older version could have: a level curve with no points.
-        let raw = try SQLiteConnection(path: db, readOnly: false, busyTimeout: 1)
-        try raw.execute("""
+        try Self.written(db, """
             INSERT INTO device (address, profile, sensor, calibration, added_at)
             VALUES ('C3:11:22:33:44:55', 'level-bottle', 'level', '{"unit":"mm","density":1,"levelCurve":{"points":[]}}', 1790000000)
             """)
@@ -123,9 +127,7 @@ struct HardeningTests {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let db = dir + "/q.sqlite"
-        _ = try IntakeStore(path: db)
-        let raw = try SQLiteConnection(path: db, readOnly: false, busyTimeout: 1)
-        try raw.execute("""
+        try Self.written(db, """
             INSERT INTO device (address, name, profile, added_at, person) VALUES ('ZZ' || char(27) || '[31mred', 'bell' || char(7), 'p' || char(27) || '[2J', 1790000000, 1);
             INSERT INTO intake_event (identity, kind, ml, time, source, device, note, deleted, recorded_at, person)
                 VALUES ('old', 'sip', 100, 1790000000, 'import', 'ZZ' || char(27) || '[31m', 'ding' || char(7) || char(27) || ']0;title' || char(7), 0, 1790000000, 1);
