@@ -173,7 +173,7 @@ extension History {
         var report = ImportReport(file: file, format: isJSON ? "json" : "csv", events: 0, inserted: 0, duplicates: 0, goals: 0, devices: 0,
                                   peopleAdded: 0)
         let outcome = try store.importing(wrap: HistoryError.store) { (session) throws(HistoryError) in
-            let people = ImportedPeople(session: session, selected: selected, fallback: fallback)
+            let people = ImportedPeople(session: session, selected: selected, fallback: fallback, now: now)
             var batch: [IntakeEvent] = []
             batch.reserveCapacity(importBatchSize)
             func flush() throws(HistoryError) {
@@ -348,12 +348,14 @@ final class ImportedPeople {
     private let session: ImportSession
     private let selected: String?
     private let fallback: Result<String, HistoryError>
+    private let now: Timestamp
     /// Lower-cased names given to the import.
     private var known: Set<String> = []
     /// The names the file itself gives, in order, once each (any case).
     private var named: [String] = []
 
-    init(session: ImportSession, selected: String?, fallback: Result<String, HistoryError>) {
+    init(session: ImportSession, selected: String?, fallback: Result<String, HistoryError>, now: Timestamp) {
+        self.now = now
         self.session = session
         self.selected = selected
         self.fallback = fallback
@@ -370,7 +372,7 @@ final class ImportedPeople {
         let wanted: String
         if let selected { wanted = selected } else if let name { wanted = name } else { wanted = try fallback.get() }
         if known.insert(wanted.lowercased()).inserted {
-            try HistoryContext.run { () throws(StoreError) in try session.addPerson(named: wanted, units: selected == nil ? units : nil) }
+            try HistoryContext.run { () throws(StoreError) in try session.addPerson(named: wanted, units: selected == nil ? units : nil, at: now) }
         }
         return wanted
     }

@@ -65,7 +65,7 @@ public final class ImportSession {
     let store: IntakeStore
     private var settings: Settings?
     /// People to add when missing, in the order named; lower-cased name → index.
-    private var people: [(name: String, units: VolumeUnit?)] = []
+    private var people: [(name: String, units: VolumeUnit?, at: Timestamp)] = []
     private var personIndex: [String: Int] = [:]
     private var goals: [(person: String, goals: [Goal])] = []
     private var devices: [(device: Device, calibration: String?)] = []
@@ -90,12 +90,12 @@ public final class ImportSession {
         self.settings = settings
     }
 
-    /// Someone the file names: added with `units` when the household has nobody of that name.
-    public func addPerson(named name: String, units: VolumeUnit?) throws(StoreError) {
+    /// Someone the file names: added (with `units`, created `at`) when the household has nobody of that name.
+    public func addPerson(named name: String, units: VolumeUnit?, at time: Timestamp = .wallClockNow) throws(StoreError) {
         try store.checkName(name)
         guard personIndex[name.lowercased()] == nil else { return }
         personIndex[name.lowercased()] = people.count
-        people.append((name, units))
+        people.append((name, units, time))
     }
 
     /// Someone's goals; they must be named by `addPerson` or be in the household.
@@ -143,7 +143,7 @@ public final class ImportSession {
         var outcome = ImportOutcome()
         if let settings { try IntakeStore.upsertSettings(settings, db) }
         for person in people where try IntakeStore.person(named: person.name, db) == nil {
-            _ = try IntakeStore.addPerson(name: person.name, units: person.units, at: .wallClockNow, db)
+            _ = try IntakeStore.addPerson(name: person.name, units: person.units, at: person.at, db)
             outcome.peopleAdded += 1
         }
         for (person, goals) in goals {
