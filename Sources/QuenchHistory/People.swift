@@ -64,6 +64,8 @@ extension History {
         let unit = try HistoryEnvironment.unitOption(units)
         let ml = try goal.map { (g) throws(HistoryError) in try HistoryInput.volume(g, defaultUnit: unit) }
         if let ml, !(100...20_000).contains(ml) { throw .invalidAmount(goal ?? "", reason: "a daily goal between 100 mL and 20 L, please") }
+        // Checked before the store is opened too: a name that cannot be creates no database.
+        if let refusal = Person.refusal(ofName: name) { throw .invalidArgument(refusal) }
         let store = try environment.openStore(creating: true)
         let person = try HistoryContext.run { () throws(StoreError) in try store.addPerson(name: name, units: unit, at: environment.now) }
         var theirs = environment

@@ -23,6 +23,11 @@ public struct Person: Sendable, Hashable, Codable {
     /// The schema's CHECK on `person.name`, in characters.
     public static let maximumNameLength = 40
 
+    /// Why `name` cannot be a person's name, said whole (the name shown safely); nil when it can.
+    public static func refusal(ofName name: String) -> String? {
+        problem(withName: name).map { "'\(name.shownSafely(limit: 40))' cannot be a person's name: \($0)" }
+    }
+
     /// What is wrong with `name` as a person's name, nil when it will do: it is
     /// typed after `--person`, shown in tables and becomes an MQTT topic level.
     public static func problem(withName name: String) -> String? {
@@ -96,9 +101,7 @@ extension IntakeStore {
     }
 
     func checkName(_ name: String) throws(StoreError) {
-        if let problem = Person.problem(withName: name) {
-            throw StoreError(.invalidValue, path: path, "'\(name.shownSafely(limit: 40))' cannot be a person's name: \(problem)")
-        }
+        if let refusal = Person.refusal(ofName: name) { throw StoreError(.invalidValue, path: path, refusal) }
     }
 
     /// Renames someone; their history, goals, reminders and devices follow (they hold the id).
