@@ -80,7 +80,7 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .target(name: "QuenchStore", dependencies: ["QuenchCore", "CSQLite", "Threading"]),
+        .target(name: "QuenchStore", dependencies: ["QuenchCore", "CSQLite", "Threading", "BluetoothWire"]),
         .target(name: "BluetoothWire"),
         // GATT and Logging: a profile whose device keeps its own sips runs its session over the GATT client (SipReporter).
         .target(name: "QuenchProfiles", dependencies: ["BluetoothWire", "GATT", "QuenchCore", "Threading",

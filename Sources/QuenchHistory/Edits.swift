@@ -28,6 +28,8 @@ extension History {
     public static func add(_ environment: HistoryEnvironment, amount: String, at: String?, note: String?, json: Bool) throws(HistoryError) -> String {
         // Parsed before the store is opened: a typo creates nothing.
         let ml = try HistoryInput.volume(amount, defaultUnit: nil)
+        let note = TextField.note.stored(note)
+        if let note, let problem = TextField.note.problem(note) { throw .invalidArgument(problem) }
         let c = try environment.context(creating: true)
         guard ml <= HistoryInput.maximumDrinkML else {
             throw .invalidAmount(amount, reason: "more than \(Format.volume(HistoryInput.maximumDrinkML, c.units)) in one drink")
@@ -114,7 +116,7 @@ extension History {
                 todayMl: today, goalMl: goal))
         }
         var line = "\(action.prefix(1).uppercased() + action.dropFirst()) #\(id): \(e.kind.rawValue) \(Format.volume(e.ml, c.units)) at \(Format.dateTime(e.time, c.calendar))"
-        if let note = e.note { line += " (\(note))" }
+        if let note = e.note { line += " (\(note.shownSafely(limit: 200)))" }
         if e.deleted { line += "\nUndo with `quench restore \(id)`." }
         line += "\nToday\(c.whose): \(Format.volume(today, c.units)) of \(Format.volume(goal, c.units))."
         return line

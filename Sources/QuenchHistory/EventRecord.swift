@@ -85,13 +85,17 @@ public struct EventRecord: Codable, Sendable {
             guard let parsed = EventSource(rawValue: source) else { throw .invalidArgument("source '\(source.shownSafely())' is not sensor, manual or import") }
             sourceValue = parsed
         }
-        let identity = self.identity.flatMap { $0.isEmpty ? nil : $0 }
+        let device = TextField.eventDevice.stored(device)
+        let identity = TextField.identity.stored(self.identity)
             ?? "import|\(IntakeEvent.sensorIdentity(device: device, kind: kind, time: instant))|\(ml)"
-        return IntakeEvent(
+        let event = IntakeEvent(
             id: id, identity: identity, kind: kind, ml: ml, time: instant, remainingML: remainingMl,
-            source: sourceValue, device: device.flatMap { $0.isEmpty ? nil : $0 }, traceTime: traceTime,
-            note: note.flatMap { $0.isEmpty ? nil : $0 }, deleted: deleted ?? false,
+            source: sourceValue, device: device, traceTime: traceTime,
+            note: TextField.note.stored(note), deleted: deleted ?? false,
             recordedAt: recordedAt.map(Timestamp.init(secondsSince1970:)) ?? now, person: person.flatMap { $0.isEmpty ? nil : $0 })
+        // The store's own rules, checked here to name the line.
+        if let problem = event.textProblem { throw .invalidArgument(problem) }
+        return event
     }
 
     /// Reads a CSV row by header names (RFC 4180 fields already split).

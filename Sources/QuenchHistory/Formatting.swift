@@ -87,7 +87,9 @@ enum Format {
 
     enum Alignment { case left, right }
 
-    /// A table with a header, columns padded to their widest cell.
+    /// A table with a header, columns padded to their widest cell. Every cell
+    /// is shown safely (control characters escaped): names, devices and notes
+    /// come from people and files, and a table never lets the terminal obey them.
     static func table(_ header: [String], _ rows: [[String]], align: [Alignment]) -> String {
         var layout = TableLayout(header, align: align)
         for row in rows { layout.measure(row) }
@@ -107,13 +109,13 @@ enum Format {
         }
 
         mutating func measure(_ row: [String]) {
-            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }
+            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.shownSafely(limit: .max).count) }
             rows += 1
         }
 
         func line(_ cells: [String]) -> String {
             var parts: [String] = []
-            for (i, cell) in cells.enumerated() {
+            for (i, cell) in cells.lazy.map({ $0.shownSafely(limit: .max) }).enumerated() {
                 let pad = String(repeating: " ", count: max(0, widths[i] - cell.count))
                 parts.append(align[i] == .right ? pad + cell : (i == cells.count - 1 ? cell : cell + pad))
             }

@@ -51,7 +51,7 @@ extension History {
             let unit = VolumeUnit(rawValue: e.units) ?? .ml
             return [e.name.shownSafely(limit: 40), Format.volume(e.goalMl, unit) + (e.goalIsDefault ? " (default)" : ""),
                     Format.unitName(unit) + (e.unitsAreOwn ? "" : " (household)"),
-                    e.devices.isEmpty ? "-" : e.devices.joined(separator: ", "), Format.grouped(e.events)]
+                    e.devices.isEmpty ? "-" : e.devices.map { $0.shownSafely(limit: 40) }.joined(separator: ", "), Format.grouped(e.events)]
         }
         return Format.table(["Name", "Goal today", "Units", "Devices", "Events"], rows, align: [.left, .right, .left, .left, .right])
     }
@@ -64,6 +64,8 @@ extension History {
         let unit = try HistoryEnvironment.unitOption(units)
         let ml = try goal.map { (g) throws(HistoryError) in try HistoryInput.volume(g, defaultUnit: unit) }
         if let ml, !(100...20_000).contains(ml) { throw .invalidAmount(goal ?? "", reason: "a daily goal between 100 mL and 20 L, please") }
+        // Checked before the store is opened too: a name that cannot be creates no database.
+        if let refusal = Person.refusal(ofName: name) { throw .invalidArgument(refusal) }
         let store = try environment.openStore(creating: true)
         let person = try HistoryContext.run { () throws(StoreError) in try store.addPerson(name: name, units: unit, at: environment.now) }
         var theirs = environment
@@ -138,8 +140,13 @@ extension History {
 
     /// `quench devices assign ADDRESS --person NAME`: the device's next events
     /// are that person's; its past events stay with whoever drank them.
-    public static func assignDevice(_ environment: HistoryEnvironment, address: String, json: Bool) throws(HistoryError) -> String {
+    public static func assignDevice(_ environment: HistoryEnvironment, address typed: String, json: Bool) throws(HistoryError) -> String {
         guard environment.person != nil else { throw .invalidArgument("say whose it is now with --person NAME") }
+        let address: String
+        switch DeviceAddress.canonical(typed) {
+        case .success(let canonical): address = canonical
+        case .failure(let error): throw .invalidArgument(error.description)
+        }
         let store = try environment.openStore(creating: false)
         let person = try environment.selectedPerson(in: store)
         let found = try HistoryContext.run { () throws(StoreError) in try store.assignDevice(address: address, to: person.id) }

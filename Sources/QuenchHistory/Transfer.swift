@@ -107,9 +107,11 @@ extension History {
 
     /// `quench import FILE` (`-` for stdin): a CSV or JSON export, or a CSV from
     /// elsewhere with at least `kind`, `ml` and `time` or `at` columns. Idempotent
-    /// (events are matched by identity). Read as a stream and written in batches
-    /// inside one transaction: bounded memory on any size, and a refused row, a
-    /// full disk or a kill -9 leaves the database as it was.
+    /// (events are matched by identity). Read as a stream into a temporary
+    /// table on disk, which locks nothing (bounded memory on any size), then
+    /// written in one transaction of at most `IntakeStore.longestWrite`: a
+    /// refused row, a full disk or a kill -9 leaves the database as it was, and
+    /// other writers wait their turn. With a person selected, the file is theirs.
     public static func importFile(_ environment: HistoryEnvironment, path: String, json: Bool) throws(HistoryError) -> String {
         let descriptor = try openInput(path)
         defer { if path != "-" { close(descriptor) } }
@@ -117,11 +119,13 @@ extension History {
         let store = try environment.openStore(creating: true)
         let report: ImportReport
         do {
-            // Rows that name nobody (older exports, files from elsewhere) are the selected person's;
-            // whether there is one is said only if such a row comes.
+            // With a person selected (`--person`, QUENCH_PERSON, the config file), the file is
+            // theirs; else rows that name nobody (older exports, files from elsewhere) are the
+            // household's only person's, and whether there is one is said only if such a row comes.
+            let selected = try environment.person.map { (_) throws(HistoryError) in try environment.selectedPerson(in: store).name }
             let fallback = Result { () throws(HistoryError) in try environment.selectedPerson(in: store).name }
             report = try importStream(ByteSource(descriptor: descriptor, name: path), file: path, into: store, now: environment.now,
-                                      fallback: fallback)
+                                      selected: selected, fallback: fallback)
         } catch {
             // A refused first import leaves no empty database behind (this process created it exclusively).
             if !existed { for suffix in ["", "-wal", "-shm"] { unlink(environment.databasePath + suffix) } }
@@ -154,34 +158,30 @@ extension History {
         return fd
     }
 
-    /// Events are written this many at a time inside the import's transaction.
+    /// Events are staged this many at a time.
     static let importBatchSize = 1000
 
     /// Reads an export from `source` into `store`: JSON when its first byte
-    /// (after blanks) is `{`, else CSV. `fallback`: whose the rows that name
-    /// nobody are (resolved before the import's transaction, which holds the store).
-    static func importStream(_ source: ByteSource, file: String, into store: IntakeStore, now: Timestamp,
+    /// (after blanks) is `{`, else CSV. `selected`: the person the whole file
+    /// goes to (a file naming several people is then refused); `fallback`: whose
+    /// the rows that name nobody are otherwise (both resolved before the import).
+    static func importStream(_ source: ByteSource, file: String, into store: IntakeStore, now: Timestamp, selected: String? = nil,
                              fallback: Result<String, HistoryError> = .success(Person.defaultName)) throws(HistoryError) -> ImportReport {
         var source = source
         try source.skipByteOrderMark()
         let isJSON = try source.skipBlanks() == UInt8(ascii: "{")
         var report = ImportReport(file: file, format: isJSON ? "json" : "csv", events: 0, inserted: 0, duplicates: 0, goals: 0, devices: 0,
                                   peopleAdded: 0)
-        try store.importing(wrap: HistoryError.store) { (session) throws(HistoryError) in
-            let people = ImportedPeople(session: session, fallback: fallback, now: now)
-            defer { report.peopleAdded = people.added }
+        let outcome = try store.importing(wrap: HistoryError.store) { (session) throws(HistoryError) in
+            let people = ImportedPeople(session: session, selected: selected, fallback: fallback, now: now)
             var batch: [IntakeEvent] = []
             batch.reserveCapacity(importBatchSize)
             func flush() throws(HistoryError) {
                 guard !batch.isEmpty else { return }
-                let result = try HistoryContext.run { () throws(StoreError) in try session.insert(batch) }
-                report.inserted += result.inserted
-                report.duplicates += result.duplicates
+                try HistoryContext.run { () throws(StoreError) in try session.insert(batch) }
                 batch.removeAll(keepingCapacity: true)
             }
             func add(_ event: IntakeEvent) throws(HistoryError) {
-                var event = event
-                event.person = try people.name(event.person)
                 batch.append(event)
                 report.events += 1
                 if batch.count == importBatchSize { try flush() }
@@ -192,7 +192,11 @@ extension History {
                 try readCSV(source, file: file, people: people, now: now, add: add)
             }
             try flush()
+            try people.checkOnePerson(file: file)
         }
+        report.inserted = outcome.inserted
+        report.duplicates = outcome.duplicates
+        report.peopleAdded = outcome.peopleAdded
         return report
     }
 
@@ -208,11 +212,11 @@ extension History {
             guard row.fields.count == names.count else {
                 throw .invalidImport(file: file, line: row.line, reason: "\(row.fields.count) fields, the header has \(names.count)")
             }
-            let event: IntakeEvent
+            var event: IntakeEvent
             do {
                 let record = try EventRecord(csv: Dictionary(zip(names, row.fields), uniquingKeysWith: { a, _ in a }))
                 event = try record.event(now: now)
-                _ = try people.name(event.person)
+                event.person = try people.name(event.person)
             } catch {
                 throw .invalidImport(file: file, line: row.line, reason: "\(error)")
             }
@@ -279,8 +283,8 @@ extension History {
                 let goals = try decode([Goal]?.self, bytes, "goals", offset) ?? []
                 try checkGoals(goals, "goal", offset)
                 guard !goals.isEmpty else { return }
-                let person: Int64
-                do { person = try people.id(nil) } catch { throw failure("goals", offset, "\(error)") }
+                let person: String
+                do { person = try people.name(nil) } catch { throw failure("goals", offset, "\(error)") }
                 try HistoryContext.run { () throws(StoreError) in try session.addGoals(goals, person: person) }
                 goalCount += goals.count
             case "people":
@@ -290,8 +294,8 @@ extension History {
                         throw failure("person \(index + 1)", offset, "name '\(person.name.shownSafely(limit: 40))': \(problem)")
                     }
                     try checkGoals(person.goals, "person \(index + 1) (\(person.name.shownSafely(limit: 40))): goal", offset)
-                    let id = try people.id(person.name, units: person.units)
-                    try HistoryContext.run { () throws(StoreError) in try session.addGoals(person.goals, person: id) }
+                    let name = try people.name(person.name, units: person.units)
+                    try HistoryContext.run { () throws(StoreError) in try session.addGoals(person.goals, person: name) }
                     goalCount += person.goals.count
                 }
             case "devices":
@@ -302,6 +306,12 @@ extension History {
                     if let name = device.person, let problem = Person.problem(withName: name) {
                         throw failure("device \(index + 1)", offset, "person '\(name.shownSafely(limit: 40))': \(problem)")
                     }
+                    // The address as Quench writes it (`aa-bb-…` too), or refused with the rest of its text.
+                    switch DeviceAddress.canonical(device.address) {
+                    case .success(let address): devices[index].address = address
+                    case .failure(let error): throw failure("device \(index + 1)", offset, "address: \(error)")
+                    }
+                    if let problem = devices[index].textProblem { throw failure("device \(index + 1)", offset, problem) }
                     devices[index].person = try device.person.map { (name) throws(HistoryError) in try people.name(name) }
                         ?? (try? people.name(nil))
                 }
@@ -313,12 +323,12 @@ extension History {
         }, event: { (index, bytes, offset) throws(HistoryError) in
             if index == 0 { try checkFormat(atEnd: false) }
             let record = try decode(EventRecord.self, bytes, "event \(index + 1)", offset)
-            let event: IntakeEvent
+            var event: IntakeEvent
             do { event = try record.event(now: now) } catch {
                 throw failure("event \(index + 1)", offset, "\(error)")
             }
             // Nobody named and nobody selected: said with the event's place.
-            do { _ = try people.name(event.person) } catch {
+            do { event.person = try people.name(event.person) } catch {
                 throw failure("event \(index + 1)", offset, "\(error)")
             }
             try add(event)
@@ -328,45 +338,52 @@ extension History {
     }
 }
 
-/// The people an import's rows name, inside its transaction: each name is
-/// looked up once, and added when the household does not have them yet. A
-/// row that names nobody is the selected person's (`fallback`); when there is
-/// none (several people, none chosen), that row is refused with the reason.
+/// The people an import's rows name: each checked once and given to the
+/// import to add when the household does not have them. With a person
+/// selected, the whole file is theirs: every name maps to them, and a file
+/// naming several people is refused (`checkOnePerson`) rather than merged.
+/// Otherwise a row that names nobody is the household's only person's
+/// (`fallback`); when there is none (several people), that row is refused with the reason.
 final class ImportedPeople {
     private let session: ImportSession
+    private let selected: String?
     private let fallback: Result<String, HistoryError>
     private let now: Timestamp
-    /// Lower-cased name → the person as stored.
-    private var known: [String: Person] = [:]
-    /// How many the import added.
-    private(set) var added = 0
+    /// Lower-cased names given to the import.
+    private var known: Set<String> = []
+    /// The names the file itself gives, in order, once each (any case).
+    private var named: [String] = []
 
-    init(session: ImportSession, fallback: Result<String, HistoryError>, now: Timestamp) {
-        self.session = session
-        self.fallback = fallback
+    init(session: ImportSession, selected: String?, fallback: Result<String, HistoryError>, now: Timestamp) {
         self.now = now
+        self.session = session
+        self.selected = selected
+        self.fallback = fallback
     }
 
-    /// The stored name of the person `name` means (nil: the selected person), adding them if missing.
+    /// The name `name` is stored under (nil: the file names nobody), noting the person to add when missing.
     func name(_ name: String?, units: VolumeUnit? = nil) throws(HistoryError) -> String {
-        try person(name, units: units).name
-    }
-
-    func id(_ name: String?, units: VolumeUnit? = nil) throws(HistoryError) -> Int64 {
-        try person(name, units: units).id
-    }
-
-    private func person(_ name: String?, units: VolumeUnit?) throws(HistoryError) -> Person {
-        let wanted: String
-        if let name { wanted = name } else { wanted = try fallback.get() }
-        if let person = known[wanted.lowercased()] { return person }
-        if let problem = Person.problem(withName: wanted) {
-            throw .invalidArgument("person '\(wanted.shownSafely(limit: 40))': \(problem)")
+        if let name {
+            if let problem = Person.problem(withName: name) {
+                throw .invalidArgument("person '\(name.shownSafely(limit: 40))': \(problem)")
+            }
+            if !named.contains(where: { $0.lowercased() == name.lowercased() }) { named.append(name) }
         }
-        let before = try HistoryContext.run { () throws(StoreError) in try session.personExists(named: wanted) }
-        let person = try HistoryContext.run { () throws(StoreError) in try session.person(named: wanted, units: units, at: now) }
-        if !before { added += 1 }
-        known[wanted.lowercased()] = person
-        return person
+        let wanted: String
+        if let selected { wanted = selected } else if let name { wanted = name } else { wanted = try fallback.get() }
+        if known.insert(wanted.lowercased()).inserted {
+            try HistoryContext.run { () throws(StoreError) in try session.addPerson(named: wanted, units: selected == nil ? units : nil, at: now) }
+        }
+        return wanted
+    }
+
+    /// With a person selected, a file holding several people's history is not merged into theirs.
+    func checkOnePerson(file: String) throws(HistoryError) {
+        guard let selected, named.count > 1 else { return }
+        let list = named.prefix(10).map { $0.shownSafely(limit: 40) }.joined(separator: ", ") + (named.count > 10 ? ", ..." : "")
+        throw .invalidImport(file: file, line: nil, reason: "it holds the history of \(named.count) people (\(list)), and --person "
+            + "\(selected.shownSafely(limit: 40)) would make all of it theirs: import it without a person "
+            + "(no --person, QUENCH_PERSON or `person` in the config file) to give each their own, or import one person's export "
+            + "(`quench export --person NAME`) with --person")
     }
 }

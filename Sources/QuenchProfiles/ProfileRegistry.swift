@@ -42,6 +42,11 @@ public struct ProfileRegistry: Sendable {
     /// The known profiles that fit an advertisement, in order.
     public func matching(_ ad: AdvertisingData) -> [DeviceProfile] { DeviceProfile.matching(ad, among: profiles) }
 
+    /// Profile files are small (a few hundred bytes); a larger file is refused
+    /// before it is read whole. The store keeps a device's profile file up to
+    /// this size (`Device.largestProfileDefinition`), so an export's devices re-import.
+    public static let largestProfileFile = 64 << 10
+
     /// A known profile by name, else a profile file (docs/profiles.md) at that
     /// path; a file's text comes back too, to be saved with a device.
     public func resolve(_ nameOrPath: String) throws(ProfileLookupError) -> (profile: DeviceProfile, definition: String?) {

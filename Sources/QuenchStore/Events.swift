@@ -147,6 +147,9 @@ extension IntakeStore {
         var result = IngestResult()
         var ids: [String: Int64] = [:]
         for e in events {
+            if let problem = e.textProblem {
+                throw StoreError(.invalidValue, path: nil, "cannot store event \(e.identity.shownSafely(limit: 80)): \(problem); nothing was stored")
+            }
             var person: Int64?
             if let name = e.person {
                 if let id = ids[name] { person = id } else {
@@ -156,7 +159,7 @@ extension IntakeStore {
             }
             try db.run(sql, [
                 keepingIDs ? e.id : nil, e.identity, e.kind.rawValue, e.ml, e.time.secondsSince1970,
-                e.remainingML, e.source.rawValue, e.device, e.traceTime, e.note, e.deleted,
+                e.remainingML, e.source.rawValue, TextField.eventDevice.stored(e.device), e.traceTime, TextField.note.stored(e.note), e.deleted,
                 e.recordedAt.secondsSince1970, person,
             ])
             if db.changes > 0 { result.inserted += 1 } else { result.duplicates += 1 }
@@ -164,48 +167,13 @@ extension IntakeStore {
         return result
     }
 
-    /// An import, all of it or nothing: settings, goals, devices and events in
-    /// one transaction, so a refused row (or a kill -9) leaves the database as it was.
-    public func importHistory(settings: Settings?, goals: [Goal], devices: [Device], events: [IntakeEvent]) throws(StoreError) -> IngestResult {
-        var result = IngestResult()
-        try importing(wrap: { $0 }) { (session) throws(StoreError) in
-            if let settings { try session.replaceSettings(settings) }
-            try session.addGoals(goals, person: nil)
-            try session.addDevices(devices)
-            result = try session.insert(events)
-        }
-        return result
-    }
-
-    /// A streamed import: `body` adds what it reads, batch by batch, to one
-    /// `BEGIN IMMEDIATE` transaction that commits when it returns and rolls back
-    /// when it throws, so memory stays bounded and the database gets all of the
-    /// file or none of it. `wrap` turns the store's own failures into `body`'s error type.
-    public func importing<Failure: Error>(
-        wrap: (StoreError) -> Failure, _ body: (ImportSession) throws(Failure) -> Void
-    ) throws(Failure) {
-        if isReadOnly {
-            throw wrap(StoreError(.readOnly, path: path, "importing failed: the database \(path) is read-only (check the permissions of the file and its directory)"))
-        }
-        var bodyFailure: Failure?
-        do {
-            try withConnection { db in
-                try db.transaction(immediate: true) {
-                    do throws(Failure) { try body(ImportSession(db: db, store: self)) } catch {
-                        bodyFailure = error
-                        throw ImportSession.RolledBack()
-                    }
-                }
-            }
-        } catch {
-            if let bodyFailure { throw bodyFailure }
-            throw wrap(StoreError.wrap(error, path: path, doing: "importing"))
-        }
-    }
-
     /// Stores one drink typed by a person and returns it with its id (`person` nil: the first person's).
     public func addManual(ml: Double, at time: Timestamp, note: String?, identity: String, recordedAt: Timestamp = .wallClockNow,
                           person: Int64? = nil) throws(StoreError) -> IntakeEvent {
+        let note = TextField.note.stored(note)
+        if let note, let problem = TextField.note.problem(note) {
+            throw StoreError(.invalidValue, path: path, "adding a drink failed: \(problem); nothing was stored")
+        }
         var event = IntakeEvent(
             identity: identity, kind: .sip, ml: ml, time: IntakeEvent.roundedToMillisecond(time),
             source: .manual, note: note, recordedAt: recordedAt)
@@ -491,55 +459,5 @@ public struct EventReader {
         } catch {
             throw StoreError.wrap(error, path: path, doing: "reading events")
         }
-    }
-}
-
-/// What an import adds, inside `IntakeStore.importing`'s one transaction; every
-/// value is checked the way `settings`, `goal`, `pair` and `add` check it.
-/// Valid only inside that call.
-public struct ImportSession {
-    let db: SQLiteConnection
-    let store: IntakeStore
-
-    struct RolledBack: Error {}
-
-    public func replaceSettings(_ settings: Settings) throws(StoreError) {
-        try store.checkSettings(settings)
-        try run("importing the settings") { try IntakeStore.upsertSettings(settings, db) }
-    }
-
-    /// Someone's goals (`person` nil: the first person's).
-    public func addGoals(_ goals: [Goal], person: Int64?) throws(StoreError) {
-        try run("importing goals") { try IntakeStore.upsertGoals(goals, person: person, db) }
-    }
-
-    public func personExists(named name: String) throws(StoreError) -> Bool {
-        try run("reading person \(name.shownSafely(limit: 40))") { try IntakeStore.person(named: name, db) != nil }
-    }
-
-    /// The person called `name`, added (with `units`) when missing; their units stay as they are otherwise.
-    public func person(named name: String, units: VolumeUnit?, at time: Timestamp) throws(StoreError) -> Person {
-        try store.checkName(name)
-        return try run("importing person \(name.shownSafely(limit: 40))") {
-            try IntakeStore.person(named: name, db) ?? IntakeStore.addPerson(name: name, units: units, at: time, db)
-        }
-    }
-
-    public func addDevices(_ devices: [Device]) throws(StoreError) {
-        for device in devices {
-            let calibration = try store.calibrationJSON(device)
-            try run("importing device \(device.address)") { try IntakeStore.upsertDevice(device, calibration: calibration, db) }
-        }
-    }
-
-    /// Events, ids kept when free; those already stored (same identity) are counted, not doubled.
-    public func insert(_ events: [IntakeEvent]) throws(StoreError) -> IngestResult {
-        let what = "importing \(events.count) event\(events.count == 1 ? "" : "s")"
-        try store.checkIntake(events, what)
-        return try run(what) { try IntakeStore.insertRows(events, keepingIDs: true, db) }
-    }
-
-    private func run<T>(_ what: String, _ body: () throws -> T) throws(StoreError) -> T {
-        do { return try body() } catch { throw StoreError.wrap(error, path: store.path, doing: what) }
     }
 }

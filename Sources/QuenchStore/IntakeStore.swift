@@ -9,8 +9,9 @@ import Glibc
 /// goes through, with methods named for intent.
 ///
 /// WAL journal, so readers never block the writer; every write is one
-/// `BEGIN IMMEDIATE` transaction, so a second writer waits (busy timeout) rather
-/// than failing midway, and nothing is ever half-written. SQLite's C API is
+/// `BEGIN IMMEDIATE` transaction, so a second writer waits (busy timeout, past
+/// the longest write: `longestWrite`) rather than failing midway, and nothing
+/// is ever half-written. SQLite's C API is
 /// used directly: the gateway runs for months on a Pi, and a database framework
 /// would bring Foundation's megabytes into its resident memory.
 public final class IntakeStore: Sendable {
@@ -27,12 +28,18 @@ public final class IntakeStore: Sendable {
     public let path: String
     /// True when the file could not be opened for writing; writes then fail with `.readOnly`.
     public let isReadOnly: Bool
+    /// How long an import's one transaction may hold the lock.
+    let importBound: Double
     /// One connection, used by one thread at a time.
     private let connection: Condition<SQLiteConnection>
     /// Opens (and migrates) the database at `path`.
-    /// - Parameter busyTimeout: how long a write waits for another process's lock.
-    public init(path: String, mode: OpenMode = .create, busyTimeout: Double = 10) throws(StoreError) {
+    /// - Parameter busyTimeout: how long a write waits for another process's lock
+    ///   (by default longer than any write may hold it: see `longestWrite`).
+    ///   - importBound: how long an import's last step may hold the lock (`longestWrite`; shorter in tests).
+    public init(path: String, mode: OpenMode = .create, busyTimeout: Double = IntakeStore.defaultBusyTimeout,
+                importBound: Double = IntakeStore.longestWrite) throws(StoreError) {
         self.path = path
+        self.importBound = importBound
         var info = stat()
         let exists = stat(path, &info) == 0
         if !exists {

@@ -20,13 +20,21 @@ public struct Person: Sendable, Hashable, Codable {
     /// The one person a database has before anyone adds another (the migration's).
     public static let defaultName = "me"
 
+    /// The schema's CHECK on `person.name`, in characters.
+    public static let maximumNameLength = 40
+
+    /// Why `name` cannot be a person's name, said whole (the name shown safely); nil when it can.
+    public static func refusal(ofName name: String) -> String? {
+        problem(withName: name).map { "'\(name.shownSafely(limit: 40))' cannot be a person's name: \($0)" }
+    }
+
     /// What is wrong with `name` as a person's name, nil when it will do: it is
     /// typed after `--person`, shown in tables and becomes an MQTT topic level.
     public static func problem(withName name: String) -> String? {
         // Counted as the schema's CHECK counts (code points), so a name that passes here is stored.
-        guard !name.isEmpty, name.unicodeScalars.count <= 40 else { return "a name of 1 to 40 characters, please" }
+        guard !name.isEmpty, name.unicodeScalars.count <= maximumNameLength else { return "a name of 1 to \(maximumNameLength) characters, please" }
         guard name == name.trimmingSpaces, !name.hasPrefix("-") else { return "a name neither starting with '-' nor with spaces around it" }
-        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || "/+#,".unicodeScalars.contains($0) }) else {
+        guard !name.unicodeScalars.contains(where: { TextField.isControl($0) || "/+#,".unicodeScalars.contains($0) }) else {
             return "a name without control characters, '/', '+', '#' or ','"
         }
         return nil
@@ -93,9 +101,7 @@ extension IntakeStore {
     }
 
     func checkName(_ name: String) throws(StoreError) {
-        if let problem = Person.problem(withName: name) {
-            throw StoreError(.invalidValue, path: path, "'\(name.shownSafely(limit: 40))' cannot be a person's name: \(problem)")
-        }
+        if let refusal = Person.refusal(ofName: name) { throw StoreError(.invalidValue, path: path, refusal) }
     }
 
     /// Renames someone; their history, goals, reminders and devices follow (they hold the id).

@@ -13,8 +13,8 @@ extension IntakeStore {
 
     /// The device's calibration as stored (JSON), after checking the record can be stored at all.
     func calibrationJSON(_ device: Device) throws(StoreError) -> String? {
-        guard !device.address.isEmpty else {
-            throw StoreError(.invalidValue, path: path, "a device needs an address")
+        if let problem = device.textProblem {
+            throw StoreError(.invalidValue, path: path, "cannot save device \(device.address.shownSafely(limit: 40)): \(problem)")
         }
         do {
             return try device.calibration.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }

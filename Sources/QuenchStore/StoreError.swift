@@ -24,6 +24,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let diskFull = Code(rawValue: "disk-full")
         /// Another connection held the lock longer than the busy timeout.
         public static let busy = Code(rawValue: "busy")
+        /// A write would hold the database longer than `IntakeStore.longestWrite` (an import too large at once).
+        public static let tooLong = Code(rawValue: "too-long")
         /// The file could not be opened or created (SQLITE_CANTOPEN, permissions).
         public static let cannotOpen = Code(rawValue: "cannot-open")
         /// A value broke a schema rule (SQLITE_CONSTRAINT) or the API's preconditions.
@@ -58,7 +60,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// caller's own mistakes (no such event, unknown migrations).
     public var isTransient: Bool {
         switch code {
-        case .invalidValue, .noSuchEvent, .schemaTooNew, .notFound: false
+        case .invalidValue, .noSuchEvent, .schemaTooNew, .notFound, .tooLong: false
         default: true
         }
     }

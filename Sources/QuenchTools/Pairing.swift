@@ -51,6 +51,12 @@ public enum Pairing {
         if let p = r.profile {
             do { (profile, definition) = try ProfileRegistry.resolve(p) } catch { throw .live(.profile(error)) }
         }
+        // What the store will refuse (a name, a profile's name), refused before any wait.
+        let planned = Device(address: address.description, name: r.name, profile: profile.map(ProfileRegistry.identifier),
+                             addedAt: .wallClockNow, profileDefinition: definition)
+        if let problem = planned.textProblem {
+            throw .live(.store(StoreError(.invalidValue, path: nil, "cannot pair \(address): \(problem); nothing was saved")))
+        }
         let store: IntakeStore
         do { store = try openStore() } catch { throw .live(.store(error)) }
         var type: AddressType = r.random ? .leRandom : .lePublic
@@ -105,7 +111,9 @@ public enum Pairing {
         let how = chosen.transport.isBroadcast ? "broadcast" : (r.bond ? "connected, encrypted" : "connected")
         let now = Timestamp.wallClockNow
         let existing = try? store.device(address: address.description)
-        var device = Device(address: address.description, name: r.name ?? existing?.name ?? advertisedName,
+        // A device's own name is kept only when the store can hold it (a device may advertise anything).
+        let advertised = advertisedName.flatMap { TextField.deviceName.problem($0) == nil ? $0 : nil }
+        var device = Device(address: address.description, name: r.name ?? existing?.name ?? advertised,
                             profile: ProfileRegistry.identifier(chosen), sensor: chosen.sensor,
                             calibration: calibration ?? existing?.calibration, addedAt: existing?.addedAt ?? now, lastSeenAt: now,
                             addressType: type.isRandom ? "random" : "public", profileDefinition: definition)
@@ -177,7 +185,9 @@ public enum DeviceListing {
         guard !devices.isEmpty else { return "no paired devices (pair one with `quench pair ADDRESS`)" }
         var lines = ["address            type    profile        name              calibration               battery, cap         last seen"]
         for d in devices {
-            lines.append(EventFormat.pad(d.address, 19) + EventFormat.pad(d.addressType ?? "-", 8) + EventFormat.pad(d.profile ?? "-", 15)
+            // Stored text from imports and profile files: shown, never obeyed by the terminal.
+            lines.append(EventFormat.pad(d.address.shownSafely(limit: 17), 19) + EventFormat.pad(d.addressType ?? "-", 8)
+                         + EventFormat.pad((d.profile ?? "-").shownSafely(limit: 13), 15)
                          + EventFormat.pad((d.name ?? "-").shownSafely(limit: 16), 18) + EventFormat.pad(d.calibration.map(summary) ?? "none", 26)
                          + EventFormat.pad(status(d) ?? "-", 21) + (d.lastSeenAt?.iso8601 ?? "-"))
         }
@@ -202,7 +212,7 @@ public enum DeviceListing {
     }
 
     public static func jsonLine(_ d: Device) -> String {
-        var s = "{\"address\":\"\(d.address)\""
+        var s = "{\"address\":\"\(EventFormat.jsonEscaped(d.address))\""
         if let t = d.addressType { s += ",\"type\":\"\(t)\"" }
         if let p = d.profile { s += ",\"profile\":\"\(EventFormat.jsonEscaped(p))\"" }
         if let n = d.name { s += ",\"name\":\"\(EventFormat.jsonEscaped(n))\"" }

@@ -11,6 +11,12 @@ import Testing
 struct HardeningTests {
     static func folder() throws -> String { try TemporaryFolder.create("quench-hardening") }
 
+    /// A new database at `path` with `sql` run on it directly, past the store's checks (what an older version could write).
+    static func written(_ path: String, _ sql: String) throws {
+        _ = try IntakeStore(path: path)
+        try SQLiteConnection(path: path, readOnly: false, busyTimeout: 1).execute(sql)
+    }
+
     /// A status a trap gives (SIGILL) would be 132 from a shell; a process killed by a signal has none here.
     static func expectNoCrash(_ r: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(r.status == 0 || r.status == 1 || r.status == 64, "status \(r.status): \(r.stderr)", sourceLocation: sourceLocation)
@@ -99,10 +105,8 @@ struct HardeningTests {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let db = dir + "/q.sqlite"
-        _ = try IntakeStore(path: db)
         // Written as an older version could have: a level curve with no points.
-        let raw = try SQLiteConnection(path: db, readOnly: false, busyTimeout: 1)
-        try raw.execute("""
+        try Self.written(db, """
             INSERT INTO device (address, profile, sensor, calibration, added_at)
             VALUES ('C3:11:22:33:44:55', 'level-bottle', 'level', '{"unit":"mm","density":1,"levelCurve":{"points":[]}}', 1790000000)
             """)
@@ -127,6 +131,28 @@ struct HardeningTests {
             let r = try runQuench(command + ["--db", db])
             Self.expectNoCrash(r)
             #expect(r.status == 0, "\(command): \(r.stderr)")
+        }
+    }
+
+    /// Issue 19: text a database from before the checks may hold (an address
+    /// `ZZ` with an escape sequence, a name and a note that ring the bell) is
+    /// shown escaped by `people`, `devices` and `log`: the terminal obeys none of it.
+    @Test("people, devices and log show stored control characters escaped")
+    func storedControlCharactersAreShownEscaped() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let db = dir + "/q.sqlite"
+        try Self.written(db, """
+            INSERT INTO device (address, name, profile, added_at, person) VALUES ('ZZ' || char(27) || '[31mred', 'bell' || char(7), 'p' || char(27) || '[2J', 1790000000, 1);
+            INSERT INTO intake_event (identity, kind, ml, time, source, device, note, deleted, recorded_at, person)
+                VALUES ('old', 'sip', 100, 1790000000, 'import', 'ZZ' || char(27) || '[31m', 'ding' || char(7) || char(27) || ']0;title' || char(7), 0, 1790000000, 1);
+            """)
+        for command in [["people"], ["devices"], ["log", "--since", "2026-01-01"], ["devices", "--json"]] {
+            let r = try runQuench(command + ["--db", db])
+            Self.expectNoCrash(r)
+            #expect(r.status == 0, "\(command): \(r.stderr)")
+            #expect(!r.stdout.contains("\u{1B}") && !r.stdout.contains("\u{7}"), "\(command) printed a control character: \(r.stdout.debugDescription)")
+            #expect(r.stdout.contains(command.last == "--json" ? "ZZ\\u001b[31m" : "ZZ\\u{1B}[31m"), "\(command): \(r.stdout)")
         }
     }
 
@@ -176,10 +202,16 @@ struct HardeningTests {
         #expect(r.status == 1)
         #expect(!r.stderr.contains("\u{1B}") && !r.stderr.contains("\u{07}"), "raw control bytes in: \(r.stderr.debugDescription)")
         #expect(r.stderr.contains("\\u{1B}[2J\\u{7}"), "\(r.stderr)")
+        // A note holds no control characters but lines and tabs (issue 19): refused at the door,
+        // and the refusal is safe to print; what an older database holds is shown escaped
+        // (storedControlCharactersAreShownEscaped).
         let add = try runQuench(["add", "250ml", "--note", "tea\u{1B}]0;pwned\u{07}\r", "--db", db])
-        #expect(add.status == 0, "\(add.stderr)")
+        #expect(add.status == 1 && add.stderr.contains("note holds the control character U+001B"), "\(add.stderr)")
+        #expect(!add.stderr.contains("\u{1B}") && !add.stderr.contains("\u{07}"), "\(add.stderr.debugDescription)")
+        let lines = try runQuench(["add", "250ml", "--note", "tea\n\tand cake", "--db", db])
+        #expect(lines.status == 0, "\(lines.stderr)")
         let log = try runQuench(["log", "--db", db])
-        #expect(!log.stdout.contains("\u{1B}") && log.stdout.contains("tea\\u{1B}]0;pwned\\u{7}\\u{D}"), "\(log.stdout.debugDescription)")
+        #expect(log.stdout.contains("tea\\u{A}\\u{9}and cake"), "\(log.stdout.debugDescription)")
         let cut = dir + "/long.csv"
         try "kind,ml,time\nsip,\(long),1790000000\n".write(toFile: cut, atomically: true, encoding: .utf8)
         let big = try runQuench(["import", cut, "--db", db])

@@ -211,4 +211,122 @@ struct HistoryProcessTests {
         #expect(events.first?.ml == 300)
         #expect(try runQuench(["today", "--db", f.path]).status == 0)
     }
+
+    /// Issue 19: a history holding the largest and strangest values each door
+    /// takes (the command line, the store under pairing and the gateway, an
+    /// import) exports as JSON and as CSV, and each export imports into a fresh
+    /// database unchanged. One past each limit is refused at the door.
+    @Test func everyExportOfTheStrangestHistoryImportsBackUnchanged() throws {
+        let f = try HistoryFixture(populate: false)
+        try FileManager.default.createDirectory(atPath: f.directory, withIntermediateDirectories: true)
+        let db = ["--db", f.path]
+        let name = StrangeText.longestName
+        #expect(try runQuench(["person", "add", name, "--units", "oz"] + db).status == 0)
+        for (who, note) in [(name, StrangeText.longestNote), ("me", "tea, \"builder's\"\nsecond line"), ("me", "")] {
+            let added = try runQuench(["add", "250ml", "--person", who, "--note", note] + db)
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        // The stores' own doors: what pairing saves, what the gateway ingests.
+        let store = try IntakeStore(path: f.path)
+        let definition = "{\n  \"name\": \"" + StrangeText.line(64).replacing("\\", with: "").replacing("\"", with: "") + "\"\n}"
+        try store.saveDevice(Device(address: "C8:2A:3F:00:3F:2A", name: StrangeText.line(TextField.deviceName.maxCharacters),
+                                    profile: StrangeText.line(TextField.profile.maxCharacters), addedAt: Timestamp(secondsSince1970: 1_790_000_000),
+                                    addressType: "random", profileDefinition: definition))
+        try store.ingest([DetectedEvent(kind: .sip, t: 5, start: 1, end: 4, ml: 42, remainingML: 100)],
+                         device: StrangeText.line(TextField.eventDevice.maxCharacters), started: Timestamp(secondsSince1970: 1_790_000_000))
+        // `devices assign` takes the address in any case.
+        let assigned = try runQuench(["devices", "assign", "c8-2a-3f-00-3f-2a", "--person", name] + db)
+        #expect(assigned.status == 0, "\(assigned.stderr)")
+        // The import's door: an identity at its limit, and what a CSV from elsewhere spells.
+        let identity = StrangeText.line(TextField.identity.maxCharacters)
+        let csv = "identity,kind,ml,time,note,person\n" + CSV.line([identity, "pour", "12.5", "1790000100", StrangeText.longestNote, name]) + "\n"
+        let incoming = f.directory + "/incoming.csv"
+        try csv.write(toFile: incoming, atomically: true, encoding: .utf8)
+        let imported = try runQuench(["import", incoming] + db)
+        #expect(imported.status == 0, "\(imported.stderr)")
+
+        for format in ["json", "csv"] {
+            let exported = try runQuench(["export", "--format", format] + db)
+            #expect(exported.status == 0, "\(exported.stderr)")
+            #expect(exported.stdout.contains("👩‍👩‍👧"))
+            let file = f.directory + "/export.\(format)"
+            try exported.stdout.write(toFile: file, atomically: true, encoding: .utf8)
+            let fresh = ["--db", f.directory + "/fresh-\(format).sqlite"]
+            let back = try runQuench(["import", file] + fresh)
+            #expect(back.status == 0, "\(format): \(back.stderr)")
+            #expect(try runQuench(["export", "--format", format] + fresh).stdout == exported.stdout, "\(format): the same export back")
+            let original = try IntakeStore(path: f.path).events(EventQuery(includeDeleted: true, order: .byID))
+            let copy = try IntakeStore(path: f.directory + "/fresh-\(format).sqlite").events(EventQuery(includeDeleted: true, order: .byID))
+            #expect(copy == original, "\(format): every event, field by field")
+            #expect(original.count == 5 && original.contains { $0.note == StrangeText.longestNote && $0.person == name })
+        }
+        let device = try #require(try IntakeStore(path: f.directory + "/fresh-json.sqlite").device(address: "C8:2A:3F:00:3F:2A"))
+        #expect(device == (try store.device(address: "C8:2A:3F:00:3F:2A")), "the device, its name, profile and file, whose it is")
+
+        // One past each limit: refused at the door, with the field named, and nothing written.
+        let refusals: [([String], String)] = [
+            (["add", "250ml", "--note", StrangeText.longestNote + "x"], "note has 1001 characters, at most 1000"),
+            (["add", "250ml", "--note", "\u{1B}[31mred"], "note holds the control character U+001B"),
+            (["person", "add", StrangeText.longestName + "x"], "a name of 1 to 40 characters"),
+            (["person", "rename", "me", "bad\u{7}bell"], "without control characters"),
+            (["devices", "assign", "ZZ", "--person", "me"], "'ZZ' is not a Bluetooth address"),
+        ]
+        for (command, message) in refusals {
+            let refused = try runQuench(command + db)
+            #expect(refused.status != 0 && refused.stderr.contains(message), "\(command.prefix(2)): \(refused.stderr)")
+            #expect(!refused.stderr.contains("\u{1B}") && !refused.stderr.contains("\u{7}"), "the refusal is safe to print")
+        }
+        #expect(try IntakeStore(path: f.path).events(EventQuery(includeDeleted: true)).count == 5)
+    }
+
+    /// Issue 19: an import of 200 000 events while another process adds drink
+    /// after drink: the import reads its file without the lock and writes in one
+    /// short transaction, and a writer waits its turn. Every `add` succeeds, and
+    /// the import lands whole.
+    @Test func aLargeImportWhileAddingKeepsEveryoneWriting() throws {
+        let f = try HistoryFixture(populate: false)
+        try FileManager.default.createDirectory(atPath: f.directory, withIntermediateDirectories: true)
+        _ = try runQuench(["add", "300ml", "--db", f.path])
+        var csv = "kind,ml,time,device,note\n"
+        for i in 0..<200_000 { csv += "sip,\(5 + i % 50),\(1_700_000_000 + i * 7),big,note number \(i) to make pages\n" }
+        let file = f.directory + "/big.csv"
+        try csv.write(toFile: file, atomically: true, encoding: .utf8)
+        let importing = try startQuench(["import", file, "--db", f.path])
+        var adds: [ProcessResult] = []
+        while importing.isRunning || adds.count < 20 {
+            adds.append(try runQuench(["add", "10ml", "--db", f.path]))
+        }
+        let err = (importing.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile()
+        importing.waitUntilExit()
+        #expect(importing.terminationStatus == 0, "\(String(decoding: err, as: UTF8.self))")
+        let failed = adds.filter { $0.status != 0 }
+        #expect(failed.isEmpty, "\(failed.count) of \(adds.count) adds failed: \(failed.first?.stderr ?? "")")
+        let events = try IntakeStore(path: f.path).events(EventQuery(includeDeleted: true))
+        #expect(events.count == 1 + 200_000 + adds.count)
+    }
+
+    /// Killed while it reads the file, before it writes: nothing of it, no staging left, the database usable.
+    @Test func killedWhileReadingLeavesNothing() throws {
+        let f = try HistoryFixture(populate: false)
+        try FileManager.default.createDirectory(atPath: f.directory, withIntermediateDirectories: true)
+        _ = try runQuench(["add", "300ml", "--db", f.path])
+        // From a pipe whose writer stays open: the import is still reading, never at its end, when it is killed.
+        let fifo = f.directory + "/in.csv"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let importing = try startQuench(["import", fifo, "--db", f.path])
+        let writer = open(fifo, O_WRONLY)  // waits for the import to open it
+        #expect(writer >= 0)
+        var rows = "kind,ml,time\n"
+        for i in 0..<5000 { rows += "sip,10,\(1_700_000_000 + i)\n" }
+        // More than a pipe holds: written only as the import reads (and stages) it.
+        let written = rows.withCString { write(writer, $0, strlen($0)) }
+        #expect(written == rows.utf8.count)
+        kill(importing.processIdentifier, SIGKILL)
+        importing.waitUntilExit()
+        close(writer)
+        #expect(importing.terminationReason == .uncaughtSignal)
+        let added = try runQuench(["add", "100ml", "--db", f.path])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try IntakeStore(path: f.path).events(EventQuery(includeDeleted: true)).map(\.ml).sorted() == [100, 300])
+    }
 }

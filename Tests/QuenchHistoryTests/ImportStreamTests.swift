@@ -167,4 +167,45 @@ import Testing
         // Both outcomes occur: the mutations reach past the first check.
         #expect(imported > 100 && refused > 100, "imported \(imported), refused \(refused)")
     }
+
+    /// Issue 19: the importer's bounds on one event (JSON) and one row (CSV)
+    /// hold the longest event the store can hold, so every export re-imports.
+    @Test func theImportersBoundsHoldTheLongestStorableEvent() throws {
+        #expect(TextField.longestEventBytes <= JSONExportReader.maxEventBytes)
+        #expect(TextField.longestEventBytes <= CSVRowReader.maxRowBytes)
+        // And for real: an event with every text field at its limit, escaped as the export escapes it.
+        let event = IntakeEvent(identity: StrangeText.line(TextField.identity.maxCharacters), kind: .sip, ml: 1, time: Self.now,
+                                remainingML: 1, source: .imported, device: StrangeText.line(TextField.eventDevice.maxCharacters),
+                                traceTime: 1, note: StrangeText.longestNote, recordedAt: Self.now, person: StrangeText.longestName)
+        #expect(event.textProblem == nil)
+        #expect(JSONOutput.encode(EventRecord(event)).utf8.count <= TextField.longestEventBytes)
+        #expect(CSV.line(EventRecord(event).csvFields).utf8.count <= TextField.longestEventBytes)
+    }
+
+    /// Issue 19: text the store refuses, the import refuses first, naming the
+    /// line or event and the field; the refusal is itself safe to print.
+    @Test func textBeyondTheRulesIsRefusedWithItsPlace() throws {
+        let (store, folder) = try store()
+        _ = folder
+        func refusal(_ text: String) -> String {
+            message { _ = try History.importStream(ByteSource(bytes: Array(text.utf8)), file: "t", into: store, now: Self.now) }
+        }
+        #expect(refusal("kind,ml,time,note\nsip,1,1790000000,ok\nsip,1,1790000001,\"\u{1B}[31mred\"\n")
+            == "cannot import t line 3: note holds the control character U+001B; nothing was imported")
+        #expect(refusal("kind,ml,time,note\nsip,1,1790000000,\(CSV.line([StrangeText.line(1001)]))\n").contains("line 2: note has 1001 characters, at most 1000"))
+        #expect(refusal("kind,ml,time,device\nsip,1,1790000000,\(String(repeating: "d", count: 65))\n").contains("line 2: device has 65 characters"))
+        let device = { (address: String) in
+            #"{"format": "quench-export", "version": 2, "devices": [{"address": "\#(address)", "added_at": {"seconds_since1970": 1}}], "events": []}"#
+        }
+        #expect(refusal(device("ZZ")) == "cannot import t: device 1 (byte offset 53): address: 'ZZ' is not a Bluetooth address "
+                + "(six hex pairs: AA:BB:CC:DD:EE:FF); nothing was imported")
+        let escaped = refusal(device(#"\u001b[31mAA:BB:CC:DD:EE:FF"#))
+        #expect(escaped.contains("'\\u{1B}[31mAA:BB:CC:DD:EE:FF' is not a Bluetooth address") && !escaped.contains("\u{1B}"), "\(escaped)")
+        #expect(refusal(#"{"format": "quench-export", "version": 2, "devices": [{"address": "AA:BB:CC:DD:EE:FF", "name": "a\u0007", "added_at": {"seconds_since1970": 1}}]}"#)
+            .contains("device 1 (byte offset 53): device name holds the control character U+0007"))
+        #expect(try store.events(EventQuery(includeDeleted: true)).map(\.identity) == ["before"] && store.listDevices().isEmpty)
+        // An address in another case or with dashes is stored as Quench writes it.
+        _ = try History.importStream(ByteSource(bytes: Array(device("f0-f1-f2-f3-f4-0a").utf8)), file: "t", into: store, now: Self.now)
+        #expect(try store.listDevices().map(\.address) == ["F0:F1:F2:F3:F4:0A"])
+    }
 }

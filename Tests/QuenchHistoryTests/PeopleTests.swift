@@ -227,4 +227,44 @@ import Testing
             == "cannot import \(csvFile) line 3: person 'bad/name': a name without control characters, '/', '+', '#' or ','; nothing was imported")
         #expect(try IntakeStore(path: f.path, mode: .existing).people().map(\.name) == ["me", "Ann"], "Bob was not kept either")
     }
+
+    /// Issue 24: `import --person NAME` makes the file NAME's. One person's file
+    /// (whatever it calls them) goes to them whole: events, goals, devices; a
+    /// file holding several people's history is refused, naming them, rather
+    /// than merged or silently given to each of them.
+    @Test("import --person: one person's file becomes theirs; several people's is refused, naming them")
+    func importWithAPersonMakesTheFileTheirs() throws {
+        let f = try household()
+        let one = """
+            {"format": "quench-export", "version": 2, "people": [{"name": "Zed", "units": "oz", "goals": [{"start_day": "2026-02-01", "ml": 1700, "set_at": {"seconds_since1970": 1}}]}],
+             "devices": [{"address": "F0:00:00:00:00:0F", "added_at": {"seconds_since1970": 1}, "person": "Zed"}],
+             "events": [{"kind": "sip", "ml": 77, "time": 1772618400, "person": "Zed"}, {"kind": "sip", "ml": 23, "time": 1772618500}]}
+            """
+        let file = f.directory + "/zed.json"
+        try one.write(toFile: file, atomically: true, encoding: .utf8)
+        let report = try json(History.importFile(env(f, "ann"), path: file, json: true))
+        #expect(report["inserted"] as? Int == 2 && report["people_added"] as? Int == 0, "\(report)")
+        let store = try IntakeStore(path: f.path, mode: .existing)
+        #expect(try store.people().map(\.name) == ["me", "Ann"], "Zed was not added: the file is Ann's")
+        #expect(try store.events(EventQuery(includeDeleted: true)).filter { $0.ml == 77 || $0.ml == 23 }.allSatisfy { $0.person == "Ann" })
+        #expect(try store.device(address: "F0:00:00:00:00:0F")?.person == "Ann")
+        let annGoals = try json(History.showGoal(env(f, "ann"), json: true))
+        #expect((annGoals["history"] as? [Any])?.count == 2, "the file's goal is hers too: \(annGoals)")
+
+        let csv = "kind,ml,time,person\nsip,50,1772619400,Bob\nsip,60,1772619401,Cy\nsip,70,1772619402,bob\n"
+        let several = f.directory + "/several.csv"
+        try csv.write(toFile: several, atomically: true, encoding: .utf8)
+        let before = try store.events(EventQuery(includeDeleted: true)).count
+        #expect(message { _ = try History.importFile(env(f, "me"), path: several, json: false) }
+            == "cannot import \(several): it holds the history of 2 people (Bob, Cy), and --person me would make all of it theirs: "
+            + "import it without a person (no --person, QUENCH_PERSON or `person` in the config file) to give each their own, "
+            + "or import one person's export (`quench export --person NAME`) with --person; nothing was imported")
+        #expect(try store.events(EventQuery(includeDeleted: true)).count == before && store.people().count == 2)
+        // Without a person, each keeps their own, added when missing.
+        let report2 = try json(History.importFile(env(f, nil), path: several, json: true))
+        #expect(report2["people_added"] as? Int == 2 && report2["inserted"] as? Int == 3)
+        #expect(try store.people().map(\.name) == ["me", "Ann", "Bob", "Cy"])
+        // A person who is not in the household is refused before anything is read.
+        #expect(message { _ = try History.importFile(env(f, "Dee"), path: file, json: false) }.hasPrefix("nobody is called 'Dee'"))
+    }
 }

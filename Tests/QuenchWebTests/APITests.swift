@@ -125,6 +125,34 @@ struct APITests {
         }
     }
 
+    /// Issue 19: the page's door takes what the command line takes, up to the
+    /// same limits: a note at its limit is stored and exports and imports back
+    /// unchanged; one character more, or a control character, is refused (400), naming the field.
+    @Test func aNoteAtItsLimitRoundTripsAndOneMoreIsRefused() async throws {
+        let fixture = try WebFixture()
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        let added = try await server.client.postJSON("/api/add", ["amount": "250ml", "note": StrangeText.longestNote])
+        #expect(added.status == 200, "\(added.body.prefix(300))")
+        let empty = try await server.client.postJSON("/api/add", ["amount": "100ml", "note": ""])
+        #expect(empty.status == 200 && !empty.body.contains("\"note\""), "an empty note is no note: \(empty.body)")
+        for (note, reason) in [(StrangeText.longestNote + "x", "note has 1001 characters, at most 1000"),
+                               ("\u{1B}[31mred", "note holds the control character U+001B")] {
+            let refused = try await server.client.postJSON("/api/add", ["amount": "250ml", "note": note])
+            #expect(refused.status == 400 && (refused.json as? [String: Any])?["error"] as? String == reason, "\(refused.body)")
+        }
+        for format in ["json", "csv"] {
+            let exported = try fixture.quench(["export", "--format", format])
+            #expect(exported.contains("👩‍👩‍👧"))
+            let file = fixture.folder + "/export.\(format)"
+            try exported.write(toFile: file, atomically: true, encoding: .utf8)
+            let fresh = fixture.folder + "/fresh-\(format).sqlite"
+            let imported = try runQuench(["import", file, "--db", fresh])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            #expect(try runQuench(["export", "--format", format, "--db", fresh]).stdout == exported, "\(format)")
+        }
+    }
+
     @Test func thePageAndItsFilesComeFromTheServerItself() async throws {
         let fixture = try WebFixture()
         let server = try await ServerProcess(database: fixture.database)

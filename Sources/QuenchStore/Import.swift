@@ -1,0 +1,175 @@
+import QuenchCore
+import Threading
+
+/// What an import stored.
+public struct ImportOutcome: Sendable, Hashable {
+    public var inserted = 0
+    /// Events already stored (same identity), or twice in the file: counted, not doubled.
+    public var duplicates = 0
+    /// People the file named whom the household did not have.
+    public var peopleAdded = 0
+}
+
+extension IntakeStore {
+    /// The longest any write may hold the database's lock. Only an import's
+    /// last step can take long (it is as long as the file: 200 000 events held
+    /// it 5 to 8 s on the 2-core build machine under load, so a Pi, several
+    /// times slower, still lands ten years of history); it is stopped and
+    /// rolled back past this bound, so no other writer waits longer.
+    public static let longestWrite: Double = 60
+
+    /// How long a write waits for another's lock by default: longer than two
+    /// writes at their longest, so a person adding a drink while an import
+    /// lands waits a moment and never sees "database is locked".
+    public static let defaultBusyTimeout: Double = 3 * longestWrite
+
+    /// An import, all of it or nothing, without holding the database while
+    /// the file is read: `body` checks and stages everything (the events in a
+    /// temporary table on disk, in short transactions of their own that lock
+    /// nothing another process uses); when it returns, one `BEGIN IMMEDIATE`
+    /// transaction writes it all, bounded by `longestWrite`. When `body`
+    /// throws, nothing was written; a kill -9 leaves the database as it was
+    /// (the temporary table goes with the process). `wrap` turns the store's
+    /// own failures into `body`'s error type.
+    public func importing<Failure: Error>(
+        wrap: (StoreError) -> Failure, _ body: (ImportSession) throws(Failure) -> Void
+    ) throws(Failure) -> ImportOutcome {
+        if isReadOnly {
+            throw wrap(StoreError(.readOnly, path: path, "importing failed: the database \(path) is read-only (check the permissions of the file and its directory)"))
+        }
+        var bodyFailure: Failure?
+        do {
+            return try withConnection { db in
+                // On disk, not in memory: an export of any size is staged in bounded memory.
+                try db.execute("PRAGMA temp_store = FILE; DROP TABLE IF EXISTS temp.import_event; " + ImportSession.stagingTable)
+                defer { try? db.execute("DROP TABLE IF EXISTS temp.import_event; PRAGMA temp_store = MEMORY") }
+                let session = ImportSession(db: db, store: self)
+                do throws(Failure) { try body(session) } catch {
+                    bodyFailure = error
+                    throw ImportSession.RolledBack()
+                }
+                return try db.transaction(immediate: true) { try session.commit(db) }
+            }
+        } catch {
+            if let bodyFailure { throw bodyFailure }
+            throw wrap(StoreError.wrap(error, path: path, doing: "importing"))
+        }
+    }
+}
+
+/// What an import adds, gathered inside `IntakeStore.importing` and written
+/// when it ends; every value is checked as it comes, the way `settings`,
+/// `goal`, `pair`, `person add` and `add` check it. Valid only inside that call.
+public final class ImportSession {
+    let db: SQLiteConnection
+    let store: IntakeStore
+    private var settings: Settings?
+    /// People to add when missing, in the order named; lower-cased name → index.
+    private var people: [(name: String, units: VolumeUnit?, at: Timestamp)] = []
+    private var personIndex: [String: Int] = [:]
+    private var goals: [(person: String, goals: [Goal])] = []
+    private var devices: [(device: Device, calibration: String?)] = []
+    private(set) var staged: Int64 = 0
+
+    struct RolledBack: Error {}
+
+    init(db: SQLiteConnection, store: IntakeStore) {
+        self.db = db
+        self.store = store
+    }
+
+    static let stagingTable = """
+        CREATE TEMP TABLE import_event (
+            seq INTEGER PRIMARY KEY, id INTEGER, identity TEXT NOT NULL, kind TEXT NOT NULL, ml REAL NOT NULL,
+            time REAL NOT NULL, remaining_ml REAL, source TEXT NOT NULL, device TEXT, trace_time REAL, note TEXT,
+            deleted INTEGER NOT NULL, recorded_at REAL NOT NULL, person TEXT)
+        """
+
+    public func replaceSettings(_ settings: Settings) throws(StoreError) {
+        try store.checkSettings(settings)
+        self.settings = settings
+    }
+
+    /// Someone the file names: added (with `units`, created `at`) when the household has nobody of that name.
+    public func addPerson(named name: String, units: VolumeUnit?, at time: Timestamp = .wallClockNow) throws(StoreError) {
+        try store.checkName(name)
+        guard personIndex[name.lowercased()] == nil else { return }
+        personIndex[name.lowercased()] = people.count
+        people.append((name, units, time))
+    }
+
+    /// Someone's goals; they must be named by `addPerson` or be in the household.
+    public func addGoals(_ goals: [Goal], person: String) throws(StoreError) {
+        for goal in goals where !(goal.ml.isFinite && goal.ml > 0 && goal.ml <= 20_000) {
+            throw StoreError(.invalidValue, path: store.path, "a daily goal of \(goal.ml) mL is not between 1 mL and 20 L")
+        }
+        self.goals.append((person, goals))
+    }
+
+    public func addDevices(_ devices: [Device]) throws(StoreError) {
+        for device in devices { self.devices.append((device, try store.calibrationJSON(device))) }
+    }
+
+    /// Events, staged (ids kept when free once written; those already stored are counted, not doubled).
+    public func insert(_ events: [IntakeEvent]) throws(StoreError) {
+        let what = "importing \(events.count) event\(events.count == 1 ? "" : "s")"
+        try store.checkIntake(events, what)
+        for event in events {
+            if let problem = event.textProblem {
+                throw StoreError(.invalidValue, path: store.path, "\(what) failed: event \(event.identity.shownSafely(limit: 80)): \(problem)")
+            }
+        }
+        do {
+            // Only the temporary database is written: the file's own lock is not taken.
+            try db.transaction(immediate: false) {
+                for e in events {
+                    try db.run("""
+                        INSERT INTO temp.import_event (id, identity, kind, ml, time, remaining_ml, source, device, trace_time,
+                                                      note, deleted, recorded_at, person)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, [e.id, e.identity, e.kind.rawValue, e.ml, e.time.secondsSince1970, e.remainingML, e.source.rawValue,
+                              e.device, e.traceTime, e.note, e.deleted, e.recordedAt.secondsSince1970, e.person])
+                }
+            }
+        } catch {
+            throw StoreError.wrap(error, path: store.path, doing: what)
+        }
+        staged += Int64(events.count)
+    }
+
+    /// Everything, inside the one immediate transaction: stopped past `longestWrite`.
+    func commit(_ db: SQLiteConnection) throws -> ImportOutcome {
+        let deadline = Deadline(seconds: store.importBound)
+        var outcome = ImportOutcome()
+        if let settings { try IntakeStore.upsertSettings(settings, db) }
+        for person in people where try IntakeStore.person(named: person.name, db) == nil {
+            _ = try IntakeStore.addPerson(name: person.name, units: person.units, at: person.at, db)
+            outcome.peopleAdded += 1
+        }
+        for (person, goals) in goals {
+            try IntakeStore.upsertGoals(goals, person: try IntakeStore.personID(named: person, db), db)
+        }
+        for (device, calibration) in devices { try IntakeStore.upsertDevice(device, calibration: calibration, db) }
+        var last: Int64 = 0
+        while true {
+            var batch: [IntakeEvent] = []
+            try db.run("SELECT \(Self.stagedColumns) FROM temp.import_event WHERE seq > ? ORDER BY seq LIMIT 1000", [last]) { row in
+                batch.append(try IntakeStore.event(row))
+                last = row[13]
+            }
+            if batch.isEmpty { return outcome }
+            let result = try IntakeStore.insertRows(batch, keepingIDs: true, db)
+            outcome.inserted += result.inserted
+            outcome.duplicates += result.duplicates
+            if deadline.hasPassed {
+                throw StoreError(.tooLong, path: store.path,
+                                 "importing failed: writing \(staged) events would hold the database longer than "
+                                 + "\(Int(store.importBound)) s, keeping everyone else waiting; nothing was imported "
+                                 + "(import the file in parts: `quench export --since/--until` makes them)")
+            }
+        }
+    }
+
+    /// The staged row as `IntakeStore.event` decodes it, then its place.
+    private static let stagedColumns = "id, identity, kind, ml, time, remaining_ml, source, device, trace_time, note, deleted, recorded_at, person, seq"
+}
