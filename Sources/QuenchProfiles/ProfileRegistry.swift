@@ -76,8 +76,6 @@ public struct ProfileRegistry: Sendable {
         try standard.resolve(nameOrPath)
     }
 
-    /// Profile files are small; a larger file is refused before it is read whole.
-    public static let largestProfileFile = 1 << 20
 
     private static func readFile(_ path: String) throws(ProfileLookupError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
