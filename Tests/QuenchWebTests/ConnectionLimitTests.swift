@@ -95,7 +95,39 @@ struct ConnectionLimitTests {
         out["many_closed"] = wait_closed(many)
         out["stream_still_open"] = not closed(stream)
         out["after"] = ask("/api/today", auth)[0]
-        stream.close()
+        # The cap full of allowed connections idle between requests: the one idle longest makes way.
+        bearer = "Authorization: Bearer " + token + "\r\n" if token else ""
+        def request(path):
+            s = socket.create_connection((host, port), timeout=5)
+            s.sendall(("GET %s HTTP/1.1\r\nHost: %s:%d\r\n%s%s\r\n" % (path, host, port, bearer, cookie)).encode())
+            return s
+        kept = []
+        for _ in range(count):
+            s = request("/icon.svg")
+            got = b""
+            while b"</svg>" not in got:
+                chunk = s.recv(65536)
+                if not chunk: break
+                got += chunk
+            kept.append(s)
+        out["kept"] = len(kept)
+        out["page_past_kept"] = ask("/", auth)[0]
+        out["kept_closed"] = sum(1 for s in kept if closed(s))
+        for s in kept: s.close()
+        # The cap full of live streams (the one above among them): none is let go, a new connection is refused.
+        streams = [stream]
+        for _ in range(count - 1):
+            s = request("/api/events")
+            got = b""
+            while b"retry:" not in got:
+                chunk = s.recv(4096)
+                if not chunk: break
+                got += chunk
+            streams.append(s)
+        time.sleep(0.2)
+        out["streams"] = len(streams)
+        out["past_streams"] = ask("/api/today", auth)[0]
+        out["streams_closed"] = sum(1 for s in streams if closed(s))
         print(json.dumps(out))
         """#
 
@@ -111,6 +143,12 @@ struct ConnectionLimitTests {
         #expect(out["many_closed"] as? Int == flood, "\(out)")
         #expect(out["stream_still_open"] as? Bool == true, "a live stream is a request in progress: never idle, never let go")
         #expect(out["after"] as? Int == 200, "\(out)")
+        #expect(out["kept"] as? Int == cap)
+        #expect(out["page_past_kept"] as? Int == 200, "the connection idle longest makes way: \(out)")
+        #expect((out["kept_closed"] as? Int).map { $0 >= 1 && $0 < cap } == true, "\(out)")
+        #expect(out["streams"] as? Int == cap)
+        #expect(out["past_streams"] as? Int == nil, "every connection in a request: a new one is refused (\(out["past_streams"] ?? "nothing"))")
+        #expect(out["streams_closed"] as? Int == 0, "no live stream is let go")
         if token {
             #expect(out["anonymous"] as? Int == 401)
             #expect(out["anonymous_connection"] as? String == "close", "a refused request's connection is not kept")

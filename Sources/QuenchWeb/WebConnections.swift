@@ -134,10 +134,10 @@ final class ConnectionTable: Sendable {
     }
 
     private static func victim(in entries: [ObjectIdentifier: Entry]) -> ObjectIdentifier? {
-        if let stranger = entries.filter({ !$0.value.trusted }).min(by: { $0.value.serial < $1.value.serial }) {
+        if let stranger = entries.lazy.filter({ !$0.value.trusted }).min(by: { $0.value.serial < $1.value.serial }) {
             return stranger.key
         }
-        return entries.filter { !$0.value.busy }.min { $0.value.idleSince < $1.value.idleSince }?.key
+        return entries.lazy.filter { !$0.value.busy }.min { $0.value.idleSince < $1.value.idleSince }?.key
     }
 
     func closed(_ channel: any Channel) {
