@@ -8,11 +8,14 @@ import Glibc
 
 /// Idle connections never take the server off the air: `quench serve` under a
 /// low `ulimit -n` (so its cap is small: `ulimit -n` minus the reserve) and a
-/// 1 s header timeout, probed by Python's sockets: connections that send nothing
-/// or half a request are closed (their sockets read EOF); as many of them as the
-/// server may open descriptors (four times its cap) leave room for the page, a token holder's request and a live stream; the
-/// server still answers afterwards and stops cleanly (a crash, such as the
-/// libdispatch SIGILL when the descriptors ran out, would show in its exit status).
+/// 1 s header timeout, probed by Python's sockets:
+/// - connections that send nothing or half a request are closed (their sockets read EOF);
+/// - as many of them as the server may open descriptors (at least four times its
+///   cap) leave room for the page, a token holder's request and a live stream;
+/// - a cap full of allowed connections idle between requests makes way for a new
+///   one; a cap full of live streams keeps them all and refuses the new one;
+/// - the server still answers and stops cleanly (a crash, such as libdispatch's
+///   SIGILL when the descriptors ran out, would show in its exit status).
 @Suite(.serialized)
 struct ConnectionLimitTests {
     /// The cap the tests give the server: a `ulimit -n` this much above the reserve.
@@ -66,7 +69,18 @@ struct ConnectionLimitTests {
             while time.monotonic() < deadline and not all(closed(s) for s in socks): time.sleep(0.05)
             return sum(1 for s in socks if closed(s))
         auth = {"Authorization": "Bearer " + token} if token else {}
+        bearer = "Authorization: Bearer " + token + "\r\n" if token else ""
         cookie = "Cookie: quench_token=" + token + "\r\n" if token else ""
+        def request(path, until, credential):
+            # A raw keep-alive request, read until `until` arrives (or the server closes); the socket stays open.
+            s = socket.create_connection((host, port), timeout=5)
+            s.sendall(("GET %s HTTP/1.1\r\nHost: %s:%d\r\n%s\r\n" % (path, host, port, credential)).encode())
+            got = b""
+            while until not in got:
+                chunk = s.recv(65536)
+                if not chunk: break
+                got += chunk
+            return s, got
         out = {}
         # Fewer than the cap: only the header timeout can close them.
         few = idle(count // 2)
@@ -78,14 +92,7 @@ struct ConnectionLimitTests {
         out["many"] = len(many)
         out["page"] = ask("/", auth)[0]
         out["api"] = ask("/api/today", auth)[0]
-        stream = socket.create_connection((host, port), timeout=5)
-        stream.sendall(("GET /api/events HTTP/1.1\r\nHost: %s:%d\r\n%s\r\n" % (host, port, cookie)).encode())
-        got = b""
-        deadline = time.monotonic() + 5
-        while b"retry:" not in got and time.monotonic() < deadline:
-            chunk = stream.recv(4096)
-            if not chunk: break
-            got += chunk
+        stream, got = request("/api/events", b"retry:", cookie)
         out["stream_head"] = got.split(b"\r\n")[0].decode(errors="replace")
         out["stream_first_event"] = b"retry:" in got
         if token:
@@ -96,34 +103,13 @@ struct ConnectionLimitTests {
         out["stream_still_open"] = not closed(stream)
         out["after"] = ask("/api/today", auth)[0]
         # The cap full of allowed connections idle between requests: the one idle longest makes way.
-        bearer = "Authorization: Bearer " + token + "\r\n" if token else ""
-        def request(path):
-            s = socket.create_connection((host, port), timeout=5)
-            s.sendall(("GET %s HTTP/1.1\r\nHost: %s:%d\r\n%s%s\r\n" % (path, host, port, bearer, cookie)).encode())
-            return s
-        kept = []
-        for _ in range(count):
-            s = request("/icon.svg")
-            got = b""
-            while b"</svg>" not in got:
-                chunk = s.recv(65536)
-                if not chunk: break
-                got += chunk
-            kept.append(s)
+        kept = [request("/icon.svg", b"</svg>", bearer)[0] for _ in range(count)]
         out["kept"] = len(kept)
         out["page_past_kept"] = ask("/", auth)[0]
         out["kept_closed"] = sum(1 for s in kept if closed(s))
         for s in kept: s.close()
         # The cap full of live streams (the one above among them): none is let go, a new connection is refused.
-        streams = [stream]
-        for _ in range(count - 1):
-            s = request("/api/events")
-            got = b""
-            while b"retry:" not in got:
-                chunk = s.recv(4096)
-                if not chunk: break
-                got += chunk
-            streams.append(s)
+        streams = [stream] + [request("/api/events", b"retry:", cookie)[0] for _ in range(count - 1)]
         time.sleep(0.2)
         out["streams"] = len(streams)
         out["past_streams"] = ask("/api/today", auth)[0]
