@@ -85,7 +85,7 @@ public struct ServeCommand: AsyncParsableCommand {
         var headerTimeout: Double?
         @Option(help: ArgumentHelp("Seconds a connection may idle between requests (default 60).", visibility: .hidden))
         var idleTimeout: Double?
-        @Option(help: ArgumentHelp("At most this many connections (default 128, fewer under a low `ulimit -n`).", visibility: .hidden))
+        @Option(help: ArgumentHelp("At most this many connections (default 64, fewer under a low `ulimit -n`).", visibility: .hidden))
         var maxConnections: Int?
 
         public init() {}

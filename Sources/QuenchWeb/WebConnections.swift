@@ -31,12 +31,15 @@ extension WebServer {
         /// request in progress and is never idle (its heartbeat every 15 s).
         public var idleTimeout: Duration
         /// At most this many connections, fewer when the descriptor limit says so
-        /// (`cap(openFiles:)`). A household's phones keep a few each (a browser
-        /// keeps up to six, and the live stream): 128 is room for a dozen people
-        /// and keeps quench-web's memory in its budget (docs/benchmarks-web.md).
+        /// (`cap(openFiles:)`). A browser keeps up to six to a server and a page
+        /// its live stream, but a phone mostly uses one or two, and a full table
+        /// lets idle ones go rather than refuse: 64 serves a household. Each held
+        /// connection costs quench-web about 12 kB (static release: 64 held add
+        /// 0.8 MB, a flood of 1000 capped at 64 adds 1.5 MB, 128 would add 2.8 MB),
+        /// and its 30 MB budget has little to spare (docs/benchmarks-web.md).
         public var maxConnections: Int
 
-        public static let standard = ConnectionLimits(headerTimeout: .seconds(15), idleTimeout: .seconds(60), maxConnections: 128)
+        public static let standard = ConnectionLimits(headerTimeout: .seconds(15), idleTimeout: .seconds(60), maxConnections: 64)
 
         public init(headerTimeout: Duration, idleTimeout: Duration, maxConnections: Int) {
             self.headerTimeout = headerTimeout
