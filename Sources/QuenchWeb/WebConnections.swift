@@ -170,8 +170,6 @@ final class ConnectionTable: Sendable {
     func isTrusted(_ channel: any Channel) -> Bool {
         state.withLock { $0.entries[ObjectIdentifier(channel)]?.trusted ?? false }
     }
-
-    var count: Int { state.withLock { $0.entries.count } }
 }
 
 /// Hummingbird's HTTP/1.1 connection (idle timeout included), admitted through
