@@ -81,8 +81,33 @@ public struct ServeCommand: AsyncParsableCommand {
         @Option(help: "Show volumes in ml or oz (default: the setting).") var units: String?
         @Option(help: "Log level: trace, debug, info, notice, warning, error (default: $QUENCH_LOG, else `log_level` in the config file, else info).")
         var logLevel: String?
+        // For the tests, which cannot wait the real timeouts: hidden, the defaults are the ones to run with.
+        @Option(help: ArgumentHelp("Seconds a new connection has to send its request's head (default 15).", visibility: .hidden))
+        var headerTimeout: Double?
+        @Option(help: ArgumentHelp("Seconds a connection may idle between requests (default 60).", visibility: .hidden))
+        var idleTimeout: Double?
+        @Option(help: ArgumentHelp("At most this many connections (default 64, fewer under a low `ulimit -n`).", visibility: .hidden))
+        var maxConnections: Int?
 
         public init() {}
+
+        public func validate() throws {
+            for (name, value) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout)] {
+                if let value, !(0.05...3600).contains(value) { throw ValidationError("\(name) \(value): between 0.05 and 3600 seconds") }
+            }
+            if let maxConnections, !(1...65536).contains(maxConnections) {
+                throw ValidationError("--max-connections \(maxConnections): between 1 and 65536")
+            }
+        }
+
+        /// The standard limits with the hidden options over them.
+        var limits: WebServer.ConnectionLimits {
+            var limits = WebServer.ConnectionLimits.standard
+            if let headerTimeout { limits.headerTimeout = .milliseconds(Int64(headerTimeout * 1000)) }
+            if let idleTimeout { limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000)) }
+            if let maxConnections { limits.maxConnections = maxConnections }
+            return limits
+        }
 
         public func run() async throws {
             let configuration: Configuration
@@ -93,15 +118,21 @@ public struct ServeCommand: AsyncParsableCommand {
                 throw configurationFailure(error)
             }
             let options = WebServer.Options(listen: try configuration.listenAddress(), environment: HistoryEnvironment.process(configuration),
-                                            tokenPath: configuration.tokenPath)
+                                            tokenPath: configuration.tokenPath, limits: limits)
             let logger = LiveLogging.bootstrap(level: logLevel ?? configuration.logLevel.value.rawValue)
             // Under the quench-web unit (Type=notify): started once the port is bound, so
             // `systemctl start` fails when the address is taken rather than after.
             let notifier = ServiceNotifier.fromEnvironment()
-            try await WebServer.run(options, logger: logger) { address in
-                print(WebServer.greeting(address))
-                fflush(nil)  // every stream: stdout is a pipe under the tests and the benchmark
-                notifier.ready(status: "serving \(address)")
+            do {
+                try await WebServer.run(options, logger: logger) { address in
+                    print(WebServer.greeting(address))
+                    fflush(nil)  // every stream: stdout is a pipe under the tests and the benchmark
+                    notifier.ready(status: "serving \(address)")
+                }
+            } catch {
+                // A limit the unit or the shell set: restarting would not raise it.
+                if case .tooFewFiles = error { throw configurationFailure(error) }
+                throw error
             }
             notifier.stopping()
         }

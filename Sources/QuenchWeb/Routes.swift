@@ -16,7 +16,7 @@ struct Routes: Sendable {
     let environment: HistoryEnvironment
     let feed: ChangeFeed
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<WebRequestContext>) {
         router.get("/") { _, _ in Responses.asset(Assets.page, type: "text/html; charset=utf-8") }
         router.get("/app.js") { _, _ in Responses.asset(Assets.script, type: "text/javascript; charset=utf-8") }
         router.get("/app.css") { _, _ in Responses.asset(Assets.style, type: "text/css; charset=utf-8") }

@@ -12,6 +12,8 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
     /// The address is taken, or not ours to bind.
     case cannotListen(String, cause: any Error)
     case history(HistoryError)
+    /// The process may open too few descriptors for the connections and what it needs besides.
+    case tooFewFiles(limit: Int, needed: Int)
 
     public var description: String {
         switch self {
@@ -25,6 +27,8 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
             return "cannot listen on \(address): \(cause) (another `quench serve`? choose another port with --listen)"
         case let .history(error):
             return error.description
+        case let .tooFewFiles(limit, needed):
+            return "this process may open only \(limit) files (ulimit -n; LimitNOFILE= in a unit); quench serve needs at least \(needed)"
         }
     }
 }

@@ -27,14 +27,18 @@ public enum WebServer {
         public var pollInterval: Duration
         /// How often an idle live connection is written to.
         public var heartbeatInterval: Duration
+        /// Timeouts and the connection cap (`ConnectionLimits`).
+        public var limits: ConnectionLimits
 
         public init(listen: ListenAddress, environment: HistoryEnvironment, tokenPath: String? = nil,
-                    pollInterval: Duration = .milliseconds(250), heartbeatInterval: Duration = .seconds(15)) {
+                    pollInterval: Duration = .milliseconds(250), heartbeatInterval: Duration = .seconds(15),
+                    limits: ConnectionLimits = .standard) {
             self.listen = listen
             self.environment = environment
             self.tokenPath = tokenPath ?? AccessToken.defaultPath(forDatabase: environment.databasePath)
             self.pollInterval = pollInterval
             self.heartbeatInterval = heartbeatInterval
+            self.limits = limits
         }
     }
 
@@ -52,16 +56,26 @@ public enum WebServer {
         }
         let tokenFile = BoundAddress(resolved)?.isLoopback == true ? nil : try TokenFile(path: options.tokenPath)
         let bound = BoundListener()
+        // Read once: the cap must leave room below the limit this process started with.
+        let openFiles = ConnectionLimits.openFileLimit()
+        let cap = try options.limits.cap(openFiles: openFiles)
+        logger.info("at most \(cap) connections (\(openFiles) open files allowed)")
+        let connections = ConnectionTable(capacity: cap)
         let feed = ChangeFeed()
-        let router = Router()
+        let router = Router(context: WebRequestContext.self)
         router.add(middleware: JSONErrors())
-        router.add(middleware: AccessGuard(listener: options.listen, bound: bound, tokenFile: tokenFile))
+        router.add(middleware: AccessGuard(listener: options.listen, bound: bound, tokenFile: tokenFile, connections: connections))
         Routes(environment: options.environment, feed: feed).register(on: router)
 
         let watcher = ChangeWatcher(store: store, feed: feed, interval: options.pollInterval, heartbeat: options.heartbeatInterval, logger: logger)
+        let limits = options.limits
         let app = Application(
             router: router,
-            configuration: .init(address: .hostname(resolved.ipAddress ?? options.listen.host, port: options.listen.port), serverName: "quench"),
+            server: HTTPServerBuilder { responder in LimitedHTTP1Channel(responder: responder, table: connections, limits: limits) },
+            // The table keeps the count at the cap by letting connections go; should closing them
+            // lag behind a flood, the listener stops accepting a little past it, never at the descriptor limit.
+            configuration: .init(address: .hostname(resolved.ipAddress ?? options.listen.host, port: options.listen.port), serverName: "quench",
+                                 availableConnectionsDelegate: MaximumAvailableConnections(cap + ConnectionLimits.acceptSlack, logger: logger)),
             services: [watcher],
             onServerRunning: { channel in
                 // Until this is known every request is refused (AccessGuard).
@@ -126,12 +140,26 @@ final class BoundListener: Sendable {
     let address = Mutex<BoundAddress?>(nil)
 }
 
+/// Hummingbird's basic context and the request's connection, which the access
+/// guard marks as one to keep when the connections are too many.
+struct WebRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.channel = source.channel
+    }
+}
+
 /// Applies `AccessPolicy` to every request, with the token its file holds now.
-struct AccessGuard<Context: RequestContext>: RouterMiddleware {
+struct AccessGuard: RouterMiddleware {
+    typealias Context = WebRequestContext
     let listener: ListenAddress
     let bound: BoundListener
     /// Nil when the address resolved was loopback.
     let tokenFile: TokenFile?
+    let connections: ConnectionTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var token: AccessToken?
@@ -156,8 +184,10 @@ struct AccessGuard<Context: RequestContext>: RouterMiddleware {
             contentType: request.headers[.contentType])
         switch policy.decide(parts) {
         case .allow:
+            connections.trust(context.channel)
             return try await next(request, context)
         case let .setCookieAndRedirect(location):
+            connections.trust(context.channel)
             var response = Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
             // Lax, not Strict: the link is opened from another app (a cross-site
             // navigation), and the page it lands on must already carry the cookie.

@@ -12,8 +12,9 @@ import QuenchStore
 /// - a page refresh as the page's script makes it (household; today and state
 ///   together; log, stats 7, stats 30 and calendar together; the three charts
 ///   one after another), and a first load (page, script, style, then that);
-/// - the server's resident memory (VmRSS, VmHWM) idle, after the load, and with
-///   live `/api/events` streams open;
+/// - the server's resident memory (VmRSS, VmHWM) idle, after the load, with
+///   live `/api/events` streams open, and with a flood of idle connections held
+///   (of which it keeps at most its cap, letting the oldest go);
 /// - the time from a `quench add` in another process (and from a POST
 ///   `/api/add`) to the `change` event on every open stream.
 /// Targets (the issue): every answer < 50 ms, resident memory < 30 MB.
@@ -25,6 +26,8 @@ struct WebBenchmark {
     var warmup = 20
     var adds = 50
     var streams = 20
+    /// Connections opened that send nothing, as a hostile probe does (`--idle N`).
+    var idle = 1000
     var tries = 20
     var years = 10
     /// Sips a day from the bottle (the store benchmark's detector-level history: 95-125).
@@ -43,6 +46,7 @@ struct WebBenchmark {
             case ("--server", let v?): server = v
             case ("--requests", let v?): requests = max(1, Int(v) ?? requests)
             case ("--streams", let v?): streams = max(1, Int(v) ?? streams)
+            case ("--idle", let v?): idle = max(0, Int(v) ?? idle)
             case ("--tries", let v?): tries = max(1, Int(v) ?? tries)
             case ("--years", let v?): years = max(1, Int(v) ?? years)
             case ("--also", let v?): also = v.split(separator: ",").map(String.init)
@@ -125,6 +129,12 @@ struct WebBenchmark {
         defer { for stream in open { stream.close() } }
         Thread.sleep(forTimeInterval: 1)
         print(memoryLine("\(streams) live /api/events streams open", server))
+        if idle > 0 {
+            let sockets = try IdleSockets(count: idle, port: server.port)
+            Thread.sleep(forTimeInterval: 1)
+            print(memoryLine("\(idle) idle connections opened", server) + "   (\(sockets.closedByServer()) closed by the server, the rest held)")
+            sockets.close()
+        }
         try changeLatency(open, server: server, database: database, connection: connection)
         print(memoryLine("at the end (streams still open)", server))
         print("  resident at the end, by mapping: " + server.residentByMapping()
@@ -349,5 +359,46 @@ final class ServedQuench {
         process.waitUntilExit()
         stopped = process.terminationStatus
         return process.terminationStatus
+    }
+}
+
+/// Connections that send nothing, held open: what a hostile probe does. Plain
+/// sockets (the server must cope with whatever connects, not just with NIO).
+final class IdleSockets {
+    private var descriptors: [Int32] = []
+
+    init(count: Int, port: Int) throws {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        for _ in 0..<count {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { throw StoreBenchmark.BenchError.command("socket", errno, String(cString: strerror(errno)) + " (raise ulimit -n)") }
+            let rc = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard rc == 0 else {
+                let error = errno
+                Glibc.close(fd)
+                throw StoreBenchmark.BenchError.command("connect to 127.0.0.1:\(port)", error, String(cString: strerror(error)))
+            }
+            descriptors.append(fd)
+        }
+    }
+
+    /// How many the server has closed (they read EOF or a reset).
+    func closedByServer() -> Int {
+        descriptors.filter { fd in
+            var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard Glibc.poll(&poll, 1, 0) == 1 else { return false }
+            var byte: UInt8 = 0
+            return recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) <= 0
+        }.count
+    }
+
+    func close() {
+        for fd in descriptors { Glibc.close(fd) }
+        descriptors.removeAll()
     }
 }

@@ -4,7 +4,7 @@
 //   quench-bench store [--quench PATH] [--db PATH] [--runs N]
 //   quench-bench gateway [--seconds S]
 //   quench-bench mqtt [--quench PATH] [--events N] [--backlog N] [--mosquitto PATH]
-//   quench-bench web [--quench PATH] [--server PATH] [--requests N] [--streams N] [--tries N] [--years N] [--sips MIN-MAX] [--also PATHS]
+//   quench-bench web [--quench PATH] [--server PATH] [--requests N] [--streams N] [--idle N] [--tries N] [--years N] [--sips MIN-MAX] [--also PATHS]
 import Foundation
 
 /// Runs one benchmark; a failure is printed and exits 1.
@@ -39,7 +39,7 @@ default:
                quench-bench store [--quench PATH] [--db PATH] [--runs N]
                quench-bench gateway [--seconds S]
                quench-bench mqtt [--quench PATH] [--events N] [--backlog N] [--mosquitto PATH]
-               quench-bench web [--quench PATH] [--server PATH] [--requests N] [--streams N] [--tries N] [--years N] [--sips MIN-MAX] [--also PATHS]
+               quench-bench web [--quench PATH] [--server PATH] [--requests N] [--streams N] [--idle N] [--tries N] [--years N] [--sips MIN-MAX] [--also PATHS]
           detector  sip detector alone on simulated readings (default 10 M)
           replay    a trace file of N readings through the detector, in process and
                     as a whole `quench replay --json` process with its peak RSS

@@ -1,0 +1,306 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+// Hummingbird's HTTP parts (`HTTPRequestPart`); in its graph already, as NIOCore is.
+import NIOHTTPTypes
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension WebServer {
+    /// How long a connection may say nothing, and how many may be open at once.
+    ///
+    /// Why these: a connection that never sends a request, or only part of one,
+    /// costs a descriptor and memory; a thousand of them once took the server off
+    /// the air, and when they filled the process's descriptors Swift's thread pool
+    /// (libdispatch, which counts its workers by opening /proc/TID/stat) trapped:
+    /// the SIGILL. So the cap stays below the descriptor limit with room to spare,
+    /// and a full table makes way for the people the server is for.
+    public struct ConnectionLimits: Sendable, Equatable {
+        /// From the connection's accept to its first request's complete head. A
+        /// phone on weak Wi-Fi sends its request in one segment right after the
+        /// handshake; 15 s covers TCP's retransmissions of it (1 + 2 + 4 s) twice.
+        public var headerTimeout: Duration
+        /// A connection that has shown it may be here, between requests (HTTP
+        /// keep-alive; Hummingbird's `idleTimeout`). A minute keeps a page's
+        /// connections for its next refresh (a change, or the page coming back to
+        /// the front) without holding a phone that went away; a live stream is a
+        /// request in progress and is never idle (its heartbeat every 15 s).
+        public var idleTimeout: Duration
+        /// At most this many connections, fewer when the descriptor limit says so
+        /// (`cap(openFiles:)`). A browser keeps up to six to a server and a page
+        /// its live stream, but a phone mostly uses one or two, and a full table
+        /// lets idle ones go rather than refuse: 64 serves a household. Each held
+        /// connection costs quench-web about 12 kB (static release: 64 held add
+        /// 0.8 MB, a flood of 1000 capped at 64 adds 1.5 MB, 128 would add 2.8 MB),
+        /// and its 30 MB budget has little to spare (docs/benchmarks-web.md).
+        public var maxConnections: Int
+
+        public static let standard = ConnectionLimits(headerTimeout: .seconds(15), idleTimeout: .seconds(60), maxConnections: 64)
+
+        public init(headerTimeout: Duration, idleTimeout: Duration, maxConnections: Int) {
+            self.headerTimeout = headerTimeout
+            self.idleTimeout = idleTimeout
+            self.maxConnections = maxConnections
+        }
+
+        /// Descriptors never given to connections: the process's own (stdio, each
+        /// event loop's epoll, eventfd and timerfds, the listener, the change
+        /// watcher's database: 21 on 2 cores), each request thread's (a database
+        /// with its WAL and shared memory, the token file, a share card's
+        /// rsvg-convert pipes), the connections accepted past the cap before
+        /// one is let go (`acceptSlack`), and libdispatch's /proc reads.
+        public static var reservedFiles: Int { 64 + 16 * System.coreCount }
+
+        /// Connections accepted beyond the cap while the ones they replace close
+        /// (on their own event loops): past that the listener stops accepting
+        /// (Hummingbird's `MaximumAvailableConnections`) and the kernel's backlog waits.
+        static let acceptSlack = 16
+
+        /// Fewer than this and the server could not serve a page and its stream.
+        static let minimumConnections = 8
+
+        /// The cap for a process that may open `openFiles` descriptors.
+        public func cap(openFiles: Int) throws(WebError) -> Int {
+            let room = openFiles - Self.reservedFiles
+            guard room >= Self.minimumConnections else {
+                throw .tooFewFiles(limit: openFiles, needed: Self.reservedFiles + Self.minimumConnections)
+            }
+            return min(maxConnections, room)
+        }
+
+        /// RLIMIT_NOFILE's soft limit: the descriptors this process may open
+        /// (`ulimit -n`, or the unit's `LimitNOFILE=`).
+        public static func openFileLimit() -> Int {
+            var limit = rlimit()
+            guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+            return Int(clamping: limit.rlim_cur)
+        }
+    }
+}
+
+/// The open connections, and which to let go when there are too many.
+///
+/// The policy, when a connection arrives and the table is full: let go of the
+/// oldest connection that has not yet shown it may be here (no request that
+/// the access policy allowed: no token on a network listener, nothing yet on
+/// loopback); else the one idle the longest between requests; else (every
+/// connection is in a request: pages loading, live streams) refuse the new one.
+/// New connections are not refused while anonymous ones are open because who
+/// is on a new connection is not known until its request is read: refusing
+/// them would shut a token holder out behind idle strangers, which is what the
+/// cap is against. A connection in a request (a live stream) is never let go.
+final class ConnectionTable: Sendable {
+    enum Admission {
+        case admitted(evicting: (any Channel)?)
+        case refused
+    }
+
+    private struct Entry {
+        let channel: any Channel
+        /// Accept order.
+        let serial: UInt64
+        /// A request on it was allowed.
+        var trusted = false
+        /// A request is being read or answered.
+        var busy = false
+        var idleSince: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var entries: [ObjectIdentifier: Entry] = [:]
+        var serial: UInt64 = 0
+    }
+
+    let capacity: Int
+    private let state = Mutex(State())
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// A connection was accepted: in, perhaps in place of another (which the caller closes), or refused.
+    func admit(_ channel: any Channel) -> Admission {
+        state.withLock { s in
+            var evicted: (any Channel)?
+            if s.entries.count >= capacity {
+                guard let victim = Self.victim(in: s.entries) else { return .refused }
+                evicted = s.entries.removeValue(forKey: victim)?.channel
+            }
+            s.serial += 1
+            s.entries[ObjectIdentifier(channel)] = Entry(channel: channel, serial: s.serial, idleSince: .now)
+            return .admitted(evicting: evicted)
+        }
+    }
+
+    private static func victim(in entries: [ObjectIdentifier: Entry]) -> ObjectIdentifier? {
+        if let stranger = entries.lazy.filter({ !$0.value.trusted }).min(by: { $0.value.serial < $1.value.serial }) {
+            return stranger.key
+        }
+        return entries.lazy.filter { !$0.value.busy }.min { $0.value.idleSince < $1.value.idleSince }?.key
+    }
+
+    func closed(_ channel: any Channel) {
+        state.withLock { s in
+            let id = ObjectIdentifier(channel)
+            if s.entries[id]?.channel === channel { s.entries[id] = nil }
+        }
+    }
+
+    /// The access policy allowed a request on it.
+    func trust(_ channel: any Channel) {
+        state.withLock { $0.entries[ObjectIdentifier(channel)]?.trusted = true }
+    }
+
+    func requestStarted(_ channel: any Channel) {
+        state.withLock { $0.entries[ObjectIdentifier(channel)]?.busy = true }
+    }
+
+    func requestEnded(_ channel: any Channel) {
+        state.withLock { s in
+            let id = ObjectIdentifier(channel)
+            s.entries[id]?.busy = false
+            s.entries[id]?.idleSince = .now
+        }
+    }
+
+    func isTrusted(_ channel: any Channel) -> Bool {
+        state.withLock { $0.entries[ObjectIdentifier(channel)]?.trusted ?? false }
+    }
+}
+
+/// Hummingbird's HTTP/1.1 connection (idle timeout included), admitted through
+/// the table: a connection it lets go of is closed, one it refuses never gets a pipeline.
+struct LimitedHTTP1Channel: ServerChildChannel {
+    typealias Value = HTTP1Channel.Value
+
+    let http1: HTTP1Channel
+    let table: ConnectionTable
+
+    init(responder: @escaping HTTPChannelHandler.Responder, table: ConnectionTable, limits: WebServer.ConnectionLimits) {
+        let headerTimeout = TimeAmount(limits.headerTimeout)
+        self.http1 = HTTP1Channel(responder: responder, configuration: .init(
+            additionalChannelHandlers: [ConnectionWatch(table: table, headerTimeout: headerTimeout)],
+            idleTimeout: TimeAmount(limits.idleTimeout)))
+        self.table = table
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        switch table.admit(channel) {
+        case .refused:
+            logger.notice("connection refused: all \(table.capacity) connections are in requests", metadata: ["peer": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
+            // Never registered: closing releases the descriptor. NIO drops a
+            // connection whose setup failed without troubling the listener.
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+        case let .admitted(evicted):
+            if let evicted {
+                logger.debug("connection limit reached: closing an idle one", metadata: ["peer": "\(evicted.remoteAddress.map { "\($0)" } ?? "?")"])
+                evicted.close(promise: nil)
+            }
+        }
+        let table = table
+        channel.closeFuture.whenComplete { _ in table.closed(channel) }
+        let ready = http1.setup(channel: channel, logger: logger)
+        ready.whenFailure { _ in channel.close(promise: nil) }
+        return ready
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await http1.handle(value: value, logger: logger)
+    }
+}
+
+/// On each connection, between Hummingbird's HTTP codec and its handler:
+/// closes one that has not sent a complete request head within the header
+/// timeout, tells the table when a request starts and ends, and closes a
+/// connection whose request was refused (`Connection: close`): a stranger gets
+/// one answer, never a connection to keep.
+final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let table: ConnectionTable
+    private let headerTimeout: TimeAmount
+    private var headerDeadline: Scheduled<Void>?
+    private var sawRequest = false
+    private var closeAfterAnswer = false
+
+    init(table: ConnectionTable, headerTimeout: TimeAmount) {
+        self.table = table
+        self.headerTimeout = headerTimeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { startHeaderClock(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        startHeaderClock(context)
+        context.fireChannelActive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        stopHeaderClock()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stopHeaderClock()
+        context.fireChannelInactive()
+    }
+
+    private func startHeaderClock(_ context: ChannelHandlerContext) {
+        guard headerDeadline == nil, !sawRequest else { return }
+        let loopContext = context.loopBound
+        headerDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: headerTimeout) {
+            loopContext.value.close(promise: nil)
+        }
+    }
+
+    private func stopHeaderClock() {
+        headerDeadline?.cancel()
+        headerDeadline = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head = unwrapInboundIn(data) {
+            sawRequest = true
+            stopHeaderClock()
+            table.requestStarted(context.channel)
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case var .head(response):
+            // The access policy has decided by the time the answer starts.
+            closeAfterAnswer = !table.isTrusted(context.channel)
+            if closeAfterAnswer {
+                response.headerFields[.connection] = "close"
+                context.write(wrapOutboundOut(.head(response)), promise: promise)
+            } else {
+                context.write(data, promise: promise)
+            }
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            table.requestEnded(context.channel)
+            guard closeAfterAnswer else {
+                context.write(data, promise: promise)
+                return
+            }
+            // Closed once the answer is out, not before (a close drops what is unwritten).
+            let written = context.eventLoop.makePromise(of: Void.self)
+            context.writeAndFlush(data, promise: written)
+            let loopContext = context.loopBound
+            written.futureResult.whenComplete { _ in loopContext.value.close(promise: nil) }
+            written.futureResult.cascade(to: promise)
+        }
+    }
+}
