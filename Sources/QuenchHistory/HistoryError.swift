@@ -1,3 +1,4 @@
+import Threading
 import QuenchCore
 import QuenchStore
 
@@ -19,10 +20,13 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
     case personNeeded(people: [String])
     /// `--person` (or `QUENCH_PERSON`, or the config file) names nobody in the household.
     case unknownPerson(String, people: [String])
+    /// A file Quench would obey (the reminder's command) that another user could have written.
+    case untrustedFile(UntrustedFile)
 
     public var description: String {
         switch self {
         case .store(let error): error.description
+        case .untrustedFile(let problem): problem.description
         case .invalidAmount(let text, let reason): "invalid amount '\(text.shownSafely())': \(reason)"
         case .unknownUnit(let unit): "unknown unit '\(unit.shownSafely())' (use ml, l, oz, or kg/lb for weights, min/h for durations)"
         case .invalidDate(let text, let reason): "invalid date '\(text.shownSafely())': \(reason)"

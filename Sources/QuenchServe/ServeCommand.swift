@@ -97,10 +97,16 @@ public struct ServeCommand: AsyncParsableCommand {
             // Under the quench-web unit (Type=notify): started once the port is bound, so
             // `systemctl start` fails when the address is taken rather than after.
             let notifier = ServiceNotifier.fromEnvironment()
-            try await WebServer.run(options, logger: logger) { address in
-                print(WebServer.greeting(address))
-                fflush(nil)  // every stream: stdout is a pipe under the tests and the benchmark
-                notifier.ready(status: "serving \(address)")
+            do {
+                try await WebServer.run(options, logger: logger) { address in
+                    print(WebServer.greeting(address))
+                    fflush(nil)  // every stream: stdout is a pipe under the tests and the benchmark
+                    notifier.ready(status: "serving \(address)")
+                }
+            } catch {
+                // A token file another user could have written is the configuration's to fix: 78, no restart.
+                if let web = error as? WebError, case .untrustedTokenFile = web { throw configurationFailure(web) }
+                throw error
             }
             notifier.stopping()
         }

@@ -33,6 +33,10 @@ public final class IntakeStore: Sendable {
     /// - Parameter busyTimeout: how long a write waits for another process's lock.
     public init(path: String, mode: OpenMode = .create, busyTimeout: Double = 10) throws(StoreError) {
         self.path = path
+        // Another user's file (or one in a folder they can write) is not written into, nor read.
+        if let problem = FileTrust.check(path, folderOwnersData: true) {
+            throw StoreError(.untrusted, path: path, "the database " + problem.description)
+        }
         var info = stat()
         let exists = stat(path, &info) == 0
         if !exists {

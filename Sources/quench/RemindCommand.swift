@@ -1,6 +1,7 @@
 import ArgumentParser
 import QuenchConfig
 import QuenchHistory
+import QuenchServe
 
 struct RemindCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,7 +33,15 @@ struct RemindCommand: ParsableCommand {
             var values = ConfigValues(reminderCommand: command)
             values.person = who.person
             let configuration = try options.configuration(values)
-            for delivery in try History.deliverReminders(HistoryEnvironment.process(configuration), command: configuration.reminderCommand.value) {
+            let deliveries: [History.Delivery]
+            do {
+                deliveries = try History.deliverReminders(HistoryEnvironment.process(configuration), command: configuration.reminderCommand.value)
+            } catch let error as HistoryError {
+                // 78 (EX_CONFIG), as the other services: the quench-remind unit's run fails until it is fixed.
+                if case .untrustedFile = error { throw configurationFailure(error) }
+                throw error
+            }
+            for delivery in deliveries {
                 emit(delivery.text)
                 if let problem = delivery.hookProblem { FileHandleStderr.write("quench: reminder command: \(problem)\n") }
             }
