@@ -32,12 +32,14 @@ struct RemindCommand: ParsableCommand {
             guard notify else { return emit(try History.remind(options.environment(who), json: options.json)) }
             var values = ConfigValues(reminderCommand: command)
             values.person = who.person
-            let configuration = try options.configuration(values)
+            // 78 (EX_CONFIG) for the configuration and the command it names, as the other services.
             let deliveries: [History.Delivery]
             do {
+                let configuration = try options.configuration(values)
                 deliveries = try History.deliverReminders(HistoryEnvironment.process(configuration), command: configuration.reminderCommand.value)
+            } catch let error as ConfigError {
+                throw configurationFailure(error)
             } catch let error as HistoryError {
-                // 78 (EX_CONFIG), as the other services: the quench-remind unit's run fails until it is fixed.
                 if case .untrustedFile = error { throw configurationFailure(error) }
                 throw error
             }
