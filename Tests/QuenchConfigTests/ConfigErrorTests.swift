@@ -131,7 +131,7 @@ import Testing
     }
 
     @Test func theFirstProblemByLineIsTheOneReported() {
-        // toml++ keeps keys sorted; the refusal is still the earliest line's.
+        // Several problems: the refusal is the earliest line's.
         #expect(Machine.refusal("zzz = 1\n\n[gateway]\naaa = 2")?.hasPrefix("/q.toml:1: zzz:") == true)
     }
 
@@ -139,7 +139,7 @@ import Testing
         #expect(Machine.refusal("[ gateway ]\n  \"connect_timeout\"   =  \"x\"")?.hasPrefix("/q.toml:2: gateway.connect_timeout:") == true)
         #expect(Machine.refusal("gateway . connect_timeout = \"x\"")?.hasPrefix("/q.toml:1: gateway.connect_timeout:") == true)
         #expect(Machine.refusal("gateway = {\n devices = [] , connect_timeout = \"x\" }")?.hasPrefix("/q.toml:1:") == true,
-                "a multi-line inline table is not TOML 1.0; toml++ says so")
+                "a multi-line inline table is not TOML 1.0; the parser says so")
         #expect(Machine.refusal("[reminders]\ncommand = \"\"\"\nconnect_timeout = \"x\"\n\"\"\"\n[gateway]\nconnect_timeout = \"y\"")
                 == "/q.toml:2: reminders.command: expected an absolute program path (a string starting with /), got \"connect_timeout = \"x\"\\u{A}\"",
                 "a key inside a multi-line string is text, not a key")
