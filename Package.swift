@@ -16,7 +16,7 @@ import PackageDescription
 //     ├── QuenchMQTT (the publisher: outbox → broker, states, Home Assistant discovery)
 //     │     └── MQTT (libmosquitto; the only importer of CMosquitto)
 //     ├── QuenchConfig (quench.toml and precedence: command line > environment > user file > /etc > default;
-//     │     TOMLKit, BluetoothWire, Threading, QuenchCore; quenchd links it too)
+//     │     its own TOML parser, BluetoothWire, Threading, QuenchCore; quenchd links it too)
 //     ├── QuenchService (systemd notify, swift-log to stderr: what a service's process needs; quench-web too)
 //     └── QuenchGateway (pipelines: replay, simulate, demo, the live gateway; prints nothing)
 //           ├── QuenchStore (SQLite's C API; the only importer of CSQLite)
@@ -36,17 +36,15 @@ import PackageDescription
 // no full Foundation in a static build; QuenchCharts, QuenchGateway, QuenchTools and the layers below import
 // neither, and nothing imports Dispatch, so quenchd stays small.
 //
-// TOMLKit (QuenchConfig only) wraps toml++, a well-kept TOML 1.0 parser whose
-// errors carry a line and column. Its Swift side names Foundation's Data and
-// Date, which resolve to FoundationEssentials: no ICU enters quenchd, but
-// linking it costs quenchd about 2 MB resident (static release, `quenchd --help`:
-// 7.9 -> 10.1 MB). toml++ 3.4.0 asserts on three malformed inputs: QuenchConfig's
-// TOMLPreflight refuses those first.
+// The configuration file's TOML is read by QuenchConfig's own parser (TOMLParser.swift,
+// no dependencies): toml++ 3.4.0 (through TOMLKit) aborted the process on malformed
+// text, and cost quenchd about 2 MB resident. `.ci/fuzz-config` runs libFuzzer over it
+// (Fuzz/ConfigFuzz.swift, built by swiftc alone into .build-fuzz, not by this manifest).
 
-// TOMLKit imports Foundation (for Data and Date), so every module above QuenchConfig
-// loads it, and without this setting `"a".contains("b")` binds to Foundation's
-// `range(of:)` in a file that never imported it: the web server would need
-// libFoundation.so. With it, a file sees only the members of the modules it imports.
+// A module loads Foundation through the modules below it, and without this setting
+// `"a".contains("b")` binds to Foundation's `range(of:)` in a file that never imported
+// it: the web server would need libFoundation.so. With it, a file sees only the
+// members of the modules it imports.
 let importedMembersOnly: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
 
 let package = Package(
@@ -60,8 +58,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        // Exact: TOMLPreflight is written against the toml++ inside this version.
-        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
         // `quench serve` only: HTTP/1.1 on SwiftNIO. Its default traits (swift-configuration,
         // full Foundation) are off: nothing here uses them, and they cost build time.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
@@ -104,7 +100,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "QuenchConfig", dependencies: [
-            "QuenchCore", "BluetoothWire", "Threading", .product(name: "TOMLKit", package: "TOMLKit"),
+            "QuenchCore", "BluetoothWire", "Threading",
         ], swiftSettings: importedMembersOnly),
         .target(name: "QuenchCharts", dependencies: ["QuenchCore"]),
         .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchCharts", "QuenchStore", "Threading"],

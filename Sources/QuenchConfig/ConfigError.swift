@@ -5,7 +5,7 @@ import Threading
 /// message: `/etc/quench/quench.toml:7: gateway.connect_timeout: expected a
 /// number of seconds > 0, got "ten"`.
 public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Not TOML: toml++'s own message, at its line and column.
+    /// Not TOML: `TOMLParser`'s message, at its line and column.
     case syntax(path: String, line: Int, column: Int, message: String)
     /// Not text TOML can hold: invalid UTF-8, a NUL.
     case notText(path: String, line: Int, problem: String)
@@ -16,6 +16,9 @@ public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `reason`: why the value is not what was expected, where its parser says
     /// (`web.listen`: "no port"), after what it got.
     case badValue(ConfigSource, key: String, expected: String, got: String, reason: String? = nil)
+    /// A file another user could have written (the configuration, or one it
+    /// names): its owner and mode, and the command that fixes them.
+    case untrusted(UntrustedFile)
 
     public var description: String {
         switch self {
@@ -29,6 +32,7 @@ public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
             "$\(name): expected \(expected), got \(got)" + (reason.map { " (\($0))" } ?? "")
         case .badValue(let at, let key, let expected, let got, let reason):
             "\(at): \(key): expected \(expected), got \(got)" + (reason.map { " (\($0))" } ?? "")
+        case .untrusted(let problem): problem.description
         }
     }
 

@@ -1,5 +1,3 @@
-import TOMLKit
-
 /// What one configuration file says, and the line each key is on.
 struct ConfigFile: Sendable {
     var path: String
@@ -8,46 +6,39 @@ struct ConfigFile: Sendable {
 
     func source(_ key: ConfigKey) -> ConfigSource { .file(path: path, line: lines[key]) }
 
-    /// Reads `bytes` as TOML with toml++ and takes the keys it knows; anything
-    /// else is refused (the problem on the earliest line first), never ignored.
+    /// Reads `bytes` as TOML (`TOMLParser`) and takes the keys it knows;
+    /// anything else is refused (the problem on the earliest line first), never ignored.
     init(parsing bytes: [UInt8], path: String) throws(ConfigError) {
         self.path = path
-        let text = try Self.text(bytes, path: path)
-        if let trap = TOMLPreflight.check(text) {
-            throw .syntax(path: path, line: trap.line, column: trap.column, message: trap.message)
-        }
+        try Self.checkText(bytes, path: path)
         let root: TOMLTable
         do {
-            root = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw .syntax(path: path, line: error.source.begin.line, column: error.source.begin.column, message: error.description)
+            root = try TOMLParser.parse(bytes)
         } catch {
-            throw .syntax(path: path, line: 1, column: 1, message: "\(error)")
+            throw .syntax(path: path, line: error.line, column: error.column, message: error.message)
         }
-        let locator = KeyLocator(text)
         var problems: [ConfigError] = []
-        for (name, value) in Self.entries(root) {
-            let at = ConfigSource.file(path: path, line: locator.line(of: [name]))
+        for entry in root.entries {
+            let name = entry.key
             if KeySpec.sections.contains(name) {
-                guard let table = value.table else {
-                    problems.append(.badValue(at, key: name, expected: "a table ([\(name)])", got: shown(value)))
+                guard let table = entry.value.table else {
+                    problems.append(.badValue(.file(path: path, line: entry.line), key: name, expected: "a table ([\(name)])", got: shown(entry.value)))
                     continue
                 }
-                for (key, value) in Self.entries(table) {
-                    take(ConfigKey(name, key), value, locator, &problems)
+                for inner in table.entries {
+                    take(ConfigKey(name, inner.key), inner.value, line: inner.line, &problems)
                 }
             } else {
-                take(ConfigKey(nil, name), value, locator, &problems)
+                take(ConfigKey(nil, name), entry.value, line: entry.line, &problems)
             }
         }
         if let first = problems.min(by: { ($0.line ?? .max) < ($1.line ?? .max) }) { throw first }
     }
 
-    private mutating func take(_ key: ConfigKey, _ value: any TOMLValueConvertible, _ locator: KeyLocator, _ problems: inout [ConfigError]) {
-        let line = locator.line(of: key.path)
+    private mutating func take(_ key: ConfigKey, _ value: TOMLValue, line: Int, _ problems: inout [ConfigError]) {
         let at = ConfigSource.file(path: path, line: line)
         guard let spec = KeySpec.spec(key) else {
-            return problems.append(.unknownKey(at, key: key.description, suggestion: suggestion(for: key, isTable: value.type == .table)))
+            return problems.append(.unknownKey(at, key: key.description, suggestion: suggestion(for: key, isTable: value.table != nil)))
         }
         if case .failure(let refusal) = spec.apply(&values, value) {
             return problems.append(.badValue(at, key: key.description, expected: spec.expected, got: shown(value), reason: refusal.reason))
@@ -55,16 +46,9 @@ struct ConfigFile: Sendable {
         lines[key] = line
     }
 
-    /// A table's keys and values side by side. (TOMLKit's iterator looks each
-    /// key up again by its C string, which a key with an escaped NUL defeats.)
-    private static func entries(_ table: TOMLTable) -> Zip2Sequence<[String], [TOMLValue]> {
-        zip(table.keys, table.values)
-    }
-
-    /// The file as text toml++ reads whole: UTF-8 with no NUL, raw or escaped
-    /// (toml++ gets a C string, and TOMLKit hands back C strings too: a NUL
-    /// would cut a key or a path short without a word).
-    private static func text(_ bytes: [UInt8], path: String) throws(ConfigError) -> String {
+    /// UTF-8 with no NUL, raw or escaped: a NUL would cut a path short where
+    /// it reaches a system call, so no key or value may hold one.
+    private static func checkText(_ bytes: [UInt8], path: String) throws(ConfigError) {
         func line(at offset: Int) -> Int { bytes[..<offset].lazy.filter { $0 == UInt8(ascii: "\n") }.count + 1 }
         var iterator = bytes.makeIterator()
         var parser = Unicode.UTF8.ForwardParser()
@@ -86,6 +70,5 @@ struct ConfigFile: Sendable {
                                problem: "\(escape) (a NUL character), which Quench does not take in a key or a value")
             }
         }
-        return text
     }
 }

@@ -1,6 +1,5 @@
 import BluetoothWire
 import QuenchCore
-import TOMLKit
 
 /// A key of the configuration file: `log_level`, or `connect_timeout` in `[gateway]`.
 public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
@@ -40,19 +39,19 @@ struct KeySpec: Sendable {
     let expected: String
     /// Sets the field; when the value is not what `expected` says, `.failure`
     /// with the reason its parser gave, if it gave one.
-    let apply: @Sendable (inout ConfigValues, any TOMLValueConvertible) -> Result<Void, Refusal>
+    let apply: @Sendable (inout ConfigValues, TOMLValue) -> Result<Void, Refusal>
 
     struct Refusal: Error {
         var reason: String?
     }
 
     init<T>(_ key: ConfigKey, expects expected: String, _ field: WritableKeyPath<ConfigValues, T?> & Sendable,
-            _ convert: @escaping @Sendable (any TOMLValueConvertible) -> T?) {
+            _ convert: @escaping @Sendable (TOMLValue) -> T?) {
         self.init(key, expects: expected, field) { toml in convert(toml).map { .success($0) } ?? .failure(Refusal()) }
     }
 
     init<T>(_ key: ConfigKey, expects expected: String, _ field: WritableKeyPath<ConfigValues, T?> & Sendable,
-            _ convert: @escaping @Sendable (any TOMLValueConvertible) -> Result<T, Refusal>) {
+            _ convert: @escaping @Sendable (TOMLValue) -> Result<T, Refusal>) {
         self.key = key
         self.expected = expected
         apply = { values, toml in convert(toml).map { values[keyPath: field] = $0 } }
@@ -83,13 +82,13 @@ struct KeySpec: Sendable {
 }
 
 /// The scheme is checked here; the rest when the broker is used (with the same words).
-private func brokerURL(_ value: any TOMLValueConvertible) -> String? {
+private func brokerURL(_ value: TOMLValue) -> String? {
     guard let text = value.string, text.hasPrefix("mqtt://") || text.hasPrefix("mqtts://") else { return nil }
     return text
 }
 
 /// Checked whole, with the parser `quench serve --listen` uses; kept as written.
-private func listenAddress(_ value: any TOMLValueConvertible) -> Result<String, KeySpec.Refusal> {
+private func listenAddress(_ value: TOMLValue) -> Result<String, KeySpec.Refusal> {
     guard let text = value.string else { return .failure(KeySpec.Refusal()) }
     return listenProblem(text).map { .failure(KeySpec.Refusal(reason: $0)) } ?? .success(text)
 }
@@ -105,24 +104,24 @@ func listenProblem(_ text: String) -> String? {
     }
 }
 
-private func nonEmpty(_ value: any TOMLValueConvertible) -> String? {
+private func nonEmpty(_ value: TOMLValue) -> String? {
     guard let text = value.string, !text.isEmpty else { return nil }
     return text
 }
 
-private func absolutePath(_ value: any TOMLValueConvertible) -> String? {
+private func absolutePath(_ value: TOMLValue) -> String? {
     guard let text = value.string, text.hasPrefix("/") else { return nil }
     return text
 }
 
 /// A finite number above zero, written as an integer or not.
-private func positive(_ value: any TOMLValueConvertible) -> Double? {
+private func positive(_ value: TOMLValue) -> Double? {
     guard let n = value.double ?? value.int.map(Double.init), n.isFinite, n > 0 else { return nil }
     return n
 }
 
 /// Addresses as `BluetoothAddress` prints them, so the store finds them.
-private func addresses(_ value: any TOMLValueConvertible) -> [String]? {
+private func addresses(_ value: TOMLValue) -> [String]? {
     guard let array = value.array else { return nil }
     var out: [String] = []
     for element in array {
@@ -133,16 +132,16 @@ private func addresses(_ value: any TOMLValueConvertible) -> [String]? {
 }
 
 /// A value as an error shows what it got: `"ten"`, `10`, `an array`.
-func shown(_ value: any TOMLValueConvertible) -> String {
-    switch value.type {
-    case .string: "\"\((value.string ?? "").shownSafely(limit: 40))\""
-    case .int: value.int.map(String.init) ?? "an integer"
-    case .double: value.double.map { "\($0)" } ?? "a number"
-    case .bool: value.bool.map { "\($0)" } ?? "a boolean"
-    case .array: value.array.map { "[" + $0.map(shown).joined(separator: ", ") + "]" }?.shownSafely(limit: 60) ?? "an array"
+func shown(_ value: TOMLValue) -> String {
+    switch value {
+    case .string(let text): "\"\(text.shownSafely(limit: 40))\""
+    case .integer(let n): String(n)
+    case .float(let x): "\(x)"
+    case .boolean(let b): "\(b)"
+    case .array(let elements): ("[" + elements.map(shown).joined(separator: ", ") + "]").shownSafely(limit: 60)
     case .table: "a table"
-    case .date: "a date"
-    case .time: "a time"
+    case .dateTime(.localDate): "a date"
+    case .dateTime(.localTime): "a time"
     case .dateTime: "a date-time"
     }
 }

@@ -1,4 +1,5 @@
 import QuenchCore
+import Threading
 
 /// Who is asking: `quench` reads the user's file and the system's; `quenchd`,
 /// a service with no person behind it, the system's only.
@@ -41,6 +42,8 @@ public enum FileRead: Sendable, Equatable {
     /// Not there: the defaults apply (unless the file was named).
     case absent
     case problem(ReadProblem)
+    /// There, but another user could have written it (`FileTrust`): refused, never read.
+    case untrusted(UntrustedFile)
 }
 
 /// What resolution reads, passed in so that tests need no real /etc or home.
@@ -106,6 +109,8 @@ public struct Configuration: Sendable {
                 file.present = false
             case .problem(let problem):
                 throw .cannotRead(path: file.path, problem)
+            case .untrusted(let problem):
+                throw .untrusted(problem)
             case .contents(let bytes):
                 let parsed = try ConfigFile(parsing: bytes, path: file.path)
                 layers.append(Layer(values: parsed.values, source: parsed.source))

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Threading
 
 extension ConfigInputs {
     /// This process's environment and the real files. Glibc only, so quenchd
@@ -32,6 +33,8 @@ extension ConfigInputs {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return .problem(.errno(errno)) }
         guard info.st_mode & S_IFMT == S_IFREG else { return .problem(.notAFile) }
+        // A file another user could have written is not obeyed: it may name a command run as root.
+        if let problem = FileTrust.check(path) { return .untrusted(problem) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while bytes.count <= largestFile {

@@ -1,3 +1,4 @@
+import Threading
 import QuenchCore
 import QuenchStore
 
@@ -46,10 +47,13 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
             }
         }
     }
+    /// A file Quench would obey (the reminder's command) that another user could have written.
+    case untrustedFile(UntrustedFile)
 
     public var description: String {
         switch self {
         case .store(let error): error.description
+        case .untrustedFile(let problem): problem.description
         case .invalidAmount(let text, let reason): "invalid amount '\(text.shownSafely())': \(reason)"
         case .unknownUnit(let unit, let expected): "unknown unit '\(unit.shownSafely())' (\(expected.accepted))"
         case .invalidDate(let text, let reason): "invalid date '\(text.shownSafely())': \(reason)"

@@ -99,6 +99,8 @@ extension History {
     /// or, when nobody is named, each person's that is due (the timer serves the
     /// whole household, and must not fail once a second person is added).
     public static func deliverReminders(_ environment: HistoryEnvironment, command: String?, timeout: Double = 10) throws(HistoryError) -> [Delivery] {
+        // Refused before anything is due: the timer's run says so every time, not only when a reminder falls due.
+        if let command, let problem = FileTrust.check(command) { throw .untrustedFile(problem) }
         guard environment.person == nil else { return [try deliverReminder(environment, command: command, timeout: timeout)] }
         let store = try environment.openStore(creating: false)
         var deliveries: [Delivery] = []
@@ -164,7 +166,10 @@ extension History {
 /// environment, never a shell string built from data; killed past `timeout`.
 enum ReminderHook {
     /// nil when it ran and exited 0; else what went wrong.
+    /// A program another user could have replaced is not run: the timer runs this as the
+    /// service's user, and `sudo quench remind --notify` as root.
     static func run(_ path: String, variables: [String: String], timeout: Double) -> String? {
+        if let problem = FileTrust.check(path) { return "not run: \(problem)" }
         var environment = ProcessInfo.processInfo.environment
         for (k, v) in variables { environment[k] = v }
         let shown = path.shownSafely()

@@ -1,4 +1,5 @@
 import QuenchCore
+import Threading
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -88,8 +89,17 @@ public struct MQTTSettings: Sendable {
         self.caFile = caFile
     }
 
+    /// Refuses a password or CA file another user could have written: they
+    /// would know the password, or could vouch for a broker of their own.
+    public func checkFiles() throws(MQTTSetupError) {
+        for path in [passwordFile, caFile].compactMap({ $0 }) {
+            if let problem = FileTrust.check(path) { throw .untrusted(problem) }
+        }
+    }
+
     /// The password file's first line; nil without a file.
     public func password() throws(MQTTSetupError) -> String? {
+        try checkFiles()
         guard let path = passwordFile else { return nil }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .passwordFile(path, String(cString: strerror(errno))) }
@@ -121,6 +131,8 @@ public struct MQTTSettings: Sendable {
 public enum MQTTSetupError: Error, Sendable, CustomStringConvertible {
     case badURL(String, String)
     case passwordFile(String, String)
+    /// The password or CA file, or a folder above it, is writable by another user.
+    case untrusted(UntrustedFile)
     case noBroker
     case broker(String)
     case store(String)
@@ -129,6 +141,7 @@ public enum MQTTSetupError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .badURL(let url, let why): "broker URL '\(url.shownSafely())': \(why)"
         case .passwordFile(let path, let why): "password file \(path.shownSafely()): \(why)"
+        case .untrusted(let problem): problem.description
         case .noBroker: "no broker: give --broker mqtt://HOST[:PORT] or set QUENCH_MQTT"
         case .broker(let why): why
         case .store(let why): why

@@ -132,6 +132,8 @@ public struct ServeCommand: AsyncParsableCommand {
             } catch {
                 // A limit the unit or the shell set: restarting would not raise it.
                 if case .tooFewFiles = error { throw configurationFailure(error) }
+                // A token file another user could have written is the configuration's to fix: 78, no restart.
+                if let web = error as? WebError, case .untrustedTokenFile = web { throw configurationFailure(web) }
                 throw error
             }
             notifier.stopping()

@@ -40,6 +40,10 @@ public final class IntakeStore: Sendable {
                 importBound: Double = IntakeStore.longestWrite) throws(StoreError) {
         self.path = path
         self.importBound = importBound
+        // Another user's file (or one in a folder they can write) is not written into, nor read.
+        if let problem = FileTrust.check(path, folderOwnersData: true) {
+            throw StoreError(.untrusted, path: path, "the database " + problem.description)
+        }
         var info = stat()
         let exists = stat(path, &info) == 0
         if !exists {

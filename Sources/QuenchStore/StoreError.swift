@@ -38,6 +38,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let needsMigration = Code(rawValue: "needs-migration")
         /// An I/O error below SQLite (SQLITE_IOERR).
         public static let io = Code(rawValue: "io")
+        /// The file or a folder above it could have been written by another user (`FileTrust`): refused, untouched.
+        public static let untrusted = Code(rawValue: "untrusted")
         public static let other = Code(rawValue: "other")
     }
 

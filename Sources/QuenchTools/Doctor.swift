@@ -87,10 +87,36 @@ public enum Doctor {
         }
     }
 
+    /// A file Quench obeys or keeps secrets in, for the check that nobody else could have written it.
+    public struct TrustedFile: Sendable, Equatable {
+        /// What it is: "config file (system)", "web token file", "database file".
+        public var name: String
+        public var path: String
+        /// Data rather than instructions: root also trusts its folder's owner (`FileTrust`).
+        public var isData: Bool
+
+        public init(name: String, path: String, isData: Bool = false) {
+            self.name = name
+            self.path = path
+            self.isData = isData
+        }
+    }
+
+    /// Each file refused (`FileTrust`), with the command that fixes it; the others, ok.
+    public static func trust(_ files: [TrustedFile]) -> [Check] {
+        files.map { file in
+            guard let problem = FileTrust.check(file.path, folderOwnersData: file.isData) else {
+                return Check(name: file.name, status: .ok, detail: "\(file.path): only root or this user can write it", fix: nil)
+            }
+            return Check(name: file.name, status: .problem, detail: problem.description, fix: problem.fix)
+        }
+    }
+
     /// A device not heard from for this long is worth a word.
     static let quietDevice = 86_400.0
 
-    public static func run(databasePath: String, probes: Probes = .system) -> Report {
+    /// `files`: what `trust(_:)` checks, reported after the rest.
+    public static func run(databasePath: String, files: [TrustedFile] = [], probes: Probes = .system) -> Report {
         var checks: [Check] = []
         checks += bluetooth(probes)
         let caps = probes.capabilities()
@@ -119,7 +145,13 @@ public enum Doctor {
                       fix: "check the broker and [mqtt] in the config (`quench config show`); `quench mqtt status` shows what waits")
             } ?? Check(name: "mqtt", status: .ok, detail: "\(mqtt.broker) accepts the connection", fix: nil))
         }
-        return Report(healthy: !checks.contains { $0.status == .problem }, checks: checks)
+        checks += trust(files)
+        return report(checks)
+    }
+
+    /// Healthy when no check found a problem.
+    public static func report(_ checks: [Check]) -> Report {
+        Report(healthy: !checks.contains { $0.status == .problem }, checks: checks)
     }
 
     static func bluetooth(_ probes: Probes) -> [Check] {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Synchronization
+import Threading
 
 /// The secret a phone on the home network shows once (in a link), then keeps as
 /// a cookie: intake is health data, so nothing is readable from the network
@@ -19,6 +20,8 @@ public struct AccessToken: Sendable, Equatable {
     /// racing to create it both end up with the one that won.
     public static func loadOrCreate(at path: String) throws(WebError) -> AccessToken {
         if let existing = try load(at: path) { return existing }
+        // Made where another user could swap it: they would know the token.
+        if let problem = FileTrust.check(path, folderOwnersData: true) { throw .untrustedTokenFile(problem) }
         let token = AccessToken(value: randomHex(byteCount))
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if fd < 0 {
@@ -42,12 +45,15 @@ public struct AccessToken: Sendable, Equatable {
         return try loadOrCreate(at: path)
     }
 
+    /// The token in `path`; nil when there is none. A file another user could
+    /// have written (a token they planted, so they know it) is refused.
     static func load(at path: String) throws(WebError) -> AccessToken? {
         guard let file = fopen(path, "r") else {
             if errno == ENOENT { return nil }
             throw .tokenFile(path: path, errno: errno, doing: "reading")
         }
         defer { fclose(file) }
+        if let problem = FileTrust.check(path, folderOwnersData: true) { throw .untrustedTokenFile(problem) }
         var buffer = [CChar](repeating: 0, count: 256)
         guard fgets(&buffer, Int32(buffer.count), file) != nil else { throw .badTokenFile(path: path) }
         let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

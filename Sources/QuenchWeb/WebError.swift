@@ -9,6 +9,8 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
     case tokenFile(path: String, errno: Int32, doing: String)
     /// A token file holding something else (edited by hand, truncated).
     case badTokenFile(path: String)
+    /// A token file (or its folder) another user could have written: they would know the token.
+    case untrustedTokenFile(UntrustedFile)
     /// The address is taken, or not ours to bind.
     case cannotListen(String, cause: any Error)
     case history(HistoryError)
@@ -23,6 +25,8 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
             return "\(doing) the access token \(path): \(String(cString: strerror(errno)))"
         case let .badTokenFile(path):
             return "the access token file \(path) does not hold a token; remove it and run `quench serve token` to make a new one"
+        case let .untrustedTokenFile(problem):
+            return "the access token " + problem.description
         case let .cannotListen(address, cause):
             return "cannot listen on \(address): \(cause) (another `quench serve`? choose another port with --listen)"
         case let .history(error):
@@ -36,3 +40,4 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
 #if canImport(Glibc)
 import Glibc
 #endif
+import Threading

@@ -311,14 +311,30 @@ struct DoctorCommand: ParsableCommand {
         discussion: "Each problem comes with a command that fixes it. Exit status 0 when nothing is a FAIL (warnings allowed), 1 otherwise.")
     @OptionGroup var store: StoreOptions
     func run() throws {
+        let configuration: Configuration
+        do {
+            configuration = try store.configuration()
+        } catch ConfigError.untrusted(let problem) {
+            // A configuration file refused: name it and its fix; the rest waits until it is read.
+            let report = Doctor.report(Doctor.trust([Doctor.TrustedFile(name: "config file", path: problem.file)]))
+            print(store.json ? Doctor.json(report) : Doctor.text(report))
+            throw ExitCode(1)
+        }
         let path = try store.environment().databasePath
         var probes = Doctor.Probes.system
-        let configuration = try store.configuration()
         if configuration.mqttBroker.value != nil {
             let settings = try configuration.mqttSettings()
             probes.mqtt = { (settings.broker.description, MQTTPublisher.probe(settings)) }
         }
-        let report = Doctor.run(databasePath: path, probes: probes)
+        // Each file Quench obeys or keeps a secret in: only root or this user may be able to write it.
+        var files = configuration.files.filter { $0.present == true }.map { Doctor.TrustedFile(name: "config file (\($0.role))", path: $0.path) }
+        files.append(Doctor.TrustedFile(name: "database file", path: path, isData: true))
+        files.append(Doctor.TrustedFile(name: "web token file", path: configuration.tokenPath, isData: true))
+        for (name, file) in [("mqtt password file", configuration.mqttPasswordFile.value), ("mqtt CA file", configuration.mqttCAFile.value),
+                             ("reminders command", configuration.reminderCommand.value)] {
+            if let file { files.append(Doctor.TrustedFile(name: name, path: file)) }
+        }
+        let report = Doctor.run(databasePath: path, files: files, probes: probes)
         print(store.json ? Doctor.json(report) : Doctor.text(report))
         if !report.healthy { throw ExitCode(1) }
     }

@@ -65,6 +65,7 @@ struct MQTTCommand: ParsableCommand {
             do {
                 configuration = try store.configuration(mqtt.values)
                 settings = try configuration.mqttSettings()
+                try settings.checkFiles()
             } catch let error as ConfigError {
                 // 78 (EX_CONFIG), as quenchd and quench serve: the quench-mqtt unit does not
                 // restart on it (RestartPreventExitStatus=78), since a wrong file stays wrong.

@@ -2,6 +2,7 @@ import ArgumentParser
 import QuenchConfig
 import QuenchComposition
 import QuenchHistory
+import QuenchServe
 
 struct RemindCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,8 +33,18 @@ struct RemindCommand: ParsableCommand {
             guard notify else { return emit(try History.remind(options.environment(who), json: options.json)) }
             var values = ConfigValues(reminderCommand: command)
             values.person = who.person
-            let configuration = try options.configuration(values)
-            for delivery in try History.deliverReminders(HistoryEnvironment.process(configuration), command: configuration.reminderCommand.value) {
+            // 78 (EX_CONFIG) for the configuration and the command it names, as the other services.
+            let deliveries: [History.Delivery]
+            do {
+                let configuration = try options.configuration(values)
+                deliveries = try History.deliverReminders(HistoryEnvironment.process(configuration), command: configuration.reminderCommand.value)
+            } catch let error as ConfigError {
+                throw configurationFailure(error)
+            } catch let error as HistoryError {
+                if case .untrustedFile = error { throw configurationFailure(error) }
+                throw error
+            }
+            for delivery in deliveries {
                 emit(delivery.text)
                 if let problem = delivery.hookProblem { FileHandleStderr.write("quench: reminder command: \(problem)\n") }
             }

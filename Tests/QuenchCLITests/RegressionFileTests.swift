@@ -16,12 +16,12 @@ extension RegressionManifest.Case: CustomTestStringConvertible {}
             #expect(c.status >= 0 && !c.arguments.isEmpty, "MANIFEST.tsv line \(c.line) is malformed")
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: RegressionManifest.folder).filter { $0 != "MANIFEST.tsv" }
-        for file in files where ["import-", "replay-", "profile-", "date-"].contains(where: file.hasPrefix) {
+        for file in files where ["import-", "replay-", "profile-", "date-", "config-"].contains(where: file.hasPrefix) {
             #expect(RegressionManifest.cases.contains { $0.file == file }, "\(file) has no line in MANIFEST.tsv")
         }
     }
 
-    @Test(arguments: cases)
+    @Test(arguments: cases.filter { $0.arguments != "config" })
     func regressionInput(_ c: RegressionManifest.Case) throws {
         let scratch = try TemporaryFolder()
         let db = scratch.path + "/q.sqlite"
@@ -47,6 +47,32 @@ extension RegressionManifest.Case: CustomTestStringConvertible {}
         // A refused import or pair leaves no database behind it did not find there.
         if c.status != 0, c.arguments.hasPrefix("import") || c.arguments.hasPrefix("pair") {
             #expect(!FileManager.default.fileExists(atPath: db), "a refused \(arguments[0]) left \(db) behind")
+        }
+    }
+
+    /// A configuration file that once aborted all three programs (toml++'s
+    /// assertion, exit 134, which systemd restarts forever): each now stops with
+    /// the configuration status, 78, which the units do not restart on, and the
+    /// file's place.
+    @Test(arguments: cases.filter { $0.arguments == "config" })
+    func configurationRegressionInput(_ c: RegressionManifest.Case) throws {
+        let scratch = try TemporaryFolder()
+        let file = RegressionManifest.folder + "/" + c.file
+        let environment = ["QUENCH_CONFIG": file, "HOME": scratch.path, "QUENCH_DB": scratch.file("q.sqlite")]
+        let programs: [(name: String, executable: String?, arguments: [String])] = [
+            ("quench", quenchBinary, ["serve"]),
+            ("quenchd", builtExecutable("quenchd"), ["--config", file, "--seconds", "0.1"]),
+            ("quench-web", builtExecutable("quench-web"), []),
+        ]
+        for program in programs {
+            guard let executable = program.executable else {
+                Issue.record("\(program.name) is not built (swift build)")
+                continue
+            }
+            let r = try runQuench(program.arguments, environment: environment, executable: executable)
+            #expect(r.status == c.status, "\(program.name): exit \(r.status) (an abort is 134, a signal above 128): \(r.stderr)")
+            let message = (c.message ?? "").replacingOccurrences(of: "{file}", with: file)
+            #expect(r.stderr.contains(message) && r.stderr.hasPrefix(program.name + ": "), "\(program.name): \(r.stderr)")
         }
     }
 }

@@ -123,4 +123,23 @@ import Testing
         #expect(Doctor.json(report).hasPrefix("{\"healthy\":\(report.healthy),\"checks\":[{\"name\":"))
     }
 }
+
+/// The files Quench obeys or keeps secrets in: each another user could have written is a FAIL with its fix.
+@Suite(.enabled(if: geteuid() == 0, "SKIPPED: giving a file to another user needs root (CI runs as root): sudo swift test --filter DoctorTrustTests"))
+struct DoctorTrustTests {
+    @Test func eachRefusedFileIsAFailWithItsFix() throws {
+        let folder = try TemporaryFolder("doctor-trust")
+        let (ours, theirs) = (folder.file("quench.toml"), folder.file("web-token"))
+        for path in [ours, theirs] { #expect(FileManager.default.createFile(atPath: path, contents: Data("x\n".utf8))) }
+        try #require(chown(theirs, 65534, 65534) == 0 && chmod(theirs, 0o600) == 0, "cannot chown \(theirs)")
+        let checks = Doctor.trust([Doctor.TrustedFile(name: "config file (system)", path: ours),
+                                   Doctor.TrustedFile(name: "web token file", path: theirs, isData: true)])
+        #expect(checks[0] == Doctor.Check(name: "config file (system)", status: .ok, detail: "\(ours): only root or this user can write it", fix: nil))
+        #expect(checks[1].status == .problem && checks[1].fix == "chown root '\(theirs)'"
+                && checks[1].detail.hasPrefix("\(theirs): refused: it is owned by nobody (uid 65534), mode 0600"), "\(checks[1])")
+        let text = Doctor.text(Doctor.report(checks))
+        #expect(text.contains("FAIL  web token file: \(theirs): refused:") && text.contains("      fix: chown root '\(theirs)'\n"), "\(text)")
+        #expect(!Doctor.report(checks).healthy)
+    }
+}
 #endif

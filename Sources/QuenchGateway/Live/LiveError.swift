@@ -39,6 +39,8 @@ public enum LiveError: Error, Sendable, CustomStringConvertible {
     /// journal can tell it apart (EX_TEMPFAIL, sysexits.h).
     public var exitStatus: Int32 {
         if case .adapterGaveUp = self { return 75 }
+        // EX_CONFIG: a database another user could write stays so until someone fixes it; no restart.
+        if case .store(let e) = self, e.code == .untrusted { return 78 }
         return 1
     }
 
