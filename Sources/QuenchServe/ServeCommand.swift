@@ -97,10 +97,16 @@ public struct ServeCommand: AsyncParsableCommand {
             // Under the quench-web unit (Type=notify): started once the port is bound, so
             // `systemctl start` fails when the address is taken rather than after.
             let notifier = ServiceNotifier.fromEnvironment()
-            try await WebServer.run(options, logger: logger) { address in
-                print(WebServer.greeting(address))
-                fflush(nil)  // every stream: stdout is a pipe under the tests and the benchmark
-                notifier.ready(status: "serving \(address)")
+            do {
+                try await WebServer.run(options, logger: logger) { address in
+                    print(WebServer.greeting(address))
+                    fflush(nil)  // every stream: stdout is a pipe under the tests and the benchmark
+                    notifier.ready(status: "serving \(address)")
+                }
+            } catch {
+                // An address this machine does not have, a port it may not use: 78, as for a wrong file.
+                guard !error.isConfigurationProblem else { throw configurationFailure(error) }
+                throw error
             }
             notifier.stopping()
         }
@@ -110,6 +116,7 @@ public struct ServeCommand: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(abstract: "Show the link that lets a phone in (the token is made on first use).")
         @OptionGroup var web: WebOptions
         @Flag(help: "Make a new token: every phone must open the new link (a running server takes it at once).") var rotate = false
+        @Flag(help: "Print JSON: where the server listens, whether that is loopback, and the links.") var json = false
 
         public init() {}
 
@@ -119,7 +126,8 @@ public struct ServeCommand: AsyncParsableCommand {
             let path = configuration.tokenPath
             let token = try rotate ? AccessToken.rotate(at: path) : AccessToken.loadOrCreate(at: path)
             try AccessToken.giveToDatabaseOwner(path, database: configuration.database.value)
-            print(WebServer.tokenLinks(token, port: listen.port, addresses: WebServer.localAddresses()))
+            let links = WebServer.tokenLinks(token, listen: listen, addresses: WebServer.localAddresses(), tokenFile: path)
+            print(json ? JSONOutput.encode(links) : WebServer.tokenLinksText(links))
         }
     }
 }

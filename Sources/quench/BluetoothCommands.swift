@@ -124,7 +124,8 @@ struct PairCommand: AsyncParsableCommand {
             let environment = HistoryEnvironment.process(configuration)
             let stop = StopSignal()
             let signals = StopSignals.handle { _ in stop.stop() }
-            let outcome = try Pairing.pair(request, openStore: { () throws(StoreError) in try environment.openIntakeStore(creating: true) },
+            let outcome = try Pairing.pair(request, checkStore: { () throws(StoreError) in try environment.checkIntakeStoreCanBeOpened() },
+                                           openStore: { () throws(StoreError) in try environment.openIntakeStore(creating: true) },
                                            stop: stop) { LineOutput.write($0) }
             signals.cancel()
             let d = outcome.device

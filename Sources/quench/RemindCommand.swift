@@ -32,10 +32,15 @@ struct RemindCommand: ParsableCommand {
             var values = ConfigValues(reminderCommand: command)
             values.person = who.person
             let configuration = try options.configuration(values)
+            var failed = false
             for delivery in try History.deliverReminders(HistoryEnvironment.process(configuration), command: configuration.reminderCommand.value) {
                 emit(delivery.text)
-                if let problem = delivery.hookProblem { FileHandleStderr.write("quench: reminder command: \(problem)\n") }
+                if let problem = delivery.hookProblem {
+                    FileHandleStderr.write("quench: error: reminder command: \(problem)\n")
+                    failed = true
+                }
             }
+            if failed { throw ExitCode(1) }
         }
     }
 

@@ -65,8 +65,9 @@ struct ReplayCommand: ParsableCommand {
             let intakeStore = store ? try HistoryEnvironment.process(database: db, units: nil).openStore(creating: true) : nil
             var found: [DetectedEvent] = []
             var started: Timestamp?
-            let onStart: (TraceHeader, BottleCalibration) -> Void = { header, _ in
+            let onStart: (TraceHeader, BottleCalibration) throws -> Void = { header, _ in
                 started = header.started ?? options.started
+                if intakeStore != nil { _ = try PipelineStore.startTime(header: header, started: options.started, source: file ?? btsnoop ?? "-") }
                 if !json { output.write(EventFormat.tableHeader + "\n") }
             }
             let onEvent: (DetectedEvent) -> Void = { event in

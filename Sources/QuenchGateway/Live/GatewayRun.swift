@@ -60,7 +60,10 @@ extension Gateway {
     public static func runUntilStopped(_ request: RunRequest, onEvent: @escaping EventSubscriber) throws(LiveError) {
         let logger = LiveLogging.bootstrap(level: request.logLevel)
         let store: IntakeStore
-        do { store = try IntakeStore(path: request.databasePath, mode: .create) } catch { throw .store(error) }
+        // No database yet means nothing was paired: said as such, and no empty file left behind.
+        do { store = try IntakeStore(path: request.databasePath, mode: .existing) } catch {
+            throw error.code == .notFound ? .noDevices : .store(error)
+        }
         let devices = try Gateway.devices(in: store, only: request.devices) { address, error in
             logger.error("device skipped: it cannot be used", metadata: ["device": "\(address)", "error": "\(error)"])
         }
