@@ -264,6 +264,7 @@ struct RunCommand: AsyncParsableCommand {
         request.options.drainInterval = configuration.drainEvery.value.map { $0 * 60 }
         request.seconds = seconds
         request.options.clockRate = clockRate
+        request.createsDatabase = false
         let (runRequest, json) = (request, json)
         let publisher = try mqtt ? BackgroundPublisher(settings: configuration.mqttSettings(), environment: HistoryEnvironment.process(configuration),
                                                        logger: LiveLogging.bootstrap(level: request.logLevel)) : nil
