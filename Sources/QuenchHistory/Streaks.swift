@@ -28,9 +28,12 @@ struct MetDays {
         self.firstSip = firstSip
         let key = Self.calendarKey(c.calendar)
         dataVersion = try c.run { (store) throws(StoreError) in try store.dataVersion() }
-        remembered = try c.personID.map { (p) throws(HistoryError) in
-            try c.run { (store) throws(StoreError) in try store.metSpans(person: p, calendar: key) }
-        } ?? []
+        // (An Optional.map with a typed-throws closure here crashes the 6.3.1 compiler in release builds.)
+        if let person = c.personID {
+            remembered = try c.run { (store) throws(StoreError) in try store.metSpans(person: person, calendar: key) }
+        } else {
+            remembered = []
+        }
         totals = try c.dailyTotals(from: from, through: c.today)
         loaded = [from.number...c.today.number]
     }
