@@ -41,7 +41,7 @@ struct UserReportProcessTests {
         }
     }
 
-    @Test("a trace without '# started:' fails before it is replayed, and stores nothing")
+    @Test("a trace without '# started:' fails before it is replayed, and leaves no database")
     func aTraceWithoutAStartFailsFirst() throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -51,6 +51,8 @@ struct UserReportProcessTests {
         #expect(run.stderr.contains("the trace has no '# started:' time; give --started"), "\(run.stderr)")
         // Nothing replayed: no event row, no summary.
         #expect(!run.stdout.contains("sip") && !run.stdout.contains("readings over"), "\(run.stdout)")
+        // And no empty database left behind.
+        #expect(!FileManager.default.fileExists(atPath: dir + "/q.sqlite"))
     }
 
     @Test("the demo's day is a fixed day from 08:00 local, whole in its database, and today shows its bottle")
