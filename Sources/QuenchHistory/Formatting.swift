@@ -149,8 +149,8 @@ public enum OutputText {
 }
 
 /// JSON output: snake_case keys, stable key order.
-enum JSONOutput {
-    static func encode(_ value: some Encodable, pretty: Bool = false) -> String {
+public enum JSONOutput {
+    public static func encode(_ value: some Encodable, pretty: Bool = false) -> String {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]

@@ -56,6 +56,11 @@ public struct HistoryEnvironment: Sendable {
                         mode: creating ? StoreLocation.creationMode(for: databasePath, environment: variables) : .existing)
     }
 
+    /// Fails as `openIntakeStore(creating: true)` would, creating nothing (`IntakeStore.checkCanOpen`).
+    public func checkIntakeStoreCanBeOpened() throws(StoreError) {
+        try IntakeStore.checkCanOpen(path: databasePath, mode: StoreLocation.creationMode(for: databasePath, environment: variables))
+    }
+
     /// Whose history this is: `person` when named (refused, naming everyone,
     /// when nobody has that name), else the household's only person; with several
     /// people and none named, `.personNeeded` with their names.

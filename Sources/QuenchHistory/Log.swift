@@ -11,13 +11,9 @@ extension History {
     ) throws(HistoryError) {
         let c = try environment.context(creating: false)
         if let limit, limit < 1 { throw .invalidArgument("--limit must be at least 1") }
+        let range = try HistoryInput.range(since: since, until: until, calendar: c.calendar, now: c.now)
         let query = EventQuery(
-            since: try since.map { (s) throws(HistoryError) in
-                try HistoryInput.option("--since") { () throws(HistoryError) in try HistoryInput.instant(s, calendar: c.calendar, now: c.now) }
-            },
-            until: try until.map { (s) throws(HistoryError) in
-                try HistoryInput.option("--until") { () throws(HistoryError) in try HistoryInput.instant(s, calendar: c.calendar, now: c.now) }
-            },
+            since: range.since, until: range.until,
             device: device, includeDeleted: includeDeleted, limit: limit ?? (csv || json ? nil : 50), person: c.personID)
         try c.run { (store) throws(StoreError) in
             try store.reading { (reader) throws(StoreError) in

@@ -101,6 +101,8 @@ extension History {
     public static func deliverReminders(_ environment: HistoryEnvironment, command: String?, timeout: Double = 10) throws(HistoryError) -> [Delivery] {
         // Refused before anything is due: the timer's run says so every time, not only when a reminder falls due.
         if let command, let problem = FileTrust.check(command) { throw .untrustedFile(problem) }
+        // A command that cannot run is a mistake to say now, not when a reminder is next due.
+        if let command, let problem = ReminderHook.problem(running: command) { throw .invalidArgument("reminder command: \(problem)") }
         guard environment.person == nil else { return [try deliverReminder(environment, command: command, timeout: timeout)] }
         let store = try environment.openStore(creating: false)
         var deliveries: [Delivery] = []
@@ -165,6 +167,16 @@ extension History {
 /// Runs a reminder's command: the program itself with the reminder in its
 /// environment, never a shell string built from data; killed past `timeout`.
 enum ReminderHook {
+    /// Why `path` cannot be run (run as given, never looked up in `PATH`); nil when it can.
+    static func problem(running path: String) -> String? {
+        let shown = path.shownSafely()
+        var info = stat()
+        guard stat(path, &info) == 0 else { return "cannot run \(shown): \(String(cString: strerror(errno)))" }
+        guard info.st_mode & S_IFMT == S_IFREG else { return "cannot run \(shown): it is not a regular file" }
+        guard access(path, X_OK) == 0 else { return "cannot run \(shown): \(String(cString: strerror(errno))) (not executable)" }
+        return nil
+    }
+
     /// nil when it ran and exited 0; else what went wrong.
     /// A program another user could have replaced is not run: the timer runs this as the
     /// service's user, and `sudo quench remind --notify` as root.

@@ -33,62 +33,44 @@ extension History {
     static func statsReport(_ c: HistoryContext, days: Int) throws(HistoryError) -> StatsReport {
         let today = c.today
         let first = today.adding(days: -(days - 1))
-        let totals = try c.dailyTotals(from: first, through: today)
         let book = try c.goalBook()
         let firstSip = try c.run { (store) throws(StoreError) in try store.firstSipTime(person: c.personID) }.map { c.calendar.day(of: $0) }
         let counted = max(1, today.number - max(first.number, firstSip?.number ?? today.number) + 1)
 
-        var total = 0.0, sips = 0, met = 0, longest = 0, run = 0
+        var metDays = try MetDays(c, book: book, firstSip: firstSip, from: first)
+        var total = 0.0, sips = 0, met = 0, longest = 0
+        // The run of met days in progress, by its first day: the first run reaches back
+        // past the period in full, so a streak is never shortened by where the period starts.
+        var runStart: CivilDay?
         for number in first.number...today.number {
             let day = CivilDay(number: number)
-            let t = totals[number] ?? DayTotal(ml: 0, sips: 0)
+            let t = metDays.total(day)
             total += t.ml
             sips += t.sips
-            if t.ml >= book.goal(on: day) {
+            if try metDays.met(day) {
                 met += 1
-                run += 1
-                longest = max(longest, run)
+                if runStart == nil { runStart = number == first.number ? try metDays.runStart(endingOn: day) : day }
+                longest = max(longest, number - runStart!.number + 1)
             } else {
-                run = 0
+                runStart = nil
             }
         }
-        let current = try currentStreak(c, book: book, firstSip: firstSip, known: totals, knownFrom: first)
+        let current = try currentStreak(c, &metDays)
         return StatsReport(
             person: c.personName, from: first.description, through: today.description, days: days, daysCounted: counted,
             units: c.units.rawValue, totalMl: total, dailyAverageMl: total / Double(counted), goalMetDays: met,
-            currentStreak: current, longestStreak: longest, sips: sips,
+            // The current streak may have ended yesterday, before a one-day period.
+            currentStreak: current, longestStreak: max(longest, current), sips: sips,
             sipsPerDay: Double(sips) / Double(counted), averageSipMl: sips > 0 ? total / Double(sips) : nil)
     }
 
     /// Days in a row the goal was met, counting back from today; today counts
-    /// once met, and an unfinished today does not break the streak. Reaches past
-    /// the period when the streak is older: a month first, then twice as far
-    /// back each time, a year at most. (A year at once made `stats --days 1` and
-    /// the day's share card add up a year of sips to look at yesterday: 12 ms
-    /// instead of 0.7 on ten years of detector-level history, docs/benchmarks-web.md.)
-    static func currentStreak(
-        _ c: HistoryContext, book: GoalBook, firstSip: CivilDay?, known: [Int: DayTotal], knownFrom: CivilDay
-    ) throws(HistoryError) -> Int {
-        guard let firstSip else { return 0 }
+    /// once met, and an unfinished today does not break the streak.
+    static func currentStreak(_ c: HistoryContext, _ days: inout MetDays) throws(HistoryError) -> Int {
         let today = c.today
-        var totals = known
-        var loadedFrom = knownFrom
-        func met(_ day: CivilDay) throws(HistoryError) -> Bool {
-            if day < loadedFrom {
-                let span = min(365, max(31, 2 * (today.number - loadedFrom.number + 1)))
-                let from = day.adding(days: -span)
-                totals.merge(try c.dailyTotals(from: from, through: loadedFrom.adding(days: -1))) { a, _ in a }
-                loadedFrom = from
-            }
-            return (totals[day.number]?.ml ?? 0) >= book.goal(on: day)
-        }
-        var day = try met(today) ? today : today.adding(days: -1)
-        var streak = 0
-        while day >= firstSip, try met(day) {
-            streak += 1
-            day = day.adding(days: -1)
-        }
-        return streak
+        let end = try days.met(today) ? today : today.adding(days: -1)
+        guard try days.met(end) else { return 0 }
+        return end.number - (try days.runStart(endingOn: end)).number + 1
     }
 
     static func renderStats(_ r: StatsReport, _ c: HistoryContext) -> String {

@@ -37,9 +37,9 @@ extension History {
         to output: inout some TextOutputStream
     ) throws(HistoryError) {
         let c = try environment.context(creating: false, everyone: true)
+        let range = try HistoryInput.range(since: since, until: until, calendar: c.calendar, now: c.now)
         let query = EventQuery(
-            since: try since.map { (s) throws(HistoryError) in try HistoryInput.instant(s, calendar: c.calendar, now: c.now) },
-            until: try until.map { (s) throws(HistoryError) in try HistoryInput.instant(s, calendar: c.calendar, now: c.now) },
+            since: range.since, until: range.until,
             includeDeleted: true, order: .byID, person: c.personID)
         switch format {
         case .csv:

@@ -134,6 +134,8 @@ public struct ServeCommand: AsyncParsableCommand {
                 if case .tooFewFiles = error { throw configurationFailure(error) }
                 // A token file another user could have written is the configuration's to fix: 78, no restart.
                 if let web = error as? WebError, case .untrustedTokenFile = web { throw configurationFailure(web) }
+                // An address this machine does not have, a port it may not use: 78, as for a wrong file.
+                guard !error.isConfigurationProblem else { throw configurationFailure(error) }
                 throw error
             }
             notifier.stopping()
@@ -144,6 +146,7 @@ public struct ServeCommand: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(abstract: "Show the link that lets a phone in (the token is made on first use).")
         @OptionGroup var web: WebOptions
         @Flag(help: "Make a new token: every phone must open the new link (a running server takes it at once).") var rotate = false
+        @Flag(help: "Print JSON: where the server listens, whether that is loopback, and the links.") var json = false
 
         public init() {}
 
@@ -153,7 +156,8 @@ public struct ServeCommand: AsyncParsableCommand {
             let path = configuration.tokenPath
             let token = try rotate ? AccessToken.rotate(at: path) : AccessToken.loadOrCreate(at: path)
             try AccessToken.giveToDatabaseOwner(path, database: configuration.database.value)
-            print(WebServer.tokenLinks(token, port: listen.port, addresses: WebServer.localAddresses()))
+            let links = WebServer.tokenLinks(token, listen: listen, addresses: WebServer.localAddresses(), tokenFile: path)
+            print(json ? JSONOutput.encode(links) : WebServer.tokenLinksText(links))
         }
     }
 }

@@ -81,6 +81,33 @@ public final class IntakeStore: Sendable {
         connection = Condition(db)
     }
 
+    /// Fails as `init(path:mode:)` would, but creates nothing: an existing file is
+    /// opened (so one that is not a database is named now); for a missing one, its
+    /// folder must exist (unless `mode` may create it) and be writable. For a command
+    /// that writes only at its end (`quench pair`): a bad path fails before its wait,
+    /// and a failure during the wait leaves no empty database behind.
+    public static func checkCanOpen(path: String, mode: OpenMode) throws(StoreError) {
+        var info = stat()
+        guard stat(path, &info) != 0 else {
+            _ = try IntakeStore(path: path, mode: .existing)
+            return
+        }
+        guard mode != .existing else { _ = try IntakeStore(path: path, mode: .existing); return }
+        let directory = Self.directory(of: path)
+        guard stat(directory.isEmpty ? "." : directory, &info) == 0 else {
+            guard mode == .createWithFolder else { throw missingFolder(path, directory) }
+            return
+        }
+        guard access(directory.isEmpty ? "." : directory, W_OK) == 0 else {
+            let cause = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EACCES)
+            throw StoreError(.readOnly, path: path, "cannot create the database \(path)", cause: cause)
+        }
+    }
+
+    static func missingFolder(_ path: String, _ directory: String) -> StoreError {
+        StoreError(.cannotOpen, path: path, "cannot create the database \(path): the folder \(directory) does not exist")
+    }
+
     private static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "" }
         return slash == path.startIndex ? "/" : String(path[..<slash])
@@ -125,9 +152,7 @@ public final class IntakeStore: Sendable {
     private static func createFile(_ path: String, folder: Bool) throws(StoreError) {
         let directory = Self.directory(of: path)
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
-            guard folder else {
-                throw StoreError(.cannotOpen, path: path, "cannot create the database \(path): the folder \(directory) does not exist")
-            }
+            guard folder else { throw missingFolder(path, directory) }
             do {
                 try FileManager.default.createDirectory(
                     atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

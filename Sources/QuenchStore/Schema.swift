@@ -225,6 +225,48 @@ enum Schema {
                 VALUES ('reminder|' || (SELECT name FROM person WHERE id = NEW.person), 'reminder', NEW.last_reminded_at);
             END;
             """),
+        // Runs of days on which a person met the goal, once added up, so that a streak
+        // of years is not added up again from every sip on each `stats` (the cost of a
+        // streak then no longer grows with its length). A span holds for one calendar
+        // (`zone|day start hour`): days `first_day`...`last_day` (CivilDay numbers) all
+        // met the goal in force. Any change to a sip before `valid_before` (the end of
+        // `last_day`), or to the person's goals, drops the spans it could touch; sips
+        // of later days (the gateway's, today's) leave them standing.
+        Migration(identifier: "v8: met-goal spans for streaks", sql: """
+            CREATE TABLE met_span (
+                person       INTEGER NOT NULL REFERENCES person(id) ON DELETE CASCADE,
+                calendar     TEXT NOT NULL CHECK (length(calendar) > 0),
+                first_day    INTEGER NOT NULL,
+                last_day     INTEGER NOT NULL CHECK (last_day >= first_day),
+                valid_before REAL NOT NULL,
+                PRIMARY KEY (person, calendar, first_day)
+            ) STRICT;
+            CREATE TRIGGER met_span_sip_new AFTER INSERT ON intake_event WHEN NEW.kind = 'sip'
+            BEGIN
+                DELETE FROM met_span WHERE valid_before > NEW.time;
+            END;
+            CREATE TRIGGER met_span_sip_changed AFTER UPDATE OF kind, ml, time, deleted, person ON intake_event
+                WHEN OLD.kind = 'sip' OR NEW.kind = 'sip'
+            BEGIN
+                DELETE FROM met_span WHERE valid_before > min(OLD.time, NEW.time);
+            END;
+            CREATE TRIGGER met_span_sip_gone AFTER DELETE ON intake_event WHEN OLD.kind = 'sip'
+            BEGIN
+                DELETE FROM met_span WHERE valid_before > OLD.time;
+            END;
+            CREATE TRIGGER met_span_goal_new AFTER INSERT ON goal
+            BEGIN
+                DELETE FROM met_span WHERE person = NEW.person;
+            END;
+            CREATE TRIGGER met_span_goal_changed AFTER UPDATE ON goal
+            BEGIN
+                DELETE FROM met_span WHERE person IN (OLD.person, NEW.person);
+            END;
+            CREATE TRIGGER met_span_goal_gone AFTER DELETE ON goal
+            BEGIN
+                DELETE FROM met_span WHERE person = OLD.person;
+            END;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

@@ -39,11 +39,13 @@ public enum Pairing {
     /// given), so the address type is the advertised one; connects and
     /// subscribes (GATT) or listens (broadcast) until a reading decodes;
     /// then saves device, profile, address type and calibration.
-    /// `openStore` is called once the request is known to be valid, and before
-    /// any scan: a bad address or profile file leaves no database behind, and a
-    /// bad database path fails before the wait.
+    /// `checkStore` is called once the request is known to be valid, and before
+    /// any scan, so a bad database path fails before the wait; `openStore` (which
+    /// may create the database) only once the device answered: a bad address or
+    /// profile file, or a device that never answered, leaves no database behind.
     public static func pair(
-        _ r: Request, openStore: () throws(StoreError) -> IntakeStore, stop: StopSignal, progress: (String) -> Void
+        _ r: Request, checkStore: () throws(StoreError) -> Void, openStore: () throws(StoreError) -> IntakeStore,
+        stop: StopSignal, progress: (String) -> Void
     ) throws(ToolError) -> Outcome {
         guard let address = BluetoothAddress(r.address) else { throw .live(.badAddress(r.address)) }
         var profile: DeviceProfile?
@@ -57,8 +59,7 @@ public enum Pairing {
         if let problem = planned.textProblem {
             throw .live(.store(StoreError(.invalidValue, path: nil, "cannot pair \(address): \(problem); nothing was saved")))
         }
-        let store: IntakeStore
-        do { store = try openStore() } catch { throw .live(.store(error)) }
+        do { try checkStore() } catch { throw .live(.store(error)) }
         var type: AddressType = r.random ? .leRandom : .lePublic
         var advertisedName: String?
         if profile == nil || !r.random {
@@ -110,6 +111,8 @@ public enum Pairing {
         }
         let how = chosen.transport.isBroadcast ? "broadcast" : (r.bond ? "connected, encrypted" : "connected")
         let now = Timestamp.wallClockNow
+        let store: IntakeStore
+        do { store = try openStore() } catch { throw .live(.store(error)) }
         let existing = try? store.device(address: address.description)
         // A device's own name is kept only when the store can hold it (a device may advertise anything).
         let advertised = advertisedName.flatMap { TextField.deviceName.problem($0) == nil ? $0 : nil }

@@ -31,6 +31,16 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
+extension ListenAddress {
+    /// Whether the name resolves to a loopback address: what `serve token` says
+    /// before any socket is bound, by the same rule the server applies once it is
+    /// (`BoundAddress`). A name that does not resolve is not loopback.
+    public var resolvesToLoopback: Bool {
+        guard let resolved = try? SocketAddress.makeAddressResolvingHost(host, port: port) else { return false }
+        return BoundAddress(resolved)?.isLoopback == true
+    }
+}
+
 /// The address a listener holds, numeric, read back from its socket once bound:
 /// what decides whether only this machine can connect (no token). Never the text
 /// asked for: `127.example.com` is a name, and may resolve to the home network.

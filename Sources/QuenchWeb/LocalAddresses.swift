@@ -33,10 +33,42 @@ extension WebServer {
         return "Quench is serving \(shown); it asks for the access token: `quench serve token` shows the link to open on a phone"
     }
 
-    /// `quench serve token`: the link(s) that let a phone in once, then a cookie.
-    public static func tokenLinks(_ token: AccessToken, port: Int, addresses: [String]) -> String {
-        let hosts = addresses.isEmpty ? ["THIS-PI"] : addresses
-        return "Open on a phone (once; it keeps a cookie). Anyone with this link can read the intake history:\n"
-            + hosts.map { "  http://\($0):\(port)/?token=\(token.value)" }.joined(separator: "\n")
+    /// `quench serve token`: the links that work for where the server listens.
+    public struct TokenLinks: Sendable, Encodable {
+        /// Where the server is configured to listen.
+        public var listen: String
+        /// True on loopback: this machine only, and no token is asked for.
+        public var loopback: Bool
+        /// The links to open: the plain page on loopback, else each with the token.
+        public var links: [String]
+        /// With the token, for when the server listens beyond loopback (on every
+        /// interface, one per address of this machine); the same as `links` off loopback.
+        public var tokenLinks: [String]
+        public var tokenFile: String
+    }
+
+    /// The links for `listen`: on a wildcard address one per address of this
+    /// machine (`addresses`), on another address that address alone.
+    public static func tokenLinks(_ token: AccessToken, listen: ListenAddress, addresses: [String], tokenFile: String) -> TokenLinks {
+        func url(_ host: String, port: Int) -> String { "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/" }
+        let wildcard = listen.host == "0.0.0.0" || listen.host == "::"
+        let loopback = listen.resolvesToLoopback
+        let hosts = loopback || wildcard ? (addresses.isEmpty ? ["THIS-PI"] : addresses) : [listen.host]
+        let withToken = hosts.map { url($0, port: listen.port) + "?token=\(token.value)" }
+        return TokenLinks(listen: listen.description, loopback: loopback,
+                          links: loopback ? [url(listen.host, port: listen.port)] : withToken,
+                          tokenLinks: withToken, tokenFile: tokenFile)
+    }
+
+    /// The same as text: on loopback the plain link and when the token is needed.
+    public static func tokenLinksText(_ links: TokenLinks) -> String {
+        guard links.loopback else {
+            return "Open on a phone (once; it keeps a cookie). Anyone with this link can read the intake history:\n"
+                + links.links.map { "  \($0)" }.joined(separator: "\n")
+        }
+        return "The server listens on \(links.listen), this machine only: open \(links.links[0]) (no token is needed on loopback).\n"
+            + "The token is only needed off loopback (--listen 0.0.0.0:PORT, or `listen` under [web]); phones then open "
+            + "(once; it keeps a cookie; anyone with this link can read the intake history):\n"
+            + links.tokenLinks.map { "  \($0)" }.joined(separator: "\n")
     }
 }

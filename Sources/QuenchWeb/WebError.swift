@@ -1,3 +1,4 @@
+import NIOCore
 import QuenchHistory
 import QuenchStore
 
@@ -17,6 +18,22 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
     /// The process may open too few descriptors for the connections and what it needs besides.
     case tooFewFiles(limit: Int, needed: Int)
 
+    /// A problem only a change of configuration fixes (an address this machine does
+    /// not have, a port it may not use): the service's exit 78, which it is not
+    /// restarted on. An address in use is not: the other server may go away.
+    public var isConfigurationProblem: Bool {
+        switch self {
+        case .badListenAddress: true
+        case .cannotListen(_, let cause): [EACCES, EADDRNOTAVAIL].contains(Self.errno(of: cause))
+        default: false
+        }
+    }
+
+    /// The system's error number behind a failure to bind (SwiftNIO's `IOError`).
+    static func errno(of error: any Error) -> Int32? {
+        (error as? IOError)?.errnoCode
+    }
+
     public var description: String {
         switch self {
         case let .badListenAddress(text, reason):
@@ -28,7 +45,16 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
         case let .untrustedTokenFile(problem):
             return "the access token " + problem.description
         case let .cannotListen(address, cause):
-            return "cannot listen on \(address): \(cause) (another `quench serve`? choose another port with --listen)"
+            switch Self.errno(of: cause) {
+            case EADDRINUSE:
+                return "\(address) is already in use (another quench serve?): stop it, or choose another port with --listen"
+            case EACCES:
+                return "not allowed to listen on \(address) (ports below 1024 need privileges): choose another port with --listen"
+            case EADDRNOTAVAIL:
+                return "cannot listen on \(address): no interface of this machine has that address (check --listen, or `listen` under [web])"
+            default:
+                return "cannot listen on \(address): \(cause) (another `quench serve`? choose another port with --listen)"
+            }
         case let .history(error):
             return error.description
         case let .tooFewFiles(limit, needed):

@@ -125,7 +125,8 @@ struct PairCommand: AsyncParsableCommand {
             let environment = HistoryEnvironment.process(configuration)
             let stop = StopSignal()
             let signals = StopSignals.handle { _ in stop.stop() }
-            let outcome = try Pairing.pair(request, openStore: { () throws(StoreError) in try environment.openIntakeStore(creating: true) },
+            let outcome = try Pairing.pair(request, checkStore: { () throws(StoreError) in try environment.checkIntakeStoreCanBeOpened() },
+                                           openStore: { () throws(StoreError) in try environment.openIntakeStore(creating: true) },
                                            stop: stop) { LineOutput.write($0) }
             signals.cancel()
             let d = outcome.device
@@ -264,6 +265,7 @@ struct RunCommand: AsyncParsableCommand {
         request.options.drainInterval = configuration.drainEvery.value.map { $0 * 60 }
         request.seconds = seconds
         request.options.clockRate = clockRate
+        request.createsDatabase = false
         let (runRequest, json) = (request, json)
         let publisher = try mqtt ? BackgroundPublisher(settings: configuration.mqttSettings(), environment: HistoryEnvironment.process(configuration),
                                                        logger: LiveLogging.bootstrap(level: request.logLevel)) : nil

@@ -6,7 +6,7 @@ struct Log: ParsableCommand {
     @OptionGroup var options: StoreOptions
     @OptionGroup var who: PersonOption
     @Option(help: "From this time: YYYY-MM-DD, 'YYYY-MM-DD HH:MM', HH:MM, today, yesterday or ISO 8601.") var since: String?
-    @Option(help: "Before this time (same forms as --since).") var until: String?
+    @Option(help: "Before this time (same forms as --since); a day (YYYY-MM-DD, today, yesterday) includes that whole day.") var until: String?
     @Option(help: "Only this device's events.") var device: String?
     @Option(help: "At most this many events (default 50 for text).") var limit: Int?
     @Flag(help: "Include deleted events.") var deleted = false

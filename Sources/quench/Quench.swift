@@ -21,7 +21,9 @@ struct Quench: AsyncParsableCommand {
     /// standard output).
     static func main() async {
         do {
-            var command = try parseAsRoot(Self.arguments(Array(CommandLine.arguments.dropFirst())))
+            let arguments = Self.arguments(Array(CommandLine.arguments.dropFirst()))
+            try checkCommandName(arguments)
+            var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -61,6 +63,39 @@ struct Quench: AsyncParsableCommand {
         }
         guard !moved.isEmpty, !args.isEmpty else { return arguments }
         return [args[0]] + moved + args.dropFirst()
+    }
+
+    /// A first argument that names no command (`quench todya`), or `quench help
+    /// NAME` of none, is refused with the nearest name, rather than taken as an
+    /// unexpected argument or answered with the overall help and status 0.
+    static func checkCommandName(_ arguments: [String]) throws {
+        let names = configuration.subcommands.map { $0._commandName } + ["help"]
+        var words = arguments.drop { $0.hasPrefix("-") }
+        // `--db PATH` moved first by `arguments(_:)` is skipped with its value.
+        if arguments.first == "--db" { words = arguments.dropFirst(2).drop { $0.hasPrefix("-") } }
+        guard var name = words.first else { return }
+        if name == "help" {
+            guard let asked = words.dropFirst().first, !asked.hasPrefix("-") else { return }
+            name = asked
+        }
+        guard !names.contains(name) else { return }
+        let nearest = names.map { ($0, editDistance($0, name)) }.min { $0.1 < $1.1 }
+        let hint = nearest.flatMap { $0.1 <= max(2, name.count / 3) ? "; did you mean `\($0.0)`?" : nil } ?? ""
+        throw ValidationError("unknown command '\(name)'\(hint)")
+    }
+
+    /// Levenshtein distance: insertions, deletions and substitutions (a swap of two letters is two).
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let (a, b) = (Array(a.lowercased()), Array(b.lowercased()))
+        var previous = Array(0...b.count)
+        for i in 1...max(1, a.count) where !a.isEmpty {
+            var row = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(1, b.count) where !b.isEmpty {
+                row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = row
+        }
+        return a.isEmpty ? b.count : previous[b.count]
     }
 
     /// Readings to events (issue 2).

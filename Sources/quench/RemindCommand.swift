@@ -44,10 +44,15 @@ struct RemindCommand: ParsableCommand {
                 if case .untrustedFile = error { throw configurationFailure(error) }
                 throw error
             }
+            var failed = false
             for delivery in deliveries {
                 emit(delivery.text)
-                if let problem = delivery.hookProblem { FileHandleStderr.write("quench: reminder command: \(problem)\n") }
+                if let problem = delivery.hookProblem {
+                    FileHandleStderr.write("quench: error: reminder command: \(problem)\n")
+                    failed = true
+                }
             }
+            if failed { throw ExitCode(1) }
         }
     }
 

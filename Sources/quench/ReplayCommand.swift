@@ -62,12 +62,15 @@ struct ReplayCommand: ParsableCommand {
         options.started = started
         try runReporting {
             let output = StandardOutput()
-            // Opened before the replay so a bad database fails fast.
-            let intakeStore = store ? try HistoryEnvironment.process(database: db, units: nil).openStore(creating: true) : nil
+            // Checked before the replay so a bad database fails fast; made only when there is something to store.
+            let environment = store ? try HistoryEnvironment.process(database: db, units: nil) : nil
+            try environment?.checkIntakeStoreCanBeOpened()
+            let intakeStore = environment.map { env in { () throws in try env.openStore(creating: true) } }
             var found: [DetectedEvent] = []
             var started: Timestamp?
-            let onStart: (TraceHeader, BottleCalibration) -> Void = { header, _ in
+            let onStart: (TraceHeader, BottleCalibration) throws -> Void = { header, _ in
                 started = header.started ?? options.started
+                if intakeStore != nil { _ = try PipelineStore.startTime(header: header, started: options.started, source: file ?? btsnoop ?? "-") }
                 if !json { output.write(EventFormat.tableHeader + "\n") }
             }
             let onEvent: (DetectedEvent) -> Void = { event in
@@ -102,7 +105,7 @@ struct ReplayCommand: ParsableCommand {
             }
             if let intakeStore {
                 let outcome = try PipelineStore.ingest(
-                    found, header: summary.header, started: options.started, device: device, source: source, into: intakeStore)
+                    found, header: summary.header, started: options.started, device: device, source: source, into: intakeStore())
                 if !json { output.write("stored: \(outcome.result.inserted) new, \(outcome.result.duplicates) already there\n") }
                 output.flush()
                 for event in outcome.refused {
@@ -117,7 +120,7 @@ struct ReplayCommand: ParsableCommand {
     /// A bottle that reports its own sips (HidrateSpark): its frames, not the
     /// detector; stored under the identities the gateway uses. False when the
     /// capture holds none of its sips.
-    func replayBottle(_ capture: TraceSource, _ options: BTSnoopReplayOptions, into intakeStore: IntakeStore?,
+    func replayBottle(_ capture: TraceSource, _ options: BTSnoopReplayOptions, into intakeStore: (() throws -> IntakeStore)?,
                       _ output: StandardOutput) throws -> Bool {
         let result = try HidrateSparkCapture.read(capture, device: options.device, capacityML: calibration.capacity ?? HidrateSpark.defaultCapacityML)
         guard let device = result.device, !result.sips.isEmpty else {
@@ -134,7 +137,7 @@ struct ReplayCommand: ParsableCommand {
         }
         if !json { output.write("\n\(events.count) sip\(events.count == 1 ? "" : "s") the bottle sent, \(TraceWriter.fixed(events.reduce(0) { $0 + $1.ml }, places: 0)) mL\n") }
         if let intakeStore {
-            let stored = try HidrateSparkCapture.store(result.sips, device: device.description, into: intakeStore)
+            let stored = try HidrateSparkCapture.store(result.sips, device: device.description, into: intakeStore())
             if !json { output.write("stored: \(stored.inserted) new, \(stored.duplicates) already there\n") }
         }
         output.flush()

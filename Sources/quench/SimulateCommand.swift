@@ -41,11 +41,12 @@ struct EvaluateCommand: ParsableCommand {
     @Argument(help: "Trace file.") var trace: String
     @Argument(help: "Ground truth CSV (t_start,t_end,kind,ml).") var truth: String
     @OptionGroup var calibration: CalibrationOptions
+    @Flag(help: "Print the scores as one JSON object.") var json = false
 
     func run() throws {
         try runReporting {
             let report = try Evaluate.run(trace: TraceSource(argument: trace), truthPath: truth, options: calibration.replayOptions())
-            print(report.description)
+            print(json ? Evaluate.json(report) : report.description)
         }
     }
 }

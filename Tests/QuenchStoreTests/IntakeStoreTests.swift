@@ -27,7 +27,8 @@ import Testing
         #expect(version == Schema.migrations.count)
         #expect(Schema.migrations.map(\.identifier) == ["v1: devices, intake events, goals, settings", "v2: device address type and profile definition",
                                                       "v3: device battery and cap", "v4: reminders",
-                                                      "v5: events stamped before the clock was set", "v6: mqtt outbox", "v7: people"])
+                                                      "v5: events stamped before the clock was set", "v6: mqtt outbox", "v7: people",
+                                                      "v8: met-goal spans for streaks"])
         // Reopening applies nothing new and keeps data.
         try store.ingest(sips(2), device: "A", started: t0)
         let again = try IntakeStore(path: dir.file("q.sqlite"), mode: .existing)

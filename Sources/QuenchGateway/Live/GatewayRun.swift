@@ -53,6 +53,9 @@ extension Gateway {
         public var seconds: Double?
         public var logLevel: String?
         public var options = Gateway.Options()
+        /// Whether a missing database is made (the service's, in its own folder); else
+        /// it means nothing is paired, and `quench run` says so without leaving an empty file.
+        public var createsDatabase = true
 
         public init(databasePath: String) { self.databasePath = databasePath }
     }
@@ -60,7 +63,11 @@ extension Gateway {
     public static func runUntilStopped(_ request: RunRequest, onEvent: @escaping EventSubscriber) throws(LiveError) {
         let logger = LiveLogging.bootstrap(level: request.logLevel)
         let store: IntakeStore
-        do { store = try IntakeStore(path: request.databasePath, mode: .create) } catch { throw .store(error) }
+        do { store = try IntakeStore(path: request.databasePath, mode: request.createsDatabase ? .create : .existing) } catch {
+            // No database yet means nothing was paired: said as such, and no empty file left behind.
+            guard error.code == .notFound else { throw .store(error) }
+            throw request.devices.first.map { .unknownDevice($0) } ?? .noDevices
+        }
         let devices = try Gateway.devices(in: store, only: request.devices) { address, error in
             logger.error("device skipped: it cannot be used", metadata: ["device": "\(address)", "error": "\(error)"])
         }

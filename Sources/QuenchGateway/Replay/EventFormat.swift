@@ -18,9 +18,9 @@ public enum EventFormat {
 
     public static let tableHeader = "  when                     event        mL   lift → settled     left"
 
-    /// One aligned table row: wall-clock time when known, else trace seconds.
-    public static func tableRow(_ event: DetectedEvent, started: Timestamp?) -> String {
-        let when = started.map { $0.adding(event.start).iso8601 } ?? "t=" + TraceWriter.fixed(event.start, places: 1) + " s"
+    /// One aligned table row: wall-clock time when known (`wallClock` spells it; ISO 8601 in UTC by default), else trace seconds.
+    public static func tableRow(_ event: DetectedEvent, started: Timestamp?, wallClock: (Timestamp) -> String = { $0.iso8601 }) -> String {
+        let when = started.map { wallClock($0.adding(event.start)) } ?? "t=" + TraceWriter.fixed(event.start, places: 1) + " s"
         let duration = TraceWriter.fixed(event.end - event.start, places: 1) + " s"
         let left = event.remainingML.map { TraceWriter.fixed($0, places: 0) + " mL" } ?? ""
         let ml = event.kind.isDiagnostic ? "" : TraceWriter.fixed(event.ml, places: 1)
@@ -36,6 +36,23 @@ public enum EventFormat {
         ]
         if let left = s.remainingML { lines.append("left in the bottle: \(TraceWriter.fixed(left, places: 0)) mL") }
         return lines.joined(separator: "\n")
+    }
+
+    /// The summary as one JSON object (`quench demo --json`); amounts in mL, durations in seconds.
+    public static func summaryJSON(_ s: ReplaySummary) -> String {
+        var fields = [
+            "\"readings\":\(s.readings)", "\"duration_s\":\(number(s.duration, 3))",
+            "\"sips\":\(s.sips)", "\"sip_ml\":\(number(s.sipML, 2))", "\"refills\":\(s.refills)", "\"refill_ml\":\(number(s.refillML, 2))",
+            "\"pours\":\(s.pours)", "\"pour_ml\":\(number(s.pourML, 2))",
+        ]
+        if let left = s.remainingML { fields.append("\"remaining_ml\":\(number(left, 1))") }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    /// A JSON number, or null where JSON has none (not finite).
+    public static func number(_ value: Double?, _ places: Int) -> String {
+        guard let value, value.isFinite else { return "null" }
+        return TraceWriter.fixed(value, places: places)
     }
 
     static func duration(_ seconds: Double) -> String {

@@ -24,6 +24,14 @@ public enum PipelineStore {
         public var refused: [DetectedEvent]
     }
 
+    /// When the trace's t = 0 was on the wall clock, which storing needs: known from
+    /// the header (or `--started`), so a replay that could not be stored fails before
+    /// it reads a reading.
+    public static func startTime(header: TraceHeader, started override: Timestamp?, source: String) throws(Failure) -> Timestamp {
+        guard let started = header.started ?? override else { throw .noStartTime(source: source) }
+        return started
+    }
+
     /// Ingests `events` in one transaction; replaying the same trace again adds
     /// nothing. An event the store cannot hold is refused by itself and the
     /// others are stored: each event was judged on its own, so a garbage spike
@@ -33,7 +41,7 @@ public enum PipelineStore {
         _ events: [DetectedEvent], header: TraceHeader, started override: Timestamp?, device: String?,
         source: String, into store: IntakeStore
     ) throws(Failure) -> Outcome {
-        guard let started = header.started ?? override else { throw .noStartTime(source: source) }
+        let started = try startTime(header: header, started: override, source: source)
         var kept: [DetectedEvent] = []
         var refused: [DetectedEvent] = []
         for event in events {

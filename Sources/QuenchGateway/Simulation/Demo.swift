@@ -31,10 +31,18 @@ public enum Demo {
     }
 }
 
-/// Wall-clock helpers for the demo.
-public enum DemoClock {
-    /// The start of a simulated day of `hours` that ends now.
-    public static func dayEndingNow(hours: Double, now: Timestamp = .wallClockNow) -> Timestamp {
-        Timestamp(secondsSince1970: (now.secondsSince1970 - hours * 3600).rounded(.down))
+extension Demo.Day {
+    /// The day as one JSON document (`quench demo --json`): the events as `replay
+    /// --json` prints them, the summary, and where they were stored (`stored`: the
+    /// database, new events, events already there; nil with --no-store).
+    public func json(seed: UInt64, hours: Double, stored: (database: String, inserted: Int, duplicates: Int)?) -> String {
+        var s = "{\"seed\":\(seed),\"hours\":\(EventFormat.number(hours, 3))"
+        if let started = header.started { s += ",\"started\":\"\(started.iso8601)\"" }
+        s += ",\"events\":[" + events.map { EventFormat.jsonLine($0, started: header.started) }.joined(separator: ",") + "]"
+        s += ",\"summary\":" + EventFormat.summaryJSON(summary)
+        if let stored {
+            s += ",\"stored\":{\"database\":\"\(EventFormat.jsonEscaped(stored.database))\",\"inserted\":\(stored.inserted),\"duplicates\":\(stored.duplicates)}"
+        }
+        return s + "}"
     }
 }

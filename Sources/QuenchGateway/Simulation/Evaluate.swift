@@ -9,6 +9,21 @@ public enum Evaluate {
         return Evaluation.score(detected: detected, truth: truth)
     }
 
+    /// The report as one JSON object (`quench evaluate --json`): per kind the
+    /// counts, recall, precision, mean absolute error per matched event (mL) and
+    /// total error (%); null where a figure cannot be computed.
+    public static func json(_ report: EvaluationReport) -> String {
+        func kind(_ k: EvaluationReport.KindScore) -> String {
+            "{\"truth\":\(k.truthCount),\"detected\":\(k.detectedCount),\"matched\":\(k.matched)"
+                + ",\"recall\":\(EventFormat.number(k.recall, 4)),\"precision\":\(EventFormat.number(k.precision, 4))"
+                + ",\"mean_abs_error_ml\":\(EventFormat.number(k.meanAbsoluteErrorML, 3))"
+                + ",\"total_error_percent\":\(EventFormat.number(k.totalErrorPercent, 3))"
+                + ",\"truth_ml\":\(EventFormat.number(k.truthTotalML, 2)),\"detected_ml\":\(EventFormat.number(k.detectedTotalML, 2))}"
+        }
+        return "{\"sip\":\(kind(report.sip)),\"refill\":\(kind(report.refill)),\"pour\":\(kind(report.pour))"
+            + ",\"missed\":\(report.missed.count),\"spurious\":\(report.spurious.count)}"
+    }
+
     public static func readTruth(_ path: String) throws -> [TruthEvent] {
         let text = try readWholeFile(path)
         do {

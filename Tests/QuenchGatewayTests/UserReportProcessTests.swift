@@ -1,0 +1,179 @@
+import Foundation
+import QuenchCore
+import QuenchGateway
+import QuenchTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a new user found wrong (issue 24), as processes.
+@Suite("what a new user found wrong, as processes")
+struct UserReportProcessTests {
+    static func folder() throws -> String { try TemporaryFolder.create("quench-report") }
+
+    func trace(_ dir: String, started: Timestamp?) throws -> String {
+        let path = dir + "/t\(started == nil ? "-unstarted" : "").csv"
+        _ = try Simulate.write(configuration: Simulate.configuration(hours: 0.3, preset: nil, started: started), seed: 7,
+                               tracePath: path, truthPath: nil)
+        return path
+    }
+
+    func count(_ db: String) throws -> Int {
+        try runQuench(["log", "--csv", "--db", db]).stdout.split(separator: "\n").count - 1
+    }
+
+    @Test("a trace stored once with --device and once without is stored once, in either order")
+    func aTraceWithAndWithoutItsDeviceIsOneTrace() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let t = try trace(dir, started: Timestamp(iso8601: "2026-03-02T07:30:00Z"))
+        for (i, order) in [[nil, "AA:BB:CC:DD:EE:01"], ["AA:BB:CC:DD:EE:01", nil]].enumerated() {
+            let db = dir + "/q\(i).sqlite"
+            var stored: [String] = []
+            for device in order {
+                let run = try runQuench(["replay", t, "--store", "--db", db] + (device.map { ["--device", $0] } ?? []))
+                #expect(run.status == 0, "\(run.stderr)")
+                stored.append(run.stdout.split(separator: "\n").last.map(String.init) ?? "")
+            }
+            #expect(stored == ["stored: 2 new, 0 already there", "stored: 0 new, 2 already there"], "\(order)")
+            #expect(try count(db) == 2)
+        }
+    }
+
+    @Test("a trace without '# started:' fails before it is replayed, and leaves no database")
+    func aTraceWithoutAStartFailsFirst() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let t = try trace(dir, started: nil)
+        let run = try runQuench(["replay", t, "--store", "--db", dir + "/q.sqlite"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("the trace has no '# started:' time; give --started"), "\(run.stderr)")
+        // Nothing replayed: no event row, no summary.
+        #expect(!run.stdout.contains("sip") && !run.stdout.contains("readings over"), "\(run.stdout)")
+        // And no empty database left behind.
+        #expect(!FileManager.default.fileExists(atPath: dir + "/q.sqlite"))
+    }
+
+    @Test("the demo's day is a fixed day from 08:00 local, whole in its database, and today shows its bottle")
+    func theDemoDay() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let env = ["XDG_DATA_HOME": dir, "HOME": dir]
+        let first = try runQuench(["demo"], environment: env)
+        #expect(first.status == 0, "\(first.stderr)")
+        let rows = first.stdout.split(separator: "\n").filter { $0.hasPrefix("  20") }
+        // The README's sample: 101 sips from 08:09 to 23:52, 220 mL left, every run (seed 7).
+        #expect(rows.first?.dropFirst(13).hasPrefix("08:09:50.103  sip        22.6") == true, "\(rows.first ?? "")")
+        #expect(rows.last?.dropFirst(13).hasPrefix("23:52:") == true, "\(rows.last ?? "")")
+        #expect(first.stdout.contains("intake  2730.7 mL in 101 sips"), "\(first.stdout)")
+        #expect(first.stdout.contains("left in the bottle: 220 mL"))
+        let second = try runQuench(["demo", "--json"], environment: env)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: Any])
+        #expect((json["events"] as? [Any])?.count == rows.count)
+        #expect((json["summary"] as? [String: Any])?["remaining_ml"] as? Double == 219.7)  // "220 mL" in the text
+        #expect((json["stored"] as? [String: Any])?["inserted"] as? Int == 107)
+        let demo = dir + "/quench/demo.sqlite"
+        // The whole day is in the history: stored at once, all of it over.
+        let log = try runQuench(["log", "--json", "--db", demo, "--limit", "1000"], environment: env)
+        let lines = log.stdout.split(separator: "\n")
+        #expect(lines.count == 107, "\(lines.count)")
+        let today = try runQuench(["today", "--db", demo], environment: env)
+        #expect(today.stdout.contains("Left      220 mL in demo-bottle"), "\(today.stdout)")
+        #expect(!today.stdout.contains("no bottle reported"))
+    }
+
+    @Test("--json where the output is data: demo, evaluate, serve token")
+    func jsonWhereTheOutputIsData() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let t = dir + "/t.csv", truth = dir + "/t.truth"
+        _ = try Simulate.write(configuration: Simulate.configuration(hours: 0.3, preset: nil, started: nil), seed: 7, tracePath: t, truthPath: truth)
+        let evaluate = try runQuench(["evaluate", t, truth, "--json"])
+        #expect(evaluate.status == 0, "\(evaluate.stderr)")
+        let scores = try #require(try JSONSerialization.jsonObject(with: Data(evaluate.stdout.utf8)) as? [String: Any])
+        #expect((scores["sip"] as? [String: Any])?["truth"] as? Int == 2)
+        let token = try runQuench(["serve", "token", "--json", "--db", dir + "/q.sqlite"])
+        #expect(token.status == 0, "\(token.stderr)")
+        let links = try #require(try JSONSerialization.jsonObject(with: Data(token.stdout.utf8)) as? [String: Any])
+        #expect(links["links"] as? [String] == ["http://127.0.0.1:8080/"])
+        #expect(links["loopback"] as? Bool == true)
+    }
+
+    @Test("serve token on loopback gives the loopback link and says the token is only needed off loopback")
+    func tokenLinkForTheListenAddress() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let loopback = try runQuench(["serve", "token", "--db", dir + "/q.sqlite"])
+        #expect(loopback.stdout.hasPrefix("The server listens on 127.0.0.1:8080, this machine only: open http://127.0.0.1:8080/ (no token is needed on loopback)."),
+                "\(loopback.stdout)")
+        #expect(loopback.stdout.contains("The token is only needed off loopback"))
+        let one = try runQuench(["serve", "token", "--db", dir + "/q.sqlite", "--listen", "192.0.2.7:8081"])
+        #expect(one.stdout.contains("  http://192.0.2.7:8081/?token="), "\(one.stdout)")
+    }
+
+    @Test("a port in use is said in words, with a non-zero status that is not the configuration's 78")
+    func portInUse() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Hold a loopback port.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = listen(fd, 1)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let run = try runQuench(["serve", "--db", dir + "/q.sqlite", "--listen", "127.0.0.1:\(port)"])
+        #expect(run.status != 0 && run.status != 78)
+        #expect(run.stderr.contains("127.0.0.1:\(port) is already in use (another quench serve?)"), "\(run.stderr)")
+        #expect(!run.stderr.contains("errno"))
+    }
+
+    @Test("a reminder command that cannot run is an error naming it and why")
+    func reminderCommandThatCannotRun() throws {
+        let f = try HistoryFixture()
+        let run = try runQuench(["remind", "--notify", "--command", "/nonexistent/hook", "--db", f.path])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("reminder command: cannot run /nonexistent/hook: No such file or directory"), "\(run.stderr)")
+    }
+
+    @Test("an unknown command or help topic exits non-zero with the nearest name")
+    func unknownCommands() throws {
+        let typo = try runQuench(["todya"])
+        #expect(typo.status == 64)
+        #expect(typo.stderr.contains("unknown command 'todya'; did you mean `today`?"), "\(typo.stderr)")
+        let help = try runQuench(["help", "nosuch"])
+        #expect(help.status == 64 && help.stderr.contains("unknown command 'nosuch'"), "\(help.stderr)")
+        let known = try runQuench(["help", "today"])
+        #expect(known.status == 0 && known.stdout.contains("OVERVIEW: Intake so far today"))
+    }
+
+    @Test("restore of a live event fails, naming it, and changes nothing")
+    func restoreOfALiveEvent() throws {
+        let f = try HistoryFixture()
+        let run = try runQuench(["restore", "3", "--db", f.path])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("event 3 is not deleted"), "\(run.stderr)")
+    }
+
+    @Test("a failed pair and a run with nothing paired leave no database behind")
+    func noEmptyDatabaseLeftBehind() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pair = try runQuench(["pair", "AA:BB:CC:DD:EE:FF", "--db", dir + "/p.sqlite", "--timeout", "1"])
+        #expect(pair.status != 0)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/p.sqlite"), "\(pair.stderr)")
+        let run = try runQuench(["run", "--db", dir + "/r.sqlite", "--seconds", "1"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("no paired devices"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/r.sqlite"))
+        // A folder that does not exist still fails before any wait.
+        let missing = try runQuench(["pair", "AA:BB:CC:DD:EE:FF", "--db", dir + "/nowhere/p.sqlite", "--timeout", "1"])
+        #expect(missing.stderr.contains("the folder \(dir)/nowhere does not exist"), "\(missing.stderr)")
+        #expect(!missing.stdout.contains("looking for"))
+    }
+}
