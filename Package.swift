@@ -222,7 +222,7 @@ let package = Package(
 
         // End to end: the built `quench` and `quenchd` run as processes (history, charts, first run,
         // bad files refused whole, the regression inputs), beside the test binary after `swift build --build-tests`.
-        .testTarget(name: "QuenchCLITests", dependencies: ["QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
+        .testTarget(name: "QuenchCLITests", dependencies: ["QuenchHistory", "QuenchGateway", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
         // scripts/install.sh and uninstall.sh, the Debian package (dpkg-deb, lintian) and the systemd units.
         .testTarget(name: "PackagingTests", dependencies: ["QuenchTestSupport"]),
         // On the real Linux Bluetooth stack in ../shared/ble-vm (BLEVMHarness): BluetoothLinux's sockets,
