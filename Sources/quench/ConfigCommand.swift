@@ -9,8 +9,8 @@ struct ConfigCommand: ParsableCommand {
         discussion: """
             Files: $QUENCH_CONFIG alone when set; else $XDG_CONFIG_HOME/quench/quench.toml (default \
             ~/.config/quench/quench.toml) over /etc/quench/quench.toml (quenchd reads only the latter). \
-            The command line wins over $QUENCH_DB and $QUENCH_LOG, they over the files, the files over the \
-            defaults. The keys: docs/service.md, "Configuration".
+            The command line wins over the QUENCH_* variables ($QUENCH_DB, $QUENCH_LOG, ...), they over the \
+            files, the files over the defaults. The keys: `quench config keys`, and docs/service.md, "Configuration".
             """,
         subcommands: [Show.self, Path.self, Keys.self, Sample.self], defaultSubcommand: Show.self)
 
