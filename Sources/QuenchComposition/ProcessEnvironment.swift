@@ -65,3 +65,13 @@ extension Configuration {
             + OutputText.table(["file", "role", "status"], report.files.map { [$0.path, $0.role, $0.status] })
     }
 }
+
+extension KeySpec {
+    /// `quench config keys`: the key table as text columns, or as docs/service.md's Markdown.
+    public static func shown(markdown: Bool) -> String {
+        guard !markdown else { return markdownTable }
+        return OutputText.table(["key", "takes", "default", "environment", "command line"], all.map { spec in
+            [spec.key.description, spec.expected, spec.defaultText, spec.environment ?? "", spec.flags.joined(separator: ", ")]
+        }) + "\n"
+    }
+}

@@ -32,54 +32,164 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     public static let webTokenFile = ConfigKey("web", "token_file")
 }
 
-/// One key a file may set: what it takes, and how a TOML value becomes its field.
-struct KeySpec: Sendable {
-    let key: ConfigKey
+/// One key of the configuration, everything about it in one place: what it
+/// takes and how its text is checked (for the file and its environment variable
+/// alike), its default, and its words for `config show`, the sample file
+/// (`quench config sample`) and the documentation's table (`quench config keys`).
+public struct KeySpec: Sendable {
+    public let key: ConfigKey
     /// What the error says was expected: "a number of seconds > 0".
-    let expected: String
+    public let expected: String
+    /// The default as the documentation says it (Markdown), and what unset means.
+    public let defaultText: String
+    /// The variable that sets it (`QUENCH_DB`), if any; checked as the file's value is.
+    public let environment: String?
+    /// The command line's options that set it, for the documentation.
+    public let flags: [String]
+    /// What it is, in a sentence.
+    public let meaning: String
+    /// More for the sample file: when to set it, what else reads it.
+    public let note: String?
+    /// The sample file's value: the default or an example, as TOML.
+    public let example: String
+    /// `config show`'s words for no value ("every paired device"); nil when it always has one.
+    let unset: String?
     /// Sets the field; when the value is not what `expected` says, `.failure`
     /// with the reason its parser gave, if it gave one.
     let apply: @Sendable (inout ConfigValues, TOMLValue) -> Result<Void, Refusal>
+    /// Copies the field from a layer that sets it; false when that layer says nothing.
+    let take: @Sendable (inout ConfigValues, ConfigValues) -> Bool
+    /// The built-in default into a layer's field.
+    let setDefault: @Sendable (inout ConfigValues) -> Void
+    /// The value as `config show` prints it; nil for unset.
+    let show: @Sendable (ConfigValues) -> ShownValue?
 
     struct Refusal: Error {
         var reason: String?
     }
 
-    init<T>(_ key: ConfigKey, expects expected: String, _ field: WritableKeyPath<ConfigValues, T?> & Sendable,
-            _ convert: @escaping @Sendable (TOMLValue) -> T?) {
-        self.init(key, expects: expected, field) { toml in convert(toml).map { .success($0) } ?? .failure(Refusal()) }
+    init<T: Sendable>(_ key: ConfigKey, _ field: WritableKeyPath<ConfigValues, T?> & Sendable, expects expected: String,
+                      default fallback: T? = nil, defaultText: String, unset: String? = nil, environment: String? = nil,
+                      flags: [String], meaning: String, note: String? = nil, example: String,
+                      check: @escaping @Sendable (TOMLValue) -> T?, show: @escaping @Sendable (T) -> ShownValue?) {
+        self.init(key, field, expects: expected, default: fallback, defaultText: defaultText, unset: unset,
+                  environment: environment, flags: flags, meaning: meaning, note: note, example: example,
+                  check: { toml in check(toml).map { .success($0) } ?? .failure(Refusal()) }, show: show)
     }
 
-    init<T>(_ key: ConfigKey, expects expected: String, _ field: WritableKeyPath<ConfigValues, T?> & Sendable,
-            _ convert: @escaping @Sendable (TOMLValue) -> Result<T, Refusal>) {
+    init<T: Sendable>(_ key: ConfigKey, _ field: WritableKeyPath<ConfigValues, T?> & Sendable, expects expected: String,
+                      default fallback: T? = nil, defaultText: String, unset: String? = nil, environment: String? = nil,
+                      flags: [String], meaning: String, note: String? = nil, example: String,
+                      check: @escaping @Sendable (TOMLValue) -> Result<T, Refusal>, show: @escaping @Sendable (T) -> ShownValue?) {
         self.key = key
         self.expected = expected
-        apply = { values, toml in convert(toml).map { values[keyPath: field] = $0 } }
+        self.defaultText = defaultText
+        self.unset = unset
+        self.environment = environment
+        self.flags = flags
+        self.meaning = meaning
+        self.note = note
+        self.example = example
+        apply = { values, toml in check(toml).map { values[keyPath: field] = $0 } }
+        take = { values, layer in
+            guard let value = layer[keyPath: field] else { return false }
+            values[keyPath: field] = value
+            return true
+        }
+        setDefault = { values in values[keyPath: field] = fallback }
+        self.show = { values in values[keyPath: field].flatMap(show) }
     }
 
-    /// Every key, in the order `quench config show` lists them.
-    static let all: [KeySpec] = [
-        KeySpec(.database, expects: "an absolute path (a string starting with /)", \.database, absolutePath),
-        KeySpec(.logLevel, expects: LogLevel.expected, \.logLevel) { $0.string.flatMap(LogLevel.init(name:)) },
-        KeySpec(.units, expects: "\"ml\" or \"oz\"", \.units) { $0.string.flatMap { VolumeUnit(rawValue: $0.lowercased()) } },
-        KeySpec(.person, expects: "a person's name (a non-empty string)", \.person, nonEmpty),
-        KeySpec(.devices, expects: "an array of Bluetooth addresses like \"F0:F1:F2:F3:F4:F5\"", \.devices, addresses),
-        KeySpec(.connectTimeout, expects: "a number of seconds > 0", \.connectTimeout, positive),
-        KeySpec(.drainEvery, expects: "a number of minutes > 0", \.drainEvery, positive),
-        KeySpec(.reminderCommand, expects: "an absolute program path (a string starting with /)", \.reminderCommand, absolutePath),
-        KeySpec(.mqttBroker, expects: "a broker URL, \"mqtt://[USER@]HOST[:PORT]\" or \"mqtts://…\"", \.mqttBroker, brokerURL),
-        KeySpec(.mqttPasswordFile, expects: "an absolute path (a string starting with /)", \.mqttPasswordFile, absolutePath),
-        KeySpec(.mqttClientID, expects: "a non-empty string", \.mqttClientID, nonEmpty),
-        KeySpec(.mqttCAFile, expects: "an absolute path (a string starting with /)", \.mqttCAFile, absolutePath),
-        KeySpec(.mqttNode, expects: "a non-empty string", \.mqttNode, nonEmpty),
-        KeySpec(.webListen, expects: HostPort.expected, \.webListen, listenAddress),
-        KeySpec(.webTokenFile, expects: "an absolute path (a string starting with /)", \.webTokenFile, absolutePath),
+    /// Every key, in the order `quench config show`, the sample file and the
+    /// documentation list them; a section's keys together, top-level keys first.
+    public static let all: [KeySpec] = [
+        KeySpec(.database, \.database, expects: absolute, defaultText: "`$XDG_DATA_HOME/quench/quench.sqlite`, else `~/.local/share/quench/quench.sqlite`",
+                environment: "QUENCH_DB", flags: ["--db"], meaning: "The database file.",
+                note: "The service sets QUENCH_DB=/var/lib/quench/quench.sqlite in its unit, which wins over this key; "
+                    + "set it here so that `sudo quench today` and `sudo quench doctor` read the service's database without --db.",
+                example: "\"/var/lib/quench/quench.sqlite\"", check: absolutePath, show: { .text($0) }),
+        KeySpec(.logLevel, \.logLevel, expects: LogLevel.expected, default: .info, defaultText: "`info` (`warning` for calibrate, watch and record)",
+                environment: "QUENCH_LOG", flags: ["--log-level"], meaning: "How much the gateway logs.",
+                example: "\"info\"", check: { $0.string.flatMap(LogLevel.init(name:)) }, show: { .text($0.rawValue) }),
+        KeySpec(.units, \.units, expects: "\"ml\" or \"oz\"", defaultText: "the database's setting (`quench settings --units`)",
+                unset: "the store's setting", flags: ["--units"],
+                meaning: "Volumes in millilitres or US fluid ounces in the history commands (today, log, stats, ...).",
+                example: "\"ml\"", check: { $0.string.flatMap { VolumeUnit(rawValue: $0.lowercased()) } }, show: { .text($0.rawValue) }),
+        KeySpec(.person, \.person, expects: "a person's name (a non-empty string)",
+                defaultText: "the only person (with several, those commands ask)", unset: "the only one", environment: "QUENCH_PERSON",
+                flags: ["--person"], meaning: "Whose history the history commands show when several people share the database (`quench people`).",
+                example: "\"me\"", check: nonEmpty, show: { .text($0) }),
+        KeySpec(.devices, \.devices, expects: "an array of Bluetooth addresses like \"F0:F1:F2:F3:F4:F5\"", default: [],
+                defaultText: "every paired device", unset: "every paired device", flags: ["--device"],
+                meaning: "Only these devices (the Bluetooth addresses of paired devices; the option is given once for each).",
+                example: "[\"F0:F1:F2:F3:F4:F5\", \"C4:7C:8D:6A:12:34\"]", check: addresses, show: { $0.isEmpty ? nil : .list($0) }),
+        KeySpec(.connectTimeout, \.connectTimeout, expects: "a number of seconds > 0", default: Configuration.defaultConnectTimeout,
+                defaultText: Configuration.defaultConnectTimeout.compactDescription, flags: ["--connect-timeout"],
+                meaning: "Seconds allowed for each connection attempt.",
+                example: Configuration.defaultConnectTimeout.compactDescription, check: positive, show: { .number($0) }),
+        KeySpec(.drainEvery, \.drainEvery, expects: "a number of minutes > 0", defaultText: "stay connected", unset: "stay connected",
+                flags: ["--drain-every"],
+                meaning: "Bottles that keep their own sips (HidrateSpark): connect every this many minutes, drain, disconnect, instead of staying connected.",
+                example: "15", check: positive, show: { .number($0) }),
+        KeySpec(.reminderCommand, \.reminderCommand, expects: "an absolute program path (a string starting with /)",
+                defaultText: "none: the reminder goes to the journal", unset: "none", flags: ["--command"],
+                meaning: "A program to run (no shell) when a reminder is due, stopped after 10 s.",
+                note: "Its environment has QUENCH_INTAKE_ML, QUENCH_GOAL_ML, QUENCH_PACE_ML, QUENCH_BEHIND_ML, QUENCH_REASON and QUENCH_PERSON. "
+                    + "The reminder policy itself (window, pace, snooze) is kept in the database: `quench remind set`.",
+                example: "\"/usr/local/bin/quench-notify\"", check: absolutePath, show: { .text($0) }),
+        KeySpec(.mqttBroker, \.mqttBroker, expects: "a broker URL, \"mqtt://[USER@]HOST[:PORT]\" or \"mqtts://…\"",
+                defaultText: "none: no MQTT", unset: "no MQTT", environment: "QUENCH_MQTT", flags: ["--broker"],
+                meaning: "The broker: `mqtt://[USER@]HOST[:PORT]` (1883) or `mqtts://...` (TLS, 8883).",
+                example: "\"mqtt://quench@homeassistant.local:1883\"", check: brokerURL, show: { .text($0) }),
+        KeySpec(.mqttPasswordFile, \.mqttPasswordFile, expects: absolute, defaultText: "no password", unset: "no password",
+                environment: "QUENCH_MQTT_PASSWORD_FILE", flags: ["--password-file"],
+                meaning: "A file whose first line is the broker password (keep it readable by the quench user only); never in the URL.",
+                example: "\"/etc/quench/mqtt-password\"", check: absolutePath, show: { .text($0) }),
+        KeySpec(.mqttClientID, \.mqttClientID, expects: "a non-empty string", defaultText: "`quench-NODE`", unset: "quench-NODE",
+                flags: ["--client-id"], meaning: "The MQTT client id.",
+                example: "\"quench-kitchen\"", check: nonEmpty, show: { .text($0) }),
+        KeySpec(.mqttCAFile, \.mqttCAFile, expects: absolute, defaultText: "the system's CA certificates", unset: "the system's CAs",
+                flags: ["--ca-file"], meaning: "For `mqtts://`: the CA certificate that signed the broker's.",
+                example: "\"/etc/quench/broker-ca.crt\"", check: absolutePath, show: { .text($0) }),
+        KeySpec(.mqttNode, \.mqttNode, expects: "a non-empty string", defaultText: "the host name", unset: "the host name",
+                flags: ["--node"], meaning: "This gateway's name in topics (quench/NODE/...) and Home Assistant ids.",
+                example: "\"kitchen\"", check: nonEmpty, show: { .text($0) }),
+        KeySpec(.webListen, \.webListen, expects: HostPort.expected, default: Configuration.defaultWebListen,
+                defaultText: "`\(Configuration.defaultWebListen)`", environment: "QUENCH_WEB_LISTEN", flags: ["--listen"],
+                meaning: "Where `quench serve` listens: `HOST:PORT` or `[IPv6]:PORT`; anything but loopback asks for the access token.",
+                note: "Loopback (127.0.0.1) is this machine only; \"0.0.0.0:8080\" serves the home network, "
+                    + "and then every phone needs the access token once (`quench serve token` shows the link).",
+                example: "\"0.0.0.0:8080\"", check: listenAddress, show: { .text($0) }),
+        KeySpec(.webTokenFile, \.webTokenFile, expects: absolute,
+                defaultText: "`web-token` beside the database (`/var/lib/quench/web-token` for the service)",
+                unset: "web-token beside the database", flags: ["--token-file"],
+                meaning: "The access token's file (made on first use, mode 0600, readable by whoever runs `quench serve`).",
+                example: "\"/var/lib/quench/web-token\"", check: absolutePath, show: { .text($0) }),
+    ]
+
+    /// The sections in the order the sample file has them, and what reads each.
+    static let sectionIntros: [(name: String, intro: String)] = [
+        ("gateway", "The gateway: `quench run` and quenchd."),
+        ("reminders", "Reminders to drink: `quench remind --notify` (the quench-remind timer)."),
+        ("mqtt", "MQTT: `quench mqtt run` (the quench-mqtt service) and `quench mqtt sync` publish the history to a broker, "
+            + "with Home Assistant discovery. docs/mqtt.md."),
+        ("web", "The web page: `quench serve` (the quench-web service) and `quench serve token`. "
+            + "docs/service.md, \"The web page as a service\"."),
     ]
 
     static var sections: Set<String> { Set(all.compactMap(\.key.section)) }
 
     static func spec(_ key: ConfigKey) -> KeySpec? { all.first { $0.key == key } }
+
+    /// Every key's built-in default, as a layer under the files.
+    static var defaults: ConfigValues {
+        var values = ConfigValues()
+        for spec in all { spec.setDefault(&values) }
+        return values
+    }
 }
+
+private let absolute = "an absolute path (a string starting with /)"
 
 /// The scheme is checked here; the rest when the broker is used (with the same words).
 private func brokerURL(_ value: TOMLValue) -> String? {
@@ -87,20 +197,15 @@ private func brokerURL(_ value: TOMLValue) -> String? {
     return text
 }
 
-/// Checked whole, with the parser `quench serve --listen` uses; kept as written.
+/// Checked whole, with the parser `quench serve --listen` uses (`HostPort`'s
+/// words for why not); kept as written.
 private func listenAddress(_ value: TOMLValue) -> Result<String, KeySpec.Refusal> {
     guard let text = value.string else { return .failure(KeySpec.Refusal()) }
-    return listenProblem(text).map { .failure(KeySpec.Refusal(reason: $0)) } ?? .success(text)
-}
-
-/// Why `text` is not `HOST:PORT` (`HostPort`'s words), nil when it is: for the
-/// file's `web.listen` and `$QUENCH_WEB_LISTEN` alike.
-func listenProblem(_ text: String) -> String? {
     do {
         _ = try HostPort(parsing: text)
-        return nil
+        return .success(text)
     } catch {
-        return error.description
+        return .failure(KeySpec.Refusal(reason: error.description))
     }
 }
 

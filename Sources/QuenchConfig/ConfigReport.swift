@@ -61,23 +61,9 @@ extension Configuration {
             }
             return ConfigReport.Entry(key: key.description, value: value, source: shownSource)
         }
-        let settings = [
-            row(.database, .text(database.value), database.source),
-            row(.logLevel, .text(logLevel.value.rawValue), logLevel.source),
-            row(.units, units.value.map { .text($0.rawValue) } ?? .unset(meaning: "the store's setting"), units.source),
-            row(.person, person.value.map { .text($0) } ?? .unset(meaning: "the only one"), person.source),
-            row(.devices, devices.value.isEmpty ? .unset(meaning: "every paired device") : .list(devices.value), devices.source),
-            row(.connectTimeout, .number(connectTimeout.value), connectTimeout.source),
-            row(.drainEvery, drainEvery.value.map { .number($0) } ?? .unset(meaning: "stay connected"), drainEvery.source),
-            row(.reminderCommand, reminderCommand.value.map { .text($0) } ?? .unset(meaning: "none"), reminderCommand.source),
-            row(.mqttBroker, mqttBroker.value.map { .text($0) } ?? .unset(meaning: "no MQTT"), mqttBroker.source),
-            row(.mqttPasswordFile, mqttPasswordFile.value.map { .text($0) } ?? .unset(meaning: "no password"), mqttPasswordFile.source),
-            row(.mqttClientID, mqttClientID.value.map { .text($0) } ?? .unset(meaning: "quench-NODE"), mqttClientID.source),
-            row(.mqttCAFile, mqttCAFile.value.map { .text($0) } ?? .unset(meaning: "the system's CAs"), mqttCAFile.source),
-            row(.mqttNode, mqttNode.value.map { .text($0) } ?? .unset(meaning: "the host name"), mqttNode.source),
-            row(.webListen, .text(webListen.value), webListen.source),
-            row(.webTokenFile, webTokenFile.value.map { .text($0) } ?? .unset(meaning: "web-token beside the database"), webTokenFile.source),
-        ]
+        let settings = KeySpec.all.map { spec in
+            row(spec.key, spec.show(values) ?? .unset(meaning: spec.unset ?? "none"), source(spec.key))
+        }
         return ConfigReport(settings: settings, files: Self.report(files, home: home))
     }
 

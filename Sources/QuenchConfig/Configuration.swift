@@ -63,27 +63,10 @@ public struct ConfigInputs: Sendable {
 /// default. `$QUENCH_CONFIG` (or quenchd's `--config`) names one file to read
 /// instead of both.
 public struct Configuration: Sendable {
-    public var database: Setting<String>
-    public var logLevel: Setting<LogLevel>
-    /// nil: the store's own setting (`quench settings --units`).
-    public var units: Setting<VolumeUnit?>
-    /// Whose history: nil, the household's only person (`HistoryEnvironment.person`).
-    public var person: Setting<String?>
-    /// Empty: every paired device.
-    public var devices: Setting<[String]>
-    public var connectTimeout: Setting<Double>
-    /// Minutes; nil: stay connected.
-    public var drainEvery: Setting<Double?>
-    public var reminderCommand: Setting<String?>
-    public var mqttBroker: Setting<String?>
-    public var mqttPasswordFile: Setting<String?>
-    public var mqttClientID: Setting<String?>
-    public var mqttCAFile: Setting<String?>
-    public var mqttNode: Setting<String?>
-    /// `HOST:PORT`, already checked with `HostPort`.
-    public var webListen: Setting<String>
-    /// nil: `web-token` beside the database.
-    public var webTokenFile: Setting<String?>
+    /// Each key's effective value (the built-in default where nobody gave one), from the key table (`KeySpec.all`).
+    public var values: ConfigValues
+    /// Where each key's value came from.
+    public var sources: [ConfigKey: ConfigSource]
     /// The files looked at, the weightiest first.
     public var files: [ConfigFileStatus]
     /// `$HOME`, to show the user's file as `~/…`.
@@ -94,6 +77,36 @@ public struct Configuration: Sendable {
     public static let defaultConnectTimeout = 10.0
     /// `quench serve`'s address when nobody says: this machine only, no token needed.
     public static let defaultWebListen = "127.0.0.1:8080"
+
+    /// Where `key`'s value came from.
+    public func source(_ key: ConfigKey) -> ConfigSource { sources[key] ?? .builtIn }
+
+    private func setting<T>(_ field: KeyPath<ConfigValues, T?>, _ key: ConfigKey) -> Setting<T?> {
+        Setting(values[keyPath: field], from: source(key))
+    }
+
+    // Typed access for callers; the defaults behind the fallbacks are already in `values`.
+    public var database: Setting<String> { setting(\.database, .database).defaulting(to: "") }
+    public var logLevel: Setting<LogLevel> { setting(\.logLevel, .logLevel).defaulting(to: .info) }
+    /// nil: the store's own setting (`quench settings --units`).
+    public var units: Setting<VolumeUnit?> { setting(\.units, .units) }
+    /// Whose history: nil, the household's only person (`HistoryEnvironment.person`).
+    public var person: Setting<String?> { setting(\.person, .person) }
+    /// Empty: every paired device.
+    public var devices: Setting<[String]> { setting(\.devices, .devices).defaulting(to: []) }
+    public var connectTimeout: Setting<Double> { setting(\.connectTimeout, .connectTimeout).defaulting(to: Self.defaultConnectTimeout) }
+    /// Minutes; nil: stay connected.
+    public var drainEvery: Setting<Double?> { setting(\.drainEvery, .drainEvery) }
+    public var reminderCommand: Setting<String?> { setting(\.reminderCommand, .reminderCommand) }
+    public var mqttBroker: Setting<String?> { setting(\.mqttBroker, .mqttBroker) }
+    public var mqttPasswordFile: Setting<String?> { setting(\.mqttPasswordFile, .mqttPasswordFile) }
+    public var mqttClientID: Setting<String?> { setting(\.mqttClientID, .mqttClientID) }
+    public var mqttCAFile: Setting<String?> { setting(\.mqttCAFile, .mqttCAFile) }
+    public var mqttNode: Setting<String?> { setting(\.mqttNode, .mqttNode) }
+    /// `HOST:PORT`, already checked with `HostPort`.
+    public var webListen: Setting<String> { setting(\.webListen, .webListen).defaulting(to: Self.defaultWebListen) }
+    /// nil: `web-token` beside the database.
+    public var webTokenFile: Setting<String?> { setting(\.webTokenFile, .webTokenFile) }
 
     /// Resolves every key. `commandLine` holds what the options gave;
     /// `configFile` is quenchd's `--config`; `defaultDatabase` is the last
@@ -118,27 +131,16 @@ public struct Configuration: Sendable {
             }
             files.append(file)
         }
+        var defaults = KeySpec.defaults
+        defaults.database = defaultDatabase  // known only now: the store's XDG location
+        layers.append(Layer(values: defaults) { _ in .builtIn })
 
-        func pick<T>(_ field: KeyPath<ConfigValues, T?>, _ key: ConfigKey) -> Setting<T?> {
-            for layer in layers {
-                if let value = layer.values[keyPath: field] { return Setting(value, from: layer.source(key)) }
-            }
-            return Setting(nil, from: .builtIn)
+        var values = ConfigValues()
+        var sources: [ConfigKey: ConfigSource] = [:]
+        for spec in KeySpec.all {
+            if let layer = layers.first(where: { spec.take(&values, $0.values) }) { sources[spec.key] = layer.source(spec.key) }
         }
-        return Configuration(
-            database: pick(\.database, .database).defaulting(to: defaultDatabase),
-            logLevel: pick(\.logLevel, .logLevel).defaulting(to: .info),
-            units: pick(\.units, .units),
-            person: pick(\.person, .person),
-            devices: pick(\.devices, .devices).defaulting(to: []),
-            connectTimeout: pick(\.connectTimeout, .connectTimeout).defaulting(to: defaultConnectTimeout),
-            drainEvery: pick(\.drainEvery, .drainEvery),
-            reminderCommand: pick(\.reminderCommand, .reminderCommand),
-            mqttBroker: pick(\.mqttBroker, .mqttBroker), mqttPasswordFile: pick(\.mqttPasswordFile, .mqttPasswordFile),
-            mqttClientID: pick(\.mqttClientID, .mqttClientID), mqttCAFile: pick(\.mqttCAFile, .mqttCAFile),
-            mqttNode: pick(\.mqttNode, .mqttNode),
-            webListen: pick(\.webListen, .webListen).defaulting(to: defaultWebListen), webTokenFile: pick(\.webTokenFile, .webTokenFile),
-            files: files, home: inputs.variables["HOME"])
+        return Configuration(values: values, sources: sources, files: files, home: inputs.variables["HOME"])
     }
 
     /// The log level, with `fallback` in place of the built-in default (for
@@ -169,32 +171,18 @@ public struct Configuration: Sendable {
         return (user.map { [ConfigFileStatus(path: $0, role: .user)] } ?? []) + [system]
     }
 
-    /// `QUENCH_DB`, `QUENCH_LOG`, `QUENCH_MQTT`, `QUENCH_MQTT_PASSWORD_FILE`, `QUENCH_PERSON` and
-    /// `QUENCH_WEB_LISTEN`; empty ones are unset. Those with a form (`QUENCH_LOG`, `QUENCH_WEB_LISTEN`)
-    /// are checked here, as a file's value would be.
+    /// The keys' variables (`QUENCH_DB`, `QUENCH_LOG`, …, `KeySpec.environment`);
+    /// empty ones are unset. Each is checked by its key's parser, as a file's value is.
     private static func environmentLayer(_ variables: [String: String]) throws(ConfigError) -> Layer {
         var values = ConfigValues()
-        if let path = variables["QUENCH_DB"], !path.isEmpty { values.database = path }
-        if let url = variables["QUENCH_MQTT"], !url.isEmpty { values.mqttBroker = url }
-        if let path = variables["QUENCH_MQTT_PASSWORD_FILE"], !path.isEmpty { values.mqttPasswordFile = path }
-        if let name = variables["QUENCH_PERSON"], !name.isEmpty { values.person = name }
-        if let name = variables["QUENCH_LOG"], !name.isEmpty {
-            guard let level = LogLevel(name: name) else {
-                throw .badValue(.environment("QUENCH_LOG"), key: "QUENCH_LOG", expected: LogLevel.expected, got: "\"\(name.shownSafely())\"")
+        for spec in KeySpec.all {
+            guard let name = spec.environment, let text = variables[name], !text.isEmpty else { continue }
+            let value = TOMLValue.string(text)
+            if case .failure(let refusal) = spec.apply(&values, value) {
+                throw .badValue(.environment(name), key: name, expected: spec.expected, got: shown(value), reason: refusal.reason)
             }
-            values.logLevel = level
         }
-        if let listen = variables["QUENCH_WEB_LISTEN"], !listen.isEmpty {
-            if let problem = listenProblem(listen) {
-                throw .badValue(.environment("QUENCH_WEB_LISTEN"), key: "QUENCH_WEB_LISTEN", expected: HostPort.expected,
-                                got: "\"\(listen.shownSafely())\"", reason: problem)
-            }
-            values.webListen = listen
-        }
-        let names: [ConfigKey: String] = [.database: "QUENCH_DB", .logLevel: "QUENCH_LOG", .mqttBroker: "QUENCH_MQTT",
-                                          .mqttPasswordFile: "QUENCH_MQTT_PASSWORD_FILE", .person: "QUENCH_PERSON",
-                                          .webListen: "QUENCH_WEB_LISTEN"]
-        return Layer(values: values) { key in .environment(names[key] ?? key.description) }
+        return Layer(values: values) { key in .environment(KeySpec.spec(key)?.environment ?? key.description) }
     }
 
     /// One source's values, and where each came from.

@@ -168,6 +168,23 @@ struct ConfigProcessTests {
 
     static let shipped = TestPackage.root.appendingPathComponent("config/quench.toml").path
 
+    /// `quench config sample` prints the committed sample file, and `quench config keys --markdown`
+    /// the table in docs/service.md (both generated from the key table).
+    @Test func configSampleAndKeysPrintTheCommittedFiles() throws {
+        let sample = try runQuench(["config", "sample"])
+        #expect(sample.status == 0)
+        #expect(sample.stdout == (try String(contentsOfFile: Self.shipped, encoding: .utf8)),
+                "regenerate: quench config sample > config/quench.toml")
+        let markdown = try runQuench(["config", "keys", "--markdown"])
+        let docs = try String(contentsOf: TestPackage.root.appendingPathComponent("docs/service.md"), encoding: .utf8)
+        #expect(markdown.status == 0 && docs.contains("<!-- config-keys -->\n" + markdown.stdout + "<!-- /config-keys -->"),
+                "regenerate docs/service.md's table: quench config keys --markdown")
+        let text = try runQuench(["config", "keys"])
+        #expect(text.status == 0)
+        #expect(text.stdout.split(separator: "\n").dropFirst().map { $0.prefix { $0 != " " } }
+                == KeySpec.all.map { Substring($0.key.description) }, "\(text.stdout)")
+    }
+
     /// The shipped file sets nothing; with every example uncommented it sets every key, and loads.
     @Test func theShippedFileDocumentsEveryKeyWithValidExamples() throws {
         let text = try String(contentsOfFile: Self.shipped, encoding: .utf8)
