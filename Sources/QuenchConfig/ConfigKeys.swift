@@ -191,6 +191,12 @@ public struct KeySpec: Sendable {
 
 private let absolute = "an absolute path (a string starting with /)"
 
+extension KeySpec {
+    /// A file path: in a file it must be absolute (relative to what?), but from the
+    /// environment, as on the command line, it is relative to the working directory.
+    var takesPath: Bool { expected == absolute }
+}
+
 /// The scheme is checked here; the rest when the broker is used (with the same words).
 private func brokerURL(_ value: TOMLValue) -> String? {
     guard let text = value.string, text.hasPrefix("mqtt://") || text.hasPrefix("mqtts://") else { return nil }

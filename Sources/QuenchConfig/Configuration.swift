@@ -50,9 +50,12 @@ public enum FileRead: Sendable, Equatable {
 public struct ConfigInputs: Sendable {
     public var variables: [String: String]
     public var read: @Sendable (String) -> FileRead
+    /// What a relative path in a `QUENCH_*` variable is relative to; nil: such a path is refused.
+    public var workingDirectory: String?
 
-    public init(variables: [String: String], read: @escaping @Sendable (String) -> FileRead) {
+    public init(variables: [String: String], workingDirectory: String? = nil, read: @escaping @Sendable (String) -> FileRead) {
         self.variables = variables
+        self.workingDirectory = workingDirectory
         self.read = read
     }
 }
@@ -113,7 +116,7 @@ public struct Configuration: Sendable {
     /// fallback (the store's XDG location).
     public static func resolve(commandLine: ConfigValues, configFile: String? = nil, for program: ConfigProgram,
                                defaultDatabase: String, inputs: ConfigInputs) throws(ConfigError) -> Configuration {
-        var layers = [Layer(values: commandLine) { _ in .commandLine }, try environmentLayer(inputs.variables)]
+        var layers = [Layer(values: commandLine) { _ in .commandLine }, try environmentLayer(inputs.variables, workingDirectory: inputs.workingDirectory)]
         var files: [ConfigFileStatus] = []
         for var file in candidateFiles(for: program, configFile: configFile, variables: inputs.variables) {
             switch inputs.read(file.path) {
@@ -173,10 +176,12 @@ public struct Configuration: Sendable {
 
     /// The keys' variables (`QUENCH_DB`, `QUENCH_LOG`, …, `KeySpec.environment`);
     /// empty ones are unset. Each is checked by its key's parser, as a file's value is.
-    private static func environmentLayer(_ variables: [String: String]) throws(ConfigError) -> Layer {
+    private static func environmentLayer(_ variables: [String: String], workingDirectory: String?) throws(ConfigError) -> Layer {
         var values = ConfigValues()
         for spec in KeySpec.all {
-            guard let name = spec.environment, let text = variables[name], !text.isEmpty else { continue }
+            guard let name = spec.environment, var text = variables[name], !text.isEmpty else { continue }
+            // `QUENCH_DB=day.sqlite` means ./day.sqlite, as `--db day.sqlite` does.
+            if spec.takesPath, !text.hasPrefix("/"), let workingDirectory { text = workingDirectory + "/" + text }
             let value = TOMLValue.string(text)
             if case .failure(let refusal) = spec.apply(&values, value) {
                 throw .badValue(.environment(name), key: name, expected: spec.expected, got: shown(value), reason: refusal.reason)

@@ -16,7 +16,9 @@ extension ConfigInputs {
             }
             entry += 1
         }
-        return ConfigInputs(variables: variables, read: readFile)
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let workingDirectory = getcwd(&buffer, buffer.count) != nil ? String(cString: buffer) : nil
+        return ConfigInputs(variables: variables, workingDirectory: workingDirectory, read: readFile)
     }
 
     /// A configuration file is a few lines: anything larger is a mistake.

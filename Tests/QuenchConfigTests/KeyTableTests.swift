@@ -80,3 +80,23 @@ import Testing
         #expect(lines.allSatisfy { $0.hasPrefix("#") || $0.hasPrefix("[") }, "a line not commented out")
     }
 }
+
+/// A path in a `QUENCH_*` variable is relative to the working directory, as one on
+/// the command line is; in a file it must be absolute.
+@Suite struct EnvironmentPathTests {
+    @Test func aRelativePathFromTheEnvironmentIsFromTheWorkingDirectory() throws {
+        let inputs = ConfigInputs(variables: ["QUENCH_DB": "day.sqlite", "QUENCH_MQTT_PASSWORD_FILE": "secret/pw"],
+                                  workingDirectory: "/home/p/work") { _ in .absent }
+        let configuration = try Configuration.resolve(commandLine: ConfigValues(), for: .quench, defaultDatabase: "/default.sqlite", inputs: inputs)
+        #expect(configuration.database.value == "/home/p/work/day.sqlite")
+        #expect(configuration.database.source == .environment("QUENCH_DB"))
+        #expect(configuration.mqttPasswordFile.value == "/home/p/work/secret/pw")
+
+        let file = ConfigInputs(variables: ["QUENCH_CONFIG": "/q.toml"], workingDirectory: "/home/p/work") { path in
+            path == "/q.toml" ? .contents(Array("database = \"day.sqlite\"\n".utf8)) : .absent
+        }
+        #expect(throws: ConfigError.self, "a file's relative path stays refused") {
+            try Configuration.resolve(commandLine: ConfigValues(), for: .quench, defaultDatabase: "/default.sqlite", inputs: file)
+        }
+    }
+}
