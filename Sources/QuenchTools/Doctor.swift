@@ -106,7 +106,10 @@ public enum Doctor {
     public static func trust(_ files: [TrustedFile]) -> [Check] {
         files.map { file in
             guard let problem = FileTrust.check(file.path, folderOwnersData: file.isData) else {
-                return Check(name: file.name, status: .ok, detail: "\(file.path): only root or this user can write it", fix: nil)
+                // A file not made yet is judged by the folders it would be made in: say so, not that it is there.
+                let detail = access(file.path, F_OK) == 0 ? "only root or this user can write it"
+                    : "not there yet; only root or this user can write the folders it would be made in"
+                return Check(name: file.name, status: .ok, detail: "\(file.path): \(detail)", fix: nil)
             }
             return Check(name: file.name, status: .problem, detail: problem.description, fix: problem.fix)
         }

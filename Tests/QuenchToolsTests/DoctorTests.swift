@@ -137,6 +137,10 @@ struct DoctorTrustTests {
         #expect(checks[0] == Doctor.Check(name: "config file (system)", status: .ok, detail: "\(ours): only root or this user can write it", fix: nil))
         #expect(checks[1].status == .problem && checks[1].fix == "chown root '\(theirs)'"
                 && checks[1].detail.hasPrefix("\(theirs): refused: it is owned by nobody (uid 65534), mode 0600"), "\(checks[1])")
+        // A file not made yet is not said to be there.
+        let missing = Doctor.trust([Doctor.TrustedFile(name: "web token file", path: folder.file("none-yet"), isData: true)])
+        #expect(missing == [Doctor.Check(name: "web token file", status: .ok,
+                                         detail: "\(folder.file("none-yet")): not there yet; only root or this user can write the folders it would be made in", fix: nil)])
         let text = Doctor.text(Doctor.report(checks))
         #expect(text.contains("FAIL  web token file: \(theirs): refused:") && text.contains("      fix: chown root '\(theirs)'\n"), "\(text)")
         #expect(!Doctor.report(checks).healthy)
