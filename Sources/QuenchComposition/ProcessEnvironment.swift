@@ -25,9 +25,9 @@ extension HistoryEnvironment {
     }
 
     /// `QUENCH_NOW` (ISO 8601 with a zone) stands in for the wall clock in the
-    /// history commands, so the documentation's samples give the same output any day
-    /// (Tests/DocSamplesTests); unset or empty, the wall clock.
-    static func clock(_ variables: [String: String]) throws(ConfigError) -> Timestamp {
+    /// history commands and `quench demo`, so the documentation's samples give the
+    /// same output any day (Tests/DocSamplesTests); unset or empty, the wall clock.
+    public static func clock(_ variables: [String: String]) throws(ConfigError) -> Timestamp {
         guard let text = variables["QUENCH_NOW"], !text.isEmpty else { return .wallClockNow }
         guard text.count <= 64, let time = Timestamp(iso8601: text) else {
             throw .badValue(.environment("QUENCH_NOW"), key: "QUENCH_NOW", expected: "an ISO 8601 time with a zone (2026-11-22T01:58:00Z)",

@@ -6,8 +6,8 @@ import QuenchStore
 /// hours are over by now, so the sample it prints is the same each run but for
 /// the date, and the whole day is in the history at once. With days starting at
 /// 04:00 that date is today's history day when the demo runs between midnight
-/// and 04:00, else yesterday (`quench today` then shows the bottle's last level;
-/// `quench stats --days 2` and `log` the day).
+/// and 04:00, else yesterday (`quench today --date DAY`, `quench stats --days 2`
+/// and `log` show the day; the demo's hints name it).
 public enum DemoDay {
     public static let startHour = 8
 

@@ -29,18 +29,21 @@ public struct TodayReport: Sendable, Encodable {
 }
 
 extension History {
-    public static func today(_ environment: HistoryEnvironment, json: Bool) throws(HistoryError) -> String {
+    /// `date` (`--date`, `?date=`: YYYY-MM-DD, today, yesterday) shows that day
+    /// instead, its last sip the last before that day ended.
+    public static func today(_ environment: HistoryEnvironment, date: String? = nil, json: Bool) throws(HistoryError) -> String {
         let context = try environment.context(creating: false)
-        let report = try todayReport(context)
+        let report = try todayReport(context, day: try chartDay(context, date))
         return json ? JSONOutput.encode(report) : renderToday(report, context)
     }
 
-    static func todayReport(_ c: HistoryContext) throws(HistoryError) -> TodayReport {
-        let day = c.today
+    static func todayReport(_ c: HistoryContext, day chosen: CivilDay? = nil) throws(HistoryError) -> TodayReport {
+        let day = chosen ?? c.today
         let total = try c.dailyTotals(from: day, through: day)[day.number] ?? DayTotal(ml: 0, sips: 0)
         let book = try c.goalBook()
         let goal = book.goal(on: day)
-        let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1), person: c.personID) }
+        let until = day < c.today ? c.calendar.interval(of: day).end : c.now.adding(1)
+        let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: until, person: c.personID) }
         // The person's bottles heard from in the last week; older readings say little about now.
         let recent = try c.run { (store) throws(StoreError) in try store.latestRemaining(since: c.now.adding(-7 * 86_400), owner: c.personID) }
         let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
@@ -80,7 +83,8 @@ extension History {
             let at = Timestamp(iso8601: bottle.at).map { Format.dateTime($0, c.calendar) } ?? bottle.at
             rows.append((i == 0 ? "Left" : "", "\(Format.volume(bottle.remainingMl, u)) in \(label), as of \(at)"))
         }
-        let title = "Today\(c.whose), \(Format.longDate(c.today)) (day starts \(r.dayStart), \(r.timeZone))"
+        let day = CivilDay(parsing: r.date) ?? c.today
+        let title = (day == c.today ? "Today\(c.whose), \(Format.longDate(day))" : "\(Format.longDate(day))\(c.whose)") + " (day starts \(r.dayStart), \(r.timeZone))"
         return title + "\n" + Format.fields(rows)
     }
 }

@@ -23,7 +23,7 @@ struct Routes: Sendable {
         router.get("/icon.svg") { _, _ in Responses.asset(Assets.icon, type: "image/svg+xml") }
 
         router.get("/api/today") { request, _ in
-            await answer(request) { env, _ throws(HistoryError) in try History.today(env, json: true) }
+            await answer(request) { env, q throws(HistoryError) in try History.today(env, date: q["date"], json: true) }
         }
         router.get("/api/log") { request, _ in
             await answer(request) { env, q throws(HistoryError) in

@@ -12,7 +12,8 @@ struct DemoCommand: ParsableCommand {
         abstract: "Simulate a day of drinking and run it through the whole pipeline.",
         discussion: """
             The day runs from 08:00 local time for --hours, on the latest date on which those hours are over \
-            (yesterday, or today's history day after midnight), so the whole day is in the demo's database at once.
+            (yesterday, or today's history day after midnight), so the whole day is in the demo's database at once. \
+            QUENCH_NOW (ISO 8601 with a zone) stands in for the clock, as for the history commands.
             """)
 
     @Option(help: "Hours of the simulated day, from 08:00 (at most 20: until 04:00, when the next day starts).") var hours: Double = 16
@@ -29,7 +30,7 @@ struct DemoCommand: ParsableCommand {
         try runReporting {
             let variables = ProcessInfo.processInfo.environment
             let calendar = try DemoDay.calendar(environment: variables)
-            let started = DemoDay.start(hours: hours, calendar: calendar, now: .wallClockNow)
+            let started = DemoDay.start(hours: hours, calendar: calendar, now: try HistoryEnvironment.clock(variables))
             let day = Demo.simulateDay(hours: hours, seed: seed, started: started)
             let output = StandardOutput()
             if !json {
@@ -59,7 +60,7 @@ struct DemoCommand: ParsableCommand {
                     let own = db == nil ? " (the demo's own database; your history is untouched)" : ""
                     output.write("stored in \(path)\(own): \(result.inserted) new events, \(result.duplicates) already there\n")
                     let flag = " --db " + (path.contains(" ") ? "'\(path)'" : path)
-                    output.write("try: quench today\(flag)\n     quench stats --days 2\(flag)\n     quench log\(flag)\n     quench calendar\(flag)\n")
+                    output.write("try: quench today --date \(calendar.day(of: started))\(flag)\n     quench stats --days 2\(flag)\n     quench log\(flag)\n     quench calendar\(flag)\n")
                 }
             }
             if json { output.write(day.json(seed: seed, hours: hours, stored: stored) + "\n") }

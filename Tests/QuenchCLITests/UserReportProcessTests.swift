@@ -83,6 +83,39 @@ struct UserReportProcessTests {
         #expect(!today.stdout.contains("no bottle reported"))
     }
 
+    @Test("QUENCH_NOW sets the demo's day, and its hint `today --date DAY` shows that day's intake")
+    func theDemoDayByQuenchNowAndItsTodayHint() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Noon on the 26th: the 16 h from 08:00 are over on the 25th, not yet today.
+        let env = ["XDG_DATA_HOME": dir, "HOME": dir, "TZ": "Europe/London", "QUENCH_NOW": "2026-11-26T12:00:00Z"]
+        let demo = try runQuench(["demo"], environment: env)
+        #expect(demo.status == 0, "\(demo.stderr)")
+        #expect(demo.stdout.hasPrefix("Simulated 16 h of a bottle on a kitchen scale (seed 7), Wednesday 25 November 2026 from 08:00 (Europe/London).\n"),
+                "\(demo.stdout)")
+        #expect(demo.stdout.contains("\n  2026-11-25 08:09:50.103  sip        22.6"), "\(demo.stdout)")
+        #expect(demo.stdout.contains("intake  2730.7 mL in 101 sips"))
+        // The hint, run as printed (the path has no spaces).
+        let hint = try #require(demo.stdout.split(separator: "\n").first { $0.hasPrefix("try: ") })
+        let words = hint.dropFirst("try: quench ".count).split(separator: " ").map(String.init)
+        #expect(words.prefix(3) == ["today", "--date", "2026-11-25"], "\(hint)")
+        let today = try runQuench(words, environment: env)
+        #expect(today.status == 0, "\(today.stderr)")
+        #expect(today.stdout.hasPrefix("Wednesday 25 November 2026 (day starts 04:00, Europe/London)\n"), "\(today.stdout)")
+        #expect(today.stdout.contains("Intake    2,731 mL of 2,000 mL"), "\(today.stdout)")
+        #expect(today.stdout.contains("Sips      101, "), "\(today.stdout)")
+        let json = try runQuench(words + ["--json"], environment: env)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        // The demo's "intake  2730.7 mL in 101 sips", to its rounding.
+        #expect(abs((report["intake_ml"] as? Double ?? 0) - 2730.7) < 0.05, "\(report)")
+        #expect(report["sips"] as? Int == 101)
+        // A clock that is not one is refused, naming the variable.
+        let bad = try runQuench(["demo", "--no-store"], environment: env.merging(["QUENCH_NOW": "tomorrow"]) { $1 })
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("QUENCH_NOW"), "\(bad.stderr)")
+        #expect(!bad.stdout.contains("Simulated"))
+    }
+
     @Test("--json where the output is data: demo, evaluate, serve token")
     func jsonWhereTheOutputIsData() throws {
         let dir = try Self.folder()

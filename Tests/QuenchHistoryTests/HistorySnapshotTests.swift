@@ -20,6 +20,29 @@ import Testing
         check(try History.today(f.environment(units: .usFluidOunce), json: false), Snapshots.todayOz, "today-oz")
     }
 
+    @Test("today --date DAY sums that day's sips, its last sip the last before the day ended")
+    func todayOfAnotherDay() throws {
+        let f = try HistoryFixture()
+        func report(_ date: String) throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: Data(try History.today(f.environment(), date: date, json: true).utf8)) as? [String: Any])
+        }
+        let second = try report("2026-03-02")  // 1,050 and 1,000 from the scale, 330 added
+        #expect(second["date"] as? String == "2026-03-02")
+        #expect(second["intake_ml"] as? Double == 2380)
+        #expect(second["sips"] as? Int == 3)
+        #expect((second["last_sip_at"] as? String)?.hasPrefix("2026-03-02T21:00:00") == true, "\(second)")
+        // Yesterday, the 3rd: its day runs to 04:00 on the 4th, so the 01:30 sip is its last.
+        let third = try report("yesterday")
+        #expect(third["date"] as? String == "2026-03-03")
+        #expect(third["intake_ml"] as? Double == 2300)
+        #expect((third["last_sip_at"] as? String)?.hasPrefix("2026-03-04T01:30:00") == true, "\(third)")
+        #expect(try report("today")["intake_ml"] as? Double == 500)
+        let text = try History.today(f.environment(), date: "2026-03-03", json: false)
+        #expect(text.hasPrefix("Tuesday 3 March 2026 (day starts 04:00, Europe/London)\n"), "\(text)")
+        #expect(throws: HistoryError.self) { try History.today(f.environment(), date: "0999-12-31", json: false) }
+        #expect(throws: HistoryError.self) { try History.today(f.environment(), date: "2026-02-30", json: false) }
+    }
+
     @Test func log() throws {
         let f = try HistoryFixture()
         check(try History.log(f.environment(), since: "2026-03-02", until: nil, device: nil, limit: 6,

@@ -20,7 +20,7 @@ struct APITests {
         let server = try await ServerProcess(database: fixture.database)
         defer { _ = server.stop() }
         let pairs: [(String, [String])] = [
-            ("/api/today", ["today"]), ("/api/stats?days=7", ["stats", "--days", "7"]), ("/api/stats?days=30", ["stats", "--days", "30"]),
+            ("/api/today", ["today"]), ("/api/today?date=yesterday", ["today", "--date", "yesterday"]), ("/api/stats?days=7", ["stats", "--days", "7"]), ("/api/stats?days=30", ["stats", "--days", "30"]),
             ("/api/calendar", ["calendar"]), ("/api/goal", ["goal"]), ("/api/remind", ["remind"]),
         ]
         for (path, command) in pairs {
