@@ -35,7 +35,21 @@ struct ErrorAdviceTests {
         #expect(try failure(["today", "--db", empty])
                 == "quench: error: \(empty) is an empty file, not a Quench database; nothing was changed (remove it, or choose another --db)\n")
 
+        // Devices and traces: the gateway says the fact, the command line which command or option.
+        #if os(Linux)
+        #expect(try failure(["calibrate", "F0:00:00:00:00:09", "--point", "0:0", "--point", "100:500", "--db", db])
+                == "quench: error: no paired device F0:00:00:00:00:09 (see `quench devices`)\n")
+        #expect(try failure(["run", "--seconds", "1", "--db", db]) == "quench: error: no paired devices: pair one with `quench pair ADDRESS`\n")
+        #endif
+        let noUnit = dir + "/no-unit.trace", noCurve = dir + "/no-curve.trace"
+        try "# quench trace v1\nt,value\n0.0,1.0\n".write(toFile: noUnit, atomically: true, encoding: .utf8)
+        try "# quench trace v1\n# unit: mm\nt,value\n0.0,1.0\n".write(toFile: noCurve, atomically: true, encoding: .utf8)
+        #expect(try failure(["replay", noUnit, "--db", db])
+                == "quench: error: \(noUnit): the header gives no '# unit:' (use --unit g|kg|lb|oz|mm|percent|raw)\n")
+        #expect(try failure(["replay", noCurve, "--db", db])
+                == "quench: error: \(noCurve): a level sensor in mm needs a level curve (--level-curve LEVEL:ML,LEVEL:ML,...)\n")
+
         // A reminder setting out of bounds is said by its option.
-        #expect(try failure(["remind", "set", "--after", "2000min", "--db", db]).contains("--after must be 0 to 1440 minutes"))
+        #expect(try failure(["remind", "set", "--every", "0min", "--db", db]) == "quench: error: reminders: --every must be 1 to 1440 minutes\n")
     }
 }
