@@ -10,12 +10,6 @@ import Testing
 /// program, option or environment variable.
 @Suite("store errors name no command, option or variable")
 struct StoreErrorWordsTests {
-    static func expectNoCommandLineText(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        for word in ["`quench", "--", "QUENCH_"] {
-            #expect(!text.contains(word), "'\(word)' in: \(text)", sourceLocation: sourceLocation)
-        }
-    }
-
     @Test func theStoresOwnErrorsSayTheFactAndCarryTheData() throws {
         let dir = try TemporaryFolder.create("quench-store-words")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -48,30 +42,12 @@ struct StoreErrorWordsTests {
             errors.append(StoreError.wrap(SQLiteError(extendedCode: code, message: "sqlite says"), path: dir + "/q.sqlite", doing: "adding"))
         }
         #expect(errors.count == 12)
-        for error in errors { Self.expectNoCommandLineText(error.description) }
-    }
-
-    @Test func aBusyDatabaseIsBusyWithSQLitesCauseKept() throws {
-        let dir = try TemporaryFolder.create("quench-store-busy")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let path = dir + "/quench.sqlite"
-        let store = try IntakeStore(path: path, busyTimeout: 0.2)
-        let other = try SQLiteConnection(path: path, readOnly: false, busyTimeout: 1)
-        try other.execute("BEGIN EXCLUSIVE")
-        do {
-            _ = try store.addManual(ml: 250, at: .wallClockNow, note: nil, identity: "manual|busy")
-            Issue.record("written past another's lock")
-        } catch {
-            #expect(error.code == .busy)
-            #expect(error.cause is SQLiteError && error.description.contains("SQLite"), "\(error)")
-            Self.expectNoCommandLineText(error.message)
-        }
-        try other.execute("ROLLBACK")
+        for error in errors { expectNoCommandLineText(error.description) }
     }
 
     @Test func reminderProblemsNameNoOption() {
         let problems: [ReminderSettings.Problem] = [.window, .slack(maxML: 100_000), .after(0...1440), .every(1...1440)]
-        for problem in problems { Self.expectNoCommandLineText(problem.description) }
+        for problem in problems { expectNoCommandLineText(problem.description) }
         var settings = ReminderSettings.defaults
         settings.everyMinutes = 0
         #expect(settings.problem == .every(1...1440))

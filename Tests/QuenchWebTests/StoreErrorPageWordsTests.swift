@@ -66,7 +66,8 @@ struct StoreErrorPageWordsTests {
             _ = try store.addManual(ml: 250, at: .wallClockNow, note: nil, identity: "manual|busy")
             Issue.record("written past another's lock")
         } catch {
-            #expect(error.code == .busy && error.description.contains("SQLite"))
+            #expect(error.code == .busy && error.cause is SQLiteError && error.description.contains("SQLite"), "\(error)")
+            expectNoCommandLineText(error.message)
             let history = HistoryError.store(error)
             #expect(Responses.status(for: history) == .serviceUnavailable)
             #expect(Responses.message(for: history) == "The history is busy; try again in a moment")
