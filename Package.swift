@@ -7,6 +7,8 @@ import PackageDescription
 //     ├── QuenchComposition (the executables' layer: the configuration becomes each library's inputs —
 //     │     the history's environment, `config show`; nothing below it knows quench.toml)
 //     ├── QuenchTools (scan, pair, watch, record, calibrate, and their terminal output)
+//     ├── CommandLineAdvice (quench's and quenchd's words added to the libraries' errors: commands, options;
+//     │     the libraries say the fact and carry the data, the web page says it in its own words)
 //     ├── QuenchServe (`quench serve` = `quench-web`: one command, its options, greeting and exit 78; ArgumentParser)
 //     ├── QuenchHistory (today, log, stats, goals, calendar, export, chart, share: FoundationEssentials, and
 //     │     FoundationInternationalization for local days' time zones;
