@@ -7,6 +7,8 @@ import PackageDescription
 //     ├── QuenchComposition (the executables' layer: the configuration becomes each library's inputs —
 //     │     the history's environment, `config show`; nothing below it knows quench.toml)
 //     ├── QuenchTools (scan, pair, watch, record, calibrate, and their terminal output)
+//     ├── CommandLineAdvice (quench's and quenchd's words added to the libraries' errors: commands, options;
+//     │     the libraries say the fact and carry the data, the web page says it in its own words)
 //     ├── QuenchServe (`quench serve` = `quench-web`: one command, its options, greeting and exit 78; ArgumentParser)
 //     ├── QuenchHistory (today, log, stats, goals, calendar, export, chart, share: FoundationEssentials, and
 //     │     FoundationInternationalization for local days' time zones;
@@ -99,6 +101,8 @@ let package = Package(
             "QuenchProfiles", "GATT", "BluetoothLinux", "Threading",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // What `quench` and `quenchd` add to the libraries' errors, in their own words (commands, options).
+        .target(name: "CommandLineAdvice", dependencies: ["QuenchGateway", "QuenchStore", "QuenchCore"]),
         .target(name: "QuenchConfig", dependencies: [
             "QuenchCore", "BluetoothWire", "Threading",
         ], swiftSettings: importedMembersOnly),
@@ -148,7 +152,7 @@ let package = Package(
             "QuenchGateway", "QuenchCore", "QuenchProfiles", "GATT", "BluetoothWire", "Threading",
         ]),
         .executableTarget(name: "quench", dependencies: [
-            "QuenchGateway", "QuenchHistory", "QuenchConfig", "QuenchComposition", "QuenchTools", "QuenchStore", "QuenchProfiles", "QuenchMQTT", "QuenchWeb", "QuenchServe", "QuenchService", "Threading",
+            "CommandLineAdvice", "QuenchGateway", "QuenchHistory", "QuenchConfig", "QuenchComposition", "QuenchTools", "QuenchStore", "QuenchProfiles", "QuenchMQTT", "QuenchWeb", "QuenchServe", "QuenchService", "Threading",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The web server alone (the quench-web service): no Bluetooth, MQTT or the rest of the CLI,
@@ -156,7 +160,7 @@ let package = Package(
         .executableTarget(name: "quench-web", dependencies: [
             "QuenchServe", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "quenchd", dependencies: ["QuenchGateway", "QuenchConfig", "QuenchStore"]),
+        .executableTarget(name: "quenchd", dependencies: ["CommandLineAdvice", "QuenchGateway", "QuenchConfig", "QuenchStore"]),
         .executableTarget(name: "quench-bench", dependencies: [
             "QuenchCore", "QuenchSimulator", "QuenchStore", "QuenchGateway", "QuenchSimulatedDevices", "QuenchMQTT", "MQTT", "QuenchHistory",
             .product(name: "Logging", package: "swift-log"),

@@ -100,7 +100,7 @@ public enum CalibrationError: Error, Sendable, Hashable, CustomStringConvertible
         case .tooFewPoints(let n): "a level curve needs at least two LEVEL:ML points, got \(n)"
         case .invalidPoint(let index, let reason): "level curve point \(index + 1): \(reason)"
         case .invalidDensity(let d): "density \(d) g/mL is not a positive number"
-        case .missingLevelCurve(let unit): "a level sensor in \(unit.rawValue) needs a level curve (--level-curve LEVEL:ML,LEVEL:ML,...)"
+        case .missingLevelCurve(let unit): "a level sensor in \(unit.rawValue) needs a level curve"
         case .unitDoesNotFitSensor(let unit, let sensor): "unit \(unit.rawValue) is not a \(sensor.rawValue) unit"
         case .invalidCapacity(let c): "capacity \(c) mL is not a positive number"
         case .invalidEmptyWeight(let w): "empty weight \(w) g is not a non-negative number"

@@ -74,7 +74,7 @@ extension History {
     static func setDeleted(_ environment: HistoryEnvironment, id: Int64, _ deleted: Bool, json: Bool) throws(HistoryError) -> String {
         let store = try environment.openStore(creating: false)
         guard let before = try HistoryContext.run({ () throws(StoreError) in try store.event(id: id) }) else {
-            throw .store(StoreError(.noSuchEvent, path: store.path, "there is no event \(id) (see `quench log`)"))
+            throw .store(StoreError.noSuchEvent(id, path: store.path))
         }
         var owner = environment
         if let named = environment.person {

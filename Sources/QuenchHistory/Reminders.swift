@@ -52,7 +52,15 @@ extension History {
         if let after { settings.afterMinutes = try HistoryInput.minutes(after) }
         if let every { settings.everyMinutes = try HistoryInput.minutes(every) }
         if let slack { settings.slackML = try HistoryInput.volume(slack, defaultUnit: nil) }
-        if let problem = settings.problem { throw .invalidArgument("reminders: \(problem)") }
+        if let problem = settings.problem {
+            // Said by the option that set it, as `--mode` above is.
+            let said = switch problem {
+            case .after(let r): "--after must be \(r.lowerBound) to \(r.upperBound) minutes"
+            case .every(let r): "--every must be \(r.lowerBound) to \(r.upperBound) minutes"
+            default: problem.description
+            }
+            throw .invalidArgument("reminders: \(said)")
+        }
         try c.run { (store) throws(StoreError) in try store.saveReminderSettings(settings, person: c.personID) }
         return try remind(environment, json: json)
     }

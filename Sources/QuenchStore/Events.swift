@@ -233,7 +233,7 @@ extension IntakeStore {
         try write(deleted ? "deleting event \(id)" : "restoring event \(id)") { db in
             try db.run("UPDATE intake_event SET deleted = ? WHERE id = ?", [deleted, id])
             guard let event = try Self.event(id: id, db) else {
-                throw StoreError(.noSuchEvent, path: path, "there is no event \(id) (see `quench log`)")
+                throw StoreError.noSuchEvent(id, path: path)
             }
             return event
         }

@@ -164,8 +164,7 @@ public final class ImportSession {
             if deadline.hasPassed {
                 throw StoreError(.tooLong, path: store.path,
                                  "importing failed: writing \(staged) events would hold the database longer than "
-                                 + "\(Int(store.importBound)) s, keeping everyone else waiting; nothing was imported "
-                                 + "(import the file in parts: `quench export --since/--until` makes them)")
+                                 + "\(Int(store.importBound)) s, keeping everyone else waiting; nothing was imported")
             }
         }
     }

@@ -48,7 +48,7 @@ public final class IntakeStore: Sendable {
         let exists = stat(path, &info) == 0
         if !exists {
             guard mode != .existing else {
-                throw StoreError(.notFound, path: path, "no database at \(path) (nothing recorded yet: `quench add 250ml` creates it; --db or QUENCH_DB choose another)")
+                throw StoreError(.notFound, path: path, "no database at \(path)")
             }
             try Self.createFile(path, folder: mode == .createWithFolder)
         }
@@ -137,7 +137,7 @@ public final class IntakeStore: Sendable {
         let n = head.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
         if n == 0 {
             guard info.st_mode & 0o777 == 0o600 else {
-                throw StoreError(.notADatabase, path: path, "\(path) is an empty file, not a Quench database; nothing was changed (remove it, or choose another --db)")
+                throw StoreError(.emptyFile, path: path, "\(path) is an empty file, not a Quench database; nothing was changed")
             }
             return
         }

@@ -34,14 +34,33 @@ public struct ReminderSettings: Sendable, Hashable, Codable {
         self.everyMinutes = everyMinutes
     }
 
-    /// What is wrong with these settings, nil when they hold.
-    public var problem: String? {
-        guard (0..<1440).contains(wakeFromMinute), (1...1440).contains(wakeUntilMinute), wakeFromMinute < wakeUntilMinute else {
-            return "the waking window must start before it ends, within one day (e.g. 08:00-22:00)"
+    /// A setting out of its bounds: which, and the bounds (a front end names its own option for it).
+    public enum Problem: Sendable, Hashable, CustomStringConvertible {
+        case window
+        case slack(maxML: Int)
+        /// How long after falling behind a reminder waits, in minutes.
+        case after(ClosedRange<Int>)
+        /// How often a reminder repeats, in minutes.
+        case every(ClosedRange<Int>)
+
+        public var description: String {
+            switch self {
+            case .window: "the waking window must start before it ends, within one day (e.g. 08:00-22:00)"
+            case .slack(let most): "the slack must be 0 to \(most) mL"
+            case .after(let r): "the wait before a reminder must be \(r.lowerBound) to \(r.upperBound) minutes"
+            case .every(let r): "the time between reminders must be \(r.lowerBound) to \(r.upperBound) minutes"
+            }
         }
-        guard slackML.isFinite, slackML >= 0, slackML <= IntakeEvent.largestML else { return "the slack must be 0 to \(Int(IntakeEvent.largestML)) mL" }
-        guard afterMinutes.isFinite, afterMinutes >= 0, afterMinutes <= 1440 else { return "--after must be 0 to 1440 minutes" }
-        guard everyMinutes.isFinite, everyMinutes >= 1, everyMinutes <= 1440 else { return "--every must be 1 to 1440 minutes" }
+    }
+
+    /// What is wrong with these settings, nil when they hold.
+    public var problem: Problem? {
+        guard (0..<1440).contains(wakeFromMinute), (1...1440).contains(wakeUntilMinute), wakeFromMinute < wakeUntilMinute else {
+            return .window
+        }
+        guard slackML.isFinite, slackML >= 0, slackML <= IntakeEvent.largestML else { return .slack(maxML: Int(IntakeEvent.largestML)) }
+        guard afterMinutes.isFinite, afterMinutes >= 0, afterMinutes <= 1440 else { return .after(0...1440) }
+        guard everyMinutes.isFinite, everyMinutes >= 1, everyMinutes <= 1440 else { return .every(1...1440) }
         return nil
     }
 }

@@ -16,6 +16,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let notFound = Code(rawValue: "not-found")
         /// The file exists but is not an SQLite database (SQLITE_NOTADB).
         public static let notADatabase = Code(rawValue: "not-a-database")
+        /// The file exists but is empty, and not one Quench made (owner-only): not a database, untouched.
+        public static let emptyFile = Code(rawValue: "empty-file")
         /// The database's content is damaged (SQLITE_CORRUPT).
         public static let corrupt = Code(rawValue: "corrupt")
         /// The file or its directory cannot be written (SQLITE_READONLY, EACCES).
@@ -46,14 +48,24 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var code: Code
     /// The database file concerned.
     public var path: String?
+    /// The fact, in words that name no program, option or variable: each front
+    /// end (the command line, the page) adds its own advice by `code`.
     public var message: String
     public var cause: (any Error)?
+    /// The event concerned (`noSuchEvent`).
+    public var eventID: Int64?
 
-    public init(_ code: Code, path: String?, _ message: String, cause: (any Error)? = nil) {
+    public init(_ code: Code, path: String?, _ message: String, cause: (any Error)? = nil, eventID: Int64? = nil) {
         self.code = code
         self.path = path
         self.message = message
         self.cause = cause
+        self.eventID = eventID
+    }
+
+    /// No event with this id.
+    public static func noSuchEvent(_ id: Int64, path: String?) -> StoreError {
+        StoreError(.noSuchEvent, path: path, "there is no event \(id)", eventID: id)
     }
 
     /// Whether the same write may succeed later: the database was locked, the
@@ -67,15 +79,14 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
-        var text = message
-        if let cause = cause as? SQLiteError {
-            // SQLite's own words, for whoever debugs it.
-            text += " (SQLite: \(cause.message), code \(cause.extendedCode))"
-        } else if let cause {
-            text += " (\(cause))"
-        }
-        return text
+    public var description: String { message + causeDescription }
+
+    /// The cause, as " (…)" after the message: SQLite's own words and code, for
+    /// whoever debugs it; empty without a cause.
+    public var causeDescription: String {
+        if let cause = cause as? SQLiteError { return " (SQLite: \(cause.message), code \(cause.extendedCode))" }
+        if let cause { return " (\(cause))" }
+        return ""
     }
 
     /// Classifies an error thrown by SQLite, keeping it as the cause.

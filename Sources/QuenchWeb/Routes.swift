@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import Logging
 import NIOCore
 import NIOPosix
 import QuenchCore
@@ -15,6 +16,8 @@ import ServiceLifecycle
 struct Routes: Sendable {
     let environment: HistoryEnvironment
     let feed: ChangeFeed
+    /// The server's: a store failure the page only names is told here in full.
+    let logger: Logger
 
     func register(on router: Router<WebRequestContext>) {
         router.get("/") { _, _ in Responses.asset(Assets.page, type: "text/html; charset=utf-8") }
@@ -117,9 +120,14 @@ struct Routes: Sendable {
             if writes { feed.changed() }
             return type.map { Responses.data(bytes, type: $0) } ?? Responses.json(bytes)
         } catch let error as HistoryError {
-            return Responses.error(Responses.status(for: error), error.description)
+            let status = Responses.status(for: error)
+            if status.code >= 500 {
+                logger.error("request failed", metadata: ["path": "\(request.uri.path.shownSafely())", "error": "\(error)"])
+            }
+            return Responses.error(status, Responses.message(for: error))
         } catch {
-            return Responses.error(.internalServerError, "\(error)")
+            logger.error("request failed", metadata: ["path": "\(request.uri.path.shownSafely())", "error": "\(error)"])
+            return Responses.error(.internalServerError, "the server could not answer (its log says why)")
         }
     }
 
@@ -218,6 +226,40 @@ enum Responses {
                                         HTTPField.Name("X-Content-Type-Options")!: "nosniff",
                                         HTTPField.Name("Content-Security-Policy")!: Assets.contentSecurityPolicy],
                  body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// An error in the page's words: what is true and whether anything was
+    /// saved, never SQLite's text or codes, a command or an option (the server's
+    /// log has the whole error). A value refused says the store's own words,
+    /// which name the field.
+    static func message(for error: HistoryError) -> String {
+        switch error {
+        case .inOption(let option, let inner) where !isStore(inner): return "\(option): \(message(for: inner))"
+        case .inOption(_, let inner): return message(for: inner)
+        case .unknownPerson(let name, let people):
+            return "Nobody is called '\(name.shownSafely(limit: 40))' (people: \(people.map { $0.shownSafely(limit: 40) }.joined(separator: ", ")))"
+        case .personNeeded(let people):
+            return "Several people share this history (\(people.map { $0.shownSafely(limit: 40) }.joined(separator: ", "))): choose whose"
+        case .store(let e): return message(for: e)
+        default: return error.description
+        }
+    }
+
+    static func message(for error: StoreError) -> String {
+        switch error.code {
+        case .notFound: "Nothing is recorded yet"
+        case .noSuchEvent: error.eventID.map { "There is no drink \($0)" } ?? "There is no such drink"
+        case .busy: "The history is busy; try again in a moment"
+        case .readOnly: "The history cannot be written on the server (it is read-only); nothing was saved"
+        case .diskFull: "The server's disk is full; nothing was saved"
+        case .invalidValue: error.message
+        default: "The history cannot be read; the server's log says why"
+        }
+    }
+
+    private static func isStore(_ error: HistoryError) -> Bool {
+        if case .store = error { return true }
+        return false
     }
 
     static func status(for error: HistoryError) -> HTTPResponse.Status {

@@ -275,7 +275,7 @@ struct RunCommand: AsyncParsableCommand {
                 try Gateway.runUntilStopped(runRequest) { LineOutput.write(EventFormat.line($0, json: json)) }
             } catch let error as LiveError where error.exitStatus != 1 {
                 // A status of its own (75: the adapter did not recover), as quenchd's.
-                FileHandleStderr.write("quench: error: \(error)\n")
+                FileHandleStderr.write("quench: error: \(commandLineMessage(for: error))\n")
                 throw ExitCode(error.exitStatus)
             }
         }

@@ -39,7 +39,7 @@ struct Quench: AsyncParsableCommand {
                 Glibc.exit(0)
             }
             StandardOutput().flush()
-            var text = message(for: error)
+            var text = commandLineMessage(for: error)
             if code == .validationFailure { text += " (see `quench --help`, or `quench help COMMAND`)" }
             FileHandleStderr.write("quench: error: \(text)\n")
             Glibc.exit(code.rawValue)

@@ -95,7 +95,7 @@ struct ReplayCommand: ParsableCommand {
                     throw BTSnoopReplayError.noReadings(path: capturePath.description, device: capture.device, profile: nil, advertisements: 0, attValues: 0)
                 }
                 summary = result.summary
-                for line in BTSnoopReplay.notes(result, source: capturePath.description) { FileHandleStderr.write("quench: \(line)\n") }
+                for line in BTSnoopReplay.notes(result, source: capturePath.description, choosing: " (choose with --device)") { FileHandleStderr.write("quench: \(line)\n") }
             } else {
                 summary = try Replay.run(TraceSource(argument: source), options: options, onStart: onStart, onEvent: onEvent)
             }

@@ -1,5 +1,9 @@
 import ArgumentParser
+import CommandLineAdvice
 import QuenchGateway
+import QuenchHistory
+import QuenchTools
+import QuenchWeb
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,8 +17,27 @@ func runReporting(_ body: () throws -> Void) throws {
         throw error
     } catch {
         StandardOutput().flush()
-        FileHandleStderr.write("quench: error: \(error)\n")
+        FileHandleStderr.write("quench: error: \(commandLineMessage(for: error))\n")
         throw ExitCode(1)
+    }
+}
+
+/// An error as this command line says it: the library's fact, then what to
+/// type about it (`CommandLineAdvice`). Every error a command prints comes through here.
+func commandLineMessage(for error: any Error) -> String {
+    CommandLineAdvice.message(Quench.message(for: error), leaf: innermost(error))
+}
+
+/// The error a wrapper of these layers ends its description with (the gateway's own, `CommandLineAdvice` unwraps).
+private func innermost(_ error: any Error) -> any Error {
+    switch error {
+    case HistoryError.store(let e): e
+    case HistoryError.inOption(_, let e): innermost(e)
+    case ToolError.live(let e): e
+    case ToolError.calibration(let e): e
+    case ToolError.levelPoints(_, let e): e
+    case WebError.history(let e): innermost(e)
+    default: error
     }
 }
 

@@ -9,6 +9,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CommandLineAdvice
 import QuenchConfig
 import QuenchGateway
 import QuenchStore
@@ -81,5 +82,5 @@ do {
     }
 } catch {
     // 75 (EX_TEMPFAIL) when the adapter stayed stuck through the recovery ladder: systemd restarts it.
-    fail("error: \(error)", status: error.exitStatus)
+    fail("error: " + CommandLineAdvice.message("\(error)", leaf: error), status: error.exitStatus)
 }

@@ -295,7 +295,7 @@ struct LiveCommandTests {
         }
         let level = Self.levelAddress.description
         #expect(failure("F0:00:00:00:00:09") { $0.points = ["0:0", "100:500"] }
-                == "no paired device F0:00:00:00:00:09 (see `quench devices`)")
+                == "no paired device F0:00:00:00:00:09")
         #expect(failure(level) { $0.points = ["10:0", "10:100"] }
                 == "level points 10:0,10:100 (in order of mL): level curve point 2: level 10 is not above the previous point's 10")
         #expect(failure(level) { $0.points = ["20:0", "10:100"] }

@@ -29,7 +29,7 @@ public struct LiveDevice: Sendable, Hashable {
         guard let address = BluetoothAddress(record.address) else { throw .badAddress(record.address) }
         let profile = try Self.profile(of: record)
         guard let calibration = record.calibration else {
-            throw .deviceIncomplete(record.address, "no calibration (run `quench calibrate \(record.address)`)")
+            throw .notCalibrated(record.address)
         }
         self.init(address: address, addressType: record.addressType.flatMap(AddressType.init) ?? .lePublic,
                   name: record.name, profile: profile, calibration: calibration)

@@ -15,6 +15,8 @@ public enum LiveError: Error, Sendable, CustomStringConvertible {
     case profile(ProfileLookupError)
     /// A saved device lacks what the gateway needs (the reason says what and how to add it).
     case deviceIncomplete(String, String)
+    /// A saved device without a calibration (amounts cannot be told from its readings).
+    case notCalibrated(String)
     case unknownDevice(String)
     case noDevices
     case store(StoreError)
@@ -49,8 +51,9 @@ public enum LiveError: Error, Sendable, CustomStringConvertible {
         case .badAddress(let a): "'\(a.shownSafely())' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)"
         case .profile(let e): "\(e)"
         case .deviceIncomplete(let a, let why): "device \(a) cannot be used: \(why)"
-        case .unknownDevice(let a): "no paired device \(a) (see `quench devices`)"
-        case .noDevices: "no paired devices: pair one with `quench pair ADDRESS`"
+        case .notCalibrated(let a): "device \(a) cannot be used: no calibration"
+        case .unknownDevice(let a): "no paired device \(a)"
+        case .noDevices: "no paired devices"
         case .store(let e): "\(e)"
         #if os(Linux)
         case .bluetooth(let e): "\(e)"

@@ -62,7 +62,7 @@ public enum BTSnoopReplayError: Error, Sendable, CustomStringConvertible {
             let whom = device.map { "from \($0)" } ?? "from any device"
             let how = profile.map { " as \($0.identifier)" } ?? " of a known profile"
             return "\(path): no readings \(whom)\(how) (the capture holds \(ads) advertising report\(ads == 1 ? "" : "s")"
-                + " and \(values) notification\(values == 1 ? "" : "s")/indication\(values == 1 ? "" : "s"); try --device or --profile)"
+                + " and \(values) notification\(values == 1 ? "" : "s")/indication\(values == 1 ? "" : "s"))"
         case .unitDoesNotFitProfile(let path, let unit, let profile):
             return "\(path): \(profile.identifier) readings are in \(profile.unit.rawValue) and cannot be given in \(unit.rawValue)"
         }
@@ -174,12 +174,13 @@ public enum BTSnoopReplay {
 
     /// What a person should know about the replay besides its events: the
     /// device and profile chosen, other candidates, frames that did not decode.
-    public static func notes(_ result: BTSnoopReplayResult, source: String) -> [String] {
+    /// `choosing` follows the other candidates: how the caller's front end picks one.
+    public static func notes(_ result: BTSnoopReplayResult, source: String, choosing: String = "") -> [String] {
         let device = result.device?.description ?? "an unknown peer (its connection began before the capture)"
         var notes = ["\(source): replaying \(device) as \(result.profile.identifier)"]
         if !result.otherDevices.isEmpty {
             notes.append("\(source): other devices that fit a profile: "
-                         + result.otherDevices.map(\.description).joined(separator: ", ") + " (choose with --device)")
+                         + result.otherDevices.map(\.description).joined(separator: ", ") + choosing)
         }
         if let first = result.firstUndecodable {
             notes.append("\(source): skipped \(result.undecodable) payload\(result.undecodable == 1 ? "" : "s") that did not decode; first: \(first)")

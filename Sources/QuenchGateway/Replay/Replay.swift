@@ -51,7 +51,7 @@ public enum ReplayError: Error, Sendable, CustomStringConvertible {
         case .cannotOpen(let path, let e): "\(path): cannot open: \(e)"
         case .cannotRead(let path, let e): "\(path): cannot read: \(e)"
         case .malformedTrace(let path, let e): "\(path):\(e.line): \(e.reasonDescription)"
-        case .missingUnit(let path): "\(path): the header gives no '# unit:' (use --unit g|kg|lb|oz|mm|percent|raw)"
+        case .missingUnit(let path): "\(path): the header gives no '# unit:'"
         case .calibration(let path, let e): "\(path): \(e)"
         }
     }

@@ -10,7 +10,7 @@ public enum PipelineStore {
 
         public var description: String {
             switch self {
-            case .noStartTime(let source): "\(source): the trace has no '# started:' time; give --started to store its events"
+            case .noStartTime(let source): "\(source): the trace has no '# started:' time"
             case .store(let error): error.description
             }
         }

@@ -1,0 +1,52 @@
+import QuenchCore
+import QuenchGateway
+import QuenchStore
+
+/// What the command-line programs (`quench`, `quenchd`) add to a library's
+/// error: the library says the fact and carries the data; this says what to
+/// type about it, naming the programs' commands, options and variables (the
+/// page says the same facts in its own words, `Responses.message(for:)`).
+public enum CommandLineAdvice {
+    /// `text` (the error as said, ending with `leaf`'s description) with the
+    /// advice for `leaf`: after the fact, before SQLite's own words.
+    public static func message(_ text: String, leaf: any Error) -> String {
+        let leaf = innermost(leaf)
+        guard let advice = advice(for: leaf) else { return text }
+        if let store = leaf as? StoreError, !store.causeDescription.isEmpty, text.hasSuffix(store.causeDescription) {
+            return String(text.dropLast(store.causeDescription.count)) + advice + store.causeDescription
+        }
+        return text + advice
+    }
+
+    /// The gateway's wrappers' causes (each wrapper's description ends with its cause's).
+    static func innermost(_ error: any Error) -> any Error {
+        switch error {
+        case LiveError.store(let e): e
+        case ReplayError.calibration(_, let e): e
+        case PipelineStore.Failure.store(let e): e
+        default: error
+        }
+    }
+
+    /// What to type about an error, appended to its fact; nil when the fact says it all.
+    static func advice(for error: any Error) -> String? {
+        switch error {
+        case let e as StoreError:
+            switch e.code {
+            case .notFound: " (nothing recorded yet: `quench add 250ml` creates it; --db or QUENCH_DB choose another)"
+            case .emptyFile: " (remove it, or choose another --db)"
+            case .noSuchEvent: " (see `quench log`)"
+            case .tooLong: " (import the file in parts: `quench export --since/--until` makes them)"
+            default: nil
+            }
+        case LiveError.unknownDevice: " (see `quench devices`)"
+        case LiveError.noDevices: ": pair one with `quench pair ADDRESS`"
+        case LiveError.notCalibrated(let address): " (run `quench calibrate \(address)`)"
+        case CalibrationError.missingLevelCurve: " (--level-curve LEVEL:ML,LEVEL:ML,...)"
+        case PipelineStore.Failure.noStartTime: "; give --started to store its events"
+        case ReplayError.missingUnit: " (use --unit g|kg|lb|oz|mm|percent|raw)"
+        case BTSnoopReplayError.noReadings: "; try --device or --profile"
+        default: nil
+        }
+    }
+}
