@@ -34,14 +34,17 @@ extension History {
         guard ml <= HistoryInput.maximumDrinkML else {
             throw .invalidAmount(amount, reason: "more than \(Format.volume(HistoryInput.maximumDrinkML, c.units)) in one drink")
         }
-        let (time, fit) = try at.map { (a) throws(HistoryError) in try HistoryInput.instantFitted(a, calendar: c.calendar, now: c.now) }
-            ?? (c.now, .exact)
-        // A minute of slack for clocks; drinks from the future are typos.
-        guard time <= c.now.adding(60) else {
-            throw .invalidDate(at ?? "", reason: "\(Format.dateTime(time, c.calendar)) is in the future")
-        }
-        guard IntakeEvent.plausibleTime.contains(time.secondsSince1970) else {
-            throw .invalidDate(at ?? "", reason: "before 1970: a history starts on 1970-01-01 at the earliest")
+        let (time, fit) = try HistoryInput.option("--at") { () throws(HistoryError) in
+            let (time, fit) = try at.map { (a) throws(HistoryError) in try HistoryInput.instantFitted(a, calendar: c.calendar, now: c.now) }
+                ?? (c.now, .exact)
+            // A minute of slack for clocks; drinks from the future are typos.
+            guard time <= c.now.adding(60) else {
+                throw .invalidDate(at ?? "", reason: "\(Format.dateTime(time, c.calendar)) is in the future")
+            }
+            guard IntakeEvent.plausibleTime.contains(time.secondsSince1970) else {
+                throw .invalidDate(at ?? "", reason: "before 1970: a history starts on 1970-01-01 at the earliest")
+            }
+            return (time, fit)
         }
         // A wall time the clocks skipped or repeated that day is said, not silently moved.
         let zone = c.calendar.timeZone.identifier

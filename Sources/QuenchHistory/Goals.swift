@@ -90,7 +90,7 @@ extension History {
         _ environment: HistoryEnvironment, weight: String, exercise: String?, save: Bool, json: Bool
     ) throws(HistoryError) -> String {
         let kg = try HistoryInput.weightKG(weight)
-        let minutes = try exercise.map { (e) throws(HistoryError) in try HistoryInput.minutes(e) } ?? 0
+        let minutes = try exercise.map { (e) throws(HistoryError) in try HistoryInput.option("--exercise") { () throws(HistoryError) in try HistoryInput.minutes(e) } } ?? 0
         let (base, extra, total) = recommendGoal(weightKg: kg, exerciseMinutes: minutes)
         // Only a save needs the database; a recommendation alone works anywhere.
         let c: HistoryContext? = save ? try environment.context(creating: true) : nil

@@ -49,8 +49,8 @@ extension History {
             settings.mode = m
         }
         if let window { (settings.wakeFromMinute, settings.wakeUntilMinute) = try HistoryInput.window(window) }
-        if let after { settings.afterMinutes = try HistoryInput.minutes(after) }
-        if let every { settings.everyMinutes = try HistoryInput.minutes(every) }
+        if let after { settings.afterMinutes = try HistoryInput.option("--after") { () throws(HistoryError) in try HistoryInput.minutes(after) } }
+        if let every { settings.everyMinutes = try HistoryInput.option("--every") { () throws(HistoryError) in try HistoryInput.minutes(every) } }
         if let slack { settings.slackML = try HistoryInput.volume(slack, defaultUnit: nil) }
         if let problem = settings.problem {
             // Said by the option that set it, as `--mode` above is.
@@ -68,7 +68,8 @@ extension History {
     /// `quench remind snooze DURATION` (`off` ends a snooze).
     public static func snoozeReminders(_ environment: HistoryEnvironment, duration: String, json: Bool) throws(HistoryError) -> String {
         let c = try environment.context(creating: true)
-        let until = duration.lowercased() == "off" ? nil : c.now.adding(try HistoryInput.minutes(duration) * 60)
+        let until = duration.lowercased() == "off" ? nil
+            : c.now.adding(try HistoryInput.option("snooze") { () throws(HistoryError) in try HistoryInput.minutes(duration) } * 60)
         try c.run { (store) throws(StoreError) in try store.snoozeReminders(until: until, person: c.personID) }
         return try remind(environment, json: json)
     }

@@ -100,12 +100,15 @@ struct HistoryProcessTests {
         for (args, message) in [
             (["add", "5cups"], "unknown unit 'cups' (a volume takes ml, cl, l, or oz or fl oz for US fluid ounces)"),
             (["add", "9000ml"], "more than 5,000 mL"),
-            (["add", "250ml", "--at", "2026-02-30 10:00"], "invalid date"),
+            (["add", "250ml", "--at", "2026-02-30 10:00"], "--at: invalid date"),
+            (["add", "250ml", "--at", "1969-12-31"], "--at: invalid date '1969-12-31': before 1970"),
+            (["remind", "set", "--after", "nan"], "--after: invalid amount 'nan'"),
+            (["remind", "set", "--every", "1e300m"], "--every: "),
             (["today", "--units", "gallons"], "unknown unit 'gallons' (units are ml, or oz for US fluid ounces)"),
             (["person", "units", "me", "gallons"], "unknown unit 'gallons' (their units are ml, oz for US fluid ounces, or household)"),
             (["calendar", "--month", "2026-13"], "--month: invalid date"),
             (["delete", "4242"], "there is no event 4242"),
-            (["remind", "snooze", "3"], "invalid amount '3': give a unit: 3min or 3h"),
+            (["remind", "snooze", "3"], "snooze: invalid amount '3': give a unit: 3min or 3h"),
             (["remind", "set", "--window", "7-"], "--window '7-': '' is not a time of day; expected HH:MM-HH:MM or whole hours H-H"),
             (["goal", "set", "2000ml", "--from", "0999-01-01"], "--from: invalid date '0999-01-01': before 1970"),
         ] {
