@@ -54,6 +54,10 @@ public struct AccessToken: Sendable, Equatable {
         }
         defer { fclose(file) }
         if let problem = FileTrust.check(path, folderOwnersData: true) { throw .untrustedTokenFile(problem) }
+        // The file itself as opened: a secret others can read is no secret.
+        var info = stat()
+        guard fstat(fileno(file), &info) == 0 else { throw .tokenFile(path: path, errno: errno, doing: "reading") }
+        guard info.st_mode & 0o077 == 0 else { throw .exposedTokenFile(path: path, mode: info.st_mode) }
         var buffer = [CChar](repeating: 0, count: 256)
         guard fgets(&buffer, Int32(buffer.count), file) != nil else { throw .badTokenFile(path: path) }
         let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

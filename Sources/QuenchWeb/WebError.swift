@@ -12,6 +12,8 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
     case badTokenFile(path: String)
     /// A token file (or its folder) another user could have written: they would know the token.
     case untrustedTokenFile(UntrustedFile)
+    /// A token file other users can read (as ssh refuses a private key they can read): they could open the page.
+    case exposedTokenFile(path: String, mode: UInt32)
     /// The address is taken, or not ours to bind.
     case cannotListen(String, cause: any Error)
     case history(HistoryError)
@@ -23,7 +25,7 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
     /// restarted on. An address in use is not: the other server may go away.
     public var isConfigurationProblem: Bool {
         switch self {
-        case .badListenAddress: true
+        case .badListenAddress, .untrustedTokenFile, .exposedTokenFile: true
         case .cannotListen(_, let cause): [EACCES, EADDRNOTAVAIL].contains(Self.errno(of: cause))
         default: false
         }
@@ -44,6 +46,9 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
             return "the access token file \(path) does not hold a token; remove it and run `quench serve token` to make a new one"
         case let .untrustedTokenFile(problem):
             return "the access token " + problem.description
+        case let .exposedTokenFile(path, mode):
+            return "the access token file \(path) can be read by other users (mode 0\(String(mode & 0o777, radix: 8))): "
+                + "anyone on this machine could open the page (fix: chmod 600 '\(path)')"
         case let .cannotListen(address, cause):
             switch Self.errno(of: cause) {
             case EADDRINUSE:

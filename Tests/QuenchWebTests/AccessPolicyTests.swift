@@ -125,12 +125,32 @@ import Glibc
         #expect(first.matches(first.value) && !first.matches(rotated.value) && !first.matches(first.value.dropLast()))
     }
 
+    /// As ssh refuses a private key others can read: a token others can read is no secret.
+    @Test func aTokenOthersCanReadIsRefused() throws {
+        let dir = try TemporaryFolder("token")
+        let path = dir.file("web-token")
+        let token = try AccessToken.loadOrCreate(at: path)
+        #expect(chmod(path, 0o644) == 0)
+        do {
+            _ = try AccessToken.loadOrCreate(at: path)
+            Issue.record("a token file of mode 0644 was used")
+        } catch {
+            #expect(error.description == "the access token file \(path) can be read by other users (mode 0644): "
+                    + "anyone on this machine could open the page (fix: chmod 600 '\(path)')")
+            #expect(error.isConfigurationProblem, "the service's 78: restarting would not fix it")
+        }
+        #expect(throws: WebError.self, "the server does not start with it") { try TokenFile(path: path) }
+        #expect(chmod(path, 0o600) == 0)
+        #expect(try AccessToken.loadOrCreate(at: path) == token, "fixed, the same token")
+    }
+
     @Test func aDamagedFileIsRefusedNotReplaced() throws {
         let dir = try TemporaryFolder("token")
         let path = dir.file("web-token")
         let file = fopen(path, "w")!
         fputs("not a token\n", file)
         fclose(file)
+        #expect(chmod(path, 0o600) == 0)
         #expect(throws: WebError.self) { try AccessToken.loadOrCreate(at: path) }
         do { _ = try AccessToken.loadOrCreate(at: path) } catch {
             #expect(error.description.contains("does not hold a token; remove it and run `quench serve token`"))
