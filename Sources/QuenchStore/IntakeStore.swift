@@ -44,6 +44,7 @@ public final class IntakeStore: Sendable {
         if let problem = FileTrust.check(path, folderOwnersData: true) {
             throw StoreError(.untrusted, path: path, "the database " + problem.description)
         }
+        try Self.checkSideFiles(path)
         var info = stat()
         let exists = stat(path, &info) == 0
         if !exists {
@@ -79,6 +80,28 @@ public final class IntakeStore: Sendable {
         }
         try Self.migrate(db, path: path, readOnly: readOnly)
         connection = Condition(db)
+    }
+
+    /// SQLite applies a `-wal` (or `-journal`) it finds beside the database, and
+    /// shares memory through `-shm`: one another user left there would put their
+    /// rows in ours, so each that exists is held to the database's rule. SQLite
+    /// looks beside the file a link leads to, so both places are checked.
+    static func checkSideFiles(_ path: String) throws(StoreError) {
+        var places = [path]
+        if let real = realpath(path, nil) {
+            let resolved = String(cString: real)
+            free(real)
+            if resolved != path { places.append(resolved) }
+        }
+        for place in places {
+            for suffix in ["-wal", "-shm", "-journal"] {
+                var info = stat()
+                guard lstat(place + suffix, &info) == 0 else { continue }
+                if let problem = FileTrust.check(place + suffix, folderOwnersData: true) {
+                    throw StoreError(.untrusted, path: path, "the database's side file " + problem.description)
+                }
+            }
+        }
     }
 
     /// Fails as `init(path:mode:)` would, but creates nothing: an existing file is

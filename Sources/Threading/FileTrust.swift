@@ -9,8 +9,8 @@ import Glibc
 /// - nobody else may write it: no group or world write bit, except on a folder
 ///   that is sticky and root's (`/tmp`, mode 1777), where others can add
 ///   files but not replace or rename ours.
-/// A symlink is followed, and the folders of both the path as given and the
-/// path it resolves to are checked. A file that is not there yet has its
+/// Symlinks are followed one at a time (at most 40, as the kernel's ELOOP),
+/// and the folders of each link on the way are checked as well as the file's. A file that is not there yet has its
 /// folders checked (the deepest that exist): what Quench creates there is
 /// no safer than they are. One rule for every door: the configuration files,
 /// the web token, the MQTT password and CA files, the database, the reminder's
@@ -28,32 +28,69 @@ public enum FileTrust {
         guard !path.isEmpty else { return nil }
         let me = geteuid()
         let absolute = path.hasPrefix("/") ? path : currentDirectory() + "/" + path
-        var chains = [components(absolute)]
-        let folder = chains[0].count > 1 ? chains[0][chains[0].count - 2] : "/"
+        let given = components(absolute)
         var extra: uid_t?
         var folderInfo = stat()
-        if folderOwnersData, me == 0, stat(folder, &folderInfo) == 0 { extra = folderInfo.st_uid }
-        // Where a symlink leads: the file's own path, else (not made yet) its folder's.
-        if let real = realpath(absolute, nil) ?? realpath(folder, nil) {
-            chains.append(components(String(cString: real)))
-            free(real)
+        if folderOwnersData, me == 0, stat(given.count > 1 ? given[given.count - 2] : "/", &folderInfo) == 0 {
+            extra = folderInfo.st_uid
         }
-        for chain in chains {
-            // The file first, then its folders; a part not there yet is skipped.
-            for component in chain.reversed() {
+        func problem(_ component: String, _ info: stat, isFile: Bool = false) -> UntrustedFile? {
+            let isFolder = info.st_mode & S_IFMT == S_IFDIR
+            let ownerTrusted = info.st_uid == 0 || info.st_uid == me || info.st_uid == extra
+            let othersWrite = info.st_mode & (S_IWGRP | S_IWOTH) != 0
+            let stickyRoot = isFolder && info.st_mode & S_ISVTX != 0 && info.st_uid == 0
+            guard !ownerTrusted || (othersWrite && !stickyRoot) else { return nil }
+            // The file itself is named as given: `chown` and `chmod` follow its links.
+            return UntrustedFile(file: path, path: isFile ? path : component, owner: info.st_uid, mode: info.st_mode & 0o7777,
+                                 isFolder: isFolder && !isFile, wrongOwner: !ownerTrusted, othersWrite: othersWrite && !stickyRoot, user: me)
+        }
+        /// `folder` and each folder above it (no links in it: `resolve` made it).
+        func checkFolders(_ folder: String) -> UntrustedFile? {
+            for component in components(folder).reversed() {
                 var info = stat()
-                guard stat(component, &info) == 0 else { continue }
-                let isFolder = info.st_mode & S_IFMT == S_IFDIR
-                let ownerTrusted = info.st_uid == 0 || info.st_uid == me || info.st_uid == extra
-                let othersWrite = info.st_mode & (S_IWGRP | S_IWOTH) != 0
-                let stickyRoot = isFolder && info.st_mode & S_ISVTX != 0 && info.st_uid == 0
-                if !ownerTrusted || (othersWrite && !stickyRoot) {
-                    return UntrustedFile(file: path, path: component, owner: info.st_uid, mode: info.st_mode & 0o7777,
-                                         isFolder: isFolder, wrongOwner: !ownerTrusted, othersWrite: othersWrite && !stickyRoot, user: me)
-                }
+                guard lstat(component, &info) == 0 else { continue }
+                if let found = problem(component, info) { return found }
             }
+            return nil
         }
-        return nil
+        // Resolved one part and one link at a time, as the kernel does: the
+        // folder of every link on the way must be trusted too, or whoever can
+        // write it chooses where the rest of the path leads (a link in a safe
+        // folder pointing into an unsafe one).
+        var resolved = "/"
+        var remaining = Array(absolute.split(separator: "/").reversed().map(String.init))
+        var hops = 0
+        var exists = true
+        while let name = remaining.popLast() {
+            if name == "." { continue }
+            if name == ".." { resolved = components(resolved).dropLast().last ?? "/"; continue }
+            let next = resolved == "/" ? "/" + name : resolved + "/" + name
+            var info = stat()
+            guard lstat(next, &info) == 0 else { exists = false; break }  // not made yet: its folders are checked
+            guard info.st_mode & S_IFMT == S_IFLNK else { resolved = next; continue }
+            if let found = checkFolders(resolved) { return found }
+            hops += 1
+            guard hops <= maxLinks, let target = linkTarget(next) else {
+                return UntrustedFile(file: path, path: next, owner: info.st_uid, mode: info.st_mode & 0o7777, isFolder: false,
+                                     wrongOwner: false, othersWrite: false, user: me, tooManyLinks: true)
+            }
+            if target.hasPrefix("/") { resolved = "/" }
+            remaining += target.split(separator: "/").reversed().map(String.init)
+        }
+        guard exists, remaining.isEmpty, resolved != "/" else { return checkFolders(resolved) }
+        var info = stat()
+        guard lstat(resolved, &info) == 0 else { return checkFolders(resolved) }
+        return problem(resolved, info, isFile: true) ?? checkFolders(components(resolved).dropLast().last ?? "/")
+    }
+
+    /// Links followed before giving up, as the kernel's ELOOP (40).
+    static let maxLinks = 40
+
+    static func linkTarget(_ link: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(link, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `/a/b/c` as `["/", "/a", "/a/b", "/a/b/c"]`, `.` and `..` taken lexically.
@@ -92,18 +129,24 @@ public struct UntrustedFile: Error, Sendable, Equatable, CustomStringConvertible
     public var othersWrite: Bool
     /// Who ran the check (the effective user).
     public var user: uid_t
+    /// `path` is a link past the 40th followed (a loop, most likely): where it leads is nobody's guess.
+    public var tooManyLinks = false
 
     /// `chmod go-w PATH`, `sudo chown alice PATH`, or both.
     public var fix: String {
         let quoted = "'" + path.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
         var steps: [String] = []
+        if tooManyLinks { return "point '\(file)' at the file itself" }
         if wrongOwner { steps.append((user == 0 ? "chown " : "sudo chown ") + Self.userName(user) + " " + quoted) }
         if othersWrite { steps.append((wrongOwner && user != 0 ? "sudo " : "") + "chmod go-w " + quoted) }
         return steps.joined(separator: " && ")
     }
 
     public var description: String {
-        let what = path == file ? "it is" : "its folder \(path) is"
+        if tooManyLinks {
+            return "\(file): refused: more than \(FileTrust.maxLinks) symlinks to follow at \(path), a loop (fix: \(fix))"
+        }
+        let what = path == file || !isFolder ? "it is" : "its folder \(path) is"
         let mode = "0" + String(mode, radix: 8)
         return "\(file): refused: \(what) owned by \(Self.userName(owner)) (uid \(owner)), mode \(mode), "
             + "so \(wrongOwner ? "another user" : "a user other than its owner") could have written it (fix: \(fix))"

@@ -114,6 +114,25 @@ struct UntrustedFileTests {
         #expect(d.status == 78 && d.stderr.contains("refused: it is owned by nobody"), "\(d.status) \(d.stderr)")
     }
 
+    /// SQLite would apply another user's `-wal` beside a trusted database: refused, nothing read or written.
+    @Test func anotherUsersWALBesideTheDatabaseIsRefused() throws {
+        let setup = try Setup()
+        #expect(try runQuench(["add", "250ml"], environment: setup.environment).status == 0)
+        let wal = setup.database + "-wal"
+        if !FileManager.default.fileExists(atPath: wal) { try Data("not a journal".utf8).write(to: URL(fileURLWithPath: wal)) }
+        try setup.give(wal, mode: 0o666)
+        let before = try [setup.database, wal].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        for arguments in [["add", "100ml"], ["log"]] {
+            let r = try runQuench(arguments, environment: setup.environment)
+            #expect(r.status != 0 && r.stderr.contains("the database's side file \(wal): refused: it is owned by nobody (uid 65534), mode 0666")
+                    && r.stderr.contains("chown root '\(wal)' && chmod go-w '\(wal)'"), "\(arguments): \(r.status) \(r.stderr)")
+        }
+        #expect(try [setup.database, wal].map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == before, "read or written")
+        // Made ours again: used.
+        #expect(chown(wal, 0, 0) == 0 && chmod(wal, 0o600) == 0)
+        #expect(try runQuench(["log"], environment: setup.environment).status == 0)
+    }
+
     @Test func anMQTTPasswordFileAnotherUserOwnsStopsThePublisher() throws {
         let setup = try Setup()
         let password = setup.folder.file("mqtt-password")

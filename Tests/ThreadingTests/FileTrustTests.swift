@@ -94,4 +94,65 @@ struct FileTrustTests {
         let planted = try file(try folder() + "/web-token", mode: 0o600, owner: Self.nobody)
         #expect(FileTrust.check(planted, folderOwnersData: true)?.wrongOwner == true)
     }
+
+    /// A folder inside `parent`, 0755, owned by `owner`.
+    func subfolder(_ parent: String, _ name: String, owner: uid_t = 0) throws -> String {
+        let path = parent + "/" + name
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        try #require(chown(path, owner, owner) == 0, "cannot chown \(path): errno \(errno)")
+        return path
+    }
+
+    /// safe/notify -> evil/notify -> real/other: whoever owns `evil` chooses what
+    /// runs, though the path as given and the file it ends at are both root's.
+    @Test func aLinkInTheMiddleOfAChainHasItsFolderChecked() throws {
+        let top = try folder()
+        let safe = try subfolder(top, "safe"), evil = try subfolder(top, "evil", owner: Self.nobody), real = try subfolder(top, "real")
+        let other = try file(real + "/other", mode: 0o755)
+        #expect(symlink(other, evil + "/notify") == 0 && symlink(evil + "/notify", safe + "/notify") == 0)
+        let problem = try #require(FileTrust.check(safe + "/notify"), "the hop through \(evil) was not checked")
+        #expect(problem.path == evil && problem.isFolder && problem.wrongOwner)
+        #expect(problem.description.hasPrefix("\(safe)/notify: refused: its folder \(evil) is owned by nobody (uid 65534), mode 0755"), "\(problem)")
+        // A linked folder in the middle leads there too.
+        #expect(symlink(evil, safe + "/dir") == 0)
+        #expect(FileTrust.check(safe + "/dir/notify")?.path == evil)
+        // Every hop through trusted folders: accepted.
+        #expect(chown(evil, 0, 0) == 0)
+        #expect(FileTrust.check(safe + "/notify") == nil)
+        #expect(FileTrust.check(safe + "/dir/notify") == nil)
+    }
+
+    @Test func aRelativeLinkIsResolvedFromItsOwnFolder() throws {
+        let top = try folder()
+        let safe = try subfolder(top, "safe"), evil = try subfolder(top, "evil", owner: Self.nobody)
+        _ = try file(evil + "/notify", mode: 0o755)
+        #expect(symlink("../evil/notify", safe + "/notify") == 0)
+        #expect(FileTrust.check(safe + "/notify")?.path == evil)
+        #expect(chown(evil, 0, 0) == 0)
+        #expect(FileTrust.check(safe + "/notify") == nil)
+        // Ends at another user's file: named as given, "it is".
+        let theirs = try file(evil + "/theirs", owner: Self.nobody)
+        #expect(symlink("../evil/theirs", safe + "/theirs") == 0)
+        let problem = try #require(FileTrust.check(safe + "/theirs"), "\(theirs) not checked")
+        #expect(problem.description.hasPrefix("\(safe)/theirs: refused: it is owned by nobody (uid 65534)"), "\(problem)")
+    }
+
+    @Test func aLinkLoopIsRefusedAfterFortyHops() throws {
+        let dir = try folder()
+        #expect(symlink(dir + "/b", dir + "/a") == 0 && symlink("a", dir + "/b") == 0)
+        let problem = try #require(FileTrust.check(dir + "/a"), "a loop was let through")
+        #expect(problem.tooManyLinks && [dir + "/a", dir + "/b"].contains(problem.path))
+        #expect(problem.description.hasPrefix("\(dir)/a: refused: more than 40 symlinks to follow at "), "\(problem)")
+        #expect(FileTrust.check(dir + "/a/under/it")?.tooManyLinks == true)
+    }
+
+    /// The file itself is "it", however its path is spelled (it once read "its folder DIR/n.db").
+    @Test func theFileItselfIsNeverCalledItsFolder() throws {
+        let dir = try folder()
+        _ = try file(dir + "/n.db", mode: 0o600, owner: Self.nobody)
+        for spelled in [dir + "/./n.db", dir + "//n.db", dir + "/../" + (dir as NSString).lastPathComponent + "/n.db"] {
+            let problem = try #require(FileTrust.check(spelled))
+            #expect(problem.description.hasPrefix("\(spelled): refused: it is owned by nobody (uid 65534), mode 0600"), "\(problem)")
+        }
+    }
 }
