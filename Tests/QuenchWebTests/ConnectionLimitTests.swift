@@ -1,6 +1,8 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import QuenchTestSupport
-import QuenchWeb
+@testable import QuenchWeb
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -203,6 +205,44 @@ struct ConnectionLimitTests {
         #expect(r.status == 0, "the server ran through and stopped cleanly on SIGTERM: \(r.stderr)\n\(log)")
         #expect(log.contains("at most \(Self.cap) connections"), "\(log)")
         Self.expectServed(try Self.decode(r.stdout), token: true)
+    }
+
+    /// Live streams never take the last `streamReserve` connections, and a table full of
+    /// requests in progress lets the oldest stream go rather than refuse a new connection
+    /// (before, it refused: a page could not load while streams and slow requests filled it).
+    @Test func streamsLeaveAReserveAndTheOldestMakesWay() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        func socket() async throws -> any Channel {
+            try await DatagramBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
+        }
+        var channels: [any Channel] = []
+        let table = ConnectionTable(capacity: 10)
+        #expect(table.streamCapacity == 10 - WebServer.ConnectionLimits.streamReserve)
+        for _ in 0..<10 {
+            let channel = try await socket()
+            channels.append(channel)
+            guard case .admitted(evicting: nil) = table.admit(channel) else { Issue.record("not admitted under the cap"); return }
+            table.trust(channel)
+            table.requestStarted(channel)
+        }
+        #expect(table.startStream(channels[3]))
+        #expect(table.startStream(channels[1]))
+        #expect(!table.startStream(channels[2]), "a stream past the cap less the reserve is refused")
+        let newcomer = try await socket()
+        guard case let .admitted(evicting: evicted?) = table.admit(newcomer) else {
+            Issue.record("a table full of requests with streams among them refused a new connection")
+            return
+        }
+        #expect(evicted === channels[1], "the oldest-accepted stream makes way")
+        // With no stream left to let go and every connection busy, a new one is refused.
+        table.trust(newcomer)
+        table.requestStarted(newcomer)
+        table.requestEnded(channels[3])
+        table.requestStarted(channels[3])
+        let last = try await socket()
+        guard case .refused = table.admit(last) else { Issue.record("a busy table without streams let a request go"); return }
+        for channel in channels + [newcomer, last] { try? await channel.close() }
+        try await group.shutdownGracefully()
     }
 
     /// The cap follows the descriptor limit, and the service's limit leaves the standard cap whole
