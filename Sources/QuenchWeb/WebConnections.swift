@@ -99,8 +99,6 @@ extension WebServer {
 /// oldest connection that has not yet shown it may be here (no request that
 /// the access policy allowed: no token on a network listener, nothing yet on
 /// loopback); else the one idle the longest between requests; else the oldest
-/// still sending its request's body (the API's bodies are a line: one that lasts
-/// is a slow sender, and the body timeout would close it anyway); else the oldest
 /// live stream (the page reconnects it); else (every connection is in a request
 /// and none is a stream) refuse the new one. Live streams may hold at most the
 /// cap less `streamReserve`: one past that is refused, not a page.
@@ -124,8 +122,6 @@ final class ConnectionTable: Sendable {
         var busy = false
         /// Its request is a live stream (until it ends).
         var streaming = false
-        /// Its request's head has arrived and its body's end has not.
-        var receiving = false
         var idleSince: ContinuousClock.Instant
     }
 
@@ -165,9 +161,6 @@ final class ConnectionTable: Sendable {
         if let idle = entries.lazy.filter({ !$0.value.busy }).min(by: { $0.value.idleSince < $1.value.idleSince }) {
             return idle.key
         }
-        if let sender = entries.lazy.filter({ $0.value.receiving }).min(by: { $0.value.serial < $1.value.serial }) {
-            return sender.key
-        }
         return entries.lazy.filter { $0.value.streaming }.min { $0.value.serial < $1.value.serial }?.key
     }
 
@@ -193,15 +186,7 @@ final class ConnectionTable: Sendable {
     }
 
     func requestStarted(_ channel: any Channel) {
-        state.withLock { s in
-            s.entries[ObjectIdentifier(channel)]?.busy = true
-            s.entries[ObjectIdentifier(channel)]?.receiving = true
-        }
-    }
-
-    /// The request's body has arrived whole.
-    func bodyEnded(_ channel: any Channel) {
-        state.withLock { $0.entries[ObjectIdentifier(channel)]?.receiving = false }
+        state.withLock { $0.entries[ObjectIdentifier(channel)]?.busy = true }
     }
 
     func requestEnded(_ channel: any Channel) {
@@ -209,7 +194,6 @@ final class ConnectionTable: Sendable {
             let id = ObjectIdentifier(channel)
             s.entries[id]?.busy = false
             s.entries[id]?.streaming = false
-            s.entries[id]?.receiving = false
             s.entries[id]?.idleSince = .now
         }
     }
@@ -399,7 +383,6 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             readingBody = false
             stopBodyClock()
-            table.bodyEnded(context.channel)
         }
         context.fireChannelRead(data)
     }
