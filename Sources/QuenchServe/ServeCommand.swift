@@ -84,6 +84,8 @@ public struct ServeCommand: AsyncParsableCommand {
         // For the tests, which cannot wait the real timeouts: hidden, the defaults are the ones to run with.
         @Option(help: ArgumentHelp("Seconds a new connection has to send its request's head (default 15).", visibility: .hidden))
         var headerTimeout: Double?
+        @Option(help: ArgumentHelp("Seconds a request has, from its head, to send its whole body (default 15).", visibility: .hidden))
+        var bodyTimeout: Double?
         @Option(help: ArgumentHelp("Seconds a connection may idle between requests (default 60).", visibility: .hidden))
         var idleTimeout: Double?
         @Option(help: ArgumentHelp("At most this many connections (default 64, fewer under a low `ulimit -n`).", visibility: .hidden))
@@ -92,7 +94,7 @@ public struct ServeCommand: AsyncParsableCommand {
         public init() {}
 
         public func validate() throws {
-            for (name, value) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout)] {
+            for (name, value) in [("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout), ("--idle-timeout", idleTimeout)] {
                 if let value, !(0.05...3600).contains(value) { throw ValidationError("\(name) \(value): between 0.05 and 3600 seconds") }
             }
             if let maxConnections, !(1...65536).contains(maxConnections) {
@@ -104,6 +106,7 @@ public struct ServeCommand: AsyncParsableCommand {
         var limits: WebServer.ConnectionLimits {
             var limits = WebServer.ConnectionLimits.standard
             if let headerTimeout { limits.headerTimeout = .milliseconds(Int64(headerTimeout * 1000)) }
+            if let bodyTimeout { limits.bodyTimeout = .milliseconds(Int64(bodyTimeout * 1000)) }
             if let idleTimeout { limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000)) }
             if let maxConnections { limits.maxConnections = maxConnections }
             return limits

@@ -34,12 +34,34 @@ extension Request {
     /// The JSON body as `T`, or a 400 that says what is wrong with it and which
     /// field (Hummingbird's own decoding called `{"id":"1"}` "not valid JSON").
     func json<T: Decodable>(as type: T.Type, context: some RequestContext) async throws -> T {
-        var request = self
-        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        let buffer = try await wholeBody(context: context)
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
             throw HTTPError(.badRequest, message: "request body: " + Self.describe(error))
+        }
+    }
+
+    /// A body that must be empty or `{}` (a write that takes no arguments), read
+    /// whole first: nothing acts on a request whose body turns out bad.
+    func noArguments(context: some RequestContext) async throws {
+        let buffer = try await wholeBody(context: context)
+        let text = String(decoding: buffer.readableBytesView, as: UTF8.self).filter { !" \t\r\n".contains($0) }
+        guard text.isEmpty || text == "{}" else {
+            throw HTTPError(.badRequest, message: "request body: this takes none (or `{}`)")
+        }
+    }
+
+    /// The whole body, or a 400 when it is not valid HTTP (a bad chunk size, an
+    /// unknown transfer coding: the parser's error) or did not arrive whole.
+    private func wholeBody(context: some RequestContext) async throws -> ByteBuffer {
+        var request = self
+        do {
+            return try await request.collectBody(upTo: context.maxUploadSize)
+        } catch let error as HTTPError {
+            throw error
+        } catch {
+            throw HTTPError(.badRequest, message: "request body: \(error)")
         }
     }
 

@@ -16,6 +16,8 @@ import ServiceLifecycle
 struct Routes: Sendable {
     let environment: HistoryEnvironment
     let feed: ChangeFeed
+    /// The open connections: a live stream is counted there.
+    let connections: ConnectionTable
     /// The server's: a store failure the page only names is told here in full.
     let logger: Logger
 
@@ -72,8 +74,9 @@ struct Routes: Sendable {
             let body = try await request.json(as: IDRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in try History.restore(env, id: body.id, json: true) }
         }
-        router.post("/api/undo") { request, _ in
-            await answer(request, writes: true) { env, _ throws(HistoryError) in try History.undo(env, json: true) }
+        router.post("/api/undo") { request, context in
+            try await request.noArguments(context: context)
+            return await answer(request, writes: true) { env, _ throws(HistoryError) in try History.undo(env, json: true) }
         }
 
         // The charts `quench chart` draws, inlined by the page (the same renderer).
@@ -97,7 +100,14 @@ struct Routes: Sendable {
             }
         }
 
-        router.get("/api/events") { _, _ in liveEvents() }
+        router.get("/api/events") { _, context in
+            guard connections.startStream(context.channel) else {
+                var refused = Responses.error(.serviceUnavailable, "too many live pages are open (at most \(connections.streamCapacity)); this one is not live")
+                refused.headers[.connection] = "close"
+                return refused
+            }
+            return liveEvents()
+        }
     }
 
     /// Runs a history call off the event loop (SQLite blocks) with this

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import QuenchHistory
 // Hummingbird's HTTP parts (`HTTPRequestPart`); in its graph already, as NIOCore is.
 import NIOHTTPTypes
 import Synchronization
@@ -24,6 +25,11 @@ extension WebServer {
         /// phone on weak Wi-Fi sends its request in one segment right after the
         /// handshake; 15 s covers TCP's retransmissions of it (1 + 2 + 4 s) twice.
         public var headerTimeout: Duration
+        /// From a request's head to its body's end: a body trickled a byte at a
+        /// time would otherwise hold its connection (a request in progress, never
+        /// let go) for as long as the sender likes. The API's bodies are a line of
+        /// JSON: the header timeout's reasoning holds for them.
+        public var bodyTimeout: Duration
         /// A connection that has shown it may be here, between requests (HTTP
         /// keep-alive; Hummingbird's `idleTimeout`). A minute keeps a page's
         /// connections for its next refresh (a change, or the page coming back to
@@ -41,8 +47,13 @@ extension WebServer {
 
         public static let standard = ConnectionLimits(headerTimeout: .seconds(15), idleTimeout: .seconds(60), maxConnections: 64)
 
-        public init(headerTimeout: Duration, idleTimeout: Duration, maxConnections: Int) {
+        /// Connections a live stream may never take: the page itself, its API
+        /// calls and a second phone still get in when streams fill the rest.
+        static let streamReserve = 8
+
+        public init(headerTimeout: Duration, bodyTimeout: Duration = .seconds(15), idleTimeout: Duration, maxConnections: Int) {
             self.headerTimeout = headerTimeout
+            self.bodyTimeout = bodyTimeout
             self.idleTimeout = idleTimeout
             self.maxConnections = maxConnections
         }
@@ -87,12 +98,14 @@ extension WebServer {
 /// The policy, when a connection arrives and the table is full: let go of the
 /// oldest connection that has not yet shown it may be here (no request that
 /// the access policy allowed: no token on a network listener, nothing yet on
-/// loopback); else the one idle the longest between requests; else (every
-/// connection is in a request: pages loading, live streams) refuse the new one.
+/// loopback); else the one idle the longest between requests; else the oldest
+/// live stream (the page reconnects it); else (every connection is in a request
+/// and none is a stream) refuse the new one. Live streams may hold at most the
+/// cap less `streamReserve`: one past that is refused, not a page.
 /// New connections are not refused while anonymous ones are open because who
 /// is on a new connection is not known until its request is read: refusing
 /// them would shut a token holder out behind idle strangers, which is what the
-/// cap is against. A connection in a request (a live stream) is never let go.
+/// cap is against. A connection in a request other than a live stream is never let go.
 final class ConnectionTable: Sendable {
     enum Admission {
         case admitted(evicting: (any Channel)?)
@@ -107,6 +120,8 @@ final class ConnectionTable: Sendable {
         var trusted = false
         /// A request is being read or answered.
         var busy = false
+        /// Its request is a live stream (until it ends).
+        var streaming = false
         var idleSince: ContinuousClock.Instant
     }
 
@@ -116,10 +131,13 @@ final class ConnectionTable: Sendable {
     }
 
     let capacity: Int
+    /// At most this many live streams at once.
+    let streamCapacity: Int
     private let state = Mutex(State())
 
     init(capacity: Int) {
         self.capacity = capacity
+        self.streamCapacity = max(1, capacity - WebServer.ConnectionLimits.streamReserve)
     }
 
     /// A connection was accepted: in, perhaps in place of another (which the caller closes), or refused.
@@ -140,7 +158,19 @@ final class ConnectionTable: Sendable {
         if let stranger = entries.lazy.filter({ !$0.value.trusted }).min(by: { $0.value.serial < $1.value.serial }) {
             return stranger.key
         }
-        return entries.lazy.filter { !$0.value.busy }.min { $0.value.idleSince < $1.value.idleSince }?.key
+        if let idle = entries.lazy.filter({ !$0.value.busy }).min(by: { $0.value.idleSince < $1.value.idleSince }) {
+            return idle.key
+        }
+        return entries.lazy.filter { $0.value.streaming }.min { $0.value.serial < $1.value.serial }?.key
+    }
+
+    /// The request on `channel` becomes a live stream, unless `streamCapacity` are open already.
+    func startStream(_ channel: any Channel) -> Bool {
+        state.withLock { s in
+            guard s.entries.values.count(where: \.streaming) < streamCapacity else { return false }
+            s.entries[ObjectIdentifier(channel)]?.streaming = true
+            return true
+        }
     }
 
     func closed(_ channel: any Channel) {
@@ -163,6 +193,7 @@ final class ConnectionTable: Sendable {
         state.withLock { s in
             let id = ObjectIdentifier(channel)
             s.entries[id]?.busy = false
+            s.entries[id]?.streaming = false
             s.entries[id]?.idleSince = .now
         }
     }
@@ -183,7 +214,7 @@ struct LimitedHTTP1Channel: ServerChildChannel {
     init(responder: @escaping HTTPChannelHandler.Responder, table: ConnectionTable, limits: WebServer.ConnectionLimits) {
         let headerTimeout = TimeAmount(limits.headerTimeout)
         self.http1 = HTTP1Channel(responder: responder, configuration: .init(
-            additionalChannelHandlers: [ConnectionWatch(table: table, headerTimeout: headerTimeout)],
+            additionalChannelHandlers: [ConnectionWatch(table: table, headerTimeout: headerTimeout, bodyTimeout: TimeAmount(limits.bodyTimeout))],
             idleTimeout: TimeAmount(limits.idleTimeout)))
         self.table = table
     }
@@ -198,7 +229,7 @@ struct LimitedHTTP1Channel: ServerChildChannel {
             return channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
         case let .admitted(evicted):
             if let evicted {
-                logger.debug("connection limit reached: closing an idle one", metadata: ["peer": "\(evicted.remoteAddress.map { "\($0)" } ?? "?")"])
+                logger.debug("connection limit reached: closing an idle one (or the oldest live stream)", metadata: ["peer": "\(evicted.remoteAddress.map { "\($0)" } ?? "?")"])
                 evicted.close(promise: nil)
             }
         }
@@ -218,7 +249,11 @@ struct LimitedHTTP1Channel: ServerChildChannel {
 /// closes one that has not sent a complete request head within the header
 /// timeout, tells the table when a request starts and ends, and closes a
 /// connection whose request was refused (`Connection: close`): a stranger gets
-/// one answer, never a connection to keep.
+/// one answer, never a connection to keep. A body not whole within the body
+/// timeout is answered 408 here (the handler is still waiting for it) and the
+/// connection closed; the handler's read of it fails, so nothing acts on part
+/// of a body. Hummingbird answers what its HTTP parser rejects with an empty
+/// 400: given the API's `{"error":…}` body here.
 final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -227,13 +262,30 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let table: ConnectionTable
     private let headerTimeout: TimeAmount
+    private let bodyTimeout: TimeAmount
     private var headerDeadline: Scheduled<Void>?
+    private var bodyDeadline: Scheduled<Void>?
     private var sawRequest = false
     private var closeAfterAnswer = false
+    /// The pipeline reported an error (the HTTP parser's, or the socket's).
+    private var failed: (any Error)?
+    /// A request's head has arrived and its body's end has not.
+    private var readingBody = false
+    /// A request's answer has started.
+    private var answering = false
+    /// This handler answered (408) and the connection is closing: the handler's own answer is dropped.
+    private var answeredHere = false
 
-    init(table: ConnectionTable, headerTimeout: TimeAmount) {
+    /// The error the handler's body read throws when its body did not arrive whole.
+    struct BodyIncomplete: Error, CustomStringConvertible {
+        let timedOut: Bool
+        var description: String { timedOut ? "the body did not arrive in time" : "the connection closed before the body's end" }
+    }
+
+    init(table: ConnectionTable, headerTimeout: TimeAmount, bodyTimeout: TimeAmount) {
         self.table = table
         self.headerTimeout = headerTimeout
+        self.bodyTimeout = bodyTimeout
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -247,11 +299,61 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         stopHeaderClock()
+        stopBodyClock()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         stopHeaderClock()
+        stopBodyClock()
+        // Hummingbird would end the body there, as if whole.
+        if readingBody {
+            readingBody = false
+            context.fireErrorCaught(BodyIncomplete(timedOut: false))
+        }
         context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if failed == nil { failed = error }
+        context.fireErrorCaught(error)
+    }
+
+    private func stopBodyClock() {
+        bodyDeadline?.cancel()
+        bodyDeadline = nil
+    }
+
+    private func startBodyClock(_ context: ChannelHandlerContext) {
+        let loopContext = context.loopBound
+        bodyDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: bodyTimeout) { [weak self] in
+            self?.bodyTimedOut(loopContext.value)
+        }
+    }
+
+    private func bodyTimedOut(_ context: ChannelHandlerContext) {
+        bodyDeadline = nil
+        guard readingBody else { return }
+        readingBody = false
+        guard !answering else {
+            context.close(promise: nil)
+            return
+        }
+        answeredHere = true
+        let seconds = Double(bodyTimeout.nanoseconds) / 1e9
+        let body = ByteBuffer(string: History.json(["error": "request body: it did not arrive within \(seconds) s; nothing was done"]) + "\n")
+        let head = HTTPResponse(status: .requestTimeout, headerFields: [
+            .contentType: "application/json; charset=utf-8", .cacheControl: "no-store", .connection: "close",
+            .contentLength: String(body.readableBytes),
+        ])
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(body)), promise: nil)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
+        let loopContext = context.loopBound
+        written.futureResult.whenComplete { _ in loopContext.value.close(promise: nil) }
+        table.requestEnded(context.channel)
+        // The handler waiting for the body gives up, rather than act on part of it.
+        context.fireErrorCaught(BodyIncomplete(timedOut: true))
     }
 
     private func startHeaderClock(_ context: ChannelHandlerContext) {
@@ -268,20 +370,43 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) {
+        switch unwrapInboundIn(data) {
+        case .head:
             sawRequest = true
             stopHeaderClock()
             table.requestStarted(context.channel)
+            readingBody = true
+            answering = false
+            startBodyClock(context)
+        case .body:
+            break
+        case .end:
+            readingBody = false
+            stopBodyClock()
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if answeredHere {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
         switch unwrapOutboundIn(data) {
         case var .head(response):
-            // The access policy has decided by the time the answer starts.
-            closeAfterAnswer = !table.isTrusted(context.channel)
-            if closeAfterAnswer {
+            answering = true
+            // The access policy has decided by the time the answer starts; an
+            // answer that says `Connection: close` (a stream refused) means it.
+            closeAfterAnswer = !table.isTrusted(context.channel) || response.headerFields[.connection] == "close" || failed != nil
+            if let failed, response.status == .badRequest, response.headerFields[.contentLength] == "0" {
+                // Hummingbird's answer to a request its parser rejected: head and end, no body.
+                let body = ByteBuffer(string: History.json(["error": "not a valid HTTP/1.1 request (\(failed))"]) + "\n")
+                response.headerFields[.contentLength] = String(body.readableBytes)
+                response.headerFields[.contentType] = "application/json; charset=utf-8"
+                response.headerFields[.connection] = "close"
+                context.write(wrapOutboundOut(.head(response)), promise: nil)
+                context.write(wrapOutboundOut(.body(body)), promise: promise)
+            } else if closeAfterAnswer {
                 response.headerFields[.connection] = "close"
                 context.write(wrapOutboundOut(.head(response)), promise: promise)
             } else {

@@ -65,7 +65,7 @@ public enum WebServer {
         let router = Router(context: WebRequestContext.self)
         router.add(middleware: JSONErrors())
         router.add(middleware: AccessGuard(listener: options.listen, bound: bound, tokenFile: tokenFile, connections: connections))
-        Routes(environment: options.environment, feed: feed, logger: logger).register(on: router)
+        Routes(environment: options.environment, feed: feed, connections: connections, logger: logger).register(on: router)
 
         let watcher = ChangeWatcher(store: store, feed: feed, interval: options.pollInterval, heartbeat: options.heartbeatInterval, logger: logger)
         let limits = options.limits

@@ -1,6 +1,8 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import QuenchTestSupport
-import QuenchWeb
+@testable import QuenchWeb
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +15,8 @@ import Glibc
 /// - as many of them as the server may open descriptors (at least four times its
 ///   cap) leave room for the page, a token holder's request and a live stream;
 /// - a cap full of allowed connections idle between requests makes way for a new
-///   one; a cap full of live streams keeps them all and refuses the new one;
+///   one; live streams take at most the cap less 8: those past it are refused
+///   (503, closed), the ones open are kept, and the page still loads;
 /// - the server still answers and stops cleanly (a crash, such as libdispatch's
 ///   SIGILL when the descriptors ran out, would show in its exit status).
 @Suite(.serialized)
@@ -108,11 +111,15 @@ struct ConnectionLimitTests {
         out["page_past_kept"] = ask("/", auth)[0]
         out["kept_closed"] = sum(1 for s in kept if closed(s))
         for s in kept: s.close()
-        # The cap full of live streams (the one above among them): none is let go, a new connection is refused.
-        streams = [stream] + [request("/api/events", b"retry:", cookie)[0] for _ in range(count - 1)]
+        # As many live streams as the cap (the one above among them): those past the cap less 8 are
+        # refused and closed, none of the others is let go, and the page and its API still answer.
+        opened = [request("/api/events", b"retry:", cookie) for _ in range(count - 1)]
+        streams = [stream] + [s for s, _ in opened]
         time.sleep(0.2)
         out["streams"] = len(streams)
+        out["streams_refused"] = [got.split(b"\r\n")[0].decode(errors="replace") for _, got in opened].count("HTTP/1.1 503 Service Unavailable")
         out["past_streams"] = ask("/api/today", auth)[0]
+        out["page_past_streams"] = ask("/", auth)[0]
         out["streams_closed"] = sum(1 for s in streams if closed(s))
         print(json.dumps(out))
         """#
@@ -133,8 +140,11 @@ struct ConnectionLimitTests {
         #expect(out["page_past_kept"] as? Int == 200, "the connection idle longest makes way: \(out)")
         #expect((out["kept_closed"] as? Int).map { $0 >= 1 && $0 < cap } == true, "\(out)")
         #expect(out["streams"] as? Int == cap)
-        #expect(out["past_streams"] as? Int == nil, "every connection in a request: a new one is refused (\(out["past_streams"] ?? "nothing"))")
-        #expect(out["streams_closed"] as? Int == 0, "no live stream is let go")
+        // Before the stream reserve, a cap full of streams refused every new connection (the page too).
+        #expect(out["streams_refused"] as? Int == 8, "streams past the cap less 8 are refused: \(out)")
+        #expect(out["past_streams"] as? Int == 200, "streams never take every connection: \(out)")
+        #expect(out["page_past_streams"] as? Int == 200, "\(out)")
+        #expect(out["streams_closed"] as? Int == 8, "only the refused streams are closed: \(out)")
         if token {
             #expect(out["anonymous"] as? Int == 401)
             #expect(out["anonymous_connection"] as? String == "close", "a refused request's connection is not kept")
@@ -195,6 +205,44 @@ struct ConnectionLimitTests {
         #expect(r.status == 0, "the server ran through and stopped cleanly on SIGTERM: \(r.stderr)\n\(log)")
         #expect(log.contains("at most \(Self.cap) connections"), "\(log)")
         Self.expectServed(try Self.decode(r.stdout), token: true)
+    }
+
+    /// Live streams never take the last `streamReserve` connections, and a table full of
+    /// requests in progress lets the oldest stream go rather than refuse a new connection
+    /// (before, it refused: a page could not load while streams and slow requests filled it).
+    @Test func streamsLeaveAReserveAndTheOldestMakesWay() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        func socket() async throws -> any Channel {
+            try await DatagramBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
+        }
+        var channels: [any Channel] = []
+        let table = ConnectionTable(capacity: 10)
+        #expect(table.streamCapacity == 10 - WebServer.ConnectionLimits.streamReserve)
+        for _ in 0..<10 {
+            let channel = try await socket()
+            channels.append(channel)
+            guard case .admitted(evicting: nil) = table.admit(channel) else { Issue.record("not admitted under the cap"); return }
+            table.trust(channel)
+            table.requestStarted(channel)
+        }
+        #expect(table.startStream(channels[3]))
+        #expect(table.startStream(channels[1]))
+        #expect(!table.startStream(channels[2]), "a stream past the cap less the reserve is refused")
+        let newcomer = try await socket()
+        guard case let .admitted(evicting: evicted?) = table.admit(newcomer) else {
+            Issue.record("a table full of requests with streams among them refused a new connection")
+            return
+        }
+        #expect(evicted === channels[1], "the oldest-accepted stream makes way")
+        // With no stream left to let go and every connection busy, a new one is refused.
+        table.trust(newcomer)
+        table.requestStarted(newcomer)
+        table.requestEnded(channels[3])
+        table.requestStarted(channels[3])
+        let last = try await socket()
+        guard case .refused = table.admit(last) else { Issue.record("a busy table without streams let a request go"); return }
+        for channel in channels + [newcomer, last] { try? await channel.close() }
+        try await group.shutdownGracefully()
     }
 
     /// The cap follows the descriptor limit, and the service's limit leaves the standard cap whole

@@ -195,7 +195,11 @@ function live() {
   const source = new EventSource("/api/events");
   source.addEventListener("change", () => refresh());
   source.onopen = () => { $("live").textContent = "live"; $("live").className = "live on"; };
-  source.onerror = () => { $("live").textContent = "reconnecting…"; $("live").className = "live off"; };
+  source.onerror = () => {
+    $("live").textContent = "reconnecting…"; $("live").className = "live off";
+    // A refusal (503: too many live pages) closes it for good; a dropped stream reconnects by itself.
+    if (source.readyState === EventSource.CLOSED) setTimeout(live, 30000);
+  };
 }
 
 document.addEventListener("DOMContentLoaded", async () => {

@@ -1,0 +1,132 @@
+import Foundation
+import QuenchTestSupport
+import QuenchWeb
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Hostile bodies and heads, through `quench serve` on loopback (a 1 s body
+/// timeout), probed by Python's raw sockets:
+/// - a body trickled a byte at a time is answered 408 `{"error":…}` and its
+///   connection closed (before, it held a connection for as long as it trickled);
+/// - a chunked body the HTTP parser rejects is answered 400 `{"error":"request body: …"}`
+///   (before: 500), and `POST /api/undo` with one undoes nothing (before: 200, a drink deleted);
+/// - a request head the parser rejects is answered 400 with a JSON body (before: empty).
+@Suite(.serialized)
+struct RequestBodyTests {
+    static var missing: String? {
+        if quenchBinary == nil { return "SKIPPED: quench is not built (swift build)" }
+        if Namespace.python == nil { return "SKIPPED: the probe needs python3: apt-get install -y python3" }
+        return nil
+    }
+
+    static let probe = #"""
+        import json, os, select, socket, time, urllib.request
+        base = os.environ["BASE"]
+        host, port = base.split("//")[1].split(":"); port = int(port)
+        head = "Host: %s:%d\r\nContent-Type: application/json\r\n" % (host, port)
+        def read_all(s, seconds=10):
+            # Until the server closes (EOF or reset), at most `seconds`.
+            got = b""; deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                ready, _, _ = select.select([s], [], [], 0.1)
+                if not ready: continue
+                try: chunk = s.recv(65536)
+                except OSError: return got, True
+                if not chunk: return got, True
+                got += chunk
+            return got, False
+        def raw(data):
+            s = socket.create_connection((host, port), timeout=10)
+            s.sendall(data)
+            got, closed = read_all(s)
+            s.close()
+            return answer(got, closed)
+        def answer(got, closed):
+            status = got.split(b"\r\n")[0].decode(errors="replace")
+            body = got.split(b"\r\n\r\n", 1)[1] if b"\r\n\r\n" in got else b""
+            try: error = json.loads(body).get("error", "")
+            except Exception: error = None
+            return {"status": status, "error": error, "closed": closed}
+        def log():
+            return urllib.request.urlopen(base + "/api/log?limit=1000", timeout=5).read().decode()
+        out = {}
+        # A body trickled a byte every 0.3 s: answered once the body timeout passes, and closed.
+        s = socket.create_connection((host, port), timeout=10)
+        s.sendall(("POST /api/add HTTP/1.1\r\n%sContent-Length: 100000\r\n\r\n" % head).encode())
+        start = time.monotonic(); got = b""; sent = 0
+        while time.monotonic() - start < 10 and not got:
+            s.sendall(b" "); sent += 1
+            ready, _, _ = select.select([s], [], [], 0.3)
+            if ready: got = s.recv(65536) or b"<eof>"
+        rest, closed = read_all(s)
+        out["slow"] = answer(got + rest, closed)
+        out["slow_bytes_sent"] = sent
+        s.close()
+        # Bodies the parser rejects, on the writes that read one.
+        bad = {
+            "size_zz": "Transfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n",
+            "size_negative": "Transfer-Encoding: chunked\r\n\r\n-1\r\n{}\r\n0\r\n\r\n",
+            "gzip": "Transfer-Encoding: gzip\r\n\r\n{}",
+        }
+        for name, rest in bad.items():
+            out["add_" + name] = raw(("POST /api/add HTTP/1.1\r\n%s%s" % (head, rest)).encode())
+        # Undo takes no arguments, but reads its body whole before it acts.
+        urllib.request.urlopen(urllib.request.Request(base + "/api/add", data=b'{"amount":"250ml"}',
+                               headers={"Content-Type": "application/json"}), timeout=5).read()
+        before = log()
+        for name, rest in bad.items():
+            out["undo_" + name] = raw(("POST /api/undo HTTP/1.1\r\n%s%s" % (head, rest)).encode())
+        out["undo_arguments"] = raw(("POST /api/undo HTTP/1.1\r\n%sContent-Length: 8\r\nConnection: close\r\n\r\n{\"id\":1}" % head).encode())
+        out["log_unchanged"] = log() == before
+        out["undo_empty"] = raw(("POST /api/undo HTTP/1.1\r\n%sContent-Length: 2\r\nConnection: close\r\n\r\n{}" % head).encode())
+        out["log_changed_by_undo"] = log() != before
+        # Heads the parser rejects.
+        out["lowercase_method"] = raw(b"get / HTTP/1.1\r\nHost: x\r\n\r\n")
+        out["http_9"] = raw(b"GET / HTTP/9.9\r\nHost: x\r\n\r\n")
+        out["two_lengths"] = raw(("POST /api/add HTTP/1.1\r\n%sContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}" % head).encode())
+        out["page_after"] = urllib.request.urlopen(base + "/", timeout=5).status
+        print(json.dumps(out))
+        """#
+
+    @Test(.enabled(if: missing == nil, Comment(rawValue: missing ?? "")))
+    func hostileBodiesAndHeadsAreAnsweredInJSONAndActOnNothing() async throws {
+        let fixture = try WebFixture()
+        let probe = fixture.folder + "/probe.py"
+        try Self.probe.write(toFile: probe, atomically: true, encoding: .utf8)
+        let server = try await ServerProcess(database: fixture.database, extra: ["--body-timeout", "1"])
+        let r = try runProgram(Namespace.python!, [probe], environment: ["BASE": server.url])
+        let log = (try? String(contentsOfFile: server.log, encoding: .utf8)) ?? ""
+        #expect(r.status == 0, "\(r.stderr)\n\(log)")
+        let out = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)\n\(r.stderr)")
+        func answer(_ key: String) -> (status: String, error: String?, closed: Bool) {
+            let a = out[key] as? [String: Any] ?? [:]
+            return (a["status"] as? String ?? "", a["error"] as? String, a["closed"] as? Bool ?? false)
+        }
+        let slow = answer("slow")
+        #expect(slow.status == "HTTP/1.1 408 Request Timeout", "\(out)")
+        #expect(slow.error?.hasPrefix("request body: it did not arrive within 1.0 s") == true, "\(out)")
+        #expect(slow.closed, "the slow body's connection is closed")
+        // It was still sending when answered: the body timeout, not the idle or header one.
+        #expect((out["slow_bytes_sent"] as? Int).map { $0 >= 2 } == true, "\(out)")
+        for key in ["add_size_zz", "add_size_negative", "add_gzip", "undo_size_zz", "undo_size_negative", "undo_gzip"] {
+            let a = answer(key)
+            #expect(a.status == "HTTP/1.1 400 Bad Request", "\(key): \(out[key] ?? "")")
+            #expect(a.error?.hasPrefix("request body: ") == true, "\(key): \(out[key] ?? "")")
+            #expect(a.closed, "\(key): the connection is closed after a body the parser rejected")
+        }
+        #expect(answer("undo_arguments").status == "HTTP/1.1 400 Bad Request", "\(out)")
+        #expect(out["log_unchanged"] as? Bool == true, "an undo with a bad body undoes nothing: \(out)")
+        #expect(answer("undo_empty").status == "HTTP/1.1 200 OK", "\(out)")
+        #expect(out["log_changed_by_undo"] as? Bool == true, "an undo with `{}` still undoes: \(out)")
+        for key in ["lowercase_method", "http_9", "two_lengths"] {
+            let a = answer(key)
+            #expect(a.status == "HTTP/1.1 400 Bad Request", "\(key): \(out[key] ?? "")")
+            #expect(a.error?.hasPrefix("not a valid HTTP/1.1 request") == true, "\(key): \(out[key] ?? "")")
+            #expect(a.closed, "\(key)")
+        }
+        #expect(out["page_after"] as? Int == 200)
+        #expect(server.stop() == 0, "\(log)")
+    }
+}
