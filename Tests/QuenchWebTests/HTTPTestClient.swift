@@ -34,9 +34,13 @@ struct HTTPTestClient: Sendable {
         for (name, value) in headers { head.headers.add(name: name, value: value) }
         if let body { head.headers.add(name: "Content-Length", value: String(body.utf8.count)) }
         return try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(.head(head))
-            if let body { try await outbound.write(.body(.byteBuffer(ByteBuffer(string: body)))) }
-            try await outbound.write(.end(nil))
+            // The whole request in one write: the server may answer and close (Connection: close)
+            // as soon as it has the head, and a separate write of the end then fails with
+            // "I/O on closed channel" (seen under load).
+            var parts: [HTTPClientRequestPart] = [.head(head)]
+            if let body { parts.append(.body(.byteBuffer(ByteBuffer(string: body)))) }
+            parts.append(.end(nil))
+            try await outbound.write(contentsOf: parts)
             var answer = Answer(status: 0, headers: [], body: "")
             for try await part in inbound {
                 switch part {
