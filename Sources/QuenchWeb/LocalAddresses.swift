@@ -50,13 +50,14 @@ extension WebServer {
     /// The links for `listen`: on a wildcard address one per address of this
     /// machine (`addresses`), on another address that address alone.
     public static func tokenLinks(_ token: AccessToken, listen: ListenAddress, addresses: [String], tokenFile: String) -> TokenLinks {
-        func url(_ host: String, port: Int) -> String { "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/" }
+        // ListenAddress prints HOST:PORT, brackets and all, as the greeting does.
+        func url(_ host: String) -> String { "http://\(ListenAddress(host: host, port: listen.port))/" }
         let wildcard = listen.host == "0.0.0.0" || listen.host == "::"
         let loopback = listen.resolvesToLoopback
         let hosts = loopback || wildcard ? (addresses.isEmpty ? ["THIS-PI"] : addresses) : [listen.host]
-        let withToken = hosts.map { url($0, port: listen.port) + "?token=\(token.value)" }
+        let withToken = hosts.map { url($0) + "?token=\(token.value)" }
         return TokenLinks(listen: listen.description, loopback: loopback,
-                          links: loopback ? [url(listen.host, port: listen.port)] : withToken,
+                          links: loopback ? [url(listen.host)] : withToken,
                           tokenLinks: withToken, tokenFile: tokenFile)
     }
 
