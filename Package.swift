@@ -110,7 +110,7 @@ let package = Package(
         .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchCharts", "QuenchStore", "Threading"],
                 swiftSettings: importedMembersOnly),
         // The executables' layer: the configuration becomes each library's inputs (the history's
-        // environment, `config show`), so no library below depends on QuenchConfig and TOMLKit.
+        // environment, `config show`), so no library below depends on QuenchConfig.
         .target(name: "QuenchComposition", dependencies: ["QuenchConfig", "QuenchHistory", "QuenchStore", "QuenchCore"],
                 swiftSettings: importedMembersOnly),
         // MQTT through libmosquitto (Debian libmosquitto-dev), the Eclipse reference client:
