@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
         --bin-dir) bin_dir="${2:?--bin-dir needs a directory}"; shift 2 ;;
         --rfkill-unblock) rfkill=yes; shift ;;
         --no-enable) enable=no; shift ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
         *) echo "install.sh: unknown option '$1' (see --help)" >&2; exit 64 ;;
     esac
 done
@@ -100,7 +100,8 @@ if [ -d /run/systemd/system ]; then
     systemctl daemon-reload
     # What runs now runs the new binaries (try-restart starts nothing that is stopped).
     # shellcheck disable=SC2046
-    systemctl try-restart $(units_enabled) $(units_optional)
+    systemctl try-restart $(units_enabled) $(units_optional) ||
+        echo "install.sh: a service did not restart on the new binaries: see systemctl status quench" >&2
     if [ "$enable" = yes ]; then
         # Enabled when first installed only: a unit someone disabled stays disabled. The timers
         # start now; the gateway at the next boot or adapter, or once paired: `systemctl start quench`.

@@ -181,6 +181,43 @@ struct DebianPackageTests {
         return legacy
     }
 
+    /// scripts/install.sh from a checkout, on a system where systemd runs: it enables what it
+    /// installs for the first time and only then, restarts what runs on a second run, and
+    /// uninstall.sh --purge takes it all away again.
+    @Test(.enabled(if: enabled, "\(skipped)"))
+    func installShEnablesOnlyWhatItInstallsFirstAndRestartsWhatRuns() throws {
+        let binDir = try #require(InstallTests.binDir, "quench, quenchd and quench-web are built (swift build)")
+        let root = try Chroot(systemdRunning: true)
+        let source = root.upper + "/tmp/quench-src"
+        for folder in ["scripts", "systemd", "udev", "config"] {
+            try FileManager.default.copyItem(atPath: TestPackage.root.appendingPathComponent(folder).path, toPath: source + "/" + folder)
+        }
+        try FileManager.default.createDirectory(atPath: source + "/bin", withIntermediateDirectories: true)
+        for name in ["quench", "quenchd", "quench-web"] {
+            try FileManager.default.copyItem(atPath: binDir + "/" + name, toPath: source + "/bin/" + name)
+        }
+        let first = try root.sh("/tmp/quench-src/scripts/install.sh --no-build --bin-dir /tmp/quench-src/bin")
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        #expect(try root.exists("/usr/local/bin/quenchd") && root.sh("getent passwd quench").status == 0)
+        #expect(try root.isLink(Self.gatewayLink) && root.isLink(Self.timerLink) && !root.exists(Self.webLink))
+        let calls = try root.systemctlCalls()
+        #expect(calls.contains("enable --now quench-remind.timer") && calls.contains("enable quench.service"), "\(calls)")
+
+        try root.clearSystemctlCalls()
+        #expect(try root.sh("systemctl disable quench-remind.timer").status == 0)
+        let second = try root.sh("/tmp/quench-src/scripts/install.sh --no-build --bin-dir /tmp/quench-src/bin")
+        #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
+        #expect(try !root.exists(Self.timerLink) && root.isLink(Self.gatewayLink), "disabled stays disabled")
+        let again = try root.systemctlCalls()
+        #expect(again.contains("try-restart quench-remind.timer quench.service quench-mqtt.service quench-web.service"), "\(again)")
+        #expect(!again.contains { $0.hasPrefix("enable") }, "\(again)")
+
+        let purged = try root.sh("/tmp/quench-src/scripts/uninstall.sh --purge")
+        #expect(purged.status == 0, "\(purged.stdout)\(purged.stderr)")
+        let left = try root.sh("ls /usr/local/bin; find /etc/systemd /etc/udev /etc/quench -name '*quench*'; getent passwd quench")
+        #expect(!left.stdout.contains("quench"), "left behind: \(left.stdout)")
+    }
+
     /// build-deb.sh packs only what runs without a toolchain, for the architecture it names.
     @Test(.enabled(if: enabled, "\(skipped)"))
     func buildDebRefusesBinariesThatNeedTheToolchainAndTheWrongArchitecture() throws {
@@ -264,10 +301,14 @@ final class Chroot {
 
     /// systemctl as a manager with nothing running answers, for what needs the running manager
     /// (logged: the test reads what was asked); what works on unit files (enable, disable, preset,
-    /// is-enabled) runs for real, offline.
+    /// is-enabled) runs for real, offline (unit names hold no spaces: the words are split as such).
     static let systemctl = """
         #!/bin/sh
         echo "$*" >> /quench-systemctl.log
+        case " $* " in
+            # enable --now, disable --now: the links offline; the start or stop is the manager's.
+            *" --now "*) arguments=""; for a in "$@"; do [ "$a" = --now ] || arguments="$arguments $a"; done; set -- $arguments ;;
+        esac
         for argument in "$@"; do
             case "$argument" in
                 -*) ;;
