@@ -163,9 +163,11 @@ case "\$1" in
     *) exit 0 ;;
 esac
 if ! getent passwd quench >/dev/null; then
-    # Its home, /var/lib/quench, is the services' StateDirectory=: systemd makes it.
     adduser --system --group --no-create-home --home /var/lib/quench --shell /usr/sbin/nologin quench
 fi
+# The services' StateDirectory= (as they would make it), there before any starts: \`quench pair\`
+# writes the database into it before the gateway first runs.
+if [ ! -d /var/lib/quench ]; then install -d -o quench -g quench -m 0700 /var/lib/quench; fi
 if [ -z "\${DPKG_ROOT:-}" ] && [ -d /run/udev ]; then udevadm control --reload || true; fi
 
 # Enabled on the first install only; later the links deb-systemd-helper recorded say whether the

@@ -92,6 +92,9 @@ fi
 if ! getent passwd quench >/dev/null; then
     useradd --system --user-group --no-create-home --home-dir /var/lib/quench --shell /usr/sbin/nologin quench
 fi
+# The services' StateDirectory= (as they would make it), there before any starts: `quench pair`
+# writes the database into it before the gateway first runs.
+[ -d /var/lib/quench ] || install -d -o quench -g quench -m 0700 /var/lib/quench
 if command -v udevadm >/dev/null && [ -d /run/udev ]; then
     udevadm control --reload
     udevadm trigger --action=add --subsystem-match=bluetooth || true

@@ -71,10 +71,12 @@ struct DebianPackageTests {
         }
         #expect(try root.exists("/usr/lib/systemd/system/quench.service") && root.exists("/usr/lib/udev/rules.d/70-quench.rules"))
         #expect(try root.sh("getent passwd quench").stdout.contains(":/var/lib/quench:/usr/sbin/nologin"))
+        // The state folder is there before any service starts, as systemd would make it: `quench pair` writes into it.
+        #expect(try root.sh("stat -c '%U:%G %a' /var/lib/quench").stdout == "quench:quench 700\n")
         #expect(try root.sh("cat /quench-systemctl.log").status != 0, "no systemctl call to a systemd that does not run")
 
         // A history, and an administrator's choices: the timer off, the web page on, an edited configuration.
-        let added = try root.sh("mkdir -p /var/lib/quench && quench add 250ml --db /var/lib/quench/quench.sqlite")
+        let added = try root.sh("quench add 250ml --db /var/lib/quench/quench.sqlite")
         #expect(added.status == 0, "\(added.stdout)\(added.stderr)")
         #expect(try root.sh("systemctl disable quench-remind.timer && systemctl enable quench-web.service && sed -i '1i log_level = \"debug\"' /etc/quench/quench.toml").status == 0)
         #expect(try !root.exists(Self.timerLink) && root.isLink(Self.webLink))
@@ -199,6 +201,7 @@ struct DebianPackageTests {
         let first = try root.sh("/tmp/quench-src/scripts/install.sh --no-build --bin-dir /tmp/quench-src/bin")
         #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
         #expect(try root.exists("/usr/local/bin/quenchd") && root.sh("getent passwd quench").status == 0)
+        #expect(try root.sh("stat -c '%U:%G %a' /var/lib/quench").stdout == "quench:quench 700\n")
         #expect(try root.isLink(Self.gatewayLink) && root.isLink(Self.timerLink) && !root.exists(Self.webLink))
         let calls = try root.systemctlCalls()
         #expect(calls.contains("enable --now quench-remind.timer") && calls.contains("enable quench.service"), "\(calls)")
