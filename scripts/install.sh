@@ -11,7 +11,8 @@
 #                                                # into a scratch root: files only
 #
 # Options: --prefix DIR (default /usr/local), --no-build (use --bin-dir's binaries,
-# default .build/release), --build-only (build, install nothing), --bin-dir DIR, --rfkill-unblock (also the opt-in rule
+# default .build/release), --build-only (build, install nothing), --jobs N (compiler processes
+# side by side: fewer need less memory, docs/service.md), --bin-dir DIR, --rfkill-unblock (also the opt-in rule
 # that lifts a soft rfkill block on Bluetooth adapters), --no-enable.
 # DESTDIR (environment): install into that root; no user, no systemctl, no udevadm.
 # Under sudo the build runs as $SUDO_USER with their login PATH (where swiftly puts `swift`),
@@ -24,15 +25,17 @@ build=yes
 bin_dir=.build/release
 rfkill=no
 enable=yes
+jobs=
 while [ $# -gt 0 ]; do
     case "$1" in
         --prefix) prefix="${2:?--prefix needs a directory}"; shift 2 ;;
         --no-build) build=no; shift ;;
         --build-only) build=only; shift ;;
+        --jobs) jobs="${2:?--jobs needs a number}"; [[ "$jobs" =~ ^[1-9][0-9]?$ ]] || { echo "install.sh: --jobs $jobs: not a number from 1 to 99" >&2; exit 64; }; shift 2 ;;
         --bin-dir) bin_dir="${2:?--bin-dir needs a directory}"; shift 2 ;;
         --rfkill-unblock) rfkill=yes; shift ;;
         --no-enable) enable=no; shift ;;
-        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) echo "install.sh: unknown option '$1' (see --help)" >&2; exit 64 ;;
     esac
 done
@@ -43,7 +46,7 @@ if [ "$build" != no ]; then
     # swiftly's default place and the toolchain image's come after the PATH's own `swift`.
     build_command='export PATH="$PATH:$HOME/.local/share/swiftly/bin:/opt/swift/usr/bin"
         command -v swift >/dev/null || { echo "install.sh: no swift on the PATH of $(id -un): install it (swiftly, docs/service.md), or build elsewhere and give --no-build --bin-dir" >&2; exit 1; }
-        for p in quench quenchd quench-web; do swift build -c release --static-swift-stdlib --product "$p" || exit; done'
+        for p in quench quenchd quench-web; do swift build -c release --static-swift-stdlib '"${jobs:+-j $jobs}"' --product "$p" || exit; done'
     if [ "$(id -u)" = 0 ] && [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
         # Not as root in someone's checkout: root-owned files in .build would stop their next build.
         runuser -l "$SUDO_USER" -c "cd $(printf '%q' "$PWD") && $build_command"
