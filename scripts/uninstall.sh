@@ -7,6 +7,8 @@
 #   sudo scripts/uninstall.sh [--prefix DIR] [--purge]
 #   DESTDIR=/tmp/root scripts/uninstall.sh       # from a scratch root
 set -euo pipefail
+# The units to remove: every one in systemd/ (scripts/units.sh).
+source "$(dirname "$0")/units.sh"
 
 prefix=/usr/local
 purge=no
@@ -21,7 +23,8 @@ done
 root="${DESTDIR:-}"
 
 if [ -z "$root" ] && [ -d /run/systemd/system ]; then
-    systemctl disable --now quench.service quench-remind.timer quench-mqtt.service quench-web.service 2>/dev/null || true
+    # shellcheck disable=SC2046
+    systemctl disable --now $(units_all) 2>/dev/null || true
 fi
 # The access token is a secret: with --purge it goes, also when [web] token_file
 # keeps it outside /var/lib/quench. Asked of quench itself (the file's parser,
@@ -32,10 +35,8 @@ if [ "$purge" = yes ] && [ -x "$root$prefix/bin/quench" ] && [ -f "$root/etc/que
         | awk '$1 == "web.token_file" && substr($2, 1, 1) == "/" { print $2 }') || true
 fi
 rm -f "$root$prefix/bin/quench" "$root$prefix/bin/quenchd" "$root$prefix/bin/quench-web" \
-      "$root/etc/systemd/system/quench.service" "$root/etc/systemd/system/quench-remind.service" \
-      "$root/etc/systemd/system/quench-remind.timer" "$root/etc/systemd/system/quench-mqtt.service" \
-      "$root/etc/systemd/system/quench-web.service" \
       "$root/etc/udev/rules.d/70-quench.rules" "$root/etc/udev/rules.d/71-quench-rfkill-unblock.rules"
+for unit in $(units_all); do rm -f "$root/etc/systemd/system/$unit"; done
 if [ -z "$root" ]; then
     [ -d /run/systemd/system ] && systemctl daemon-reload
     command -v udevadm >/dev/null && [ -d /run/udev ] && udevadm control --reload
