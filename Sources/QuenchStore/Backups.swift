@@ -55,9 +55,14 @@ public struct BackupSet: Sendable {
     }
 
     /// The backups in the folder, newest first; nil when the folder cannot be read.
+    /// Only regular files (no links) owned by this user, root or the folder's
+    /// owner count: a file someone else put in a shared folder is neither
+    /// taken for a backup nor removed.
     public func list() -> [Entry]? {
-        guard let directory = opendir(folder) else { return nil }
+        var folderInfo = stat()
+        guard stat(folder, &folderInfo) == 0, let directory = opendir(folder) else { return nil }
         defer { closedir(directory) }
+        let owners: Set<uid_t> = [geteuid(), 0, folderInfo.st_uid]
         var entries: [Entry] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
@@ -74,6 +79,8 @@ public struct BackupSet: Sendable {
                 sequence = n
             }
             guard let time = Timestamp(compactStamp: stamp) else { continue }
+            var info = stat()
+            guard lstat(folder + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG, owners.contains(info.st_uid) else { continue }
             entries.append(Entry(path: folder + "/" + name, takenAt: time, sequence: sequence))
         }
         return entries.sorted { ($0.takenAt, $0.sequence) > ($1.takenAt, $1.sequence) }
