@@ -48,10 +48,22 @@ public struct BackupSet: Sendable {
         if geteuid() == 0, let owner = IntakeStore.owner(of: database) { _ = chown(folder, owner.uid, owner.gid) }
     }
 
-    /// The file a backup taken at `time` goes to: `STEM-STAMP.sqlite`, or
-    /// `STEM-STAMP-2.sqlite` (and so on) when one was already taken that second.
+    /// The file a backup taken at `time` goes to: `STEM-STAMP.sqlite`, or, when
+    /// one was already taken that second, `STEM-STAMP-N.sqlite` with N above
+    /// any of that second's left (a name the rotation freed is not reused: the
+    /// new one must sort as the newest).
     public func path(at time: Timestamp) -> String {
-        DatabaseCopy.freePath(folder + "/" + stem + "-" + time.compactStamp)
+        let base = folder + "/" + stem + "-" + time.compactStamp
+        let second = Timestamp(secondsSince1970: time.secondsSince1970.rounded(.down))
+        let taken = (list() ?? []).filter { $0.takenAt == second }.map(\.sequence).max()
+        var info = stat()
+        var n = taken.map { $0 + 1 } ?? 1
+        var candidate = n == 1 ? base + ".sqlite" : base + "-\(n).sqlite"
+        while lstat(candidate, &info) == 0, n < 9999 {
+            n += 1
+            candidate = base + "-\(n).sqlite"
+        }
+        return candidate
     }
 
     /// The backups in the folder, newest first; nil when the folder cannot be read.
@@ -75,7 +87,7 @@ public struct BackupSet: Sendable {
             // `-N` after the stamp: the Nth backup of that second.
             var sequence = 1
             if !count.isEmpty {
-                guard count.first == "-", count.count <= 4, let n = Int(count.dropFirst()), n >= 2 else { continue }
+                guard count.first == "-", count.count <= 5, let n = Int(count.dropFirst()), n >= 2 else { continue }
                 sequence = n
             }
             guard let time = Timestamp(compactStamp: stamp) else { continue }

@@ -284,10 +284,16 @@ struct BackupTests {
         #expect(outcome.removed.count == 16)
         #expect(outcome.kept.map(\.takenAt) == times)
         for name in others { #expect(FileManager.default.fileExists(atPath: backups + "/" + name), "\(name) is not a backup: left alone") }
-        // A second backup in the same second gets a name of its own.
-        let again = try store.backUp(into: set, policy: .standard, at: Self.day(20))
-        #expect(again.path.hasSuffix("-2.sqlite"))
-        #expect(set.list()?.first?.path == again.path)
+        // More backups in the same second: each gets a name of its own that sorts as the newest,
+        // never the name of one the rotation just removed.
+        var previous = try #require(set.list()?.first?.path)
+        for n in 2...4 {
+            let again = try store.backUp(into: set, policy: .standard, at: Self.day(20))
+            #expect(again.path.hasSuffix("Z-\(n).sqlite"), "\(again.path)")
+            #expect(set.list()?.first?.path == again.path)
+            #expect(again.removed.map(\.path) == [previous], "the older one of the day goes")
+            previous = again.path
+        }
     }
 
     @Test func aBackupIntoAMissingFolderFailsAndNamesIt() throws {
