@@ -37,7 +37,7 @@ public final class IntakeStore: Sendable {
     ///   (by default longer than any write may hold it: see `longestWrite`).
     ///   - importBound: how long an import's last step may hold the lock (`longestWrite`; shorter in tests).
     ///   - upgradeBackupFolder: where the copy kept before a schema upgrade goes
-    ///     (`BackupSet.upgradeCopyPath`); by default beside the database.
+    ///     (`backUpBeforeUpgrade`); by default beside the database.
     public init(path: String, mode: OpenMode = .create, busyTimeout: Double = IntakeStore.defaultBusyTimeout,
                 importBound: Double = IntakeStore.longestWrite, upgradeBackupFolder: String? = nil) throws(StoreError) {
         self.path = path
