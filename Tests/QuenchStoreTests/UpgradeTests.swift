@@ -127,6 +127,25 @@ import Testing
                 "nothing half-written left")
     }
 
+    /// Several processes opening the same old database at once: one upgrades it, taking one copy; the
+    /// others wait for its transaction and find nothing left to do.
+    @Test(.enabled(if: quenchBinary != nil, "SKIPPED: quench is not built (swift build)"))
+    func processesOpeningAnOldDatabaseAtOnceUpgradeItOnceWithOneCopy() throws {
+        let fixture = try #require(Self.fixtures.first { $0.version == IntakeStore.schemaVersion - 1 })
+        let folder = TemporaryFolder()
+        let path = try Self.copy(fixture, into: folder)
+        let processes = try (0..<4).map { _ in try startQuench(["log", "--json", "--db", path]) }
+        for process in processes {
+            _ = (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        let copies = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("-schema-v") }
+        #expect(copies.count == 1, "\(copies)")
+        let raw = try SQLiteConnection(path: path, readOnly: true, busyTimeout: 5)
+        #expect(try Schema.appliedCount(raw) == IntakeStore.schemaVersion)
+    }
+
     /// A new database has nothing to keep: no copy.
     @Test func aNewDatabaseIsMadeWithoutACopy() throws {
         let folder = TemporaryFolder()
