@@ -135,10 +135,31 @@ enum DatabaseCopy {
     }
 
     /// `.NAME.PURPOSE-PID` beside `path`: hidden, and never a name the rotation
-    /// or the store looks at.
+    /// or the store looks at. One left by a process that no longer runs (killed
+    /// midway) is removed first.
     static func stagingPath(for path: String, purpose: String) -> String {
         let (folder, name) = split(path)
-        return (folder.isEmpty ? "" : folder + "/") + ".\(name).\(purpose)-\(getpid())"
+        let prefix = ".\(name).\(purpose)-"
+        removeLeftovers(in: folder.isEmpty ? "." : folder, prefix: prefix)
+        return (folder.isEmpty ? "" : folder + "/") + prefix + "\(getpid())"
+    }
+
+    /// `PREFIX<pid>` files (and their side files) of processes that are gone.
+    private static func removeLeftovers(in folder: String, prefix: String) {
+        guard let directory = opendir(folder) else { return }
+        var gone: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasPrefix(prefix) else { continue }
+            var digits = name.dropFirst(prefix.count)
+            for suffix in ["-journal", "-wal", "-shm"] where digits.hasSuffix(suffix) { digits = digits.dropLast(suffix.count) }
+            guard let pid = pid_t(digits), pid > 0, pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            gone.append(folder + "/" + name)
+        }
+        closedir(directory)
+        for file in gone { unlink(file) }
     }
 
     /// The folder (empty for the working directory) and the file's name.

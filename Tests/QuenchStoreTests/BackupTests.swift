@@ -163,6 +163,51 @@ struct BackupTests {
         #expect(!names.contains { $0.hasPrefix(".") }, "\(names)")
     }
 
+    /// `quench restore` killed (SIGKILL) at any moment: the database holds one history or the
+    /// other, whole, never a mix; what the killed one staged is cleared by the next.
+    @Test func aRestoreKilledAnywhereLeavesOneHistoryOrTheOther() throws {
+        let folder = TemporaryFolder()
+        let original = folder.file("original.sqlite")
+        do {
+            let store = try IntakeStore(path: original)
+            _ = try store.ingest(sips(3000, ml: 30), device: "old", started: t0)
+        }
+        let backupSource = folder.file("source.sqlite")
+        let backup: String
+        do {
+            let store = try IntakeStore(path: backupSource)
+            _ = try store.ingest(sips(60_000, every: 30, ml: 12), device: "new", started: t0)
+            backup = try store.backUp(into: BackupSet(folder: folder.path, database: backupSource), policy: .standard, at: t0).path
+        }
+        let oldRows = try Self.rows(original)
+        let newRows = try Self.rows(backup)
+        var outcomes: [String: Int] = [:]
+        // The delays span the whole run (about 0.5 s here: start, staged copy and its check, then the replacement).
+        let delays = [0, 100] + Array(stride(from: 250, through: 750, by: 50)) + [1000]
+        for (round, delay) in delays.enumerated() {
+            let place = folder.file("round-\(round)")
+            try FileManager.default.createDirectory(atPath: place, withIntermediateDirectories: false)
+            let live = place + "/quench.sqlite"
+            try FileManager.default.copyItem(atPath: original, toPath: live)
+            let process = try startQuench(["restore", backup, "--db", live])
+            usleep(useconds_t(delay * 1000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(try Self.integrity(live) == ["ok"], "killed after \(delay) ms")
+            let rows = try Self.rows(live)
+            let which = rows == oldRows ? "old" : rows == newRows ? "new" : "a mix"
+            #expect(which != "a mix", "killed after \(delay) ms: \(rows.count) rows")
+            outcomes[which, default: 0] += 1
+            print("restore killed after \(delay) ms: the \(which) history")
+            // The next restore clears what the killed one left, and succeeds.
+            let again = try IntakeStore.restore(backup: backup, into: live, at: t0.adding(Double(round)))
+            #expect(again.events == 60_000)
+            let left = try FileManager.default.contentsOfDirectory(atPath: place).filter { $0.hasPrefix(".") }
+            #expect(left.isEmpty, "killed after \(delay) ms: \(left)")
+        }
+        #expect(outcomes.values.reduce(0, +) == delays.count, "\(outcomes)")
+    }
+
     @Test func restoreIntoAMissingDatabaseMakesIt() throws {
         let folder = TemporaryFolder()
         let source = folder.file("old.sqlite")
