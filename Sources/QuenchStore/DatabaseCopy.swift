@@ -139,21 +139,25 @@ enum DatabaseCopy {
     /// midway) is removed first.
     static func stagingPath(for path: String, purpose: String) -> String {
         let (folder, name) = split(path)
-        let prefix = ".\(name).\(purpose)-"
-        removeLeftovers(in: folder.isEmpty ? "." : folder, prefix: prefix)
-        return (folder.isEmpty ? "" : folder + "/") + prefix + "\(getpid())"
+        removeLeftovers(in: folder.isEmpty ? "." : folder, purpose: purpose)
+        return (folder.isEmpty ? "" : folder + "/") + ".\(name).\(purpose)-\(getpid())"
     }
 
-    /// `PREFIX<pid>` files (and their side files) of processes that are gone.
-    private static func removeLeftovers(in folder: String, prefix: String) {
+    /// Hidden `.NAME.PURPOSE-<pid>` files (and their side files) of processes
+    /// that are gone, whatever NAME (a copy's name carries its time).
+    private static func removeLeftovers(in folder: String, purpose: String) {
         guard let directory = opendir(folder) else { return }
         var gone: [String] = []
+        let marker = ".\(purpose)-"
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            guard name.hasPrefix(prefix) else { continue }
-            var digits = name.dropFirst(prefix.count)
+            let bytes = Array(name.utf8), mark = Array(marker.utf8)
+            guard bytes.first == UInt8(ascii: "."), bytes.count > mark.count,
+                  let at = (0...(bytes.count - mark.count)).last(where: { Array(bytes[$0..<($0 + mark.count)]) == mark })
+            else { continue }
+            var digits = Substring(String(decoding: bytes[(at + mark.count)...], as: UTF8.self))
             for suffix in ["-journal", "-wal", "-shm"] where digits.hasSuffix(suffix) { digits = digits.dropLast(suffix.count) }
             guard let pid = pid_t(digits), pid > 0, pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
             gone.append(folder + "/" + name)

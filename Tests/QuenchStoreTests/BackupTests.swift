@@ -147,6 +147,14 @@ struct BackupTests {
         _ = try store.setDeleted(id: 1, true)
         let beforeRestore = try Self.rows(path)
 
+        // What a killed copy of an earlier run left (its process gone): cleared by this one.
+        let finished = try startQuench(["--version"])
+        finished.waitUntilExit()
+        let dead = finished.processIdentifier
+        for name in [".quench-replaced-20260101T000000Z.sqlite.partial-\(dead)", ".quench-replaced-20260101T000000Z.sqlite.partial-\(dead)-journal",
+                     ".quench.sqlite.restore-\(dead)"] {
+            _ = FileManager.default.createFile(atPath: folder.file(name), contents: Data("x".utf8))
+        }
         let outcome = try IntakeStore.restore(backup: backup.path, into: path, at: t0.adding(7200))
         #expect(try Self.rows(path) == atBackup, "the restored history is the backup's")
         #expect(try store.events().count == 10, "a store opened before sees it too")
