@@ -30,6 +30,9 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     public static let mqttNode = ConfigKey("mqtt", "node")
     public static let webListen = ConfigKey("web", "listen")
     public static let webTokenFile = ConfigKey("web", "token_file")
+    public static let backupDir = ConfigKey("backup", "dir")
+    public static let backupKeepDaily = ConfigKey("backup", "keep_daily")
+    public static let backupKeepWeekly = ConfigKey("backup", "keep_weekly")
 }
 
 /// One key of the configuration, everything about it in one place: what it
@@ -165,6 +168,21 @@ public struct KeySpec: Sendable {
                 unset: "web-token beside the database", flags: ["--token-file"],
                 meaning: "The access token's file (made on first use, mode 0600, readable by whoever runs `quench serve`).",
                 example: "\"/var/lib/quench/web-token\"", check: absolutePath, show: { .text($0) }),
+        KeySpec(.backupDir, \.backupDir, expects: absolute,
+                defaultText: "`backups` beside the database (`/var/lib/quench/backups` for the service)",
+                unset: "backups beside the database", flags: ["--dir"],
+                meaning: "Where `quench backup` writes its copies of the database; a folder elsewhere (not made for you) keeps them when the SD card dies.",
+                note: "A USB stick or a network share must be mounted when the timer runs, writable by the quench user, and allowed "
+                    + "in the quench-backup unit: `ReadWritePaths=` with `systemctl edit quench-backup` (docs/backup.md).",
+                example: "\"/media/usb/quench-backups\"", check: absolutePath, show: { .text($0) }),
+        KeySpec(.backupKeepDaily, \.backupKeepDaily, expects: "a whole number from 1 to 1000", default: Configuration.defaultKeepDaily,
+                defaultText: "\(Configuration.defaultKeepDaily)", flags: ["--keep-daily"],
+                meaning: "How many days back `quench backup` keeps a backup of each day (the newest of the day).",
+                example: "\(Configuration.defaultKeepDaily)", check: wholeNumber(1...1000), show: { .number(Double($0)) }),
+        KeySpec(.backupKeepWeekly, \.backupKeepWeekly, expects: "a whole number from 0 to 1000", default: Configuration.defaultKeepWeekly,
+                defaultText: "\(Configuration.defaultKeepWeekly)", flags: ["--keep-weekly"],
+                meaning: "Before those days, how many weeks back it keeps one backup a week (the newest of the week).",
+                example: "\(Configuration.defaultKeepWeekly)", check: wholeNumber(0...1000), show: { .number(Double($0)) }),
     ]
 
     /// The sections in the order the sample file has them, and what reads each.
@@ -175,6 +193,7 @@ public struct KeySpec: Sendable {
             + "with Home Assistant discovery. docs/mqtt.md."),
         ("web", "The web page: `quench serve` (the quench-web service) and `quench serve token`. "
             + "docs/service.md, \"The web page as a service\"."),
+        ("backup", "Backups: `quench backup` (the quench-backup timer, daily) and `quench doctor`. docs/backup.md."),
     ]
 
     static var sections: Set<String> { Set(all.compactMap(\.key.section)) }
@@ -212,6 +231,14 @@ private func listenAddress(_ value: TOMLValue) -> Result<String, KeySpec.Refusal
         return .success(text)
     } catch {
         return .failure(KeySpec.Refusal(reason: error.description))
+    }
+}
+
+/// An integer within `range` (written without a fraction).
+private func wholeNumber(_ range: ClosedRange<Int>) -> @Sendable (TOMLValue) -> Int? {
+    { value in
+        guard let n = value.int, n >= Int64(range.lowerBound), n <= Int64(range.upperBound) else { return nil }
+        return Int(n)
     }
 }
 

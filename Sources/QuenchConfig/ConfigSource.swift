@@ -76,6 +76,10 @@ public struct ConfigValues: Sendable, Equatable {
     public var webTokenFile: String?
     /// Whose history the history commands show when `--person` is not given (a household's usual person).
     public var person: String?
+    /// `quench backup` (the quench-backup timer): the folder, and how many daily and weekly backups it keeps.
+    public var backupDir: String?
+    public var backupKeepDaily: Int?
+    public var backupKeepWeekly: Int?
 
     public init(database: String? = nil, logLevel: LogLevel? = nil, units: VolumeUnit? = nil, devices: [String]? = nil,
                 connectTimeout: Double? = nil, drainEvery: Double? = nil, reminderCommand: String? = nil) {

@@ -110,6 +110,12 @@ public struct Configuration: Sendable {
     public var webListen: Setting<String> { setting(\.webListen, .webListen).defaulting(to: Self.defaultWebListen) }
     /// nil: `web-token` beside the database.
     public var webTokenFile: Setting<String?> { setting(\.webTokenFile, .webTokenFile) }
+    /// nil: `backups` beside the database.
+    public var backupDir: Setting<String?> { setting(\.backupDir, .backupDir) }
+    public var backupKeepDaily: Setting<Int> { setting(\.backupKeepDaily, .backupKeepDaily).defaulting(to: Self.defaultKeepDaily) }
+    public var backupKeepWeekly: Setting<Int> { setting(\.backupKeepWeekly, .backupKeepWeekly).defaulting(to: Self.defaultKeepWeekly) }
+    public static let defaultKeepDaily = 7
+    public static let defaultKeepWeekly = 4
 
     /// Resolves every key. `commandLine` holds what the options gave;
     /// `configFile` is quenchd's `--config`; `defaultDatabase` is the last

@@ -36,8 +36,10 @@ public final class IntakeStore: Sendable {
     /// - Parameter busyTimeout: how long a write waits for another process's lock
     ///   (by default longer than any write may hold it: see `longestWrite`).
     ///   - importBound: how long an import's last step may hold the lock (`longestWrite`; shorter in tests).
+    ///   - upgradeBackupFolder: where the copy kept before a schema upgrade goes
+    ///     (`backUpBeforeUpgrade`); by default beside the database.
     public init(path: String, mode: OpenMode = .create, busyTimeout: Double = IntakeStore.defaultBusyTimeout,
-                importBound: Double = IntakeStore.longestWrite) throws(StoreError) {
+                importBound: Double = IntakeStore.longestWrite, upgradeBackupFolder: String? = nil) throws(StoreError) {
         self.path = path
         self.importBound = importBound
         // Another user's file (or one in a folder they can write) is not written into, nor read.
@@ -78,7 +80,7 @@ public final class IntakeStore: Sendable {
         } catch {
             throw StoreError.wrap(error, path: path, doing: "opening the database")
         }
-        try Self.migrate(db, path: path, readOnly: readOnly)
+        try Self.migrate(db, path: path, readOnly: readOnly, backupFolder: upgradeBackupFolder, busyTimeout: busyTimeout)
         connection = Condition(db)
     }
 
@@ -194,14 +196,19 @@ public final class IntakeStore: Sendable {
         close(fd)
     }
 
-    private static func migrate(_ db: SQLiteConnection, path: String, readOnly: Bool) throws(StoreError) {
+    /// Upgrades an older schema, keeping a copy of the database as it was first
+    /// (`backUpBeforeUpgrade`): no upgrade without it.
+    private static func migrate(_ db: SQLiteConnection, path: String, readOnly: Bool, backupFolder: String?,
+                                busyTimeout: Double) throws(StoreError) {
         do {
             // The common case, read-only friendly: nothing to do.
             if try Schema.appliedCount(db) >= Schema.migrations.count { return }
             if readOnly {
                 throw StoreError(.needsMigration, path: path, "the database \(path) needs an upgrade but is read-only")
             }
-            try Schema.migrate(db)
+            try Schema.migrate(db) { version in
+                try backUpBeforeUpgrade(path: path, version: version, folder: backupFolder, busyTimeout: busyTimeout)
+            }
         } catch {
             throw StoreError.wrap(error, path: path, doing: "opening the database")
         }

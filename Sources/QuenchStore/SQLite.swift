@@ -88,7 +88,7 @@ struct SQLiteRow {
 /// One connection to one database file, used by one thread at a time (the store
 /// serialises access). Prepared statements are cached by their SQL.
 final class SQLiteConnection {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
     /// Released after the handle is closed (see `OpenDatabaseFiles`).
     private let hold: OpenDatabaseFiles.Hold?

@@ -1,3 +1,5 @@
+import QuenchCore
+
 /// The schema as a list of named migrations. A migration that has shipped is
 /// never edited: changes go into a new migration appended at the end.
 ///
@@ -282,12 +284,56 @@ enum Schema {
 
     /// Applies the missing migrations in one immediate transaction: a second
     /// process opening the same new file waits, then finds nothing left to do.
-    static func migrate(_ db: SQLiteConnection) throws {
+    /// `beforeUpgrading` is called with the version found, inside that
+    /// transaction (so once, by whoever upgrades), when a database that already
+    /// holds a schema is about to change; if it throws, nothing is changed.
+    static func migrate(_ db: SQLiteConnection, beforeUpgrading: (Int) throws -> Void = { _ in }) throws {
         try db.transaction(immediate: true) {
             let applied = try appliedCount(db)
             guard applied < migrations.count else { return }
+            if applied > 0 { try beforeUpgrading(applied) }
             for migration in migrations[applied...] { try db.execute(migration.sql) }
             try db.execute("PRAGMA user_version = \(migrations.count)")
         }
+    }
+
+    /// Each table's column names, in order: what a schema version looks like
+    /// from outside (SQLite's own tables and GRDB's migration log left out).
+    static func shape(_ db: SQLiteConnection) throws -> [String: [String]] {
+        let tables = try db.all("""
+            SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> 'grdb_migrations'
+            """) { row -> String in row[0] }
+        var shape: [String: [String]] = [:]
+        for table in tables {
+            shape[table] = try db.all("SELECT name FROM pragma_table_info(?) ORDER BY cid", [table]) { row -> String in row[0] }
+        }
+        return shape
+    }
+
+    /// The shape of a database Quench made at `version` (the first `version`
+    /// migrations, applied to an empty database in memory).
+    static func expectedShape(version: Int) throws -> [String: [String]] {
+        let db = try SQLiteConnection(path: ":memory:", readOnly: false, busyTimeout: 0)
+        for migration in migrations.prefix(version) { try db.execute(migration.sql) }
+        return try shape(db)
+    }
+
+    /// Why `db`, which says it is at `version`, is not what Quench made at that
+    /// version: the first table missing or whose columns differ; nil when it is.
+    static func shapeProblem(_ db: SQLiteConnection, version: Int) throws -> String? {
+        let found = try shape(db)
+        let expected = try expectedShape(version: version)
+        for table in expected.keys.sorted() {
+            guard let columns = found[table] else { return "it has no table \(table)" }
+            let wanted = expected[table] ?? []
+            if columns != wanted {
+                let missing = wanted.filter { !columns.contains($0) }
+                let extra = columns.filter { !wanted.contains($0) }
+                let difference = !missing.isEmpty ? "no column " + missing.joined(separator: ", ")
+                    : !extra.isEmpty ? "columns Quench never made: " + extra.joined(separator: ", ") : "its columns in another order"
+                return "its table \(table) is not Quench's (\(difference.shownSafely(limit: 120)))"
+            }
+        }
+        return nil
     }
 }

@@ -50,6 +50,38 @@ struct StoreBenchmark {
     }
 
     func run() throws {
+        try withTenYears { work, now in try measureCommands(work: work, now: now) }
+    }
+
+    /// `quench-bench backup`: `quench backup` of the ten years (a consistent
+    /// copy, checked whole, synced) and `quench restore` of it over a copy of them.
+    func runBackup() throws {
+        try withTenYears { work, _ in
+            let folder = work + "/backups"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            var times: [Double] = []
+            var peak = 0
+            for _ in 0..<max(1, runs) {
+                let result = try spawnMeasured([quench, "backup", "--dir", folder, "--db", database], output: "/dev/null")
+                times.append(result.seconds)
+                peak = max(peak, result.peakBytes)
+            }
+            times.sort()
+            let backups = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".sqlite") }.sorted()
+            let newest = folder + "/" + (backups.last ?? "")
+            print("  quench backup, \(times.count) runs: median \(fmt(times[times.count / 2])) s   max \(fmt(times.last!)) s   "
+                + "peak RSS \(fmt(Double(peak) / 1_048_576)) MB   (\(fileSize(newest) / 1_000_000) MB written, \(backups.count) kept)")
+            // Restore over a copy of the ten years: the check, the copy kept, the replacement.
+            let live = work + "/live.sqlite"
+            try FileManager.default.copyItem(atPath: database, toPath: live)
+            let restore = try spawnMeasured([quench, "restore", newest, "--db", live], output: "/dev/null")
+            print("  quench restore of it over the ten years: \(fmt(restore.seconds)) s   peak RSS \(fmt(Double(restore.peakBytes) / 1_048_576)) MB")
+        }
+    }
+
+    /// Builds the ten years at `database`, runs `body` with a scratch folder and
+    /// the clock the history ends at, then removes what the benchmark made.
+    func withTenYears(_ body: (_ work: String, _ now: Timestamp) throws -> Void) throws {
         // Nothing the benchmark did not create is ever removed: the database must
         // be a new file, and the scratch databases live in a folder of its own.
         let directory = (database as NSString).deletingLastPathComponent
@@ -87,7 +119,10 @@ struct StoreBenchmark {
         store = nil  // the last connection closes: WAL checkpointed, as after a daemon's stop
         let size = (try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
         print("  ten-year database: \(total) events in \(fmt(fill)) s (\(days) ingest calls), \(size / 1_000_000) MB")
+        try body(work, now)
+    }
 
+    func measureCommands(work: String, now: Timestamp) throws {
         // The commands first, on ten years of ordinary history; the big ingest on top comes after.
         print("  whole-process timings over \(runs) runs (after one warm-up), target < 50 ms:")
         for command in [["today"], ["stats", "--year"], ["calendar"], ["log", "--limit", "20"]] {

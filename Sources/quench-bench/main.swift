@@ -2,6 +2,7 @@
 //   quench-bench detector [--readings N]
 //   quench-bench replay [--readings N] [--quench PATH] [--folder DIR]
 //   quench-bench store [--quench PATH] [--db PATH] [--runs N]
+//   quench-bench backup [--quench PATH] [--db PATH] [--runs N]
 //   quench-bench gateway [--seconds S]
 //   quench-bench mqtt [--quench PATH] [--events N] [--backlog N] [--mosquitto PATH]
 //   quench-bench web [--quench PATH] [--server PATH] [--requests N] [--streams N] [--idle N] [--tries N] [--years N] [--sips MIN-MAX] [--also PATHS]
@@ -22,6 +23,8 @@ let rest = Array(arguments.dropFirst())
 switch arguments.first {
 case "store":
     benchmark("store") { try StoreBenchmark(arguments: rest).run() }
+case "backup":
+    benchmark("backup") { try StoreBenchmark(arguments: rest).runBackup() }
 case "detector":
     benchmark("detector") { try PipelineBenchmark(arguments: rest).runDetector() }
 case "replay":
@@ -37,6 +40,7 @@ default:
         usage: quench-bench detector [--readings N]
                quench-bench replay [--readings N] [--quench PATH] [--folder DIR]
                quench-bench store [--quench PATH] [--db PATH] [--runs N]
+               quench-bench backup [--quench PATH] [--db PATH] [--runs N]
                quench-bench gateway [--seconds S]
                quench-bench mqtt [--quench PATH] [--events N] [--backlog N] [--mosquitto PATH]
                quench-bench web [--quench PATH] [--server PATH] [--requests N] [--streams N] [--idle N] [--tries N] [--years N] [--sips MIN-MAX] [--also PATHS]
@@ -45,6 +49,8 @@ default:
                     as a whole `quench replay --json` process with its peak RSS
           store     10-year synthetic database: ingest throughput, and `quench today`,
                     `quench stats --year`, `quench calendar` timed as whole processes
+          backup    the same database: `quench backup` (time, peak RSS, size) and
+                    `quench restore` of it over a copy
           gateway   `quench run`'s pipeline with four simulated devices at 10 Hz:
                     CPU share of one core, peak RSS, event-to-store latency
           mqtt      a real mosquitto: stored → received latency, a 100 000-row outbox

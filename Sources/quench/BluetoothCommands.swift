@@ -336,7 +336,9 @@ struct DoctorCommand: ParsableCommand {
                              ("reminders command", configuration.reminderCommand.value)] {
             if let file { files.append(Doctor.TrustedFile(name: name, path: file)) }
         }
-        let report = Doctor.run(databasePath: path, files: files, probes: probes)
+        var report = Doctor.run(databasePath: path, files: files, probes: probes)
+        let backups = BackupSet(folder: configuration.backupDir.value ?? BackupSet.defaultFolder(forDatabase: path), database: path)
+        report = Doctor.report(report.checks + [Doctor.lastBackup(backups, now: probes.now())])
         print(store.json ? Doctor.json(report) : Doctor.text(report))
         if !report.healthy { throw ExitCode(1) }
     }

@@ -173,6 +173,45 @@ import Testing
         #expect(status == 0 && !said.contains("quench-remind"), "systemd-analyze verify: \(said)")
     }
 
+    /// The daily backup: a timer and a one-shot service as the gateway's user on its database, with
+    /// no capabilities and no network, the rest of the file system read-only; it verifies, and its
+    /// exposure is no higher than the reminder unit's (0.3 and 0.8 with systemd 252).
+    @Test func backupTimerAndServiceAreSandboxed() throws {
+        let root = TestPackage.root.appendingPathComponent("systemd")
+        let text = try String(contentsOf: root.appendingPathComponent("quench-backup.service"), encoding: .utf8)
+        let unit = try Self.parseUnit(text)
+        func one(_ key: String) -> String? {
+            let v = Self.values(unit, "Service", key)
+            return v.count == 1 ? v[0] : nil
+        }
+        #expect(one("Type") == "oneshot" && one("ExecStart") == "/usr/local/bin/quench backup")
+        #expect(one("User") == "quench" && one("StateDirectory") == "quench")
+        let gateway = try Self.parseUnit(String(contentsOfFile: Self.unitPath, encoding: .utf8))
+        #expect(Self.values(unit, "Service", "Environment") == Self.values(gateway, "Service", "Environment"), "the gateway's database")
+        #expect(one("CapabilityBoundingSet") == "" && one("NoNewPrivileges") == "yes")
+        #expect(one("PrivateNetwork") == "yes" && one("RestrictAddressFamilies") == "AF_UNIX" && one("IPAddressDeny") == "any")
+        #expect(one("ProtectSystem") == "strict" && one("ProtectHome") == "yes" && one("UMask") == "0077")
+        // Nothing writable besides the state directory until a backup folder elsewhere is added (`systemctl edit`).
+        #expect(Self.values(unit, "Service", "ReadWritePaths").isEmpty && one("StateDirectory") == "quench")
+        let timer = try Self.parseUnit(String(contentsOf: root.appendingPathComponent("quench-backup.timer"), encoding: .utf8))
+        #expect(Self.values(timer, "Timer", "OnCalendar").count == 1 && Self.values(timer, "Timer", "Persistent") == ["true"])
+        #expect(Self.values(timer, "Install", "WantedBy") == ["timers.target"])
+        guard let analyze = Self.systemdAnalyze else { return }
+        let folder = try TemporaryFolder.create("quench-unit")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try text.replacingOccurrences(of: "ExecStart=/usr/local/bin/quench backup", with: "ExecStart=/bin/true")
+            .write(toFile: folder + "/quench-backup.service", atomically: true, encoding: .utf8)
+        try String(contentsOf: root.appendingPathComponent("quench-backup.timer"), encoding: .utf8)
+            .write(toFile: folder + "/quench-backup.timer", atomically: true, encoding: .utf8)
+        let (status, said) = try Self.verify([folder + "/quench-backup.timer", folder + "/quench-backup.service"])
+        #expect(status == 0 && !said.contains("quench-backup"), "systemd-analyze verify: \(said)")
+        let backup = try runProgram(analyze, ["security", "--offline=true", "--no-pager", folder + "/quench-backup.service"])
+        let remind = try runProgram(analyze, ["security", "--offline=true", "--no-pager", root.appendingPathComponent("quench-remind.service").path])
+        let a = try #require(Self.exposure(backup.stdout + backup.stderr), "\(backup.stdout)\(backup.stderr)")
+        let b = try #require(Self.exposure(remind.stdout + remind.stderr), "\(remind.stdout)\(remind.stderr)")
+        #expect(a <= b, "backup \(a), remind \(b)")
+    }
+
     /// `systemd-analyze verify --man=no` on unit files: its exit status and what it said.
     static func verify(_ units: [String]) throws -> (status: Int32, said: String) {
         let r = try runProgram(systemdAnalyze!, ["verify", "--man=no"] + units)

@@ -1,0 +1,191 @@
+import CSQLite
+import QuenchCore
+import Threading
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension IntakeStore {
+    /// Puts the history in `file` (a backup) in place of the database at `path`.
+    ///
+    /// Nothing is replaced until the backup has been copied beside the database
+    /// and checked: an SQLite file (`integrity_check` clean), with Quench's
+    /// schema at a version this Quench knows (an older one is upgraded, on the
+    /// copy). Then the database's content is replaced in one write transaction
+    /// (SQLite's backup API into the live file, which keeps its inode, owner and
+    /// WAL mode): while that transaction holds the write lock, the history it
+    /// replaces is copied to `STEM-replaced-STAMP.sqlite` beside the database, so
+    /// nothing written before the lock is lost and nothing can be written in
+    /// between. Running services (quenchd, quench-web) wait for the lock like
+    /// any other writer, then go on with the restored history.
+    public static func restore(backup file: String, into path: String, at time: Timestamp,
+                               busyTimeout: Double = IntakeStore.defaultBusyTimeout) throws(StoreError) -> RestoreOutcome {
+        func refused(_ code: StoreError.Code, _ why: String, cause: (any Error)? = nil) -> StoreError {
+            StoreError(code, path: file, "\(file) \(why); nothing was replaced", cause: cause)
+        }
+        var info = stat()
+        guard stat(file, &info) == 0 else {
+            throw refused(.cannotOpen, "cannot be read: \(errnoDescription(errno))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw refused(.notADatabase, "is not a regular file") }
+        var side = stat()
+        if stat(file + "-wal", &side) == 0, side.st_size > 0 {
+            throw refused(.invalidValue, "has a write-ahead log beside it (\(file)-wal): it is a database in use, not a backup (back it up, and restore the backup)")
+        }
+        let (folder, name) = DatabaseCopy.split(path)
+        guard stat(folder.isEmpty ? "." : folder, &info) == 0 else {
+            throw refused(.cannotOpen, "was not restored: the folder \(folder) does not exist")
+        }
+        // Opening the store checks the live file as every command does (whose it is, what it is).
+        var live: IntakeStore?
+        if stat(path, &info) == 0 {
+            let store = try IntakeStore(path: path, mode: .existing, busyTimeout: busyTimeout)
+            if store.isReadOnly {
+                throw StoreError(.readOnly, path: path, "cannot restore into \(path): it is read-only for this user; nothing was replaced")
+            }
+            live = store
+        }
+        let pageSize = try live?.read("reading the page size") { db in try db.first("PRAGMA page_size") { row -> Int in row[0] } } ?? nil
+        let staging = DatabaseCopy.stagingPath(for: path, purpose: "restore")
+        defer { DatabaseCopy.removeWithSideFiles(staging) }
+        try DatabaseCopy.createExclusive(staging, purpose: path)
+        try copyBytes(from: file, to: staging, refused: refused)
+
+        // The copy, checked and brought to this Quench's schema.
+        let version: Int
+        let events: Int
+        do {
+            let candidate = try SQLiteConnection(path: staging, readOnly: false, busyTimeout: busyTimeout)
+            do {
+                try DatabaseCopy.checkIntegrity(candidate, path: file)
+            } catch let error as StoreError {
+                throw refused(.corrupt, "is damaged (\(error.message))")
+            }
+            version = try Schema.appliedCount(candidate)
+            if version == 0 {
+                throw refused(.notADatabase, "is an SQLite database, but not Quench's (it has no Quench schema version)")
+            }
+            if version > Schema.migrations.count {
+                throw refused(.schemaTooNew, "was written by a newer Quench (schema v\(version); this one knows up to v\(Schema.migrations.count))")
+            }
+            if let problem = try Schema.shapeProblem(candidate, version: version) {
+                throw refused(.notADatabase, "says it is Quench's schema v\(version), but \(problem)")
+            }
+            try Schema.migrate(candidate)
+            if let pageSize { try matchPageSize(candidate, to: pageSize) }
+            events = try candidate.first("SELECT count(*) FROM intake_event") { row -> Int in row[0] } ?? 0
+            // One file again: a restore into a new place is this file, renamed.
+            try candidate.execute("PRAGMA journal_mode = DELETE")
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteError where error.primaryCode == SQLITE_NOTADB {
+            throw refused(.notADatabase, "is not an SQLite database")
+        } catch let error as SQLiteError where error.primaryCode == SQLITE_CORRUPT {
+            throw refused(.corrupt, "is damaged", cause: error)
+        } catch {
+            throw refused(.other, "could not be checked", cause: error)
+        }
+
+        guard let live else {
+            // No database yet: the checked copy becomes it.
+            try DatabaseCopy.sync(staging, path: path)
+            guard rename(staging, path) == 0 else {
+                throw StoreError(.io, path: path, "cannot rename the restored copy into \(path); nothing was replaced",
+                                 cause: DatabaseCopy.posixError(errno))
+            }
+            DatabaseCopy.syncFolder(of: path)
+            return RestoreOutcome(backupVersion: version, events: events, keptPath: nil, replacedEvents: nil)
+        }
+
+        let kept = folder.isEmpty ? "" : folder + "/"
+        let keptPath = DatabaseCopy.freePath(kept + BackupSet.stem(of: name) + "-replaced-" + time.compactStamp)
+        let replaced: DatabaseCopy.Written
+        do {
+            replaced = try live.withConnection { liveReader in
+                let source = try SQLiteConnection(path: staging, readOnly: true, busyTimeout: busyTimeout)
+                let writer = try SQLiteConnection(path: path, readOnly: false, busyTimeout: busyTimeout)
+                let backup = try DatabaseCopy.start(from: source, into: writer)
+                // The write lock first: from here nobody else can commit.
+                do {
+                    try DatabaseCopy.step(backup, pages: 0, destination: writer, busyTimeout: busyTimeout)
+                } catch {
+                    throw StoreError.wrap(error, path: path, doing: "restoring")
+                }
+                let copy: DatabaseCopy.Written
+                do {
+                    copy = try DatabaseCopy.write(from: liveReader, to: keptPath, owner: owner(of: path), busyTimeout: busyTimeout)
+                } catch {
+                    sqlite3_backup_finish(backup)  // rolls back: nothing replaced
+                    throw error
+                }
+                do {
+                    try DatabaseCopy.step(backup, pages: -1, destination: writer, busyTimeout: busyTimeout)
+                    try DatabaseCopy.finish(backup, destination: writer)
+                } catch {
+                    unlink(copy.path)  // nothing was replaced: nothing to keep
+                    throw error
+                }
+                return copy
+            }
+        } catch let error as StoreError {
+            throw StoreError(error.code, path: path, "restoring \(file) into \(path) failed: \(error.message); nothing was replaced",
+                             cause: error.cause)
+        } catch {
+            let wrapped = StoreError.wrap(error, path: path, doing: "restoring \(file)")
+            throw StoreError(wrapped.code, path: path, "\(wrapped.message); nothing was replaced", cause: wrapped.cause)
+        }
+        return RestoreOutcome(backupVersion: version, events: events, keptPath: replaced.path, replacedEvents: replaced.events)
+    }
+
+    /// The backup's bytes into the new file `staging`.
+    private static func copyBytes(from file: String, to staging: String,
+                                  refused: (StoreError.Code, String, (any Error)?) -> StoreError) throws(StoreError) {
+        let input = open(file, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw refused(.cannotOpen, "cannot be read: \(errnoDescription(errno))", nil) }
+        defer { close(input) }
+        let output = open(staging, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC)
+        guard output >= 0 else {
+            throw refused(.cannotOpen, "could not be copied to \(staging): \(errnoDescription(errno))", nil)
+        }
+        defer { close(output) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw refused(.io, "cannot be read: \(errnoDescription(errno))", nil)
+            }
+            do {
+                try writeAll(buffer[0..<n], to: output)
+            } catch {
+                throw refused(error.code == ENOSPC ? .diskFull : .io, "could not be copied to \(staging): \(error)", nil)
+            }
+        }
+    }
+
+    private struct WriteFailure: Error, CustomStringConvertible {
+        var code: Int32
+        var description: String { errnoDescription(code) }
+    }
+
+    private static func writeAll(_ bytes: ArraySlice<UInt8>, to fd: Int32) throws(WriteFailure) {
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw WriteFailure(code: errno)
+            }
+            offset += n
+        }
+    }
+
+    /// SQLite copies pages as they are: into a WAL database only at its own
+    /// page size. A backup of another page size is rewritten at the live one.
+    private static func matchPageSize(_ candidate: SQLiteConnection, to wanted: Int) throws {
+        let size = try candidate.first("PRAGMA page_size") { row -> Int in row[0] } ?? 4096
+        guard wanted != size else { return }
+        try candidate.execute("PRAGMA journal_mode = DELETE; PRAGMA page_size = \(wanted); VACUUM")
+    }
+}

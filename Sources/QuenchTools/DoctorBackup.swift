@@ -1,0 +1,37 @@
+#if os(Linux)
+import QuenchCore
+import QuenchStore
+
+extension Doctor {
+    /// A backup older than this (a day's timer run missed, with an hour's slack) is worth a warning.
+    static let staleBackup = 49.0 * 3600
+
+    /// When the last backup of the database was taken, from the names in its
+    /// backup folder (`BackupSet`); a warning when there is none or it is old.
+    /// Kept apart from `run` so that it can be added to any report.
+    public static func lastBackup(_ set: BackupSet, now: Timestamp) -> Check {
+        let fix = "sudo systemctl enable --now quench-backup.timer (daily), or `quench backup` now; docs/backup.md"
+        guard let backups = set.list() else {
+            return Check(name: "backup", status: .warning, detail: "no backup yet: the folder \(set.folder) does not exist or cannot be read",
+                         fix: fix)
+        }
+        guard let newest = backups.first else {
+            return Check(name: "backup", status: .warning, detail: "no backup yet in \(set.folder)", fix: fix)
+        }
+        let ago = now.secondsSince1970 - newest.takenAt.secondsSince1970
+        let when = "last backup \(newest.takenAt.iso8601) (\(agoText(ago))), \(backups.count) kept in \(set.folder)"
+        guard ago <= staleBackup else {
+            return Check(name: "backup", status: .warning, detail: when,
+                         fix: "journalctl -u quench-backup says why the daily one did not run; `quench backup` takes one now")
+        }
+        return Check(name: "backup", status: .ok, detail: when, fix: nil)
+    }
+
+    static func agoText(_ seconds: Double) -> String {
+        if seconds < 0 { return "in the future: check the clock" }
+        if seconds < 3600 { return "\(Int(seconds / 60)) min ago" }
+        if seconds < 2 * 86_400 { return "\(Int(seconds / 3600)) h ago" }
+        return "\(Int(seconds / 86_400)) days ago"
+    }
+}
+#endif
