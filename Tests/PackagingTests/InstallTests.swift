@@ -41,6 +41,7 @@ struct InstallTests {
         let installed = try Self.tree(root.path)
         #expect(Set(installed.keys) == ["usr/local/bin/quench", "usr/local/bin/quenchd", "usr/local/bin/quench-web", "etc/systemd/system/quench.service",
                                          "etc/systemd/system/quench-remind.service", "etc/systemd/system/quench-remind.timer",
+                                         "etc/systemd/system/quench-backup.service", "etc/systemd/system/quench-backup.timer",
                                          "etc/systemd/system/quench-mqtt.service", "etc/systemd/system/quench-web.service",
                                          "etc/udev/rules.d/70-quench.rules", "etc/quench/quench.toml"], "\(installed.keys.sorted())")
         #expect(installed["usr/local/bin/quenchd"]?.hasPrefix("755 ") == true && installed["etc/udev/rules.d/70-quench.rules"]?.hasPrefix("644 ") == true)
@@ -117,11 +118,11 @@ struct InstallTests {
         _ = try dpkgDeb(["--control", path, scripts.path])
         // What the scripts do is DebianPackageTests' business (they run them); here, what they were written from.
         let postinst = try String(contentsOfFile: scripts.path + "/postinst", encoding: .utf8)
-        #expect(postinst.contains("adduser --system --group") && postinst.contains("for unit in quench-remind.timer quench.service; do"))
+        #expect(postinst.contains("adduser --system --group") && postinst.contains("for unit in quench-backup.timer quench-remind.timer quench.service; do"))
         #expect(postinst.contains("for unit in quench-mqtt.service quench-web.service; do"), "installed, not enabled: \(postinst)")
         #expect(!postinst.contains("systemctl enable"), "deb-systemd-helper enables, once")
         let prerm = try String(contentsOfFile: scripts.path + "/prerm", encoding: .utf8)
-        #expect(prerm.contains("deb-systemd-invoke stop quench-remind.timer quench-mqtt.service"), "stopped on remove: \(prerm)")
+        #expect(prerm.contains("deb-systemd-invoke stop quench-backup.timer quench-remind.timer quench-backup.service quench-mqtt.service"), "stopped on remove: \(prerm)")
         // A conffile: dpkg keeps a person's edits on upgrade and removes it on purge only.
         #expect(try String(contentsOfFile: scripts.path + "/conffiles", encoding: .utf8) == "/etc/quench/quench.toml\n")
         #expect(!contents.contains("./etc/systemd") && !contents.contains("./etc/udev") && !contents.contains(" ./lib/"),
