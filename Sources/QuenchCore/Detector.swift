@@ -63,7 +63,7 @@ public enum DetectorPhase: String, Sendable, Hashable {
 /// ignored; slow drift moves the tracked level without ever crossing a threshold.
 ///
 /// Streaming and deterministic; O(1) work and memory per reading.
-public struct SipDetector: Sendable {
+public struct SipDetector: Sendable, Codable {
     public let calibration: BottleCalibration
     public let configuration: DetectorConfiguration
 
@@ -97,9 +97,9 @@ public struct SipDetector: Sendable {
     /// level while it stands are drift, which moves the zero too.
     private var levelAnchor: Double?
 
-    private enum State { case unknown, settled, disturbed }
+    private enum State: Codable { case unknown, settled, disturbed }
 
-    private struct Disturbance {
+    private struct Disturbance: Codable {
         var start = 0.0
         var lifted = false
         /// A link gap hid what happened; the gap counts as a lift.
@@ -481,7 +481,7 @@ public struct SipDetector: Sendable {
 /// settling; a level sensor travels with the bottle, sees no lift, reads
 /// through the bottle's curve, goes unreadable when tilted, and sloshes.
 /// One byte in the detector's state; each answer is a switch.
-enum DetectorPolicy: UInt8, Sendable, Hashable {
+enum DetectorPolicy: UInt8, Sendable, Hashable, Codable {
     case weight, level
 
     /// Lifting the bottle takes it off the sensor (the scale then reads its
@@ -515,7 +515,7 @@ enum DetectorPolicy: UInt8, Sendable, Hashable {
 /// readings wander like a random walk, passing offsets scatter them around one
 /// centre. Each hypothesis predicts the next empty reading; the weight given to
 /// "it stays" follows how much better that prediction has been.
-struct ZeroModel: Sendable {
+struct ZeroModel: Sendable, Codable {
     /// Drift of the standing bottle since the start: it moves the zero too.
     private var drift = 0.0
     /// The last empty reading, and the drift then ("it stays").
@@ -570,7 +570,7 @@ struct ZeroModel: Sendable {
 /// the judged level only after `holdBack` seconds, so that when the level is
 /// disturbed, the touch that began it is not part of the level it is judged
 /// against; the first second of a new level (the settling tail) is left out.
-struct LevelRun: Sendable {
+struct LevelRun: Sendable, Codable {
     private(set) var start = 0.0
     private(set) var lastT = 0.0
     private(set) var count = 0
@@ -643,7 +643,7 @@ struct LevelRun: Sendable {
 
 /// A fixed ring of the last few samples (at most 32: a second at 30 Hz),
 /// allocated once.
-struct RecentSamples: Sendable {
+struct RecentSamples: Sendable, Codable {
     private var values = [Double](repeating: 0, count: RecentSamples.capacity)
     private var times = [Double](repeating: 0, count: RecentSamples.capacity)
     private var head = 0
@@ -675,7 +675,7 @@ struct RecentSamples: Sendable {
 
 /// Up to three consecutive samples that did not fit the current level.
 /// One or two wild ones are spikes; two that agree, or three, mean it moved.
-struct OutlierRun: Sendable {
+struct OutlierRun: Sendable, Codable {
     private(set) var count = 0
     private var x0 = 0.0, t0 = 0.0, x1 = 0.0, t1 = 0.0, x2 = 0.0, t2 = 0.0
 
@@ -717,7 +717,7 @@ struct OutlierRun: Sendable {
 /// samples belong to the same level. It follows the local noise within a second
 /// or two, so a wobbling pot or a ringing scale widens the band and a quiet
 /// bottle narrows it again.
-struct NoiseEstimate: Sendable {
+struct NoiseEstimate: Sendable, Codable {
     /// Exponential average of |Δ| between neighbouring samples; jumps of more
     /// than three bands are left out and the rest clipped to one and a half,
     /// so steps and spikes barely move it while real noise still widens it.
@@ -766,5 +766,51 @@ struct NoiseEstimate: Sendable {
     private mutating func updateTolerance() {
         let quantum = resolution.isFinite ? 1.6 * resolution : 0
         tolerance = min(max(floor, 4 * step, quantum), Self.widest)
+    }
+}
+
+// MARK: - Checkpoints
+
+extension SipDetector {
+    /// Why a detector decoded from a checkpoint cannot go on for this
+    /// calibration and configuration; nil when it can. Everything it derived
+    /// from them must be what this version derives, and its ring must be whole.
+    public func resumeProblem(calibration: BottleCalibration, configuration: DetectorConfiguration) -> String? {
+        guard self.calibration == calibration else { return "the device's calibration changed since" }
+        guard self.configuration == configuration else { return "the detector's configuration changed since" }
+        let fresh = SipDetector(calibration: calibration, configuration: configuration)
+        guard policy == fresh.policy, mlPerUnit == fresh.mlPerUnit, tareML == fresh.tareML,
+              plausibleML == fresh.plausibleML, confirmSeconds == fresh.confirmSeconds,
+              run.settlingTail == fresh.run.settlingTail,
+              noise.floor == fresh.noise.floor, noise.timeConstant == fresh.noise.timeConstant
+        else { return "its settings are not the ones this version derives" }
+        guard run.isWhole else { return "its recent samples are inconsistent" }
+        return nil
+    }
+
+    /// A new detector for `calibration` that keeps what `earlier` learnt of
+    /// the sensor: what the empty scale reads and whether its zero shifts stay
+    /// (the first lifts of a load cell are judged as well as later ones).
+    public func keepingLearning(of earlier: SipDetector) -> SipDetector {
+        guard earlier.policy == policy else { return self }
+        var next = self
+        next.zero = earlier.zero
+        next.emptyML = earlier.emptyML
+        return next
+    }
+
+    /// The time of the last reading fed (-∞ before any).
+    public var lastReadingT: Double { lastT }
+}
+
+extension LevelRun {
+    var isWhole: Bool { recent.isWhole && count >= 0 }
+}
+
+extension RecentSamples {
+    /// The ring's invariants, which a decoded value must hold before it indexes anything.
+    var isWhole: Bool {
+        values.count == Self.capacity && times.count == Self.capacity
+            && (0..<Self.capacity).contains(head) && (0...Self.capacity).contains(count)
     }
 }
