@@ -138,6 +138,17 @@ public struct TraceParser: Sendable {
 
     /// Parses a chunk; a line cut at the chunk's end is kept for the next one.
     public mutating func parse(_ chunk: UnsafeRawBufferPointer, _ emit: (Reading) -> Void) throws(TraceError) {
+        try parseChunk(chunk, emit)
+    }
+
+    /// Parses a chunk, appending its readings to `readings` (the replay's path:
+    /// the append is compiled into the loop, no call per reading).
+    public mutating func parse(_ chunk: UnsafeRawBufferPointer, into readings: inout [Reading]) throws(TraceError) {
+        try parseChunk(chunk) { readings.append($0) }
+    }
+
+    @inline(__always)
+    private mutating func parseChunk(_ chunk: UnsafeRawBufferPointer, _ emit: (Reading) -> Void) throws(TraceError) {
         let bytes = chunk.bindMemory(to: UInt8.self)
         var start = 0
         let count = bytes.count

@@ -110,9 +110,11 @@ struct PipelineBenchmark {
             peakKiB = max(peakKiB, maxRSSKiB)
         }
         let readings = try known ?? lineCount(path)
-        print(String(format: "replay (quench process): %@: %d readings, %.0f MB: best of 3 %.3f s, %.1f M readings/s, peak RSS %.1f MB; wc -l %.3f s (replay %.1f× wc -l)",
+        // How busy the machine was (the figures are wall times on a shared machine).
+        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
+        print(String(format: "replay (quench process): %@: %d readings, %.0f MB: best of 3 %.3f s, %.1f M readings/s, peak RSS %.1f MB; wc -l %.3f s (replay %.1f× wc -l); load %@",
                      (path as NSString).lastPathComponent, readings, Double(size) / 1e6, best, Double(readings) / best / 1e6,
-                     Double(peakKiB) / 1024, bestWC, best / bestWC))
+                     Double(peakKiB) / 1024, bestWC, best / bestWC, load))
     }
 
     /// Readings of a file, as an in-process replay counts them.

@@ -32,6 +32,10 @@ import Testing
         #expect(read.problem(device: "F0:F1:F2:F3:F4:F5", calibration: try BottleCalibration(unit: .g), configuration: .init()) == nil)
         let rows = try store.read("test") { db in try db.first("SELECT COUNT(*) FROM detector_checkpoint") { row -> Int in row[0] } }
         #expect(rows == 1)
+        // One small row: the detector's state is fixed in size (a 32-sample ring and some numbers).
+        let size = try store.read("test") { db in try db.first("SELECT length(state) FROM detector_checkpoint") { row -> Int in row[0] } } ?? 0
+        #expect(size > 500 && size < DetectorCheckpoint.maximumBytes / 4, "\(size) bytes")
+        print("a detector checkpoint: \(size) bytes of JSON")
         try store.removeCheckpoint(device: "F0:F1:F2:F3:F4:F5")
         guard case .none = try store.checkpoint(device: "F0:F1:F2:F3:F4:F5") else { Issue.record("not removed"); return }
     }

@@ -85,7 +85,7 @@ extension ChunkedInput {
         batch.reserveCapacity(chunkSize / 8)
         try forEachChunk { chunk in
             do throws(TraceError) {
-                try parser.parse(chunk) { batch.append($0) }
+                try parser.parse(chunk, into: &batch)
             } catch {
                 throw ReplayError.malformedTrace(path: source.description, error)
             }
