@@ -6,7 +6,7 @@
 public struct DetectorCheckpoint: Sendable, Codable {
     /// The encoding's version: a checkpoint of another version is ignored.
     public static let formatVersion = 1
-    /// A stored checkpoint larger than this is not read (a detector's is about 3 KB).
+    /// A stored checkpoint larger than this is not read (a detector's is about 1.5 KB).
     public static let maximumBytes = 32_768
     /// Seconds of the detector's time between checkpoints, besides the one
     /// stored with each event: what a kill loses is at most this many seconds
