@@ -8,12 +8,20 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
     public var minUnliftedSipML: Double = 8
     /// Smaller increases are not reported as refills (mL).
     public var minRefillML: Double = 15
-    /// A loss of at least this much in one go is a pour, not a sip (mL).
-    public var pourML: Double = 150
-    /// A loss at least `pourMinML` that happened faster than this (mL/s over the
-    /// time the bottle was away) is a pour.
-    public var pourRateMLPerSecond: Double = 30
+    /// When set, every loss across a lift of at least this much is a pour,
+    /// whatever its pace (mL; `--pour-ml`). Unset, pace and what was left decide.
+    public var pourML: Double?
+    /// A loss across a lift of at least `pourMinML` that ran out faster than this
+    /// is a pour: nobody drinks faster than about 30 mL/s for long, and a bottle
+    /// upside down over the sink empties at 50–150 mL/s (mL/s; see `SipDetector`).
+    public var pourRateMLPerSecond: Double = 35
+    /// Smaller losses are sips, however fast (a quick gulp) (mL).
     public var pourMinML: Double = 100
+    /// A loss of most of what was in the bottle (`pourMostFraction`) is a pour
+    /// already from this pace: a bottle emptied into the sink, not a long drink
+    /// (mL/s). Needs what was in the bottle: a level curve, or a scale's `--tare`.
+    public var emptiedRateMLPerSecond: Double = 20
+    public var pourMostFraction: Double = 0.7
     /// A weight step up without a lift, smaller than this, is an object put next
     /// to the bottle (a phone); larger ones are refills poured on the scale (mL).
     public var maxObjectML: Double = 350
@@ -82,6 +90,8 @@ public struct SipDetector: Sendable {
     private var outliers = OutlierRun()
     private var lastT = -Double.infinity
     private var lastValidT = -Double.infinity
+    /// How often readings come (for how long a tilt lasted between them).
+    private var interval = SampleInterval()
 
     /// The settled level before the current disturbance (mL), if any.
     private var reference: Double?
@@ -113,6 +123,8 @@ public struct SipDetector: Sendable {
         var heldEnd = 0.0
         /// Last time the bottle was off the scale or the level unreadable.
         var lastAway = 0.0
+        /// First time the level was unreadable (tilted: pouring or drinking), level sensors.
+        var firstAway: Double?
         /// What the empty scale read while the bottle was off (weight).
         var zeroSeen: Double?
         /// A level that held while the bottle was off, light for the bottle.
@@ -124,7 +136,7 @@ public struct SipDetector: Sendable {
         self.configuration = configuration
         policy = calibration.sensor == .weight ? .weight : .level
         confirmSeconds = configuration.confirmSeconds ?? policy.confirmSeconds
-        run = LevelRun(settlingTail: configuration.settlingSeconds ?? policy.settlingTailSeconds)
+        run = LevelRun(settlingTail: configuration.settlingSeconds ?? policy.settlingTailSeconds, blockSeconds: policy.averagingBlockSeconds)
         noise = NoiseEstimate(floor: policy.noiseFloorML, timeConstant: policy.noiseTimeConstant)
         mlPerUnit = (calibration.unit.gramsPerUnit ?? 1) / calibration.density
         tareML = calibration.emptyWeightG.map { $0 / calibration.density }
@@ -165,6 +177,7 @@ public struct SipDetector: Sendable {
         if t - lastValidT > configuration.gapSeconds, lastValidT > -.infinity {
             noteGap(at: lastValidT, until: t, into: &events)
         }
+        interval.observe(t - lastT)
         lastT = t
         guard let value, value.isFinite else {
             // Nothing usable: a level sensor tilted, or a dropped sample.
@@ -229,6 +242,9 @@ public struct SipDetector: Sendable {
 
     /// The shortest time away a pour rate is measured over.
     static let shortestAwaySeconds = 0.5
+    /// The least time a lift takes besides the drinking or pouring itself
+    /// (grasp, to the mouth or the sink and back): a second.
+    static let leastHandlingSeconds = 1.0
 
     /// Long after the bottle came back, a level confirms after this hold.
     static let calmConfirmSeconds = 3.0
@@ -356,7 +372,12 @@ public struct SipDetector: Sendable {
 
     /// Level sensors: no usable reading (tilted). Weight: ignored.
     private mutating func noteUnreadable(at t: Double, into events: inout [DetectedEvent]) {
-        defer { if state == .disturbed { disturbance.lastAway = t } }
+        defer {
+            if state == .disturbed {
+                disturbance.lastAway = t
+                if disturbance.firstAway == nil { disturbance.firstAway = t }
+            }
+        }
         switch state {
         case .settled:
             reference = run.judgedLevel
@@ -406,6 +427,31 @@ public struct SipDetector: Sendable {
 
     // MARK: - Judging a change
 
+    /// Whether a loss across a lift went into the sink rather than into the
+    /// person. Size alone cannot tell: back from a run, people drink 150–400 mL
+    /// in one go. Pace can: drinking tops out near 30 mL/s, while a bottle held
+    /// upside down runs at 50–150 mL/s. A level sensor times the tilt itself
+    /// (its unreadable readings, widened by two readings either side); a scale only
+    /// the time away, less the least handling, which understates a pour's pace.
+    /// A loss of most of what was in the bottle is a pour from a lower pace.
+    private func isPour(loss: Double, before: Double, start: Double, settledAt: Double) -> Bool {
+        if let pourML = configuration.pourML, loss >= pourML { return true }
+        guard loss >= configuration.pourMinML else { return false }
+        let seconds: Double
+        if !policy.seesLifts, let first = disturbance.firstAway {
+            // Some tilted readings are garbage rather than none: two readings either side.
+            seconds = disturbance.lastAway - first + 4 * interval.seconds
+        } else {
+            seconds = settledAt - start - Self.leastHandlingSeconds
+        }
+        let pace = loss / max(seconds, Self.shortestAwaySeconds)
+        if pace >= configuration.pourRateMLPerSecond { return true }
+        let zero = policy.bottleLeavesSensor ? emptyML + objectsML : 0
+        guard pace >= configuration.emptiedRateMLPerSecond,
+              let content = calibration.remaining(settledML: before - zero), content > 0 else { return false }
+        return loss >= configuration.pourMostFraction * content
+    }
+
     private mutating func conclude(level after: Double, settledAt: Double, at t: Double, into events: inout [DetectedEvent]) {
         let before = reference ?? after
         var delta = after - before
@@ -446,12 +492,10 @@ public struct SipDetector: Sendable {
                abs(loss - objectsML) <= max(Self.objectRemovalToleranceML, Self.objectRemovalFraction * objectsML) {
                 objectsML = 0  // the phone was taken away
             } else if loss >= (lifted ? configuration.minSipML : configuration.minUnliftedSipML) {
-                let away = max(settledAt - start, Self.shortestAwaySeconds)
                 // Emptying into the sink needs a lift; a scale that was only
                 // pressed (a pump pot, a straw) lost what was drunk.
-                let isPour = lifted && loss >= configuration.pourML
-                    || (lifted && loss >= configuration.pourMinML && loss / away >= configuration.pourRateMLPerSecond)
-                kind = isPour ? .pour : .sip
+                let pour = lifted && isPour(loss: loss, before: before, start: start, settledAt: settledAt)
+                kind = pour ? .pour : .sip
             }
         } else if delta >= configuration.minRefillML {
             if policy.bottleLeavesSensor, !lifted, delta < configuration.maxObjectML {
@@ -501,6 +545,10 @@ enum DetectorPolicy: UInt8, Sendable, Hashable {
     /// The start of a level left out of its mean: a put-down's last wobble
     /// (1 s), or the slosh of a level sensor (3 s).
     var settlingTailSeconds: Double { self == .weight ? 1 : 3 }
+    /// Blocks of the level's running average: a load cell creeps for minutes
+    /// (8 s); a level sensor's readings drift little but are coarse (1 % of a
+    /// bottle is several mL), so their dithering is averaged over longer (40 s).
+    var averagingBlockSeconds: Double { self == .weight ? 8 : 40 }
     /// The noise band's floor (mL) and how fast it follows the stream: load
     /// cells change noise quickly, a level sensor's noise is slow to judge.
     var noiseFloorML: Double { self == .weight ? 4 : 3 }
@@ -582,11 +630,17 @@ struct LevelRun: Sendable {
     /// Samples not yet committed, oldest first, in a fixed ring.
     private var recent = RecentSamples()
 
-    static let blockSeconds = 8.0
+    /// The judged level averages the last one to two blocks: short enough to
+    /// follow a load cell's creep, long enough to average a coarse level
+    /// sensor's dithering down (its drift is slow).
+    let blockSeconds: Double
     let settlingTail: Double
     static let holdBack = 1.0
 
-    init(settlingTail: Double) { self.settlingTail = settlingTail }
+    init(settlingTail: Double, blockSeconds: Double = 8) {
+        self.settlingTail = settlingTail
+        self.blockSeconds = blockSeconds
+    }
 
     var duration: Double { lastT - start }
 
@@ -631,13 +685,27 @@ struct LevelRun: Sendable {
             tailN += 1
             return
         }
-        if sample.t - blockStart >= Self.blockSeconds {
+        if sample.t - blockStart >= blockSeconds {
             previousSum = sum; previousN = n
             sum = 0; n = 0
             blockStart = sample.t
         }
         sum += sample.x
         n += 1
+    }
+}
+
+/// The typical time between readings (an average that follows rate changes
+/// within a minute or so); gaps are left out.
+struct SampleInterval: Sendable, Equatable {
+    private(set) var seconds = 0.1
+    private var seen = false
+
+    @inline(__always)
+    mutating func observe(_ dt: Double) {
+        guard dt > 0, dt < 3 else { return }
+        seconds = seen ? seconds + (dt - seconds) * 0.05 : dt
+        seen = true
     }
 }
 
