@@ -92,6 +92,8 @@ public struct SipDetector: Sendable {
     private var lastValidT = -Double.infinity
     /// How often readings come (for how long a tilt lasted between them).
     private var interval = SampleInterval()
+    /// The settled level's recent average, against its whole (level sensors).
+    private var shift = LevelShift()
 
     /// The settled level before the current disturbance (mL), if any.
     private var reference: Double?
@@ -125,6 +127,8 @@ public struct SipDetector: Sendable {
         var lastAway = 0.0
         /// First time the level was unreadable (tilted: pouring or drinking), level sensors.
         var firstAway: Double?
+        /// It began with the level's average moving within the band (`LevelShift`).
+        var byMeanShift = false
         /// What the empty scale read while the bottle was off (weight).
         var zeroSeen: Double?
         /// A level that held while the bottle was off, light for the bottle.
@@ -271,6 +275,16 @@ public struct SipDetector: Sendable {
         if abs(x - run.mean) <= tol {
             run.add(x, at: t)
             outliers.clear()
+            if policy.watchesMeanShift, state == .settled,
+               shift.observe(x, at: t, level: run.judgedLevel, sigma: noise.sigma, smallest: configuration.minUnliftedSipML) {
+                // The level moved by less than the band (a coarse, dithering
+                // sensor) and no tilt was read: a sip all the same.
+                runEnded(firstOutlierAt: shift.since, into: &events)
+                disturbance.byMeanShift = true
+                run.start(x, at: t)
+                shift.reset()
+                return
+            }
             afterInlier(at: t, into: &events)
             return
         }
@@ -280,6 +294,7 @@ public struct SipDetector: Sendable {
         let (restartValue, restartT, firstT) = outliers.restart()
         runEnded(firstOutlierAt: firstT, into: &events)
         run.start(restartValue, at: restartT)
+        shift.reset()
         if outliers.consistentPair { run.add(outliers.lastValue, at: outliers.lastT) }
         outliers.clear()
         afterInlier(at: t, into: &events)
@@ -483,7 +498,12 @@ public struct SipDetector: Sendable {
             }
         }
         let start = disturbance.start
-        let lifted = disturbance.lifted || !policy.seesLifts || disturbance.gapped
+        // A level sensor's disturbance counts as a lift, unless all it saw was
+        // the level's mean shifting (no tilt, no jump): then it must be as large
+        // as a loss without a lift, well clear of what the average's noise can do.
+        let lifted = disturbance.lifted && !(disturbance.byMeanShift && disturbance.firstAway == nil)
+            || !policy.seesLifts && !(disturbance.byMeanShift && disturbance.firstAway == nil)
+            || disturbance.gapped
         var kind: EventKind?
         var ml = abs(delta)
         if delta < 0 {
@@ -549,6 +569,10 @@ enum DetectorPolicy: UInt8, Sendable, Hashable {
     /// (8 s); a level sensor's readings drift little but are coarse (1 % of a
     /// bottle is several mL), so their dithering is averaged over longer (40 s).
     var averagingBlockSeconds: Double { self == .weight ? 8 : 40 }
+    /// A level sensor's sip may move the level by less than its noise band
+    /// (1 % steps, dithering) and, at 1 Hz, bring no unreadable reading: watch
+    /// the level's recent average as well. A scale always sees the lift.
+    var watchesMeanShift: Bool { self == .level }
     /// The noise band's floor (mL) and how fast it follows the stream: load
     /// cells change noise quickly, a level sensor's noise is slow to judge.
     var noiseFloorML: Double { self == .weight ? 4 : 3 }
@@ -695,6 +719,42 @@ struct LevelRun: Sendable {
     }
 }
 
+/// The recent average of a settled level's readings (an exponential average
+/// over a few seconds) against the level judged from the whole run: a coarse
+/// sensor's dithering readings straddle a sip's step within one noise band,
+/// but their average moves by the sip.
+struct LevelShift: Sendable, Equatable {
+    private var average = 0.0
+    private var count = 0
+    private var lastT = 0.0
+    /// When the average began to move away (its last time within half the threshold).
+    private(set) var since = 0.0
+    static let seconds = 3.0
+    /// Samples before the average is trusted.
+    static let fewest = 4
+
+    mutating func reset() { count = 0 }
+
+    /// Takes an inlier; whether the recent average now lies off the level by
+    /// at least `smallest` and five of its own standard deviations.
+    @inline(__always)
+    mutating func observe(_ x: Double, at t: Double, level: Double, sigma: Double, smallest: Double) -> Bool {
+        guard count > 0 else {
+            average = x; lastT = t; since = t; count = 1
+            return false
+        }
+        let alpha = min(1, max(t - lastT, 0.01) / Self.seconds)
+        average += (x - average) * alpha
+        lastT = t
+        count += 1
+        let spread = sigma * (alpha / (2 - alpha)).squareRoot()
+        let threshold = max(smallest, 5 * spread)
+        let off = abs(average - level)
+        if off < threshold / 2 { since = t }
+        return count >= Self.fewest && off >= threshold
+    }
+}
+
 /// The typical time between readings (an average that follows rate changes
 /// within a minute or so); gaps are left out.
 struct SampleInterval: Sendable, Equatable {
@@ -829,6 +889,10 @@ struct NoiseEstimate: Sendable {
 
     /// The band, kept up to date on every change (read on every reading).
     private(set) var tolerance: Double
+
+    /// The readings' standard deviation (mean |Δ| of white noise is 1.13 σ),
+    /// at least a third of the resolution (rounding's own spread is 0.29 of a step).
+    var sigma: Double { max(step / 1.13, resolution.isFinite ? resolution / 3 : 0) }
 
     /// mean |Δ| of white noise is 1.13 σ, so 4 × step ≈ 4.5 σ.
     private mutating func updateTolerance() {
