@@ -8,12 +8,20 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
     public var minUnliftedSipML: Double = 8
     /// Smaller increases are not reported as refills (mL).
     public var minRefillML: Double = 15
-    /// A loss of at least this much in one go is a pour, not a sip (mL).
-    public var pourML: Double = 150
-    /// A loss at least `pourMinML` that happened faster than this (mL/s over the
-    /// time the bottle was away) is a pour.
-    public var pourRateMLPerSecond: Double = 30
+    /// When set, every loss across a lift of at least this much is a pour,
+    /// whatever its pace (mL; `--pour-ml`). Unset, pace and what was left decide.
+    public var pourML: Double?
+    /// A loss across a lift of at least `pourMinML` that ran out faster than this
+    /// is a pour: nobody drinks faster than about 30 mL/s for long, and a bottle
+    /// upside down over the sink empties at 50–150 mL/s (mL/s; see `SipDetector`).
+    public var pourRateMLPerSecond: Double = 35
+    /// Smaller losses are sips, however fast (a quick gulp) (mL).
     public var pourMinML: Double = 100
+    /// A loss of most of what was in the bottle (`pourMostFraction`) is a pour
+    /// already from this pace: a bottle emptied into the sink, not a long drink
+    /// (mL/s). Needs what was in the bottle: a level curve, or a scale's `--tare`.
+    public var emptiedRateMLPerSecond: Double = 20
+    public var pourMostFraction: Double = 0.7
     /// A weight step up without a lift, smaller than this, is an object put next
     /// to the bottle (a phone); larger ones are refills poured on the scale (mL).
     public var maxObjectML: Double = 350
@@ -82,6 +90,10 @@ public struct SipDetector: Sendable, Codable {
     private var outliers = OutlierRun()
     private var lastT = -Double.infinity
     private var lastValidT = -Double.infinity
+    /// How often readings come (for how long a tilt lasted between them).
+    private var interval = SampleInterval()
+    /// The settled level's recent average, against its whole (level sensors).
+    private var shift = LevelShift()
 
     /// The settled level before the current disturbance (mL), if any.
     private var reference: Double?
@@ -113,6 +125,10 @@ public struct SipDetector: Sendable, Codable {
         var heldEnd = 0.0
         /// Last time the bottle was off the scale or the level unreadable.
         var lastAway = 0.0
+        /// First time the level was unreadable (tilted: pouring or drinking), level sensors.
+        var firstAway: Double?
+        /// It began with the level's average moving within the band (`LevelShift`).
+        var byMeanShift = false
         /// What the empty scale read while the bottle was off (weight).
         var zeroSeen: Double?
         /// A level that held while the bottle was off, light for the bottle.
@@ -124,7 +140,7 @@ public struct SipDetector: Sendable, Codable {
         self.configuration = configuration
         policy = calibration.sensor == .weight ? .weight : .level
         confirmSeconds = configuration.confirmSeconds ?? policy.confirmSeconds
-        run = LevelRun(settlingTail: configuration.settlingSeconds ?? policy.settlingTailSeconds)
+        run = LevelRun(settlingTail: configuration.settlingSeconds ?? policy.settlingTailSeconds, blockSeconds: policy.averagingBlockSeconds)
         noise = NoiseEstimate(floor: policy.noiseFloorML, timeConstant: policy.noiseTimeConstant)
         mlPerUnit = (calibration.unit.gramsPerUnit ?? 1) / calibration.density
         tareML = calibration.emptyWeightG.map { $0 / calibration.density }
@@ -165,6 +181,7 @@ public struct SipDetector: Sendable, Codable {
         if t - lastValidT > configuration.gapSeconds, lastValidT > -.infinity {
             noteGap(at: lastValidT, until: t, into: &events)
         }
+        interval.observe(t - lastT)
         lastT = t
         guard let value, value.isFinite else {
             // Nothing usable: a level sensor tilted, or a dropped sample.
@@ -229,6 +246,9 @@ public struct SipDetector: Sendable, Codable {
 
     /// The shortest time away a pour rate is measured over.
     static let shortestAwaySeconds = 0.5
+    /// The least time a lift takes besides the drinking or pouring itself
+    /// (grasp, to the mouth or the sink and back): a second.
+    static let leastHandlingSeconds = 1.0
 
     /// Long after the bottle came back, a level confirms after this hold.
     static let calmConfirmSeconds = 3.0
@@ -255,6 +275,16 @@ public struct SipDetector: Sendable, Codable {
         if abs(x - run.mean) <= tol {
             run.add(x, at: t)
             outliers.clear()
+            if policy.watchesMeanShift, state == .settled,
+               shift.observe(x, at: t, level: run.judgedLevel, sigma: noise.sigma, smallest: configuration.minUnliftedSipML) {
+                // The level moved by less than the band (a coarse, dithering
+                // sensor) and no tilt was read: a sip all the same.
+                runEnded(firstOutlierAt: shift.since, into: &events)
+                disturbance.byMeanShift = true
+                run.start(x, at: t)
+                shift.reset()
+                return
+            }
             afterInlier(at: t, into: &events)
             return
         }
@@ -264,6 +294,7 @@ public struct SipDetector: Sendable, Codable {
         let (restartValue, restartT, firstT) = outliers.restart()
         runEnded(firstOutlierAt: firstT, into: &events)
         run.start(restartValue, at: restartT)
+        shift.reset()
         if outliers.consistentPair { run.add(outliers.lastValue, at: outliers.lastT) }
         outliers.clear()
         afterInlier(at: t, into: &events)
@@ -356,7 +387,12 @@ public struct SipDetector: Sendable, Codable {
 
     /// Level sensors: no usable reading (tilted). Weight: ignored.
     private mutating func noteUnreadable(at t: Double, into events: inout [DetectedEvent]) {
-        defer { if state == .disturbed { disturbance.lastAway = t } }
+        defer {
+            if state == .disturbed {
+                disturbance.lastAway = t
+                if disturbance.firstAway == nil { disturbance.firstAway = t }
+            }
+        }
         switch state {
         case .settled:
             reference = run.judgedLevel
@@ -406,6 +442,31 @@ public struct SipDetector: Sendable, Codable {
 
     // MARK: - Judging a change
 
+    /// Whether a loss across a lift went into the sink rather than into the
+    /// person. Size alone cannot tell: back from a run, people drink 150–400 mL
+    /// in one go. Pace can: drinking tops out near 30 mL/s, while a bottle held
+    /// upside down runs at 50–150 mL/s. A level sensor times the tilt itself
+    /// (its unreadable readings, widened by two readings either side); a scale only
+    /// the time away, less the least handling, which understates a pour's pace.
+    /// A loss of most of what was in the bottle is a pour from a lower pace.
+    private func isPour(loss: Double, before: Double, start: Double, settledAt: Double) -> Bool {
+        if let pourML = configuration.pourML, loss >= pourML { return true }
+        guard loss >= configuration.pourMinML else { return false }
+        let seconds: Double
+        if !policy.seesLifts, let first = disturbance.firstAway {
+            // Some tilted readings are garbage rather than none: two readings either side.
+            seconds = disturbance.lastAway - first + 4 * interval.seconds
+        } else {
+            seconds = settledAt - start - Self.leastHandlingSeconds
+        }
+        let pace = loss / max(seconds, Self.shortestAwaySeconds)
+        if pace >= configuration.pourRateMLPerSecond { return true }
+        let zero = policy.bottleLeavesSensor ? emptyML + objectsML : 0
+        guard pace >= configuration.emptiedRateMLPerSecond,
+              let content = calibration.remaining(settledML: before - zero), content > 0 else { return false }
+        return loss >= configuration.pourMostFraction * content
+    }
+
     private mutating func conclude(level after: Double, settledAt: Double, at t: Double, into events: inout [DetectedEvent]) {
         let before = reference ?? after
         var delta = after - before
@@ -437,7 +498,12 @@ public struct SipDetector: Sendable, Codable {
             }
         }
         let start = disturbance.start
-        let lifted = disturbance.lifted || !policy.seesLifts || disturbance.gapped
+        // A level sensor's disturbance counts as a lift, unless all it saw was
+        // the level's mean shifting (no tilt, no jump): then it must be as large
+        // as a loss without a lift, well clear of what the average's noise can do.
+        let lifted = disturbance.lifted && !(disturbance.byMeanShift && disturbance.firstAway == nil)
+            || !policy.seesLifts && !(disturbance.byMeanShift && disturbance.firstAway == nil)
+            || disturbance.gapped
         var kind: EventKind?
         var ml = abs(delta)
         if delta < 0 {
@@ -446,12 +512,10 @@ public struct SipDetector: Sendable, Codable {
                abs(loss - objectsML) <= max(Self.objectRemovalToleranceML, Self.objectRemovalFraction * objectsML) {
                 objectsML = 0  // the phone was taken away
             } else if loss >= (lifted ? configuration.minSipML : configuration.minUnliftedSipML) {
-                let away = max(settledAt - start, Self.shortestAwaySeconds)
                 // Emptying into the sink needs a lift; a scale that was only
                 // pressed (a pump pot, a straw) lost what was drunk.
-                let isPour = lifted && loss >= configuration.pourML
-                    || (lifted && loss >= configuration.pourMinML && loss / away >= configuration.pourRateMLPerSecond)
-                kind = isPour ? .pour : .sip
+                let pour = lifted && isPour(loss: loss, before: before, start: start, settledAt: settledAt)
+                kind = pour ? .pour : .sip
             }
         } else if delta >= configuration.minRefillML {
             if policy.bottleLeavesSensor, !lifted, delta < configuration.maxObjectML {
@@ -501,6 +565,14 @@ enum DetectorPolicy: UInt8, Sendable, Hashable, Codable {
     /// The start of a level left out of its mean: a put-down's last wobble
     /// (1 s), or the slosh of a level sensor (3 s).
     var settlingTailSeconds: Double { self == .weight ? 1 : 3 }
+    /// Blocks of the level's running average: a load cell creeps for minutes
+    /// (8 s); a level sensor's readings drift little but are coarse (1 % of a
+    /// bottle is several mL), so their dithering is averaged over longer (40 s).
+    var averagingBlockSeconds: Double { self == .weight ? 8 : 40 }
+    /// A level sensor's sip may move the level by less than its noise band
+    /// (1 % steps, dithering) and, at 1 Hz, bring no unreadable reading: watch
+    /// the level's recent average as well. A scale always sees the lift.
+    var watchesMeanShift: Bool { self == .level }
     /// The noise band's floor (mL) and how fast it follows the stream: load
     /// cells change noise quickly, a level sensor's noise is slow to judge.
     var noiseFloorML: Double { self == .weight ? 4 : 3 }
@@ -582,11 +654,17 @@ struct LevelRun: Sendable, Codable {
     /// Samples not yet committed, oldest first, in a fixed ring.
     private var recent = RecentSamples()
 
-    static let blockSeconds = 8.0
+    /// The judged level averages the last one to two blocks: short enough to
+    /// follow a load cell's creep, long enough to average a coarse level
+    /// sensor's dithering down (its drift is slow).
+    let blockSeconds: Double
     let settlingTail: Double
     static let holdBack = 1.0
 
-    init(settlingTail: Double) { self.settlingTail = settlingTail }
+    init(settlingTail: Double, blockSeconds: Double = 8) {
+        self.settlingTail = settlingTail
+        self.blockSeconds = blockSeconds
+    }
 
     var duration: Double { lastT - start }
 
@@ -631,13 +709,63 @@ struct LevelRun: Sendable, Codable {
             tailN += 1
             return
         }
-        if sample.t - blockStart >= Self.blockSeconds {
+        if sample.t - blockStart >= blockSeconds {
             previousSum = sum; previousN = n
             sum = 0; n = 0
             blockStart = sample.t
         }
         sum += sample.x
         n += 1
+    }
+}
+
+/// The recent average of a settled level's readings (an exponential average
+/// over a few seconds) against the level judged from the whole run: a coarse
+/// sensor's dithering readings straddle a sip's step within one noise band,
+/// but their average moves by the sip.
+struct LevelShift: Sendable, Equatable {
+    private var average = 0.0
+    private var count = 0
+    private var lastT = 0.0
+    /// When the average began to move away (its last time within half the threshold).
+    private(set) var since = 0.0
+    static let seconds = 3.0
+    /// Samples before the average is trusted.
+    static let fewest = 4
+
+    mutating func reset() { count = 0 }
+
+    /// Takes an inlier; whether the recent average now lies off the level by
+    /// at least `smallest` and five of its own standard deviations.
+    @inline(__always)
+    mutating func observe(_ x: Double, at t: Double, level: Double, sigma: Double, smallest: Double) -> Bool {
+        guard count > 0 else {
+            average = x; lastT = t; since = t; count = 1
+            return false
+        }
+        let alpha = min(1, max(t - lastT, 0.01) / Self.seconds)
+        average += (x - average) * alpha
+        lastT = t
+        count += 1
+        let spread = sigma * (alpha / (2 - alpha)).squareRoot()
+        let threshold = max(smallest, 5 * spread)
+        let off = abs(average - level)
+        if off < threshold / 2 { since = t }
+        return count >= Self.fewest && off >= threshold
+    }
+}
+
+/// The typical time between readings (an average that follows rate changes
+/// within a minute or so); gaps are left out.
+struct SampleInterval: Sendable, Equatable {
+    private(set) var seconds = 0.1
+    private var seen = false
+
+    @inline(__always)
+    mutating func observe(_ dt: Double) {
+        guard dt > 0, dt < 3 else { return }
+        seconds = seen ? seconds + (dt - seconds) * 0.05 : dt
+        seen = true
     }
 }
 
@@ -761,6 +889,10 @@ struct NoiseEstimate: Sendable, Codable {
 
     /// The band, kept up to date on every change (read on every reading).
     private(set) var tolerance: Double
+
+    /// The readings' standard deviation (mean |Δ| of white noise is 1.13 σ),
+    /// at least a third of the resolution (rounding's own spread is 0.29 of a step).
+    var sigma: Double { max(step / 1.13, resolution.isFinite ? resolution / 3 : 0) }
 
     /// mean |Δ| of white noise is 1.13 σ, so 4 × step ≈ 4.5 σ.
     private mutating func updateTolerance() {
