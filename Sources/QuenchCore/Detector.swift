@@ -723,7 +723,7 @@ struct LevelRun: Sendable, Codable {
 /// over a few seconds) against the level judged from the whole run: a coarse
 /// sensor's dithering readings straddle a sip's step within one noise band,
 /// but their average moves by the sip.
-struct LevelShift: Sendable, Equatable {
+struct LevelShift: Sendable, Equatable, Codable {
     private var average = 0.0
     private var count = 0
     private var lastT = 0.0
@@ -757,7 +757,7 @@ struct LevelShift: Sendable, Equatable {
 
 /// The typical time between readings (an average that follows rate changes
 /// within a minute or so); gaps are left out.
-struct SampleInterval: Sendable, Equatable {
+struct SampleInterval: Sendable, Equatable, Codable {
     private(set) var seconds = 0.1
     private var seen = false
 
@@ -913,7 +913,7 @@ extension SipDetector {
         let fresh = SipDetector(calibration: calibration, configuration: configuration)
         guard policy == fresh.policy, mlPerUnit == fresh.mlPerUnit, tareML == fresh.tareML,
               plausibleML == fresh.plausibleML, confirmSeconds == fresh.confirmSeconds,
-              run.settlingTail == fresh.run.settlingTail,
+              run.settlingTail == fresh.run.settlingTail, run.blockSeconds == fresh.run.blockSeconds,
               noise.floor == fresh.noise.floor, noise.timeConstant == fresh.noise.timeConstant
         else { return "its settings are not the ones this version derives" }
         guard run.isWhole else { return "its recent samples are inconsistent" }
