@@ -94,6 +94,10 @@ public struct SipDetector: Sendable, Codable {
     private var interval = SampleInterval()
     /// The settled level's recent average, against its whole (level sensors).
     private var shift = LevelShift()
+    /// The last plausible reading (mL), level sensors.
+    private var lastML = Double.nan
+    /// Consecutive level readings this far apart mean a tilt (mL).
+    private let tiltJumpML: Double
 
     /// The settled level before the current disturbance (mL), if any.
     private var reference: Double?
@@ -147,8 +151,10 @@ public struct SipDetector: Sendable, Codable {
         if let curve = calibration.levelCurve {
             let top = curve.points[curve.points.count - 1].ml
             plausibleML = -Self.plausibleBelowEmpty * top ... Self.plausibleAboveFull * top + 1
+            tiltJumpML = Self.tiltJumpFraction * top
         } else {
             plausibleML = -.infinity ... .infinity
+            tiltJumpML = .infinity
         }
     }
 
@@ -194,6 +200,12 @@ public struct SipDetector: Sendable, Codable {
             return
         }
         lastValidT = t
+        if policy.unreadableMeansTilted {
+            // A jump a scale of slosh cannot make: a tilted sensor reading the
+            // wall or foam (or the first reading back), part of the tilt's time.
+            if state == .disturbed, abs(ml - lastML) >= tiltJumpML { markTilted(at: t) }
+            lastML = ml
+        }
         add(ml, at: t, into: &events)
     }
 
@@ -222,6 +234,9 @@ public struct SipDetector: Sendable, Codable {
     /// fraction of the full volume; above full, as a multiple of it) are garbage.
     static let plausibleBelowEmpty = 0.05
     static let plausibleAboveFull = 1.2
+    /// Slosh moves a level by millimetres; a tilted sensor's garbage jumps by
+    /// a large part of the bottle (this fraction of its volume).
+    static let tiltJumpFraction = 0.15
 
     /// A bottle weighs at least this (mL-equivalent) above the empty scale:
     /// well clear of an empty scale's offsets.
@@ -386,13 +401,13 @@ public struct SipDetector: Sendable, Codable {
     }
 
     /// Level sensors: no usable reading (tilted). Weight: ignored.
+    private mutating func markTilted(at t: Double) {
+        disturbance.lastAway = t
+        if disturbance.firstAway == nil { disturbance.firstAway = t }
+    }
+
     private mutating func noteUnreadable(at t: Double, into events: inout [DetectedEvent]) {
-        defer {
-            if state == .disturbed {
-                disturbance.lastAway = t
-                if disturbance.firstAway == nil { disturbance.firstAway = t }
-            }
-        }
+        defer { if state == .disturbed { markTilted(at: t) } }
         switch state {
         case .settled:
             reference = run.judgedLevel
@@ -446,19 +461,22 @@ public struct SipDetector: Sendable, Codable {
     /// person. Size alone cannot tell: back from a run, people drink 150–400 mL
     /// in one go. Pace can: drinking tops out near 30 mL/s, while a bottle held
     /// upside down runs at 50–150 mL/s. A level sensor times the tilt itself
-    /// (its unreadable readings, widened by two readings either side); a scale only
+    /// (its unreadable readings and garbage jumps); a scale only
     /// the time away, less the least handling, which understates a pour's pace.
-    /// A loss of most of what was in the bottle is a pour from a lower pace.
+    /// Time away understates a pour's pace (walking to the sink, turning the
+    /// bottle), so on a scale a loss of most of what was in the bottle is a
+    /// pour from a lower pace.
     private func isPour(loss: Double, before: Double, start: Double, settledAt: Double) -> Bool {
         if let pourML = configuration.pourML, loss >= pourML { return true }
         guard loss >= configuration.pourMinML else { return false }
-        let seconds: Double
         if !policy.seesLifts, let first = disturbance.firstAway {
-            // Some tilted readings are garbage rather than none: two readings either side.
-            seconds = disturbance.lastAway - first + 4 * interval.seconds
-        } else {
-            seconds = settledAt - start - Self.leastHandlingSeconds
+            // The tilt's own length, from unreadable readings and garbage
+            // jumps (widened by a reading either side), up to the new level
+            // (later garbage is a spike): the pace itself.
+            let seconds = min(disturbance.lastAway, settledAt) - first + 2 * interval.seconds
+            return loss / max(seconds, Self.shortestAwaySeconds) >= configuration.pourRateMLPerSecond
         }
+        let seconds = settledAt - start - Self.leastHandlingSeconds
         let pace = loss / max(seconds, Self.shortestAwaySeconds)
         if pace >= configuration.pourRateMLPerSecond { return true }
         let zero = policy.bottleLeavesSensor ? emptyML + objectsML : 0

@@ -4,7 +4,7 @@ import QuenchCore
 import QuenchSimulator
 
 /// Runs `seeds` one-hour bottles of a configuration family through the detector.
-func sweep(seeds: UInt64, verbose: Bool = false, _ configuration: (UInt64) -> SimulationConfiguration)
+func sweep(seeds: UInt64, verbose: Bool = false, bySensor: Bool = false, _ configuration: (UInt64) -> SimulationConfiguration)
     -> [String: (detected: [DetectedEvent], truth: [TruthEvent], offset: Double)] {
     var byName: [String: (detected: [DetectedEvent], truth: [TruthEvent], offset: Double)] = [:]
     let environment = ProcessInfo.processInfo.environment
@@ -30,12 +30,13 @@ func sweep(seeds: UInt64, verbose: Bool = false, _ configuration: (UInt64) -> Si
                 }
             }
         }
-        var entry = byName[configuration.name] ?? ([], [], 0)
+        let name = bySensor ? "\(configuration.name) \(configuration.sensor)" : configuration.name
+        var entry = byName[name] ?? ([], [], 0)
         // Concatenate on one clock so the report covers every seed.
         entry.detected += events.map { var e = $0; e.t += entry.offset; e.start += entry.offset; e.end += entry.offset; return e }
         entry.truth += truth.map { var e = $0; e.tStart += entry.offset; e.tEnd += entry.offset; return e }
         entry.offset += configuration.duration + 1000
-        byName[configuration.name] = entry
+        byName[name] = entry
     }
     return byName
 }
@@ -70,7 +71,8 @@ func printSweep(_ groups: [String: (detected: [DetectedEvent], truth: [TruthEven
     print("-- situations")
     var groups: [String: (detected: [DetectedEvent], truth: [TruthEvent], offset: Double)] = [:]
     for situation in Situation.allCases where only == nil || only == situation {
-        groups.merge(sweep(seeds: seeds, verbose: verbose) { .situation(situation, seed: $0, duration: 3600) }) { a, _ in a }
+        let bySensor = environment["BY_SENSOR"] != nil
+        groups.merge(sweep(seeds: seeds, verbose: verbose, bySensor: bySensor) { .situation(situation, seed: $0, duration: 3600) }) { a, _ in a }
     }
     printSweep(groups)
 }
