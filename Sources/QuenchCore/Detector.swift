@@ -8,12 +8,20 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
     public var minUnliftedSipML: Double = 8
     /// Smaller increases are not reported as refills (mL).
     public var minRefillML: Double = 15
-    /// A loss of at least this much in one go is a pour, not a sip (mL).
-    public var pourML: Double = 150
-    /// A loss at least `pourMinML` that happened faster than this (mL/s over the
-    /// time the bottle was away) is a pour.
-    public var pourRateMLPerSecond: Double = 30
+    /// When set, every loss across a lift of at least this much is a pour,
+    /// whatever its pace (mL; `--pour-ml`). Unset, pace and what was left decide.
+    public var pourML: Double?
+    /// A loss across a lift of at least `pourMinML` that ran out faster than this
+    /// is a pour: nobody drinks faster than about 30 mL/s for long, and a bottle
+    /// upside down over the sink empties at 50–150 mL/s (mL/s; see `SipDetector`).
+    public var pourRateMLPerSecond: Double = 35
+    /// Smaller losses are sips, however fast (a quick gulp) (mL).
     public var pourMinML: Double = 100
+    /// A loss of most of what was in the bottle (`pourMostFraction`) is a pour
+    /// already from this pace: a bottle emptied into the sink, not a long drink
+    /// (mL/s). Needs what was in the bottle: a level curve, or a scale's `--tare`.
+    public var emptiedRateMLPerSecond: Double = 20
+    public var pourMostFraction: Double = 0.7
     /// A weight step up without a lift, smaller than this, is an object put next
     /// to the bottle (a phone); larger ones are refills poured on the scale (mL).
     public var maxObjectML: Double = 350
@@ -63,7 +71,7 @@ public enum DetectorPhase: String, Sendable, Hashable {
 /// ignored; slow drift moves the tracked level without ever crossing a threshold.
 ///
 /// Streaming and deterministic; O(1) work and memory per reading.
-public struct SipDetector: Sendable {
+public struct SipDetector: Sendable, Codable {
     public let calibration: BottleCalibration
     public let configuration: DetectorConfiguration
 
@@ -82,6 +90,14 @@ public struct SipDetector: Sendable {
     private var outliers = OutlierRun()
     private var lastT = -Double.infinity
     private var lastValidT = -Double.infinity
+    /// How often readings come (for how long a tilt lasted between them).
+    private var interval = SampleInterval()
+    /// The settled level's recent average, against its whole (level sensors).
+    private var shift = LevelShift()
+    /// The last plausible reading (mL), level sensors.
+    private var lastML = Double.nan
+    /// Consecutive level readings this far apart mean a tilt (mL).
+    private let tiltJumpML: Double
 
     /// The settled level before the current disturbance (mL), if any.
     private var reference: Double?
@@ -97,9 +113,9 @@ public struct SipDetector: Sendable {
     /// level while it stands are drift, which moves the zero too.
     private var levelAnchor: Double?
 
-    private enum State { case unknown, settled, disturbed }
+    private enum State: Codable { case unknown, settled, disturbed }
 
-    private struct Disturbance {
+    private struct Disturbance: Codable {
         var start = 0.0
         var lifted = false
         /// A link gap hid what happened; the gap counts as a lift.
@@ -113,6 +129,10 @@ public struct SipDetector: Sendable {
         var heldEnd = 0.0
         /// Last time the bottle was off the scale or the level unreadable.
         var lastAway = 0.0
+        /// First time the level was unreadable (tilted: pouring or drinking), level sensors.
+        var firstAway: Double?
+        /// It began with the level's average moving within the band (`LevelShift`).
+        var byMeanShift = false
         /// What the empty scale read while the bottle was off (weight).
         var zeroSeen: Double?
         /// A level that held while the bottle was off, light for the bottle.
@@ -124,15 +144,17 @@ public struct SipDetector: Sendable {
         self.configuration = configuration
         policy = calibration.sensor == .weight ? .weight : .level
         confirmSeconds = configuration.confirmSeconds ?? policy.confirmSeconds
-        run = LevelRun(settlingTail: configuration.settlingSeconds ?? policy.settlingTailSeconds)
+        run = LevelRun(settlingTail: configuration.settlingSeconds ?? policy.settlingTailSeconds, blockSeconds: policy.averagingBlockSeconds)
         noise = NoiseEstimate(floor: policy.noiseFloorML, timeConstant: policy.noiseTimeConstant)
         mlPerUnit = (calibration.unit.gramsPerUnit ?? 1) / calibration.density
         tareML = calibration.emptyWeightG.map { $0 / calibration.density }
         if let curve = calibration.levelCurve {
             let top = curve.points[curve.points.count - 1].ml
             plausibleML = -Self.plausibleBelowEmpty * top ... Self.plausibleAboveFull * top + 1
+            tiltJumpML = Self.tiltJumpFraction * top
         } else {
             plausibleML = -.infinity ... .infinity
+            tiltJumpML = .infinity
         }
     }
 
@@ -165,6 +187,7 @@ public struct SipDetector: Sendable {
         if t - lastValidT > configuration.gapSeconds, lastValidT > -.infinity {
             noteGap(at: lastValidT, until: t, into: &events)
         }
+        interval.observe(t - lastT)
         lastT = t
         guard let value, value.isFinite else {
             // Nothing usable: a level sensor tilted, or a dropped sample.
@@ -177,6 +200,12 @@ public struct SipDetector: Sendable {
             return
         }
         lastValidT = t
+        if policy.unreadableMeansTilted {
+            // A jump a scale of slosh cannot make: a tilted sensor reading the
+            // wall or foam (or the first reading back), part of the tilt's time.
+            if state == .disturbed, abs(ml - lastML) >= tiltJumpML { markTilted(at: t) }
+            lastML = ml
+        }
         add(ml, at: t, into: &events)
     }
 
@@ -205,6 +234,9 @@ public struct SipDetector: Sendable {
     /// fraction of the full volume; above full, as a multiple of it) are garbage.
     static let plausibleBelowEmpty = 0.05
     static let plausibleAboveFull = 1.2
+    /// Slosh moves a level by millimetres; a tilted sensor's garbage jumps by
+    /// a large part of the bottle (this fraction of its volume).
+    static let tiltJumpFraction = 0.15
 
     /// A bottle weighs at least this (mL-equivalent) above the empty scale:
     /// well clear of an empty scale's offsets.
@@ -229,6 +261,9 @@ public struct SipDetector: Sendable {
 
     /// The shortest time away a pour rate is measured over.
     static let shortestAwaySeconds = 0.5
+    /// The least time a lift takes besides the drinking or pouring itself
+    /// (grasp, to the mouth or the sink and back): a second.
+    static let leastHandlingSeconds = 1.0
 
     /// Long after the bottle came back, a level confirms after this hold.
     static let calmConfirmSeconds = 3.0
@@ -255,6 +290,16 @@ public struct SipDetector: Sendable {
         if abs(x - run.mean) <= tol {
             run.add(x, at: t)
             outliers.clear()
+            if policy.watchesMeanShift, state == .settled,
+               shift.observe(x, at: t, level: run.judgedLevel, sigma: noise.sigma, smallest: configuration.minUnliftedSipML) {
+                // The level moved by less than the band (a coarse, dithering
+                // sensor) and no tilt was read: a sip all the same.
+                runEnded(firstOutlierAt: shift.since, into: &events)
+                disturbance.byMeanShift = true
+                run.start(x, at: t)
+                shift.reset()
+                return
+            }
             afterInlier(at: t, into: &events)
             return
         }
@@ -264,6 +309,7 @@ public struct SipDetector: Sendable {
         let (restartValue, restartT, firstT) = outliers.restart()
         runEnded(firstOutlierAt: firstT, into: &events)
         run.start(restartValue, at: restartT)
+        shift.reset()
         if outliers.consistentPair { run.add(outliers.lastValue, at: outliers.lastT) }
         outliers.clear()
         afterInlier(at: t, into: &events)
@@ -355,8 +401,13 @@ public struct SipDetector: Sendable {
     }
 
     /// Level sensors: no usable reading (tilted). Weight: ignored.
+    private mutating func markTilted(at t: Double) {
+        disturbance.lastAway = t
+        if disturbance.firstAway == nil { disturbance.firstAway = t }
+    }
+
     private mutating func noteUnreadable(at t: Double, into events: inout [DetectedEvent]) {
-        defer { if state == .disturbed { disturbance.lastAway = t } }
+        defer { if state == .disturbed { markTilted(at: t) } }
         switch state {
         case .settled:
             reference = run.judgedLevel
@@ -406,6 +457,34 @@ public struct SipDetector: Sendable {
 
     // MARK: - Judging a change
 
+    /// Whether a loss across a lift went into the sink rather than into the
+    /// person. Size alone cannot tell: back from a run, people drink 150–400 mL
+    /// in one go. Pace can: drinking tops out near 30 mL/s, while a bottle held
+    /// upside down runs at 50–150 mL/s. A level sensor times the tilt itself
+    /// (its unreadable readings and garbage jumps); a scale only
+    /// the time away, less the least handling, which understates a pour's pace.
+    /// Time away understates a pour's pace (walking to the sink, turning the
+    /// bottle), so on a scale a loss of most of what was in the bottle is a
+    /// pour from a lower pace.
+    private func isPour(loss: Double, before: Double, start: Double, settledAt: Double) -> Bool {
+        if let pourML = configuration.pourML, loss >= pourML { return true }
+        guard loss >= configuration.pourMinML else { return false }
+        if !policy.seesLifts, let first = disturbance.firstAway {
+            // The tilt's own length, from unreadable readings and garbage
+            // jumps (widened by a reading either side), up to the new level
+            // (later garbage is a spike): the pace itself.
+            let seconds = min(disturbance.lastAway, settledAt) - first + 2 * interval.seconds
+            return loss / max(seconds, Self.shortestAwaySeconds) >= configuration.pourRateMLPerSecond
+        }
+        let seconds = settledAt - start - Self.leastHandlingSeconds
+        let pace = loss / max(seconds, Self.shortestAwaySeconds)
+        if pace >= configuration.pourRateMLPerSecond { return true }
+        let zero = policy.bottleLeavesSensor ? emptyML + objectsML : 0
+        guard pace >= configuration.emptiedRateMLPerSecond,
+              let content = calibration.remaining(settledML: before - zero), content > 0 else { return false }
+        return loss >= configuration.pourMostFraction * content
+    }
+
     private mutating func conclude(level after: Double, settledAt: Double, at t: Double, into events: inout [DetectedEvent]) {
         let before = reference ?? after
         var delta = after - before
@@ -437,7 +516,12 @@ public struct SipDetector: Sendable {
             }
         }
         let start = disturbance.start
-        let lifted = disturbance.lifted || !policy.seesLifts || disturbance.gapped
+        // A level sensor's disturbance counts as a lift, unless all it saw was
+        // the level's mean shifting (no tilt, no jump): then it must be as large
+        // as a loss without a lift, well clear of what the average's noise can do.
+        let lifted = disturbance.lifted && !(disturbance.byMeanShift && disturbance.firstAway == nil)
+            || !policy.seesLifts && !(disturbance.byMeanShift && disturbance.firstAway == nil)
+            || disturbance.gapped
         var kind: EventKind?
         var ml = abs(delta)
         if delta < 0 {
@@ -446,12 +530,10 @@ public struct SipDetector: Sendable {
                abs(loss - objectsML) <= max(Self.objectRemovalToleranceML, Self.objectRemovalFraction * objectsML) {
                 objectsML = 0  // the phone was taken away
             } else if loss >= (lifted ? configuration.minSipML : configuration.minUnliftedSipML) {
-                let away = max(settledAt - start, Self.shortestAwaySeconds)
                 // Emptying into the sink needs a lift; a scale that was only
                 // pressed (a pump pot, a straw) lost what was drunk.
-                let isPour = lifted && loss >= configuration.pourML
-                    || (lifted && loss >= configuration.pourMinML && loss / away >= configuration.pourRateMLPerSecond)
-                kind = isPour ? .pour : .sip
+                let pour = lifted && isPour(loss: loss, before: before, start: start, settledAt: settledAt)
+                kind = pour ? .pour : .sip
             }
         } else if delta >= configuration.minRefillML {
             if policy.bottleLeavesSensor, !lifted, delta < configuration.maxObjectML {
@@ -481,7 +563,7 @@ public struct SipDetector: Sendable {
 /// settling; a level sensor travels with the bottle, sees no lift, reads
 /// through the bottle's curve, goes unreadable when tilted, and sloshes.
 /// One byte in the detector's state; each answer is a switch.
-enum DetectorPolicy: UInt8, Sendable, Hashable {
+enum DetectorPolicy: UInt8, Sendable, Hashable, Codable {
     case weight, level
 
     /// Lifting the bottle takes it off the sensor (the scale then reads its
@@ -501,6 +583,14 @@ enum DetectorPolicy: UInt8, Sendable, Hashable {
     /// The start of a level left out of its mean: a put-down's last wobble
     /// (1 s), or the slosh of a level sensor (3 s).
     var settlingTailSeconds: Double { self == .weight ? 1 : 3 }
+    /// Blocks of the level's running average: a load cell creeps for minutes
+    /// (8 s); a level sensor's readings drift little but are coarse (1 % of a
+    /// bottle is several mL), so their dithering is averaged over longer (40 s).
+    var averagingBlockSeconds: Double { self == .weight ? 8 : 40 }
+    /// A level sensor's sip may move the level by less than its noise band
+    /// (1 % steps, dithering) and, at 1 Hz, bring no unreadable reading: watch
+    /// the level's recent average as well. A scale always sees the lift.
+    var watchesMeanShift: Bool { self == .level }
     /// The noise band's floor (mL) and how fast it follows the stream: load
     /// cells change noise quickly, a level sensor's noise is slow to judge.
     var noiseFloorML: Double { self == .weight ? 4 : 3 }
@@ -515,7 +605,7 @@ enum DetectorPolicy: UInt8, Sendable, Hashable {
 /// readings wander like a random walk, passing offsets scatter them around one
 /// centre. Each hypothesis predicts the next empty reading; the weight given to
 /// "it stays" follows how much better that prediction has been.
-struct ZeroModel: Sendable {
+struct ZeroModel: Sendable, Codable {
     /// Drift of the standing bottle since the start: it moves the zero too.
     private var drift = 0.0
     /// The last empty reading, and the drift then ("it stays").
@@ -570,7 +660,7 @@ struct ZeroModel: Sendable {
 /// the judged level only after `holdBack` seconds, so that when the level is
 /// disturbed, the touch that began it is not part of the level it is judged
 /// against; the first second of a new level (the settling tail) is left out.
-struct LevelRun: Sendable {
+struct LevelRun: Sendable, Codable {
     private(set) var start = 0.0
     private(set) var lastT = 0.0
     private(set) var count = 0
@@ -582,11 +672,17 @@ struct LevelRun: Sendable {
     /// Samples not yet committed, oldest first, in a fixed ring.
     private var recent = RecentSamples()
 
-    static let blockSeconds = 8.0
+    /// The judged level averages the last one to two blocks: short enough to
+    /// follow a load cell's creep, long enough to average a coarse level
+    /// sensor's dithering down (its drift is slow).
+    let blockSeconds: Double
     let settlingTail: Double
     static let holdBack = 1.0
 
-    init(settlingTail: Double) { self.settlingTail = settlingTail }
+    init(settlingTail: Double, blockSeconds: Double = 8) {
+        self.settlingTail = settlingTail
+        self.blockSeconds = blockSeconds
+    }
 
     var duration: Double { lastT - start }
 
@@ -631,7 +727,7 @@ struct LevelRun: Sendable {
             tailN += 1
             return
         }
-        if sample.t - blockStart >= Self.blockSeconds {
+        if sample.t - blockStart >= blockSeconds {
             previousSum = sum; previousN = n
             sum = 0; n = 0
             blockStart = sample.t
@@ -641,9 +737,59 @@ struct LevelRun: Sendable {
     }
 }
 
+/// The recent average of a settled level's readings (an exponential average
+/// over a few seconds) against the level judged from the whole run: a coarse
+/// sensor's dithering readings straddle a sip's step within one noise band,
+/// but their average moves by the sip.
+struct LevelShift: Sendable, Equatable, Codable {
+    private var average = 0.0
+    private var count = 0
+    private var lastT = 0.0
+    /// When the average began to move away (its last time within half the threshold).
+    private(set) var since = 0.0
+    static let seconds = 3.0
+    /// Samples before the average is trusted.
+    static let fewest = 4
+
+    mutating func reset() { count = 0 }
+
+    /// Takes an inlier; whether the recent average now lies off the level by
+    /// at least `smallest` and five of its own standard deviations.
+    @inline(__always)
+    mutating func observe(_ x: Double, at t: Double, level: Double, sigma: Double, smallest: Double) -> Bool {
+        guard count > 0 else {
+            average = x; lastT = t; since = t; count = 1
+            return false
+        }
+        let alpha = min(1, max(t - lastT, 0.01) / Self.seconds)
+        average += (x - average) * alpha
+        lastT = t
+        count += 1
+        let spread = sigma * (alpha / (2 - alpha)).squareRoot()
+        let threshold = max(smallest, 5 * spread)
+        let off = abs(average - level)
+        if off < threshold / 2 { since = t }
+        return count >= Self.fewest && off >= threshold
+    }
+}
+
+/// The typical time between readings (an average that follows rate changes
+/// within a minute or so); gaps are left out.
+struct SampleInterval: Sendable, Equatable, Codable {
+    private(set) var seconds = 0.1
+    private var seen = false
+
+    @inline(__always)
+    mutating func observe(_ dt: Double) {
+        guard dt > 0, dt < 3 else { return }
+        seconds = seen ? seconds + (dt - seconds) * 0.05 : dt
+        seen = true
+    }
+}
+
 /// A fixed ring of the last few samples (at most 32: a second at 30 Hz),
 /// allocated once.
-struct RecentSamples: Sendable {
+struct RecentSamples: Sendable, Codable {
     private var values = [Double](repeating: 0, count: RecentSamples.capacity)
     private var times = [Double](repeating: 0, count: RecentSamples.capacity)
     private var head = 0
@@ -675,7 +821,7 @@ struct RecentSamples: Sendable {
 
 /// Up to three consecutive samples that did not fit the current level.
 /// One or two wild ones are spikes; two that agree, or three, mean it moved.
-struct OutlierRun: Sendable {
+struct OutlierRun: Sendable, Codable {
     private(set) var count = 0
     private var x0 = 0.0, t0 = 0.0, x1 = 0.0, t1 = 0.0, x2 = 0.0, t2 = 0.0
 
@@ -717,7 +863,7 @@ struct OutlierRun: Sendable {
 /// samples belong to the same level. It follows the local noise within a second
 /// or two, so a wobbling pot or a ringing scale widens the band and a quiet
 /// bottle narrows it again.
-struct NoiseEstimate: Sendable {
+struct NoiseEstimate: Sendable, Codable {
     /// Exponential average of |Δ| between neighbouring samples; jumps of more
     /// than three bands are left out and the rest clipped to one and a half,
     /// so steps and spikes barely move it while real noise still widens it.
@@ -762,9 +908,59 @@ struct NoiseEstimate: Sendable {
     /// The band, kept up to date on every change (read on every reading).
     private(set) var tolerance: Double
 
+    /// The readings' standard deviation (mean |Δ| of white noise is 1.13 σ),
+    /// at least a third of the resolution (rounding's own spread is 0.29 of a step).
+    var sigma: Double { max(step / 1.13, resolution.isFinite ? resolution / 3 : 0) }
+
     /// mean |Δ| of white noise is 1.13 σ, so 4 × step ≈ 4.5 σ.
     private mutating func updateTolerance() {
         let quantum = resolution.isFinite ? 1.6 * resolution : 0
         tolerance = min(max(floor, 4 * step, quantum), Self.widest)
+    }
+}
+
+// MARK: - Checkpoints
+
+extension SipDetector {
+    /// Why a detector decoded from a checkpoint cannot go on for this
+    /// calibration and configuration; nil when it can. Everything it derived
+    /// from them must be what this version derives, and its ring must be whole.
+    public func resumeProblem(calibration: BottleCalibration, configuration: DetectorConfiguration) -> String? {
+        guard self.calibration == calibration else { return "the device's calibration changed since" }
+        guard self.configuration == configuration else { return "the detector's configuration changed since" }
+        let fresh = SipDetector(calibration: calibration, configuration: configuration)
+        guard policy == fresh.policy, mlPerUnit == fresh.mlPerUnit, tareML == fresh.tareML,
+              plausibleML == fresh.plausibleML, confirmSeconds == fresh.confirmSeconds,
+              run.settlingTail == fresh.run.settlingTail, run.blockSeconds == fresh.run.blockSeconds,
+              noise.floor == fresh.noise.floor, noise.timeConstant == fresh.noise.timeConstant
+        else { return "its settings are not the ones this version derives" }
+        guard run.isWhole else { return "its recent samples are inconsistent" }
+        return nil
+    }
+
+    /// A new detector for `calibration` that keeps what `earlier` learnt of
+    /// the sensor: what the empty scale reads and whether its zero shifts stay
+    /// (the first lifts of a load cell are judged as well as later ones).
+    public func keepingLearning(of earlier: SipDetector) -> SipDetector {
+        guard earlier.policy == policy else { return self }
+        var next = self
+        next.zero = earlier.zero
+        next.emptyML = earlier.emptyML
+        return next
+    }
+
+    /// The time of the last reading fed (-∞ before any).
+    public var lastReadingT: Double { lastT }
+}
+
+extension LevelRun {
+    var isWhole: Bool { recent.isWhole && count >= 0 }
+}
+
+extension RecentSamples {
+    /// The ring's invariants, which a decoded value must hold before it indexes anything.
+    var isWhole: Bool {
+        values.count == Self.capacity && times.count == Self.capacity
+            && (0..<Self.capacity).contains(head) && (0...Self.capacity).contains(count)
     }
 }

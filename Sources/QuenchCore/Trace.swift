@@ -138,10 +138,27 @@ public struct TraceParser: Sendable {
 
     /// Parses a chunk; a line cut at the chunk's end is kept for the next one.
     public mutating func parse(_ chunk: UnsafeRawBufferPointer, _ emit: (Reading) -> Void) throws(TraceError) {
+        try parseChunk(chunk, emit)
+    }
+
+    /// Parses a chunk, appending its readings to `readings` (the replay's path:
+    /// the append is compiled into the loop, no call per reading).
+    public mutating func parse(_ chunk: UnsafeRawBufferPointer, into readings: inout [Reading]) throws(TraceError) {
+        try parseChunk(chunk) { readings.append($0) }
+    }
+
+    @inline(__always)
+    private mutating func parseChunk(_ chunk: UnsafeRawBufferPointer, _ emit: (Reading) -> Void) throws(TraceError) {
         let bytes = chunk.bindMemory(to: UInt8.self)
         var start = 0
         let count = bytes.count
         while start < count {
+            // Plain rows (`12.5,1050.2`) in one pass, without looking for the line's end first;
+            // anything else (and every error) through the general path below.
+            if inReadings, carry.isEmpty, let next = fastRow(bytes, from: start, emit) {
+                start = next
+                continue
+            }
             guard let newline = Self.index(of: 0x0A, in: bytes, from: start) else {
                 guard carry.count + (count - start) <= TraceFormat.maximumLineLength else {
                     throw TraceError(line: line + 1, reason: .lineTooLong)
@@ -309,6 +326,59 @@ public struct TraceParser: Sendable {
             throw TraceError(line: line, reason: .invalidValue(Self.clip(Self.lossyString(vField))))
         }
         return Reading(t: t, value: value)
+    }
+
+    /// A row that is exactly `NUMBER,NUMBER` or `NUMBER,` with `\n` or `\r\n`,
+    /// whose numbers take `number`'s fast path and whose time does not go
+    /// back: read in place, returning where the next line starts. nil leaves
+    /// the line (cut by the chunk's end, or anything else) to the general path,
+    /// which gives the same reading, or the error with its line.
+    @inline(__always)
+    private mutating func fastRow(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, _ emit: (Reading) -> Void) -> Int? {
+        var i = start
+        guard let t = Self.plainNumber(bytes, &i), i < bytes.count, bytes[i] == 0x2C, t >= previousT else { return nil }
+        i += 1
+        var value: Double?
+        if i < bytes.count, bytes[i] != 0x0A, bytes[i] != 0x0D {
+            guard let v = Self.plainNumber(bytes, &i) else { return nil }
+            value = v
+        }
+        if i < bytes.count, bytes[i] == 0x0D { i += 1 }
+        guard i < bytes.count, bytes[i] == 0x0A else { return nil }
+        line += 1
+        previousT = t
+        emit(Reading(t: t, value: value))
+        return i + 1
+    }
+
+    /// `-123.456` at `i` (at most 15 digits, at least one), moving `i` past it;
+    /// the same value as `number`'s fast path gives.
+    @inline(__always)
+    private static func plainNumber(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> Double? {
+        let count = bytes.count
+        guard i < count else { return nil }
+        let negative = bytes[i] == 0x2D
+        if negative { i += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var pointAt = -1
+        while i < count {
+            let c = bytes[i]
+            let d = c &- 48
+            if d < 10 {
+                mantissa = mantissa &* 10 &+ UInt64(d)
+                digits += 1
+            } else if c == 0x2E, pointAt < 0 {
+                pointAt = digits
+            } else {
+                break
+            }
+            i += 1
+        }
+        guard digits > 0, digits <= 15 else { return nil }
+        let fractionDigits = pointAt < 0 ? 0 : digits - pointAt
+        let magnitude = Double(mantissa) / powersOfTen[fractionDigits]
+        return negative ? -magnitude : magnitude
     }
 
     private func parseNumberPair(_ text: UnsafeBufferPointer<UInt8>) -> Bool {

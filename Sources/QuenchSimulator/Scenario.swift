@@ -31,7 +31,8 @@ public struct Scenario: Sendable {
         then(.sip(ml: ml, liftSeconds: liftSeconds, handRestSeconds: handRestSeconds))
     }
     public func refill(to ml: Double) -> Scenario { then(.refill(toML: ml)) }
-    public func pour(ml: Double) -> Scenario { then(.pour(ml: ml)) }
+    public func pour(ml: Double, mlPerSecond: Double? = nil) -> Scenario { then(.pour(ml: ml, mlPerSecond: mlPerSecond)) }
+    public func drink(ml: Double, mlPerSecond: Double) -> Scenario { then(.drink(ml: ml, mlPerSecond: mlPerSecond)) }
     public func nudge(grams: Double = 150) -> Scenario { then(.nudge(grams: grams)) }
     public func touch(grams: Double = 200, seconds: Double = 3) -> Scenario { then(.touch(grams: grams, seconds: seconds)) }
     public func liftWithoutDrinking(seconds: Double = 3) -> Scenario { then(.liftWithoutDrinking(seconds: seconds)) }

@@ -7,10 +7,14 @@ public enum ScenarioStep: Sendable, Hashable {
     /// drinking time plus handling, 2–10 s; `handRestSeconds` nil draws one when the
     /// `handRest` behaviour is on (0: none).
     case sip(ml: Double, liftSeconds: Double? = nil, handRestSeconds: Double? = nil)
+    /// One long drink of `ml` at `mlPerSecond` (after exercise: 150–400 mL at
+    /// 8–30 mL/s), with the usual handling either side; intake.
+    case drink(ml: Double, mlPerSecond: Double)
     /// Taken to the tap and back holding `toML`.
     case refill(toML: Double)
-    /// Emptied into the sink by `ml` (not intake).
-    case pour(ml: Double)
+    /// Emptied into the sink by `ml` (not intake), at `mlPerSecond` (nil: drawn
+    /// from the configuration's `pourMLPerSecond`).
+    case pour(ml: Double, mlPerSecond: Double? = nil)
     /// A brief bump (under a second): positive presses down, negative pulls up.
     case nudge(grams: Double)
     /// A hand pressing on (positive) or half-lifting (negative) the bottle without a lift.

@@ -251,6 +251,8 @@ public struct SimulatedBottle: IteratorProtocol, Sequence, Sendable {
         }
         var choices: [(Double, ScenarioStep)] = []
         if b.contains(.sips) { choices.append((100, .sip(ml: 0))) }
+        if b.contains(.bigDrinks) { choices.append((12, .drink(ml: 0, mlPerSecond: 0))) }
+        if b.contains(.partialPours), water >= 300 { choices.append((2.5, .pour(ml: water * plan.uniform(0.3, 0.7)))) }
         if b.contains(.liftWithoutDrinking) { choices.append((7, .liftWithoutDrinking(seconds: plan.uniform(1, 6)))) }
         if b.contains(.nudges) {
             choices.append((5, .nudge(grams: plan.sign() * plan.logUniform(20, 500))))
@@ -270,6 +272,9 @@ public struct SimulatedBottle: IteratorProtocol, Sequence, Sendable {
             choices.append((3, .refill(toML: c.capacityML * plan.uniform(0.9, 1.0))))
         }
         guard !choices.isEmpty else { return .idle(seconds: Swift.max(15, plan.exponential(mean: c.meanIdleSeconds))) }
+        if !c.emphasised.isEmpty {
+            choices = choices.map { ($0.0 * (c.emphasised.contains(Self.behaviour(of: $0.1)) ? 5 : 1), $0.1) }
+        }
         var roll = plan.unit() * choices.reduce(0) { $0 + $1.0 }
         var chosen = choices[choices.count - 1].1
         for (weight, step) in choices {
@@ -284,6 +289,10 @@ public struct SimulatedBottle: IteratorProtocol, Sequence, Sendable {
             return drawSip { .sip(ml: $0) }
         case .gap(let seconds, .some, let placement):
             return drawSip { .gap(seconds: seconds, sipML: $0, placement: placement) }
+        case .drink:
+            return drawBigDrink()
+        case .pour(let ml, _) where ml < water * 0.7 && b.contains(.partialPours):
+            return chosen  // part of the bottle: no refill needed after it
         case .pour:
             if b.contains(.refills), plan.chance(0.7) {
                 pendingStep = .refill(toML: c.capacityML * plan.uniform(0.9, 1.0))
@@ -293,6 +302,44 @@ public struct SimulatedBottle: IteratorProtocol, Sequence, Sendable {
         default:
             return chosen
         }
+    }
+
+    /// The behaviour a planned step stands for (for `emphasised`).
+    private static func behaviour(of step: ScenarioStep) -> Behaviour {
+        switch step {
+        case .sip: .sips
+        case .drink: .bigDrinks
+        case .liftWithoutDrinking: .liftWithoutDrinking
+        case .nudge, .touch: .nudges
+        case .phoneOn, .phoneOff: .phone
+        case .gap(_, .some, _): .gapsWithSips
+        case .gap: .gaps
+        case .pour: .pours
+        case .refill: .refills
+        case .idle: .sips
+        }
+    }
+
+    /// A big drink after exercise: 150–400 mL at 8–30 mL/s. With less left, the
+    /// person finishes the bottle (a few to 30 mL stay in it) and often refills
+    /// it next; with under 150 mL left, they refill first.
+    private mutating func drawBigDrink() -> ScenarioStep {
+        let c = configuration
+        let wanted = plan.uniform(150, 400)
+        let pace = plan.uniform(8, 30)
+        let available = state.water - plan.uniform(5, 30)
+        if wanted <= available { return .drink(ml: wanted, mlPerSecond: pace) }
+        if available >= 150 {
+            if c.behaviours.contains(.refills), plan.chance(0.5) {
+                pendingStep = .refill(toML: c.capacityML * plan.uniform(0.9, 1.0))
+                lastWasAction = true
+            }
+            return .drink(ml: available, mlPerSecond: pace)
+        }
+        guard c.behaviours.contains(.refills) else { return .idle(seconds: 60) }
+        pendingStep = .drink(ml: Swift.min(wanted, c.capacityML * 0.85), mlPerSecond: pace)
+        lastWasAction = true
+        return .refill(toML: c.capacityML * plan.uniform(0.9, 1.0))
     }
 
     /// A lognormal sip; never more than the bottle holds (it is refilled first).
@@ -386,12 +433,13 @@ public struct SimulatedBottle: IteratorProtocol, Sequence, Sendable {
             return back
         }
         /// A sip: returns (lift, back).
-        func sip(ml: Double, liftSeconds: Double?, hand: Double?) -> (Double, Double, Double) {
+        func sip(ml: Double, liftSeconds: Double?, hand: Double?, pace: Double? = nil) -> (Double, Double, Double) {
             let ml = Swift.min(ml, b.water)
             b.add(.rest, seconds: 0.5)
             let start = lift()
-            var drink = ml / rng.uniform(8, 25)
-            let total = liftSeconds ?? Swift.min(10, Swift.max(2, drink + rng.uniform(1.5, 4)))
+            var drink = ml / (pace ?? rng.uniform(8, 25))
+            // A long drink takes as long as it takes; a sip is over within 10 s.
+            let total = liftSeconds ?? (pace != nil ? drink + rng.uniform(1.5, 4) : Swift.min(10, Swift.max(2, drink + rng.uniform(1.5, 4))))
             drink = Swift.min(drink, Swift.max(total - 0.8, 0.3))
             let handling = Swift.max(total - drink, 0.5)
             let before = handling * rng.uniform(0.3, 0.7)
@@ -411,6 +459,12 @@ public struct SimulatedBottle: IteratorProtocol, Sequence, Sendable {
             let (start, back, _) = sip(ml: ml, liftSeconds: liftSeconds, hand: hand)
             truth = TruthEvent(tStart: start, tEnd: back, kind: .sip, ml: Swift.min(ml, s.water))
             b.add(.rest, seconds: 2)
+        case .drink(let ml, let pace):
+            let pace = Swift.min(Swift.max(pace, 1), 200)
+            let (start, back, _) = sip(ml: ml, liftSeconds: nil, hand: nil, pace: pace)
+            truth = TruthEvent(tStart: start, tEnd: back, kind: .sip, ml: Swift.min(ml, s.water))
+            counts.append(.bigDrinks)
+            b.add(.rest, seconds: 2)
         case .refill(let target):
             let target = Swift.min(Swift.max(target, 0), c.capacityML)
             b.add(.rest, seconds: 0.5)
@@ -422,16 +476,18 @@ public struct SimulatedBottle: IteratorProtocol, Sequence, Sendable {
             if target > s.water { truth = TruthEvent(tStart: start, tEnd: back, kind: .refill, ml: target - s.water) }
             counts.append(.refills)
             b.add(.rest, seconds: 2)
-        case .pour(let ml):
+        case .pour(let ml, let requestedPace):
             let ml = Swift.min(Swift.max(ml, 0), b.water)
+            let partial = ml < s.water * 0.7
             b.add(.rest, seconds: 0.5)
             let start = lift()
             away(rng.uniform(1, 4))
-            away(ml / rng.uniform(80, 250), toWater: b.water - ml, tilted: true)
+            let pace = rng.uniform(c.pourMLPerSecond.lowerBound, c.pourMLPerSecond.upperBound)
+            away(ml / Swift.max(requestedPace ?? pace, 1), toWater: b.water - ml, tilted: true)
             away(rng.uniform(1, 4))
             let back = putBack()
             if ml > 0 { truth = TruthEvent(tStart: start, tEnd: back, kind: .pour, ml: ml) }
-            counts.append(.pours)
+            counts.append(partial && c.behaviours.contains(.partialPours) ? .partialPours : .pours)
             b.add(.rest, seconds: 2)
         case .nudge(let grams):
             b.add(.rest, seconds: 0.3)

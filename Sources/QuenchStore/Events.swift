@@ -313,10 +313,15 @@ extension IntakeStore {
     /// `unsynced`: the rows were stamped before the wall clock was synchronised,
     /// at these places on the boot's monotonic clock (kept with them, in the same
     /// transaction, for `restampUnsynced`).
-    public func insert(_ rows: [(event: IntakeEvent, aliases: [String])], unsynced: [UnsyncedStamp?] = []) throws(StoreError) -> IngestResult {
+    /// `checkpoint`: the device's detector after these events, saved in the same
+    /// transaction (so a restart never judges a stored event again, nor misses one).
+    public func insert(_ rows: [(event: IntakeEvent, aliases: [String])], unsynced: [UnsyncedStamp?] = [],
+                       checkpoint: DetectorCheckpoint? = nil) throws(StoreError) -> IngestResult {
         let what = "storing \(rows.count) event\(rows.count == 1 ? "" : "s")"
         try checkIntake(rows.map(\.event), what)
+        let checkpointText = try checkpoint.map { (c) throws(StoreError) -> String in try Self.encode(c, path: path) }
         return try write(what) { db in
+            if let checkpoint, let checkpointText { try Self.save(checkpoint, checkpointText, db) }
             var result = IngestResult()
             for (i, (event, aliases)) in rows.enumerated() {
                 let stored = try aliases.contains { alias in

@@ -60,12 +60,15 @@ extension IntakeStore {
         }
     }
 
-    /// Removes a device; its events stay in the history. Returns false when it was not saved.
+    /// Removes a device and its detector's checkpoint; its events stay in the history.
+    /// Returns false when it was not saved.
     @discardableResult
     public func forgetDevice(address: String) throws(StoreError) -> Bool {
         try write("forgetting device \(address)") { db in
             try db.run("DELETE FROM device WHERE address = ?", [address])
-            return db.changes > 0
+            let forgotten = db.changes > 0
+            try db.run("DELETE FROM detector_checkpoint WHERE device = ?", [address])
+            return forgotten
         }
     }
 

@@ -269,6 +269,18 @@ enum Schema {
                 DELETE FROM met_span WHERE person = OLD.person;
             END;
             """),
+        // What each device's detector needs to resume after a restart (a sip under
+        // way when the gateway was killed): one row per device, replaced with each
+        // event (in its transaction) and every few seconds. `version` is the
+        // encoding's; `state` its JSON, validated before it is trusted.
+        Migration(identifier: "v9: detector checkpoints", sql: """
+            CREATE TABLE detector_checkpoint (
+                device   TEXT PRIMARY KEY NOT NULL CHECK (length(device) > 0),
+                version  INTEGER NOT NULL,
+                saved_at REAL NOT NULL,
+                state    TEXT NOT NULL
+            ) STRICT;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

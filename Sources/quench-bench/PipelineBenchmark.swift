@@ -9,6 +9,8 @@ struct PipelineBenchmark {
     var readings = 10_000_000
     var quench: String?
     var folder = NSTemporaryDirectory()
+    /// Traces written elsewhere (another generator) to replay as a process too.
+    var traces: [String] = []
 
     init(arguments: [String]) throws {
         var rest = arguments[...]
@@ -18,6 +20,7 @@ struct PipelineBenchmark {
             case "--readings": readings = Int(value) ?? readings
             case "--quench": quench = value
             case "--folder": folder = value
+            case "--trace": traces.append(value)
             default: throw BenchmarkError.usage("unknown option \(flag)")
             }
         }
@@ -84,10 +87,59 @@ struct PipelineBenchmark {
                 c.duration = Double(length) / 10
                 _ = try Simulate.write(configuration: c, seed: 1, tracePath: small, truthPath: nil)
             }
-            let (seconds, maxRSSKiB) = try timeProcess(quench, ["replay", "--json", small])
-            print(String(format: "replay (quench process): %d readings: %.3f s, %.1f M readings/s, peak RSS %.1f MB",
-                         length, seconds, Double(length) / seconds / 1e6, Double(maxRSSKiB) / 1024))
+            try replayProcess(quench, small, readings: length)
         }
+        // The same readings as another generator writes them: one decimal each, `\r\n`.
+        let other = folder + "/quench-bench-\(readings)-other.csv"
+        if !FileManager.default.fileExists(atPath: other) { try writeOtherGenerator(other) }
+        try replayProcess(quench, other, readings: nil)
+        for trace in traces { try replayProcess(quench, trace, readings: nil) }
+    }
+
+    /// `quench replay --json FILE` as a whole process against `wc -l FILE` in
+    /// the same run, best of 3 of each, interleaved (so both see the same
+    /// machine); `readings` nil: counted from the file's lines.
+    func replayProcess(_ quench: String, _ path: String, readings known: Int?) throws {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        var best = Double.infinity, bestWC = Double.infinity, peakKiB = 0
+        for _ in 0..<3 {
+            let (wc, _) = try timeProcess("/usr/bin/wc", ["-l", path])
+            bestWC = min(bestWC, wc)
+            let (seconds, maxRSSKiB) = try timeProcess(quench, ["replay", "--json", path])
+            best = min(best, seconds)
+            peakKiB = max(peakKiB, maxRSSKiB)
+        }
+        let readings = try known ?? lineCount(path)
+        // How busy the machine was (the figures are wall times on a shared machine).
+        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
+        print(String(format: "replay (quench process): %@: %d readings, %.0f MB: best of 3 %.3f s, %.1f M readings/s, peak RSS %.1f MB; wc -l %.3f s (replay %.1f× wc -l); load %@",
+                     (path as NSString).lastPathComponent, readings, Double(size) / 1e6, best, Double(readings) / best / 1e6,
+                     Double(peakKiB) / 1024, bestWC, best / bestWC, load))
+    }
+
+    /// Readings of a file, as an in-process replay counts them.
+    func lineCount(_ path: String) throws -> Int {
+        try Replay.run(.file(path), options: ReplayOptions()) { _ in }.readings
+    }
+
+    /// The simulated readings written as another logger would: `t` and value with one decimal each, `\r\n` endings.
+    func writeOtherGenerator(_ path: String) throws {
+        var bottle = SimulatedBottle(configuration: configuration(), seed: 1)
+        var text = "# quench trace v1\r\n# sensor: weight\r\n# unit: g\r\n# logger: other\r\nt,value\r\n"
+        guard let out = FileHandle(forWritingAtPath: path) ?? {
+            FileManager.default.createFile(atPath: path, contents: nil)
+            return FileHandle(forWritingAtPath: path)
+        }() else { throw BenchmarkError.failed("cannot write \(path)") }
+        defer { try? out.close() }
+        while let r = bottle.next() {
+            text += TraceWriter.fixed(r.t, places: 1) + "," + (r.value.map { TraceWriter.fixed($0, places: 1) } ?? "") + "\r\n"
+            if text.utf8.count > 1 << 20 {
+                out.write(Data(text.utf8))
+                text = ""
+            }
+        }
+        out.write(Data(text.utf8))
+        print("replay: wrote \(path) (another generator's format)")
     }
 
     func locateQuench() -> String? {

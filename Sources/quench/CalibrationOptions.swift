@@ -19,6 +19,9 @@ struct CalibrationOptions: ParsableArguments {
     @Option(help: "Smallest sip reported, in mL.")
     var minSip: Double?
 
+    @Option(help: "Every loss across a lift of at least this many mL is a pour, whatever its pace (default: pace and what was left decide).")
+    var pourML: Double?
+
     @Option(help: "Sensor kind, overriding the trace header (weight | level).")
     var sensor: SensorKind?
 
@@ -27,6 +30,12 @@ struct CalibrationOptions: ParsableArguments {
 
     @Flag(help: "Also report the diagnostic lifted and placed events.")
     var diagnostics = false
+
+    func validate() throws {
+        if let pourML, !(pourML > 0 && pourML <= 100_000) {
+            throw ValidationError("--pour-ml must be between 0 and 100000 mL, not \(pourML)")
+        }
+    }
 
     func replayOptions() -> ReplayOptions {
         var options = ReplayOptions()
@@ -37,6 +46,7 @@ struct CalibrationOptions: ParsableArguments {
         options.capacityML = capacity
         options.tareG = tare
         if let minSip { options.detector.minSipML = minSip }
+        options.detector.pourML = pourML
         options.detector.emitDiagnostics = diagnostics
         return options
     }

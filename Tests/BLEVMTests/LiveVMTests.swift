@@ -260,6 +260,56 @@ struct LiveVMTests {
         let identities = out.split(separator: "\n").filter { $0.hasPrefix("{") && $0.contains("\"identity\"") }
         #expect(identities.count == stored.values.map(\.count).reduce(0, +), "only the sips are stored, each once: \(identities)")
     }
+
+    @Test("quenchd killed (SIGKILL) in the middle of a sip and started again: the detector resumes from its checkpoint, every sip stored once")
+    func killedMidSip() throws {
+        guard let quench = LiveVM.quench, let quenchd = builtExecutable("quenchd") else {
+            Issue.record("no quench and quenchd beside the test binary (swift build first)")
+            return
+        }
+        let dir = try LiveVM.workDirectory(beside: quench)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The second sip's lift is long: quenchd is killed 4 s into it, and the new one
+        // (up again within seconds) reconnects while the bottle is still off the scale
+        // or after it is back; either way only the checkpoint knows the level before.
+        let weight = try LiveVM.writeTrace(Scenario(.clean(unit: .g).with(.noise), seed: 41, initialML: 700)
+            .idle(30).sip(ml: 40).idle(12).sip(ml: 60, liftSeconds: 16).idle(14).sip(ml: 30).idle(10), name: "weight.csv", in: dir)
+        let sips = weight.truth.filter { $0.kind == .sip }
+        let killAt = TraceWriter.fixed(sips[1].tStart + 4, places: 1)
+        let log = dir.appendingPathComponent("scale.jsonl")
+        let script = """
+            Q=\(quench)
+            export QUENCH_DB=/tmp/q.sqlite
+            set -x
+            $Q pair $QUENCH_VM_P1_ADDR --capacity 750 --tare 180 || exit 11
+            \(quenchd) --log-level info &
+            pid=$!
+            # Killed once the scale has sent the reading at trace time \(killAt) (4 s into the second sip's lift).
+            { set +x; } 2>/dev/null
+            n=0
+            until awk -v k=\(killAt) -F'"t": ' '/"event": "sent"/ { split($2, a, /[,}]/); if (a[1] + 0 >= k) f = 1 } END { exit !f }' \(log.path); do
+                n=$((n + 1)); [ $n -lt 1200 ] || break; sleep 0.1
+            done
+            set -x
+            kill -KILL $pid
+            wait $pid
+            echo "first quenchd: $?"
+            $Q log --json --limit 100 | grep -c identity
+            \(quenchd) --json --log-level info --seconds 45 || exit 15
+            $Q log --json --limit 100
+            """
+        let result = try LiveVM.runScript(script, in: dir, peripherals: [
+            "--profile weight-scale --addr F0:F1:F2:F3:F4:F5 --trace \(weight.path) --log \(log.path)",
+        ], timeout: 200)
+        #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
+        let out = result.output
+        #expect(out.contains("first quenchd: 137"), "the first quenchd was killed")
+        #expect(out.contains("resuming the detector from its checkpoint"), "the second quenchd did not resume")
+        let stored = LiveVM.storedSips(out)
+        LiveVM.expectSips(stored, "F0:F1:F2:F3:F4:F5", weight.truth, tolerance: 5)
+        let identities = out.split(separator: "\n").filter { $0.hasPrefix("{") && $0.contains("\"identity\"") }
+        #expect(identities.count == sips.count, "each sip stored once: \(identities)")
+    }
 }
 #endif
 

@@ -3,13 +3,13 @@ import Testing
 import QuenchCore
 import QuenchSimulator
 
-/// Exploration aid: `SWEEP=40 swift test --filter detectorSweep` prints per-preset scores.
-@Test(.enabled(if: ProcessInfo.processInfo.environment["SWEEP"] != nil)) func detectorSweep() throws {
-    let seeds = UInt64(ProcessInfo.processInfo.environment["SWEEP"]!) ?? 20
-    let verbose = ProcessInfo.processInfo.environment["VERBOSE"] != nil
-    var byPreset: [String: (detected: [DetectedEvent], truth: [TruthEvent], offset: Double)] = [:]
+/// Runs `seeds` one-hour bottles of a configuration family through the detector.
+func sweep(seeds: UInt64, verbose: Bool = false, bySensor: Bool = false, _ configuration: (UInt64) -> SimulationConfiguration)
+    -> [String: (detected: [DetectedEvent], truth: [TruthEvent], offset: Double)] {
+    var byName: [String: (detected: [DetectedEvent], truth: [TruthEvent], offset: Double)] = [:]
+    let environment = ProcessInfo.processInfo.environment
     for seed in 1...seeds {
-        let configuration = SimulationConfiguration.randomised(seed: seed, duration: 3600)
+        let configuration = configuration(seed)
         var bottle = SimulatedBottle(configuration: configuration, seed: seed)
         var detector = SipDetector(calibration: configuration.calibration)
         var events: [DetectedEvent] = []
@@ -19,26 +19,60 @@ import QuenchSimulator
         truth += bottle.drainTruth()
         let report = Evaluation.score(detected: events, truth: truth)
         if verbose {
-            print("seed \(seed) \(configuration.name) rate \(configuration.sampleRate) noise \(configuration.noise): recall \(report.sipRecall ?? -1) precision \(report.sipPrecision ?? -1) mae \(report.sipMeanAbsoluteErrorML ?? -1) total \(report.totalIntakeErrorPercent ?? -1) refill \(report.refillRecall ?? -1)")
+            print("seed \(seed) \(configuration.name) \(configuration.unit) rate \(configuration.sampleRate) res \(configuration.resolution) noise \(configuration.noise): recall \(report.sipRecall ?? -1) precision \(report.sipPrecision ?? -1) mae \(report.sipMeanAbsoluteErrorML ?? -1) total \(report.totalIntakeErrorPercent ?? -1) refill \(report.refillRecall ?? -1)")
             for m in report.missed { print("   missed \(m)") }
             for s in report.spurious { print("   spurious \(s)") }
             for m in report.matches where abs(m.truth.ml - m.detected.ml) > 3 { print("   error \(m.truth) -> \(m.detected.ml) \(m.detected.kind)") }
+            if environment["PACE"] != nil {
+                let all = report.matches.map { ($0.truth.kind, $0.detected) } + report.spurious.map { (EventKind.lifted, $0) }
+                for (truthKind, d) in all where d.ml >= 100 && d.kind != .refill {
+                    print(String(format: "   pace %@ as %@ ml %.0f away %.1f pace %.1f left %.0f", "\(truthKind)", "\(d.kind)", d.ml, d.end - d.start, d.ml / max(d.end - d.start - 1, 0.5), d.remainingML ?? -1))
+                }
+            }
         }
-        var entry = byPreset[configuration.name] ?? ([], [], 0)
+        let name = bySensor ? "\(configuration.name) \(configuration.sensor)" : configuration.name
+        var entry = byName[name] ?? ([], [], 0)
         // Concatenate on one clock so the report covers every seed.
         entry.detected += events.map { var e = $0; e.t += entry.offset; e.start += entry.offset; e.end += entry.offset; return e }
         entry.truth += truth.map { var e = $0; e.tStart += entry.offset; e.tEnd += entry.offset; return e }
         entry.offset += configuration.duration + 1000
-        byPreset[configuration.name] = entry
+        byName[name] = entry
     }
+    return byName
+}
+
+/// Prints one line per group and one for all of them; returns the overall report.
+@discardableResult
+func printSweep(_ groups: [String: (detected: [DetectedEvent], truth: [TruthEvent], offset: Double)]) -> EvaluationReport {
     var all: ([DetectedEvent], [TruthEvent], Double) = ([], [], 0)
-    for (name, entry) in byPreset.sorted(by: { $0.key < $1.key }) {
+    for (name, entry) in groups.sorted(by: { $0.key < $1.key }) {
         let r = Evaluation.score(detected: entry.detected, truth: entry.truth)
-        print(String(format: "%-32@ sips %4d recall %.3f precision %.3f mae %.2f total %.2f%% refill %.3f pour %.3f", name as NSString, r.sip.truthCount, r.sipRecall ?? -1, r.sipPrecision ?? -1, r.sipMeanAbsoluteErrorML ?? -1, r.totalIntakeErrorPercent ?? -1, r.refillRecall ?? -1, r.pourRecall ?? -1))
+        print(String(format: "%-28@ sips %4d recall %.3f precision %.3f mae %.2f total %.2f%% refill %.3f pour %.3f/%.3f", name as NSString, r.sip.truthCount, r.sipRecall ?? -1, r.sipPrecision ?? -1, r.sipMeanAbsoluteErrorML ?? -1, r.totalIntakeErrorPercent ?? -1, r.refillRecall ?? -1, r.pourRecall ?? -1, r.pour.precision ?? -1))
         all.0 += entry.detected.map { var e = $0; e.t += all.2; return e }
         all.1 += entry.truth.map { var e = $0; e.tStart += all.2; e.tEnd += all.2; return e }
-        all.2 += 1e7
+        all.2 += 1e8
     }
     let r = Evaluation.score(detected: all.0, truth: all.1)
-    print(String(format: "ALL sips %d recall %.4f precision %.4f mae %.3f total %.2f%% refill %.3f", r.sip.truthCount, r.sipRecall ?? -1, r.sipPrecision ?? -1, r.sipMeanAbsoluteErrorML ?? -1, r.totalIntakeErrorPercent ?? -1, r.refillRecall ?? -1))
+    print(String(format: "ALL sips %d recall %.4f precision %.4f mae %.3f total %.2f%% refill %.3f pour %.3f", r.sip.truthCount, r.sipRecall ?? -1, r.sipPrecision ?? -1, r.sipMeanAbsoluteErrorML ?? -1, r.totalIntakeErrorPercent ?? -1, r.refillRecall ?? -1, r.pourRecall ?? -1))
+    return r
+}
+
+/// Exploration aid: `SWEEP=40 scripts/test.sh --filter detectorSweep` prints per-preset scores
+/// of the randomised bottles, then per situation of issue 20 (`SITUATION=pours` for one).
+@Test(.enabled(if: ProcessInfo.processInfo.environment["SWEEP"] != nil)) func detectorSweep() throws {
+    let environment = ProcessInfo.processInfo.environment
+    let seeds = UInt64(environment["SWEEP"]!) ?? 20
+    let verbose = environment["VERBOSE"] != nil
+    let only = environment["SITUATION"].flatMap(Situation.init(rawValue:))
+    if only == nil {
+        print("-- randomised presets")
+        printSweep(sweep(seeds: seeds, verbose: verbose) { SimulationConfiguration.randomised(seed: $0, duration: 3600) })
+    }
+    print("-- situations")
+    var groups: [String: (detected: [DetectedEvent], truth: [TruthEvent], offset: Double)] = [:]
+    for situation in Situation.allCases where only == nil || only == situation {
+        let bySensor = environment["BY_SENSOR"] != nil
+        groups.merge(sweep(seeds: seeds, verbose: verbose, bySensor: bySensor) { .situation(situation, seed: $0, duration: 3600) }) { a, _ in a }
+    }
+    printSweep(groups)
 }

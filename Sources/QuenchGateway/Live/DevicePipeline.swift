@@ -46,6 +46,14 @@ public final class SessionClock: Sendable {
     /// Session time of a monotonic reading of this boot.
     public func sessionTime(sinceBoot: Double) -> Double { (sinceBoot - bootAtOrigin) * rate }
 
+    /// The monotonic reading (CLOCK_BOOTTIME) of session time `t`.
+    public func sinceBoot(at t: Double) -> Double { bootAtOrigin + t / rate }
+
+    /// The session time of wall time `wall` (seconds since 1970), by the current anchor.
+    public func time(atWall wall: Double) -> Double {
+        anchor.withLock { $0.t + (wall - $0.wall(at: $0.t)) }
+    }
+
     /// Where an event at `t` lies on the boot's monotonic clock, while the wall clock is not yet synchronised.
     public func unsyncedStamp(at t: Double) -> UnsyncedStamp? {
         isSynchronized ? nil : UnsyncedStamp(bootID: bootID, sinceBoot: bootAtOrigin + t / rate)
@@ -98,15 +106,25 @@ public final class DevicePipeline: Sendable {
         var detector: SipDetector
         var events: [DetectedEvent] = []
         var finished = false
+        /// The detector's time of the last reading: session time + `offset`.
         var lastT = -Double.infinity
+        /// The detector's clock ahead of the session's: a detector resumed from
+        /// a checkpoint goes on on its own time line (the restart is a link gap on it).
+        var offset = 0.0
+        /// A checkpoint to resume from, taken up at the first reading.
+        var pending: DetectorCheckpoint?
+        /// Detector time of the last checkpoint submitted.
+        var lastCheckpointT = -Double.infinity
         var readings = 0
         var reported = 0
         var linkUp = false
     }
     private let state: Mutex<State>
 
+    /// - Parameter checkpoint: the device's detector as the store kept it
+    ///   (a restart): resumed at the first reading if it fits the device and is recent.
     public init(device: LiveDevice, clock: SessionClock, writer: EventWriter, detector: DetectorConfiguration = .init(),
-                observer: LiveObserver = .init(), logger: Logger) {
+                observer: LiveObserver = .init(), logger: Logger, checkpoint: StoredCheckpoint = .none) {
         self.device = device
         self.clock = clock
         self.writer = writer
@@ -114,7 +132,20 @@ public final class DevicePipeline: Sendable {
         var logger = logger
         logger[metadataKey: "device"] = "\(device.label)"
         self.logger = logger
-        state = Mutex(State(detector: SipDetector(calibration: device.calibration, configuration: detector)))
+        var initial = State(detector: SipDetector(calibration: device.calibration, configuration: detector))
+        switch checkpoint {
+        case .none:
+            break
+        case .unusable(let reason):
+            logger.warning("the detector's checkpoint is ignored: \(reason)")
+        case .usable(let stored):
+            if let problem = stored.problem(device: device.label, calibration: device.calibration, configuration: detector) {
+                logger.warning("the detector's checkpoint is ignored: \(problem)")
+            } else {
+                initial.pending = stored
+            }
+        }
+        state = Mutex(initial)
     }
 
     /// Readings fed so far.
@@ -135,18 +166,53 @@ public final class DevicePipeline: Sendable {
 
     /// Feeds one reading taken now on the session clock (monotonic: never earlier than the last).
     public func feed(_ reading: Reading, raw: ProfileReading) {
-        let final = state.withLock { s -> [DetectedEvent] in
-            guard !s.finished else { return [] }
+        let (final, checkpoint) = state.withLock { s -> ([DetectedEvent], DetectorCheckpoint?) in
+            guard !s.finished else { return ([], nil) }
+            if let pending = s.pending {
+                s.pending = nil
+                resume(from: pending, at: reading.t, &s)
+            }
             var r = reading
-            r.t = max(r.t, s.lastT)
+            r.t = max(r.t + s.offset, s.lastT)
             s.lastT = r.t
             s.readings += 1
             s.detector.process(r, into: &s.events)
             logger.trace("reading", metadata: ["t": "\(TraceWriter.fixed(r.t, places: 2))", "value": "\(r.value.map { "\($0)" } ?? "-")"])
-            observer.reading?(device, r, raw, s.detector)
-            return Self.take(&s.events)
+            observer.reading?(device, Reading(t: r.t - s.offset, value: r.value), raw, s.detector)
+            let final = Self.take(&s.events, offset: s.offset)
+            guard storesEvents, !final.isEmpty || r.t - s.lastCheckpointT >= DetectorCheckpoint.interval else { return (final, nil) }
+            s.lastCheckpointT = r.t
+            return (final, snapshot(of: s))
         }
-        submit(final)
+        submit(final, checkpoint: checkpoint)
+    }
+
+    /// Takes up a stored checkpoint at the first reading (session time `t`),
+    /// placing the restart on the detector's time line by the boot's monotonic
+    /// clock when it is the same boot, else by the wall clock.
+    private func resume(from stored: DetectorCheckpoint, at t: Double, _ s: inout State) {
+        let sameBoot = !stored.bootID.isEmpty && stored.bootID == clock.bootID
+        let then = sameBoot ? clock.sessionTime(sinceBoot: stored.sinceBoot) : clock.time(atWall: stored.wall)
+        let age = t - then
+        let ageText = TraceWriter.fixed(age, places: 1)
+        guard age <= DetectorCheckpoint.resumeWithin, age >= -WallClockAnchor.jumpLimit else {
+            s.detector = s.detector.keepingLearning(of: stored.detector)
+            logger.info("the detector's checkpoint is \(ageText) s old: starting afresh, keeping what it learnt of the scale's zero",
+                        metadata: ["resume_within_s": "\(DetectorCheckpoint.resumeWithin)"])
+            return
+        }
+        s.detector = stored.detector
+        s.offset = stored.t - min(then, t)
+        s.lastT = stored.t
+        s.lastCheckpointT = stored.t
+        logger.info("resuming the detector from its checkpoint of \(ageText) s ago", metadata: ["phase": "\(stored.detector.phase.rawValue)"])
+    }
+
+    /// The detector now, to resume from after a restart.
+    private func snapshot(of s: State) -> DetectorCheckpoint {
+        let t = s.lastT - s.offset
+        return DetectorCheckpoint(device: device.label, detector: s.detector, t: s.lastT, wall: clock.wall(at: t).secondsSince1970,
+                                  bootID: clock.bootID, sinceBoot: clock.sinceBoot(at: t))
     }
 
     public func linkChanged(up: Bool) {
@@ -212,39 +278,46 @@ public final class DevicePipeline: Sendable {
     /// Sips the device reported itself, this session.
     public var reportedCount: Int { state.withLock { $0.reported } }
 
-    /// Judges what is still pending and submits it; later readings are ignored.
+    /// Judges what is still pending and submits it with the detector's
+    /// checkpoint (a lift in progress is resumed after a restart); later readings are ignored.
     public func finish() {
-        let final = state.withLock { s -> [DetectedEvent] in
-            guard !s.finished else { return [] }
+        let (final, checkpoint) = state.withLock { s -> ([DetectedEvent], DetectorCheckpoint?) in
+            guard !s.finished else { return ([], nil) }
             s.finished = true
             s.detector.finish(into: &s.events)
-            return Self.take(&s.events)
+            let final = Self.take(&s.events, offset: s.offset)
+            // A session that never read anything leaves the stored checkpoint as it is.
+            guard storesEvents, s.pending == nil, s.readings > 0 else { return (final, nil) }
+            return (final, snapshot(of: s))
         }
-        submit(final)
+        submit(final, checkpoint: checkpoint)
     }
 
     /// The detector's state (for `watch`).
     public var detectorState: SipDetector { state.withLock { $0.detector } }
 
-    /// The events that are history (not the detector's diagnostics), emptying the buffer.
-    private static func take(_ events: inout [DetectedEvent]) -> [DetectedEvent] {
+    /// The events that are history (not the detector's diagnostics), emptying
+    /// the buffer, on the session's time line.
+    private static func take(_ events: inout [DetectedEvent], offset: Double) -> [DetectedEvent] {
         guard !events.isEmpty else { return [] }
         defer { events.removeAll(keepingCapacity: true) }
-        return events.filter { !$0.kind.isDiagnostic }
+        return events.compactMap { e in
+            e.kind.isDiagnostic ? nil
+                : DetectedEvent(kind: e.kind, t: e.t - offset, start: e.start - offset, end: e.end - offset, ml: e.ml, remainingML: e.remainingML)
+        }
     }
 
-    private func submit(_ events: [DetectedEvent]) {
+    private func submit(_ events: [DetectedEvent], checkpoint: DetectorCheckpoint? = nil) {
+        writer.submit(events.map {
+            FinalEvent(device: device, event: $0, started: clock.base(forEventAt: $0.start), finalAt: .now,
+                       unsynced: clock.unsyncedStamp(at: $0.start))
+        }, checkpoint: checkpoint)
         guard !events.isEmpty else { return }
-        let now = ContinuousClock.now
         for event in events {
             logger.info("\(event.kind.rawValue) \(TraceWriter.fixed(event.ml, places: 1)) mL",
                         metadata: ["start": "\(clock.wall(at: event.start).iso8601)",
                                    "remaining_ml": "\(event.remainingML.map { TraceWriter.fixed($0, places: 0) } ?? "-")"])
         }
-        writer.submit(events.map {
-            FinalEvent(device: device, event: $0, started: clock.base(forEventAt: $0.start), finalAt: now,
-                       unsynced: clock.unsyncedStamp(at: $0.start))
-        })
     }
 }
 

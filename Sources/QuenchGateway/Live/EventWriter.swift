@@ -81,7 +81,10 @@ public final class EventWriter: Sendable {
     }
 
     private struct Queued {
-        var event: FinalEvent
+        /// nil: a checkpoint alone.
+        var event: FinalEvent?
+        /// The device's detector after this event, stored with it (or alone).
+        var checkpoint: DetectorCheckpoint?
         /// Set for `submitAndWait`: its outcome is kept for the waiter.
         var ticket: Int?
     }
@@ -137,15 +140,29 @@ public final class EventWriter: Sendable {
         worker.start(name: "store writer") { [self] in run() }
     }
 
-    /// Queues events for the writer; returns at once.
-    public func submit(_ events: [FinalEvent]) {
-        guard !events.isEmpty else { return }
+    /// Queues events for the writer; returns at once. `checkpoint`: the
+    /// device's detector after them, stored in the last one's transaction (or
+    /// alone, when there are none), behind everything queued before it, so a
+    /// checkpoint is never in the store before the events that led to it.
+    public func submit(_ events: [FinalEvent], checkpoint: DetectorCheckpoint? = nil) {
+        guard !events.isEmpty || checkpoint != nil else { return }
         queue.changing { q in
             if q.closed {
-                logger.error("event submitted after the writer was drained; not stored",
-                             metadata: ["events": "\(events.map { Self.describe($0) })"])
+                if !events.isEmpty {
+                    logger.error("event submitted after the writer was drained; not stored",
+                                 metadata: ["events": "\(events.map { Self.describe($0) })"])
+                }
+            } else if events.isEmpty, let checkpoint {
+                // A newer checkpoint replaces the device's older one still queued with no event after it.
+                if let older = q.events.lastIndex(where: { $0.event?.device.label == checkpoint.device || $0.checkpoint?.device == checkpoint.device }),
+                   q.events[older].event == nil {
+                    q.events.remove(at: older)
+                }
+                q.events.append(Queued(event: nil, checkpoint: checkpoint, ticket: nil))
             } else {
-                q.events.append(contentsOf: events.map { Queued(event: $0, ticket: nil) })
+                q.events.append(contentsOf: events.enumerated().map { i, event in
+                    Queued(event: event, checkpoint: i == events.count - 1 ? checkpoint : nil, ticket: nil)
+                })
             }
         }
     }
@@ -157,7 +174,7 @@ public final class EventWriter: Sendable {
         let ticket = queue.changing { q -> Int? in
             guard !q.closed else { return nil }
             defer { q.nextTicket += 1 }
-            q.events.append(Queued(event: event, ticket: q.nextTicket))
+            q.events.append(Queued(event: event, checkpoint: nil, ticket: q.nextTicket))
             return q.nextTicket
         }
         guard let ticket else {
@@ -226,14 +243,27 @@ public final class EventWriter: Sendable {
             closing = closed
             for item in batch {
                 beat()
-                let outcome = commit(item.event, draining: closed)
+                guard let event = item.event else {
+                    if let checkpoint = item.checkpoint { save(checkpoint) }
+                    continue
+                }
+                let outcome = commit(event, checkpoint: item.checkpoint, draining: closed)
                 if let ticket = item.ticket { outcomes.changing { $0[ticket] = outcome } }
             }
         }
         logger.debug("store writer ended")
     }
 
-    private func commit(_ final: FinalEvent, draining: Bool) -> CommitOutcome {
+    /// A checkpoint alone: one try (a newer one follows within seconds, and
+    /// events must not wait behind it).
+    private func save(_ checkpoint: DetectorCheckpoint) {
+        guard let store else { return }
+        do { try store.saveCheckpoint(checkpoint) } catch {
+            logger.warning("cannot save the detector's checkpoint now", metadata: ["device": "\(checkpoint.device)", "error": "\(error)"])
+        }
+    }
+
+    private func commit(_ final: FinalEvent, checkpoint: DetectorCheckpoint?, draining: Bool) -> CommitOutcome {
         guard let store else {
             deliver(CommittedEvent(final: final, row: nil, isNew: true))
             return .stored(isNew: true)
@@ -248,7 +278,7 @@ public final class EventWriter: Sendable {
         var givingUp: Deadline?
         while true {
             do throws(StoreError) {
-                let result = try store.insert([(row, final.aliases)], unsynced: [final.unsynced])
+                let result = try store.insert([(row, final.aliases)], unsynced: [final.unsynced], checkpoint: checkpoint)
                 let latency = (ContinuousClock.now - final.finalAt).seconds
                 counters.withLock { c in
                     if result.inserted > 0 { c.stored += 1 } else { c.alreadyStored += 1 }
@@ -260,6 +290,7 @@ public final class EventWriter: Sendable {
                 counters.withLock { $0.quarantined += 1 }
                 logger.error("event refused by the store; quarantined, later events go on",
                              metadata: ["event": "\(Self.describe(final))", "error": "\(error)"])
+                if let checkpoint { save(checkpoint) }
                 return .notStored
             } catch {
                 // Draining (SIGTERM) bounds the wait; otherwise the event waits as long as the database does.

@@ -84,7 +84,10 @@ public final class Gateway: Sendable {
                                  synchronized: reading?.synchronized ?? true, sinceBoot: reading?.sinceBoot ?? 0,
                                  bootID: systemClock?.bootID ?? "")
         self.clock = clock
-        pipelines = devices.map { DevicePipeline(device: $0, clock: clock, writer: writer, detector: options.detector, observer: observer, logger: logger) }
+        pipelines = devices.map { device in
+            DevicePipeline(device: device, clock: clock, writer: writer, detector: options.detector, observer: observer, logger: logger,
+                           checkpoint: Self.storedCheckpoint(of: device, in: store, logger: logger))
+        }
         var broadcast: [DevicePipeline] = []
         var sessions: [GATTDeviceSession] = []
         for (i, p) in pipelines.enumerated() {
@@ -123,6 +126,15 @@ public final class Gateway: Sendable {
                   transport: .kernel(adapter: adapter, scan: scan))
     }
     #endif
+
+    /// The device's detector checkpoint as the store kept it (none when it cannot be read).
+    static func storedCheckpoint(of device: LiveDevice, in store: IntakeStore?, logger: Logger) -> StoredCheckpoint {
+        guard let store else { return .none }
+        do { return try store.checkpoint(device: device.label) } catch {
+            logger.warning("cannot read the detector's checkpoint", metadata: ["device": "\(device.label)", "error": "\(error)"])
+            return .none
+        }
+    }
 
     /// Subscribe before `start`, so no event is missed.
     public func subscribe(_ subscriber: @escaping EventSubscriber) { writer.subscribe(subscriber) }

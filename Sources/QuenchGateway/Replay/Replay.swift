@@ -150,7 +150,7 @@ public enum Replay {
         onEvent: (DetectedEvent) throws -> Void
     ) throws -> ReplaySummary {
         var pipeline: ReplayPipeline?
-        let header = try ChunkedInput(source, chunkSize: chunkSize).readTrace { header, batch in
+        let header = try ChunkedInput(source, chunkSize: chunkSize).readTraceAhead { header, batch in
             if pipeline == nil {
                 pipeline = try start(header, source: source, options: options, onStart: onStart)
             }

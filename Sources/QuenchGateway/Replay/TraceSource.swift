@@ -37,7 +37,7 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Reads a source in fixed-size chunks, so memory does not depend on its size.
-public struct ChunkedInput {
+public struct ChunkedInput: Sendable {
     public let source: TraceSource
     public let chunkSize: Int
 
@@ -85,7 +85,7 @@ extension ChunkedInput {
         batch.reserveCapacity(chunkSize / 8)
         try forEachChunk { chunk in
             do throws(TraceError) {
-                try parser.parse(chunk) { batch.append($0) }
+                try parser.parse(chunk, into: &batch)
             } catch {
                 throw ReplayError.malformedTrace(path: source.description, error)
             }
@@ -101,5 +101,58 @@ extension ChunkedInput {
         }
         if !batch.isEmpty { try onChunk(parser.header, batch) }
         return parser.header
+    }
+}
+
+extension ChunkedInput {
+    /// Batches parsed ahead, at most this many waiting: memory stays a few chunks' worth.
+    static let readAhead = 4
+
+    /// `readTrace` with the reading and parsing on a thread of its own, a few
+    /// chunks ahead of `onChunk` (the detector), so the two overlap on two
+    /// cores. The same batches in the same order, the same errors (a read or
+    /// parse error once the batches before it are handled); if `onChunk`
+    /// throws, the reader stops and its error is thrown.
+    @discardableResult
+    public func readTraceAhead(_ onChunk: (TraceHeader, [Reading]) throws -> Void) throws -> TraceHeader {
+        struct Ahead {
+            var batches: [(TraceHeader, [Reading])] = []
+            var end: Result<TraceHeader, any Error>?
+            var cancelled = false
+        }
+        struct Cancelled: Error {}
+        let shared = Condition(Ahead())
+        let reader = ThreadSlot()
+        let input = self
+        reader.start(name: "trace reader") {
+            let result = Result { () throws -> TraceHeader in
+                try input.readTrace { header, batch in
+                    let go = shared.wait(until: Deadline(seconds: .infinity)) { s -> Bool? in
+                        s.cancelled ? false : s.batches.count < Self.readAhead ? true : nil
+                    }
+                    guard go == true else { throw Cancelled() }
+                    shared.changing { $0.batches.append((header, batch)) }
+                }
+            }
+            shared.changing { $0.end = result }
+        }
+        defer {
+            shared.changing { $0.cancelled = true }
+            reader.join()
+        }
+        while true {
+            let next = shared.wait(until: Deadline(seconds: .infinity)) { s -> Result<(TraceHeader, [Reading])?, any Error>? in
+                if !s.batches.isEmpty { return .success(s.batches.removeFirst()) }
+                switch s.end {
+                case .none: return nil
+                case .success(let header): return .success((header, []))
+                case .failure(let error): return .failure(error)
+                }
+            }
+            guard let (header, batch) = try next?.get() else { continue }
+            if batch.isEmpty { return header }  // the end: readTrace never hands over an empty batch
+            shared.changing { _ in }  // room for one more: wake the reader
+            try onChunk(header, batch)
+        }
     }
 }

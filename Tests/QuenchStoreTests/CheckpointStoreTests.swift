@@ -1,0 +1,80 @@
+import Foundation
+import QuenchCore
+@testable import QuenchStore
+import Testing
+
+/// The detectors' checkpoints in the store: one row per device, written alone
+/// or in the transaction of an event, read back checked.
+@Suite struct CheckpointStoreTests {
+    static func checkpoint(_ device: String = "F0:F1:F2:F3:F4:F5", readings: Int = 200) throws -> DetectorCheckpoint {
+        var detector = SipDetector(calibration: try BottleCalibration(unit: .g))
+        var events: [DetectedEvent] = []
+        for i in 0..<readings { detector.process(Reading(t: Double(i) / 10, value: 900 + Double(i % 3)), into: &events) }
+        return DetectorCheckpoint(device: device, detector: detector, t: Double(readings - 1) / 10, wall: t0.secondsSince1970,
+                                  bootID: "boot", sinceBoot: 12)
+    }
+
+    static func stored(_ store: IntakeStore, _ device: String = "F0:F1:F2:F3:F4:F5") throws -> DetectorCheckpoint? {
+        if case .usable(let c) = try store.checkpoint(device: device) { return c }
+        return nil
+    }
+
+    @Test func savedAndReadBackWhole() throws {
+        let dir = TemporaryDirectory()
+        let store = try IntakeStore(path: dir.file("q.sqlite"))
+        guard case .none = try store.checkpoint(device: "F0:F1:F2:F3:F4:F5") else { Issue.record("a checkpoint before any"); return }
+        let saved = try Self.checkpoint()
+        try store.saveCheckpoint(saved)
+        try store.saveCheckpoint(try Self.checkpoint(readings: 300))  // replaces it
+        let read = try #require(try Self.stored(store))
+        #expect(read.t == 29.9 && read.bootID == "boot" && read.sinceBoot == 12 && read.wall == t0.secondsSince1970)
+        #expect(read.detector.phase == .settled && read.detector.lastReadingT == 29.9)
+        #expect(read.problem(device: "F0:F1:F2:F3:F4:F5", calibration: try BottleCalibration(unit: .g), configuration: .init()) == nil)
+        let rows = try store.read("test") { db in try db.first("SELECT COUNT(*) FROM detector_checkpoint") { row -> Int in row[0] } }
+        #expect(rows == 1)
+        // One small row: the detector's state is fixed in size (a 32-sample ring and some numbers).
+        let size = try store.read("test") { db in try db.first("SELECT length(state) FROM detector_checkpoint") { row -> Int in row[0] } } ?? 0
+        #expect(size > 500 && size < DetectorCheckpoint.maximumBytes / 4, "\(size) bytes")
+        print("a detector checkpoint: \(size) bytes of JSON")
+        try store.removeCheckpoint(device: "F0:F1:F2:F3:F4:F5")
+        guard case .none = try store.checkpoint(device: "F0:F1:F2:F3:F4:F5") else { Issue.record("not removed"); return }
+    }
+
+    /// The checkpoint written with an event lands with it or not at all.
+    @Test func writtenInTheEventsTransaction() throws {
+        let dir = TemporaryDirectory()
+        let store = try IntakeStore(path: dir.file("q.sqlite"))
+        let sip = IntakeEvent.sensor(sips(1)[0], device: "F0:F1:F2:F3:F4:F5", started: t0)
+        let result = try store.insert([(sip, [])], checkpoint: try Self.checkpoint())
+        #expect(result.inserted == 1)
+        #expect(try Self.stored(store)?.t == 19.9)
+
+        var refused = IntakeEvent.sensor(sips(1, from: 600)[0], device: "F0:F1:F2:F3:F4:F5", started: t0)
+        refused.ml = -5  // the schema refuses it: the transaction, checkpoint included, is rolled back
+        #expect(throws: StoreError.self) { try store.insert([(refused, [])], checkpoint: try Self.checkpoint(readings: 400)) }
+        #expect(try Self.stored(store)?.t == 19.9)
+        #expect(try count(store) == 1)
+    }
+
+    /// Another version, an oversized or undecodable row: ignored with the reason, never trusted.
+    @Test func aForeignOrCorruptRowIsUnusableWithItsReason() throws {
+        let dir = TemporaryDirectory()
+        let store = try IntakeStore(path: dir.file("q.sqlite"))
+        let cases: [(version: Int, state: String, reason: String)] = [
+            (DetectorCheckpoint.formatVersion + 1, "{}", "format version"),
+            (DetectorCheckpoint.formatVersion, String(repeating: " ", count: DetectorCheckpoint.maximumBytes + 1) + "{}", "more than"),
+            (DetectorCheckpoint.formatVersion, "{\"device\": \"F0:F1:F2:F3:F4:F5\", \"t\": 1}", "does not decode"),
+            (DetectorCheckpoint.formatVersion, "not json at all", "does not decode"),
+        ]
+        for c in cases {
+            try store.write("test") { db in
+                try db.run("INSERT OR REPLACE INTO detector_checkpoint (device, version, saved_at, state) VALUES ('X', ?, 0, ?)",
+                           [c.version, c.state])
+            }
+            switch try store.checkpoint(device: "X") {
+            case .unusable(let reason): #expect(reason.contains(c.reason), "\(reason)")
+            default: Issue.record("version \(c.version), \(c.state.prefix(40)): not refused")
+            }
+        }
+    }
+}
