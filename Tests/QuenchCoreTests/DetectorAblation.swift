@@ -3,7 +3,8 @@ import Testing
 import QuenchCore
 import QuenchSimulator
 
-/// Exploration aid: `ABLATE=1 swift test --filter detectorAblation` scores one behaviour at a time.
+/// Exploration aid: `ABLATE=1 swift test --filter detectorAblation` scores one behaviour at a time
+/// (the opt-in big drinks and parts poured out too), with pours at a sink's 40–150 mL/s.
 @Test(.enabled(if: ProcessInfo.processInfo.environment["ABLATE"] != nil)) func detectorAblation() throws {
     let presets: [SimulationConfiguration.Preset] = ProcessInfo.processInfo.environment["PRESET"].flatMap { SimulationConfiguration.Preset(rawValue: $0) }.map { [$0] } ?? [.kitchenScale, .sigWeightScale, .levelMillimetres]
     for preset in presets {
@@ -13,6 +14,7 @@ import QuenchSimulator
         for extra in only {
             var c = base
             c.behaviours = [.sips, .refills]
+            c.pourMLPerSecond = 40...150
             if let extra { c.behaviours.insert(extra) }
             var events: [DetectedEvent] = [], truth: [TruthEvent] = []
             for seed in UInt64(1)...6 {

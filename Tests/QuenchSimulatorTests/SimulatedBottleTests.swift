@@ -349,3 +349,38 @@ private func drain(_ bottle: inout SimulatedBottle, _ each: (Reading) -> Void = 
         #expect(jittered)
     }
 }
+
+/// Issue 20's situations draw what they are about; the opt-in behaviours stay
+/// out of the default simulator (the demo's day draws what it drew before).
+@Suite struct SituationTests {
+    @Test func optInBehavioursAreNotEveryday() {
+        #expect(!Behaviour.everyday.contains(.bigDrinks) && !Behaviour.everyday.contains(.partialPours))
+        #expect(SimulationConfiguration().behaviours == Behaviour.everyday)
+    }
+
+    @Test func bigDrinksAndPoursHappen() {
+        var big: [Double] = [], pours: [Double] = []
+        for seed in UInt64(1)...6 {
+            for situation in [Situation.bigDrinks, .pours] {
+                var configuration = SimulationConfiguration.situation(situation, seed: seed, duration: 4 * 3600)
+                configuration.sampleRate = 1  // only the truth matters here
+                var bottle = SimulatedBottle(configuration: configuration, seed: seed)
+                let truth = drain(&bottle)
+                big += truth.filter { $0.kind == .sip && $0.ml >= 150 }.map(\.ml)
+                pours += truth.filter { $0.kind == .pour }.map(\.ml)
+            }
+        }
+        #expect(big.count >= 10 && big.allSatisfy { $0 <= 400 }, "\(big)")
+        #expect(pours.count >= 10, "\(pours)")
+    }
+
+    @Test(arguments: [Situation.levelPercent, .levelRaw])
+    func coarseLevelSensorsDither(situation: Situation) {
+        for seed in UInt64(1)...4 {
+            let c = SimulationConfiguration.situation(situation, seed: seed)
+            #expect(c.sensor == .level)
+            let stepMM = c.unit == .percent ? c.shape.topLevelMM / 100 : 1 / c.rawCountsPerMM
+            #expect(c.noise >= 0.35 * stepMM && c.noise <= 0.8 * stepMM, "noise \(c.noise) mm for a \(stepMM) mm step")
+        }
+    }
+}
