@@ -35,7 +35,7 @@ fi
 # ~40, the reminder ~40, bt5Controller ~10 (measured on a busy 2-core host: more when it is busier).
 vm='BLEVMTests\.'
 live="${vm}LiveVMTests/"
-waiting='(QuenchWebTests|QuenchCLITests|PackagingTests|QuenchConfigTests|QuenchStoreTests|MQTTTests|QuenchMQTTTests|QuenchServeTests)\.'
+waiting='(QuenchWebTests|QuenchCLITests|PackagingTests|QuenchConfigTests|QuenchStoreTests|MQTTTests|QuenchMQTTTests|QuenchServeTests|QuenchNotifyTests)\.'
 realtime='(QuenchGatewayTests|QuenchToolsTests|QuenchServiceTests|QuenchSimulatedDevicesTests)\.'
 shards=(
     "vm-1|--no-parallel --filter ${live}allProfiles --filter ${vm}BleVMTests/bt5Controller"

@@ -30,6 +30,11 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     public static let mqttNode = ConfigKey("mqtt", "node")
     public static let webListen = ConfigKey("web", "listen")
     public static let webTokenFile = ConfigKey("web", "token_file")
+    public static let notifyURL = ConfigKey("notify", "url")
+    public static let notifyFormat = ConfigKey("notify", "format")
+    public static let notifyTokenFile = ConfigKey("notify", "token_file")
+    public static let notifyCAFile = ConfigKey("notify", "ca_file")
+    public static let notifyTimeout = ConfigKey("notify", "timeout")
 }
 
 /// One key of the configuration, everything about it in one place: what it
@@ -165,6 +170,26 @@ public struct KeySpec: Sendable {
                 unset: "web-token beside the database", flags: ["--token-file"],
                 meaning: "The access token's file (made on first use, mode 0600, readable by whoever runs `quench serve`).",
                 example: "\"/var/lib/quench/web-token\"", check: absolutePath, show: { .text($0) }),
+        KeySpec(.notifyURL, \.notifyURL, expects: "an https:// URL (http:// only to localhost)", defaultText: "none: no push",
+                unset: "no push", environment: "QUENCH_NOTIFY_URL", flags: [],
+                meaning: "Where `quench remind --notify` pushes a reminder: an ntfy topic (`https://ntfy.sh/TOPIC`, or your own server) or a webhook.",
+                note: "One POST to this URL and nothing else: no redirects followed, each try limited by `timeout`, three tries in all "
+                    + "(again after 1 s and 2 s when the server is away, slow, or answers 429 or 5xx). docs/service.md, \"Reminders on a phone\".",
+                example: "\"https://ntfy.sh/quench-kitchen-5f2a\"", check: notifyURLText, show: { .text($0) }),
+        KeySpec(.notifyFormat, \.notifyFormat, expects: "\"ntfy\" or \"json\"", default: "ntfy", defaultText: "`ntfy`", flags: [],
+                meaning: "`ntfy`: the message as the body, title, priority and tags as headers; `json`: one JSON object "
+                    + "(`kind`, `title`, `message`, `priority`, `tags`, `fields`) for any webhook.",
+                example: "\"ntfy\"", check: { $0.string.flatMap { ["ntfy", "json"].contains($0) ? $0 : nil } }, show: { .text($0) }),
+        KeySpec(.notifyTokenFile, \.notifyTokenFile, expects: absolute, defaultText: "no token", unset: "no token", flags: [],
+                meaning: "A file whose first line is the access token, sent as `Authorization: Bearer` (keep it readable by the quench user only).",
+                example: "\"/etc/quench/notify-token\"", check: absolutePath, show: { .text($0) }),
+        KeySpec(.notifyCAFile, \.notifyCAFile, expects: absolute, defaultText: "the system's CA certificates", unset: "the system's CAs",
+                flags: [], meaning: "The CA certificate that signed the server's (a server of your own).",
+                example: "\"/etc/quench/notify-ca.crt\"", check: absolutePath, show: { .text($0) }),
+        KeySpec(.notifyTimeout, \.notifyTimeout, expects: "a number of seconds > 0", default: Configuration.defaultNotifyTimeout,
+                defaultText: Configuration.defaultNotifyTimeout.compactDescription, flags: [],
+                meaning: "Seconds each try of a push may take, connection and answer together.",
+                example: Configuration.defaultNotifyTimeout.compactDescription, check: positive, show: { .number($0) }),
     ]
 
     /// The sections in the order the sample file has them, and what reads each.
@@ -175,6 +200,8 @@ public struct KeySpec: Sendable {
             + "with Home Assistant discovery. docs/mqtt.md."),
         ("web", "The web page: `quench serve` (the quench-web service) and `quench serve token`. "
             + "docs/service.md, \"The web page as a service\"."),
+        ("notify", "Reminders pushed to a phone (ntfy, or any webhook) by `quench remind --notify`. "
+            + "docs/service.md, \"Reminders on a phone\"."),
     ]
 
     static var sections: Set<String> { Set(all.compactMap(\.key.section)) }
@@ -213,6 +240,16 @@ private func listenAddress(_ value: TOMLValue) -> Result<String, KeySpec.Refusal
     } catch {
         return .failure(KeySpec.Refusal(reason: error.description))
     }
+}
+
+/// The scheme only (the rest is libcurl's to parse, when the push is made): a
+/// token or a health fact never goes out in clear, except to this machine.
+private func notifyURLText(_ value: TOMLValue) -> String? {
+    guard let text = value.string else { return nil }
+    let lower = text.lowercased()
+    if lower.hasPrefix("https://") { return text }
+    for local in ["http://localhost", "http://127.", "http://[::1]"] where lower.hasPrefix(local) { return text }
+    return nil
 }
 
 private func nonEmpty(_ value: TOMLValue) -> String? {

@@ -110,6 +110,15 @@ public struct Configuration: Sendable {
     public var webListen: Setting<String> { setting(\.webListen, .webListen).defaulting(to: Self.defaultWebListen) }
     /// nil: `web-token` beside the database.
     public var webTokenFile: Setting<String?> { setting(\.webTokenFile, .webTokenFile) }
+    /// nil: reminders are not pushed anywhere.
+    public var notifyURL: Setting<String?> { setting(\.notifyURL, .notifyURL) }
+    /// `ntfy` or `json`, already checked.
+    public var notifyFormat: Setting<String> { setting(\.notifyFormat, .notifyFormat).defaulting(to: "ntfy") }
+    public var notifyTokenFile: Setting<String?> { setting(\.notifyTokenFile, .notifyTokenFile) }
+    public var notifyCAFile: Setting<String?> { setting(\.notifyCAFile, .notifyCAFile) }
+    public var notifyTimeout: Setting<Double> { setting(\.notifyTimeout, .notifyTimeout).defaulting(to: Self.defaultNotifyTimeout) }
+    /// Seconds for each try of a push, when nobody says.
+    public static let defaultNotifyTimeout = 10.0
 
     /// Resolves every key. `commandLine` holds what the options gave;
     /// `configFile` is quenchd's `--config`; `defaultDatabase` is the last
