@@ -9,8 +9,10 @@ import Threading
 /// every request it reads (method, path, headers, body) as JSON lines.
 final class LocalHTTPSServer: @unchecked Sendable {  // driven from one test's thread
     static let script = #"""
-        import http.server, json, os, ssl, sys, time
+        import http.server, json, os, ssl, sys, threading, time
         port_file, cert, key, log, mode = sys.argv[1:6]
+        # Never outlives a test run, whatever happens to the test process.
+        threading.Timer(120, os._exit, [0]).start()
         count = 0
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
