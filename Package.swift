@@ -15,6 +15,8 @@ import PackageDescription
 //     │     share's PNG through Debian's rsvg-convert, a child process)
 //     │     └── QuenchCharts (pure: plain values in, SVG text out; no I/O; the web page inlines the same SVG)
 //     ├── QuenchWeb (`quench serve`: the page, the JSON API, live changes; Hummingbird; `--listen` parsed by QuenchCore's HostPort)
+//     ├── QuenchNotify (pushes to a phone: ntfy or a webhook over HTTPS, for reminders and carers' alerts)
+//     │     └── CCurl (libcurl; the only importer of it)
 //     ├── QuenchMQTT (the publisher: outbox → broker, states, Home Assistant discovery)
 //     │     └── MQTT (libmosquitto; the only importer of CMosquitto)
 //     ├── QuenchConfig (quench.toml and precedence: command line > environment > user file > /etc > default;
@@ -121,6 +123,16 @@ let package = Package(
             providers: [.apt(["libmosquitto-dev"])]
         ),
         .target(name: "MQTT", dependencies: ["CMosquitto"]),
+        // Pushes to a phone (ntfy, webhooks) through libcurl (Debian libcurl4-openssl-dev): HTTPS with the
+        // system's OpenSSL and CA store, time limits, no redirects. A C library already on every Debian,
+        // a 3 s build; async-http-client would add swift-nio-ssl (BoringSSL) to every CI build for one POST.
+        // Only `quench` links it (the reminder timer's command), never quenchd or quench-web.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "QuenchNotify", dependencies: ["CCurl", "QuenchCore", "Threading"]),
         .target(name: "QuenchMQTT", dependencies: [
             "MQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "Threading",
             .product(name: "Logging", package: "swift-log"),
@@ -152,7 +164,7 @@ let package = Package(
             "QuenchGateway", "QuenchCore", "QuenchProfiles", "GATT", "BluetoothWire", "Threading",
         ]),
         .executableTarget(name: "quench", dependencies: [
-            "CommandLineAdvice", "QuenchGateway", "QuenchHistory", "QuenchConfig", "QuenchComposition", "QuenchTools", "QuenchStore", "QuenchProfiles", "QuenchMQTT", "QuenchWeb", "QuenchServe", "QuenchService", "Threading",
+            "CommandLineAdvice", "QuenchGateway", "QuenchHistory", "QuenchConfig", "QuenchComposition", "QuenchTools", "QuenchStore", "QuenchProfiles", "QuenchMQTT", "QuenchWeb", "QuenchServe", "QuenchService", "QuenchNotify", "Threading",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The web server alone (the quench-web service): no Bluetooth, MQTT or the rest of the CLI,
@@ -188,6 +200,8 @@ let package = Package(
         .testTarget(name: "GATTTests", dependencies: ["GATT", "BluetoothWire", "QuenchProfiles", "QuenchSimulator", "QuenchTestSupport"]),
         .testTarget(name: "BluetoothLinuxTests", dependencies: ["BluetoothLinux", "BluetoothWire", "GATT", "Threading"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "QuenchTestSupport"]),
+        // Against a real HTTPS server on loopback (python3's http.server with an openssl-made certificate).
+        .testTarget(name: "QuenchNotifyTests", dependencies: ["QuenchNotify", "QuenchTestSupport", "Threading"]),
         .testTarget(name: "QuenchMQTTTests", dependencies: ["QuenchMQTT", "MQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchConfigTests", dependencies: ["QuenchConfig", "QuenchCore", "QuenchStore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchWebTests", dependencies: [

@@ -32,10 +32,11 @@ fi
 # The VM shards run their tests one at a time (--no-parallel), balanced by how long their VMs run:
 # allProfiles ~110 s, serviceBinary ~90, poweredOffAndOn ~90, bothFirmwares ~70, runPublishes (MQTT)
 # ~60, dropsMidDrain ~60, legacyController and linkLoss ~45 (one boot, so one shard), killedMidDrain
-# ~40, the reminder ~40, bt5Controller ~10 (measured on a busy 2-core host: more when it is busier).
+# ~40, the reminder ~40, bt5Controller ~10, serviceBeforeItsFirstPairing ~75 (in vm-5) (measured on a busy
+# 2-core host: more when it is busier).
 vm='BLEVMTests\.'
 live="${vm}LiveVMTests/"
-waiting='(QuenchWebTests|QuenchCLITests|PackagingTests|QuenchConfigTests|QuenchStoreTests|MQTTTests|QuenchMQTTTests|QuenchServeTests)\.'
+waiting='(QuenchWebTests|QuenchCLITests|PackagingTests|QuenchConfigTests|QuenchStoreTests|MQTTTests|QuenchMQTTTests|QuenchServeTests|QuenchNotifyTests)\.'
 realtime='(QuenchGatewayTests|QuenchToolsTests|QuenchServiceTests|QuenchSimulatedDevicesTests)\.'
 shards=(
     "vm-1|--no-parallel --filter ${live}allProfiles --filter ${vm}BleVMTests/bt5Controller"

@@ -28,6 +28,13 @@ public enum CommandLineAdvice {
         }
     }
 
+    /// This process's command line as typed (`quench today`), for advice that repeats it.
+    static var invocation: String {
+        let words = CommandLine.arguments
+        let program = words.first.flatMap { $0.split(separator: "/").last.map(String.init) } ?? "quench"
+        return ([program] + words.dropFirst()).joined(separator: " ")
+    }
+
     /// What to type about an error, appended to its fact; nil when the fact says it all.
     static func advice(for error: any Error) -> String? {
         switch error {
@@ -35,6 +42,8 @@ public enum CommandLineAdvice {
             switch e.code {
             case .notFound: " (nothing recorded yet: `quench add 250ml` creates it; --db or QUENCH_DB choose another)"
             case .emptyFile: " (remove it, or choose another --db)"
+            // The service's database, in its private state folder: read it as root or as its owner.
+            case .noAccess: " (run the command with sudo, e.g. `sudo \(invocation)`)"
             case .noSuchEvent: " (see `quench log`)"
             case .tooLong: " (import the file in parts: `quench export --since/--until` makes them)"
             default: nil

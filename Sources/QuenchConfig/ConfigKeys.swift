@@ -33,6 +33,11 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     public static let backupDir = ConfigKey("backup", "dir")
     public static let backupKeepDaily = ConfigKey("backup", "keep_daily")
     public static let backupKeepWeekly = ConfigKey("backup", "keep_weekly")
+    public static let notifyURL = ConfigKey("notify", "url")
+    public static let notifyFormat = ConfigKey("notify", "format")
+    public static let notifyTokenFile = ConfigKey("notify", "token_file")
+    public static let notifyCAFile = ConfigKey("notify", "ca_file")
+    public static let notifyTimeout = ConfigKey("notify", "timeout")
 }
 
 /// One key of the configuration, everything about it in one place: what it
@@ -183,6 +188,26 @@ public struct KeySpec: Sendable {
                 defaultText: "\(Configuration.defaultKeepWeekly)", flags: ["--keep-weekly"],
                 meaning: "Before those days, how many weeks back it keeps one backup a week (the newest of the week).",
                 example: "\(Configuration.defaultKeepWeekly)", check: wholeNumber(0...1000), show: { .number(Double($0)) }),
+        KeySpec(.notifyURL, \.notifyURL, expects: "an https:// URL (http:// only to localhost)", defaultText: "none: no push",
+                unset: "no push", environment: "QUENCH_NOTIFY_URL", flags: [],
+                meaning: "Where `quench remind --notify` pushes a reminder: an ntfy topic (`https://ntfy.sh/TOPIC`, or your own server) or a webhook.",
+                note: "One POST to this URL and nothing else: no redirects followed, each try limited by `timeout`, three tries in all "
+                    + "(again after 1 s and 2 s when the server is away, slow, or answers 429 or 5xx). docs/service.md, \"Reminders on a phone\".",
+                example: "\"https://ntfy.sh/quench-kitchen-5f2a\"", check: notifyURLText, show: { .text($0) }),
+        KeySpec(.notifyFormat, \.notifyFormat, expects: "\"ntfy\" or \"json\"", default: "ntfy", defaultText: "`ntfy`", flags: [],
+                meaning: "`ntfy`: the message as the body, title, priority and tags as headers; `json`: one JSON object "
+                    + "(`kind`, `title`, `message`, `priority`, `tags`, `fields`) for any webhook.",
+                example: "\"ntfy\"", check: { $0.string.flatMap { ["ntfy", "json"].contains($0) ? $0 : nil } }, show: { .text($0) }),
+        KeySpec(.notifyTokenFile, \.notifyTokenFile, expects: absolute, defaultText: "no token", unset: "no token", flags: [],
+                meaning: "A file whose first line is the access token, sent as `Authorization: Bearer` (keep it readable by the quench user only).",
+                example: "\"/etc/quench/notify-token\"", check: absolutePath, show: { .text($0) }),
+        KeySpec(.notifyCAFile, \.notifyCAFile, expects: absolute, defaultText: "the system's CA certificates", unset: "the system's CAs",
+                flags: [], meaning: "The CA certificate that signed the server's (a server of your own).",
+                example: "\"/etc/quench/notify-ca.crt\"", check: absolutePath, show: { .text($0) }),
+        KeySpec(.notifyTimeout, \.notifyTimeout, expects: "a number of seconds > 0", default: Configuration.defaultNotifyTimeout,
+                defaultText: Configuration.defaultNotifyTimeout.compactDescription, flags: [],
+                meaning: "Seconds each try of a push may take, connection and answer together.",
+                example: Configuration.defaultNotifyTimeout.compactDescription, check: positive, show: { .number($0) }),
     ]
 
     /// The sections in the order the sample file has them, and what reads each.
@@ -194,6 +219,8 @@ public struct KeySpec: Sendable {
         ("web", "The web page: `quench serve` (the quench-web service) and `quench serve token`. "
             + "docs/service.md, \"The web page as a service\"."),
         ("backup", "Backups: `quench backup` (the quench-backup timer, daily) and `quench doctor`. docs/backup.md."),
+        ("notify", "Reminders pushed to a phone (ntfy, or any webhook) by `quench remind --notify`. "
+            + "docs/service.md, \"Reminders on a phone\"."),
     ]
 
     static var sections: Set<String> { Set(all.compactMap(\.key.section)) }
@@ -240,6 +267,16 @@ private func wholeNumber(_ range: ClosedRange<Int>) -> @Sendable (TOMLValue) -> 
         guard let n = value.int, n >= Int64(range.lowerBound), n <= Int64(range.upperBound) else { return nil }
         return Int(n)
     }
+}
+
+/// The scheme only (the rest is libcurl's to parse, when the push is made): a
+/// token or a health fact never goes out in clear, except to this machine.
+private func notifyURLText(_ value: TOMLValue) -> String? {
+    guard let text = value.string else { return nil }
+    let lower = text.lowercased()
+    if lower.hasPrefix("https://") { return text }
+    for local in ["http://localhost", "http://127.", "http://[::1]"] where lower.hasPrefix(local) { return text }
+    return nil
 }
 
 private func nonEmpty(_ value: TOMLValue) -> String? {

@@ -74,6 +74,13 @@ public struct ConfigValues: Sendable, Equatable {
     /// (checked by `HostPort`), and the access token's file.
     public var webListen: String?
     public var webTokenFile: String?
+    /// `quench remind --notify`'s push to a phone: the server's URL, its format
+    /// (`ntfy` or `json`), the token's file, the CA file, seconds for each try.
+    public var notifyURL: String?
+    public var notifyFormat: String?
+    public var notifyTokenFile: String?
+    public var notifyCAFile: String?
+    public var notifyTimeout: Double?
     /// Whose history the history commands show when `--person` is not given (a household's usual person).
     public var person: String?
     /// `quench backup` (the quench-backup timer): the folder, and how many daily and weekly backups it keeps.

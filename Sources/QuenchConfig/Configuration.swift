@@ -116,6 +116,15 @@ public struct Configuration: Sendable {
     public var backupKeepWeekly: Setting<Int> { setting(\.backupKeepWeekly, .backupKeepWeekly).defaulting(to: Self.defaultKeepWeekly) }
     public static let defaultKeepDaily = 7
     public static let defaultKeepWeekly = 4
+    /// nil: reminders are not pushed anywhere.
+    public var notifyURL: Setting<String?> { setting(\.notifyURL, .notifyURL) }
+    /// `ntfy` or `json`, already checked.
+    public var notifyFormat: Setting<String> { setting(\.notifyFormat, .notifyFormat).defaulting(to: "ntfy") }
+    public var notifyTokenFile: Setting<String?> { setting(\.notifyTokenFile, .notifyTokenFile) }
+    public var notifyCAFile: Setting<String?> { setting(\.notifyCAFile, .notifyCAFile) }
+    public var notifyTimeout: Setting<Double> { setting(\.notifyTimeout, .notifyTimeout).defaulting(to: Self.defaultNotifyTimeout) }
+    /// Seconds for each try of a push, when nobody says.
+    public static let defaultNotifyTimeout = 10.0
 
     /// Resolves every key. `commandLine` holds what the options gave;
     /// `configFile` is quenchd's `--config`; `defaultDatabase` is the last

@@ -80,6 +80,12 @@ extension History {
         public var delivered: Bool
         /// The hook's failure, when there was a hook and it failed.
         public var hookProblem: String?
+        /// Whose reminder, and what it says to them ("drink something: ..."), for a push to a phone.
+        public var person: String = ""
+        public var message: String = ""
+        /// The facts behind it: `person`, `intake_ml`, `goal_ml`, `pace_ml`, `behind_ml`, `reason`
+        /// (the hook's QUENCH_* variables, by the same names in lower case).
+        public var fields: [String: String] = [:]
     }
 
     /// `quench remind --notify [--command PATH]`: delivers a reminder when one is
@@ -90,18 +96,20 @@ extension History {
         let c = try environment.context(creating: false)
         let (report, verdict) = try reminderReport(c)
         guard verdict.due else { return Delivery(text: "", delivered: false, hookProblem: nil) }
-        let line = "reminder\(c.whose): drink something: \(Format.volume(report.intakeMl, c.units)) of \(Format.volume(report.goalMl, c.units)) so far, "
+        let message = "drink something: \(Format.volume(report.intakeMl, c.units)) of \(Format.volume(report.goalMl, c.units)) so far, "
             + "pace \(Format.volume(report.paceMl, c.units)) (\(report.reason))"
+        let fields = [
+            "person": c.personName, "intake_ml": fixed(report.intakeMl), "goal_ml": fixed(report.goalMl),
+            "pace_ml": fixed(report.paceMl), "behind_ml": fixed(report.behindByMl), "reason": report.reason,
+        ]
         var problem: String?
         if let command {
-            let variables = [
-                "QUENCH_PERSON": c.personName, "QUENCH_INTAKE_ML": fixed(report.intakeMl), "QUENCH_GOAL_ML": fixed(report.goalMl),
-                "QUENCH_PACE_ML": fixed(report.paceMl), "QUENCH_BEHIND_ML": fixed(report.behindByMl), "QUENCH_REASON": report.reason,
-            ]
+            let variables = Dictionary(uniqueKeysWithValues: fields.map { ("QUENCH_" + $0.key.uppercased(), $0.value) })
             problem = ReminderHook.run(command, variables: variables, timeout: timeout)
         }
         try c.run { (store) throws(StoreError) in try store.markReminded(at: c.now, person: c.personID) }
-        return Delivery(text: line, delivered: true, hookProblem: problem)
+        return Delivery(text: "reminder\(c.whose): " + message, delivered: true, hookProblem: problem,
+                        person: c.personName, message: message, fields: fields)
     }
 
     /// `quench remind --notify` as the timer runs it: the named person's reminder,

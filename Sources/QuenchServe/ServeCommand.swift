@@ -54,6 +54,16 @@ extension Configuration {
         try ListenAddress(parsing: webListen.value)
     }
 
+    /// Where `listen` was set, in the words its advice uses.
+    public var listenSource: String {
+        switch webListen.source {
+        case .commandLine: "--listen"
+        case .environment(let name): "$" + name
+        case .file: "`listen` under [web] in \(webListen.source)"
+        case .builtIn: "the default"
+        }
+    }
+
     /// The access token's file: `web.token_file`, else beside the database.
     public var tokenPath: String {
         webTokenFile.value ?? AccessToken.defaultPath(forDatabase: database.value)
@@ -120,8 +130,9 @@ public struct ServeCommand: AsyncParsableCommand {
                 // The quench-web unit does not restart on 78: a wrong file stays wrong.
                 throw configurationFailure(error)
             }
-            let options = WebServer.Options(listen: try configuration.listenAddress(), environment: HistoryEnvironment.process(configuration),
+            var options = WebServer.Options(listen: try configuration.listenAddress(), environment: HistoryEnvironment.process(configuration),
                                             tokenPath: configuration.tokenPath, limits: limits)
+            options.listenSource = configuration.listenSource
             let logger = LiveLogging.bootstrap(level: logLevel ?? configuration.logLevel.value.rawValue)
             // Under the quench-web unit (Type=notify): started once the port is bound, so
             // `systemctl start` fails when the address is taken rather than after.

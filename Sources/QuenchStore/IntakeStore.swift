@@ -49,6 +49,7 @@ public final class IntakeStore: Sendable {
         try Self.checkSideFiles(path)
         var info = stat()
         let exists = stat(path, &info) == 0
+        if !exists, errno == EACCES { throw Self.noAccess(path) }
         if !exists {
             guard mode != .existing else {
                 throw StoreError(.notFound, path: path, "no database at \(path)")
@@ -127,6 +128,23 @@ public final class IntakeStore: Sendable {
             let cause = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EACCES)
             throw StoreError(.readOnly, path: path, "cannot create the database \(path)", cause: cause)
         }
+    }
+
+    /// The deepest folder on the way that this user may not enter, with its owner and mode: why the file cannot be seen.
+    public static func noAccess(_ path: String) -> StoreError {
+        var folder = directory(of: path)
+        var closed: (String, stat)?
+        while !folder.isEmpty {
+            var info = stat()
+            if stat(folder, &info) == 0, access(folder, X_OK) != 0 { closed = (folder, info) }
+            guard folder != "/" else { break }
+            folder = directory(of: folder)
+        }
+        let because = closed.map { folder, info in
+            let owner = getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(info.st_uid)"
+            return ": the folder \(folder) (owner \(owner), mode 0\(String(info.st_mode & 0o777, radix: 8))) is closed to it"
+        } ?? ""
+        return StoreError(.noAccess, path: path, "the database \(path) cannot be read by this user (uid \(geteuid()))\(because)")
     }
 
     static func missingFolder(_ path: String, _ directory: String) -> StoreError {

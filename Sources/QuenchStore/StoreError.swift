@@ -40,6 +40,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let needsMigration = Code(rawValue: "needs-migration")
         /// An I/O error below SQLite (SQLITE_IOERR).
         public static let io = Code(rawValue: "io")
+        /// A folder on the way is closed to this user (EACCES): the database may well be there (the service's,
+        /// in its 0700 state folder), but this user cannot tell or read it.
+        public static let noAccess = Code(rawValue: "no-access")
         /// The file or a folder above it could have been written by another user (`FileTrust`): refused, untouched.
         public static let untrusted = Code(rawValue: "untrusted")
         public static let other = Code(rawValue: "other")

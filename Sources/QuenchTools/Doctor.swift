@@ -107,7 +107,11 @@ public enum Doctor {
         files.map { file in
             guard let problem = FileTrust.check(file.path, folderOwnersData: file.isData) else {
                 // A file not made yet is judged by the folders it would be made in: say so, not that it is there.
-                let detail = access(file.path, F_OK) == 0 ? "only root or this user can write it"
+                let seen = access(file.path, F_OK) == 0
+                if !seen, errno == EACCES {
+                    return Check(name: file.name, status: .info, detail: "\(file.path): this user cannot look into its folder (`sudo quench doctor` can)", fix: nil)
+                }
+                let detail = seen ? "only root or this user can write it"
                     : "not there yet; only root or this user can write the folders it would be made in"
                 return Check(name: file.name, status: .ok, detail: "\(file.path): \(detail)", fix: nil)
             }
@@ -167,7 +171,7 @@ public enum Doctor {
             checks.append(Check(name: "adapters", status: .warning,
                                 detail: "cannot list the adapters without CAP_NET_RAW (\(error))", fix: "run `sudo quench doctor`"))
         case .failure(let error):
-            checks.append(Check(name: "adapters", status: .problem, detail: "cannot list the adapters: \(error)", fix: nil))
+            checks.append(Check(name: "adapters", status: .problem, detail: "cannot list the adapters: \(error)", fix: adapterListFix))
         case .success(let adapters) where adapters.isEmpty:
             checks.append(Check(name: "adapters", status: .problem, detail: "no Bluetooth adapter",
                                 fix: "plug in a USB adapter; on a Pi, `dmesg | grep -i -e bluetooth -e hci` says whether the on-board one came up"))
@@ -197,11 +201,12 @@ public enum Doctor {
     static func database(_ path: String, now: Timestamp) -> [Check] {
         var info = stat()
         guard stat(path, &info) == 0 else {
+            if errno == EACCES { return [unreadableDatabase(path)] }
             return [Check(name: "database", status: .info, detail: "\(path): none yet (`quench pair` or `quench add` creates it)", fix: nil)]
         }
         let store: IntakeStore
         do { store = try IntakeStore(path: path, mode: .existing) } catch {
-            return [Check(name: "database", status: .problem, detail: "\(error)", fix: nil)]
+            return [databaseProblem(error, path: path)]
         }
         var checks: [Check] = []
         if store.isReadOnly {

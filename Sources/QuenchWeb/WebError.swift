@@ -16,6 +16,9 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
     case exposedTokenFile(path: String, mode: UInt32)
     /// The address is taken, or not ours to bind.
     case cannotListen(String, cause: any Error)
+    /// `listen` names an address this machine does not have, or a name that does not resolve (`ListenAddressCheck`);
+    /// `source`: where it was set.
+    case listenAddress(String, ListenAddressCheck, source: String)
     case history(HistoryError)
     /// The process may open too few descriptors for the connections and what it needs besides.
     case tooFewFiles(limit: Int, needed: Int)
@@ -27,6 +30,8 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
         switch self {
         case .badListenAddress, .untrustedTokenFile, .exposedTokenFile: true
         case .cannotListen(_, let cause): [EACCES, EADDRNOTAVAIL].contains(Self.errno(of: cause))
+        // A name may resolve once the network is up: that one is worth a restart.
+        case .listenAddress(_, let check, _): if case .notOnThisMachine = check { true } else { false }
         default: false
         }
     }
@@ -60,6 +65,16 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
             default:
                 return "cannot listen on \(address): \(cause) (another `quench serve`? choose another port with --listen)"
             }
+        case let .listenAddress(listen, .notOnThisMachine(address, here), source):
+            let port = listen.split(separator: ":").last.map(String.init) ?? "8080"
+            let has = here.isEmpty ? "it has no address but loopback" : "it has " + here.joined(separator: ", ")
+            return "cannot listen on \(listen) (set by \(source)): no interface of this machine has the address \(address) (\(has)); "
+                + "set one of those, 127.0.0.1:\(port) for this machine only, or 0.0.0.0:\(port) for every interface (then with the access token)"
+        case let .listenAddress(listen, .unresolved(name, reason), source):
+            return "cannot listen on \(listen) (set by \(source)): the name \(name) does not resolve (\(reason)); if the network is "
+                + "still coming up, a restart gets past this; a numeric address such as 0.0.0.0:\(listen.split(separator: ":").last ?? "8080") needs no name"
+        case .listenAddress(let listen, .ok, _):
+            return "cannot listen on \(listen)"
         case let .history(error):
             return error.description
         case let .tooFewFiles(limit, needed):

@@ -29,6 +29,8 @@ public enum WebServer {
         public var heartbeatInterval: Duration
         /// Timeouts and the connection cap (`ConnectionLimits`).
         public var limits: ConnectionLimits
+        /// Where `listen` was set, for the advice when it is wrong: `--listen`, `$QUENCH_WEB_LISTEN`, a file and line.
+        public var listenSource = "--listen"
 
         public init(listen: ListenAddress, environment: HistoryEnvironment, tokenPath: String? = nil,
                     pollInterval: Duration = .milliseconds(250), heartbeatInterval: Duration = .seconds(15),
@@ -45,16 +47,22 @@ public enum WebServer {
     /// Serves until SIGTERM or SIGINT. `listening` is called with the address
     /// bound (the port chosen when 0 was asked).
     public static func run(_ options: Options, logger: Logger, listening: @escaping @Sendable (BoundAddress) -> Void) async throws(WebError) {
-        // The database exists before the first page asks: a new Pi shows an empty day, not an error.
-        let store: IntakeStore
-        do { store = try options.environment.openIntakeStore(creating: true) } catch { throw .history(.store(error)) }
         // The name resolved once, here, and that address bound: whether a token is
         // needed follows from it (and, once bound, from the socket), never from the text.
         let resolved: SocketAddress
         do { resolved = try SocketAddress.makeAddressResolvingHost(options.listen.host, port: options.listen.port) } catch {
-            throw .cannotListen(options.listen.description, cause: error)
+            let check = ListenAddressCheck.check(options.listen.host)
+            throw check == .ok ? .cannotListen(options.listen.description, cause: error)
+                : .listenAddress(options.listen.description, check, source: options.listenSource)
         }
         let tokenFile = BoundAddress(resolved)?.isLoopback == true ? nil : try TokenFile(path: options.tokenPath)
+        // An address no interface has is refused here, naming where it was set and what this machine has,
+        // before the bind would fail with the system's words.
+        let check = ListenAddressCheck.check(resolved.ipAddress ?? options.listen.host)
+        if check != .ok { throw .listenAddress(options.listen.description, check, source: options.listenSource) }
+        // The database exists before the first page asks: a new Pi shows an empty day, not an error.
+        let store: IntakeStore
+        do { store = try options.environment.openIntakeStore(creating: true) } catch { throw .history(.store(error)) }
         let bound = BoundListener()
         // Read once: the cap must leave room below the limit this process started with.
         let openFiles = ConnectionLimits.openFileLimit()

@@ -2,6 +2,7 @@ import ArgumentParser
 import QuenchConfig
 import QuenchComposition
 import QuenchHistory
+import QuenchNotify
 import QuenchServe
 
 struct RemindCommand: ParsableCommand {
@@ -35,10 +36,15 @@ struct RemindCommand: ParsableCommand {
             values.person = who.person
             // 78 (EX_CONFIG) for the configuration and the command it names, as the other services.
             let deliveries: [History.Delivery]
+            let notifier: Notifier?
             do {
                 let configuration = try options.configuration(values)
+                // Checked before anything is due, as the command is: a wrong [notify] is said at every run.
+                notifier = try configuration.notifierSettings.map { settings throws(NotifyError) in try Notifier(settings) }
                 deliveries = try History.deliverReminders(HistoryEnvironment.process(configuration), command: configuration.reminderCommand.value)
             } catch let error as ConfigError {
+                throw configurationFailure(error)
+            } catch let error as NotifyError {
                 throw configurationFailure(error)
             } catch let error as HistoryError {
                 if case .untrustedFile = error { throw configurationFailure(error) }
@@ -49,6 +55,16 @@ struct RemindCommand: ParsableCommand {
                 emit(delivery.text)
                 if let problem = delivery.hookProblem {
                     FileHandleStderr.write("quench: error: reminder command: \(problem)\n")
+                    failed = true
+                }
+                guard let notifier, delivery.delivered else { continue }
+                let push = PushMessage.reminder(message: delivery.message, fields: delivery.fields,
+                                                 person: deliveries.count > 1 ? delivery.person : nil)
+                do {
+                    let receipt = try notifier.send(push)
+                    emit("pushed to \(notifier.destination) (HTTP \(receipt.status)\(receipt.attempts > 1 ? ", try \(receipt.attempts)" : ""))")
+                } catch {
+                    FileHandleStderr.write("quench: error: reminder push: \(error)\n")
                     failed = true
                 }
             }

@@ -77,10 +77,12 @@ request.options.drainInterval = configuration.drainEvery.value.map { $0 * 60 }
 let printJSON = json
 do {
     // Each stored event, as it is committed, to standard output (the journal, under systemd).
-    try Gateway.runUntilStopped(request) { committed in
+    // Nothing paired (yet) is no failure: it waits for a pairing (`Gateway.serve`).
+    try Gateway.serve(request, explain: { CommandLineAdvice.message("\($0)", leaf: $0) }) { committed in
         try? writeAll(Array((EventFormat.line(committed, json: printJSON) + "\n").utf8), to: 1)
     }
 } catch {
-    // 75 (EX_TEMPFAIL) when the adapter stayed stuck through the recovery ladder: systemd restarts it.
+    // 75 (EX_TEMPFAIL) when the adapter stayed stuck through the recovery ladder: systemd restarts it;
+    // 78 (EX_CONFIG) for a database a restart cannot mend.
     fail("error: " + CommandLineAdvice.message("\(error)", leaf: error), status: error.exitStatus)
 }

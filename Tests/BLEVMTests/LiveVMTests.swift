@@ -310,6 +310,43 @@ struct LiveVMTests {
         let identities = out.split(separator: "\n").filter { $0.hasPrefix("{") && $0.contains("\"identity\"") }
         #expect(identities.count == sips.count, "each sip stored once: \(identities)")
     }
+
+    @Test("quenchd started with nothing paired waits; `quench pair` meanwhile: the same process starts the scale and stores its sips")
+    func serviceBeforeItsFirstPairing() throws {
+        guard let quench = LiveVM.quench, let quenchd = builtExecutable("quenchd") else {
+            Issue.record("no quench and quenchd beside the test binary (swift build first)")
+            return
+        }
+        let dir = try LiveVM.workDirectory(beside: quench)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let weight = try LiveVM.writeTrace(Scenario(.clean(unit: .g).with(.noise), seed: 41, initialML: 700)
+            .idle(18).sip(ml: 40).idle(9).sip(ml: 55).idle(9), name: "weight.csv", in: dir)
+        let script = """
+            Q=\(quench)
+            export QUENCH_DB=/tmp/q.sqlite
+            set -x
+            \(quenchd) --json --log-level info &
+            pid=$!
+            sleep 3
+            kill -0 $pid || { echo "quenchd exited with nothing paired"; exit 13; }
+            $Q pair $QUENCH_VM_P1_ADDR --capacity 750 --tare 180 || exit 11
+            # The trace's clock starts at the pairing; its last sip ends about 45 s into it.
+            sleep 60
+            kill -TERM $pid
+            wait $pid
+            echo "quenchd exit $?"
+            $Q log --json --limit 100
+            """
+        let result = try LiveVM.runScript(script, in: dir, peripherals: [
+            "--profile weight-scale --addr F0:F1:F2:F3:F4:F5 --trace \(weight.path)",
+        ], timeout: 150)
+        #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
+        let out = result.output
+        #expect(out.contains("waiting for a pairing: no paired devices"), "quenchd did not say it waits")
+        #expect(out.contains("[QuenchGateway] gateway starting"), "the pairing did not start the device")
+        #expect(out.contains("quenchd exit 0"), "quenchd did not stop cleanly on SIGTERM")
+        LiveVM.expectSips(LiveVM.storedSips(out), "F0:F1:F2:F3:F4:F5", weight.truth, tolerance: 5)
+    }
 }
 #endif
 

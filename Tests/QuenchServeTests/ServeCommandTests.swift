@@ -57,6 +57,27 @@ struct QuenchWebProcessTests {
         #expect(!FileManager.default.fileExists(atPath: folder.file("quench.sqlite")), "nothing written before the configuration is good")
     }
 
+    /// An address no interface of this machine has: refused before the bind, with where it was set and
+    /// what this machine has (78: no restart loop); a name that does not resolve is worth a restart (1).
+    @Test("listen on an address that is not this machine's: 78 naming the file and line; a name that does not resolve: 1")
+    func listenAddressNotOnThisMachine() throws {
+        let folder = try TemporaryFolder()
+        try "# the page\n[web]\nlisten = \"192.0.2.1:8080\"\n".write(toFile: folder.file("quench.toml"), atomically: true, encoding: .utf8)
+        let environment = ["QUENCH_CONFIG": folder.file("quench.toml")]
+        let foreign = try runProgram(Self.program, ["--db", folder.file("quench.sqlite")], environment: environment)
+        #expect(foreign.status == 78, "\(foreign.stderr)")
+        #expect(foreign.stderr.contains("cannot listen on 192.0.2.1:8080 (set by `listen` under [web] in \(folder.file("quench.toml")):3): "
+                                        + "no interface of this machine has the address 192.0.2.1"), "\(foreign.stderr)")
+        #expect(foreign.stderr.contains("0.0.0.0:8080 for every interface"), "\(foreign.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("quench.sqlite")), "nothing written for an address it cannot have")
+        var named = environment
+        named["QUENCH_WEB_LISTEN"] = "no-such-host.invalid:8080"
+        let unresolved = try runProgram(Self.program, ["--db", folder.file("quench.sqlite")], environment: named)
+        #expect(unresolved.status == 1, "\(unresolved.stderr)")
+        #expect(unresolved.stderr.contains("cannot listen on no-such-host.invalid:8080 (set by $QUENCH_WEB_LISTEN): the name no-such-host.invalid does not resolve"),
+                "\(unresolved.stderr)")
+    }
+
     @Test("a bad --listen names the option and fails")
     func badListenOption() throws {
         let folder = try TemporaryFolder()

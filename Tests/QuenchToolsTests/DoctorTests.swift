@@ -124,6 +124,52 @@ import Testing
     }
 }
 
+/// A database that is there but unusable: every FAIL with a fix; one behind a closed folder says how to read it.
+@Suite struct DoctorDatabaseTests {
+    @Test func aFileThatIsNotADatabaseOrIsNotQuenchsHasAFix() throws {
+        let folder = try TemporaryFolder("doctor-db")
+        let path = folder.file("q.sqlite")
+        try Data(String(repeating: "not sqlite ", count: 20).utf8).write(to: URL(fileURLWithPath: path))
+        let checks = Doctor.database(path, now: DoctorTests.now)
+        #expect(checks.count == 1 && checks[0].status == .problem, "\(checks)")
+        #expect(checks[0].fix?.contains("mv \"\(path)\" \"\(path)\".not-quench") == true, "\(checks)")
+        // Every code a database can fail with gets a fix line.
+        for code in [StoreError.Code.notADatabase, .emptyFile, .corrupt, .schemaTooNew, .needsMigration, .untrusted, .busy, .diskFull,
+                     .readOnly, .cannotOpen, .io, .other] {
+            let check = Doctor.databaseProblem(StoreError(code, path: path, "x"), path: path)
+            #expect(check.status == .problem && !(check.fix ?? "").isEmpty, "\(code)")
+        }
+    }
+}
+
+/// Run as a user who may not enter the service's state folder (mode 0700): `doctor` and
+/// `today` say the database is there but closed to them, and how to read it.
+@Suite(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser"),
+                "SKIPPED: running as another user needs root and runuser (CI runs as root): sudo swift test --filter ClosedDatabaseTests"))
+struct ClosedDatabaseTests {
+    @Test(.enabled(if: quenchBinary != nil, "SKIPPED: quench is not built (swift build)"))
+    func doctorAndTodaySayHowToReadIt() throws {
+        let folder = try TemporaryFolder("closed-db")
+        chmod(folder.path, 0o755)
+        let state = folder.file("state")
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+        chmod(state, 0o700)
+        let db = state + "/quench.sqlite"
+        #expect(try runQuench(["add", "250ml", "--db", db]).status == 0)
+        // The test binary's folder must be open to nobody for it to run quench at all.
+        let asNobody = { (arguments: [String]) throws -> ProcessResult in
+            try runProgram("/usr/sbin/runuser", ["-u", "nobody", "--", quenchBinary!] + arguments)
+        }
+        let today = try asNobody(["today", "--db", db])
+        try #require(!today.stderr.contains("Permission denied") || today.stderr.contains("cannot be read"), "quench cannot run as nobody here: \(today.stderr)")
+        #expect(today.status != 0 && today.stderr.contains("the database \(db) cannot be read by this user (uid 65534): the folder \(state) (owner root, mode 0700) is closed to it")
+                && today.stderr.contains("(run the command with sudo, e.g. `sudo quench today --db \(db)`)"), "\(today.stderr)")
+        let doctor = try asNobody(["doctor", "--db", db])
+        #expect(doctor.stdout.contains("warn  database: the database \(db) cannot be read by this user")
+                && doctor.stdout.contains("fix: sudo quench doctor") && !doctor.stdout.contains("none yet"), "\(doctor.stdout)")
+    }
+}
+
 /// The files Quench obeys or keeps secrets in: each another user could have written is a FAIL with its fix.
 @Suite(.enabled(if: geteuid() == 0, "SKIPPED: giving a file to another user needs root (CI runs as root): sudo swift test --filter DoctorTrustTests"))
 struct DoctorTrustTests {

@@ -178,7 +178,13 @@ public final class Gateway: Sendable {
     /// READY=1 once started, STATUS= as it goes, WATCHDOG=1 only while the store
     /// writer shows life, and STOPPING=1 at the end; a stuck writer stops the
     /// pings, and systemd restarts the service.
-    public func run(seconds: Double?, notifier: ServiceNotifier = ServiceNotifier(socketPath: nil, watchdogInterval: nil)) {
+    ///
+    /// `endWhen`, asked every `endCheckInterval` seconds on this thread, ends the
+    /// run as a stop would, but without STOPPING=1: quenchd then starts again with
+    /// another set of devices (a pairing, `PairingWatch`). Returns whether it did.
+    @discardableResult
+    public func run(seconds: Double?, notifier: ServiceNotifier = ServiceNotifier(socketPath: nil, watchdogInterval: nil),
+                    endWhen: (() -> Bool)? = nil, endCheckInterval: Double = 2) -> Bool {
         start()
         notifier.ready(status: statusLine())
         let end = Deadline(seconds: seconds ?? .infinity)
@@ -187,13 +193,19 @@ public final class Gateway: Sendable {
         let regularTick = notifier.watchdogInterval.map { $0 / 2 } ?? 30
         let stuckAfter = max(notifier.watchdogInterval ?? 60, 4 * EventWriter.heartbeatInterval)
         var stuck = false
+        var ended = false
         var nextTick = Deadline(seconds: 0)
         while !stopSignal.isStopped, !end.hasPassed {
             if nextTick.hasPassed { nextTick = Deadline(seconds: clock.isSynchronized ? regularTick : min(regularTick, 2)) }
             // Reminders are looked for more often than the rest is done.
-            let wait = reminders == nil ? nextTick.remaining : min(nextTick.remaining, reminderCheckInterval)
+            var wait = reminders == nil ? nextTick.remaining : min(nextTick.remaining, reminderCheckInterval)
+            if endWhen != nil { wait = min(wait, endCheckInterval) }
             if stopSignal.wait(seconds: min(wait, end.remaining)) { break }
             reminders?.check()
+            if let endWhen, endWhen() {
+                ended = true
+                break
+            }
             guard nextTick.hasPassed else { continue }
             checkClock()
             if writer.isResponsive(within: stuckAfter) {
@@ -205,9 +217,10 @@ public final class Gateway: Sendable {
             }
             notifier.status(statusLine())
         }
-        notifier.stopping()
+        if !ended { notifier.stopping() }
         stop()
         wait()
+        return ended
     }
 
     /// Looks at the wall clock (the main loop does, each tick): a jump is

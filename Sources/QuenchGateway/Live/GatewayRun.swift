@@ -19,27 +19,37 @@ extension Gateway {
                                skipped: ((String, LiveError) -> Void)? = nil) throws(LiveError) -> [LiveDevice] {
         let records: [Device]
         do { records = try store.listDevices() } catch { throw .store(error) }
+        let chosen = usable(records, only: addresses)
+        // Asked for by name: say why it cannot be used. Otherwise the others still run.
+        if !addresses.isEmpty || skipped == nil, let first = chosen.problems.first { throw first.error }
+        guard !records.isEmpty else { throw .noDevices }
+        for p in chosen.problems { skipped?(p.address, p.error) }
+        if chosen.devices.isEmpty { throw chosen.problems.last?.error ?? .noDevices }
+        return chosen.devices
+    }
+
+    /// The devices the gateway can run among `records` (those named in `addresses`
+    /// when there are any), and for each other one why not: a named address that is
+    /// not paired, a record without a calibration or with an unknown profile.
+    public static func usable(_ records: [Device], only addresses: [String]) -> DeviceSelection {
         var chosen = records
+        var out = DeviceSelection()
         if !addresses.isEmpty {
             chosen = []
             for a in addresses {
-                let wanted = BluetoothAddress(a)?.description ?? a
-                guard let r = records.first(where: { $0.address == wanted }) else { throw .unknownDevice(a) }
+                let wanted = normalizedAddress(a)
+                guard let r = records.first(where: { $0.address == wanted }) else {
+                    out.problems.append(.init(address: a, error: .unknownDevice(a)))
+                    continue
+                }
                 chosen.append(r)
             }
         }
-        guard !chosen.isEmpty else { throw .noDevices }
-        var out: [LiveDevice] = []
-        var unusable: LiveError?
         for r in chosen {
-            do throws(LiveError) { out.append(try LiveDevice(r)) } catch {
-                // Asked for by name: say why it cannot be used. Otherwise the others still run.
-                guard addresses.isEmpty, let skipped else { throw error }
-                skipped(r.address, error)
-                unusable = error
+            do throws(LiveError) { out.devices.append(try LiveDevice(r)) } catch {
+                out.problems.append(.init(address: r.address, error: error))
             }
         }
-        if out.isEmpty, let unusable { throw unusable }
         return out
     }
 
