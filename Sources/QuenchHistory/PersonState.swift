@@ -30,6 +30,15 @@ public struct PersonState: Sendable, Encodable, Equatable {
     /// The last reminder given (ISO 8601), so a change announces a new one.
     public var lastReminderAt: String?
     public var reminderReason: String
+    /// Whether a reminder is due now (`quench remind --notify` would give one).
+    public var reminderDue: Bool
+    /// What is left to drink today to meet the goal (0 once met).
+    public var stillToDrinkMl: Double
+    /// Every live sip of the person's, all days: a counter for Home Assistant's long-term
+    /// statistics (it goes down when a sip is deleted, whatever its day).
+    public var lifetimeMl: Double
+    /// The person's volume unit (`ml` or `oz`): what the quick amounts are in.
+    public var units: String
     public var bottles: [Bottle]
 }
 
@@ -55,7 +64,8 @@ extension History {
     static func personState(_ c: HistoryContext) throws(HistoryError) -> PersonState {
         let person = c.personName
         let today = try todayReport(c)
-        let (remind, _) = try reminderReport(c)
+        let (remind, verdict) = try reminderReport(c)
+        let lifetime = try c.run { (store) throws(StoreError) in try store.lifetimeIntake(person: c.personID) }
         // The bottles that are theirs now.
         let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
             .filter { $0.person?.lowercased() == person.lowercased() }
@@ -71,7 +81,15 @@ extension History {
             // To the tenth of a mL: the pace moves every second, the retained state only when that shows.
             paceMl: (remind.paceMl * 10).rounded() / 10, behind: remind.behind, behindByMl: (remind.behindByMl * 10).rounded() / 10,
             lastSipAt: today.lastSipAt,
-            lastReminderAt: remind.lastReminderAt, reminderReason: remind.reason, bottles: bottles)
+            lastReminderAt: remind.lastReminderAt, reminderReason: remind.reason, reminderDue: verdict.due,
+            stillToDrinkMl: (max(0, today.goalMl - today.intakeMl) * 10).rounded() / 10, lifetimeMl: (lifetime * 10).rounded() / 10,
+            units: c.units.rawValue, bottles: bottles)
+    }
+
+    /// The amounts a tap adds, in the person's unit: the web page's quick-add buttons and
+    /// Home Assistant's buttons.
+    public static func quickAmounts(units: String) -> [String] {
+        units == VolumeUnit.usFluidOunce.rawValue ? ["4oz", "8oz", "16oz"] : ["100ml", "250ml", "500ml"]
     }
 
     /// Any report as the CLI's `--json` writes it (snake_case keys, sorted).

@@ -50,6 +50,8 @@ public final class MQTTPublisher {
     /// The discovery topics sent on this connection.
     private var announced: Set<String> = []
     private var stateDue = ContinuousClock.now
+    /// Commands received (`RemoteCommand`), carried out after the network turn.
+    private var commands: [MQTTMessage] = []
     public private(set) var report = Report()
 
     /// How often the retained state is looked at even when nothing changed (pace moves with the clock).
@@ -90,6 +92,8 @@ public final class MQTTPublisher {
             if message.topic == topics.homeAssistantStatus, String(decoding: message.payload, as: UTF8.self) == "online" {
                 needDiscovery = true
                 stateDue = .now
+            } else if message.topic.hasSuffix("/command"), commands.count < 100 {
+                commands.append(message)
             }
         }
         let operation = "connect to \(broker)"
@@ -101,6 +105,7 @@ public final class MQTTPublisher {
         }
         if let code = connack, code != 0 { throw MQTTError(operation, .refused(code)) }
         try c.subscribe(topics.homeAssistantStatus, qos: 1)
+        try c.subscribe(topics.commands, qos: 1)
         client = c
         inflight = [:]
         otherInflight = []
@@ -285,6 +290,37 @@ public final class MQTTPublisher {
         // Waits for the network at most 20 ms when idle: new outbox rows are seen within that.
         try client?.loop(timeoutMS: sent ? 0 : 20)
         recordAcknowledgements()
+        try performCommands()
+    }
+
+    /// Carries out the commands received (each through the history's own functions, so the
+    /// change enters the outbox as any other) and publishes what became of each.
+    private func performCommands() throws(MQTTError) {
+        guard !commands.isEmpty else { return }
+        let received = commands
+        commands = []
+        var env = environment
+        env.now = .wallClockNow
+        let states: [PersonState]
+        do { states = try History.personStates(env) } catch {
+            logger.error("cannot read the people to carry out commands", metadata: ["error": "\(error)"])
+            return
+        }
+        for message in received {
+            guard let outcome = RemoteCommands.handle(topic: message.topic, payload: message.payload, states: states, environment: env,
+                                                      topics: topics, now: env.now) else {
+                logger.warning("command for nobody (no such person)", metadata: ["topic": "\(message.topic)"])
+                continue
+            }
+            if let refusal = outcome.refusal {
+                logger.warning("command refused", metadata: ["topic": "\(message.topic)", "reason": "\(refusal)"])
+            } else {
+                logger.info("command carried out", metadata: ["topic": "\(message.topic)"])
+            }
+            try publishOther(outcome.result)
+        }
+        // A goal changes no event (no outbox row): the state follows at once either way.
+        stateDue = .now
     }
 
     /// `quench mqtt sync`: connects, publishes discovery, the states and every

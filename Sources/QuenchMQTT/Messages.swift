@@ -189,6 +189,6 @@ public enum HomeAssistantDiscovery {
                     "battery", "Battery", "{{ value_json.battery_percent }}", deviceClass: "battery", stateClass: "measurement", unit: "%"))
             }
         }
-        return out
+        return out + controls(state, topics: topics, gatewayID: gatewayID, device: gateway)
     }
 }

@@ -267,6 +267,17 @@ enum Schema {
                 DELETE FROM met_span WHERE person = OLD.person;
             END;
             """),
+        // Commands from Home Assistant (MQTT) already carried out, by the id each carries: a
+        // command sent again (QoS 1 repeats one whose acknowledgement was lost) changes nothing.
+        // An add is kept by its event's identity (`mqtt|ID`); this table is for the rest (undo).
+        Migration(identifier: "remote commands", sql: """
+            CREATE TABLE remote_command (
+                id      TEXT PRIMARY KEY NOT NULL CHECK (length(id) BETWEEN 1 AND 100),
+                action  TEXT NOT NULL,
+                event   INTEGER,
+                done_at REAL NOT NULL
+            ) STRICT;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

@@ -104,24 +104,29 @@ struct PublisherTests {
         // Home Assistant discovery: each config as its MQTT integration documents it.
         let configs = subscriber.messages.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") }
         let byTopic = Dictionary(configs.map { ($0.topic, $0) }, uniquingKeysWith: { _, b in b })
-        #expect(byTopic.count == 9, "7 for the person, 2 for the bottle (no battery known): \(byTopic.keys.sorted())")
+        #expect(byTopic.count == 19, "17 for the person (7 sensors, 10 controls and more), 2 for the bottle (no battery known): \(byTopic.keys.sorted())")
         // Retained: a subscriber that comes later gets them from the broker, marked retained.
         let later = TestSubscriber(port: broker.port, clientID: "sub-later", topics: ["homeassistant/#", "quench/testpi/person/#"])
         defer { later.close() }
-        #expect(later.waitFor(seconds: 5) { later.messages.count >= 10 })
-        #expect(later.messages.count == 10 && later.messages.allSatisfy { $0.retain }, "9 configs and the state, retained")
+        #expect(later.waitFor(seconds: 5) { later.messages.count >= 20 })
+        #expect(later.messages.count == 20 && later.messages.allSatisfy { $0.retain }, "19 configs and the state, retained")
         var uniqueIDs: Set<String> = []
         for (topic, message) in byTopic {
             let c = try #require(json(message), "\(topic)")
             let component = topic.split(separator: "/")[1]
-            #expect(["sensor", "binary_sensor", "event"].contains(component))
+            #expect(["sensor", "binary_sensor", "event", "button", "text", "number"].contains(component))
             #expect(c["availability_topic"] as? String == "quench/testpi/status")
-            #expect(c["state_topic"] as? String != nil && c["name"] as? String != nil)
+            // Buttons and the text send only; the rest show a state.
+            #expect((c["state_topic"] as? String != nil || ["button", "text"].contains(component)) && c["name"] as? String != nil)
+            if ["button", "text", "number"].contains(component) {
+                #expect(c["command_topic"] as? String == "quench/testpi/person/me/command", "\(topic)")
+                #expect((c["command_template"] as? String)?.contains("'id': 'ha-'") == true, "\(topic): a fresh id each time")
+            }
             let id = try #require(c["unique_id"] as? String)
             #expect(uniqueIDs.insert(id).inserted, "unique_id \(id) twice")
             let dev = try #require(c["device"] as? [String: Any])
             #expect((dev["identifiers"] as? [String])?.isEmpty == false && dev["name"] as? String != nil)
-            if component == "binary_sensor" { #expect(["connectivity", "problem"].contains(c["device_class"] as? String)) }
+            if component == "binary_sensor", c["device_class"] != nil { #expect(["connectivity", "problem"].contains(c["device_class"] as? String)) }
             if c["device_class"] as? String == "volume" || c["device_class"] as? String == "volume_storage" {
                 #expect(c["unit_of_measurement"] as? String == "mL")
             }
@@ -342,7 +347,7 @@ struct PublisherTests {
 
         let configs = subscriber.messages.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") }
         let byTopic = Dictionary(configs.map { ($0.topic, $0) }, uniquingKeysWith: { _, b in b })
-        #expect(byTopic.count == 18, "7 per person, 2 per bottle: \(byTopic.keys.sorted())")
+        #expect(byTopic.count == 38, "17 per person, 2 per bottle: \(byTopic.keys.sorted())")
         let annIntake = try #require(json(byTopic["homeassistant/sensor/quench_testpi/ann_lee_intake_today/config"]))
         #expect(annIntake["state_topic"] as? String == annTopic && annIntake["name"] as? String == "Intake today (Ann Lee)")
         #expect(annIntake["unique_id"] as? String == "quench_testpi_ann_lee_intake_today")
