@@ -17,9 +17,16 @@ public struct PersonState: Sendable, Encodable, Equatable {
     }
 
     public var person: String
+    /// The person's id: MQTT's topics and Home Assistant's unique ids hang on it, not on the name.
+    public var personId: Int64
     public var date: String
     /// The start of the person's day (ISO 8601 with offset).
     public var dayStart: String
+    /// The start of the next: the day's total goes back to 0 then.
+    public var dayEnd: String
+    /// Home Assistant's `last_reset` for the day's total: the day's start, held by the
+    /// publisher so that it never goes back (a day start or zone changed mid-day).
+    public var lastReset: String
     public var intakeMl: Double
     public var goalMl: Double
     public var progressPercent: Double
@@ -66,7 +73,9 @@ extension History {
                                remainingAt: remaining[d.address]?.at, linkUp: links[d.address], batteryPercent: d.batteryPercent)
         }
         return PersonState(
-            person: person, date: today.date, dayStart: Format.localISO(c.calendar.start(of: c.today), c.calendar),
+            person: person, personId: c.personID ?? 0, date: today.date, dayStart: Format.localISO(c.calendar.start(of: c.today), c.calendar),
+            dayEnd: Format.localISO(c.calendar.start(of: CivilDay(number: c.today.number + 1)), c.calendar),
+            lastReset: Format.localISO(c.calendar.start(of: c.today), c.calendar),
             intakeMl: today.intakeMl, goalMl: today.goalMl, progressPercent: (today.progress * 1000).rounded() / 10,
             // To the tenth of a mL: the pace moves every second, the retained state only when that shows.
             paceMl: (remind.paceMl * 10).rounded() / 10, behind: remind.behind, behindByMl: (remind.behindByMl * 10).rounded() / 10,

@@ -54,7 +54,7 @@ struct PublisherTests {
     }
 
     func settings(_ broker: MosquittoBroker) throws -> MQTTSettings {
-        MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi")
+        MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi", nodeID: "testpi")
     }
 
     func json(_ m: MQTTMessage?) -> [String: Any]? {
@@ -89,7 +89,7 @@ struct PublisherTests {
         #expect((events[1]["event"] as? [String: Any])?["deleted"] as? Bool == true)
         #expect(subscriber.messages.filter { $0.topic.hasSuffix("/event") }.allSatisfy { !$0.retain }, "events are not retained")
 
-        let stateTopic = "quench/testpi/person/me/state"
+        let stateTopic = "quench/testpi/person/1/state"
         #expect(subscriber.waitFor(seconds: 5) { subscriber.last(stateTopic) != nil })
         let state = try #require(json(subscriber.last(stateTopic)))
         #expect(state["intake_ml"] as? Double == 200, "120 + 80, the undone 250 not counted: \(state)")
@@ -115,7 +115,7 @@ struct PublisherTests {
             let c = try #require(json(message), "\(topic)")
             let component = topic.split(separator: "/")[1]
             #expect(["sensor", "binary_sensor", "event"].contains(component))
-            #expect(c["availability_topic"] as? String == "quench/testpi/status")
+            #expect((c["availability"] as? [[String: Any]])?.first?["topic"] as? String == "quench/testpi/status")
             #expect(c["state_topic"] as? String != nil && c["name"] as? String != nil)
             let id = try #require(c["unique_id"] as? String)
             #expect(uniqueIDs.insert(id).inserted, "unique_id \(id) twice")
@@ -126,9 +126,9 @@ struct PublisherTests {
                 #expect(c["unit_of_measurement"] as? String == "mL")
             }
         }
-        let intake = try #require(json(byTopic["homeassistant/sensor/quench_testpi/me_intake_today/config"]))
+        let intake = try #require(json(byTopic["homeassistant/sensor/quench_testpi/p1_intake_today/config"]))
         #expect(intake["device_class"] as? String == "volume" && intake["state_class"] as? String == "total")
-        #expect(intake["last_reset_value_template"] as? String == "{{ value_json.day_start }}")
+        #expect(intake["last_reset_value_template"] as? String == "{{ value_json.last_reset }}")
         #expect(intake["value_template"] as? String == "{{ value_json.intake_ml }}")
         let remaining = try #require(json(byTopic["homeassistant/sensor/quench_testpi/c82a3f003f2a_remaining/config"]))
         #expect(remaining["device_class"] as? String == "volume_storage" && remaining["state_class"] as? String == "measurement")
@@ -137,9 +137,9 @@ struct PublisherTests {
         #expect((bottleDevice["connections"] as? [[String]]) == [["bluetooth", "C8:2A:3F:00:3F:2A"]])
         let link = try #require(json(byTopic["homeassistant/binary_sensor/quench_testpi/c82a3f003f2a_link/config"]))
         #expect(link["device_class"] as? String == "connectivity")
-        let reminder = try #require(json(byTopic["homeassistant/event/quench_testpi/me_reminder/config"]))
-        #expect(reminder["event_types"] as? [String] == ["reminder"] && reminder["state_topic"] as? String == "quench/testpi/person/me/reminder")
-        let lastSip = try #require(json(byTopic["homeassistant/sensor/quench_testpi/me_last_sip/config"]))
+        let reminder = try #require(json(byTopic["homeassistant/event/quench_testpi/p1_reminder/config"]))
+        #expect(reminder["event_types"] as? [String] == ["reminder"] && reminder["state_topic"] as? String == "quench/testpi/person/1/reminder")
+        let lastSip = try #require(json(byTopic["homeassistant/sensor/quench_testpi/p1_last_sip/config"]))
         #expect(lastSip["device_class"] as? String == "timestamp")
 
         // A forgotten bottle: its configs are cleared with empty retained payloads on the next sync.
@@ -149,7 +149,7 @@ struct PublisherTests {
         _ = try again.sync(timeout: 10)
         let cleared = "homeassistant/sensor/quench_testpi/c82a3f003f2a_remaining/config"
         #expect(subscriber.waitFor(seconds: 5) { subscriber.last(cleared)?.payload.isEmpty == true }, "the forgotten bottle's config is cleared")
-        #expect(subscriber.last("homeassistant/sensor/quench_testpi/me_intake_today/config")?.payload.isEmpty == false)
+        #expect(subscriber.last("homeassistant/sensor/quench_testpi/p1_intake_today/config")?.payload.isEmpty == false)
     }
 
     @Test("the broker killed (SIGKILL) and restarted in the middle of 300 changes: every change arrives, none is lost")
@@ -306,7 +306,7 @@ struct PublisherTests {
         }
         thread.start()
         defer { stop.store(true, ordering: .relaxed) }
-        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/person/me/state") != nil })
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/person/1/state") != nil })
         try store.markReminded(at: .wallClockNow)
         #expect(subscriber.waitFor(seconds: 5) { !subscriber.objects(onTopicsEndingWith: "/reminder").isEmpty })
         let event = try #require(subscriber.objects(onTopicsEndingWith: "/reminder").first)
@@ -332,7 +332,7 @@ struct PublisherTests {
         try store.markReminded(at: .wallClockNow, person: ann.id)
         _ = try publisher.sync(timeout: 10)
 
-        let meTopic = "quench/testpi/person/me/state", annTopic = "quench/testpi/person/ann_lee/state"
+        let meTopic = "quench/testpi/person/1/state", annTopic = "quench/testpi/person/\(ann.id)/state"
         #expect(subscriber.waitFor(seconds: 5) { subscriber.last(meTopic) != nil && subscriber.last(annTopic) != nil })
         let me = try #require(json(subscriber.last(meTopic))), annState = try #require(json(subscriber.last(annTopic)))
         #expect(me["person"] as? String == "me" && me["intake_ml"] as? Double == 120 && me["goal_ml"] as? Double == 2000)
@@ -343,15 +343,15 @@ struct PublisherTests {
         let configs = subscriber.messages.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") }
         let byTopic = Dictionary(configs.map { ($0.topic, $0) }, uniquingKeysWith: { _, b in b })
         #expect(byTopic.count == 18, "7 per person, 2 per bottle: \(byTopic.keys.sorted())")
-        let annIntake = try #require(json(byTopic["homeassistant/sensor/quench_testpi/ann_lee_intake_today/config"]))
+        let annIntake = try #require(json(byTopic["homeassistant/sensor/quench_testpi/p\(ann.id)_intake_today/config"]))
         #expect(annIntake["state_topic"] as? String == annTopic && annIntake["name"] as? String == "Intake today (Ann Lee)")
-        #expect(annIntake["unique_id"] as? String == "quench_testpi_ann_lee_intake_today")
+        #expect(annIntake["unique_id"] as? String == "quench_testpi_p\(ann.id)_intake_today")
 
         // Her reminder, on her topic, saying whose.
-        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/person/ann_lee/reminder") != nil })
-        let reminder = try #require(json(subscriber.last("quench/testpi/person/ann_lee/reminder")))
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/person/\(ann.id)/reminder") != nil })
+        let reminder = try #require(json(subscriber.last("quench/testpi/person/\(ann.id)/reminder")))
         #expect(reminder["person"] as? String == "Ann Lee" && reminder["goal_ml"] as? Double == 1500)
-        #expect(subscriber.last("quench/testpi/person/me/reminder") == nil)
+        #expect(subscriber.last("quench/testpi/person/1/reminder") == nil)
     }
 }
 #endif
