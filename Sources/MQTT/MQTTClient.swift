@@ -114,10 +114,14 @@ public final class MQTTClient {
         try check(mosquitto_username_pw_set(handle, user, password), "set the user name")
     }
 
-    /// TLS with the broker's certificate checked against `caFile` (or the system's CAs when nil).
-    public func setTLS(caFile: String?) throws(MQTTError) {
-        if let caFile {
-            try check(mosquitto_tls_set(handle, caFile, nil, nil, nil, nil), "use the CA file \(caFile)")
+    /// TLS with the broker's certificate checked against `caFile` (or the system's CAs when nil),
+    /// and this client's own certificate and key when the broker asks for one.
+    public func setTLS(caFile: String?, certFile: String? = nil, keyFile: String? = nil) throws(MQTTError) {
+        if caFile != nil || certFile != nil {
+            let what = [caFile.map { "the CA file \($0)" }, certFile.map { "the certificate \($0)" }, keyFile.map { "the key \($0)" }]
+                .compactMap { $0 }.joined(separator: ", ")
+            if caFile == nil { try check(mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "use the system's CA certificates") }
+            try check(mosquitto_tls_set(handle, caFile, caFile == nil ? "/etc/ssl/certs" : nil, certFile, keyFile, nil), "use \(what)")
         } else {
             try check(mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "use the system's CA certificates")
         }

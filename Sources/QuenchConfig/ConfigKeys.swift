@@ -28,6 +28,9 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     public static let mqttClientID = ConfigKey("mqtt", "client_id")
     public static let mqttCAFile = ConfigKey("mqtt", "ca_file")
     public static let mqttNode = ConfigKey("mqtt", "node")
+    public static let mqttNodeID = ConfigKey("mqtt", "node_id")
+    public static let mqttCertFile = ConfigKey("mqtt", "cert_file")
+    public static let mqttKeyFile = ConfigKey("mqtt", "key_file")
     public static let webListen = ConfigKey("web", "listen")
     public static let webTokenFile = ConfigKey("web", "token_file")
 }
@@ -145,15 +148,27 @@ public struct KeySpec: Sendable {
                 environment: "QUENCH_MQTT_PASSWORD_FILE", flags: ["--password-file"],
                 meaning: "A file whose first line is the broker password (keep it readable by the quench user only); never in the URL.",
                 example: "\"/etc/quench/mqtt-password\"", check: absolutePath, show: { .text($0) }),
-        KeySpec(.mqttClientID, \.mqttClientID, expects: "a non-empty string", defaultText: "`quench-NODE`", unset: "quench-NODE",
-                flags: ["--client-id"], meaning: "The MQTT client id.",
+        KeySpec(.mqttClientID, \.mqttClientID, expects: "a non-empty string", defaultText: "`quench-NODEID-DATABASEID`",
+                unset: "quench-NODEID-DATABASEID",
+                flags: ["--client-id"], meaning: "The MQTT client id; the default is this machine's and this database's, which no other shares.",
                 example: "\"quench-kitchen\"", check: nonEmpty, show: { .text($0) }),
         KeySpec(.mqttCAFile, \.mqttCAFile, expects: absolute, defaultText: "the system's CA certificates", unset: "the system's CAs",
                 flags: ["--ca-file"], meaning: "For `mqtts://`: the CA certificate that signed the broker's.",
                 example: "\"/etc/quench/broker-ca.crt\"", check: absolutePath, show: { .text($0) }),
+        KeySpec(.mqttCertFile, \.mqttCertFile, expects: absolute, defaultText: "none", unset: "none",
+                flags: ["--cert"], meaning: "For a broker that asks for a client certificate (`mqtts://`): this gateway's certificate (PEM).",
+                example: "\"/etc/quench/mqtt-client.crt\"", check: absolutePath, show: { .text($0) }),
+        KeySpec(.mqttKeyFile, \.mqttKeyFile, expects: absolute, defaultText: "none", unset: "none",
+                flags: ["--key"], meaning: "The client certificate's private key (PEM; readable by the quench user only).",
+                example: "\"/etc/quench/mqtt-client.key\"", check: absolutePath, show: { .text($0) }),
         KeySpec(.mqttNode, \.mqttNode, expects: "a non-empty string", defaultText: "the host name", unset: "the host name",
-                flags: ["--node"], meaning: "This gateway's name in topics (quench/NODE/...) and Home Assistant ids.",
+                flags: ["--node"], meaning: "This gateway's name as Home Assistant shows it; renaming it changes no topic or id.",
                 example: "\"kitchen\"", check: nonEmpty, show: { .text($0) }),
+        KeySpec(.mqttNodeID, \.mqttNodeID, expects: "1 to 64 of a-z, 0-9, _ and -",
+                defaultText: "from /etc/machine-id (else a random id kept in the database)", unset: "from the machine id",
+                flags: ["--node-id"],
+                meaning: "This gateway's id in topics (quench/NODEID/...) and Home Assistant's unique ids: set it to keep a replaced machine's entities.",
+                example: "\"kitchen\"", check: nodeID, show: { .text($0) }),
         KeySpec(.webListen, \.webListen, expects: HostPort.expected, default: Configuration.defaultWebListen,
                 defaultText: "`\(Configuration.defaultWebListen)`", environment: "QUENCH_WEB_LISTEN", flags: ["--listen"],
                 meaning: "Where `quench serve` listens: `HOST:PORT` or `[IPv6]:PORT`; anything but loopback asks for the access token.",
@@ -213,6 +228,13 @@ private func listenAddress(_ value: TOMLValue) -> Result<String, KeySpec.Refusal
     } catch {
         return .failure(KeySpec.Refusal(reason: error.description))
     }
+}
+
+/// As `MQTTSettings.isValidNodeID` (QuenchConfig does not link QuenchMQTT): a topic level and an id.
+private func nodeID(_ value: TOMLValue) -> String? {
+    guard let text = value.string, (1...64).contains(text.utf8.count),
+          text.utf8.allSatisfy({ (0x61...0x7a).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5f || $0 == 0x2d }) else { return nil }
+    return text
 }
 
 private func nonEmpty(_ value: TOMLValue) -> String? {

@@ -70,6 +70,11 @@ public struct ConfigValues: Sendable, Equatable {
     public var mqttClientID: String?
     public var mqttCAFile: String?
     public var mqttNode: String?
+    /// This gateway's id in MQTT topics and Home Assistant's unique ids (default: from /etc/machine-id).
+    public var mqttNodeID: String?
+    /// A client certificate and its key, for a broker that asks for one.
+    public var mqttCertFile: String?
+    public var mqttKeyFile: String?
     /// `quench serve` (the quench-web service): where it listens, `HOST:PORT`
     /// (checked by `HostPort`), and the access token's file.
     public var webListen: String?

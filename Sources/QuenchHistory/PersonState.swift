@@ -14,12 +14,23 @@ public struct PersonState: Sendable, Encodable, Equatable {
         /// Whether the gateway holds a link to it now; nil when never recorded.
         public var linkUp: Bool?
         public var batteryPercent: Int?
+        /// Its profile (`hidrate-spark`, `decent-scale`) and what it measures (`weight`: a scale
+        /// the bottle stands on; `level`: a bottle), for Home Assistant's device model.
+        public var profile: String?
+        public var sensor: String?
     }
 
     public var person: String
+    /// The person's id: MQTT's topics and Home Assistant's unique ids hang on it, not on the name.
+    public var personId: Int64
     public var date: String
     /// The start of the person's day (ISO 8601 with offset).
     public var dayStart: String
+    /// The start of the next: the day's total goes back to 0 then.
+    public var dayEnd: String
+    /// Home Assistant's `last_reset` for the day's total: the day's start, held by the
+    /// publisher so that it never goes back (a day start or zone changed mid-day).
+    public var lastReset: String
     public var intakeMl: Double
     public var goalMl: Double
     public var progressPercent: Double
@@ -73,10 +84,13 @@ extension History {
         let remaining = Dictionary(today.bottles.map { ($0.device, $0) }, uniquingKeysWith: { a, _ in a })
         let bottles = devices.map { d in
             PersonState.Bottle(device: d.address, name: d.name, remainingMl: remaining[d.address]?.remainingMl,
-                               remainingAt: remaining[d.address]?.at, linkUp: links[d.address], batteryPercent: d.batteryPercent)
+                               remainingAt: remaining[d.address]?.at, linkUp: links[d.address], batteryPercent: d.batteryPercent,
+                               profile: d.profile, sensor: d.sensor?.rawValue)
         }
         return PersonState(
-            person: person, date: today.date, dayStart: Format.localISO(c.calendar.start(of: c.today), c.calendar),
+            person: person, personId: c.personID ?? 0, date: today.date, dayStart: Format.localISO(c.calendar.start(of: c.today), c.calendar),
+            dayEnd: Format.localISO(c.calendar.start(of: CivilDay(number: c.today.number + 1)), c.calendar),
+            lastReset: Format.localISO(c.calendar.start(of: c.today), c.calendar),
             intakeMl: today.intakeMl, goalMl: today.goalMl, progressPercent: (today.progress * 1000).rounded() / 10,
             // To the tenth of a mL: the pace moves every second, the retained state only when that shows.
             paceMl: (remind.paceMl * 10).rounded() / 10, behind: remind.behind, behindByMl: (remind.behindByMl * 10).rounded() / 10,

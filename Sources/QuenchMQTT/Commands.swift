@@ -119,7 +119,7 @@ public struct RemoteCommandError: Error, Sendable, Hashable, CustomStringConvert
 
 extension Topics {
     /// Where Home Assistant sends a person's commands (`RemoteCommand`).
-    public func command(_ state: PersonState) -> String { base + "/person/\(MQTTSettings.topicSafe(state.person))/command" }
+    public func command(_ state: PersonState) -> String { base + "/person/\(state.personId)/command" }
     /// What became of each command, not retained (the "Last command" sensor).
     public func commandResult(_ state: PersonState) -> String { command(state) + "/result" }
     /// The subscription that receives every person's commands.

@@ -6,30 +6,6 @@ import QuenchHistory
 /// `RemoteCommand`), and the sensors for automations and long-term statistics (reminder due,
 /// still to drink, the lifetime counter, the last command's outcome).
 extension HomeAssistantDiscovery {
-    /// A config with every field these entities use, in the names of Home Assistant's MQTT integration.
-    struct EntityConfig: Encodable {
-        var name: String
-        var uniqueId: String
-        var stateTopic: String?
-        var valueTemplate: String?
-        var commandTopic: String?
-        var commandTemplate: String?
-        var availabilityTopic: String
-        var deviceClass: String?
-        var stateClass: String?
-        var unitOfMeasurement: String?
-        var suggestedDisplayPrecision: Int?
-        var entityCategory: String?
-        var icon: String?
-        var min: Double?
-        var max: Double?
-        var step: Double?
-        var mode: String?
-        var jsonAttributesTopic: String?
-        var jsonAttributesTemplate: String?
-        var device: Device
-    }
-
     /// A command's payload as Home Assistant renders it on each press: a fresh id (the time to the
     /// microsecond and a random number; its sandbox has no UUID) and the fields given, `value`
     /// being what the entity sends (the text typed, the number set).
@@ -39,17 +15,19 @@ extension HomeAssistantDiscovery {
         return "{{ {\(fields)} | to_json }}"
     }
 
-    /// The person's controls and extra sensors, on `device` (the gateway's).
-    static func controls(_ state: PersonState, topics: Topics, gatewayID: String, device: Device)
+    /// The person's controls and extra sensors, on their `device`.
+    static func controls(_ state: PersonState, topics: Topics, gatewayID: String, device: Device, expireAfter: Int?)
         -> [(topic: String, owner: String, message: OutgoingMessage)] {
-        let person = MQTTSettings.topicSafe(state.person)
-        let personTopic = topics.person(state.person)
+        let person = "p\(state.personId)"
+        let personTopic = topics.person(state.personId)
         let commandTopic = topics.command(state)
         var out: [(String, String, OutgoingMessage)] = []
-        func add(_ component: String, _ object: String, _ name: String, _ fill: (inout EntityConfig) -> Void) {
-            var config = EntityConfig(name: "\(name) (\(state.person))", uniqueId: "\(gatewayID)_\(person)_\(object)",
-                                      availabilityTopic: topics.availability, device: device)
+        func add(_ component: String, _ object: String, _ name: String, _ fill: (inout Config) -> Void) {
+            var config = Config(name: name, uniqueId: "\(gatewayID)_\(person)_\(object)", stateTopic: nil, valueTemplate: nil,
+                                availability: [Availability(topic: topics.availability)], device: device)
             fill(&config)
+            // What reads a state expires with it after a `sync`; what only sends has no state to go stale.
+            if config.stateTopic != nil, component != "number" { config.expireAfter = expireAfter }
             let topic = "\(topics.discoveryPrefix)/\(component)/\(gatewayID)/\(person)_\(object)/config"
             out.append((topic, "gateway", OutgoingMessage(topic: topic, payload: History.json(config), retain: true)))
         }
@@ -66,8 +44,7 @@ extension HomeAssistantDiscovery {
         add("text", "log_drink", "Log a drink") {
             $0.commandTopic = commandTopic
             $0.commandTemplate = commandTemplate(action: .add, amount: "value")
-            $0.min = 1
-            $0.max = 32
+            ($0.min, $0.max) = (1, 32)
             $0.icon = "mdi:cup-outline"
         }
         add("button", "undo", "Undo last drink") {
@@ -75,13 +52,12 @@ extension HomeAssistantDiscovery {
             $0.commandTemplate = commandTemplate(action: .undo, amount: nil)
             $0.icon = "mdi:undo"
         }
-        add("number", "goal_setting", "Daily goal") {
+        add("number", "goal_setting", "Daily goal setting") {
             $0.stateTopic = personTopic
             $0.valueTemplate = "{{ value_json.goal_ml }}"
             $0.commandTopic = commandTopic
             $0.commandTemplate = commandTemplate(action: .goal, amount: "value")
-            $0.unitOfMeasurement = "mL"
-            $0.deviceClass = "volume"
+            ($0.unitOfMeasurement, $0.deviceClass) = ("mL", "volume")
             // `quench goal set`'s bounds.
             ($0.min, $0.max, $0.step, $0.mode) = (100, 20_000, 50, "box")
             $0.entityCategory = "config"

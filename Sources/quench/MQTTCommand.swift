@@ -20,16 +20,22 @@ struct BrokerOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A file whose first line is the broker password (default: $QUENCH_MQTT_PASSWORD_FILE, else `mqtt.password_file`).",
                                valueName: "FILE"))
     var passwordFile: String?
-    @Option(help: "The MQTT client id (default: `mqtt.client_id`, else quench-NODE).") var clientId: String?
+    @Option(help: "The MQTT client id (default: `mqtt.client_id`, else quench-NODEID-DATABASEID).") var clientId: String?
     @Option(help: ArgumentHelp("The CA certificate that signed the broker's, for mqtts:// (default: `mqtt.ca_file`, else the system's CAs).",
                                valueName: "FILE"))
     var caFile: String?
-    @Option(help: "This gateway's name in topics and Home Assistant ids (default: `mqtt.node`, else the host name).") var node: String?
+    @Option(help: ArgumentHelp("A client certificate, for a broker that asks for one (default: `mqtt.cert_file`).", valueName: "FILE"))
+    var cert: String?
+    @Option(help: ArgumentHelp("The client certificate's key (default: `mqtt.key_file`).", valueName: "FILE"))
+    var key: String?
+    @Option(help: "This gateway's name as Home Assistant shows it (default: `mqtt.node`, else the host name).") var node: String?
+    @Option(help: "This gateway's id in topics and unique ids (default: `mqtt.node_id`, else from /etc/machine-id).") var nodeId: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error (default: $QUENCH_LOG, else info).") var logLevel: String?
 
     var values: ConfigValues {
         var v = ConfigValues()
         (v.mqttBroker, v.mqttPasswordFile, v.mqttClientID, v.mqttCAFile, v.mqttNode) = (broker, passwordFile, clientId, caFile, node)
+        (v.mqttNodeID, v.mqttCertFile, v.mqttKeyFile) = (nodeId, cert, key)
         return v
     }
 }
@@ -39,7 +45,8 @@ extension Configuration {
     func mqttSettings() throws -> MQTTSettings {
         guard let url = mqttBroker.value else { throw MQTTSetupError.noBroker }
         return MQTTSettings(broker: try BrokerAddress(parsing: url), passwordFile: mqttPasswordFile.value,
-                            clientID: mqttClientID.value, caFile: mqttCAFile.value, node: mqttNode.value)
+                            clientID: mqttClientID.value, caFile: mqttCAFile.value, node: mqttNode.value, nodeID: mqttNodeID.value,
+                            certFile: mqttCertFile.value, keyFile: mqttKeyFile.value)
     }
 }
 

@@ -72,12 +72,11 @@ struct RemoteCommandTests {
     @Test("a command on a person's topic: carried out, and what became of it published; nobody's topic ignored")
     func handled() throws {
         let (env, store) = try history()
-        var settings = MQTTSettings(broker: try BrokerAddress(parsing: "mqtt://127.0.0.1"), node: "testpi")
-        settings.clientID = "unused"
-        let topics = Topics(settings)
+        let settings = MQTTSettings(broker: try BrokerAddress(parsing: "mqtt://127.0.0.1"), node: "testpi", nodeID: "testpi")
+        let topics = Topics(settings, nodeID: "testpi")
         let states = try History.personStates(env)
         let topic = topics.command(states[0])
-        #expect(topic == "quench/testpi/person/me/command")
+        #expect(topic == "quench/testpi/person/1/command")
         let done = try #require(RemoteCommands.handle(topic: topic, payload: Array(#"{"id":"h1","action":"add","amount":"8oz"}"#.utf8),
                                                       states: states, environment: env, topics: topics, now: .wallClockNow))
         #expect(done.refusal == nil && done.result.topic == topic + "/result" && !done.result.retain)
@@ -86,7 +85,7 @@ struct RemoteCommandTests {
         let refused = try #require(RemoteCommands.handle(topic: topic, payload: Array(#"{"id":"h2","action":"add","amount":"lots"}"#.utf8),
                                                          states: states, environment: env, topics: topics, now: .wallClockNow))
         #expect(refused.refusal?.contains("lots") == true && refused.result.payload.contains(#""ok":false"#))
-        #expect(RemoteCommands.handle(topic: "quench/testpi/person/nobody/command", payload: [], states: states, environment: env,
+        #expect(RemoteCommands.handle(topic: "quench/testpi/person/99/command", payload: [], states: states, environment: env,
                                       topics: topics, now: .wallClockNow) == nil)
     }
 }
@@ -103,12 +102,12 @@ struct RemoteCommandBrokerTests {
         let path = try TemporaryFolder.create("quench-commands") + "/q.sqlite"
         let store = try IntakeStore(path: path)
         let env = HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: TimeZone(identifier: "Europe/London"))
-        let settings = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi")
+        let settings = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi", nodeID: "testpi")
         var logger = Logger(label: "test")
         logger.logLevel = .error
         let publisher = try BackgroundPublisher(settings: settings, environment: env, logger: logger)
         defer { publisher.stop() }
-        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/person/me/state") != nil })
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/person/1/state") != nil })
 
         // Home Assistant's side: a client of its own, sending the same command twice (a QoS 1 repeat).
         let ha = try MQTTClient(clientID: "ha-test")
@@ -117,7 +116,7 @@ struct RemoteCommandBrokerTests {
         try ha.connect(host: "127.0.0.1", port: Int32(broker.port))
         #expect(LiveFixture.waitFor(5) { (try? ha.loop(timeoutMS: 20)) != nil && connected })
         for _ in 0..<2 {
-            try ha.publish(topic: "quench/testpi/person/me/command", payload: Array(#"{"id":"ha-42","action":"add","amount":"300ml"}"#.utf8),
+            try ha.publish(topic: "quench/testpi/person/1/command", payload: Array(#"{"id":"ha-42","action":"add","amount":"300ml"}"#.utf8),
                            qos: 1, retain: false)
         }
         for _ in 0..<10 { try ha.loop(timeoutMS: 20) }
@@ -127,7 +126,7 @@ struct RemoteCommandBrokerTests {
         #expect((results.last?["said"] as? String)?.hasPrefix("Already added") == true, "\(results)")
         #expect(try store.events().map(\.ml) == [300])
         #expect(subscriber.waitFor(seconds: 5) {
-            (try? JSONSerialization.jsonObject(with: Data(subscriber.last("quench/testpi/person/me/state")?.payload ?? [])) as? [String: Any])?["intake_ml"] as? Double == 300
+            (try? JSONSerialization.jsonObject(with: Data(subscriber.last("quench/testpi/person/1/state")?.payload ?? [])) as? [String: Any])?["intake_ml"] as? Double == 300
         })
         ha.disconnect()
     }
