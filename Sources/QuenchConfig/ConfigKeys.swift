@@ -31,6 +31,9 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     public static let mqttNodeID = ConfigKey("mqtt", "node_id")
     public static let mqttCertFile = ConfigKey("mqtt", "cert_file")
     public static let mqttKeyFile = ConfigKey("mqtt", "key_file")
+    public static let mqttDiscovery = ConfigKey("mqtt", "discovery")
+    public static let mqttDiscoveryPrefix = ConfigKey("mqtt", "discovery_prefix")
+    public static let mqttTopicPrefix = ConfigKey("mqtt", "topic_prefix")
     public static let webListen = ConfigKey("web", "listen")
     public static let webTokenFile = ConfigKey("web", "token_file")
 }
@@ -169,6 +172,18 @@ public struct KeySpec: Sendable {
                 flags: ["--node-id"],
                 meaning: "This gateway's id in topics (quench/NODEID/...) and Home Assistant's unique ids: set it to keep a replaced machine's entities.",
                 example: "\"kitchen\"", check: nodeID, show: { .text($0) }),
+        KeySpec(.mqttDiscovery, \.mqttDiscovery, expects: "components or device", defaultText: "`components`", unset: "components",
+                flags: ["--discovery"],
+                meaning: "Home Assistant discovery: `components` (one config per entity, every version) or `device` (one per device, 2024.11 and later).",
+                example: "\"device\"", check: discoveryForm, show: { .text($0) }),
+        KeySpec(.mqttDiscoveryPrefix, \.mqttDiscoveryPrefix, expects: "1 to 64 of letters, digits, _, - and / between levels",
+                defaultText: "`homeassistant`", unset: "homeassistant", flags: ["--discovery-prefix"],
+                meaning: "Home Assistant's discovery prefix (its MQTT integration's setting), where the configs go and its status is read.",
+                example: "\"homeassistant\"", check: topicPrefix, show: { .text($0) }),
+        KeySpec(.mqttTopicPrefix, \.mqttTopicPrefix, expects: "1 to 64 of letters, digits, _, - and / between levels",
+                defaultText: "`quench`", unset: "quench", flags: ["--topic-prefix"],
+                meaning: "The first level(s) of Quench's own topics (PREFIX/NODEID/...).",
+                example: "\"home/quench\"", check: topicPrefix, show: { .text($0) }),
         KeySpec(.webListen, \.webListen, expects: HostPort.expected, default: Configuration.defaultWebListen,
                 defaultText: "`\(Configuration.defaultWebListen)`", environment: "QUENCH_WEB_LISTEN", flags: ["--listen"],
                 meaning: "Where `quench serve` listens: `HOST:PORT` or `[IPv6]:PORT`; anything but loopback asks for the access token.",
@@ -234,6 +249,19 @@ private func listenAddress(_ value: TOMLValue) -> Result<String, KeySpec.Refusal
 private func nodeID(_ value: TOMLValue) -> String? {
     guard let text = value.string, (1...64).contains(text.utf8.count),
           text.utf8.allSatisfy({ (0x61...0x7a).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5f || $0 == 0x2d }) else { return nil }
+    return text
+}
+
+/// An MQTT topic prefix: letters, digits, `_`, `-` and `/` between levels; no wildcard, no empty level.
+private func topicPrefix(_ value: TOMLValue) -> String? {
+    guard let text = value.string, (1...64).contains(text.utf8.count), !text.hasPrefix("/"), !text.hasSuffix("/"), !text.contains("//"),
+          text.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-/".unicodeScalars.contains($0)) })
+    else { return nil }
+    return text
+}
+
+private func discoveryForm(_ value: TOMLValue) -> String? {
+    guard let text = value.string, ["components", "device"].contains(text) else { return nil }
     return text
 }
 

@@ -16,20 +16,18 @@ extension HomeAssistantDiscovery {
     }
 
     /// The person's controls and extra sensors, on their `device`.
-    static func controls(_ state: PersonState, topics: Topics, gatewayID: String, device: Device, expireAfter: Int?)
-        -> [(topic: String, owner: String, message: OutgoingMessage)] {
+    static func controls(_ state: PersonState, topics: Topics, gatewayID: String, device: Device, expireAfter: Int?) -> [Entity] {
         let person = "p\(state.personId)"
         let personTopic = topics.person(state.personId)
         let commandTopic = topics.command(state)
-        var out: [(String, String, OutgoingMessage)] = []
+        var out: [Entity] = []
         func add(_ component: String, _ object: String, _ name: String, _ fill: (inout Config) -> Void) {
             var config = Config(name: name, uniqueId: "\(gatewayID)_\(person)_\(object)", stateTopic: nil, valueTemplate: nil,
                                 availability: [Availability(topic: topics.availability)], device: device)
             fill(&config)
             // What reads a state expires with it after a `sync`; what only sends has no state to go stale.
             if config.stateTopic != nil, component != "number" { config.expireAfter = expireAfter }
-            let topic = "\(topics.discoveryPrefix)/\(component)/\(gatewayID)/\(person)_\(object)/config"
-            out.append((topic, "gateway", OutgoingMessage(topic: topic, payload: History.json(config), retain: true)))
+            out.append(Entity(component: component, object: "\(person)_\(object)", owner: "gateway", config: config))
         }
 
         // Logging a drink.

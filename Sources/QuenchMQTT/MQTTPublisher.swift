@@ -287,7 +287,8 @@ public final class MQTTPublisher {
         stateDue = .now + .seconds(min(stateInterval, untilNextDay))
         let published = states.map(holdingLastReset)
         // Again when Home Assistant asks, and when a bottle was paired or forgotten, or a person added or removed.
-        let configs = HomeAssistantDiscovery.configs(published, topics: topics, expireAfter: announcesAvailability ? nil : settings.syncFreshness)
+        let configs = HomeAssistantDiscovery.configs(published, topics: topics, expireAfter: announcesAvailability ? nil : settings.syncFreshness,
+                                                     form: settings.discoveryForm)
         if needDiscovery || Set(configs.map(\.topic)) != announced || configs.contains(where: { lastPayloads[$0.topic] != $0.message.payload }) {
             try announce(configs)
             needDiscovery = false

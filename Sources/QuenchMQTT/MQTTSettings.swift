@@ -78,6 +78,8 @@ public struct MQTTSettings: Sendable {
     public var topicPrefix = "quench"
     /// Home Assistant's discovery prefix.
     public var discoveryPrefix = "homeassistant"
+    /// One discovery config per entity, or one per device (`mqtt.discovery`).
+    public var discoveryForm = DiscoveryForm.components
     /// This gateway's name as Home Assistant shows it (the device's name); changing it changes no id.
     public var node: String
     /// This gateway's id in topics and unique ids (letters, digits, `_` and `-`): `mqtt.node_id`,
@@ -94,8 +96,12 @@ public struct MQTTSettings: Sendable {
     public var syncFreshness = 7200.0
 
     public init(broker: BrokerAddress, passwordFile: String? = nil, clientID: String? = nil, caFile: String? = nil, node: String? = nil,
-                nodeID: String? = nil, certFile: String? = nil, keyFile: String? = nil) {
+                nodeID: String? = nil, certFile: String? = nil, keyFile: String? = nil, discoveryForm: DiscoveryForm = .components,
+                discoveryPrefix: String = "homeassistant", topicPrefix: String = "quench") {
         self.broker = broker
+        self.discoveryForm = discoveryForm
+        self.discoveryPrefix = discoveryPrefix
+        self.topicPrefix = topicPrefix
         self.passwordFile = passwordFile
         self.node = node ?? Self.hostName()
         self.nodeID = nodeID ?? NodeID.machine()

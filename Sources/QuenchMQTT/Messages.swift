@@ -155,8 +155,11 @@ public enum HomeAssistantDiscovery {
         /// Seconds after which Home Assistant shows the entity unavailable unless its state came again
         /// (what `quench mqtt sync` publishes: no process stays to say `offline`).
         var expireAfter: Int?
-        var device: Device
-        var origin = Origin()
+        /// The device and origin of the component form; nil in the device form, whose message has them once.
+        var device: Device?
+        var origin: Origin? = Origin()
+        /// The component (`sensor`, `button`) in the device form.
+        var platform: String?
 
         init(name: String, uniqueId: String, stateTopic: String?, valueTemplate: String?, availability: [Availability],
              availabilityMode: String? = nil, deviceClass: String? = nil, stateClass: String? = nil, unitOfMeasurement: String? = nil,
@@ -178,11 +181,31 @@ public enum HomeAssistantDiscovery {
         }
     }
 
+    /// One entity: its component, object id, who owns it (`gateway`, or a bottle's address: its configs are
+    /// cleared when it is forgotten) and its config.
+    struct Entity {
+        var component: String
+        var object: String
+        var owner: String
+        var config: Config
+    }
+
     /// Every config for these people's states, by topic; `gateway` owns the people's, the address each bottle's.
     /// - Parameter expireAfter: seconds for `expire_after` (`sync`'s freshness); nil: none (`run` says `offline`).
-    public static func configs(_ states: [PersonState], topics: Topics, expireAfter: Double? = nil)
+    /// - Parameter form: one config per entity (`homeassistant/sensor/…/config`, every Home Assistant),
+    ///   or one per device (`homeassistant/device/ID/config`, Home Assistant 2024.11 and later).
+    public static func configs(_ states: [PersonState], topics: Topics, expireAfter: Double? = nil, form: DiscoveryForm = .components)
         -> [(topic: String, owner: String, message: OutgoingMessage)] {
-        [gatewayConfig(topics: topics)] + states.flatMap { configs($0, topics: topics, expireAfter: expireAfter) }
+        let all = [gatewayEntity(topics: topics)] + states.flatMap { entities($0, topics: topics, expireAfter: expireAfter) }
+        switch form {
+        case .components:
+            return all.map { e in
+                let topic = "\(topics.discoveryPrefix)/\(e.component)/quench_\(topics.node)/\(e.object)/config"
+                return (topic, e.owner, OutgoingMessage(topic: topic, payload: History.json(e.config), retain: true))
+            }
+        case .device:
+            return deviceConfigs(all, topics: topics)
+        }
     }
 
     static func gatewayDevice(_ topics: Topics) -> Device {
@@ -192,18 +215,16 @@ public enum HomeAssistantDiscovery {
 
     /// The gateway's own entity: whether the Bluetooth gateway runs (`topics.gateway`). It also makes
     /// the gateway's device, which the people's and the bottles' name as `via_device`.
-    static func gatewayConfig(topics: Topics) -> (topic: String, owner: String, message: OutgoingMessage) {
+    static func gatewayEntity(topics: Topics) -> Entity {
         let gatewayID = "quench_\(topics.node)"
         var c = Config(name: "Bluetooth gateway", uniqueId: "\(gatewayID)_gateway", stateTopic: topics.gateway, valueTemplate: nil,
                        availability: [Availability(topic: topics.availability)], deviceClass: "running", device: gatewayDevice(topics))
         (c.payloadOn, c.payloadOff, c.entityCategory) = ("online", "offline", "diagnostic")
-        let topic = "\(topics.discoveryPrefix)/binary_sensor/\(gatewayID)/gateway/config"
-        return (topic, "gateway", OutgoingMessage(topic: topic, payload: History.json(c), retain: true))
+        return Entity(component: "binary_sensor", object: "gateway", owner: "gateway", config: c)
     }
 
-    /// One person's configs and their bottles'.
-    public static func configs(_ state: PersonState, topics: Topics, expireAfter: Double? = nil)
-        -> [(topic: String, owner: String, message: OutgoingMessage)] {
+    /// One person's entities and their bottles'.
+    static func entities(_ state: PersonState, topics: Topics, expireAfter: Double? = nil) -> [Entity] {
         let gatewayID = "quench_\(topics.node)"
         // Ids from the person's id, never their name: a rename changes only `name`.
         let person = "p\(state.personId)"
@@ -211,11 +232,10 @@ public enum HomeAssistantDiscovery {
         let personDevice = Device(identifiers: ["\(gatewayID)_\(person)"], name: state.person, model: "Person", viaDevice: gatewayID)
         let personTopic = topics.person(state.personId)
         let expiry = expireAfter.map { Int(saturating: $0.rounded()) }
-        var out: [(String, String, OutgoingMessage)] = []
+        var out: [Entity] = []
 
         func add(_ component: String, _ object: String, owner: String, _ config: Config) {
-            let topic = "\(topics.discoveryPrefix)/\(component)/\(gatewayID)/\(object)/config"
-            out.append((topic, owner, OutgoingMessage(topic: topic, payload: History.json(config), retain: true)))
+            out.append(Entity(component: component, object: object, owner: owner, config: config))
         }
         func personEntity(_ object: String, _ name: String, _ template: String, deviceClass: String? = nil, stateClass: String? = nil,
                           unit: String? = nil, precision: Int? = nil, lastReset: String? = nil, icon: String? = nil) -> Config {

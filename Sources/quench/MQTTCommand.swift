@@ -30,12 +30,17 @@ struct BrokerOptions: ParsableArguments {
     var key: String?
     @Option(help: "This gateway's name as Home Assistant shows it (default: `mqtt.node`, else the host name).") var node: String?
     @Option(help: "This gateway's id in topics and unique ids (default: `mqtt.node_id`, else from /etc/machine-id).") var nodeId: String?
+    @Option(help: "Home Assistant discovery: components (every version) or device (2024.11 and later) (default: `mqtt.discovery`, else components).")
+    var discovery: String?
+    @Option(help: "Home Assistant's discovery prefix (default: `mqtt.discovery_prefix`, else homeassistant).") var discoveryPrefix: String?
+    @Option(help: "The prefix of Quench's own topics (default: `mqtt.topic_prefix`, else quench).") var topicPrefix: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error (default: $QUENCH_LOG, else info).") var logLevel: String?
 
     var values: ConfigValues {
         var v = ConfigValues()
         (v.mqttBroker, v.mqttPasswordFile, v.mqttClientID, v.mqttCAFile, v.mqttNode) = (broker, passwordFile, clientId, caFile, node)
         (v.mqttNodeID, v.mqttCertFile, v.mqttKeyFile) = (nodeId, cert, key)
+        (v.mqttDiscovery, v.mqttDiscoveryPrefix, v.mqttTopicPrefix) = (discovery, discoveryPrefix, topicPrefix)
         return v
     }
 }
@@ -46,7 +51,9 @@ extension Configuration {
         guard let url = mqttBroker.value else { throw MQTTSetupError.noBroker }
         return MQTTSettings(broker: try BrokerAddress(parsing: url), passwordFile: mqttPasswordFile.value,
                             clientID: mqttClientID.value, caFile: mqttCAFile.value, node: mqttNode.value, nodeID: mqttNodeID.value,
-                            certFile: mqttCertFile.value, keyFile: mqttKeyFile.value)
+                            certFile: mqttCertFile.value, keyFile: mqttKeyFile.value,
+                            discoveryForm: mqttDiscovery.value.flatMap(DiscoveryForm.init(rawValue:)) ?? .components,
+                            discoveryPrefix: mqttDiscoveryPrefix.value ?? "homeassistant", topicPrefix: mqttTopicPrefix.value ?? "quench")
     }
 }
 

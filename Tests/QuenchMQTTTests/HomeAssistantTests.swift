@@ -30,9 +30,9 @@ struct HomeAssistantTests {
     }
 
     /// Starts `quench mqtt run` on the database, its log in a file (a pipe nobody reads would stop it).
-    func publisher(_ path: String, broker: MosquittoBroker, node: String, log: String) throws -> ChildProcess.Running {
+    func publisher(_ path: String, broker: MosquittoBroker, node: String, log: String, discovery: String = "components") throws -> ChildProcess.Running {
         let arguments = ["TZ=Europe/London", try #require(quenchBinary), "mqtt", "run", "--db", path, "--broker", broker.url,
-                         "--node", node.capitalized, "--node-id", node,
+                         "--node", node.capitalized, "--node-id", node, "--discovery", discovery,
                          "--seconds", "240", "--log-level", "info"]
         switch ChildProcess.start("/usr/bin/env", arguments, logFile: log) {
         case .success(let p): return p
@@ -59,7 +59,8 @@ struct HomeAssistantTests {
         // A second gateway on the same broker, with a household of its own (its person is also "me", id 1). Its bottle
         // is another: one Bluetooth address is one device in Home Assistant (its `connections`), whichever gateway sees it.
         let hallPath = try history(folder, name: "hall.sqlite", ml: 500, bottle: "C8:2A:3F:00:3F:2B")
-        let hall = try publisher(hallPath, broker: broker, node: "hall", log: folder.file("hall.log"))
+        // It announces itself in the device form (one config per device; Home Assistant 2024.11 and later).
+        let hall = try publisher(hallPath, broker: broker, node: "hall", log: folder.file("hall.log"), discovery: "device")
         defer { hall.signal(SIGTERM); hall.wait() }
         let ha = try HomeAssistant(brokerPort: broker.port)
         try ha.start()
