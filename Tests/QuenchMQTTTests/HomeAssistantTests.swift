@@ -54,6 +54,8 @@ struct HomeAssistantTests {
         let broker = try MosquittoBroker()
         let folder = try TemporaryFolder("quench-ha-test")
         let path = try history(folder)
+        // Ann, as in the dashboard card of docs/homeassistant.md.
+        #expect(try runQuench(["person", "rename", "me", "Ann", "--db", path]).status == 0)
         let quench = try publisher(path, broker: broker, node: "kitchen", log: folder.file("quench.log"))
         defer { quench.signal(SIGTERM); quench.wait() }
         // A second gateway on the same broker, with a household of its own (its person is also "me", id 1). Its bottle
@@ -107,7 +109,7 @@ struct HomeAssistantTests {
         #expect(bottle["via_device_id"] as? String == gateway["id"] as? String, "the bottle is linked via the gateway")
         #expect(bottle["name"] as? String == "desk bottle" && bottle["model"] as? String == "Smart bottle")
         let me = try #require(devices.first { identifiers($0) == ["quench_kitchen_p1"] }, "the person's device")
-        #expect(me["via_device_id"] as? String == gateway["id"] as? String && me["name"] as? String == "me", "the person is linked via the gateway")
+        #expect(me["via_device_id"] as? String == gateway["id"] as? String && me["name"] as? String == "Ann", "the person is linked via the gateway")
         let hallGateway = try #require(devices.first { identifiers($0) == ["quench_hall"] }, "the second gateway's device")
         #expect(hallGateway["name"] as? String == "Quench (Hall)" && gateway["name"] as? String == "Quench (Kitchen)")
 
@@ -165,12 +167,22 @@ struct HomeAssistantTests {
         #expect(waitFor(10) { double(try ha.states()[entity("quench_kitchen_p1_goal")]) == 2500 }, "the goal from Home Assistant")
         #expect(try History.showGoal(env, json: false).contains("2,500 mL"))
 
+        // The dashboard card of docs/homeassistant.md: every entity it names is there.
+        let docs = try String(contentsOf: TestPackage.root.appendingPathComponent("docs/homeassistant.md"), encoding: .utf8)
+        let card = try #require(docs.components(separatedBy: "<!-- card -->\n```yaml\n").dropFirst().first?.components(separatedBy: "```").first)
+        // (Not the actions it performs: `perform_action: button.press`.)
+        let entityLines = card.split(separator: "\n").filter { !$0.contains("perform_action:") }.joined(separator: "\n")
+        let named = Set(entityLines.matches(of: /\b(sensor|binary_sensor|button|text|number)\.[a-z0-9_]+/).map { String($0.output.0) })
+        #expect(named.count >= 10, "\(named)")
+        let current = try ha.states()
+        #expect(named.subtracting(current.keys).isEmpty, "the card names entities Home Assistant does not have: \(named.subtracting(current.keys).sorted())")
+
         // A rename: the same entities (ids and statistics kept), the new name shown.
         let entityIDs = registry.mapValues { $0["entity_id"] as? String ?? "" }
-        let renamed = try runQuench(["person", "rename", "me", "Ann", "--db", path])
+        let renamed = try runQuench(["person", "rename", "Ann", "Ann Lee", "--db", path])
         #expect(renamed.status == 0, "\(renamed.stderr)")
         #expect(waitFor(15) {
-            (try ha.states()[intake]?["attributes"] as? [String: Any])?["friendly_name"] as? String == "Ann Intake today"
+            (try ha.states()[intake]?["attributes"] as? [String: Any])?["friendly_name"] as? String == "Ann Lee Intake today"
         }, "\(String(describing: try? ha.states()[intake]))")
         let after = try ha.websocket(["type": "config/entity_registry/list"]) as? [[String: Any]] ?? []
         let afterIDs = Dictionary(after.compactMap { e in (e["unique_id"] as? String).map { ($0, e["entity_id"] as? String ?? "") } },
