@@ -177,6 +177,11 @@ struct HomeAssistantTests {
         let current = try ha.states()
         #expect(named.subtracting(current.keys).isEmpty, "the card names entities Home Assistant does not have: \(named.subtracting(current.keys).sorted())")
 
+        // The docs' screenshot, when asked for (QUENCH_HA_SCREENSHOTS=FOLDER; not in CI).
+        if let shots = ProcessInfo.processInfo.environment["QUENCH_HA_SCREENSHOTS"] {
+            try ha.screenshot(card: card, to: shots + "/homeassistant-card.png")
+        }
+
         // A rename: the same entities (ids and statistics kept), the new name shown.
         let entityIDs = registry.mapValues { $0["entity_id"] as? String ?? "" }
         let renamed = try runQuench(["person", "rename", "Ann", "Ann Lee", "--db", path])

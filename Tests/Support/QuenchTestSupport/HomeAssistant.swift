@@ -24,6 +24,7 @@ public final class HomeAssistant: @unchecked Sendable {
     public let port: Int
     public var url: String { "http://127.0.0.1:\(port)" }
     public private(set) var token = ""
+    private var refreshToken = ""
     /// Seconds from start to the HTTP API answering.
     public private(set) var startSeconds = 0.0
     private var process: ChildProcess.Running?
@@ -50,6 +51,7 @@ public final class HomeAssistant: @unchecked Sendable {
               server_host: 127.0.0.1
               server_port: \(port)
             api:
+            history:
             onboarding:
             stats_now:
             logger:
@@ -87,8 +89,9 @@ public final class HomeAssistant: @unchecked Sendable {
         }
         guard MosquittoBroker.accepts(port) else { throw BrokerError("Home Assistant did not answer on \(port) within \(seconds) s: \(log.suffix(2000))") }
         startSeconds = Date().timeIntervalSince(started)
-        guard let t = (try client(["onboard"]) as? [String: Any])?["token"] as? String else { throw BrokerError("onboarding gave no token") }
-        token = t
+        let tokens = try client(["onboard"]) as? [String: Any]
+        guard let t = tokens?["token"] as? String, let r = tokens?["refresh_token"] as? String else { throw BrokerError("onboarding gave no token") }
+        (token, refreshToken) = (t, r)
     }
 
     /// SIGTERM: it saves its registries and stops.
@@ -116,6 +119,13 @@ public final class HomeAssistant: @unchecked Sendable {
     /// One websocket command (`config/entity_registry/list`): its result.
     public func websocket(_ command: [String: Any]) throws -> Any {
         try client(["ws", token, String(decoding: try JSONSerialization.data(withJSONObject: command), as: UTF8.self)])
+    }
+
+    /// A dashboard of this one card (YAML, as pasted), in headless Chromium through chromedriver: a PNG at `path`.
+    public func screenshot(card: String, to path: String) throws {
+        let file = folder + "/card.yaml"
+        try card.write(toFile: file, atomically: true, encoding: .utf8)
+        _ = try client(["screenshot", token, refreshToken, file, path])
     }
 
     /// Every state, by entity id.
