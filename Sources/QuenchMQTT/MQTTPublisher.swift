@@ -97,6 +97,7 @@ public final class MQTTPublisher {
             throw .store("\(error)")
         }
         topics = Topics(settings, nodeID: settings.nodeID ?? identity.nodeID)
+        for warning in settings.readableFileWarnings() { logger.warning("a secret is readable by other users", metadata: ["file": "\(warning)"]) }
         clientID = settings.effectiveClientID(nodeID: topics.node, databaseID: identity.databaseID)
     }
 
@@ -167,7 +168,6 @@ public final class MQTTPublisher {
     }
 
     private func dropConnection() {
-        if client != nil { noteLostConnection() }
         client = nil
         inflight = [:]
         otherInflight = []
@@ -392,6 +392,7 @@ public final class MQTTPublisher {
             } catch {
                 recordAcknowledgements()
                 dropConnection()
+                noteLostConnection()
                 logger.warning("lost the MQTT broker; reconnecting", metadata: ["error": "\(error)"])
             }
         }
@@ -482,6 +483,7 @@ public final class MQTTPublisher {
     public static func probe(_ settings: MQTTSettings, timeout: Double = 5) -> String? {
         let password: String?
         do { password = try settings.password() } catch { return "\(error)" }
+        let warnings = settings.readableFileWarnings()
         do throws(MQTTError) {
             let s = settings
             // Its own client id: the service's is never knocked off by a doctor.
@@ -497,7 +499,7 @@ public final class MQTTPublisher {
                 try c.loop(timeoutMS: 100)
             }
             c.disconnect()
-            return nil
+            return warnings.isEmpty ? nil : "accepts the connection, but " + warnings.joined(separator: "; ")
         } catch {
             return "\(error)"
         }

@@ -86,6 +86,8 @@ public struct MQTTSettings: Sendable {
     /// else from /etc/machine-id (unique per machine, the same after a reboot); nil: the
     /// database's own random one (a machine without a machine id).
     public var nodeID: String?
+    /// `mqtt.node_id` / `--node-id` as given (nil: from the machine or the database).
+    public var configuredNodeID: String?
     /// QoS 1 messages in flight at once: what kill -9 can make a consumer see twice.
     public var window = 20
     /// Seconds between connection attempts, at most (backoff from 1 s).
@@ -104,6 +106,7 @@ public struct MQTTSettings: Sendable {
         self.topicPrefix = topicPrefix
         self.passwordFile = passwordFile
         self.node = node ?? Self.hostName()
+        configuredNodeID = nodeID
         self.nodeID = nodeID ?? NodeID.machine()
         self.clientID = clientID
         self.caFile = caFile
@@ -113,7 +116,11 @@ public struct MQTTSettings: Sendable {
 
     /// The client id in force: two publishers never share one unless told to.
     public func effectiveClientID(nodeID: String, databaseID: String) -> String {
-        clientID ?? "quench-\(nodeID)-\(databaseID.prefix(8))"
+        clientID ?? Self.defaultClientID(nodeID: nodeID, databaseID: databaseID)
+    }
+
+    public static func defaultClientID(nodeID: String, databaseID: String) -> String {
+        "quench-\(nodeID)-\(databaseID.prefix(8))"
     }
 
     /// Refuses a password or CA file another user could have written: they
@@ -121,6 +128,17 @@ public struct MQTTSettings: Sendable {
     public func checkFiles() throws(MQTTSetupError) {
         for path in [passwordFile, caFile, certFile, keyFile].compactMap({ $0 }) {
             if let problem = FileTrust.check(path) { throw .untrusted(problem) }
+        }
+    }
+
+    /// Why the password (or key) file is too open: other users can read it. A warning, not a
+    /// refusal (they cannot change which broker is trusted), said by `run`, `sync` and `doctor`.
+    public func readableFileWarnings() -> [String] {
+        [passwordFile, keyFile].compactMap { $0 }.compactMap { path in
+            var st = stat()
+            guard stat(path, &st) == 0, st.st_mode & 0o004 != 0 else { return nil }
+            let mode = String(st.st_mode & 0o777, radix: 8)
+            return "\(path.shownSafely()) can be read by every user (mode \(mode)): chmod o-r \(path.shownSafely())"
         }
     }
 

@@ -126,20 +126,15 @@ struct MQTTCommand: ParsableCommand {
     }
 
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "What waits in the outbox.")
+        static let configuration = CommandConfiguration(abstract: "What waits in the outbox, this gateway's ids, who publishes.")
         @OptionGroup var store: StoreOptions
+        @OptionGroup var mqtt: BrokerOptions
 
         func run() throws {
-            let s = try store.environment().openIntakeStore(creating: false).outboxStatus()
-            if store.json {
-                struct Out: Encodable { var enabled: Bool; var pending: Int; var dropped: Int; var bound: Int; var oldest: String? }
-                print(History.json(Out(enabled: s.enabled, pending: s.pending, dropped: s.dropped, bound: s.bound, oldest: s.oldest?.iso8601)))
-            } else if !s.enabled {
-                print("MQTT publishing was never started on this database (`quench mqtt run` or `sync` starts the outbox)")
-            } else {
-                print("\(s.pending) change\(s.pending == 1 ? "" : "s") waiting" + (s.oldest.map { ", the oldest from \($0.iso8601)" } ?? "")
-                      + "; at most \(s.bound) kept" + (s.dropped > 0 ? "; \(s.dropped) dropped when it was full" : ""))
-            }
+            let configuration = try store.configuration(mqtt.values)
+            let s = try MQTTStatus.read(store: try store.environment().openIntakeStore(creating: false),
+                                        nodeID: configuration.mqttNodeID.value, clientID: configuration.mqttClientID.value)
+            print(store.json ? History.json(s) : s.text)
         }
     }
 }

@@ -226,6 +226,9 @@ struct PublisherTests {
         let folder = (path as NSString).deletingLastPathComponent
         try "wrong\n".write(toFile: folder + "/wrong", atomically: true, encoding: .utf8)
         try "right horse battery\n".write(toFile: folder + "/right", atomically: true, encoding: .utf8)
+        // As a password file should be (one others can read is a doctor warning of its own).
+        chmod(folder + "/wrong", 0o600)
+        chmod(folder + "/right", 0o600)
         let url = "mqtt://quench@127.0.0.1:\(broker.port)"
         let never = try runQuench(["mqtt", "status", "--db", path])
         #expect(never.stdout.contains("never started"), "\(never.stdout)")
@@ -281,7 +284,24 @@ struct PublisherTests {
         #expect(good.stdout.contains("mqtts://localhost:\(tlsPort)"))
         let bad = try runQuench(["mqtt", "sync", "--db", path, "--broker", "mqtts://localhost:\(tlsPort)", "--ca-file", "\(folder)/other-ca.crt", "--node", "testpi"])
         #expect(bad.status == 1)
-        #expect(bad.stderr.lowercased().contains("tls") || bad.stderr.contains("certificate") || bad.stderr.contains("protocol"), "\(bad.stderr)")
+        // The cause, not libmosquitto's "A TLS error occurred".
+        #expect(bad.stderr.contains("certificate verify failed") && bad.stderr.contains("--ca-file") && !bad.stderr.contains("A TLS error occurred"),
+                "\(bad.stderr)")
+        print("wrong CA: \(bad.stderr)")
+        // A name the certificate was not made for (it says localhost and 127.0.0.1).
+        try openssl(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=elsewhere", "-keyout", "\(folder)/other.key", "-out", "\(folder)/other.csr"])
+        try "subjectAltName=DNS:elsewhere.example\n".write(toFile: folder + "/other.ext", atomically: true, encoding: .utf8)
+        try openssl(["x509", "-req", "-in", "\(folder)/other.csr", "-CA", "\(folder)/ca.crt", "-CAkey", "\(folder)/ca.key", "-CAcreateserial",
+                     "-days", "2", "-extfile", "\(folder)/other.ext", "-out", "\(folder)/other.crt"])
+        let misnamed = try MosquittoBroker(tls: .init(certificate: "\(folder)/other.crt", key: "\(folder)/other.key"))
+        let wrongName = try runQuench(["mqtt", "sync", "--db", path, "--broker", "mqtts://localhost:\(try #require(misnamed.tlsPort))",
+                                       "--ca-file", "\(folder)/ca.crt", "--node", "testpi"])
+        print("wrong name: \(wrongName.stderr)")
+        #expect(wrongName.status == 1 && !wrongName.stderr.contains("A TLS error occurred"), "\(wrongName.stderr)")
+        // mqtts:// to a plain port: the protocol.
+        let plain = try runQuench(["mqtt", "sync", "--db", path, "--broker", "mqtts://localhost:\(broker.port)", "--ca-file", "\(folder)/ca.crt"])
+        print("plain port: \(plain.stderr)")
+        #expect(plain.status == 1 && !plain.stderr.contains("A TLS error occurred"), "\(plain.stderr)")
     }
 
     @Test("beside a gateway (`quench run --mqtt`): publishes as changes come, says offline when stopped")
