@@ -202,7 +202,7 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "QuenchTestSupport"]),
         // Against a real HTTPS server on loopback (python3's http.server with an openssl-made certificate).
         .testTarget(name: "QuenchNotifyTests", dependencies: ["QuenchNotify", "QuenchTestSupport", "Threading"]),
-        .testTarget(name: "QuenchMQTTTests", dependencies: ["QuenchMQTT", "MQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport"]),
+        .testTarget(name: "QuenchMQTTTests", dependencies: ["QuenchMQTT", "MQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport", "Threading"]),
         .testTarget(name: "QuenchConfigTests", dependencies: ["QuenchConfig", "QuenchCore", "QuenchStore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchWebTests", dependencies: [
             "QuenchWeb", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport", "Threading",

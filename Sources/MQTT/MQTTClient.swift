@@ -14,6 +14,8 @@ public struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
         case refused(Int32)
         /// No CONNACK or acknowledgement in time.
         case timeout(seconds: Double)
+        /// The TLS handshake failed: OpenSSL's reason, as libmosquitto logged it.
+        case tls(String)
     }
 
     /// What was being done: `connect to 127.0.0.1:1883`, `publish quench/…`.
@@ -43,7 +45,31 @@ public struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(operation): the broker refused the connection: \(what)\(hint)"
         case .timeout(let s):
             return "\(operation): no answer from the broker within \(s) s"
+        case .tls(let reason):
+            return "\(operation): TLS: \(reason)\(Self.tlsHint(reason))"
         }
+    }
+
+    /// What to look at for OpenSSL's most common reasons.
+    static func tlsHint(_ reason: String) -> String {
+        let r = reason.lowercased()
+        if r.contains("hostname mismatch") || r.contains("host name") {
+            return " (the broker's certificate is not made for this host name: use the name it was made for in the broker URL)"
+        }
+        if r.contains("certificate verify failed") || r.contains("unable to get local issuer") || r.contains("self-signed") || r.contains("self signed") {
+            return " (the broker's certificate is not signed by the CA in --ca-file / mqtt.ca_file, has expired, "
+                + "or was not made for the host name in the broker URL)"
+        }
+        if r.contains("expired") { return " (a certificate has expired)" }
+        if r.contains("wrong version number") || r.contains("packet length too long") || r.contains("record layer failure")
+            || r.contains("unexpected eof") {
+            return " (the broker does not speak TLS on that port: mqtt:// for a plain port, mqtts:// for a TLS one)"
+        }
+        if r.contains("certificate required") || r.contains("handshake failure") || r.contains("bad certificate") || r.contains("unknown ca") {
+            return " (the broker wants a client certificate it accepts: --cert and --key, mqtt.cert_file and mqtt.key_file)"
+        }
+        if r.contains("protocol version") { return " (the broker and this client share no TLS version)" }
+        return ""
     }
 }
 
@@ -65,6 +91,8 @@ public final class MQTTClient {
     /// The broker's last CONNACK code: a refusal makes `loop` fail with it, in words.
     private var connack: Int32?
     private var target = ""
+    /// OpenSSL's last reason as libmosquitto logged it: the TLS error's cause (libmosquitto's own code says only "A TLS error occurred").
+    private var tlsReason: String?
     public var onConnect: ((_ connack: Int32) -> Void)?
     public var onDisconnect: ((_ reason: Int32) -> Void)?
     public var onPublish: ((_ messageID: Int32) -> Void)?
@@ -90,6 +118,14 @@ public final class MQTTClient {
             owner.onConnect?(rc)
         }
         mosquitto_disconnect_callback_set(h) { _, obj, rc in MQTTClient.owner(obj)?.onDisconnect?(rc) }
+        mosquitto_log_callback_set(h) { _, obj, _, text in
+            guard let owner = MQTTClient.owner(obj), let text else { return }
+            let line = String(cString: text)
+            // "OpenSSL Error[0]: error:0A000086:SSL routines::certificate verify failed": the words after the last ':'.
+            if line.hasPrefix("OpenSSL Error") || line.contains("SSL routines") {
+                owner.tlsReason = line.split(separator: ":").last.map { String($0.drop { $0 == " " }) } ?? line
+            }
+        }
         mosquitto_publish_callback_set(h) { _, obj, mid in MQTTClient.owner(obj)?.onPublish?(mid) }
         mosquitto_message_callback_set(h) { _, obj, message in
             guard let owner = MQTTClient.owner(obj), let m = message?.pointee else { return }
@@ -107,6 +143,7 @@ public final class MQTTClient {
     private func check(_ rc: Int32, _ operation: @autoclosure () -> String) throws(MQTTError) {
         guard rc != MOSQ_ERR_SUCCESS.rawValue else { return }
         if rc == MOSQ_ERR_ERRNO.rawValue { throw MQTTError(operation(), .system(errno: errno)) }
+        if rc == MOSQ_ERR_TLS.rawValue, let reason = tlsReason { throw MQTTError(operation(), .tls(reason)) }
         throw MQTTError(operation(), .library(rc))
     }
 
@@ -114,10 +151,14 @@ public final class MQTTClient {
         try check(mosquitto_username_pw_set(handle, user, password), "set the user name")
     }
 
-    /// TLS with the broker's certificate checked against `caFile` (or the system's CAs when nil).
-    public func setTLS(caFile: String?) throws(MQTTError) {
-        if let caFile {
-            try check(mosquitto_tls_set(handle, caFile, nil, nil, nil, nil), "use the CA file \(caFile)")
+    /// TLS with the broker's certificate checked against `caFile` (or the system's CAs when nil),
+    /// and this client's own certificate and key when the broker asks for one.
+    public func setTLS(caFile: String?, certFile: String? = nil, keyFile: String? = nil) throws(MQTTError) {
+        if caFile != nil || certFile != nil {
+            let what = [caFile.map { "the CA file \($0)" }, certFile.map { "the certificate \($0)" }, keyFile.map { "the key \($0)" }]
+                .compactMap { $0 }.joined(separator: ", ")
+            if caFile == nil { try check(mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "use the system's CA certificates") }
+            try check(mosquitto_tls_set(handle, caFile, caFile == nil ? "/etc/ssl/certs" : nil, certFile, keyFile, nil), "use \(what)")
         } else {
             try check(mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "use the system's CA certificates")
         }

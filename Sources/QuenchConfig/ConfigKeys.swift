@@ -28,6 +28,12 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     public static let mqttClientID = ConfigKey("mqtt", "client_id")
     public static let mqttCAFile = ConfigKey("mqtt", "ca_file")
     public static let mqttNode = ConfigKey("mqtt", "node")
+    public static let mqttNodeID = ConfigKey("mqtt", "node_id")
+    public static let mqttCertFile = ConfigKey("mqtt", "cert_file")
+    public static let mqttKeyFile = ConfigKey("mqtt", "key_file")
+    public static let mqttDiscovery = ConfigKey("mqtt", "discovery")
+    public static let mqttDiscoveryPrefix = ConfigKey("mqtt", "discovery_prefix")
+    public static let mqttTopicPrefix = ConfigKey("mqtt", "topic_prefix")
     public static let webListen = ConfigKey("web", "listen")
     public static let webTokenFile = ConfigKey("web", "token_file")
     public static let backupDir = ConfigKey("backup", "dir")
@@ -153,15 +159,39 @@ public struct KeySpec: Sendable {
                 environment: "QUENCH_MQTT_PASSWORD_FILE", flags: ["--password-file"],
                 meaning: "A file whose first line is the broker password (keep it readable by the quench user only); never in the URL.",
                 example: "\"/etc/quench/mqtt-password\"", check: absolutePath, show: { .text($0) }),
-        KeySpec(.mqttClientID, \.mqttClientID, expects: "a non-empty string", defaultText: "`quench-NODE`", unset: "quench-NODE",
-                flags: ["--client-id"], meaning: "The MQTT client id.",
+        KeySpec(.mqttClientID, \.mqttClientID, expects: "a non-empty string", defaultText: "`quench-NODEID-DATABASEID`",
+                unset: "quench-NODEID-DATABASEID",
+                flags: ["--client-id"], meaning: "The MQTT client id; the default is this machine's and this database's, which no other shares.",
                 example: "\"quench-kitchen\"", check: nonEmpty, show: { .text($0) }),
         KeySpec(.mqttCAFile, \.mqttCAFile, expects: absolute, defaultText: "the system's CA certificates", unset: "the system's CAs",
                 flags: ["--ca-file"], meaning: "For `mqtts://`: the CA certificate that signed the broker's.",
                 example: "\"/etc/quench/broker-ca.crt\"", check: absolutePath, show: { .text($0) }),
+        KeySpec(.mqttCertFile, \.mqttCertFile, expects: absolute, defaultText: "none", unset: "none",
+                flags: ["--cert"], meaning: "For a broker that asks for a client certificate (`mqtts://`): this gateway's certificate (PEM).",
+                example: "\"/etc/quench/mqtt-client.crt\"", check: absolutePath, show: { .text($0) }),
+        KeySpec(.mqttKeyFile, \.mqttKeyFile, expects: absolute, defaultText: "none", unset: "none",
+                flags: ["--key"], meaning: "The client certificate's private key (PEM; readable by the quench user only).",
+                example: "\"/etc/quench/mqtt-client.key\"", check: absolutePath, show: { .text($0) }),
         KeySpec(.mqttNode, \.mqttNode, expects: "a non-empty string", defaultText: "the host name", unset: "the host name",
-                flags: ["--node"], meaning: "This gateway's name in topics (quench/NODE/...) and Home Assistant ids.",
+                flags: ["--node"], meaning: "This gateway's name as Home Assistant shows it; renaming it changes no topic or id.",
                 example: "\"kitchen\"", check: nonEmpty, show: { .text($0) }),
+        KeySpec(.mqttNodeID, \.mqttNodeID, expects: "1 to 64 of a-z, 0-9, _ and -",
+                defaultText: "from /etc/machine-id (else a random id kept in the database)", unset: "from the machine id",
+                flags: ["--node-id"],
+                meaning: "This gateway's id in topics (quench/NODEID/...) and Home Assistant's unique ids: set it to keep a replaced machine's entities.",
+                example: "\"kitchen\"", check: nodeID, show: { .text($0) }),
+        KeySpec(.mqttDiscovery, \.mqttDiscovery, expects: "components or device", defaultText: "`components`", unset: "components",
+                flags: ["--discovery"],
+                meaning: "Home Assistant discovery: `components` (one config per entity, every version) or `device` (one per device, 2024.11 and later).",
+                example: "\"device\"", check: discoveryForm, show: { .text($0) }),
+        KeySpec(.mqttDiscoveryPrefix, \.mqttDiscoveryPrefix, expects: "1 to 64 of letters, digits, _, - and / between levels",
+                defaultText: "`homeassistant`", unset: "homeassistant", flags: ["--discovery-prefix"],
+                meaning: "Home Assistant's discovery prefix (its MQTT integration's setting), where the configs go and its status is read.",
+                example: "\"homeassistant\"", check: topicPrefix, show: { .text($0) }),
+        KeySpec(.mqttTopicPrefix, \.mqttTopicPrefix, expects: "1 to 64 of letters, digits, _, - and / between levels",
+                defaultText: "`quench`", unset: "quench", flags: ["--topic-prefix"],
+                meaning: "The first level(s) of Quench's own topics (PREFIX/NODEID/...).",
+                example: "\"home/quench\"", check: topicPrefix, show: { .text($0) }),
         KeySpec(.webListen, \.webListen, expects: HostPort.expected, default: Configuration.defaultWebListen,
                 defaultText: "`\(Configuration.defaultWebListen)`", environment: "QUENCH_WEB_LISTEN", flags: ["--listen"],
                 meaning: "Where `quench serve` listens: `HOST:PORT` or `[IPv6]:PORT`; anything but loopback asks for the access token.",
@@ -277,6 +307,26 @@ private func notifyURLText(_ value: TOMLValue) -> String? {
     if lower.hasPrefix("https://") { return text }
     for local in ["http://localhost", "http://127.", "http://[::1]"] where lower.hasPrefix(local) { return text }
     return nil
+}
+
+/// As `MQTTSettings.isValidNodeID` (QuenchConfig does not link QuenchMQTT): a topic level and an id.
+private func nodeID(_ value: TOMLValue) -> String? {
+    guard let text = value.string, (1...64).contains(text.utf8.count),
+          text.utf8.allSatisfy({ (0x61...0x7a).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5f || $0 == 0x2d }) else { return nil }
+    return text
+}
+
+/// An MQTT topic prefix: letters, digits, `_`, `-` and `/` between levels; no wildcard, no empty level.
+private func topicPrefix(_ value: TOMLValue) -> String? {
+    guard let text = value.string, (1...64).contains(text.utf8.count), !text.hasPrefix("/"), !text.hasSuffix("/"), !text.contains("//"),
+          text.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-/".unicodeScalars.contains($0)) })
+    else { return nil }
+    return text
+}
+
+private func discoveryForm(_ value: TOMLValue) -> String? {
+    guard let text = value.string, ["components", "device"].contains(text) else { return nil }
+    return text
 }
 
 private func nonEmpty(_ value: TOMLValue) -> String? {

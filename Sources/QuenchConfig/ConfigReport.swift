@@ -41,7 +41,7 @@ public enum ShownValue: Sendable, Encodable, CustomStringConvertible {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
-        case .text(let text): try container.encode(text)
+        case .text(let text): try container.encode(text.redactingURLPassword())
         case .number(let n): try container.encode(n)
         case .list(let items): try container.encode(items)
         case .unset: try container.encodeNil()

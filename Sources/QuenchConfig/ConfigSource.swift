@@ -70,6 +70,16 @@ public struct ConfigValues: Sendable, Equatable {
     public var mqttClientID: String?
     public var mqttCAFile: String?
     public var mqttNode: String?
+    /// This gateway's id in MQTT topics and Home Assistant's unique ids (default: from /etc/machine-id).
+    public var mqttNodeID: String?
+    /// A client certificate and its key, for a broker that asks for one.
+    public var mqttCertFile: String?
+    public var mqttKeyFile: String?
+    /// Home Assistant discovery: `components` (one config per entity) or `device` (one per device,
+    /// Home Assistant 2024.11 and later); its topic prefix; and the prefix of Quench's own topics.
+    public var mqttDiscovery: String?
+    public var mqttDiscoveryPrefix: String?
+    public var mqttTopicPrefix: String?
     /// `quench serve` (the quench-web service): where it listens, `HOST:PORT`
     /// (checked by `HostPort`), and the access token's file.
     public var webListen: String?

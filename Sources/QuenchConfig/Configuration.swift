@@ -106,6 +106,12 @@ public struct Configuration: Sendable {
     public var mqttClientID: Setting<String?> { setting(\.mqttClientID, .mqttClientID) }
     public var mqttCAFile: Setting<String?> { setting(\.mqttCAFile, .mqttCAFile) }
     public var mqttNode: Setting<String?> { setting(\.mqttNode, .mqttNode) }
+    public var mqttNodeID: Setting<String?> { setting(\.mqttNodeID, .mqttNodeID) }
+    public var mqttCertFile: Setting<String?> { setting(\.mqttCertFile, .mqttCertFile) }
+    public var mqttKeyFile: Setting<String?> { setting(\.mqttKeyFile, .mqttKeyFile) }
+    public var mqttDiscovery: Setting<String?> { setting(\.mqttDiscovery, .mqttDiscovery) }
+    public var mqttDiscoveryPrefix: Setting<String?> { setting(\.mqttDiscoveryPrefix, .mqttDiscoveryPrefix) }
+    public var mqttTopicPrefix: Setting<String?> { setting(\.mqttTopicPrefix, .mqttTopicPrefix) }
     /// `HOST:PORT`, already checked with `HostPort`.
     public var webListen: Setting<String> { setting(\.webListen, .webListen).defaulting(to: Self.defaultWebListen) }
     /// nil: `web-token` beside the database.

@@ -64,14 +64,42 @@ extension FixedWidthInteger where Self: SignedInteger {
 }
 
 extension String {
+    /// The text with the password of each `scheme://user:password@host` in it
+    /// replaced by `***` (the journal and a terminal's scroll-back keep what is shown).
+    public func redactingURLPassword() -> String {
+        func afterScheme(_ s: Substring) -> Substring.Index? {
+            var i = s.startIndex
+            while i < s.endIndex {
+                if s[i...].hasPrefix("://") { return s.index(i, offsetBy: 3) }
+                i = s.index(after: i)
+            }
+            return nil
+        }
+        var out = ""
+        var rest = Substring(self)
+        while let start = afterScheme(rest) {
+            out += rest[..<start]
+            rest = rest[start...]
+            // The authority ends at the first '/', '?', '#' or space; its user info at its last '@'.
+            let end = rest.firstIndex { "/?# \n\t\"'".contains($0) } ?? rest.endIndex
+            let authority = rest[..<end]
+            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+                out += authority[...colon] + "***" + authority[at...]
+                rest = rest[end...]
+            }
+        }
+        return out + rest
+    }
+
     /// Text from a file or a person, safe to show on a terminal: control
     /// bytes (ESC, BEL, CR, NUL, DEL, C1), a byte-order mark and other
     /// invisible format characters become `\u{…}`, and anything longer than
     /// `limit` characters is cut with "...". The one way input is echoed.
+    /// A password in a URL (`mqtt://user:secret@host`) is never echoed: `***`.
     public func shownSafely(limit: Int = 60) -> String {
         var out = ""
         var count = 0
-        for scalar in unicodeScalars {
+        for scalar in redactingURLPassword().unicodeScalars {
             guard count < limit else { return out + "..." }
             let v = scalar.value
             if v < 0x20 || (0x7F...0x9F).contains(v) || v == 0xFEFF || (0x200B...0x200F).contains(v) || (0x2028...0x202E).contains(v) {

@@ -25,7 +25,11 @@ public struct EventRecordOutput: Sendable, Encodable {
 
 extension History {
     /// `quench add AMOUNT [--at TIME] [--note TEXT]`: a drink not seen by a sensor.
-    public static func add(_ environment: HistoryEnvironment, amount: String, at: String?, note: String?, json: Bool) throws(HistoryError) -> String {
+    /// - Parameter identity: the event's identity when the caller has one (a Home Assistant
+    ///   command's `mqtt|ID`): a second add with it stores nothing and says `already added`.
+    ///   Nil: a new random one (`manual|UUID`).
+    public static func add(_ environment: HistoryEnvironment, amount: String, at: String?, note: String?, json: Bool,
+                           identity: String? = nil) throws(HistoryError) -> String {
         // Parsed before the store is opened: a typo creates nothing.
         let ml = try HistoryInput.volume(amount, defaultUnit: nil)
         let note = TextField.note.stored(note)
@@ -57,8 +61,11 @@ extension History {
             adjustment = "\(at ?? "") happens twice in \(zone) (the clocks went back); recorded at the first, "
                 + "\(time.iso8601); for the second use --at \(later.iso8601)"
         }
+        if let identity, let done = try c.run({ (store) throws(StoreError) in try store.event(identity: identity) }) {
+            return try editText(c, action: "already added", done, json: json)
+        }
         let event = try c.run { (store) throws(StoreError) in
-            try store.addManual(ml: ml, at: time, note: note, identity: "manual|\(UUID().uuidString.lowercased())", recordedAt: c.now,
+            try store.addManual(ml: ml, at: time, note: note, identity: identity ?? "manual|\(UUID().uuidString.lowercased())", recordedAt: c.now,
                                 person: c.personID)
         }
         let text = try editText(c, action: "added", event, json: json)
@@ -99,8 +106,17 @@ extension History {
     }
 
     /// `quench undo`: soft-deletes the person's most recent event.
-    public static func undo(_ environment: HistoryEnvironment, json: Bool) throws(HistoryError) -> String {
+    /// - Parameter command: a remote command's id (Home Assistant): recorded with the delete, so
+    ///   the same command again deletes nothing more and says `already deleted`.
+    public static func undo(_ environment: HistoryEnvironment, json: Bool, command: String? = nil) throws(HistoryError) -> String {
         let c = try environment.context(creating: false)
+        if let command {
+            let (event, done) = try c.run { (store) throws(StoreError) in try store.deleteNewest(person: c.personID, command: command, at: c.now) }
+            guard let event else {
+                throw .invalidArgument("nothing to undo: \(c.personName.shownSafely(limit: 40)) has no events")
+            }
+            return try editText(c, action: done == nil ? "deleted" : "already deleted", event, json: json)
+        }
         guard let event = try c.run({ (store) throws(StoreError) in try store.deleteNewest(person: c.personID) }) else {
             throw .invalidArgument("nothing to undo: \(c.personName.shownSafely(limit: 40)) has no events")
         }

@@ -14,12 +14,23 @@ public struct PersonState: Sendable, Encodable, Equatable {
         /// Whether the gateway holds a link to it now; nil when never recorded.
         public var linkUp: Bool?
         public var batteryPercent: Int?
+        /// Its profile (`hidrate-spark`, `decent-scale`) and what it measures (`weight`: a scale
+        /// the bottle stands on; `level`: a bottle), for Home Assistant's device model.
+        public var profile: String?
+        public var sensor: String?
     }
 
     public var person: String
+    /// The person's id: MQTT's topics and Home Assistant's unique ids hang on it, not on the name.
+    public var personId: Int64
     public var date: String
     /// The start of the person's day (ISO 8601 with offset).
     public var dayStart: String
+    /// The start of the next: the day's total goes back to 0 then.
+    public var dayEnd: String
+    /// Home Assistant's `last_reset` for the day's total: the day's start, held by the
+    /// publisher so that it never goes back (a day start or zone changed mid-day).
+    public var lastReset: String
     public var intakeMl: Double
     public var goalMl: Double
     public var progressPercent: Double
@@ -30,6 +41,15 @@ public struct PersonState: Sendable, Encodable, Equatable {
     /// The last reminder given (ISO 8601), so a change announces a new one.
     public var lastReminderAt: String?
     public var reminderReason: String
+    /// Whether a reminder is due now (`quench remind --notify` would give one).
+    public var reminderDue: Bool
+    /// What is left to drink today to meet the goal (0 once met).
+    public var stillToDrinkMl: Double
+    /// Every live sip of the person's, all days: a counter for Home Assistant's long-term
+    /// statistics (it goes down when a sip is deleted, whatever its day).
+    public var lifetimeMl: Double
+    /// The person's volume unit (`ml` or `oz`): what the quick amounts are in.
+    public var units: String
     public var bottles: [Bottle]
 }
 
@@ -55,7 +75,8 @@ extension History {
     static func personState(_ c: HistoryContext) throws(HistoryError) -> PersonState {
         let person = c.personName
         let today = try todayReport(c)
-        let (remind, _) = try reminderReport(c)
+        let (remind, verdict) = try reminderReport(c)
+        let lifetime = try c.run { (store) throws(StoreError) in try store.lifetimeIntake(person: c.personID) }
         // The bottles that are theirs now.
         let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
             .filter { $0.person?.lowercased() == person.lowercased() }
@@ -63,15 +84,27 @@ extension History {
         let remaining = Dictionary(today.bottles.map { ($0.device, $0) }, uniquingKeysWith: { a, _ in a })
         let bottles = devices.map { d in
             PersonState.Bottle(device: d.address, name: d.name, remainingMl: remaining[d.address]?.remainingMl,
-                               remainingAt: remaining[d.address]?.at, linkUp: links[d.address], batteryPercent: d.batteryPercent)
+                               remainingAt: remaining[d.address]?.at, linkUp: links[d.address], batteryPercent: d.batteryPercent,
+                               profile: d.profile, sensor: d.sensor?.rawValue)
         }
         return PersonState(
-            person: person, date: today.date, dayStart: Format.localISO(c.calendar.start(of: c.today), c.calendar),
+            person: person, personId: c.personID ?? 0, date: today.date, dayStart: Format.localISO(c.calendar.start(of: c.today), c.calendar),
+            dayEnd: Format.localISO(c.calendar.start(of: CivilDay(number: c.today.number + 1)), c.calendar),
+            lastReset: Format.localISO(c.calendar.start(of: c.today), c.calendar),
             intakeMl: today.intakeMl, goalMl: today.goalMl, progressPercent: (today.progress * 1000).rounded() / 10,
-            // To the tenth of a mL: the pace moves every second, the retained state only when that shows.
-            paceMl: (remind.paceMl * 10).rounded() / 10, behind: remind.behind, behindByMl: (remind.behindByMl * 10).rounded() / 10,
+            // To 10 mL: the pace moves with the clock, and each new value is a row in Home Assistant's recorder
+            // (to the tenth of a mL it was one every 30 s, ~1 700 a day per person); 10 mL is a few an hour.
+            paceMl: (remind.paceMl / 10).rounded() * 10, behind: remind.behind, behindByMl: (remind.behindByMl / 10).rounded() * 10,
             lastSipAt: today.lastSipAt,
-            lastReminderAt: remind.lastReminderAt, reminderReason: remind.reason, bottles: bottles)
+            lastReminderAt: remind.lastReminderAt, reminderReason: remind.reason, reminderDue: verdict.due,
+            stillToDrinkMl: (max(0, today.goalMl - today.intakeMl) * 10).rounded() / 10, lifetimeMl: (lifetime * 10).rounded() / 10,
+            units: c.units.rawValue, bottles: bottles)
+    }
+
+    /// The amounts a tap adds, in the person's unit: the web page's quick-add buttons and
+    /// Home Assistant's buttons.
+    public static func quickAmounts(units: String) -> [String] {
+        units == VolumeUnit.usFluidOunce.rawValue ? ["4oz", "8oz", "16oz"] : ["100ml", "250ml", "500ml"]
     }
 
     /// Any report as the CLI's `--json` writes it (snake_case keys, sorted).

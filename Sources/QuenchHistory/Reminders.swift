@@ -29,6 +29,32 @@ public struct ReminderReport: Sendable, Encodable {
     public var snoozedUntil: String?
 }
 
+/// A reminder given, as MQTT publishes it (Home Assistant's event entity needs
+/// `event_type`): made when it is given and kept with its outbox row, so a late
+/// message still says what was true then.
+public struct ReminderGiven: Sendable, Encodable, Equatable {
+    public var eventType = "reminder"
+    public var person: String
+    public var personId: Int64
+    public var at: String?
+    public var intakeMl: Double
+    public var goalMl: Double
+    public var paceMl: Double
+    public var behindByMl: Double
+    public var reason: String
+
+    public init(person: String, personId: Int64, at: String?, intakeMl: Double, goalMl: Double, paceMl: Double, behindByMl: Double, reason: String) {
+        self.person = person
+        self.personId = personId
+        self.at = at
+        self.intakeMl = intakeMl
+        self.goalMl = goalMl
+        self.paceMl = paceMl
+        self.behindByMl = behindByMl
+        self.reason = reason
+    }
+}
+
 extension History {
     public static func remind(_ environment: HistoryEnvironment, json: Bool) throws(HistoryError) -> String {
         let c = try environment.context(creating: false)
@@ -107,7 +133,10 @@ extension History {
             let variables = Dictionary(uniqueKeysWithValues: fields.map { ("QUENCH_" + $0.key.uppercased(), $0.value) })
             problem = ReminderHook.run(command, variables: variables, timeout: timeout)
         }
-        try c.run { (store) throws(StoreError) in try store.markReminded(at: c.now, person: c.personID) }
+        let given = ReminderGiven(person: c.personName, personId: c.personID ?? 0, at: Format.localISO(c.now, c.calendar),
+                                  intakeMl: report.intakeMl, goalMl: report.goalMl, paceMl: (report.paceMl * 10).rounded() / 10,
+                                  behindByMl: (report.behindByMl * 10).rounded() / 10, reason: report.reason)
+        try c.run { (store) throws(StoreError) in try store.markReminded(at: c.now, person: c.personID, message: json(given)) }
         return Delivery(text: "reminder\(c.whose): " + message, delivered: true, hookProblem: problem,
                         person: c.personName, message: message, fields: fields)
     }

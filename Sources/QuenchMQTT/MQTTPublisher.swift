@@ -26,10 +26,18 @@ public final class MQTTPublisher {
         public var dropped = 0
         public var statesPublished = 0
         public var connections = 0
+        /// Connections the broker closed within seconds of accepting them: another client taking over the client id.
+        public var shortConnections = 0
     }
 
     public let settings: MQTTSettings
     public let topics: Topics
+    /// This database's ids: its own (in every message) and, when no node id is set or known from the machine, the node's.
+    public let identity: MQTTIdentity
+    /// `settings.clientID`, else one made of the node's and the database's ids.
+    public let clientID: String
+    /// What this process is, as another publisher is told: `quench mqtt run`, `quench mqtt sync`, `quench run --mqtt`.
+    public let command: String
     private let password: String?
     private let environment: HistoryEnvironment
     private let store: IntakeStore
@@ -50,36 +58,77 @@ public final class MQTTPublisher {
     /// The discovery topics sent on this connection.
     private var announced: Set<String> = []
     private var stateDue = ContinuousClock.now
+    /// Commands received (`RemoteCommand`), carried out after the network turn.
+    private var commands: [MQTTMessage] = []
+    /// The database's data_version when the states were last read: any commit by another connection
+    /// (a rename, a goal, the settings) changes it, and the states follow at once, not at the next check.
+    private var dataVersion: Int64?
+    /// The `last_reset` published for each person: it never goes back (a day start or zone moved mid-day).
+    private var lastReset: [Int64: (dayStart: Timestamp, text: String)] = [:]
+    private var connectedAt = ContinuousClock.now
+    private var shortInARow = 0
+    private let me: ProcessHolder
+    private var holding = false
     public private(set) var report = Report()
 
-    /// How often the retained state is looked at even when nothing changed (pace moves with the clock).
-    public var stateInterval = 30.0
+    /// How often the retained state is looked at even when nothing changed (the pace moves with the clock;
+    /// every change to the database is seen within a turn).
+    public var stateInterval = 60.0
 
     /// - Parameter announcesAvailability: `run` says `online` with an `offline` last will;
-    ///   a one-off `sync` leaves availability as it is.
-    public init(settings: MQTTSettings, environment: HistoryEnvironment, logger: Logger, announcesAvailability: Bool) throws(MQTTSetupError) {
+    ///   a one-off `sync` says `online` once it has published, and its entities expire
+    ///   in Home Assistant once what it sent is older than `settings.syncFreshness`.
+    public init(settings: MQTTSettings, environment: HistoryEnvironment, logger: Logger, announcesAvailability: Bool,
+                command: String? = nil) throws(MQTTSetupError) {
         self.settings = settings
-        topics = Topics(settings)
         password = try settings.password()
         self.environment = environment
         self.logger = logger
         self.announcesAvailability = announcesAvailability
+        self.command = command ?? (announcesAvailability ? "quench mqtt run" : "quench mqtt sync")
+        let process = ProcessIdentity.current
+        me = ProcessHolder(pid: process.pid, started: process.started, command: self.command, since: .wallClockNow)
         do {
             store = try environment.openIntakeStore(creating: false)
             // From now on every change enters the outbox.
             try store.setOutbox(enabled: true)
+            identity = try store.mqttIdentity()
         } catch {
             throw .store("\(error)")
         }
+        topics = Topics(settings, nodeID: settings.nodeID ?? identity.nodeID)
+        for warning in settings.readableFileWarnings() { logger.warning("a secret is readable by other users", metadata: ["file": "\(warning)"]) }
+        clientID = settings.effectiveClientID(nodeID: topics.node, databaseID: identity.databaseID)
     }
+
+    // MARK: - One publisher per database
+
+    /// Becomes this database's one publisher; throws `.busy` naming the process that is.
+    public func claim() throws(MQTTSetupError) {
+        guard !holding else { return }
+        let other: ProcessHolder?
+        do { other = try store.claimRole(Self.role, me) { ProcessIdentity.isRunning(pid: $0.pid, started: $0.started) } } catch {
+            throw .store("\(error)")
+        }
+        if let other { throw .busy(other) }
+        holding = true
+    }
+
+    private func release() {
+        guard holding else { return }
+        holding = false
+        try? store.releaseRole(Self.role, me)
+    }
+
+    static let role = "mqtt"
 
     // MARK: - Connection
 
     private func connect(within seconds: Double) throws(MQTTError) {
         let broker = settings.broker
-        let c = try MQTTClient(clientID: settings.clientID, cleanSession: true)
+        let c = try MQTTClient(clientID: clientID, cleanSession: true)
         if let user = broker.user { try c.setCredentials(user: user, password: password) }
-        if broker.tls { try c.setTLS(caFile: settings.caFile) }
+        if broker.tls { try c.setTLS(caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile) }
         if announcesAvailability { try c.setWill(topic: topics.availability, payload: Array("offline".utf8), qos: 1, retain: true) }
         c.setMaxInflight(UInt32(settings.window))
         connack = nil
@@ -90,6 +139,8 @@ public final class MQTTPublisher {
             if message.topic == topics.homeAssistantStatus, String(decoding: message.payload, as: UTF8.self) == "online" {
                 needDiscovery = true
                 stateDue = .now
+            } else if message.topic.hasSuffix("/command"), commands.count < 100 {
+                commands.append(message)
             }
         }
         let operation = "connect to \(broker)"
@@ -101,6 +152,7 @@ public final class MQTTPublisher {
         }
         if let code = connack, code != 0 { throw MQTTError(operation, .refused(code)) }
         try c.subscribe(topics.homeAssistantStatus, qos: 1)
+        try c.subscribe(topics.commands, qos: 1)
         client = c
         inflight = [:]
         otherInflight = []
@@ -110,14 +162,32 @@ public final class MQTTPublisher {
         lastPayloads = [:]
         stateDue = .now
         report.connections += 1
+        connectedAt = .now
         if announcesAvailability { try publishOther(OutgoingMessage(topic: topics.availability, payload: "online", retain: true)) }
-        logger.info("connected to the MQTT broker", metadata: ["broker": "\(broker)", "client_id": "\(settings.clientID)"])
+        logger.info("connected to the MQTT broker", metadata: ["broker": "\(broker)", "client_id": "\(clientID)", "node_id": "\(topics.node)"])
     }
 
     private func dropConnection() {
         client = nil
         inflight = [:]
         otherInflight = []
+    }
+
+    /// A broker closes the older of two connections with the same client id: two gateways
+    /// told the same `client_id` (or `node_id` on cloned cards) knock each other off every
+    /// few hundred ms. Connections lost within seconds, again and again, say so in the log.
+    private func noteLostConnection() {
+        guard ContinuousClock.now - connectedAt < .seconds(5) else {
+            shortInARow = 0
+            return
+        }
+        shortInARow += 1
+        report.shortConnections += 1
+        if shortInARow == 3 || (shortInARow > 3 && shortInARow % 50 == 0) {
+            logger.warning("the broker keeps closing the connection right after accepting it: another client is probably connecting with the same client id; give each gateway its own mqtt.client_id (or mqtt.node_id)", metadata: [
+                "client_id": "\(clientID)", "times": "\(shortInARow)",
+            ])
+        }
     }
 
     private func acknowledged(_ mid: Int32) {
@@ -146,7 +216,7 @@ public final class MQTTPublisher {
             return false
         }
         for entry in entries {
-            let m = entry.change == "reminder" ? reminderMessage(entry.identity) : Messages.event(entry, topics: topics)
+            let m = entry.change == "reminder" ? reminderMessage(entry) : Messages.event(entry, databaseID: identity.databaseID, topics: topics)
             inflight[try client.publish(topic: m.topic, payload: Array(m.payload.utf8), qos: 1, retain: false)] = entry.seq
             lastSent = entry.seq
             report.published += 1
@@ -158,18 +228,23 @@ public final class MQTTPublisher {
         return !entries.isEmpty
     }
 
-    /// A reminder as it stands now (the outbox row only says one was given, and
-    /// to whom: `reminder|NAME`; a row from before people, `reminder`, is the first person's).
-    private func reminderMessage(_ identity: String) -> OutgoingMessage {
+    /// A reminder as it was given (kept with its row); a row from before they were kept
+    /// (`reminder|NAME`, or `reminder` from before people) is built as things stand now.
+    private func reminderMessage(_ entry: OutboxEntry) -> OutgoingMessage {
+        if let payload = entry.payload, let person = entry.person {
+            return Messages.reminder(payload, person: person, seq: entry.seq, databaseID: identity.databaseID, topics: topics)
+        }
         var env = environment
         env.now = .wallClockNow
-        let named = identity.split(separator: "|", maxSplits: 1).dropFirst().first.map(String.init)
-        env.person = named ?? (try? store.people().first?.name) ?? nil
+        let named = entry.identity.split(separator: "|", maxSplits: 1).dropFirst().first.map(String.init)
+        let people = (try? store.people()) ?? []
+        let person = entry.person.flatMap { id in people.first { $0.id == id } } ?? named.flatMap { n in people.first { $0.name == n } } ?? people.first
+        env.person = person?.name
         guard let state = try? History.personState(env) else {
-            let person = env.person ?? Person.defaultName
-            return OutgoingMessage(topic: topics.reminder(person), payload: History.json(["event_type": "reminder", "person": person]), retain: false)
+            return Messages.reminder("{\"event_type\":\"reminder\"}", person: person?.id ?? 0, seq: entry.seq, databaseID: identity.databaseID,
+                                     topics: topics)
         }
-        return Messages.reminder(state, topics: topics)
+        return Messages.reminder(state, seq: entry.seq, databaseID: identity.databaseID, topics: topics)
     }
 
     /// Deletes the outbox rows the broker has acknowledged, all of them up to the oldest still in flight.
@@ -187,24 +262,39 @@ public final class MQTTPublisher {
         }
     }
 
-    /// Publishes the retained states that changed, the discovery configs when due, and a new reminder.
+    /// Whether anything was committed to the database since the states were last read.
+    private func databaseChanged() -> Bool {
+        guard let version = try? store.dataVersion() else { return false }
+        defer { dataVersion = version }
+        return dataVersion != nil && version != dataVersion
+    }
+
+    /// Publishes the retained states that changed, the discovery configs when due, and the gateway's availability.
     private func refreshState() throws(MQTTError) {
+        if databaseChanged(), stateDue > .now + .milliseconds(300) { stateDue = .now + .milliseconds(300) }
         guard ContinuousClock.now >= stateDue else { return }
-        stateDue = .now + .seconds(stateInterval)
         var env = environment
         env.now = .wallClockNow
         let states: [PersonState]
         do { states = try History.personStates(env) } catch {
+            stateDue = .now + .seconds(stateInterval)
             logger.error("cannot read the state to publish", metadata: ["error": "\(error)"])
             return
         }
-        // Again when Home Assistant asks, and when a bottle was paired or forgotten, or a person added, renamed or removed.
-        let configs = HomeAssistantDiscovery.configs(states, topics: topics)
-        if needDiscovery || Set(configs.map(\.topic)) != announced {
+        // Again at the next day start, when the day's total and `last_reset` move.
+        let nextDay = states.compactMap { Timestamp(iso8601: $0.dayEnd) }.min()
+        let untilNextDay = nextDay.map { max(0.05, $0.secondsSince1970 - env.now.secondsSince1970 + 0.05) } ?? stateInterval
+        stateDue = .now + .seconds(min(stateInterval, untilNextDay))
+        let published = states.map(holdingLastReset)
+        // Again when Home Assistant asks, and when a bottle was paired or forgotten, or a person added or removed.
+        let configs = HomeAssistantDiscovery.configs(published, topics: topics, expireAfter: announcesAvailability ? nil : settings.syncFreshness,
+                                                     form: settings.discoveryForm)
+        if needDiscovery || Set(configs.map(\.topic)) != announced || configs.contains(where: { lastPayloads[$0.topic] != $0.message.payload }) {
             try announce(configs)
             needDiscovery = false
         }
-        let messages = states.flatMap { [Messages.personState($0, topics: topics)] + Messages.deviceStates($0, topics: topics) }
+        var messages = published.flatMap { [Messages.personState($0, topics: topics)] + Messages.deviceStates($0, topics: topics) }
+        messages.append(OutgoingMessage(topic: topics.gateway, payload: gatewayRunning() ? "online" : "offline", retain: true))
         for m in messages where lastPayloads[m.topic] != m.payload {
             try publishOther(m)
             lastPayloads[m.topic] = m.payload
@@ -212,9 +302,32 @@ public final class MQTTPublisher {
         }
     }
 
+    /// `last_reset` is the day's start, except that it never goes back: a day start
+    /// or time zone changed mid-day would otherwise have Home Assistant count the day twice.
+    private func holdingLastReset(_ state: PersonState) -> PersonState {
+        var s = state
+        guard let start = Timestamp(iso8601: state.dayStart) else { return s }
+        if let held = lastReset[state.personId], held.dayStart > start {
+            s.lastReset = held.text
+        } else {
+            lastReset[state.personId] = (start, state.dayStart)
+            s.lastReset = state.dayStart
+        }
+        return s
+    }
+
+    /// Whether the gateway that records the bottles' links runs now (it holds the `gateway` role while it does).
+    private func gatewayRunning() -> Bool {
+        guard let holder = try? store.roleHolder("gateway") else { return false }
+        return ProcessIdentity.isRunning(pid: holder.pid, started: holder.started)
+    }
+
     /// Discovery configs, retained; those of devices no longer paired are cleared (an empty retained payload).
     private func announce(_ configs: [(topic: String, owner: String, message: OutgoingMessage)]) throws(MQTTError) {
-        for c in configs { try publishOther(c.message) }
+        for c in configs {
+            try publishOther(c.message)
+            lastPayloads[c.topic] = c.message.payload
+        }
         announced = Set(configs.map(\.topic))
         let current = Dictionary(configs.map { ($0.topic, $0.owner) }, uniquingKeysWith: { a, _ in a })
         do {
@@ -244,6 +357,19 @@ public final class MQTTPublisher {
     /// reconnecting with backoff (1 s doubling to `maximumBackoff`) whenever the
     /// broker goes away; nothing is lost meanwhile (the outbox keeps it).
     public func run(shouldStop: () -> Bool) {
+        // One publisher per database: wait while another process publishes (saying who, once).
+        var told = false
+        while !shouldStop() {
+            do throws(MQTTSetupError) {
+                try claim()
+                break
+            } catch {
+                if !told { logger.warning("waiting: another process publishes this database", metadata: ["error": "\(error)"]) }
+                told = true
+                sleepUnless(shouldStop, seconds: 2)
+            }
+        }
+        defer { release() }
         var attempt = 0
         while !shouldStop() {
             if client == nil {
@@ -252,7 +378,7 @@ public final class MQTTPublisher {
                     attempt = 0
                 } catch {
                     dropConnection()
-                    let delay = min(settings.maximumBackoff, pow(2, Double(min(attempt, 16))))
+                    let delay = min(settings.maximumBackoff, pow(2, Double(min(attempt, 16))) / 2)
                     attempt += 1
                     logger.warning("cannot reach the MQTT broker; retrying", metadata: [
                         "error": "\(error)", "retry_in_s": "\(Int(delay))", "waiting": "\(pendingRows()) changes kept in the outbox",
@@ -266,6 +392,7 @@ public final class MQTTPublisher {
             } catch {
                 recordAcknowledgements()
                 dropConnection()
+                noteLostConnection()
                 logger.warning("lost the MQTT broker; reconnecting", metadata: ["error": "\(error)"])
             }
         }
@@ -285,15 +412,50 @@ public final class MQTTPublisher {
         // Waits for the network at most 20 ms when idle: new outbox rows are seen within that.
         try client?.loop(timeoutMS: sent ? 0 : 20)
         recordAcknowledgements()
+        try performCommands()
+    }
+
+    /// Carries out the commands received (each through the history's own functions, so the
+    /// change enters the outbox as any other) and publishes what became of each.
+    private func performCommands() throws(MQTTError) {
+        guard !commands.isEmpty else { return }
+        let received = commands
+        commands = []
+        var env = environment
+        env.now = .wallClockNow
+        let states: [PersonState]
+        do { states = try History.personStates(env) } catch {
+            logger.error("cannot read the people to carry out commands", metadata: ["error": "\(error)"])
+            return
+        }
+        for message in received {
+            guard let outcome = RemoteCommands.handle(topic: message.topic, payload: message.payload, states: states, environment: env,
+                                                      topics: topics, now: env.now) else {
+                logger.warning("command for nobody (no such person)", metadata: ["topic": "\(message.topic)"])
+                continue
+            }
+            if let refusal = outcome.refusal {
+                logger.warning("command refused", metadata: ["topic": "\(message.topic)", "reason": "\(refusal)"])
+            } else {
+                logger.info("command carried out", metadata: ["topic": "\(message.topic)"])
+            }
+            try publishOther(outcome.result)
+        }
+        // A goal changes no event (no outbox row): the state follows at once either way.
+        stateDue = .now
     }
 
     /// `quench mqtt sync`: connects, publishes discovery, the states and every
     /// outbox row, waits until the broker acknowledged them all, and disconnects.
     public func sync(timeout: Double) throws(MQTTSetupError) -> Report {
+        try claim()
+        defer { release() }
         let end = ContinuousClock.now + .seconds(timeout)
         do throws(MQTTError) {
             try connect(within: min(timeout, 10))
             stateDue = .now
+            // Nothing stays to say `offline`: the entities expire instead (`expire_after`, `syncFreshness`).
+            try publishOther(OutgoingMessage(topic: topics.availability, payload: "online", retain: true))
             while true {
                 try turn()
                 let drained = inflight.isEmpty && otherInflight.isEmpty && !needDiscovery
@@ -321,12 +483,13 @@ public final class MQTTPublisher {
     public static func probe(_ settings: MQTTSettings, timeout: Double = 5) -> String? {
         let password: String?
         do { password = try settings.password() } catch { return "\(error)" }
+        let warnings = settings.readableFileWarnings()
         do throws(MQTTError) {
-            var s = settings
-            s.clientID += "-doctor"
-            let c = try MQTTClient(clientID: s.clientID, cleanSession: true)
+            let s = settings
+            // Its own client id: the service's is never knocked off by a doctor.
+            let c = try MQTTClient(clientID: "quench-doctor-\(getpid())", cleanSession: true)
             if let user = s.broker.user { try c.setCredentials(user: user, password: password) }
-            if s.broker.tls { try c.setTLS(caFile: s.caFile) }
+            if s.broker.tls { try c.setTLS(caFile: s.caFile, certFile: s.certFile, keyFile: s.keyFile) }
             var answered = false
             c.onConnect = { _ in answered = true }
             try c.connect(host: s.broker.host, port: s.broker.port)
@@ -336,7 +499,7 @@ public final class MQTTPublisher {
                 try c.loop(timeoutMS: 100)
             }
             c.disconnect()
-            return nil
+            return warnings.isEmpty ? nil : "accepts the connection, but " + warnings.joined(separator: "; ")
         } catch {
             return "\(error)"
         }
@@ -363,10 +526,12 @@ public final class BackgroundPublisher: Sendable {
     /// Fails at once (in the caller's thread) for what cannot work: a missing password file, a store that will not open.
     public init(settings: MQTTSettings, environment: HistoryEnvironment, logger: Logger) throws(MQTTSetupError) {
         _ = try settings.password()
-        _ = try MQTTPublisher(settings: settings, environment: environment, logger: logger, announcesAvailability: true)
+        // Claimed here, so `quench run --mqtt` beside the service says at once who publishes; kept by the thread's publisher (same process).
+        try MQTTPublisher(settings: settings, environment: environment, logger: logger, announcesAvailability: true,
+                          command: "quench run --mqtt").claim()
         worker.start(name: "mqtt") { [self] in
             guard let publisher = try? MQTTPublisher(settings: settings, environment: environment, logger: logger,
-                                                     announcesAvailability: true) else { return }
+                                                     announcesAvailability: true, command: "quench run --mqtt") else { return }
             publisher.run { stopping.load(ordering: .relaxed) }
         }
     }

@@ -1,4 +1,5 @@
 import QuenchCore
+import QuenchStore
 import Threading
 #if canImport(Glibc)
 import Glibc
@@ -66,34 +67,78 @@ public struct MQTTSettings: Sendable {
     public var broker: BrokerAddress
     /// A file whose first line is the password (never on the command line, where `ps` shows it).
     public var passwordFile: String?
-    public var clientID: String
+    /// nil: `quench-NODEID-DATABASEID`, which no other machine or database shares.
+    public var clientID: String?
     /// The CA certificate that signed the broker's (mqtts); nil: the system's CAs.
     public var caFile: String?
-    /// Quench's own topics: `<prefix>/<node>/…`.
+    /// A client certificate and its key, for a broker that asks for one (mqtts).
+    public var certFile: String?
+    public var keyFile: String?
+    /// Quench's own topics: `<prefix>/<node id>/…`.
     public var topicPrefix = "quench"
     /// Home Assistant's discovery prefix.
     public var discoveryPrefix = "homeassistant"
-    /// This gateway's name in topics and unique ids (letters, digits, `_` and `-`).
+    /// One discovery config per entity, or one per device (`mqtt.discovery`).
+    public var discoveryForm = DiscoveryForm.components
+    /// This gateway's name as Home Assistant shows it (the device's name); changing it changes no id.
     public var node: String
-    /// QoS 1 messages in flight at once.
-    public var window = 500
+    /// This gateway's id in topics and unique ids (letters, digits, `_` and `-`): `mqtt.node_id`,
+    /// else from /etc/machine-id (unique per machine, the same after a reboot); nil: the
+    /// database's own random one (a machine without a machine id).
+    public var nodeID: String?
+    /// `mqtt.node_id` / `--node-id` as given (nil: from the machine or the database).
+    public var configuredNodeID: String?
+    /// QoS 1 messages in flight at once: what kill -9 can make a consumer see twice.
+    public var window = 20
     /// Seconds between connection attempts, at most (backoff from 1 s).
-    public var maximumBackoff = 30.0
+    public var maximumBackoff = MQTTSettings.defaultMaximumBackoff
+    public static let defaultMaximumBackoff = 5.0
+    /// How long Home Assistant keeps what `quench mqtt sync` published (it has no
+    /// availability of its own): its entities go unavailable once that is stale.
+    public var syncFreshness = 7200.0
 
-    public init(broker: BrokerAddress, passwordFile: String? = nil, clientID: String? = nil, caFile: String? = nil, node: String? = nil) {
+    public init(broker: BrokerAddress, passwordFile: String? = nil, clientID: String? = nil, caFile: String? = nil, node: String? = nil,
+                nodeID: String? = nil, certFile: String? = nil, keyFile: String? = nil, discoveryForm: DiscoveryForm = .components,
+                discoveryPrefix: String = "homeassistant", topicPrefix: String = "quench") {
         self.broker = broker
+        self.discoveryForm = discoveryForm
+        self.discoveryPrefix = discoveryPrefix
+        self.topicPrefix = topicPrefix
         self.passwordFile = passwordFile
-        let name = node ?? Self.hostName()
-        self.node = Self.topicSafe(name)
-        self.clientID = clientID ?? "quench-\(self.node)"
+        self.node = node ?? Self.hostName()
+        configuredNodeID = nodeID
+        self.nodeID = nodeID ?? NodeID.machine()
+        self.clientID = clientID
         self.caFile = caFile
+        self.certFile = certFile
+        self.keyFile = keyFile
+    }
+
+    /// The client id in force: two publishers never share one unless told to.
+    public func effectiveClientID(nodeID: String, databaseID: String) -> String {
+        clientID ?? Self.defaultClientID(nodeID: nodeID, databaseID: databaseID)
+    }
+
+    public static func defaultClientID(nodeID: String, databaseID: String) -> String {
+        "quench-\(nodeID)-\(databaseID.prefix(8))"
     }
 
     /// Refuses a password or CA file another user could have written: they
     /// would know the password, or could vouch for a broker of their own.
     public func checkFiles() throws(MQTTSetupError) {
-        for path in [passwordFile, caFile].compactMap({ $0 }) {
+        for path in [passwordFile, caFile, certFile, keyFile].compactMap({ $0 }) {
             if let problem = FileTrust.check(path) { throw .untrusted(problem) }
+        }
+    }
+
+    /// Why the password (or key) file is too open: other users can read it. A warning, not a
+    /// refusal (they cannot change which broker is trusted), said by `run`, `sync` and `doctor`.
+    public func readableFileWarnings() -> [String] {
+        [passwordFile, keyFile].compactMap { $0 }.compactMap { path in
+            var st = stat()
+            guard stat(path, &st) == 0, st.st_mode & 0o004 != 0 else { return nil }
+            let mode = String(st.st_mode & 0o777, radix: 8)
+            return "\(path.shownSafely()) can be read by every user (mode \(mode)): chmod o-r \(path.shownSafely())"
         }
     }
 
@@ -120,6 +165,11 @@ public struct MQTTSettings: Sendable {
         return name.isEmpty ? "gateway" : name
     }
 
+    /// Whether `id` will do as a node id: 1 to 64 of `a-z`, `0-9`, `_`, `-`.
+    public static func isValidNodeID(_ id: String) -> Bool {
+        (1...64).contains(id.utf8.count) && id.utf8.allSatisfy { (0x61...0x7a).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5f || $0 == 0x2d }
+    }
+
     /// Letters, digits, `_` and `-` only: safe in a topic level and in Home Assistant's ids.
     static func topicSafe(_ s: String) -> String {
         let mapped = String(s.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "_" })
@@ -136,6 +186,8 @@ public enum MQTTSetupError: Error, Sendable, CustomStringConvertible {
     case noBroker
     case broker(String)
     case store(String)
+    /// Another process publishes this database (one at a time: two would send each change twice).
+    case busy(ProcessHolder)
 
     public var description: String {
         switch self {
@@ -145,6 +197,48 @@ public enum MQTTSetupError: Error, Sendable, CustomStringConvertible {
         case .noBroker: "no broker: give --broker mqtt://HOST[:PORT] or set QUENCH_MQTT"
         case .broker(let why): why
         case .store(let why): why
+        case .busy(let other):
+            "\(other.command) (pid \(other.pid), since \(other.since.iso8601)) publishes this database to MQTT now; "
+                + "one publisher at a time (stop it, or let it publish: `quench mqtt status` says what waits)"
         }
+    }
+}
+
+/// The node id from the machine's id: /etc/machine-id is made once per installation
+/// and kept across reboots, so two stock Raspberry Pis (both `raspberrypi`) differ.
+/// Not the machine id itself (systemd asks that it stay private): 12 hex digits of
+/// a hash of it with Quench's own prefix, as sd_id128_get_machine_app_specific does.
+public enum NodeID {
+    public static let machineIDFiles = ["/etc/machine-id", "/var/lib/dbus/machine-id"]
+
+    public static func machine(files: [String] = machineIDFiles) -> String? {
+        for path in files {
+            guard let text = readSmall(path) else { continue }
+            let id = text.split(whereSeparator: { $0 == "\n" || $0 == " " }).first.map(String.init) ?? ""
+            // 32 hex digits; an empty or "uninitialized" file (an image not yet booted) is no id.
+            guard id.utf8.count == 32, id.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { continue }
+            return fromMachineID(id)
+        }
+        return nil
+    }
+
+    /// FNV-1a (64 bits) of `quench-mqtt-node:ID`, 48 bits of it in hex.
+    public static func fromMachineID(_ id: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "quench-mqtt-node:\(id)".utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash >> 16, radix: 16)
+        return String(repeating: "0", count: max(0, 12 - hex.count)) + hex
+    }
+
+    private static func readSmall(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 128)
+        let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        return n > 0 ? String(decoding: bytes.prefix(n), as: UTF8.self) : nil
     }
 }

@@ -241,14 +241,16 @@ extension IntakeStore {
 
     /// Soft-deletes the newest live event (by time, then id) of `person` (nil: anyone's); nil when there is none.
     public func deleteNewest(person: Int64? = nil) throws(StoreError) -> IntakeEvent? {
-        try write("undoing the last event") { db in
-            guard let id = try db.first("SELECT id FROM intake_event WHERE deleted = 0 AND (?1 IS NULL OR person = ?1) ORDER BY time DESC, id DESC LIMIT 1",
-                                        [person], { row -> Int64 in row[0] }) else {
-                return nil
-            }
-            try db.run("UPDATE intake_event SET deleted = 1 WHERE id = ?", [id])
-            return try Self.event(id: id, db)
+        try write("undoing the last event") { db in try Self.deleteNewest(person: person, db) }
+    }
+
+    static func deleteNewest(person: Int64?, _ db: SQLiteConnection) throws -> IntakeEvent? {
+        guard let id = try db.first("SELECT id FROM intake_event WHERE deleted = 0 AND (?1 IS NULL OR person = ?1) ORDER BY time DESC, id DESC LIMIT 1",
+                                    [person], { row -> Int64 in row[0] }) else {
+            return nil
         }
+        try db.run("UPDATE intake_event SET deleted = 1 WHERE id = ?", [id])
+        return try Self.event(id: id, db)
     }
 
     // MARK: - Reading
@@ -461,7 +463,7 @@ extension IntakeStore {
         }
     }
 
-    private static func event(id: Int64, _ db: SQLiteConnection) throws -> IntakeEvent? {
+    static func event(id: Int64, _ db: SQLiteConnection) throws -> IntakeEvent? {
         try db.first("SELECT \(eventColumns) FROM intake_event WHERE id = ?", [id], event)
     }
 

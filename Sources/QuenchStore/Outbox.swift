@@ -12,6 +12,36 @@ public struct OutboxEntry: Sendable, Hashable {
     public var at: Timestamp
     /// The event as it is now; nil when it is no longer in the history.
     public var event: IntakeEvent?
+    /// A reminder's: whose (the person's id) and its message as it was when given
+    /// (nil for a row from before they were kept).
+    public var person: Int64? = nil
+    public var payload: String? = nil
+}
+
+/// This database's MQTT ids (table `mqtt_identity`).
+public struct MQTTIdentity: Sendable, Hashable {
+    /// Random, made with the database: a consumer keys repeats on it and `seq`.
+    public var databaseID: String
+    /// Random, for a machine with no /etc/machine-id.
+    public var nodeID: String
+}
+
+/// A process holding a role on this database (table `process_role`): `mqtt`, the
+/// one publisher; `gateway`, the one whose device links are recorded.
+public struct ProcessHolder: Sendable, Hashable {
+    public var pid: Int32
+    /// The process's start time (clock ticks since boot, /proc/PID/stat): a reused pid is not the holder.
+    public var started: Int64
+    /// What it is: `quench mqtt run`, `quench mqtt sync`, `quench run --mqtt`.
+    public var command: String
+    public var since: Timestamp
+
+    public init(pid: Int32, started: Int64, command: String, since: Timestamp) {
+        self.pid = pid
+        self.started = started
+        self.command = command
+        self.since = since
+    }
 }
 
 public struct OutboxStatus: Sendable, Hashable {
@@ -37,10 +67,12 @@ extension IntakeStore {
     public func outbox(after seq: Int64, limit: Int) throws(StoreError) -> [OutboxEntry] {
         try read("reading the MQTT outbox") { db in
             var entries: [OutboxEntry] = []
-            try db.run("SELECT seq, identity, change, at FROM mqtt_outbox WHERE seq > ? ORDER BY seq LIMIT ?", [seq, Int64(limit)]) { row in
-                entries.append(OutboxEntry(seq: row[0], identity: row[1], change: row[2], at: Timestamp(secondsSince1970: row[3]), event: nil))
+            try db.run("SELECT seq, identity, change, at, person, payload FROM mqtt_outbox WHERE seq > ? ORDER BY seq LIMIT ?",
+                       [seq, Int64(limit)]) { row in
+                entries.append(OutboxEntry(seq: row[0], identity: row[1], change: row[2], at: Timestamp(secondsSince1970: row[3]), event: nil,
+                                           person: row[4], payload: row[5]))
             }
-            for i in entries.indices {
+            for i in entries.indices where entries[i].change != "reminder" {
                 entries[i].event = try db.first("SELECT \(Self.eventColumns) FROM intake_event WHERE identity = ?", [entries[i].identity], Self.event)
             }
             return entries
@@ -56,11 +88,59 @@ extension IntakeStore {
         }
     }
 
+    /// This database's MQTT ids.
+    public func mqttIdentity() throws(StoreError) -> MQTTIdentity {
+        try read("reading the MQTT ids") { db in
+            guard let id = try db.first("SELECT database_id, node_id FROM mqtt_identity WHERE id = 1", [], { row in
+                MQTTIdentity(databaseID: row[0], nodeID: row[1])
+            }) else { throw StoreError(.invalidValue, path: path, "the table mqtt_identity has no row") }
+            return id
+        }
+    }
+
+    /// Who holds `role` now (it may have died since: see `claimRole`).
+    public func roleHolder(_ role: String) throws(StoreError) -> ProcessHolder? {
+        try read("reading who holds \(role)") { db in try Self.roleHolder(role, db) }
+    }
+
+    static func roleHolder(_ role: String, _ db: SQLiteConnection) throws -> ProcessHolder? {
+        try db.first("SELECT pid, started, command, since FROM process_role WHERE role = ?", [role]) { row in
+            ProcessHolder(pid: Int32(truncatingIfNeeded: row[0] as Int64), started: row[1], command: row[2],
+                          since: Timestamp(secondsSince1970: row[3]))
+        }
+    }
+
+    /// Takes `role` unless another holder is still running (`isRunning` says, from
+    /// its pid and start time): returns that holder then, nil once `me` holds it.
+    /// A holder that was killed is replaced.
+    public func claimRole(_ role: String, _ me: ProcessHolder, isRunning: (ProcessHolder) -> Bool) throws(StoreError) -> ProcessHolder? {
+        try write("claiming \(role)") { db in
+            if let other = try Self.roleHolder(role, db), other.pid != me.pid || other.started != me.started, isRunning(other) { return other }
+            try db.run("INSERT OR REPLACE INTO process_role (role, pid, started, command, since) VALUES (?, ?, ?, ?, ?)",
+                       [role, Int64(me.pid), me.started, me.command, me.since.secondsSince1970])
+            return nil
+        }
+    }
+
+    /// `me` lets `role` go (nothing when another holds it).
+    public func releaseRole(_ role: String, _ me: ProcessHolder) throws(StoreError) {
+        try write("releasing \(role)") { db in
+            try db.run("DELETE FROM process_role WHERE role = ? AND pid = ? AND started = ?", [role, Int64(me.pid), me.started])
+        }
+    }
+
     /// The gateway's link to a device came up or went down.
     public func recordLink(address: String, up: Bool, at time: Timestamp) throws(StoreError) {
         try write("recording the link to \(address)") { db in
             try db.run("UPDATE device SET link_up = ?, link_changed_at = ?, last_seen_at = CASE WHEN ? = 1 THEN ? ELSE last_seen_at END WHERE address = ?",
                        [up ? 1 : 0, time.secondsSince1970, up ? 1 : 0, time.secondsSince1970, address])
+        }
+    }
+
+    /// The gateway starts: no link is up yet (a gateway that crashed left them as they were).
+    public func clearLinks(at time: Timestamp) throws(StoreError) {
+        try write("clearing the device links") { db in
+            try db.run("UPDATE device SET link_up = 0, link_changed_at = ? WHERE link_up = 1", [time.secondsSince1970])
         }
     }
 

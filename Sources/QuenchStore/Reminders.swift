@@ -105,8 +105,17 @@ extension IntakeStore {
     }
 
     /// A reminder went out at `time`.
-    public func markReminded(at time: Timestamp, person: Int64? = nil) throws(StoreError) {
-        try updateReminder("recording a reminder", "last_reminded_at", time.secondsSince1970, person: person)
+    /// - Parameter message: the reminder as published (MQTT), kept with its outbox row
+    ///   so that it says what was true when it was given, however late it is sent.
+    public func markReminded(at time: Timestamp, person: Int64? = nil, message: String? = nil) throws(StoreError) {
+        try updateReminder("recording a reminder", "last_reminded_at", time.secondsSince1970, person: person) { db, person in
+            guard let message, db.changes > 0 else { return }
+            // The trigger's row, if the outbox is on: the newest reminder row of this person, in this transaction.
+            try db.run("""
+                UPDATE mqtt_outbox SET payload = ? WHERE seq = (SELECT max(seq) FROM mqtt_outbox WHERE change = 'reminder' AND person = ?)
+                    AND payload IS NULL
+                """, [message, person])
+        }
     }
 
     /// No reminder before `time` (nil: the snooze ends now).
@@ -114,7 +123,8 @@ extension IntakeStore {
         try updateReminder("snoozing reminders", "snoozed_until", time?.secondsSince1970, person: person)
     }
 
-    private func updateReminder(_ what: String, _ column: String, _ value: Double?, person: Int64?) throws(StoreError) {
+    private func updateReminder(_ what: String, _ column: String, _ value: Double?, person: Int64?,
+                                then: (SQLiteConnection, Int64) throws -> Void = { _, _ in }) throws(StoreError) {
         let defaults = ReminderSettings.defaults
         try write(what) { db in
             let person = try Self.personOrFirst(person, db)
@@ -125,6 +135,7 @@ extension IntakeStore {
                 """, [person, defaults.mode.rawValue, defaults.wakeFromMinute, defaults.wakeUntilMinute, defaults.slackML,
                       defaults.afterMinutes, defaults.everyMinutes])
             try db.run("UPDATE reminder SET \(column) = ? WHERE person = ?", [value, person])
+            try then(db, person)
         }
     }
 }

@@ -281,6 +281,48 @@ enum Schema {
                 state    TEXT NOT NULL
             ) STRICT;
             """),
+        // MQTT ids that do not hang on names (docs/mqtt.md "Ids and topics"): this database's
+        // random id (in every message, with `seq`, so a consumer drops a repeat; a new
+        // database has a new one), a random node id for a machine without /etc/machine-id,
+        // and which process holds a role now: `mqtt` (one publisher at a time), `gateway`
+        // (whether its bottles' links mean anything). A reminder's
+        // outbox row says whose by id and keeps its message as it was when given.
+        Migration(identifier: "v10: mqtt ids, stored reminders, one publisher", sql: """
+            ALTER TABLE mqtt_outbox ADD COLUMN person INTEGER;
+            ALTER TABLE mqtt_outbox ADD COLUMN payload TEXT;
+            DROP TRIGGER IF EXISTS mqtt_outbox_reminder;
+            CREATE TRIGGER mqtt_outbox_reminder AFTER UPDATE OF last_reminded_at ON reminder
+                WHEN NEW.last_reminded_at IS NOT NULL AND NEW.last_reminded_at IS NOT OLD.last_reminded_at
+                    AND (SELECT enabled FROM mqtt_outbox_state WHERE id = 1) = 1
+            BEGIN
+                INSERT INTO mqtt_outbox (identity, change, at, person)
+                VALUES ('reminder|' || (SELECT name FROM person WHERE id = NEW.person), 'reminder', NEW.last_reminded_at, NEW.person);
+            END;
+            CREATE TABLE mqtt_identity (
+                id          INTEGER PRIMARY KEY CHECK (id = 1),
+                database_id TEXT NOT NULL CHECK (length(database_id) > 0),
+                node_id     TEXT NOT NULL CHECK (length(node_id) > 0)
+            ) STRICT;
+            INSERT INTO mqtt_identity (id, database_id, node_id) VALUES (1, lower(hex(randomblob(8))), lower(hex(randomblob(6))));
+            CREATE TABLE process_role (
+                role    TEXT PRIMARY KEY CHECK (length(role) > 0),
+                pid     INTEGER NOT NULL,
+                started INTEGER NOT NULL,
+                command TEXT NOT NULL,
+                since   REAL NOT NULL
+            ) STRICT;
+            """),
+        // Commands from Home Assistant (MQTT) already carried out, by the id each carries: a
+        // command sent again (QoS 1 repeats one whose acknowledgement was lost) changes nothing.
+        // An add is kept by its event's identity (`mqtt|ID`); this table is for the rest (undo).
+        Migration(identifier: "v11: remote commands", sql: """
+            CREATE TABLE remote_command (
+                id      TEXT PRIMARY KEY NOT NULL CHECK (length(id) BETWEEN 1 AND 100),
+                action  TEXT NOT NULL,
+                event   INTEGER,
+                done_at REAL NOT NULL
+            ) STRICT;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

@@ -326,7 +326,9 @@ struct DoctorCommand: ParsableCommand {
         var probes = Doctor.Probes.system
         if configuration.mqttBroker.value != nil {
             let settings = try configuration.mqttSettings()
-            probes.mqtt = { (settings.broker.description, MQTTPublisher.probe(settings)) }
+            let node = NodeID.resolve(configured: settings.configuredNodeID,
+                                      database: (try? IntakeStore(path: path, mode: .existing).mqttIdentity().nodeID) ?? "unknown")
+            probes.mqtt = { ("\(settings.broker) (node id \(node.id), from \(node.from))", MQTTPublisher.probe(settings)) }
         }
         // Each file Quench obeys or keeps a secret in: only root or this user may be able to write it.
         var files = configuration.files.filter { $0.present == true }.map { Doctor.TrustedFile(name: "config file (\($0.role))", path: $0.path) }

@@ -20,16 +20,27 @@ struct BrokerOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A file whose first line is the broker password (default: $QUENCH_MQTT_PASSWORD_FILE, else `mqtt.password_file`).",
                                valueName: "FILE"))
     var passwordFile: String?
-    @Option(help: "The MQTT client id (default: `mqtt.client_id`, else quench-NODE).") var clientId: String?
+    @Option(help: "The MQTT client id (default: `mqtt.client_id`, else quench-NODEID-DATABASEID).") var clientId: String?
     @Option(help: ArgumentHelp("The CA certificate that signed the broker's, for mqtts:// (default: `mqtt.ca_file`, else the system's CAs).",
                                valueName: "FILE"))
     var caFile: String?
-    @Option(help: "This gateway's name in topics and Home Assistant ids (default: `mqtt.node`, else the host name).") var node: String?
+    @Option(help: ArgumentHelp("A client certificate, for a broker that asks for one (default: `mqtt.cert_file`).", valueName: "FILE"))
+    var cert: String?
+    @Option(help: ArgumentHelp("The client certificate's key (default: `mqtt.key_file`).", valueName: "FILE"))
+    var key: String?
+    @Option(help: "This gateway's name as Home Assistant shows it (default: `mqtt.node`, else the host name).") var node: String?
+    @Option(help: "This gateway's id in topics and unique ids (default: `mqtt.node_id`, else from /etc/machine-id).") var nodeId: String?
+    @Option(help: "Home Assistant discovery: components (every version) or device (2024.11 and later) (default: `mqtt.discovery`, else components).")
+    var discovery: String?
+    @Option(help: "Home Assistant's discovery prefix (default: `mqtt.discovery_prefix`, else homeassistant).") var discoveryPrefix: String?
+    @Option(help: "The prefix of Quench's own topics (default: `mqtt.topic_prefix`, else quench).") var topicPrefix: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error (default: $QUENCH_LOG, else info).") var logLevel: String?
 
     var values: ConfigValues {
         var v = ConfigValues()
         (v.mqttBroker, v.mqttPasswordFile, v.mqttClientID, v.mqttCAFile, v.mqttNode) = (broker, passwordFile, clientId, caFile, node)
+        (v.mqttNodeID, v.mqttCertFile, v.mqttKeyFile) = (nodeId, cert, key)
+        (v.mqttDiscovery, v.mqttDiscoveryPrefix, v.mqttTopicPrefix) = (discovery, discoveryPrefix, topicPrefix)
         return v
     }
 }
@@ -39,7 +50,10 @@ extension Configuration {
     func mqttSettings() throws -> MQTTSettings {
         guard let url = mqttBroker.value else { throw MQTTSetupError.noBroker }
         return MQTTSettings(broker: try BrokerAddress(parsing: url), passwordFile: mqttPasswordFile.value,
-                            clientID: mqttClientID.value, caFile: mqttCAFile.value, node: mqttNode.value)
+                            clientID: mqttClientID.value, caFile: mqttCAFile.value, node: mqttNode.value, nodeID: mqttNodeID.value,
+                            certFile: mqttCertFile.value, keyFile: mqttKeyFile.value,
+                            discoveryForm: mqttDiscovery.value.flatMap(DiscoveryForm.init(rawValue:)) ?? .components,
+                            discoveryPrefix: mqttDiscoveryPrefix.value ?? "homeassistant", topicPrefix: mqttTopicPrefix.value ?? "quench")
     }
 }
 
@@ -112,20 +126,15 @@ struct MQTTCommand: ParsableCommand {
     }
 
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "What waits in the outbox.")
+        static let configuration = CommandConfiguration(abstract: "What waits in the outbox, this gateway's ids, who publishes.")
         @OptionGroup var store: StoreOptions
+        @OptionGroup var mqtt: BrokerOptions
 
         func run() throws {
-            let s = try store.environment().openIntakeStore(creating: false).outboxStatus()
-            if store.json {
-                struct Out: Encodable { var enabled: Bool; var pending: Int; var dropped: Int; var bound: Int; var oldest: String? }
-                print(History.json(Out(enabled: s.enabled, pending: s.pending, dropped: s.dropped, bound: s.bound, oldest: s.oldest?.iso8601)))
-            } else if !s.enabled {
-                print("MQTT publishing was never started on this database (`quench mqtt run` or `sync` starts the outbox)")
-            } else {
-                print("\(s.pending) change\(s.pending == 1 ? "" : "s") waiting" + (s.oldest.map { ", the oldest from \($0.iso8601)" } ?? "")
-                      + "; at most \(s.bound) kept" + (s.dropped > 0 ? "; \(s.dropped) dropped when it was full" : ""))
-            }
+            let configuration = try store.configuration(mqtt.values)
+            let s = try MQTTStatus.read(store: try store.environment().openIntakeStore(creating: false),
+                                        nodeID: configuration.mqttNodeID.value, clientID: configuration.mqttClientID.value)
+            print(store.json ? History.json(s) : s.text)
         }
     }
 }

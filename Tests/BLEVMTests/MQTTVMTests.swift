@@ -33,7 +33,7 @@ struct MQTTVMTests {
             mosquitto_sub -h 127.0.0.1 -p 18830 -v -t 'quench/#' -t 'homeassistant/#' > \(received.path) &
             sub=$!
             $Q pair $QUENCH_VM_P1_ADDR --profile level-bottle --random --level-curve \(level.curve!) || exit 12
-            printf '[mqtt]\\nbroker = "mqtt://127.0.0.1:18830"\\nnode = "vmpi"\\n' > /tmp/quench.toml
+            printf '[mqtt]\\nbroker = "mqtt://127.0.0.1:18830"\\nnode = "vmpi"\\nnode_id = "vmpi"\\n' > /tmp/quench.toml
             QUENCH_CONFIG=/tmp/quench.toml $Q run --mqtt --seconds 45 --json --log-level info || exit 15
             # The subscriber has the gateway's last word (offline) before it is stopped.
             n=0; until grep -q '^quench/vmpi/status offline' \(received.path); do n=$((n + 1)); [ $n -lt 100 ] || break; sleep 0.1; done
@@ -57,7 +57,7 @@ struct MQTTVMTests {
         let sips = events.filter { $0["kind"] as? String == "sip" && $0["device"] as? String == "C3:11:22:33:44:58" }
         #expect(sips.map { $0["ml"] as? Double ?? 0 } == stored["C3:11:22:33:44:58"] ?? [],
                 "each stored sip published once, in order: \(sips.map { $0["ml"] ?? "?" })")
-        let state = try #require(payloads("quench/vmpi/person/me/state").last)
+        let state = try #require(payloads("quench/vmpi/person/1/state").last)
         #expect(abs((state["intake_ml"] as? Double ?? 0) - (stored["C3:11:22:33:44:58"] ?? []).reduce(0, +)) < 0.01, "\(state)")
         #expect(lines.contains { $0.hasPrefix("homeassistant/sensor/quench_vmpi/c31122334458_remaining/config {") })
         #expect(lines.contains("quench/vmpi/status online") && lines.last { $0.hasPrefix("quench/vmpi/status") } == "quench/vmpi/status offline",

@@ -54,7 +54,7 @@ struct PublisherTests {
     }
 
     func settings(_ broker: MosquittoBroker) throws -> MQTTSettings {
-        MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi")
+        MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi", nodeID: "testpi")
     }
 
     func json(_ m: MQTTMessage?) -> [String: Any]? {
@@ -89,7 +89,7 @@ struct PublisherTests {
         #expect((events[1]["event"] as? [String: Any])?["deleted"] as? Bool == true)
         #expect(subscriber.messages.filter { $0.topic.hasSuffix("/event") }.allSatisfy { !$0.retain }, "events are not retained")
 
-        let stateTopic = "quench/testpi/person/me/state"
+        let stateTopic = "quench/testpi/person/1/state"
         #expect(subscriber.waitFor(seconds: 5) { subscriber.last(stateTopic) != nil })
         let state = try #require(json(subscriber.last(stateTopic)))
         #expect(state["intake_ml"] as? Double == 200, "120 + 80, the undone 250 not counted: \(state)")
@@ -104,31 +104,36 @@ struct PublisherTests {
         // Home Assistant discovery: each config as its MQTT integration documents it.
         let configs = subscriber.messages.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") }
         let byTopic = Dictionary(configs.map { ($0.topic, $0) }, uniquingKeysWith: { _, b in b })
-        #expect(byTopic.count == 9, "7 for the person, 2 for the bottle (no battery known): \(byTopic.keys.sorted())")
+        #expect(byTopic.count == 20, "the gateway's, 17 for the person (7 sensors, 10 controls and more), 2 for the bottle (no battery known): \(byTopic.keys.sorted())")
         // Retained: a subscriber that comes later gets them from the broker, marked retained.
         let later = TestSubscriber(port: broker.port, clientID: "sub-later", topics: ["homeassistant/#", "quench/testpi/person/#"])
         defer { later.close() }
-        #expect(later.waitFor(seconds: 5) { later.messages.count >= 10 })
-        #expect(later.messages.count == 10 && later.messages.allSatisfy { $0.retain }, "9 configs and the state, retained")
+        #expect(later.waitFor(seconds: 5) { later.messages.count >= 21 })
+        #expect(later.messages.count == 21 && later.messages.allSatisfy { $0.retain }, "20 configs and the state, retained")
         var uniqueIDs: Set<String> = []
         for (topic, message) in byTopic {
             let c = try #require(json(message), "\(topic)")
             let component = topic.split(separator: "/")[1]
-            #expect(["sensor", "binary_sensor", "event"].contains(component))
-            #expect(c["availability_topic"] as? String == "quench/testpi/status")
-            #expect(c["state_topic"] as? String != nil && c["name"] as? String != nil)
+            #expect(["sensor", "binary_sensor", "event", "button", "text", "number"].contains(component))
+            #expect((c["availability"] as? [[String: Any]])?.first?["topic"] as? String == "quench/testpi/status")
+            // Buttons and the text send only; the rest show a state.
+            #expect((c["state_topic"] as? String != nil || ["button", "text"].contains(component)) && c["name"] as? String != nil)
+            if ["button", "text", "number"].contains(component) {
+                #expect(c["command_topic"] as? String == "quench/testpi/person/1/command", "\(topic)")
+                #expect((c["command_template"] as? String)?.contains("'id': 'ha-'") == true, "\(topic): a fresh id each time")
+            }
             let id = try #require(c["unique_id"] as? String)
             #expect(uniqueIDs.insert(id).inserted, "unique_id \(id) twice")
             let dev = try #require(c["device"] as? [String: Any])
             #expect((dev["identifiers"] as? [String])?.isEmpty == false && dev["name"] as? String != nil)
-            if component == "binary_sensor" { #expect(["connectivity", "problem"].contains(c["device_class"] as? String)) }
+            if component == "binary_sensor", c["device_class"] != nil { #expect(["connectivity", "problem", "running"].contains(c["device_class"] as? String)) }
             if c["device_class"] as? String == "volume" || c["device_class"] as? String == "volume_storage" {
                 #expect(c["unit_of_measurement"] as? String == "mL")
             }
         }
-        let intake = try #require(json(byTopic["homeassistant/sensor/quench_testpi/me_intake_today/config"]))
+        let intake = try #require(json(byTopic["homeassistant/sensor/quench_testpi/p1_intake_today/config"]))
         #expect(intake["device_class"] as? String == "volume" && intake["state_class"] as? String == "total")
-        #expect(intake["last_reset_value_template"] as? String == "{{ value_json.day_start }}")
+        #expect(intake["last_reset_value_template"] as? String == "{{ value_json.last_reset }}")
         #expect(intake["value_template"] as? String == "{{ value_json.intake_ml }}")
         let remaining = try #require(json(byTopic["homeassistant/sensor/quench_testpi/c82a3f003f2a_remaining/config"]))
         #expect(remaining["device_class"] as? String == "volume_storage" && remaining["state_class"] as? String == "measurement")
@@ -136,10 +141,20 @@ struct PublisherTests {
         #expect(bottleDevice["via_device"] as? String == "quench_testpi")
         #expect((bottleDevice["connections"] as? [[String]]) == [["bluetooth", "C8:2A:3F:00:3F:2A"]])
         let link = try #require(json(byTopic["homeassistant/binary_sensor/quench_testpi/c82a3f003f2a_link/config"]))
-        #expect(link["device_class"] as? String == "connectivity")
-        let reminder = try #require(json(byTopic["homeassistant/event/quench_testpi/me_reminder/config"]))
-        #expect(reminder["event_types"] as? [String] == ["reminder"] && reminder["state_topic"] as? String == "quench/testpi/person/me/reminder")
-        let lastSip = try #require(json(byTopic["homeassistant/sensor/quench_testpi/me_last_sip/config"]))
+        #expect(link["device_class"] as? String == "connectivity" && link["entity_category"] as? String == "diagnostic")
+        // Discovery polish: who sent it, the precision shown, the reason and bottles as attributes, the person's own device.
+        #expect((intake["origin"] as? [String: Any])?["name"] as? String == "Quench")
+        #expect(intake["suggested_display_precision"] as? Int == 0 && intake["json_attributes_topic"] as? String == "quench/testpi/person/1/state")
+        let personDevice = try #require(intake["device"] as? [String: Any])
+        #expect(personDevice["identifiers"] as? [String] == ["quench_testpi_p1"] && personDevice["name"] as? String == "me")
+        #expect(personDevice["via_device"] as? String == "quench_testpi")
+        #expect(bottleDevice["model"] as? String == "Smart bottle" && bottleDevice["model_id"] as? String == "hidrate-spark")
+        let gateway = try #require(json(byTopic["homeassistant/binary_sensor/quench_testpi/gateway/config"]))
+        #expect((gateway["device"] as? [String: Any])?["identifiers"] as? [String] == ["quench_testpi"])
+        #expect(gateway["state_topic"] as? String == "quench/testpi/gateway" && gateway["payload_on"] as? String == "online")
+        let reminder = try #require(json(byTopic["homeassistant/event/quench_testpi/p1_reminder/config"]))
+        #expect(reminder["event_types"] as? [String] == ["reminder"] && reminder["state_topic"] as? String == "quench/testpi/person/1/reminder")
+        let lastSip = try #require(json(byTopic["homeassistant/sensor/quench_testpi/p1_last_sip/config"]))
         #expect(lastSip["device_class"] as? String == "timestamp")
 
         // A forgotten bottle: its configs are cleared with empty retained payloads on the next sync.
@@ -149,7 +164,7 @@ struct PublisherTests {
         _ = try again.sync(timeout: 10)
         let cleared = "homeassistant/sensor/quench_testpi/c82a3f003f2a_remaining/config"
         #expect(subscriber.waitFor(seconds: 5) { subscriber.last(cleared)?.payload.isEmpty == true }, "the forgotten bottle's config is cleared")
-        #expect(subscriber.last("homeassistant/sensor/quench_testpi/me_intake_today/config")?.payload.isEmpty == false)
+        #expect(subscriber.last("homeassistant/sensor/quench_testpi/p1_intake_today/config")?.payload.isEmpty == false)
     }
 
     @Test("the broker killed (SIGKILL) and restarted in the middle of 300 changes: every change arrives, none is lost")
@@ -211,6 +226,9 @@ struct PublisherTests {
         let folder = (path as NSString).deletingLastPathComponent
         try "wrong\n".write(toFile: folder + "/wrong", atomically: true, encoding: .utf8)
         try "right horse battery\n".write(toFile: folder + "/right", atomically: true, encoding: .utf8)
+        // As a password file should be (one others can read is a doctor warning of its own).
+        chmod(folder + "/wrong", 0o600)
+        chmod(folder + "/right", 0o600)
         let url = "mqtt://quench@127.0.0.1:\(broker.port)"
         let never = try runQuench(["mqtt", "status", "--db", path])
         #expect(never.stdout.contains("never started"), "\(never.stdout)")
@@ -266,7 +284,24 @@ struct PublisherTests {
         #expect(good.stdout.contains("mqtts://localhost:\(tlsPort)"))
         let bad = try runQuench(["mqtt", "sync", "--db", path, "--broker", "mqtts://localhost:\(tlsPort)", "--ca-file", "\(folder)/other-ca.crt", "--node", "testpi"])
         #expect(bad.status == 1)
-        #expect(bad.stderr.lowercased().contains("tls") || bad.stderr.contains("certificate") || bad.stderr.contains("protocol"), "\(bad.stderr)")
+        // The cause, not libmosquitto's "A TLS error occurred".
+        #expect(bad.stderr.contains("certificate verify failed") && bad.stderr.contains("--ca-file") && !bad.stderr.contains("A TLS error occurred"),
+                "\(bad.stderr)")
+        print("wrong CA: \(bad.stderr)")
+        // A name the certificate was not made for (it says localhost and 127.0.0.1).
+        try openssl(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=elsewhere", "-keyout", "\(folder)/other.key", "-out", "\(folder)/other.csr"])
+        try "subjectAltName=DNS:elsewhere.example\n".write(toFile: folder + "/other.ext", atomically: true, encoding: .utf8)
+        try openssl(["x509", "-req", "-in", "\(folder)/other.csr", "-CA", "\(folder)/ca.crt", "-CAkey", "\(folder)/ca.key", "-CAcreateserial",
+                     "-days", "2", "-extfile", "\(folder)/other.ext", "-out", "\(folder)/other.crt"])
+        let misnamed = try MosquittoBroker(tls: .init(certificate: "\(folder)/other.crt", key: "\(folder)/other.key"))
+        let wrongName = try runQuench(["mqtt", "sync", "--db", path, "--broker", "mqtts://localhost:\(try #require(misnamed.tlsPort))",
+                                       "--ca-file", "\(folder)/ca.crt", "--node", "testpi"])
+        print("wrong name: \(wrongName.stderr)")
+        #expect(wrongName.status == 1 && !wrongName.stderr.contains("A TLS error occurred"), "\(wrongName.stderr)")
+        // mqtts:// to a plain port: the protocol.
+        let plain = try runQuench(["mqtt", "sync", "--db", path, "--broker", "mqtts://localhost:\(broker.port)", "--ca-file", "\(folder)/ca.crt"])
+        print("plain port: \(plain.stderr)")
+        #expect(plain.status == 1 && !plain.stderr.contains("A TLS error occurred"), "\(plain.stderr)")
     }
 
     @Test("beside a gateway (`quench run --mqtt`): publishes as changes come, says offline when stopped")
@@ -306,7 +341,7 @@ struct PublisherTests {
         }
         thread.start()
         defer { stop.store(true, ordering: .relaxed) }
-        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/person/me/state") != nil })
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/person/1/state") != nil })
         try store.markReminded(at: .wallClockNow)
         #expect(subscriber.waitFor(seconds: 5) { !subscriber.objects(onTopicsEndingWith: "/reminder").isEmpty })
         let event = try #require(subscriber.objects(onTopicsEndingWith: "/reminder").first)
@@ -332,7 +367,7 @@ struct PublisherTests {
         try store.markReminded(at: .wallClockNow, person: ann.id)
         _ = try publisher.sync(timeout: 10)
 
-        let meTopic = "quench/testpi/person/me/state", annTopic = "quench/testpi/person/ann_lee/state"
+        let meTopic = "quench/testpi/person/1/state", annTopic = "quench/testpi/person/\(ann.id)/state"
         #expect(subscriber.waitFor(seconds: 5) { subscriber.last(meTopic) != nil && subscriber.last(annTopic) != nil })
         let me = try #require(json(subscriber.last(meTopic))), annState = try #require(json(subscriber.last(annTopic)))
         #expect(me["person"] as? String == "me" && me["intake_ml"] as? Double == 120 && me["goal_ml"] as? Double == 2000)
@@ -342,16 +377,17 @@ struct PublisherTests {
 
         let configs = subscriber.messages.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") }
         let byTopic = Dictionary(configs.map { ($0.topic, $0) }, uniquingKeysWith: { _, b in b })
-        #expect(byTopic.count == 18, "7 per person, 2 per bottle: \(byTopic.keys.sorted())")
-        let annIntake = try #require(json(byTopic["homeassistant/sensor/quench_testpi/ann_lee_intake_today/config"]))
-        #expect(annIntake["state_topic"] as? String == annTopic && annIntake["name"] as? String == "Intake today (Ann Lee)")
-        #expect(annIntake["unique_id"] as? String == "quench_testpi_ann_lee_intake_today")
+        #expect(byTopic.count == 39, "the gateway's, 17 per person, 2 per bottle: \(byTopic.keys.sorted())")
+        let annIntake = try #require(json(byTopic["homeassistant/sensor/quench_testpi/p\(ann.id)_intake_today/config"]))
+        #expect(annIntake["state_topic"] as? String == annTopic && annIntake["name"] as? String == "Intake today")
+        #expect((annIntake["device"] as? [String: Any])?["name"] as? String == "Ann Lee", "her own device, named for her")
+        #expect(annIntake["unique_id"] as? String == "quench_testpi_p\(ann.id)_intake_today")
 
         // Her reminder, on her topic, saying whose.
-        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/person/ann_lee/reminder") != nil })
-        let reminder = try #require(json(subscriber.last("quench/testpi/person/ann_lee/reminder")))
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/person/\(ann.id)/reminder") != nil })
+        let reminder = try #require(json(subscriber.last("quench/testpi/person/\(ann.id)/reminder")))
         #expect(reminder["person"] as? String == "Ann Lee" && reminder["goal_ml"] as? Double == 1500)
-        #expect(subscriber.last("quench/testpi/person/me/reminder") == nil)
+        #expect(subscriber.last("quench/testpi/person/1/reminder") == nil)
     }
 }
 #endif

@@ -57,6 +57,8 @@ public final class Gateway: Sendable {
     /// Shows on a device the reminders `quench remind --notify` gives; nil when no device can.
     private let reminders: ReminderWatch?
     private let reminderCheckInterval: Double
+    private let store: IntakeStore?
+    private let process = ProcessIdentity.current
 
     /// - Parameters:
     ///   - connector: how GATT devices are reached.
@@ -69,6 +71,7 @@ public final class Gateway: Sendable {
                 adapterControl: (any AdapterControl)? = nil,
                 stop: StopSignal = StopSignal()) {
         self.logger = logger
+        self.store = store
         stopSignal = stop
         let supervisor = AdapterSupervisor(policy: options.recovery, control: adapterControl, stop: stop, logger: logger)
         self.supervisor = supervisor
@@ -148,11 +151,23 @@ public final class Gateway: Sendable {
                 logger.warning("the wall clock is not synchronised yet (no real-time clock, NTP not answered): events are stamped provisionally and re-stamped once it is")
             }
         }
+        // No link is up yet, whatever a gateway that crashed left recorded; and this process is the
+        // gateway now (the MQTT publisher says `offline` for the bottles once it is gone).
+        do {
+            try store?.clearLinks(at: .wallClockNow)
+            _ = try store?.claimRole("gateway", holder) { _ in false }
+        } catch {
+            logger.warning("cannot record the gateway's start (links shown as they were)", metadata: ["error": "\(error)"])
+        }
         writer.start()
         // The first look is the baseline: a reminder given before this start is never shown.
         reminders?.check()
         for s in gattSessions { s.start() }
         listener?.start()
+    }
+
+    private var holder: ProcessHolder {
+        ProcessHolder(pid: process.pid, started: process.started, command: "quench gateway", since: clock.started)
     }
 
     /// Asks every thread to end; `wait()` then finishes the devices.
@@ -167,6 +182,7 @@ public final class Gateway: Sendable {
         // Stopped: no link is held any more (what is published about the devices says so).
         for p in pipelines where p.isLinkUp { p.linkChanged(up: false) }
         writer.drain()
+        try? store?.releaseRole("gateway", holder)
         let c = writer.counts
         logger.info("gateway stopped", metadata: ["readings": "\(pipelines.reduce(0) { $0 + $1.readingCount })",
                                                   "stored": "\(c.stored)", "already_stored": "\(c.alreadyStored)",

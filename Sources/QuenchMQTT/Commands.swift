@@ -1,0 +1,167 @@
+import FoundationEssentials
+import QuenchCore
+import QuenchHistory
+import QuenchStore
+
+/// A command from Home Assistant (its buttons, text and number entities; a voice assistant
+/// or an automation pressing them) on a person's command topic, `<base>/person/<person>/command`:
+///
+///     {"id": "ha-1795847779629571-33229", "action": "add", "amount": "250ml"}
+///     {"id": "…", "action": "undo"}
+///     {"id": "…", "action": "goal", "amount": 2500}
+///
+/// `id` makes it idempotent (QoS 1 delivers a message again when its acknowledgement was lost):
+/// an add is stored with the identity `mqtt|ID`, an undo recorded with its id, and a goal is the
+/// same goal set twice. `amount` is what `quench add` and `quench goal set` take (`250ml`, `8oz`,
+/// `0.3l`), or a number of mL.
+public struct RemoteCommand: Sendable, Hashable {
+    public enum Action: String, Sendable, Hashable, CaseIterable {
+        case add, undo, goal
+    }
+
+    public enum Amount: Sendable, Hashable {
+        case text(String)
+        case millilitres(Double)
+
+        /// As `quench add` / `goal set` take it.
+        var argument: String {
+            switch self {
+            case .text(let s): s
+            case .millilitres(let ml): "\(ml)ml"
+            }
+        }
+    }
+
+    public var id: String
+    public var action: Action
+    public var amount: Amount?
+
+    /// The largest payload read; a longer one is refused unread.
+    public static let maximumPayload = 1024
+    /// Ids: 1 to 64 of letters, digits, `-`, `_`, `.`, `:`.
+    public static let maximumID = 64
+
+    public init(id: String, action: Action, amount: Amount? = nil) {
+        self.id = id
+        self.action = action
+        self.amount = amount
+    }
+
+    /// Parses and bounds a payload; every refusal names the field.
+    public init(parsing payload: [UInt8]) throws(RemoteCommandError) {
+        guard payload.count <= Self.maximumPayload else {
+            throw .init("the payload is \(payload.count) bytes; at most \(Self.maximumPayload)")
+        }
+        struct Wire: Decodable {
+            var id: String?
+            var action: String?
+            var amount: WireAmount?
+        }
+        enum WireAmount: Decodable {
+            case text(String), number(Double)
+            init(from decoder: any Decoder) throws {
+                let c = try decoder.singleValueContainer()
+                if let d = try? c.decode(Double.self) { self = .number(d) } else { self = .text(try c.decode(String.self)) }
+            }
+        }
+        let wire: Wire
+        do { wire = try JSONDecoder().decode(Wire.self, from: Data(payload)) } catch {
+            throw .init("not a JSON object with id, action and amount (\(String(decoding: payload.prefix(80), as: UTF8.self).shownSafely()))")
+        }
+        guard let id = wire.id, !id.isEmpty, id.count <= Self.maximumID,
+              id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.:".unicodeScalars.contains($0)) })
+        else {
+            throw .init("field 'id' must be 1 to \(Self.maximumID) letters, digits, '-', '_', '.' or ':' (got \((wire.id ?? "nothing").shownSafely()))")
+        }
+        guard let name = wire.action, let action = Action(rawValue: name) else {
+            throw .init("field 'action' must be add, undo or goal (got \((wire.action ?? "nothing").shownSafely()))", id: id)
+        }
+        var amount: Amount?
+        switch wire.amount {
+        case nil: break
+        case .text(let s):
+            guard s.count <= 32 else { throw .init("field 'amount' is longer than 32 characters", id: id) }
+            amount = .text(s)
+        case .number(let ml):
+            guard ml.isFinite, ml > 0, ml <= 100_000 else { throw .init("field 'amount' must be more than 0 and at most 100000 mL", id: id) }
+            amount = .millilitres(ml)
+        }
+        if action != .undo, amount == nil { throw .init("field 'amount' is needed to \(action.rawValue)", id: id) }
+        self.init(id: id, action: action, amount: amount)
+    }
+
+    /// Carries it out for `person` through the history's own functions (`quench add`, `undo`,
+    /// `goal set`): returns what they say.
+    public func perform(_ environment: HistoryEnvironment, person: String) throws(HistoryError) -> String {
+        var env = environment
+        env.person = person
+        switch action {
+        case .add:
+            return try History.add(env, amount: amount?.argument ?? "", at: nil, note: nil, json: false, identity: "mqtt|\(id)")
+        case .undo:
+            return try History.undo(env, json: false, command: id)
+        case .goal:
+            return try History.setGoal(env, amount: amount?.argument ?? "", from: nil, json: false)
+        }
+    }
+}
+
+/// Why a command was refused: the field and, when it could be read, the command's id.
+public struct RemoteCommandError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var reason: String
+    public var id: String?
+    init(_ reason: String, id: String? = nil) {
+        self.reason = reason
+        self.id = id
+    }
+    public var description: String { reason }
+}
+
+extension Topics {
+    /// Where Home Assistant sends a person's commands (`RemoteCommand`).
+    public func command(_ state: PersonState) -> String { base + "/person/\(state.personId)/command" }
+    /// What became of each command, not retained (the "Last command" sensor).
+    public func commandResult(_ state: PersonState) -> String { command(state) + "/result" }
+    /// The subscription that receives every person's commands.
+    public var commands: String { base + "/person/+/command" }
+}
+
+/// The publisher's side: a message on a command topic in, the result to publish out.
+public enum RemoteCommands {
+    public struct Outcome: Sendable, Hashable {
+        public var result: OutgoingMessage
+        /// Nil when carried out; the refusal otherwise.
+        public var refusal: String?
+    }
+
+    /// Carries out the command `payload` on `topic` says, for the person whose command topic it is
+    /// (among `states`, everyone's now). Nil when `topic` is nobody's (a person removed since).
+    public static func handle(topic: String, payload: [UInt8], states: [PersonState], environment: HistoryEnvironment,
+                              topics: Topics, now: Timestamp) -> Outcome? {
+        guard let state = states.first(where: { topics.command($0) == topic }) else { return nil }
+        struct Result: Encodable {
+            var id: String?
+            var action: String?
+            var ok: Bool
+            var said: String?
+            var error: String?
+            var at: String
+        }
+        var result = Result(ok: false, at: now.iso8601)
+        do throws(RemoteCommandError) {
+            let command = try RemoteCommand(parsing: payload)
+            (result.id, result.action) = (command.id, command.action.rawValue)
+            do throws(HistoryError) {
+                result.said = try command.perform(environment, person: state.person)
+                result.ok = true
+            } catch {
+                result.error = "\(error)"
+            }
+        } catch {
+            result.id = error.id
+            result.error = error.reason
+        }
+        return Outcome(result: OutgoingMessage(topic: topics.commandResult(state), payload: History.json(result), retain: false),
+                       refusal: result.ok ? nil : result.error)
+    }
+}

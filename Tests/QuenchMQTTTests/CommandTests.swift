@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+import Foundation
+import Logging
+import MQTT
+import QuenchCore
+import QuenchHistory
+import QuenchMQTT
+import QuenchStore
+import QuenchTestSupport
+import Synchronization
+import Testing
+
+@Suite("remote commands (Home Assistant's buttons)")
+struct RemoteCommandTests {
+    func parse(_ s: String) throws(RemoteCommandError) -> RemoteCommand { try RemoteCommand(parsing: Array(s.utf8)) }
+
+    @Test("parsed and bounded; each refusal names the field")
+    func parsing() throws {
+        #expect(try parse(#"{"id":"ha-1-2","action":"add","amount":"250ml"}"#) == RemoteCommand(id: "ha-1-2", action: .add, amount: .text("250ml")))
+        #expect(try parse(#"{"id":"a:b.c_d","action":"goal","amount":2500}"#) == RemoteCommand(id: "a:b.c_d", action: .goal, amount: .millilitres(2500)))
+        #expect(try parse(#"{"id":"x","action":"undo"}"#) == RemoteCommand(id: "x", action: .undo))
+        let refusals: [(String, String)] = [
+            ("nonsense", "not a JSON object"), ("[1,2]", "not a JSON object"),
+            (#"{"action":"undo"}"#, "field 'id'"), (#"{"id":"","action":"undo"}"#, "field 'id'"),
+            (#"{"id":"a b","action":"undo"}"#, "field 'id'"), (#"{"id":"\#(String(repeating: "x", count: 65))","action":"undo"}"#, "field 'id'"),
+            (#"{"id":"é","action":"undo"}"#, "field 'id'"),
+            (#"{"id":"x","action":"drop"}"#, "field 'action' must be add, undo or goal (got drop)"),
+            (#"{"id":"x","action":"add"}"#, "field 'amount' is needed to add"),
+            (#"{"id":"x","action":"add","amount":-5}"#, "field 'amount' must be more than 0"),
+            (#"{"id":"x","action":"add","amount":1e300}"#, "field 'amount' must be more than 0"),
+            (#"{"id":"x","action":"add","amount":"\#(String(repeating: "1", count: 40))"}"#, "longer than 32"),
+            (String(repeating: " ", count: 1025), "at most 1024"),
+        ]
+        for (payload, why) in refusals {
+            #expect {
+                _ = try parse(payload)
+            } throws: { error in "\(error)".contains(why) }
+        }
+    }
+
+    func history() throws -> (HistoryEnvironment, IntakeStore) {
+        let path = try TemporaryFolder.create("quench-commands") + "/q.sqlite"
+        let store = try IntakeStore(path: path)
+        try store.setGoal(ml: 2000, from: CivilDay(number: Int(Timestamp.wallClockNow.secondsSince1970 / 86_400) - 2))
+        return (HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: TimeZone(identifier: "Europe/London")), store)
+    }
+
+    @Test("the same command twice changes the history once (an add by its identity, an undo by its record)")
+    func idempotent() throws {
+        let (env, store) = try history()
+        let add = RemoteCommand(id: "ha-1", action: .add, amount: .text("250ml"))
+        #expect(try add.perform(env, person: "me").hasPrefix("Added #1: sip 250 mL"))
+        #expect(try add.perform(env, person: "me").hasPrefix("Already added #1: sip 250 mL"))
+        #expect(try store.events().map(\.identity) == ["mqtt|ha-1"])
+        _ = try RemoteCommand(id: "ha-2", action: .add, amount: .millilitres(100)).perform(env, person: "me")
+        let undo = RemoteCommand(id: "ha-3", action: .undo)
+        #expect(try undo.perform(env, person: "me").hasPrefix("Deleted #2"))
+        #expect(try undo.perform(env, person: "me").hasPrefix("Already deleted #2"), "the same undo again: #1 stays")
+        #expect(try store.events().map(\.ml) == [250])
+        #expect(try RemoteCommand(id: "ha-4", action: .undo).perform(env, person: "me").hasPrefix("Deleted #1"))
+        #expect(throws: HistoryError.self) { try RemoteCommand(id: "ha-5", action: .undo).perform(env, person: "me") }
+        #expect(try RemoteCommand(id: "ha-6", action: .goal, amount: .millilitres(2500)).perform(env, person: "me").contains("2,500 mL"))
+        #expect {
+            try RemoteCommand(id: "ha-7", action: .goal, amount: .text("50ml")).perform(env, person: "me")
+        } throws: { "\($0)".contains("between 100 mL and 20 L") }
+        #expect {
+            try RemoteCommand(id: "ha-8", action: .add, amount: .text("lots")).perform(env, person: "me")
+        } throws: { "\($0)".contains("lots") }
+        #expect(try store.events(EventQuery(includeDeleted: true)).count == 2, "nothing stored by a refusal")
+    }
+
+    @Test("a command on a person's topic: carried out, and what became of it published; nobody's topic ignored")
+    func handled() throws {
+        let (env, store) = try history()
+        let settings = MQTTSettings(broker: try BrokerAddress(parsing: "mqtt://127.0.0.1"), node: "testpi", nodeID: "testpi")
+        let topics = Topics(settings, nodeID: "testpi")
+        let states = try History.personStates(env)
+        let topic = topics.command(states[0])
+        #expect(topic == "quench/testpi/person/1/command")
+        let done = try #require(RemoteCommands.handle(topic: topic, payload: Array(#"{"id":"h1","action":"add","amount":"8oz"}"#.utf8),
+                                                      states: states, environment: env, topics: topics, now: .wallClockNow))
+        #expect(done.refusal == nil && done.result.topic == topic + "/result" && !done.result.retain)
+        #expect(done.result.payload.contains(#""ok":true"#) && done.result.payload.contains(#""id":"h1""#), "\(done.result.payload)")
+        #expect(try store.events().map(\.identity) == ["mqtt|h1"])
+        let refused = try #require(RemoteCommands.handle(topic: topic, payload: Array(#"{"id":"h2","action":"add","amount":"lots"}"#.utf8),
+                                                         states: states, environment: env, topics: topics, now: .wallClockNow))
+        #expect(refused.refusal?.contains("lots") == true && refused.result.payload.contains(#""ok":false"#))
+        #expect(RemoteCommands.handle(topic: "quench/testpi/person/99/command", payload: [], states: states, environment: env,
+                                      topics: topics, now: .wallClockNow) == nil)
+    }
+}
+
+/// Commands through a real broker to a running publisher.
+@Suite("remote commands (real mosquitto)", .serialized, .enabled(if: MosquittoBroker.isInstalled, Comment(rawValue: MosquittoBroker.missing)))
+struct RemoteCommandBrokerTests {
+    @Test("published on the command topic: stored once though sent twice, the result published, the state follows")
+    func throughTheBroker() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-commands")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-commands") })
+        let path = try TemporaryFolder.create("quench-commands") + "/q.sqlite"
+        let store = try IntakeStore(path: path)
+        let env = HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: TimeZone(identifier: "Europe/London"))
+        let settings = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi", nodeID: "testpi")
+        var logger = Logger(label: "test")
+        logger.logLevel = .error
+        let publisher = try BackgroundPublisher(settings: settings, environment: env, logger: logger)
+        defer { publisher.stop() }
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/person/1/state") != nil })
+
+        // Home Assistant's side: a client of its own, sending the same command twice (a QoS 1 repeat).
+        let ha = try MQTTClient(clientID: "ha-test")
+        var connected = false
+        ha.onConnect = { connected = $0 == 0 }
+        try ha.connect(host: "127.0.0.1", port: Int32(broker.port))
+        #expect(LiveFixture.waitFor(5) { (try? ha.loop(timeoutMS: 20)) != nil && connected })
+        for _ in 0..<2 {
+            try ha.publish(topic: "quench/testpi/person/1/command", payload: Array(#"{"id":"ha-42","action":"add","amount":"300ml"}"#.utf8),
+                           qos: 1, retain: false)
+        }
+        for _ in 0..<10 { try ha.loop(timeoutMS: 20) }
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.objects(onTopicsEndingWith: "/command/result").count == 2 })
+        let results = subscriber.objects(onTopicsEndingWith: "/command/result")
+        #expect(results.map { $0["ok"] as? Bool } == [true, true])
+        #expect((results.last?["said"] as? String)?.hasPrefix("Already added") == true, "\(results)")
+        #expect(try store.events().map(\.ml) == [300])
+        #expect(subscriber.waitFor(seconds: 5) {
+            (try? JSONSerialization.jsonObject(with: Data(subscriber.last("quench/testpi/person/1/state")?.payload ?? [])) as? [String: Any])?["intake_ml"] as? Double == 300
+        })
+        ha.disconnect()
+    }
+}
+#endif

@@ -1,0 +1,370 @@
+#if canImport(Glibc)
+import Foundation
+import Logging
+import MQTT
+import QuenchCore
+import QuenchHistory
+import QuenchMQTT
+import QuenchStore
+import QuenchTestSupport
+import Synchronization
+import Testing
+import Threading
+
+/// Log lines kept for a test to read (the takeover warning).
+struct CapturedLog: LogHandler {
+    let lines: LogLines
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .warning
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lines.lines.withLock { $0.append("\(event.level) \(event.message) \(event.metadata ?? [:])") }
+    }
+}
+
+final class LogLines: Sendable {
+    let lines = Mutex<[String]>([])
+    var logger: Logger {
+        let box = self
+        return Logger(label: "test") { _ in CapturedLog(lines: box) }
+    }
+    var all: [String] { lines.withLock { $0 } }
+}
+
+/// Ids, topics, client ids, availability and what a consumer needs to drop a repeat,
+/// as issue 23 found them going wrong; each against a real mosquitto.
+@Suite("MQTT ids and availability (real mosquitto)", .serialized,
+       .enabled(if: MosquittoBroker.isInstalled, Comment(rawValue: MosquittoBroker.missing)))
+struct IdentityTests {
+    static var quiet: Logger {
+        var l = Logger(label: "test")
+        l.logLevel = .critical
+        return l
+    }
+
+    func database() throws -> (path: String, store: IntakeStore) {
+        let path = try TemporaryFolder.create("quench-mqtt-ids") + "/q.sqlite"
+        let store = try IntakeStore(path: path)
+        let now = Timestamp.wallClockNow
+        try store.setGoal(ml: 2000, from: CivilDay(number: Int(now.secondsSince1970 / 86_400) - 2))
+        try store.saveDevice(Device(address: "C8:2A:3F:00:3F:2A", name: "desk bottle", profile: "hidrate-spark", addedAt: now))
+        try store.recordLink(address: "C8:2A:3F:00:3F:2A", up: true, at: now)
+        return (path, store)
+    }
+
+    func environment(_ path: String) -> HistoryEnvironment {
+        HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: TimeZone(identifier: "Europe/London"))
+    }
+
+    func json(_ m: MQTTMessage?) -> [String: Any]? {
+        m.flatMap { try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any] }
+    }
+
+    /// Runs a publisher on its own thread until the returned stop is called; the report comes back from it.
+    func running(_ settings: MQTTSettings, _ path: String, logger: Logger = quiet, stateInterval: Double = 60)
+        -> (stop: () -> MQTTPublisher.Report?, started: () -> Bool) {
+        let stop = Atomic<Bool>(false)
+        let started = Atomic<Bool>(false)
+        let done = Mutex<MQTTPublisher.Report?>(nil)
+        let ended = Atomic<Bool>(false)
+        let env = environment(path)
+        let thread = Thread {
+            defer { ended.store(true, ordering: .releasing) }
+            guard let p = try? MQTTPublisher(settings: settings, environment: env, logger: logger, announcesAvailability: true) else { return }
+            p.stateInterval = stateInterval
+            started.store(true, ordering: .releasing)
+            p.run { stop.load(ordering: .relaxed) }
+            done.withLock { $0 = p.report }
+        }
+        thread.start()
+        return ({
+            stop.store(true, ordering: .relaxed)
+            let end = Date().addingTimeInterval(10)
+            while !ended.load(ordering: .acquiring), Date() < end { Thread.sleep(forTimeInterval: 0.02) }
+            return done.withLock { $0 }
+        }, { started.load(ordering: .acquiring) })
+    }
+
+    @Test("two stock Pis (both 'raspberrypi', default settings) on one broker: their own client ids, topics and unique ids, no takeover")
+    func twoStockPis() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-two-pis")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-two-pis") })
+        // Two machines: each its own /etc/machine-id, the same host name.
+        let folder = try TemporaryFolder.create("quench-machine-ids")
+        try "0f3c1e9a5b7d4c2e8f6a1b3c5d7e9f01\n".write(toFile: folder + "/a", atomically: true, encoding: .utf8)
+        try "7a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d\n".write(toFile: folder + "/b", atomically: true, encoding: .utf8)
+        let nodes = [NodeID.machine(files: [folder + "/a"]), NodeID.machine(files: [folder + "/b"])]
+        #expect(nodes[0] != nil && nodes[1] != nil && nodes[0] != nodes[1])
+        #expect(NodeID.machine(files: [folder + "/a"]) == nodes[0], "the same after a reboot")
+        #expect(nodes.allSatisfy { $0.map(MQTTSettings.isValidNodeID) == true })
+
+        var publishers: [(stop: () -> MQTTPublisher.Report?, started: () -> Bool)] = []
+        var clientIDs: [String] = []
+        for node in nodes {
+            let (path, store) = try database()
+            let s = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "raspberrypi", nodeID: node)
+            clientIDs.append(try MQTTPublisher(settings: s, environment: environment(path), logger: Self.quiet, announcesAvailability: true).clientID)
+            _ = try store.addManual(ml: 100, at: .wallClockNow, note: nil, identity: "manual|\(node!)")
+            publishers.append(running(s, path))
+        }
+        #expect(clientIDs[0] != clientIDs[1], "\(clientIDs)")
+        #expect(subscriber.waitFor(seconds: 10) {
+            nodes.allSatisfy { subscriber.last("quench/\($0!)/person/1/state") != nil && subscriber.last("quench/\($0!)/status")?.payload == Array("online".utf8) }
+        })
+        Thread.sleep(forTimeInterval: 2)
+        let reports = publishers.map { $0.stop() }
+        for r in reports {
+            #expect(r?.connections == 1 && r?.shortConnections == 0, "no takeover: \(String(describing: r))")
+        }
+        #expect(!broker.log.contains("already connected"), "the broker took no client over")
+        let ids = subscriber.messages.filter { $0.topic.hasSuffix("/config") }.compactMap { json($0)?["unique_id"] as? String }
+        let byNode = nodes.map { n in Set(ids.filter { $0.hasPrefix("quench_\(n!)_") }) }
+        #expect(byNode[0].count == 20 && byNode[1].count == 20 && byNode[0].isDisjoint(with: byNode[1]), "\(byNode)")
+        #expect(subscriber.messages.filter { $0.topic.hasSuffix("/event") }.count == 2, "each Pi's one change, once")
+    }
+
+    @Test("two publishers told the same client id knock each other off: the log says so")
+    func takeoverWarned() throws {
+        let broker = try MosquittoBroker()
+        let logs = [LogLines(), LogLines()]
+        var publishers: [(stop: () -> MQTTPublisher.Report?, started: () -> Bool)] = []
+        for (i, log) in logs.enumerated() {
+            let (path, _) = try database()
+            let s = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), clientID: "quench-same", node: "raspberrypi", nodeID: "pi\(i)")
+            publishers.append(running(s, path, logger: log.logger))
+        }
+        let end = Date().addingTimeInterval(15)
+        while Date() < end, !logs.contains(where: { $0.all.contains { $0.contains("same client id") } }) { Thread.sleep(forTimeInterval: 0.1) }
+        let reports = publishers.map { $0.stop() }
+        let warned = logs.flatMap(\.all).filter { $0.contains("same client id") }
+        #expect(!warned.isEmpty, "\(logs.map(\.all))")
+        #expect(warned.first?.contains("quench-same") == true)
+        #expect(reports.compactMap { $0?.shortConnections }.reduce(0, +) >= 3, "\(reports)")
+    }
+
+    @Test("`quench mqtt sync` beside a running publisher: refused, saying who publishes; the running one stays connected")
+    func onePublisherPerDatabase() throws {
+        let broker = try MosquittoBroker()
+        let (path, store) = try database()
+        let s = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi", nodeID: "testpi")
+        let run = running(s, path)
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-one")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 10) { subscriber.last("quench/testpi/status")?.payload == Array("online".utf8) })
+        let sync = try runQuench(["mqtt", "sync", "--db", path, "--broker", broker.url, "--node-id", "testpi"])
+        #expect(sync.status == 1)
+        #expect(sync.stderr.contains("quench mqtt run (pid ") && sync.stderr.contains("publishes this database"), "\(sync.stderr)")
+        let status = try runQuench(["mqtt", "status", "--db", path, "--node-id", "testpi"])
+        #expect(status.stdout.contains("published by quench mqtt run (pid "), "\(status.stdout)")
+        #expect(status.stdout.contains("node id testpi (from mqtt.node_id)") && status.stdout.contains("back within 5 s"), "\(status.stdout)")
+        _ = try store.addManual(ml: 210, at: .wallClockNow, note: nil, identity: "manual|beside-sync")
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.objects(onTopicsEndingWith: "/event").contains { $0["identity"] as? String == "manual|beside-sync" } })
+        let report = run.stop()
+        #expect(report?.connections == 1, "never knocked off: \(String(describing: report))")
+        // Once it stopped, the next publisher may.
+        let after = try runQuench(["mqtt", "sync", "--db", path, "--broker", broker.url, "--node-id", "testpi"])
+        #expect(after.status == 0, "\(after.stderr)")
+    }
+
+    @Test("people whose names map alike (Ann Lee, ann_lee, Ann.Lee, Zoë, Zoé, 李, 王) get topics and unique ids of their own; a rename changes only the name")
+    func peopleApart() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-people-ids")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-people-ids") })
+        let (path, store) = try database()
+        let names = ["Ann Lee", "ann_lee", "Ann.Lee", "Zoë", "Zoé", "李", "王"]
+        var people: [Person] = []
+        for name in names { people.append(try store.addPerson(name: name)) }
+        let s = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "Kitchen Pi", nodeID: "testpi")
+        _ = try MQTTPublisher(settings: s, environment: environment(path), logger: Self.quiet, announcesAvailability: false).sync(timeout: 10)
+        let states = Set(subscriber.messages.filter { $0.topic.hasPrefix("quench/testpi/person/") && $0.topic.hasSuffix("/state") }.map(\.topic))
+        #expect(states.count == 8, "me and seven more: \(states.sorted())")
+        let configs = subscriber.messages.filter { $0.topic.hasSuffix("/config") }
+        let uniqueIDs = Set(configs.compactMap { json($0)?["unique_id"] as? String })
+        #expect(uniqueIDs.count == 1 + 8 * 17 + 2, "the gateway's, seventeen entities each, two for the bottle: \(uniqueIDs.count)")
+        let ann = people[0]
+        let annTopic = "homeassistant/sensor/quench_testpi/p\(ann.id)_intake_today/config"
+        let before = try #require(json(subscriber.last(annTopic)))
+        // Her entities are on a device of her own, named for her, via the gateway's.
+        let gatewayTopic = "homeassistant/binary_sensor/quench_testpi/gateway/config"
+        #expect(before["name"] as? String == "Intake today")
+        #expect(((before["device"] as? [String: Any])?["name"] as? String) == "Ann Lee")
+        #expect(((json(subscriber.last(gatewayTopic))?["device"] as? [String: Any])?["name"] as? String) == "Quench (Kitchen Pi)")
+
+        // Renamed, and the node renamed: the same topics and unique ids, the new names.
+        try store.renamePerson(id: ann.id, to: "Ann Smith")
+        var renamed = s
+        renamed.node = "Pantry Pi"
+        let count = subscriber.messages.count
+        _ = try MQTTPublisher(settings: renamed, environment: environment(path), logger: Self.quiet, announcesAvailability: false).sync(timeout: 10)
+        #expect(subscriber.waitFor(seconds: 5) {
+            ((json(subscriber.last(annTopic))?["device"] as? [String: Any])?["name"] as? String) == "Ann Smith"
+        })
+        let after = try #require(json(subscriber.last(annTopic)))
+        #expect(after["unique_id"] as? String == before["unique_id"] as? String)
+        #expect(((json(subscriber.last(gatewayTopic))?["device"] as? [String: Any])?["name"] as? String) == "Quench (Pantry Pi)")
+        let newer = subscriber.messages.dropFirst(count)
+        #expect(!newer.contains { $0.topic.hasSuffix("/config") && $0.payload.isEmpty }, "nothing cleared: no orphaned entity")
+        #expect((json(subscriber.last("quench/testpi/person/\(ann.id)/state"))?["person"] as? String) == "Ann Smith")
+    }
+
+    @Test("two reminders given during an outage arrive as two messages, each with what was true when it was given")
+    func remindersAsGiven() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-reminders-given")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-reminders-given") })
+        let (path, store) = try database()
+        let s = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi", nodeID: "testpi")
+        let publisher = try MQTTPublisher(settings: s, environment: environment(path), logger: Self.quiet, announcesAvailability: false)
+        // No broker reached meanwhile: the two wait in the outbox.
+        let first = ReminderGiven(person: "me", personId: 1, at: "2026-11-24T11:00:00+00:00", intakeMl: 100, goalMl: 2000, paceMl: 700,
+                                  behindByMl: 600, reason: "behind pace by 600 mL")
+        try store.markReminded(at: .wallClockNow, person: 1, message: History.json(first))
+        _ = try store.addManual(ml: 300, at: .wallClockNow, note: nil, identity: "manual|between")
+        var second = first
+        (second.at, second.intakeMl, second.behindByMl, second.reason) = ("2026-11-24T12:00:00+00:00", 400, 400, "behind pace by 400 mL")
+        try store.markReminded(at: Timestamp.wallClockNow.adding(1), person: 1, message: History.json(second))
+        _ = try publisher.sync(timeout: 10)
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.objects(onTopicsEndingWith: "/reminder").count == 2 })
+        let got = subscriber.objects(onTopicsEndingWith: "/reminder")
+        #expect(got.map { $0["intake_ml"] as? Double } == [100, 400], "\(got)")
+        #expect(got.map { $0["reason"] as? String } == ["behind pace by 600 mL", "behind pace by 400 mL"])
+        #expect(got.allSatisfy { $0["event_type"] as? String == "reminder" && $0["database_id"] as? String == (try? store.mqttIdentity().databaseID) })
+        #expect(Set(got.compactMap { $0["seq"] as? Int }).count == 2)
+        #expect(subscriber.messages.filter { $0.topic.hasSuffix("/reminder") }.allSatisfy { $0.topic == "quench/testpi/person/1/reminder" })
+    }
+
+    @Test("kill -9 of `quench mqtt run` in the middle of 3 000 changes: all arrive, few twice, each with the database id and seq to drop a repeat")
+    func killedMidDrain() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-kill9", topics: ["quench/+/event"])
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-kill9") })
+        let (path, store) = try database()
+        try store.setOutbox(enabled: true)
+        let now = Timestamp.wallClockNow
+        let events = (0..<3000).map { i in
+            (IntakeEvent(identity: "k9|\(i)", kind: .sip, ml: 10, time: now.adding(Double(-i)), source: .manual, recordedAt: now), [String]())
+        }
+        _ = try store.insert(events.map { (event: $0.0, aliases: $0.1) })
+        let databaseID = try store.mqttIdentity().databaseID
+        let arguments = ["mqtt", "run", "--db", path, "--broker", broker.url, "--node-id", "testpi", "--seconds", "90"]
+        let first = try startQuench(arguments)
+        #expect(subscriber.waitFor(seconds: 30) { subscriber.messages.count >= 1000 })
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        let second = try startQuench(arguments)
+        // SIGKILL to end it too: a child of the test process may inherit SIGTERM blocked.
+        defer { kill(second.processIdentifier, SIGKILL); second.waitUntilExit() }
+        func keys() -> [String] { subscriber.objects(onTopicsEndingWith: "/event").map { "\($0["database_id"] ?? "-") \($0["seq"] ?? "-")" } }
+        // Counted cheaply while waiting (parsing 5 000 payloads at each look would slow the run it watches).
+        #expect(subscriber.waitFor(seconds: 60) { subscriber.messages.count >= 3000 && (try? store.outboxStatus().pending) == 0 })
+        #expect(subscriber.waitFor(seconds: 10) { Set(keys()).count >= 3000 }, "received \(Set(keys()).count)")
+        let got = subscriber.objects(onTopicsEndingWith: "/event")
+        #expect(Set(got.compactMap { $0["identity"] as? String }).count == 3000, "every change")
+        #expect(got.allSatisfy { $0["database_id"] as? String == databaseID && $0["seq"] is Int })
+        let repeats = got.count - Set(keys()).count
+        print("kill -9 mid-drain of 3 000 changes: \(got.count) messages, \(repeats) repeats (all with their database_id and seq)")
+        // What was in flight (20) and what was acknowledged but not yet deleted (one turn's worth) at the kill.
+        #expect(repeats <= 40, "\(repeats) repeats")
+    }
+
+    @Test("availability: sync says online and its entities expire; bottles need the gateway; a dead gateway shows offline")
+    func availability() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-availability")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-availability") })
+        let (path, store) = try database()
+        // A gateway that crashed: its role still recorded, its pid long gone, its link still "up".
+        _ = try store.claimRole("gateway", ProcessHolder(pid: Int32.max - 7, started: 1, command: "quench gateway", since: .wallClockNow)) { _ in false }
+        let s = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi", nodeID: "testpi")
+        _ = try MQTTPublisher(settings: s, environment: environment(path), logger: Self.quiet, announcesAvailability: false).sync(timeout: 10)
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/status")?.payload == Array("online".utf8) }, "sync says online")
+        #expect(subscriber.last("quench/testpi/status")?.retain == false || true)
+        #expect(subscriber.last("quench/testpi/gateway")?.payload == Array("offline".utf8), "the gateway is not running")
+        let intake = try #require(json(subscriber.last("homeassistant/sensor/quench_testpi/p1_intake_today/config")))
+        #expect(intake["expire_after"] as? Int == 7200, "sync's entities expire once stale")
+        let link = try #require(json(subscriber.last("homeassistant/binary_sensor/quench_testpi/c82a3f003f2a_link/config")))
+        let topics = (link["availability"] as? [[String: Any]])?.compactMap { $0["topic"] as? String }
+        #expect(topics == ["quench/testpi/status", "quench/testpi/gateway"] && link["availability_mode"] as? String == "all")
+
+        // The gateway starts: links cleared (a crash left "up"), and it holds the role while it runs.
+        try store.clearLinks(at: .wallClockNow)
+        #expect(try store.deviceLinks() == ["C8:2A:3F:00:3F:2A": false])
+        let me = ProcessIdentity.current
+        _ = try store.claimRole("gateway", ProcessHolder(pid: me.pid, started: me.started, command: "quench gateway", since: .wallClockNow)) { _ in false }
+        let run = running(s, path)
+        #expect(subscriber.waitFor(seconds: 10) { subscriber.last("quench/testpi/gateway")?.payload == Array("online".utf8) })
+        #expect(subscriber.waitFor(seconds: 5) {
+            (json(subscriber.last("homeassistant/sensor/quench_testpi/p1_intake_today/config")).map { $0["expire_after"] == nil }) == true
+        }, "run says offline itself: no expire_after")
+        let bottle = try #require(json(subscriber.last("quench/testpi/device/c82a3f003f2a/state")))
+        #expect(bottle["link_up"] as? Bool == false)
+        _ = run.stop()
+    }
+
+    @Test("last_reset never goes back when the day start moves mid-day; a rename or a setting reaches the broker at once, not at the next check")
+    func lastResetAndChanges() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-last-reset")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-last-reset") })
+        let (path, store) = try database()
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "Europe/London")!
+        let hour = calendar.component(.hour, from: Date())
+        // The day starts this hour; then an hour later, which puts today's start 23 hours back.
+        try store.saveSettings(Settings(units: .ml, dayStartHour: hour, timeZone: nil))
+        let s = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi", nodeID: "testpi")
+        let run = running(s, path, stateInterval: 600)
+        defer { _ = run.stop() }
+        let topic = "quench/testpi/person/1/state"
+        #expect(subscriber.waitFor(seconds: 10) { subscriber.last(topic) != nil })
+        let first = try #require(json(subscriber.last(topic)))
+        let reset = try #require(first["last_reset"] as? String)
+        #expect(reset == first["day_start"] as? String)
+
+        try store.saveSettings(Settings(units: .ml, dayStartHour: (hour + 1) % 24, timeZone: nil))
+        #expect(subscriber.waitFor(seconds: 3) { (json(subscriber.last(topic))?["day_start"] as? String) != reset }, "the setting, at once")
+        let moved = try #require(json(subscriber.last(topic)))
+        #expect(moved["last_reset"] as? String == reset, "held: \(moved)")
+
+        try store.renamePerson(id: 1, to: "Sam")
+        #expect(subscriber.waitFor(seconds: 3) { (json(subscriber.last(topic))?["person"] as? String) == "Sam" }, "the rename, at once")
+        #expect(subscriber.waitFor(seconds: 3) {
+            ((json(subscriber.last("homeassistant/sensor/quench_testpi/p1_intake_today/config"))?["device"] as? [String: Any])?["name"] as? String) == "Sam"
+        })
+    }
+
+    @Test("a password in a URL is never echoed; a password file others can read is warned about")
+    func redaction() throws {
+        let shown = try runQuench(["config", "show"], environment: ["QUENCH_MQTT": "mqtt://ha:hunter2@127.0.0.1:1"])
+        #expect(!shown.stdout.contains("hunter2") && !shown.stderr.contains("hunter2"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("mqtt://ha:***@127.0.0.1:1"), "\(shown.stdout)")
+        let json = try runQuench(["config", "show", "--json"], environment: ["QUENCH_MQTT": "mqtt://ha:hunter2@127.0.0.1:1"])
+        #expect(!json.stdout.contains("hunter2"))
+        let (path, _) = try database()
+        let run = try runQuench(["mqtt", "run", "--db", path, "--broker", "mqtt://ha:hunter2@127.0.0.1:1", "--seconds", "1"])
+        #expect(run.status != 0 && !run.stderr.contains("hunter2") && run.stderr.contains("***"), "\(run.stderr)")
+
+        let broker = try MosquittoBroker(users: ["quench": "open sesame"])
+        let file = (path as NSString).deletingLastPathComponent + "/password"
+        try "open sesame\n".write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o644)
+        let sync = try runQuench(["mqtt", "sync", "--db", path, "--broker", "mqtt://quench@127.0.0.1:\(broker.port)", "--password-file", file,
+                                  "--node-id", "testpi"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stderr.contains("can be read by every user") && sync.stderr.contains("chmod o-r"), "\(sync.stderr)")
+    }
+}
+#endif
