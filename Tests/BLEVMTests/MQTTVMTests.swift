@@ -18,6 +18,11 @@ struct MQTTVMTests {
             Issue.record("SKIPPED: \(MosquittoBroker.missing)")
             return
         }
+        // The guest's subscriber and its probe of the broker (exit 9 in the script without them).
+        guard ["/usr/bin/mosquitto_sub", "/usr/bin/mosquitto_pub"].allSatisfy(FileManager.default.isExecutableFile(atPath:)) else {
+            Issue.record("SKIPPED: no mosquitto_sub and mosquitto_pub (apt-get install -y mosquitto-clients; .ci/run does it)")
+            return
+        }
         guard let (quench, dir) = try LiveVM.workspace() else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
         let level = try LiveVM.writeTrace(Scenario(.clean(unit: .mm, sampleRate: 5).with(.noise), seed: 51, initialML: 550)

@@ -48,11 +48,13 @@ import Testing
     static func persisted(_ sim: Simulated, until kill: Int, lastWriteLands: Bool) throws -> (events: [DetectedEvent], checkpoint: Data?, through: Int) {
         var detector = SipDetector(calibration: sim.calibration)
         var stored: [DetectedEvent] = []
-        var checkpoint: Data?
+        // Kept as values and encoded once, at the end: the store's encoding is what
+        // the restart reads, and encoding every checkpoint of the run would only cost time.
+        var checkpoint: DetectorCheckpoint?
         var through = 0
         var events: [DetectedEvent] = []
         var lastCheckpointT = -Double.infinity
-        var pending: (events: [DetectedEvent], checkpoint: Data?, through: Int) = ([], nil, 0)
+        var pending: (events: [DetectedEvent], checkpoint: DetectorCheckpoint?, through: Int) = ([], nil, 0)
         for (i, r) in sim.readings[..<kill].enumerated() {
             detector.process(r, into: &events)
             let final = events.filter { !$0.kind.isDiagnostic }
@@ -63,13 +65,13 @@ import Testing
             stored += pending.events
             if let c = pending.checkpoint { checkpoint = c; through = pending.through }
             let c = DetectorCheckpoint(device: "A", detector: detector, t: r.t, wall: 1_800_000_000 + r.t, bootID: "", sinceBoot: r.t)
-            pending = (final, try encode(c), i + 1)
+            pending = (final, c, i + 1)
         }
         if lastWriteLands {
             stored += pending.events
             if let c = pending.checkpoint { checkpoint = c; through = pending.through }
         }
-        return (stored, checkpoint, through)
+        return (stored, try checkpoint.map(encode), through)
     }
 
     /// The events of a run killed before reading `kill` and restarted at
