@@ -146,16 +146,10 @@ public struct MQTTSettings: Sendable {
     public func password() throws(MQTTSetupError) -> String? {
         try checkFiles()
         guard let path = passwordFile else { return nil }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .passwordFile(path, String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n >= 0 else { throw .passwordFile(path, String(cString: strerror(errno))) }
-        let line = String(decoding: bytes.prefix(n), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
-        let password = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
-        guard !password.isEmpty else { throw .passwordFile(path, "its first line is empty") }
-        return password
+        switch SecretFile.firstLine(path) {
+        case let .success(password): return password
+        case let .failure(problem): throw .passwordFile(path, problem.reason)
+        }
     }
 
     static func hostName() -> String {

@@ -273,14 +273,12 @@ public struct Notifier: Sendable {
 
     /// The first line of the token file (at most 4 KiB read).
     static func readToken(_ path: String) throws(NotifyError) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .tokenFile(path, String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n >= 0 else { throw .tokenFile(path, String(cString: strerror(errno))) }
-        let line = String(decoding: bytes.prefix(n), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
-        let token = (line.hasSuffix("\r") ? line.dropLast() : line[...]).trimmingWhitespace
+        let line: String
+        switch SecretFile.firstLine(path) {
+        case let .success(first): line = first
+        case let .failure(problem): throw .tokenFile(path, problem.reason)
+        }
+        let token = line[...].trimmingWhitespace
         guard !token.isEmpty else { throw .tokenFile(path, "its first line is empty") }
         // It goes into a header line: visible ASCII only, or a request could be split.
         guard token.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else {
