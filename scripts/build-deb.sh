@@ -111,6 +111,11 @@ License: Apache-2.0
  On Debian systems, the full text of the Apache License 2.0 is in
  /usr/share/common-licenses/Apache-2.0.
 COPYRIGHT
+# The manual pages (man/, one per binary: lintian wants one for each), compressed as Debian installs them.
+install -d "$root/usr/share/man/man1"
+for page in man/*.1; do
+    gzip -9n < "$page" > "$root/usr/share/man/man1/$(basename "$page").gz"
+done
 # A native package: its changelog is changelog.gz.
 printf 'quench (%s) unstable; urgency=medium\n\n  * Built from the repository by scripts/build-deb.sh.\n\n -- Quench <quench@users.noreply.github.com>  %s\n' \
     "$version" "$(date -R -u -d @0)" | gzip -9n > "$doc/changelog.gz"
@@ -127,7 +132,7 @@ if [ "$arch" = "$host_arch" ]; then
     libraries=${shlibs#shlibs:Depends=}
 else
     # Another architecture's libraries are not installed here: the ones the binaries need by name.
-    libraries='libc6 (>= 2.36), libstdc++6, libgcc-s1, libbluetooth3, libsqlite3-0, libmosquitto1'
+    libraries='libc6 (>= 2.36), libstdc++6, libgcc-s1, libbluetooth3, libsqlite3-0, libmosquitto1, libcurl4'
 fi
 
 source scripts/units.sh

@@ -101,7 +101,7 @@ struct InstallTests {
         let info = try dpkgDeb(["--info", path])
         // The libraries dpkg-shlibdeps found the binaries load, with versions; the maintainer scripts' tools.
         let depends = try #require(info.split(separator: "\n").first { $0.hasPrefix(" Depends: ") }, "\(info)")
-        for library in ["libc6 (>= ", "libbluetooth3 (>= ", "libsqlite3-0 (>= ", "libmosquitto1 (>= ", "adduser", "init-system-helpers (>= "] {
+        for library in ["libc6 (>= ", "libbluetooth3 (>= ", "libsqlite3-0 (>= ", "libmosquitto1 (>= ", "libcurl4 (>= ", "adduser", "init-system-helpers (>= "] {
             #expect(depends.contains(library), "\(library): \(depends)")
         }
         #expect(info.contains("Package: quench") && info.contains("Version: \(DebianPackageTests.version)"), "\(info)")
@@ -110,6 +110,7 @@ struct InstallTests {
         let units = try FileManager.default.contentsOfDirectory(atPath: TestPackage.root.appendingPathComponent("systemd").path)
         #expect(units.count >= 5)
         for file in ["./usr/bin/quench", "./usr/bin/quenchd", "./usr/bin/quench-web", "./usr/lib/udev/rules.d/70-quench.rules",
+                     "./usr/share/man/man1/quench.1.gz", "./usr/share/man/man1/quenchd.1.gz", "./usr/share/man/man1/quench-web.1.gz",
                      "./usr/share/doc/quench/copyright", "./etc/quench/quench.toml"] + units.map({ "./usr/lib/systemd/system/" + $0 }) {
             #expect(contents.contains(file), "\(file) missing: \(contents)")
         }
@@ -141,7 +142,9 @@ struct InstallTests {
         #expect(built.status == 0, "\(built.output)")
         let errors = built.output.split(separator: "\n").filter { $0.hasPrefix("E: ") && !$0.contains("custom-library-search-path") }
         #expect(errors.isEmpty, "lintian errors: \(errors)")
-        #expect(built.output.contains("W: quench: no-manual-page") || built.output.contains("E: ") || built.output.contains("W: "),
-                "lintian ran: \(built.output)")
+        // lintian ran (the debug build's RUNPATH is what it finds), and with a manual page for each
+        // binary (man/) its no-manual-page warnings are gone.
+        #expect(built.output.contains("custom-library-search-path"), "lintian ran: \(built.output)")
+        #expect(!built.output.contains("no-manual-page"), "\(built.output)")
     }
 }
