@@ -58,6 +58,9 @@ shards=(
 # the tests that drive processes (browsers, Home Assistant, dpkg) a little, so what they time
 # (a live update within 2 s) still holds.
 declare -A niceness=([rest]=15 [processes]=4)
+# And they start a little later: the guests boot (under TCG, a core each) and their first tests pair
+# and start the gateway before the browsers, Home Assistant and dpkg take their share.
+declare -A delay=([rest]=30 [processes]=40)
 
 # The tests a shard's arguments select from the list of all (what the test binary's --filter and
 # --skip do; its --list-tests ignores them).
@@ -92,7 +95,8 @@ trap 'kill "${pid[@]}" 2>/dev/null' EXIT
 for shard in "${shards[@]}"; do
     name=${shard%%|*}
     read -r -a args <<< "${shard#*|}"
-    nice -n "${niceness[$name]:-0}" "$bin" --testing-library swift-testing "${args[@]}" --xunit-output "$logs/$name.xml" > "$logs/$name.log" 2>&1 &
+    (sleep "${delay[$name]:-0}"; exec nice -n "${niceness[$name]:-0}" "$bin" --testing-library swift-testing "${args[@]}" \
+        --xunit-output "$logs/$name.xml") > "$logs/$name.log" 2>&1 &
     pid[$name]=$! began[$name]=$(date +%s)
 done
 
