@@ -207,7 +207,7 @@ let package = Package(
         .testTarget(name: "QuenchWebTests", dependencies: [
             "QuenchWeb", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport", "Threading",
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "QuenchCompositionTests", dependencies: [
             "QuenchComposition", "QuenchConfig", "QuenchHistory", "QuenchCore",
@@ -246,7 +246,7 @@ let package = Package(
         // On the real Linux Bluetooth stack in ../shared/ble-vm (BLEVMHarness): BluetoothLinux's sockets,
         // then the built `quench` and `quenchd` against emulated devices. Skipped visibly when the harness is not ready.
         .testTarget(name: "BLEVMTests", dependencies: [
-            "BLEVMHarness", "QuenchTestSupport", "QuenchCore", "QuenchSimulator", "BluetoothLinux", "BluetoothWire", "GATT", "Threading",
+            "BLEVMHarness", "QuenchTestSupport", "QuenchCore", "QuenchProfiles", "QuenchStore", "QuenchSimulator", "BluetoothLinux", "BluetoothWire", "GATT", "Threading",
         ]),
     ]
 )

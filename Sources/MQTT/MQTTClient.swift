@@ -16,6 +16,9 @@ public struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
         case timeout(seconds: Double)
         /// The TLS handshake failed: OpenSSL's reason, as libmosquitto logged it.
         case tls(String)
+        /// The broker closed the connection before its CONNACK. Over TLS 1.3 that is how a broker that
+        /// wants a client certificate (or not this one) says so: the handshake itself succeeded.
+        case closedBeforeAnswer(overTLS: Bool, clientCertificate: Bool)
     }
 
     /// What was being done: `connect to 127.0.0.1:1883`, `publish quench/…`.
@@ -47,6 +50,11 @@ public struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(operation): no answer from the broker within \(s) s"
         case .tls(let reason):
             return "\(operation): TLS: \(reason)\(Self.tlsHint(reason))"
+        case .closedBeforeAnswer(let overTLS, let clientCertificate):
+            let hint = !overTLS ? ""
+                : clientCertificate ? " (over TLS that is how a broker refuses a client certificate: is it signed by a CA in the broker's cafile, and unexpired?)"
+                : " (over TLS that is how a broker that wants a client certificate refuses a client without one: --cert and --key, mqtt.cert_file and mqtt.key_file)"
+            return "\(operation): the broker closed the connection before answering\(hint)"
         }
     }
 
@@ -93,6 +101,9 @@ public final class MQTTClient {
     private var target = ""
     /// OpenSSL's last reason as libmosquitto logged it: the TLS error's cause (libmosquitto's own code says only "A TLS error occurred").
     private var tlsReason: String?
+    /// Set by `setTLS`: what a connection closed before the broker's answer most likely means.
+    private var overTLS = false
+    private var clientCertificate = false
     public var onConnect: ((_ connack: Int32) -> Void)?
     public var onDisconnect: ((_ reason: Int32) -> Void)?
     public var onPublish: ((_ messageID: Int32) -> Void)?
@@ -142,7 +153,17 @@ public final class MQTTClient {
 
     private func check(_ rc: Int32, _ operation: @autoclosure () -> String) throws(MQTTError) {
         guard rc != MOSQ_ERR_SUCCESS.rawValue else { return }
-        if rc == MOSQ_ERR_ERRNO.rawValue { throw MQTTError(operation(), .system(errno: errno)) }
+        if rc == MOSQ_ERR_ERRNO.rawValue {
+            let e = errno
+            // libmosquitto reports OpenSSL's failures after the handshake (a TLS 1.3 alert such as
+            // "certificate required", read while the CONNECT is written) as EPROTO: OpenSSL's reason
+            // when it was logged, else what such an alert before any answer means.
+            if e == EPROTO, let reason = tlsReason { throw MQTTError(operation(), .tls(reason)) }
+            if e == EPROTO, overTLS, connack == nil {
+                throw MQTTError(operation(), .closedBeforeAnswer(overTLS: true, clientCertificate: clientCertificate))
+            }
+            throw MQTTError(operation(), .system(errno: e))
+        }
         if rc == MOSQ_ERR_TLS.rawValue, let reason = tlsReason { throw MQTTError(operation(), .tls(reason)) }
         throw MQTTError(operation(), .library(rc))
     }
@@ -154,6 +175,8 @@ public final class MQTTClient {
     /// TLS with the broker's certificate checked against `caFile` (or the system's CAs when nil),
     /// and this client's own certificate and key when the broker asks for one.
     public func setTLS(caFile: String?, certFile: String? = nil, keyFile: String? = nil) throws(MQTTError) {
+        overTLS = true
+        clientCertificate = certFile != nil
         if caFile != nil || certFile != nil {
             let what = [caFile.map { "the CA file \($0)" }, certFile.map { "the certificate \($0)" }, keyFile.map { "the key \($0)" }]
                 .compactMap { $0 }.joined(separator: ", ")
@@ -181,6 +204,7 @@ public final class MQTTClient {
         _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
         target = "\(host):\(port)"
         connack = nil
+        tlsReason = nil
         try check(mosquitto_connect(handle, host, port, keepalive), "connect to \(host):\(port)")
     }
 
@@ -202,6 +226,9 @@ public final class MQTTClient {
         let rc = mosquitto_loop(handle, timeoutMS, 1)
         if rc != MOSQ_ERR_SUCCESS.rawValue, let code = connack, code != 0 {
             throw MQTTError("connect to \(target)", .refused(code))
+        }
+        if rc == MOSQ_ERR_CONN_LOST.rawValue, connack == nil {
+            throw MQTTError("connect to \(target)", .closedBeforeAnswer(overTLS: overTLS, clientCertificate: clientCertificate))
         }
         try check(rc, "exchange with \(target)")
     }

@@ -61,8 +61,6 @@ final class ChangeFeed: Sendable {
         for subscriber in subscribers { subscriber.finish() }
     }
 
-    var isFinished: Bool { state.withLock { $0.finished } }
-
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     /// One event of the `text/event-stream` (HTML, "Server-sent events").

@@ -110,9 +110,16 @@ struct ChangeWatcher: Service {
     let logger: Logger
 
     func run() async throws {
+        // Polls until its own shutdown, not until the feed is finished: a live response finishes the
+        // feed when the server (shut down first) ends it, and a watcher that returned then was a
+        // service "finished unexpectedly" to the group, and quench serve exited 1 on SIGTERM (seen in CI).
+        let stopping = Atomic(false)
         await withGracefulShutdownHandler {
-            await WebServer.watch(store, feed: feed, every: interval, heartbeat: heartbeat, logger: logger)
+            await WebServer.watch(store, feed: feed, every: interval, heartbeat: heartbeat, logger: logger) {
+                stopping.load(ordering: .relaxed)
+            }
         } onGracefulShutdown: {
+            stopping.store(true, ordering: .relaxed)
             feed.finish()
         }
     }
@@ -120,10 +127,11 @@ struct ChangeWatcher: Service {
 
 extension WebServer {
     /// Polls the data version; a change from any process reaches every page.
-    static func watch(_ store: IntakeStore, feed: ChangeFeed, every interval: Duration, heartbeat: Duration, logger: Logger) async {
+    static func watch(_ store: IntakeStore, feed: ChangeFeed, every interval: Duration, heartbeat: Duration, logger: Logger,
+                      until stopping: @Sendable () -> Bool) async {
         var last = (try? store.dataVersion()) ?? 0
         var sinceHeartbeat = Duration.zero
-        while !Task.isCancelled && !feed.isFinished {
+        while !Task.isCancelled && !stopping() {
             try? await Task.sleep(for: interval)
             do {
                 let version = try store.dataVersion()

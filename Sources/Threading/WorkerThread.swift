@@ -92,6 +92,13 @@ private let signalThread: Void = {
     signalPipeWriteEnd.store(ends[1], ordering: .relaxed)
     let readEnd = ends[0]
     _ = WorkerThread(name: "signals") {
+        // A parent may have started us with SIGINT and SIGTERM blocked (the mask is inherited: a test
+        // runner's, a supervisor's): every thread would keep them pending and the process would never
+        // stop. This thread takes them whatever the others block.
+        var stopping = sigset_t()
+        sigemptyset(&stopping)
+        for s in [SIGINT, SIGTERM] { sigaddset(&stopping, s) }
+        pthread_sigmask(SIG_UNBLOCK, &stopping, nil)
         while true {
             var number: UInt8 = 0
             let n = read(readEnd, &number, 1)

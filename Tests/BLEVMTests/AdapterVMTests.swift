@@ -20,36 +20,49 @@ struct AdapterVMTests {
             return
         }
         defer { try? FileManager.default.removeItem(at: dir) }
-        // The bottle's clock starts at the guest's first scan (the first `quench pair`), not with the emulator,
-        // so however long the guest takes to boot: the adapter goes off ~30 s later (two pairings, then 24 s)
-        // and on 8 s after; a sip every 2.5 s from 20 s to 60 s, so some fall before, some while the adapter
-        // is off, some after.
+        // Both devices saved as paired (made on the host): the bottle's clock starts at the guest's first
+        // scan, quenchd's first connect, so however long the guest took to boot or to start quenchd. A sip
+        // every 2.5 s from 18 s to 93 s; the adapter goes off once quenchd has had three of them (so some
+        // fall before), for 8 s (some while it is off), and on again well before the last (some after).
         var csv = "t_start,t_end,kind,ml\n"
-        for i in 0..<17 { csv += "\(18 + Double(i) * 2.5),\(20 + Double(i) * 2.5),sip,\(20 + i % 7 * 5)\n" }
+        for i in 0..<31 { csv += "\(18 + Double(i) * 2.5),\(20 + Double(i) * 2.5),sip,\(20 + i % 7 * 5)\n" }
         let sips = dir.appendingPathComponent("sips.csv")
         try csv.write(to: sips, atomically: true, encoding: .utf8)
-        // The level bottle streams from its first subscription (pairing): one sip settled well before the
-        // outage and one well after it. Its first lift waits 10 s, for quenchd to start and connect after
-        // the pairing (a 1 s wait lost that sip on a busy host). The outage lasts until the gateway powers
-        // hci0 again (~2 s), but the first connect after it can hang for the whole 10 s connect timeout
-        // (seen in CI): readings lost in that gap would merge the two sips into one, so the second comes
-        // ~40 s after the first, ~55 s after the pairing (the adapter is back ~35 s after it, ~45 s at worst).
+        // The level bottle streams from quenchd's subscription: one sip settled well before the outage
+        // and one well after it. The outage lasts until the gateway powers hci0 again (~2 s), but the
+        // first connect after it can hang for the whole 10 s connect timeout (seen in CI), and a busy
+        // guest takes up to 20 s a program: readings lost in that gap would merge the two sips into
+        // one, so the second comes ~75 s after the first.
         let level = try LiveVM.writeTrace(Scenario(.clean(unit: .mm, sampleRate: 5).with(.noise), seed: 41, initialML: 600)
-            .idle(10).sip(ml: 45).idle(40).sip(ml: 60).idle(12), name: "level.csv", in: dir)
+            .idle(8).sip(ml: 45).idle(70).sip(ml: 60).idle(10), name: "level.csv", in: dir)
+        let database = try LiveVM.pairedDatabase([
+            .init(address: "C8:2A:3F:00:3F:05", profile: "hidrate-spark"),
+            .init(address: "C3:11:22:33:44:57", profile: "level-bottle", random: true, levelCurve: level.levelCurve),
+        ], in: dir)
         let bottleLog = dir.appendingPathComponent("bottle.jsonl")
+        let levelLog = dir.appendingPathComponent("level.jsonl")
+        func acked(atLeast count: Int) -> String {
+            """
+            { set +x; } 2>/dev/null
+            n=0; until [ "$(grep -c '"event": "acked"' \(bottleLog.path) 2>/dev/null)" -ge \(count) ] 2>/dev/null; do n=$((n + 1)); [ $n -lt 180 ] || break; sleep 1; done
+            set -x
+            """
+        }
         let script = """
             Q=\(quench)
             export QUENCH_DB=/tmp/q.sqlite
             power() { script -qc "btmgmt --index 0 power $1" /dev/null; echo "power $1 at $(date +%s.%N)"; }
-            $Q pair $QUENCH_VM_P1_ADDR --profile hidrate-spark || exit 11
-            $Q pair $QUENCH_VM_P2_ADDR --profile level-bottle --random --level-curve \(level.curve!) || exit 12
+            cp \(database) $QUENCH_DB
             \(quenchd) --json --log-level info &
             pid=$!
-            sleep 24
+            \(acked(atLeast: 3))
             power off
             sleep 8
             power on
-            sleep 42
+            # Stopped once the level bottle's trace has ended and the bottle's last sip is stored.
+            \(LiveVM.awaitTraceEnds(levelLog, count: 1))
+            \(acked(atLeast: 31))
+            sleep 2
             kill -TERM $pid
             wait $pid
             echo "quenchd exit $?"
@@ -57,8 +70,8 @@ struct AdapterVMTests {
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile hidrate-spark --firmware legacy --addr C8:2A:3F:00:3F:05 --sips \(sips.path) --start-on scan --log \(bottleLog.path)",
-            "--profile level-bottle --random --addr C3:11:22:33:44:57 --trace \(level.path)",
-        ], timeout: 200)
+            "--profile level-bottle --random --addr C3:11:22:33:44:57 --trace \(level.path) --log \(levelLog.path)",
+        ], timeout: 300)
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
         let out = result.output
         #expect(out.contains("quenchd exit 0"), "quenchd stopped cleanly after the adapter came back")

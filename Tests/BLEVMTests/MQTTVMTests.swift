@@ -27,6 +27,10 @@ struct MQTTVMTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let level = try LiveVM.writeTrace(Scenario(.clean(unit: .mm, sampleRate: 5).with(.noise), seed: 51, initialML: 550)
             .idle(6).sip(ml: 45).idle(8).sip(ml: 30).idle(6), name: "level.csv", in: dir)
+        let database = try LiveVM.pairedDatabase([
+            .init(address: "C3:11:22:33:44:58", profile: "level-bottle", random: true, levelCurve: level.levelCurve),
+        ], in: dir)
+        let log = dir.appendingPathComponent("level.jsonl")
         let received = dir.appendingPathComponent("mqtt.txt")
         let script = """
             Q=\(quench)
@@ -37,16 +41,22 @@ struct MQTTVMTests {
             n=0; until mosquitto_pub -h 127.0.0.1 -p 18830 -t quench-probe -n 2>/dev/null; do n=$((n + 1)); [ $n -lt 200 ] || exit 9; sleep 0.1; done
             mosquitto_sub -h 127.0.0.1 -p 18830 -v -t 'quench/#' -t 'homeassistant/#' > \(received.path) &
             sub=$!
-            $Q pair $QUENCH_VM_P1_ADDR --profile level-bottle --random --level-curve \(level.curve!) || exit 12
+            cp \(database) $QUENCH_DB
             printf '[mqtt]\\nbroker = "mqtt://127.0.0.1:18830"\\nnode = "vmpi"\\nnode_id = "vmpi"\\n' > /tmp/quench.toml
-            QUENCH_CONFIG=/tmp/quench.toml $Q run --mqtt --seconds 45 --json --log-level info || exit 15
+            QUENCH_CONFIG=/tmp/quench.toml $Q run --mqtt --json --log-level info &
+            run=$!
+            # The bottle's clock starts at the gateway's subscription; stopped once its trace has ended.
+            \(LiveVM.awaitTraceEnds(log, count: 1))
+            sleep 2
+            kill -TERM $run
+            wait $run || exit 15
             # The subscriber has the gateway's last word (offline) before it is stopped.
             n=0; until grep -q '^quench/vmpi/status offline' \(received.path); do n=$((n + 1)); [ $n -lt 100 ] || break; sleep 0.1; done
             kill $sub
             $Q log --json --limit 100
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
-            "--profile level-bottle --random --addr C3:11:22:33:44:58 --trace \(level.path)",
+            "--profile level-bottle --random --addr C3:11:22:33:44:58 --trace \(level.path) --log \(log.path)",
         ], timeout: 180)
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
         let stored = LiveVM.storedSips(result.output)

@@ -52,7 +52,7 @@ struct MQTTClientTests {
         }
         #expect(connack == 5, "CONNACK 5: not authorised")
 
-        let nobody = try MosquittoBroker.freePort()
+        let nobody = try TestPorts.next()
         let lonely = try MQTTClient(clientID: "test-nobody")
         #expect {
             try lonely.connect(host: "127.0.0.1", port: Int32(nobody))

@@ -239,7 +239,7 @@ struct PublisherTests {
         #expect(wrong.stderr.contains("refused the connection") && wrong.stderr.contains("not authorised")
                 && wrong.stderr.contains("password file"), "\(wrong.stderr)")
         _ = try store.addManual(ml: 300, at: .wallClockNow, note: nil, identity: "manual|after-refusal")
-        let gone = try MosquittoBroker.freePort()
+        let gone = try TestPorts.next()
         let unreachable = try runQuench(["mqtt", "sync", "--db", path, "--broker", "mqtt://127.0.0.1:\(gone)", "--node", "testpi"])
         #expect(unreachable.status == 1)
         #expect(unreachable.stderr.contains("127.0.0.1:\(gone)") && unreachable.stderr.contains("Connection refused"), "\(unreachable.stderr)")
@@ -302,6 +302,28 @@ struct PublisherTests {
         let plain = try runQuench(["mqtt", "sync", "--db", path, "--broker", "mqtts://localhost:\(broker.port)", "--ca-file", "\(folder)/ca.crt"])
         print("plain port: \(plain.stderr)")
         #expect(plain.status == 1 && !plain.stderr.contains("A TLS error occurred"), "\(plain.stderr)")
+
+        // A broker that wants a client certificate signed by its CA. Under TLS 1.3 the handshake succeeds
+        // without one and the broker closes the connection after it: the error says what that means.
+        let strict = try MosquittoBroker(tls: .init(certificate: "\(folder)/server.crt", key: "\(folder)/server.key", clientCA: "\(folder)/ca.crt"))
+        let strictURL = "mqtts://localhost:\(try #require(strict.tlsPort))"
+        let noCertificate = try runQuench(["mqtt", "sync", "--db", path, "--broker", strictURL, "--ca-file", "\(folder)/ca.crt", "--node", "testpi"])
+        print("no client certificate: \(noCertificate.stderr)")
+        #expect(noCertificate.status == 1 && noCertificate.stderr.contains("--cert and --key") && !noCertificate.stderr.contains("The connection was lost"),
+                "\(noCertificate.stderr)")
+        for (name, ca) in [("client", "ca"), ("stranger", "other-ca")] {
+            try openssl(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=quench \(name)", "-keyout", "\(folder)/\(name).key", "-out", "\(folder)/\(name).csr"])
+            try openssl(["x509", "-req", "-in", "\(folder)/\(name).csr", "-CA", "\(folder)/\(ca).crt", "-CAkey", "\(folder)/\(ca).key", "-CAcreateserial",
+                         "-days", "2", "-out", "\(folder)/\(name).crt"])
+        }
+        let stranger = try runQuench(["mqtt", "sync", "--db", path, "--broker", strictURL, "--ca-file", "\(folder)/ca.crt", "--node", "testpi",
+                                      "--cert", "\(folder)/stranger.crt", "--key", "\(folder)/stranger.key"])
+        print("a client certificate another CA signed: \(stranger.stderr)")
+        #expect(stranger.status == 1 && stranger.stderr.contains("client certificate") && !stranger.stderr.contains("The connection was lost"),
+                "\(stranger.stderr)")
+        let accepted = try runQuench(["mqtt", "sync", "--db", path, "--broker", strictURL, "--ca-file", "\(folder)/ca.crt", "--node", "testpi",
+                                      "--cert", "\(folder)/client.crt", "--key", "\(folder)/client.key"])
+        #expect(accepted.status == 0, "with its CA's client certificate: \(accepted.stderr)")
     }
 
     @Test("beside a gateway (`quench run --mqtt`): publishes as changes come, says offline when stopped")

@@ -29,7 +29,7 @@ struct QuenchWebProcessTests {
     func greetsThenStops() throws {
         let folder = try TemporaryFolder()
         try "".write(toFile: folder.file("quench.toml"), atomically: true, encoding: .utf8)
-        let port = try MosquittoBroker.freePort()
+        let port = try TestPorts.next()
         let log = folder.file("web.log")
         let server = try ChildProcess.start("/usr/bin/env", [
             "QUENCH_CONFIG=" + folder.file("quench.toml"), Self.program, "--db", folder.file("quench.sqlite"), "--listen", "127.0.0.1:\(port)",

@@ -69,7 +69,7 @@ struct ServiceNotifierTests {
     func quenchServeSaysReadyOnceListening() throws {
         let folder = try TemporaryFolder()
         let socket = try NotifySocket(path: folder.path + "/notify")
-        let port = try MosquittoBroker.freePort()
+        let port = try TestPorts.next()
         try "".write(toFile: folder.path + "/quench.toml", atomically: true, encoding: .utf8)
         let server = try ChildProcess.start("/usr/bin/env", [
             "NOTIFY_SOCKET=" + socket.path, "QUENCH_CONFIG=" + folder.path + "/quench.toml", "QUENCH_WEB_LISTEN=127.0.0.1:\(port)",

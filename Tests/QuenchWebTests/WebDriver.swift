@@ -25,7 +25,7 @@ final class WebDriver: Sendable {
 
     /// Starts chromedriver and a headless browser at `width`×`height` CSS pixels.
     init(width: Int, height: Int) async throws {
-        let port = try MosquittoBroker.freePort()
+        let port = try TestPorts.next()
         log = try TemporaryFolder.create("quench-chromedriver") + "/chromedriver.log"
         driver = try ChildProcess.start(Self.driverPath!, ["--port=\(port)"], logFile: log).get()
         client = HTTPTestClient(port: port)

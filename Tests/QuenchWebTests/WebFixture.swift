@@ -85,13 +85,16 @@ final class ServerProcess: Sendable {
     var url: String { "http://127.0.0.1:\(port)" }
 
     init(database: String, extra: [String] = [], command: [String]? = nil) async throws {
-        port = try MosquittoBroker.freePort()
+        port = try TestPorts.next()
         log = database + ".serve-\(port).log"
         let command = command ?? [quenchBinary!, "serve"]
         process = try ChildProcess.start(command[0], Array(command.dropFirst()) + ["--db", database, "--listen", "127.0.0.1:\(port)"] + extra,
                                          logFile: log).get()
+        // Ready when this server says it bound the port (not another's answering there) and answers.
+        let greeting = "serving http://127.0.0.1:\(port)/"
         for _ in 0..<200 {
-            if let answer = try? await HTTPTestClient(port: port).get("/icon.svg"), answer.status == 200 { return }
+            if (try? String(contentsOfFile: log, encoding: .utf8))?.contains(greeting) == true,
+               let answer = try? await HTTPTestClient(port: port).get("/icon.svg"), answer.status == 200 { return }
             try await Task.sleep(for: .milliseconds(50))
         }
         process.signal(SIGKILL)

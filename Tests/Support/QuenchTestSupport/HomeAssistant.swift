@@ -32,7 +32,7 @@ public final class HomeAssistant: @unchecked Sendable {
     public init(brokerPort: Int) throws {
         guard Self.isInstalled else { throw BrokerError(Self.missing) }
         folder = try TemporaryFolder.create("quench-ha")
-        port = try MosquittoBroker.freePort()
+        port = try TestPorts.next()
         try FileManager.default.createDirectory(atPath: folder + "/.storage", withIntermediateDirectories: true)
         try """
             homeassistant:

@@ -21,17 +21,20 @@ public final class MosquittoBroker: @unchecked Sendable {
     public struct TLS: Sendable {
         public var certificate: String
         public var key: String
-        public init(certificate: String, key: String) {
+        /// When set, the TLS listener wants a client certificate signed by this CA.
+        public var clientCA: String?
+        public init(certificate: String, key: String, clientCA: String? = nil) {
             self.certificate = certificate
             self.key = key
+            self.clientCA = clientCA
         }
     }
 
     /// - Parameter users: user → password; without, anonymous clients are allowed.
     public init(users: [String: String] = [:], tls: TLS? = nil) throws {
         folder = try TemporaryFolder.create("quench-mosquitto")
-        port = try Self.freePort()
-        tlsPort = tls == nil ? nil : try Self.freePort()
+        port = try TestPorts.next()
+        tlsPort = tls == nil ? nil : try TestPorts.next()
         var conf = """
             per_listener_settings false
             \(getuid() == 0 ? "user root" : "")
@@ -46,6 +49,7 @@ public final class MosquittoBroker: @unchecked Sendable {
             """
         if let tls, let tlsPort {
             conf += "listener \(tlsPort) 127.0.0.1\ncertfile \(tls.certificate)\nkeyfile \(tls.key)\n"
+            if let clientCA = tls.clientCA { conf += "require_certificate true\ncafile \(clientCA)\n" }
         }
         if users.isEmpty {
             conf += "allow_anonymous true\n"
@@ -102,22 +106,6 @@ public final class MosquittoBroker: @unchecked Sendable {
     deinit {
         stop()
         try? FileManager.default.removeItem(atPath: folder)
-    }
-
-    public static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw BrokerError("socket: errno \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw BrokerError("bind: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     static func accepts(_ port: Int) -> Bool {
