@@ -41,13 +41,6 @@ struct AdapterVMTests {
         ], in: dir)
         let bottleLog = dir.appendingPathComponent("bottle.jsonl")
         let levelLog = dir.appendingPathComponent("level.jsonl")
-        func acked(atLeast count: Int) -> String {
-            """
-            { set +x; } 2>/dev/null
-            n=0; until [ "$(grep -c '"event": "acked"' \(bottleLog.path) 2>/dev/null)" -ge \(count) ] 2>/dev/null; do n=$((n + 1)); [ $n -lt 180 ] || break; sleep 1; done
-            set -x
-            """
-        }
         let script = """
             Q=\(quench)
             export QUENCH_DB=/tmp/q.sqlite
@@ -55,13 +48,13 @@ struct AdapterVMTests {
             cp \(database) $QUENCH_DB
             \(quenchd) --json --log-level info &
             pid=$!
-            \(acked(atLeast: 3))
+            \(LiveVM.awaitFlag("three-acked", in: dir))
             power off
             sleep 8
             power on
             # Stopped once the level bottle's trace has ended and the bottle's last sip is stored.
-            \(LiveVM.awaitTraceEnds(levelLog, count: 1))
-            \(acked(atLeast: 31))
+            \(LiveVM.awaitFlag("level-ended", in: dir))
+            \(LiveVM.awaitFlag("all-acked", in: dir))
             sleep 2
             kill -TERM $pid
             wait $pid
@@ -71,7 +64,9 @@ struct AdapterVMTests {
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile hidrate-spark --firmware legacy --addr C8:2A:3F:00:3F:05 --sips \(sips.path) --start-on scan --log \(bottleLog.path)",
             "--profile level-bottle --random --addr C3:11:22:33:44:57 --trace \(level.path) --log \(levelLog.path)",
-        ], timeout: 300)
+        ], timeout: 300, watching: [.events("acked", atLeast: 3, in: bottleLog, flag: "three-acked"),
+                                    .events("end", atLeast: 1, in: levelLog, flag: "level-ended"),
+                                    .events("acked", atLeast: 31, in: bottleLog, flag: "all-acked")])
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
         let out = result.output
         #expect(out.contains("quenchd exit 0"), "quenchd stopped cleanly after the adapter came back")

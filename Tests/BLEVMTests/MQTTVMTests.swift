@@ -46,7 +46,7 @@ struct MQTTVMTests {
             QUENCH_CONFIG=/tmp/quench.toml $Q run --mqtt --json --log-level info &
             run=$!
             # The bottle's clock starts at the gateway's subscription; stopped once its trace has ended.
-            \(LiveVM.awaitTraceEnds(log, count: 1))
+            \(LiveVM.awaitFlag("trace-ended", in: dir))
             sleep 2
             kill -TERM $run
             wait $run || exit 15
@@ -57,7 +57,7 @@ struct MQTTVMTests {
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile level-bottle --random --addr C3:11:22:33:44:58 --trace \(level.path) --log \(log.path)",
-        ], timeout: 180)
+        ], timeout: 180, watching: [.events("end", atLeast: 1, in: log, flag: "trace-ended")])
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
         let stored = LiveVM.storedSips(result.output)
         LiveVM.expectSips(stored, "C3:11:22:33:44:58", level.truth, tolerance: 3)

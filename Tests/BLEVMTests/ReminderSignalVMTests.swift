@@ -24,7 +24,7 @@ struct ReminderSignalVMTests {
             run=$!
             # The reminder once the gateway holds the scale's link (not after a fixed wait).
             { set +x; } 2>/dev/null
-            n=0; until grep -q "connected and subscribed" /tmp/run.log; do n=$((n + 1)); [ $n -lt 200 ] || break; sleep 0.1; done
+            n=0; until grep -q "connected and subscribed" /tmp/run.log; do n=$((n + 1)); [ $n -lt 120 ] || break; sleep 0.5; done
             set -x
             $Q remind --notify || exit 13
             wait $run; status=$?
