@@ -59,7 +59,7 @@ struct AdapterVMTests {
             kill -TERM $pid
             wait $pid
             echo "quenchd exit $?"
-            $Q log --json --limit 200
+            \(LiveVM.copyDatabase(to: dir))
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile hidrate-spark --firmware legacy --addr C8:2A:3F:00:3F:05 --sips \(sips.path) --start-on scan --log \(bottleLog.path)",
@@ -84,7 +84,7 @@ struct AdapterVMTests {
         let truth = HidrateSparkVMTests.readLog(bottleLog)
         let bottle = "C8:2A:3F:00:3F:05"
         let want = truth.sips[bottle] ?? []
-        let stored = LiveVM.storedSipsWithTimes(out)[bottle] ?? []
+        let stored = LiveVM.storedSipsWithTimes(dir)[bottle] ?? []
         // The stored times and the power stamps are the guest's clock, the bottle's log the host's.
         let clockOffset = LiveVM.guestClockOffset(stored: stored, truth: want)
         let (off, on) = (guestOff - clockOffset, guestOn - clockOffset)
@@ -97,7 +97,7 @@ struct AdapterVMTests {
         for (g, w) in zip(stored, want) {
             #expect(abs(g.ml - w.ml) <= 0.5 && abs(g.time - clockOffset - w.time) <= 2.5, "drunk \(w), stored \(g) (guest clock \(clockOffset) s off)")
         }
-        LiveVM.expectSips(LiveVM.storedSips(out), "C3:11:22:33:44:57", level.truth, tolerance: 3)
+        LiveVM.expectSips(LiveVM.storedSips(dir), "C3:11:22:33:44:57", level.truth, tolerance: 3)
     }
 }
 }

@@ -53,13 +53,13 @@ struct MQTTVMTests {
             # The subscriber has the gateway's last word (offline) before it is stopped.
             n=0; until grep -q '^quench/vmpi/status offline' \(received.path); do n=$((n + 1)); [ $n -lt 100 ] || break; sleep 0.1; done
             kill $sub
-            $Q log --json --limit 100
+            \(LiveVM.copyDatabase(to: dir))
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile level-bottle --random --addr C3:11:22:33:44:58 --trace \(level.path) --log \(log.path)",
         ], timeout: 180, watching: [.events("end", atLeast: 1, in: log, flag: "trace-ended")])
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
-        let stored = LiveVM.storedSips(result.output)
+        let stored = LiveVM.storedSips(dir)
         LiveVM.expectSips(stored, "C3:11:22:33:44:58", level.truth, tolerance: 3)
 
         let lines = ((try? String(contentsOf: received, encoding: .utf8)) ?? "").split(separator: "\n")

@@ -84,10 +84,10 @@ public final class HomeAssistant: @unchecked Sendable {
         }
         let end = started.addingTimeInterval(seconds)
         while Date() < end {
-            if MosquittoBroker.accepts(port), (try? client(["get", "onboarding", "-"])) != nil { break }
+            if TestPorts.accepts(port), (try? client(["get", "onboarding", "-"])) != nil { break }
             Thread.sleep(forTimeInterval: 0.25)
         }
-        guard MosquittoBroker.accepts(port) else { throw BrokerError("Home Assistant did not answer on \(port) within \(seconds) s: \(log.suffix(2000))") }
+        guard TestPorts.accepts(port) else { throw BrokerError("Home Assistant did not answer on \(port) within \(seconds) s: \(log.suffix(2000))") }
         startSeconds = Date().timeIntervalSince(started)
         let tokens = try client(["onboard"]) as? [String: Any]
         guard let t = tokens?["token"] as? String, let r = tokens?["refresh_token"] as? String else { throw BrokerError("onboarding gave no token") }

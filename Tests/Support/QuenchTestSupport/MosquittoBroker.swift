@@ -79,7 +79,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         // Ready once it accepts connections.
         let end = Date().addingTimeInterval(5)
         while Date() < end {
-            if Self.accepts(port) { return }
+            if TestPorts.accepts(port) { return }
             Thread.sleep(forTimeInterval: 0.02)
         }
         throw BrokerError("mosquitto did not listen on \(port) within 5 s: \(log)")
@@ -106,19 +106,6 @@ public final class MosquittoBroker: @unchecked Sendable {
     deinit {
         stop()
         try? FileManager.default.removeItem(atPath: folder)
-    }
-
-    static func accepts(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
     }
 }
 

@@ -46,7 +46,13 @@ public enum TestPorts {
     }
 
     /// Whether a listener could bind the port now.
-    static func isFree(_ port: Int) -> Bool {
+    static func isFree(_ port: Int) -> Bool { onLoopback(port) { bind($0, $1, $2) } }
+
+    /// Whether something listens on the port now.
+    public static func accepts(_ port: Int) -> Bool { onLoopback(port) { connect($0, $1, $2) } }
+
+    /// A TCP socket and 127.0.0.1:`port` for `body` to bind or connect (0 is success); closed after.
+    private static func onLoopback(_ port: Int, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -55,7 +61,7 @@ public enum TestPorts {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
     }
 
