@@ -42,13 +42,13 @@ web='(QuenchWebTests|QuenchServeTests)\.'
 packaging='PackagingTests\.'
 waiting='(QuenchCLITests|QuenchConfigTests|QuenchStoreTests|MQTTTests|QuenchMQTTTests|QuenchNotifyTests|DocSamplesTests)\.'
 realtime='(QuenchGatewayTests|QuenchToolsTests|QuenchServiceTests|QuenchSimulatedDevicesTests)\.'
-named_vm="${live}(allProfiles|serviceBinary|AdapterVMTests|firstPairingThenKilledMidSip)|${live}HidrateSparkVMTests/(dropsMidDrain|bothFirmwares)|${vm}(ReminderSignalVMTests|BleVMTests/bt5Controller)"
+named_vm="${live}(allProfiles|serviceBinary|AdapterVMTests|firstPairingThenKilledMidSip)|${live}HidrateSparkVMTests/(dropsMidDrain|bothFirmwares|killedMidDrain)|${vm}(ReminderSignalVMTests|BleVMTests/bt5Controller)"
 shards=(
-    "vm-1|--no-parallel --filter ${live}allProfiles --filter ${vm}ReminderSignalVMTests"
+    "vm-1|--no-parallel --filter ${live}allProfiles"
     "vm-2|--no-parallel --filter ${live}serviceBinary --filter ${live}HidrateSparkVMTests/dropsMidDrain"
     "vm-3|--no-parallel --filter ${live}AdapterVMTests --filter ${vm}BleVMTests/bt5Controller"
-    "vm-4|--no-parallel --filter ${live}HidrateSparkVMTests/bothFirmwares"
-    "vm-5|--no-parallel --filter ${live}firstPairingThenKilledMidSip"
+    "vm-4|--no-parallel --filter ${live}HidrateSparkVMTests/bothFirmwares --filter ${vm}ReminderSignalVMTests"
+    "vm-5|--no-parallel --filter ${live}firstPairingThenKilledMidSip --filter ${live}HidrateSparkVMTests/killedMidDrain"
     "vm-6|--no-parallel --filter ${vm} --skip ${named_vm}"
     # Tests that mostly wait on processes they start: the page's (quench serve, browsers), the
     # package's (dpkg, lintian, systemd-analyze), the others (quench, brokers, Home Assistant); the
