@@ -210,7 +210,7 @@ struct LiveVMTests {
         let level = try LiveVM.writeTrace(Scenario(.clean(unit: .mm, sampleRate: 5).with(.noise), seed: 13, initialML: 500)
             .idle(Self.leadIn).sip(ml: 50).idle(8).sip(ml: 35).idle(8), name: "level.csv", in: dir)
         let mi = try LiveVM.writeTrace(Scenario(.clean(unit: .g, sampleRate: 4).with(.noise), seed: 14, initialML: 700)
-            .idle(Self.leadIn + 4).sip(ml: 60).idle(8).sip(ml: 40).idle(8), name: "mi.csv", in: dir)
+            .idle(Self.leadIn + 4).sip(ml: 60).idle(8).sip(ml: 40).idle(14), name: "mi.csv", in: dir)
         // The decent scale drops the link half a second into its second lift, for 5 s.
         let second = decent.truth.filter { $0.kind == .sip }[1]
         let dropAt = TraceWriter.fixed(second.tStart + 0.5, places: 1)
@@ -229,9 +229,10 @@ struct LiveVMTests {
             cp \(database) $QUENCH_DB
             $Q run --json --log-level info &
             run=$!
-            # Stopped (SIGTERM, as Ctrl-C or systemd would) once every trace has ended.
+            # Stopped (SIGTERM, as Ctrl-C or systemd would) once every trace has ended, and the starved
+            # guest has had 5 s to read the last advertisements (the mi-scale's last sip was missed after 2).
             \(LiveVM.awaitFlag("traces-ended", in: dir))
-            sleep 2
+            sleep 5
             kill -TERM $run
             wait $run || exit 15
             \(LiveVM.copyDatabase(to: dir))
@@ -614,7 +615,9 @@ struct HidrateSparkVMTests {
         #expect((truth.sent[address] ?? 0) > 300, "no record was resent: the drops missed the drain")
         let offset = LiveVM.guestClockOffset(stored: stored, truth: want)
         for (g, w) in zip(stored, want) {
-            #expect(abs(g.ml - w.ml) <= 0.005 * 591 && abs(g.time - offset - w.time) <= 2.5, "drunk \(w), stored \(g) (guest clock \(offset) s off)")
+            // Modern frames carry seconds-ago, so a frame the starved guest read late is stamped that much
+            // late (one by 4.8 s, seen with six guests on two cores); the legacy tests hold 2.5 s.
+            #expect(abs(g.ml - w.ml) <= 0.005 * 591 && abs(g.time - offset - w.time) <= 8, "drunk \(w), stored \(g) (guest clock \(offset) s off)")
         }
         print("records sent \(truth.sent[address] ?? 0) times for 300 sips across the drops")
     }
