@@ -104,6 +104,8 @@ public final class MQTTClient {
     /// Set by `setTLS`: what a connection closed before the broker's answer most likely means.
     private var overTLS = false
     private var clientCertificate = false
+    /// The connection closed before the broker's CONNACK, as a cause that says what that means here.
+    private var closedBeforeAnswer: MQTTError.Cause { .closedBeforeAnswer(overTLS: overTLS, clientCertificate: clientCertificate) }
     public var onConnect: ((_ connack: Int32) -> Void)?
     public var onDisconnect: ((_ reason: Int32) -> Void)?
     public var onPublish: ((_ messageID: Int32) -> Void)?
@@ -159,9 +161,7 @@ public final class MQTTClient {
             // "certificate required", read while the CONNECT is written) as EPROTO: OpenSSL's reason
             // when it was logged, else what such an alert before any answer means.
             if e == EPROTO, let reason = tlsReason { throw MQTTError(operation(), .tls(reason)) }
-            if e == EPROTO, overTLS, connack == nil {
-                throw MQTTError(operation(), .closedBeforeAnswer(overTLS: true, clientCertificate: clientCertificate))
-            }
+            if e == EPROTO, overTLS, connack == nil { throw MQTTError(operation(), closedBeforeAnswer) }
             throw MQTTError(operation(), .system(errno: e))
         }
         if rc == MOSQ_ERR_TLS.rawValue, let reason = tlsReason { throw MQTTError(operation(), .tls(reason)) }
@@ -227,9 +227,7 @@ public final class MQTTClient {
         if rc != MOSQ_ERR_SUCCESS.rawValue, let code = connack, code != 0 {
             throw MQTTError("connect to \(target)", .refused(code))
         }
-        if rc == MOSQ_ERR_CONN_LOST.rawValue, connack == nil {
-            throw MQTTError("connect to \(target)", .closedBeforeAnswer(overTLS: overTLS, clientCertificate: clientCertificate))
-        }
+        if rc == MOSQ_ERR_CONN_LOST.rawValue, connack == nil { throw MQTTError("connect to \(target)", closedBeforeAnswer) }
         try check(rc, "exchange with \(target)")
     }
 

@@ -94,13 +94,13 @@ enum LiveVM {
     }
 
     /// A trace file (and its truth) in `dir`, from a scripted simulated bottle.
-    static func writeTrace(_ scenario: Scenario, name: String, in dir: URL) throws -> (path: String, truth: [TruthEvent], curve: String?, levelCurve: LevelCurve?) {
+    static func writeTrace(_ scenario: Scenario, name: String, in dir: URL) throws -> (path: String, truth: [TruthEvent], levelCurve: LevelCurve?) {
         let (readings, truth) = scenario.run()
         var text = scenario.bottle().header.formatted()
         for r in readings { text += TraceWriter.row(r, decimals: scenario.configuration.valueDecimals) }
         let url = dir.appendingPathComponent(name)
         try text.write(to: url, atomically: true, encoding: .utf8)
-        return (url.path, truth, scenario.configuration.levelCurve?.description, scenario.configuration.levelCurve)
+        return (url.path, truth, scenario.configuration.levelCurve)
     }
 
     /// A device as `quench pair` would save it, for `pairedDatabase`.
@@ -242,7 +242,7 @@ struct LiveVMTests {
             $Q pair $QUENCH_VM_P5_ADDR --capacity 750 --tare 180 || exit 11
             $Q record $QUENCH_VM_P5_ADDR --out \(dir.path)/recorded.csv --seconds 4 || exit 16
             $Q pair $QUENCH_VM_P6_ADDR --profile decent-scale --tare 180 || exit 12
-            $Q pair $QUENCH_VM_P7_ADDR --profile level-bottle --random --level-curve \(level.curve!) || exit 13
+            $Q pair $QUENCH_VM_P7_ADDR --profile level-bottle --random --level-curve \(level.levelCurve!.description) || exit 13
             $Q pair F0:00:00:00:00:99 --profile weight-scale --timeout 3; echo "absent: exit $?"
             $Q devices
             """

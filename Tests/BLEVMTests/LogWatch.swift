@@ -24,8 +24,10 @@ struct LogCondition: Sendable {
     static func sent(atOrAfter t: Double, in log: URL, flag: String) -> LogCondition {
         LogCondition(flag: flag, log: log) { text in
             text.split(separator: "\n").contains { line in
-                guard line.contains("\"event\": \"sent\""), let r = line.range(of: "\"t\": ") else { return false }
-                return Double(line[r.upperBound...].prefix { $0.isNumber || $0 == "." || $0 == "-" }).map { $0 >= t } ?? false
+                guard line.contains("\"event\": \"sent\""),
+                      let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      let sentAt = obj["t"] as? Double else { return false }
+                return sentAt >= t
             }
         }
     }
@@ -40,8 +42,11 @@ final class LogWatch: Sendable {
         Thread.detachNewThread { [self, conditions] in
             var waiting = conditions
             while !waiting.isEmpty && !stopped.load(ordering: .relaxed) {
+                // Each log read once a round, however many conditions watch it.
+                var texts: [URL: String] = [:]
                 waiting.removeAll { condition in
-                    guard let text = try? String(contentsOf: condition.log, encoding: .utf8), condition.holds(text) else { return false }
+                    if texts[condition.log] == nil { texts[condition.log] = try? String(contentsOf: condition.log, encoding: .utf8) }
+                    guard let text = texts[condition.log], condition.holds(text) else { return false }
                     FileManager.default.createFile(atPath: dir.appendingPathComponent(condition.flag).path, contents: nil)
                     return true
                 }
