@@ -63,7 +63,8 @@ public final class MQTTPublisher {
     /// The database's data_version when the states were last read: any commit by another connection
     /// (a rename, a goal, the settings) changes it, and the states follow at once, not at the next check.
     private var dataVersion: Int64?
-    /// The `last_reset` published for each person: it never goes back (a day start or zone moved mid-day).
+    /// The `last_reset` published for each person: it never goes back (a day start or zone moved mid-day),
+    /// across restarts too (kept in the database).
     private var lastReset: [Int64: (dayStart: Timestamp, text: String)] = [:]
     private var connectedAt = ContinuousClock.now
     private var shortInARow = 0
@@ -93,6 +94,7 @@ public final class MQTTPublisher {
             // From now on every change enters the outbox.
             try store.setOutbox(enabled: true)
             identity = try store.mqttIdentity()
+            lastReset = try store.heldLastResets()
         } catch {
             throw .store("\(error)")
         }
@@ -307,11 +309,14 @@ public final class MQTTPublisher {
     private func holdingLastReset(_ state: PersonState) -> PersonState {
         var s = state
         guard let start = Timestamp(iso8601: state.dayStart) else { return s }
-        if let held = lastReset[state.personId], held.dayStart > start {
+        if let held = lastReset[state.personId], held.dayStart > start || held.text == state.dayStart {
             s.lastReset = held.text
-        } else {
-            lastReset[state.personId] = (start, state.dayStart)
-            s.lastReset = state.dayStart
+            return s
+        }
+        lastReset[state.personId] = (start, state.dayStart)
+        s.lastReset = state.dayStart
+        do { try store.holdLastReset(person: state.personId, dayStart: start, text: state.dayStart) } catch {
+            logger.error("cannot remember the published last_reset (a restart today may send an earlier one)", metadata: ["error": "\(error)"])
         }
         return s
     }

@@ -61,3 +61,28 @@ extension IntakeStore {
         }
     }
 }
+
+extension IntakeStore {
+    /// The `last_reset` last published for each person (`mqtt_last_reset`): the day start it
+    /// stands for and its text. The publisher never sends an earlier one.
+    public func heldLastResets() throws(StoreError) -> [Int64: (dayStart: Timestamp, text: String)] {
+        try read("reading the published last_reset") { db in
+            var held: [Int64: (dayStart: Timestamp, text: String)] = [:]
+            for (person, start, text) in try db.all("SELECT person, day_start, text FROM mqtt_last_reset", [], { row -> (Int64, Double, String) in
+                (row[0], row[1], row[2])
+            }) {
+                held[person] = (Timestamp(secondsSince1970: start), text)
+            }
+            return held
+        }
+    }
+
+    /// Remembers the `last_reset` published for `person`, once a day per person.
+    public func holdLastReset(person: Int64, dayStart: Timestamp, text: String) throws(StoreError) {
+        try write("remembering the published last_reset") { db in
+            try db.run("INSERT INTO mqtt_last_reset (person, day_start, text) VALUES (?, ?, ?) "
+                       + "ON CONFLICT (person) DO UPDATE SET day_start = excluded.day_start, text = excluded.text",
+                       [person, dayStart.secondsSince1970, text])
+        }
+    }
+}

@@ -323,6 +323,16 @@ enum Schema {
                 done_at REAL NOT NULL
             ) STRICT;
             """),
+        // Home Assistant's `last_reset` for each person's day total, as last published: it
+        // must never go back, across a restart too (a day start moved mid-day, then a restart,
+        // would otherwise have the day counted twice in HA's statistics).
+        Migration(identifier: "v12: held last_reset", sql: """
+            CREATE TABLE mqtt_last_reset (
+                person    INTEGER PRIMARY KEY,
+                day_start REAL NOT NULL,
+                text      TEXT NOT NULL CHECK (length(text) BETWEEN 1 AND 64)
+            ) STRICT;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

@@ -22,7 +22,7 @@ enum LiveVM {
     /// The `quench` built beside this test binary.
     static var quench: String? { quenchBinary }
 
-    /// Runs `script` (sh) in the VM with these peripherals; cancels the test when the harness cannot start.
+    /// Runs `script` (bash, the host's: the guest sees the host's root) in the VM with these peripherals; cancels the test when the harness cannot start.
     static func runScript(_ script: String, in dir: URL, peripherals: [String], timeout: Int,
                           watching conditions: [LogCondition] = []) throws -> (status: Int32, output: String) {
         if let reason = BLEVMHarness.unavailableReason(packageRoot: packageRoot) {
@@ -31,12 +31,13 @@ enum LiveVM {
         }
         let file = dir.appendingPathComponent("inner.sh")
         // Each traced command with the guest's time: how long each step took, when a case fails.
-        try ("PS4='+ $(date +%T) '\n" + script).write(to: file, atomically: true, encoding: .utf8)
+        // (bash's `\t`: dash printed a `$(date)` in PS4 as it stood, then failed to parse it.)
+        try ("PS4='+ \\t '\n" + script).write(to: file, atomically: true, encoding: .utf8)
         let watch = LogWatch(conditions, in: dir)
         defer { watch.stop() }
         var start = ContinuousClock.now
         var harnessResult = try BLEVMHarness.boot(
-            packageRoot: packageRoot, options: ["--timeout", "\(timeout)"], peripherals: peripherals, command: ["/bin/sh", file.path])
+            packageRoot: packageRoot, options: ["--timeout", "\(timeout)"], peripherals: peripherals, command: ["/bin/bash", file.path])
         if harnessResult.status == 123 {
             // The guest's kernel (Debian 12's 6.1) crashed: seen once under heavy host load, a general
             // protection fault in hci_chan_del while an L2CAP socket closed during a link drop. Said,
@@ -46,7 +47,7 @@ enum LiveVM {
             for log in peripheralLogs(peripherals) { FileManager.default.createFile(atPath: log, contents: nil) }
             start = ContinuousClock.now
             harnessResult = try BLEVMHarness.boot(
-                packageRoot: packageRoot, options: ["--timeout", "\(timeout)"], peripherals: peripherals, command: ["/bin/sh", file.path])
+                packageRoot: packageRoot, options: ["--timeout", "\(timeout)"], peripherals: peripherals, command: ["/bin/bash", file.path])
         }
         let result = (status: harnessResult.status, output: harnessResult.output)
         print("ble-vm: exit \(result.status) after \(ContinuousClock.now - start)\n\(result.output)")

@@ -327,7 +327,6 @@ struct IdentityTests {
         try store.saveSettings(Settings(units: .ml, dayStartHour: hour, timeZone: nil))
         let s = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi", nodeID: "testpi")
         let run = running(s, path, stateInterval: 600)
-        defer { _ = run.stop() }
         let topic = "quench/testpi/person/1/state"
         #expect(subscriber.waitFor(seconds: 10) { subscriber.last(topic) != nil })
         let first = try #require(json(subscriber.last(topic)))
@@ -338,6 +337,16 @@ struct IdentityTests {
         #expect(subscriber.waitFor(seconds: 3) { (json(subscriber.last(topic))?["day_start"] as? String) != reset }, "the setting, at once")
         let moved = try #require(json(subscriber.last(topic)))
         #expect(moved["last_reset"] as? String == reset, "held: \(moved)")
+
+        // Held across a restart too: the new publisher reads it from the database.
+        _ = run.stop()
+        let before = subscriber.messages.filter { $0.topic == topic }.count
+        let again = running(s, path, stateInterval: 600)
+        defer { _ = again.stop() }
+        #expect(subscriber.waitFor(seconds: 10) { subscriber.messages.filter { $0.topic == topic }.count > before })
+        let restarted = try #require(json(subscriber.last(topic)))
+        #expect(restarted["last_reset"] as? String == reset, "held after a restart: \(restarted)")
+        #expect(restarted["day_start"] as? String != reset)
 
         try store.renamePerson(id: 1, to: "Sam")
         #expect(subscriber.waitFor(seconds: 3) { (json(subscriber.last(topic))?["person"] as? String) == "Sam" }, "the rename, at once")
