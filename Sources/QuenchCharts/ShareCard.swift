@@ -164,7 +164,7 @@ public struct ShareCard: Sendable, Hashable {
     }
 
     private func footer(into w: inout SVGWriter) {
-        w.text("logged by a smart bottle with Quench", ["class": .text("qc-muted qc-small"), "x": .number(Double(Self.width) - 60),
+        w.text("logged with Quench", ["class": .text("qc-muted qc-small"), "x": .number(Double(Self.width) - 60),
                                                         "y": .number(Double(Self.height) - 40), "text-anchor": .text("end")])
     }
 }

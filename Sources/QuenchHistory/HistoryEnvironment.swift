@@ -26,6 +26,9 @@ public struct HistoryEnvironment: Sendable {
     /// file. nil is enough while the household has one person; with several,
     /// those functions refuse, naming them (`HistoryError.personNeeded`).
     public var person: String?
+    /// Whether a write may create the database when it is missing. The web server says no once it
+    /// has seen the file: a history deleted under it is an accident to report, not a fresh start.
+    public var createsDatabase = true
 
     public init(databasePath: String, now: Timestamp, timeZone: TimeZone? = nil, units: VolumeUnit? = nil,
                 color: Bool = false, variables: [String: String] = [:], person: String? = nil) {
@@ -53,7 +56,7 @@ public struct HistoryEnvironment: Sendable {
     /// The same, with the store's own error (for callers outside the history commands).
     public func openIntakeStore(creating: Bool) throws(StoreError) -> IntakeStore {
         try IntakeStore(path: databasePath,
-                        mode: creating ? StoreLocation.creationMode(for: databasePath, environment: variables) : .existing)
+                        mode: creating && createsDatabase ? StoreLocation.creationMode(for: databasePath, environment: variables) : .existing)
     }
 
     /// Fails as `openIntakeStore(creating: true)` would, creating nothing (`IntakeStore.checkCanOpen`).

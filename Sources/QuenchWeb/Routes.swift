@@ -1,3 +1,4 @@
+import FoundationEssentials
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
@@ -8,6 +9,7 @@ import QuenchCore
 import QuenchHistory
 import QuenchStore
 import ServiceLifecycle
+import Synchronization
 
 /// The page and the JSON API. Each endpoint is a CLI command: it parses the
 /// query or body, calls the same `History` function with `json: true`, and
@@ -20,6 +22,8 @@ struct Routes: Sendable {
     let connections: ConnectionTable
     /// The server's: a store failure the page only names is told here in full.
     let logger: Logger
+    /// Whether the database file has been seen since the server started.
+    let databaseSeen = DatabaseSeen()
 
     func register(on router: Router<WebRequestContext>) {
         router.get("/") { _, _ in Responses.asset(Assets.page, type: "text/html; charset=utf-8") }
@@ -63,7 +67,7 @@ struct Routes: Sendable {
         router.post("/api/add") { request, context in
             let body = try await request.json(as: AddRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in
-                try History.add(env, amount: body.amount, at: body.at, note: body.note, json: true)
+                try History.add(env, amount: body.amount, at: body.at, note: body.note, json: true, identity: try body.identity())
             }
         }
         router.post("/api/delete") { request, context in
@@ -124,6 +128,15 @@ struct Routes: Sendable {
         var now = environment
         now.now = .wallClockNow
         if let person = query["person"] { now.person = person }
+        // A database deleted under the running server: said, and no write starts an empty one.
+        if FileManager.default.fileExists(atPath: environment.databasePath) {
+            databaseSeen.flag.store(true, ordering: .relaxed)
+        } else if databaseSeen.flag.load(ordering: .relaxed) {
+            logger.error("the database file is gone", metadata: ["path": "\(environment.databasePath.shownSafely())"])
+            return Responses.error(.serviceUnavailable, "The history file has gone missing since the server started: "
+                                   + (writes ? "nothing was saved. " : "") + "Put it back from a backup, or restart the server to begin a new one.")
+        }
+        now.createsDatabase = !databaseSeen.flag.load(ordering: .relaxed)
         let env = now
         do {
             let bytes = try await NIOThreadPool.singleton.runIfActive { () throws -> [UInt8] in try body(env, query) }
@@ -168,10 +181,25 @@ struct Routes: Sendable {
     }
 }
 
+/// Set once the database file has been seen; never cleared.
+final class DatabaseSeen: Sendable {
+    let flag = Atomic<Bool>(false)
+}
+
 struct AddRequest: Decodable, Sendable {
     var amount: String
     var at: String?
     var note: String?
+    /// The page's key for this add: the same key again (a retry, a second tap) stores nothing more.
+    var key: String?
+
+    /// The event's identity for `key` (`web|KEY`), after checking it is a key and not anything else.
+    func identity() throws(HistoryError) -> String? {
+        guard let key else { return nil }
+        guard (8...64).contains(key.utf8.count), key.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (48...57).contains($0) || (97...122).contains($0) })
+        else { throw .invalidArgument("key: 8 to 64 of a-z, 0-9 and -") }
+        return "web|" + key
+    }
 }
 
 struct IDRequest: Decodable, Sendable {
@@ -197,10 +225,41 @@ struct IDRequest: Decodable, Sendable {
 struct Query: Sendable {
     let values: [String: String]
 
+    /// As a form encodes it (WHATWG application/x-www-form-urlencoded): `+` is a space, then
+    /// percent-decoding; `URLSearchParams` (the page) writes "Ann Lee" as `Ann+Lee`.
     init(_ uri: URI) {
         var values: [String: String] = [:]
-        for (key, value) in uri.queryParameters { values[String(key)] = String(value) }
+        for pair in (uri.query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let key = Self.decoded(parts[0]), !key.isEmpty else { continue }
+            values[key] = parts.count > 1 ? Self.decoded(parts[1]) ?? "" : ""
+        }
         self.values = values
+    }
+
+    /// nil for a stray `%` or bytes that are not UTF-8 (the pair is then left out).
+    static func decoded(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var utf8 = text.utf8[...]
+        while let byte = utf8.popFirst() {
+            switch byte {
+            case UInt8(ascii: "+"): bytes.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                guard utf8.count >= 2, let high = hexValue(utf8.removeFirst()), let low = hexValue(utf8.removeFirst()) else { return nil }
+                bytes.append(high << 4 | low)
+            default: bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 48...57: byte - 48
+        case 65...70: byte - 55
+        case 97...102: byte - 87
+        default: nil
+        }
     }
 
     subscript(_ key: String) -> String? { values[key].flatMap { $0.isEmpty ? nil : $0 } }

@@ -147,7 +147,7 @@ struct HouseholdBrowserTests {
             for name in ["me", "Ben"] {
                 let today = try fixture.json(["today", "--person", name])
                 let shown = try await browser.run(
-                    "return Number(document.querySelector('#people tr[data-person=\"' + arguments[0] + '\"] td').dataset.ml)", [name]) as? NSNumber
+                    "return Number(document.querySelector('#people li[data-person=\"' + arguments[0] + '\"] .intake').dataset.ml)", [name]) as? NSNumber
                 #expect(shown?.doubleValue == today["intake_ml"] as? Double, "\(name)")
             }
             _ = try await browser.fullPageScreenshot(to: screenshotFolder + "/household.png", width: 390)

@@ -5,14 +5,14 @@ const person = query.get("person");
 const OZ = 29.5735295625;
 let units = "ml", zone = undefined;
 
-function url(path, params = {}) {
+function url(path, params = {}, who = person) {
   const q = new URLSearchParams(params);
-  if (person) q.set("person", person);
+  if (who) q.set("person", who);
   const s = q.toString();
   return "/api/" + path + (s ? "?" + s : "");
 }
-async function call(path, params, init) {
-  const response = await fetch(url(path, params), init);
+async function call(path, params, init, who) {
+  const response = await fetch(url(path, params, who), init);
   const text = await response.text();
   if (!response.ok) {
     let message = response.statusText;
@@ -23,9 +23,13 @@ async function call(path, params, init) {
 }
 const getJSON = async (path, params) => JSON.parse(await call(path, params));
 const getLines = async (path, params) => (await call(path, params)).split("\n").filter((l) => l).map((l) => JSON.parse(l));
-const post = (path, body) => call(path, {}, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+const post = async (path, body, who) =>
+  JSON.parse(await call(path, {}, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }, who));
+// A key per add: the server stores a key once, however often it arrives (a retry, a slow network).
+// getRandomValues, not randomUUID: the page is plain http on the LAN, not a secure context.
+const newKey = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 
-const volume = (ml) => units === "oz" ? (ml / OZ).toFixed(1) + " fl oz" : Math.round(ml).toLocaleString("en") + " mL";
+const volume = (ml, unit = units) => unit === "oz" ? (ml / OZ).toFixed(1) + " fl oz" : Math.round(ml).toLocaleString("en") + " mL";
 // A time with its offset is already the household's wall clock; a UTC one is shown in the household's zone.
 const clock = (iso) => /[+-]\d\d:\d\d$/.test(iso) ? iso.slice(11, 16)
   : new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: zone });
@@ -50,6 +54,12 @@ function problem(message) {
 }
 function said(message) { $("edit-status").textContent = message; }
 
+// A typed amount: a bare number is in the person's own unit ("330" is 330 mL; for an fl oz person "12" is 12 fl oz).
+function typedAmount(text) {
+  const t = text.trim().replace(/^(\d+),(\d+)/, "$1.$2");
+  return /^\d+(\.\d+)?$/.test(t) ? t + (units === "oz" ? "oz" : "ml") : t;
+}
+
 function showToday(today, state) {
   units = today.units; zone = today.time_zone;
   const goal = today.goal_ml, intake = today.intake_ml;
@@ -61,28 +71,65 @@ function showToday(today, state) {
   const pace = Math.min(1, goal > 0 ? state.pace_ml / goal : 0);
   // The pace: a tick on the ring where the intake should be by now.
   $("ring-pace").setAttribute("transform", "rotate(" + (pace * 360).toFixed(1) + " 60 60)");
-  $("ring-percent").textContent = Math.round(today.progress * 100) + "%";
+  // Whole percent, rounded down as the share card says it (100 % only once met).
+  const percent = goal > 0 ? Math.floor(Math.max(0, intake) * 100 / goal) : 0;
+  $("ring-percent").textContent = percent + "%";
   $("ring").classList.toggle("met", intake >= goal);
-  $("ring").setAttribute("aria-label", volume(intake) + " of " + volume(goal) + ", " + Math.round(today.progress * 100) + " percent");
+  $("ring").classList.remove("loading");
+  $("ring").setAttribute("aria-label", volume(intake) + " of " + volume(goal) + ", " + percent + " percent");
   const paceText = $("pace");
   if (intake >= goal) { paceText.textContent = "Goal met. Well done."; paceText.className = "ahead"; }
+  else if (!today.last_sip_at && intake === 0) { paceText.textContent = "Today's goal: " + volume(goal) + "."; paceText.className = ""; }
   else if (state.behind) { paceText.textContent = "Behind pace by " + volume(state.behind_by_ml) + " (" + volume(state.pace_ml) + " by now)"; paceText.className = "behind"; }
   else { paceText.textContent = "On pace (" + volume(state.pace_ml) + " by now)"; paceText.className = "ahead"; }
   $("last-sip").textContent = today.last_sip_at ? "Last drink " + clock(today.last_sip_at) + " (" + ago(today.last_sip_at) + ")" : "No drink yet today";
 }
 
+// Sips a sensor saw close together (each within 5 minutes of the next, from one bottle) are one
+// drink: a row with their total that opens to its sips. A sensor's day stays a short list, and the
+// rows of a closed drink are not built at all.
+const DRINK_GAP_MS = 5 * 60 * 1000;
+const opened = new Set();
+function drinks(sips) {
+  const groups = [];
+  for (const e of sips) {  // newest first
+    const last = groups[groups.length - 1];
+    const joins = last && e.source === "sensor" && !e.deleted && last[0].source === "sensor" && !last[0].deleted
+      && last[0].device === e.device && new Date(last[last.length - 1].at) - new Date(e.at) <= DRINK_GAP_MS;
+    if (joins) last.push(e); else groups.push([e]);
+  }
+  return groups;
+}
+function sipRow(e, names, inDrink) {
+  const when = clock(e.at);
+  const actions = e.deleted
+    ? el("button", { type: "button", class: "write", "data-focus": "row-" + e.id, "aria-label": "Restore the " + volume(e.ml) + " drink at " + when,
+        onclick: () => act("restore", { id: e.id }) }, "Restore")
+    : el("button", { type: "button", class: "write", "data-focus": "row-" + e.id, "aria-label": "Delete the " + volume(e.ml) + " " + (inDrink ? "sip" : "drink") + " at " + when,
+        onclick: () => act("delete", { id: e.id }) }, "Delete");
+  return el("tr", { class: (e.deleted ? "deleted" : "") + (inDrink ? " sip-of-drink" : ""), "data-id": e.id, "data-ml": e.ml },
+    el("td", {}, when), el("td", { class: "num" }, volume(e.ml) + (e.deleted ? " (deleted)" : "")),
+    el("td", { class: "bottle" }, e.device ? names.get(e.device) || e.device : "—"),
+    el("td", {}, e.source === "sensor" ? "sensor" : "typed" + (e.note ? ": " + e.note : "")), el("td", {}, actions));
+}
 function showSips(events, bottles) {
   const names = new Map(bottles.map((b) => [b.device, b.name || b.device]));
-  const rows = events.filter((e) => e.kind === "sip").map((e) => {
-    const when = clock(e.at);
-    const actions = e.deleted
-      ? el("button", { type: "button", "aria-label": "Restore the " + volume(e.ml) + " drink at " + when, onclick: () => edit("restore", { id: e.id }, "Restored") }, "Restore")
-      : el("button", { type: "button", "aria-label": "Delete the " + volume(e.ml) + " drink at " + when, onclick: () => edit("delete", { id: e.id }, "Deleted") }, "Delete");
-    return el("tr", { class: e.deleted ? "deleted" : "", "data-id": e.id, "data-ml": e.ml },
-      el("td", {}, when), el("td", { class: "num" }, volume(e.ml) + (e.deleted ? " (deleted)" : "")),
-      el("td", {}, e.device ? names.get(e.device) || e.device : "—"),
-      el("td", {}, e.source === "sensor" ? "sensor" : e.source + (e.note ? ": " + e.note : "")), el("td", {}, actions));
-  });
+  const rows = [];
+  for (const group of drinks(events.filter((e) => e.kind === "sip"))) {
+    if (group.length === 1) { rows.push(sipRow(group[0], names, false)); continue; }
+    const key = group[group.length - 1].id;  // the drink's first sip names it across redraws
+    const isOpen = opened.has(key);
+    const total = group.reduce((sum, e) => sum + e.ml, 0);
+    const from = clock(group[group.length - 1].at), to = clock(group[0].at);
+    const toggle = el("button", { type: "button", "aria-expanded": String(isOpen), "data-focus": "drink-" + key,
+      "aria-label": (isOpen ? "Close" : "Open") + " the drink of " + group.length + " sips, " + volume(total) + " from " + from + " to " + to,
+      onclick: () => { if (opened.has(key)) opened.delete(key); else opened.add(key); showSips(events, bottles); restoreFocus(); } },
+      isOpen ? "Close" : group.length + " sips");
+    rows.push(el("tr", { class: "drink", "data-drink": key, "data-ml": total },
+      el("td", {}, from === to ? to : from + "–" + to), el("td", { class: "num" }, volume(total)),
+      el("td", { class: "bottle" }, names.get(group[0].device) || group[0].device || "—"), el("td", {}, "sensor"), el("td", {}, toggle)));
+    if (isOpen) for (const e of group) rows.push(sipRow(e, names, true));
+  }
   $("sips").tBodies[0].replaceChildren(...rows);
   $("no-sips").hidden = rows.length > 0;
 }
@@ -92,6 +139,7 @@ function showBottles(bottles) {
     el("strong", {}, b.name || b.device),
     el("span", {}, b.remaining_ml == null ? "level unknown" : volume(b.remaining_ml) + " left"),
     el("span", {}, b.remaining_at ? "last reading " + ago(b.remaining_at) : "no reading yet"),
+    ...(b.battery_percent == null ? [] : [el("span", {}, "battery " + b.battery_percent + " %")]),
     el("span", { class: b.link_up ? "link-up" : "link-down" }, b.link_up ? "connected" : "not connected"))));
   $("no-bottles").hidden = bottles.length > 0;
 }
@@ -111,14 +159,18 @@ function showCalendar(calendar, today) {
   for (const d of days) {
     const label = d.date.slice(8).replace(/^0/, "");
     const text = d.ml > 0 ? volume(d.ml) : "";
-    cells.push(el("td", { class: (d.met ? "met" : "") + (d.date === today.date ? " today" : ""),
-      "aria-label": d.date + ": " + (d.ml > 0 ? volume(d.ml) : "nothing") + (d.met ? ", goal met" : "") },
-      el("span", { class: "day" }, label), text + (d.met ? " ✓" : "")));
+    const said = d.date + ": " + (d.ml > 0 ? volume(d.ml) : "nothing") + (d.met ? ", goal met" : "");
+    cells.push(el("td", { class: (d.met ? "met" : "") + (d.date === today.date ? " today" : ""), "aria-label": said,
+      onclick: () => { $("calendar-day").textContent = said; } },
+      el("span", { class: "day" }, label), el("span", { class: "amount" }, text), d.met ? " ✓" : ""));
   }
   const rows = [];
   for (let i = 0; i < cells.length; i += 7) rows.push(el("tr", {}, ...cells.slice(i, i + 7)));
   $("calendar").tBodies[0].replaceChildren(...rows);
-  $("calendar-title").textContent = calendar.month || "This month";
+  const month = /^(\d{4})-(\d{2})$/.exec(calendar.month || "");
+  $("calendar-title").textContent = month
+    ? new Date(Date.UTC(+month[1], +month[2] - 1, 15)).toLocaleDateString("en-GB", { month: "long", year: "numeric", timeZone: "UTC" })
+    : "This month";
 }
 
 async function showCharts() {
@@ -127,23 +179,55 @@ async function showCharts() {
   }
 }
 
-// Everyone at a glance: the carer's view, and the person picker once several share the Pi.
+// A tap on a bar or a sip says what its tooltip says: a phone has no hover.
+function chartTap(event) {
+  for (let node = event.target; node && node.tagName !== "svg" && node !== event.currentTarget; node = node.parentNode) {
+    const title = [...node.children].find((c) => c.tagName === "title");
+    if (title) { $("chart-said").textContent = title.textContent; return; }
+  }
+}
+
+// Everyone at a glance (the carer's view), and the person picker once several share the Pi: each person
+// a card with their ring, in their own units, with a quick add for them.
+const quickAmounts = (unit) => unit === "oz" ? ["4oz", "8oz", "16oz"] : ["100ml", "250ml", "500ml"];
+const amountText = (a) => a.replace("ml", " mL").replace("oz", " fl oz");
+const SVG = "http://www.w3.org/2000/svg";
+function smallRing(fraction, met) {
+  const ring = document.createElementNS(SVG, "svg");
+  ring.setAttribute("viewBox", "0 0 120 120"); ring.setAttribute("class", "small-ring" + (met ? " met" : "")); ring.setAttribute("aria-hidden", "true");
+  const circumference = 2 * Math.PI * 52;
+  for (const [cls, dash] of [["ring-track", null], ["ring-fill", fraction * circumference + " " + circumference]]) {
+    const c = document.createElementNS(SVG, "circle");
+    for (const [k, v] of Object.entries({ class: cls, cx: 60, cy: 60, r: 52 })) c.setAttribute(k, v);
+    if (dash) c.setAttribute("stroke-dasharray", dash);
+    ring.append(c);
+  }
+  return ring;
+}
 function showHousehold(people) {
   const several = people.length > 1;
-  $("household-link").hidden = !several;
+  $("household-link").hidden = !several || !person;
   $("person-pick").hidden = !several;
   const chosen = person || (several ? "" : people[0] && people[0].person);
-  $("person").replaceChildren(...(person ? [] : [el("option", { value: "" }, "Everyone")]),
+  // "Everyone" stays in the list on a person's page: the household is one choice away.
+  $("person").replaceChildren(...(several ? [el("option", chosen ? { value: "" } : { value: "", selected: "" }, "Everyone")] : []),
     ...people.map((p) => el("option", p.person === chosen ? { selected: "", value: p.person } : { value: p.person }, p.person)));
   $("who").textContent = several && person ? " · " + person : "";
-  $("people").tBodies[0].replaceChildren(...people.map((p) => {
+  $("people").replaceChildren(...people.map((p) => {
     const quiet = p.last_sip_at ? (Date.now() - new Date(p.last_sip_at).getTime()) / 3600000 : null;
-    return el("tr", { "data-person": p.person },
-      el("th", { scope: "row" }, el("a", { href: "/?person=" + encodeURIComponent(p.person) }, p.person)),
-      el("td", { class: "num", "data-ml": p.intake_ml }, volume(p.intake_ml)), el("td", { class: "num" }, volume(p.goal_ml)),
-      el("td", { class: p.behind ? "behind" : "ahead" }, p.intake_ml >= p.goal_ml ? "goal met" : p.behind ? "behind by " + volume(p.behind_by_ml) : "on pace"),
-      el("td", { class: quiet !== null && quiet >= 3 ? "behind" : "" },
-        p.last_sip_at ? clock(p.last_sip_at) + " (" + ago(p.last_sip_at) + ")" + (quiet >= 3 ? ": no drink for " + Math.floor(quiet) + " h" : "") : "none today"));
+    const percent = p.goal_ml > 0 ? Math.floor(Math.max(0, p.intake_ml) * 100 / p.goal_ml) : 0;
+    const amount = quickAmounts(p.units)[1];
+    return el("li", { class: "person-card", "data-person": p.person },
+      smallRing(Math.min(1, p.goal_ml > 0 ? p.intake_ml / p.goal_ml : 0), p.intake_ml >= p.goal_ml),
+      el("div", { class: "person-text" },
+        el("a", { href: "/?person=" + encodeURIComponent(p.person), class: "person-name" }, p.person),
+        el("p", {}, el("span", { class: "intake", "data-ml": p.intake_ml }, volume(p.intake_ml, p.units)), " of " + volume(p.goal_ml, p.units) + " · " + percent + "\u00a0%"),
+        el("p", { class: p.behind ? "behind" : "ahead" }, p.intake_ml >= p.goal_ml ? "Goal met" : p.behind ? "Behind by " + volume(p.behind_by_ml, p.units) : "On pace"),
+        el("p", { class: "last" + (quiet !== null && quiet >= 3 ? " behind" : "") },
+          p.last_sip_at ? "Last drink " + clock(p.last_sip_at) + " (" + ago(p.last_sip_at) + ")" + (quiet >= 3 ? ": nothing for " + Math.floor(quiet) + " h" : "")
+            : "No drink yet today")),
+      el("button", { type: "button", class: "add write", "data-focus": "quick-" + amount + "-" + p.person, "aria-label": "Add " + amountText(amount) + " for " + p.person,
+        onclick: () => act("add", { amount }, p.person) }, "+" + amountText(amount).replace(" fl oz", " oz")));
   }));
 }
 
@@ -170,50 +254,147 @@ async function refresh() {
         showCalendar(calendar, today);
         await showCharts();
       }
+      restoreFocus();
       problem("");
+      document.body.classList.remove("stale");
       document.body.dataset.loaded = String(Date.now());
-    } catch (error) { problem("Cannot load the day: " + error.message); }
+    } catch (error) {
+      // What is on screen is no longer known to be true: said, greyed, and the live dot says so.
+      problem((document.body.dataset.loaded ? "Not up to date: " : "Cannot load the day: ") + error.message);
+      document.body.classList.add("stale");
+      $("live").textContent = "not loading"; $("live").className = "live off";
+    }
   })();
   await refreshing;
   refreshing = null;
   if (again) { again = false; return refresh(); }
 }
 
-async function edit(action, body, done) {
-  try { await post(action, body); said(done); await refresh(); }
-  catch (error) { said(""); problem(error.message); }
+// What was done on this page, newest last: Undo takes back the last of them (not the newest drink,
+// which may be someone else's or one deleted on purpose).
+const done = [];
+const describe = (e) => volume(e.ml) + " at " + clock(e.at);
+let writing = false;
+
+// Focus stays where the person was: a control redrawn (a live update, an answer) or disabled for a
+// moment is focused again. The key follows the focus, and is dropped when the person taps outside any
+// control (a control removed or disabled loses the focus too, which must not drop it).
+const focusKeyOf = (node) => node && node !== document.body && node.dataset ? node.dataset.focus || node.id || null : null;
+let focusKey = null;
+document.addEventListener("focusin", (e) => { focusKey = focusKeyOf(e.target); });
+document.addEventListener("pointerdown", (e) => { if (!e.target.closest("button, a, input, select, label")) focusKey = null; });
+function restoreFocus(key = focusKey) {
+  if (!key || (document.activeElement && document.activeElement !== document.body)) return;
+  const target = document.querySelector('[data-focus="' + CSS.escape(key) + '"]') || document.getElementById(key);
+  if (target && !target.disabled) target.focus({ preventScroll: true });
+}
+
+// One write at a time: every write control is off until the answer comes (an impatient second tap
+// does nothing), and the person hears what happened.
+async function write(action, body, who) {
+  if (writing) return null;
+  writing = true;
+  document.body.classList.add("writing");
+  for (const b of document.querySelectorAll("button.write, #quick-add button")) b.disabled = true;
+  said("Saving…");
+  try {
+    const report = await post(action, body, who);
+    problem("");
+    return report;
+  } catch (error) {
+    said("");
+    problem(error.message + " (nothing was changed)");
+    return null;
+  } finally {
+    writing = false;
+    document.body.classList.remove("writing");
+    for (const b of document.querySelectorAll("button.write, #quick-add button")) b.disabled = false;
+    updateUndo();
+  }
+}
+
+async function act(action, body, who = person) {
+  const report = await write(action, action === "add" ? { ...body, key: newKey() } : body, who);
+  restoreFocus();
+  if (!report) return false;
+  const words = { add: "Added", delete: "Deleted", restore: "Restored" }[action];
+  said(words + " " + describe(report.event) + (who !== person ? " for " + report.person : ""));
+  done.push({ action, event: report.event, who });
+  updateUndo();
+  await refresh();
+  restoreFocus();
+  return true;
+}
+
+function updateUndo() {
+  const last = done[done.length - 1];
+  const words = { add: "adding", delete: "deleting", restore: "restoring" };
+  // aria-disabled, not disabled: the button keeps the focus of someone who undoes twice.
+  $("undo").setAttribute("aria-disabled", String(writing || !last));
+  $("undo").textContent = last ? "Undo " + words[last.action] + " " + describe(last.event) : "Undo";
+}
+
+async function undoLast() {
+  const last = done[done.length - 1];
+  if (!last || writing) return;
+  const reverse = last.action === "delete" ? "restore" : "delete";
+  const report = await write(reverse, { id: last.event.id }, last.who);
+  if (!report) return;
+  done.pop();
+  updateUndo();
+  said("Undone: " + { add: "added", delete: "deleted", restore: "restored" }[last.action] + " " + describe(last.event));
+  await refresh();
 }
 
 function quickButtons() {
-  const amounts = units === "oz" ? ["4oz", "8oz", "16oz"] : ["100ml", "250ml", "500ml"];
-  $("quick-buttons").replaceChildren(...amounts.map((a) => el("button", { type: "button", class: "add", "data-amount": a,
-    "aria-label": "Add " + a.replace("ml", " mL").replace("oz", " fl oz"), onclick: () => edit("add", { amount: a }, "Added " + a) },
-    "+" + a.replace("ml", " mL").replace("oz", " oz"))));
+  $("quick-buttons").replaceChildren(...quickAmounts(units).map((a) => el("button", { type: "button", class: "add", "data-amount": a, "data-focus": "quick-" + a,
+    "aria-label": "Add " + amountText(a), onclick: () => act("add", { amount: a }) }, "+" + amountText(a).replace(" fl oz", " oz"))));
 }
 
+// The live stream. A page left for another (a person's link, the household) closes its stream: a
+// browser keeps six connections to a server, and pages kept for the Back button with their streams
+// open used them up, so the seventh page waited a minute for one.
+let source = null;
 function live() {
-  const source = new EventSource("/api/events");
-  source.addEventListener("change", () => refresh());
-  source.onopen = () => { $("live").textContent = "live"; $("live").className = "live on"; };
-  source.onerror = () => {
+  if (source) return;
+  const stream = source = new EventSource("/api/events");
+  stream.addEventListener("change", () => refresh());
+  // Open again after a drop (the server restarted, the phone woke): what changed meanwhile is fetched.
+  let dropped = false;
+  stream.onopen = () => {
+    $("live").textContent = "live"; $("live").className = "live on";
+    if (dropped) { dropped = false; refresh(); }
+  };
+  stream.onerror = () => {
+    dropped = true;
     $("live").textContent = "reconnecting…"; $("live").className = "live off";
     // A refusal (503: too many live pages) closes it for good; a dropped stream reconnects by itself.
-    if (source.readyState === EventSource.CLOSED) setTimeout(live, 30000);
+    if (stream.readyState === EventSource.CLOSED) {
+      if (source === stream) source = null;
+      setTimeout(live, 30000);
+    }
   };
 }
+window.addEventListener("pagehide", () => { if (source) { source.close(); source = null; } });
+window.addEventListener("pageshow", (e) => { if (e.persisted) { live(); refresh(); } });
 
 document.addEventListener("DOMContentLoaded", async () => {
   $("person").addEventListener("change", (e) => { location.search = e.target.value ? "?person=" + encodeURIComponent(e.target.value) : ""; });
   for (const link of document.querySelectorAll("a.card")) link.href = url(link.dataset.card);
-  $("quick-add").addEventListener("submit", (e) => {
+  $("quick-add").addEventListener("submit", async (e) => {
     e.preventDefault();
     const amount = $("custom-amount").value.trim();
     if (!amount) { $("custom-amount").focus(); return; }
-    edit("add", { amount }, "Added " + amount).then(() => { $("custom-amount").value = ""; });
+    // What was typed stays after an error, to be mended rather than typed again.
+    if (await act("add", { amount: typedAmount(amount) })) $("custom-amount").value = "";
   });
-  $("undo").addEventListener("click", () => edit("undo", {}, "Undone"));
+  $("undo").addEventListener("click", undoLast);
+  for (const kind of ["day", "week", "30days"]) $("chart-" + kind).addEventListener("click", chartTap);
+  updateUndo();
   await refresh();
   quickButtons();
+  $("custom-amount").placeholder = units === "oz" ? "e.g. 12" : "e.g. 330";
+  $("amount-unit").textContent = units === "oz" ? "fl oz" : "mL";
   live();
   // The pace moves with the clock: redraw each minute even when nothing is drunk.
   setInterval(refresh, 60000);
