@@ -38,18 +38,7 @@ extension History {
         guard ml <= HistoryInput.maximumDrinkML else {
             throw .invalidAmount(amount, reason: "more than \(Format.volume(HistoryInput.maximumDrinkML, c.units)) in one drink")
         }
-        let (time, fit) = try HistoryInput.option("--at") { () throws(HistoryError) in
-            let (time, fit) = try at.map { (a) throws(HistoryError) in try HistoryInput.instantFitted(a, calendar: c.calendar, now: c.now) }
-                ?? (c.now, .exact)
-            // A minute of slack for clocks; drinks from the future are typos.
-            guard time <= c.now.adding(60) else {
-                throw .invalidDate(at ?? "", reason: "\(Format.dateTime(time, c.calendar)) is in the future")
-            }
-            guard IntakeEvent.plausibleTime.contains(time.secondsSince1970) else {
-                throw .invalidDate(at ?? "", reason: "before 1970: a history starts on 1970-01-01 at the earliest")
-            }
-            return (time, fit)
-        }
+        let (time, fit) = try drinkTime(at, c)
         // A wall time the clocks skipped or repeated that day is said, not silently moved.
         let zone = c.calendar.timeZone.identifier
         var adjustment: String?
@@ -73,6 +62,66 @@ extension History {
         return "Note: " + adjustment.shownSafely(limit: 300) + ".\n" + text
     }
 
+    /// `--at` of a drink: now when absent; never in the future (a minute of slack for clocks) nor before 1970.
+    static func drinkTime(_ at: String?, _ c: HistoryContext) throws(HistoryError) -> (Timestamp, DayCalendar.LocalTimeFit) {
+        try HistoryInput.option("--at") { () throws(HistoryError) in
+            let (time, fit) = try at.map { (a) throws(HistoryError) in try HistoryInput.instantFitted(a, calendar: c.calendar, now: c.now) }
+                ?? (c.now, .exact)
+            // Drinks from the future are typos.
+            guard time <= c.now.adding(60) else {
+                throw .invalidDate(at ?? "", reason: "\(Format.dateTime(time, c.calendar)) is in the future")
+            }
+            guard IntakeEvent.plausibleTime.contains(time.secondsSince1970) else {
+                throw .invalidDate(at ?? "", reason: "before 1970: a history starts on 1970-01-01 at the earliest")
+            }
+            return (time, fit)
+        }
+    }
+
+    /// `quench edit ID [--amount A] [--at TIME] [--note TEXT]`: mends a drink (a typo, an amount a
+    /// sensor misjudged, when it was really drunk; `--note ''` removes the note). An id names one
+    /// event whoever drank it; a person named must be its drinker, as for `delete`.
+    public static func edit(_ environment: HistoryEnvironment, id: Int64, amount: String?, at: String?, note: String?,
+                            json: Bool) throws(HistoryError) -> String {
+        guard amount != nil || at != nil || note != nil else {
+            throw .invalidArgument("nothing to change: give --amount, --at or --note")
+        }
+        let before = try ownEvent(environment, id: id)
+        guard before.kind == .sip else {
+            throw .invalidArgument("event \(id) is a \(before.kind.rawValue), not a drink: only drinks are edited")
+        }
+        var owner = environment
+        owner.person = before.person
+        let c = try owner.context(creating: false)
+        let ml = try amount.map { (a) throws(HistoryError) in
+            try HistoryInput.option("--amount") { () throws(HistoryError) in
+                let ml = try HistoryInput.volume(a, defaultUnit: c.units)
+                guard ml <= HistoryInput.maximumDrinkML else {
+                    throw .invalidAmount(a, reason: "more than \(Format.volume(HistoryInput.maximumDrinkML, c.units)) in one drink")
+                }
+                return ml
+            }
+        }
+        let time = try at.map { (a) throws(HistoryError) in try drinkTime(a, c).0 }
+        let event = try c.run { (store) throws(StoreError) in try store.editEvent(id: id, ml: ml, time: time, note: note.map { Optional($0) }) }
+        return try editText(c, action: "edited", event, json: json)
+    }
+
+    /// The event `id`, checked to be the named person's when one is named.
+    static func ownEvent(_ environment: HistoryEnvironment, id: Int64) throws(HistoryError) -> IntakeEvent {
+        let store = try environment.openStore(creating: false)
+        guard let event = try HistoryContext.run({ () throws(StoreError) in try store.event(id: id) }) else {
+            throw .store(StoreError.noSuchEvent(id, path: store.path))
+        }
+        if let named = environment.person {
+            let person = try environment.selectedPerson(in: store)
+            guard event.person?.lowercased() == person.name.lowercased() else {
+                throw .invalidArgument("event \(id) is \((event.person ?? "nobody").shownSafely(limit: 40))'s, not \(named.shownSafely(limit: 40))'s")
+            }
+        }
+        return event
+    }
+
     /// `quench delete ID`: soft delete. An id names one event whoever drank it,
     /// so no person is needed; one that is named must be the event's.
     public static func delete(_ environment: HistoryEnvironment, id: Int64, json: Bool) throws(HistoryError) -> String {
@@ -82,17 +131,8 @@ extension History {
     /// `delete` and `restore`: checks the event is the named person's (if one is
     /// named), changes it, and reports with that event's person's day.
     static func setDeleted(_ environment: HistoryEnvironment, id: Int64, _ deleted: Bool, json: Bool) throws(HistoryError) -> String {
-        let store = try environment.openStore(creating: false)
-        guard let before = try HistoryContext.run({ () throws(StoreError) in try store.event(id: id) }) else {
-            throw .store(StoreError.noSuchEvent(id, path: store.path))
-        }
+        let before = try ownEvent(environment, id: id)
         var owner = environment
-        if let named = environment.person {
-            let person = try environment.selectedPerson(in: store)
-            guard before.person?.lowercased() == person.name.lowercased() else {
-                throw .invalidArgument("event \(id) is \((before.person ?? "nobody").shownSafely(limit: 40))'s, not \(named.shownSafely(limit: 40))'s")
-            }
-        }
         // As `undo` with nothing to undo: a change that would change nothing is refused, and said.
         guard before.deleted != deleted else {
             throw .invalidArgument(deleted

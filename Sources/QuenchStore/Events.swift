@@ -225,6 +225,26 @@ extension IntakeStore {
         return event
     }
 
+    // MARK: - Editing
+
+    /// Changes a drink's amount, time or note (nil: unchanged; an empty note removes it); returns it as
+    /// it now is. The event keeps its identity: a sync or a publisher sees a `changed` event.
+    @discardableResult
+    public func editEvent(id: Int64, ml: Double?, time: Timestamp?, note: String??) throws(StoreError) -> IntakeEvent {
+        let stored = note.map { TextField.note.stored($0) }
+        if let stored, let text = stored, let problem = TextField.note.problem(text) {
+            throw StoreError(.invalidValue, path: path, "editing event \(id) failed: \(problem); nothing was changed")
+        }
+        return try write("editing event \(id)") { db in
+            guard try Self.event(id: id, db) != nil else { throw StoreError.noSuchEvent(id, path: path) }
+            if let ml { try db.run("UPDATE intake_event SET ml = ? WHERE id = ?", [ml, id]) }
+            if let time { try db.run("UPDATE intake_event SET time = ? WHERE id = ?", [IntakeEvent.roundedToMillisecond(time).secondsSince1970, id]) }
+            if let stored { try db.run("UPDATE intake_event SET note = ? WHERE id = ?", [stored, id]) }
+            guard let event = try Self.event(id: id, db) else { throw StoreError.noSuchEvent(id, path: path) }
+            return event
+        }
+    }
+
     // MARK: - Deleting and restoring
 
     /// Soft-deletes (or restores) an event; returns it as it now is.

@@ -70,6 +70,12 @@ struct Routes: Sendable {
                 try History.add(env, amount: body.amount, at: body.at, note: body.note, json: true, identity: try body.identity())
             }
         }
+        router.post("/api/edit") { request, context in
+            let body = try await request.json(as: EditRequest.self, context: context)
+            return await answer(request, writes: true) { env, _ throws(HistoryError) in
+                try History.edit(env, id: body.id, amount: body.amount, at: body.at, note: body.note, json: true)
+            }
+        }
         router.post("/api/delete") { request, context in
             let body = try await request.json(as: IDRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in try History.delete(env, id: body.id, json: true) }
@@ -81,6 +87,28 @@ struct Routes: Sendable {
         router.post("/api/undo") { request, context in
             try await request.noArguments(context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in try History.undo(env, json: true) }
+        }
+
+        // The page's settings: `quench goal set`, `goal recommend`, `remind set`, `remind snooze`.
+        router.post("/api/goal") { request, context in
+            let body = try await request.json(as: GoalRequest.self, context: context)
+            return await answer(request, writes: true) { env, _ throws(HistoryError) in try History.setGoal(env, amount: body.goal, from: nil, json: true) }
+        }
+        router.get("/api/goal/recommend") { request, _ in
+            await answer(request) { env, q throws(HistoryError) in
+                guard let weight = q["weight"] else { throw .invalidArgument("weight: give the body weight, e.g. weight=70kg") }
+                return try History.recommendGoal(env, weight: weight, exercise: q["exercise"], save: false, json: true)
+            }
+        }
+        router.post("/api/remind") { request, context in
+            let body = try await request.json(as: ReminderRequest.self, context: context)
+            return await answer(request, writes: true) { env, _ throws(HistoryError) in
+                try History.setReminders(env, mode: body.mode, window: body.window, after: body.after, every: body.every, slack: nil, json: true)
+            }
+        }
+        router.post("/api/remind/snooze") { request, context in
+            let body = try await request.json(as: SnoozeRequest.self, context: context)
+            return await answer(request, writes: true) { env, _ throws(HistoryError) in try History.snoozeReminders(env, duration: body.duration, json: true) }
         }
 
         // The charts `quench chart` draws, inlined by the page (the same renderer).
@@ -179,6 +207,32 @@ struct Routes: Sendable {
         }
         return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
     }
+}
+
+/// `quench edit ID [--amount] [--at] [--note]`.
+struct EditRequest: Decodable, Sendable {
+    var id: Int64
+    var amount: String?
+    var at: String?
+    var note: String?
+}
+
+/// `quench goal set GOAL`.
+struct GoalRequest: Decodable, Sendable {
+    var goal: String
+}
+
+/// `quench remind set`: each field as its option, absent ones unchanged.
+struct ReminderRequest: Decodable, Sendable {
+    var mode: String?
+    var window: String?
+    var after: String?
+    var every: String?
+}
+
+/// `quench remind snooze DURATION` (`off` ends it).
+struct SnoozeRequest: Decodable, Sendable {
+    var duration: String
 }
 
 /// Set once the database file has been seen; never cleared.

@@ -116,7 +116,7 @@ struct Quench: AsyncParsableCommand {
     /// The history commands (issue 3).
     static let historyCommands: [any ParsableCommand.Type] = [
         Today.self, Log.self, Stats.self, CalendarCommand.self, GoalCommand.self, RemindCommand.self,
-        Add.self, Delete.self, Undo.self, Restore.self, BackupCommand.self, Export.self, Import.self, SettingsCommand.self, ConfigCommand.self,
+        Add.self, Edit.self, Delete.self, Undo.self, Restore.self, BackupCommand.self, Export.self, Import.self, SettingsCommand.self, ConfigCommand.self,
         ServeCommand.self, ChartCommand.self, ShareCommand.self, PeopleCommand.self, PersonCommand.self,
     ]
 }

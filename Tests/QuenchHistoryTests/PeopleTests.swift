@@ -109,6 +109,32 @@ import Testing
         #expect(try History.restore(env(f, "ann"), id: Int64(id), json: false).hasPrefix("Restored #\(id)"))
     }
 
+    @Test("edit mends a drink's amount (in the person's units), time and note; checks a named person; refuses nothing to change and bad values")
+    func editADrink() throws {
+        let f = try household()
+        let added = try json(History.add(env(f, "ann"), amount: "8oz", at: "11:00", note: "juice", json: true))
+        let id = Int64(try #require((added["event"] as? [String: Any])?["id"] as? Int))
+        let before = try #require(try json(History.today(env(f, "ann"), json: true))["intake_ml"] as? Double)
+        // A bare number is Ann's unit (fl oz); the note emptied; a time earlier that day.
+        let edited = try json(History.edit(env(f, "ann"), id: id, amount: "10", at: "10:15", note: "", json: true))
+        let event = try #require(edited["event"] as? [String: Any])
+        #expect(edited["action"] as? String == "edited")
+        #expect(abs((event["ml"] as? Double ?? 0) - 10 * VolumeUnit.millilitresPerUSFluidOunce) < 0.001)
+        #expect(event["note"] == nil, "the note removed: \(event)")
+        #expect((event["at"] as? String)?.contains("T10:15:00") == true, "\(event)")
+        let after = try #require(try json(History.today(env(f, "ann"), json: true))["intake_ml"] as? Double)
+        #expect(abs(after - before - 2 * VolumeUnit.millilitresPerUSFluidOunce) < 0.001, "the day's total follows")
+        #expect(message { _ = try History.edit(env(f, "me"), id: id, amount: "1l", at: nil, note: nil, json: false) } == "event \(id) is Ann's, not me's")
+        #expect(message { _ = try History.edit(env(f, "ann"), id: id, amount: nil, at: nil, note: nil, json: false) }
+                    .hasPrefix("nothing to change"))
+        #expect(message { _ = try History.edit(env(f, "ann"), id: id, amount: "9l", at: nil, note: nil, json: false) }.contains("in one drink"))
+        #expect(message { _ = try History.edit(env(f, "ann"), id: id, amount: nil, at: "2999-01-01 10:00", note: nil, json: false) }.contains("in the future"))
+        #expect(message { _ = try History.edit(env(f, "ann"), id: 99_999, amount: "1oz", at: nil, note: nil, json: false) }.contains("99999"))
+        // Nothing half-done: the refused edits left it as it was.
+        let unchanged = try json(History.today(env(f, "ann"), json: true))["intake_ml"] as? Double
+        #expect(unchanged == after)
+    }
+
     @Test("reassigning a bottle: the past stays with whoever drank it, the next sips are the new owner's")
     func reassignment() throws {
         let f = try household()

@@ -54,10 +54,10 @@ struct BrowserTests {
             #expect(try await browser.run("return document.getElementById('live').textContent") as? String == "live")
 
             // Delete from the list (newest first: the 123 mL), then restore it from the same row.
-            try await browser.click("#sips tbody tr:first-child button")
+            try await browser.click("#sips tbody tr:first-child button[data-focus^='row-']")
             #expect(try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 250)") != nil)
             #expect(try await browser.run("return document.querySelector('#sips tbody tr:first-child').className") as? String == "deleted")
-            try await browser.click("#sips tbody tr:first-child button")
+            try await browser.click("#sips tbody tr:first-child button[data-focus^='row-']")
             #expect(try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 373)") != nil)
             // "Undo the last drink" takes the newest away again.
             try await browser.click("#undo")

@@ -51,9 +51,9 @@ struct FamilyPageTests {
             // A mistake is said and what was typed stays, to be mended.
             try await browser.type("#custom-amount", "lots")
             try await browser.click("#quick-add button[type=submit]")
-            #expect(try await browser.waitUntil("return !document.getElementById('problem').hidden") != nil)
+            #expect(try await browser.waitUntil("return document.getElementById('edit-status').classList.contains('failed')") != nil)
             #expect(try await browser.run("return document.getElementById('custom-amount').value") as? String == "lots")
-            #expect(try await Self.text(browser, "problem").contains("nothing was changed"))
+            #expect(try await Self.text(browser, "edit-status").contains("nothing was changed"))
             #expect(try fixture.json(["today"])["intake_ml"] as? Double == start + 330, "nothing stored")
             _ = try await browser.run("document.getElementById('custom-amount').value = ''; return true")
 
@@ -63,7 +63,7 @@ struct FamilyPageTests {
             // Delete the morning's tea (typed, not the newest): focus stays on that row, now its Restore.
             let teaID = try #require(try await browser.run(
                 "return [...document.querySelectorAll('#sips tbody tr')].find((r) => r.textContent.includes('tea')).dataset.id") as? String)
-            try await browser.click("#sips tbody tr[data-id='\(teaID)'] button")
+            try await browser.click("#sips tbody tr[data-id='\(teaID)'] button[data-focus='row-\(teaID)']")
             #expect(try await Self.waitForIntake(browser, start + 250))
             #expect(try await browser.waitUntil("""
                 return document.activeElement && document.activeElement.dataset.focus === 'row-\(teaID)'
@@ -87,13 +87,25 @@ struct FamilyPageTests {
             try await Task.sleep(for: .milliseconds(500))
             #expect(try fixture.json(["today"])["intake_ml"] as? Double == start, "nothing more undone")
 
-            // A phone has no hover: a tap on a bar, or on a day of the month, says its numbers.
+            // The tea was really 280 mL at an earlier time: edited in place, then the edit undone.
+            try await browser.click("#sips tbody tr[data-id='\(teaID)'] button[data-focus='edit-\(teaID)']")
+            #expect(try await browser.waitUntil("return document.getElementById('edit-amount') !== null") != nil)
+            _ = try await browser.run("document.getElementById('edit-amount').value = ''; return true")
+            try await browser.type("#edit-amount", "280")
+            _ = try await browser.run("document.getElementById('edit-note').value = ''; return true")
+            try await browser.type("#edit-note", "green tea")
+            try await browser.click(".edit-form button[type=submit]")
+            #expect(try await Self.waitForIntake(browser, start - 50), "330 → 280 mL")
+            #expect(try await Self.text(browser, "edit-status").contains("(green tea)"))
+            #expect(try fixture.quench(["log", "--json"]).contains("\"note\":\"green tea\""))
+            #expect(try await browser.waitUntil("return document.getElementById('edit-amount') === null") != nil, "the form closes")
+            try await browser.click("#undo")
+            #expect(try await Self.waitForIntake(browser, start), "the edit undone")
+            #expect(try fixture.quench(["log", "--json"]).contains("\"note\":\"tea\""))
+            // A phone has no hover: a tap on a bar says its numbers (a day of the month opens that day).
             try await browser.click("#chart-week rect.qc-bar:last-of-type")
             let bar = try await Self.text(browser, "chart-said")
             #expect(bar.contains(" of the 2,000 mL goal"), "\(bar)")
-            try await browser.click("#calendar td.today")
-            let day = try await Self.text(browser, "calendar-day")
-            #expect(day.wholeMatch(of: /\d{4}-\d\d-\d\d: [\d,]+ mL.*/) != nil, "\(day)")
             // The month as words, not "2026-11".
             let month = try await Self.text(browser, "calendar-title")
             #expect(month.wholeMatch(of: /[A-Z][a-z]+ \d{4}/) != nil, "\(month)")
@@ -282,10 +294,115 @@ struct FamilyPageTests {
             #expect(try await browser.waitUntil("return document.querySelectorAll('#sips tr.sip-of-drink').length === 12") != nil)
             #expect(try await browser.run("return document.activeElement.getAttribute('aria-expanded')") as? String == "true")
             let sipID = try #require(try await browser.run("return document.querySelectorAll('#sips tr.sip-of-drink')[3].dataset.id") as? String)
-            try await browser.click("#sips tr.sip-of-drink[data-id='\(sipID)'] button")
+            try await browser.click("#sips tr.sip-of-drink[data-id='\(sipID)'] button[data-focus='row-\(sipID)']")
             #expect(try await Self.waitForIntake(browser, start - 3))
             #expect(try await browser.waitUntil("return document.activeElement && document.activeElement.dataset.focus === 'row-\(sipID)'") != nil)
             _ = try await browser.screenshot(to: screenshotFolder + "/phone-sensor-day.png")
+            try await Self.noConsoleErrors(browser)
+        } catch {
+            await browser.close()
+            throw error
+        }
+        await browser.close()
+    }
+
+    @Test func theGoalAndTheRemindersAreSetOnThePage() async throws {
+        let fixture = try WebFixture()
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        let browser = try await WebDriver(width: 390, height: 844)
+        do {
+            try await browser.open(server.url + "/")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            #expect(try await Self.text(browser, "goal-now").hasPrefix("Daily goal: 2,000 mL since "))
+            // A bare number is the person's unit, as for a drink.
+            try await browser.type("#goal-amount", "2500")
+            try await browser.click("#goal-form button[type=submit]")
+            #expect(try await browser.waitUntil("return Number(document.getElementById('goal').dataset.ml) === 2500") != nil, "the ring's goal")
+            #expect(try fixture.json(["goal", "show"])["current_ml"] as? Double == 2500)
+            #expect(try await Self.text(browser, "edit-status") == "Daily goal set to 2,500 mL")
+            // The recommendation, then used.
+            _ = try await browser.run("document.getElementById('recommend').open = true; return true")
+            try await browser.type("#weight", "70")
+            _ = try await browser.run("document.getElementById('exercise').value = '30'; return true")
+            try await browser.click("#recommend-form button[type=submit]")
+            #expect(try await browser.waitUntil("return document.getElementById('recommendation').textContent.startsWith('About 2,800 mL a day')") != nil,
+                    "70 kg × 35 mL + 350 mL for 30 min")
+            try await browser.click("#use-recommendation")
+            #expect(try await browser.waitUntil("return Number(document.getElementById('goal').dataset.ml) === 2800") != nil)
+            #expect(try fixture.json(["goal", "show"])["current_ml"] as? Double == 2800)
+            // The next reminder and why; snoozed; the settings saved.
+            let next = try await Self.text(browser, "next-reminder")
+            #expect(next.wholeMatch(of: /(Next reminder at \d\d:\d\d|A reminder is due now|No reminder to come today): .+\./) != nil, "\(next)")
+            try await browser.click("#snooze-buttons button[data-snooze='1h']")
+            #expect(try await browser.waitUntil("return document.getElementById('next-reminder').textContent.startsWith('Snoozed until ')") != nil)
+            #expect(try fixture.json(["remind"])["snoozed_until"] as? String != nil)
+            // As a person changes them (a change event each), so a live update leaves them be.
+            _ = try await browser.run("""
+                const m = document.getElementById('reminder-mode'); m.value = 'hourly'; m.dispatchEvent(new Event('change', { bubbles: true }));
+                const w = document.getElementById('reminder-window'); w.value = '07:30-21:00'; w.dispatchEvent(new Event('input', { bubbles: true })); return true
+                """)
+            try await browser.click("#reminder-form button[type=submit]")
+            #expect(try await browser.waitUntil("return document.getElementById('edit-status').textContent === 'Reminders saved'") != nil)
+            let remind = try fixture.json(["remind"])
+            #expect(remind["mode"] as? String == "hourly" && remind["window"] as? String == "07:30-21:00", "\(remind)")
+            // A window that is not one is refused in words, and nothing changes.
+            _ = try await browser.run("const w = document.getElementById('reminder-window'); w.value = '25-3'; w.dispatchEvent(new Event('input', { bubbles: true })); return true")
+            try await browser.click("#reminder-form button[type=submit]")
+            #expect(try await browser.waitUntil("return document.getElementById('edit-status').textContent.includes('is not a time of day')") != nil)
+            #expect(try fixture.json(["remind"])["window"] as? String == "07:30-21:00")
+            _ = try await browser.fullPageScreenshot(to: screenshotFolder + "/phone-settings.png", width: 390)
+            try await Self.noConsoleErrors(browser)
+        } catch {
+            await browser.close()
+            throw error
+        }
+        await browser.close()
+    }
+
+    @Test func earlierDaysOpenFromTheCalendarAndTheDayLinks() async throws {
+        let fixture = try WebFixture()
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        let browser = try await WebDriver(width: 390, height: 844)
+        do {
+            try await browser.open(server.url + "/")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            let today = try #require(fixture.json(["today"])["date"] as? String)
+            // Yesterday, from the day link: its total and its drinks are `today --date`'s and `log`'s.
+            try await browser.click("#earlier-day")
+            #expect(try await browser.waitUntil("return location.search.includes('date=') && document.body.dataset.loaded !== undefined") != nil)
+            let date = try #require(try await browser.run("return new URLSearchParams(location.search).get('date')") as? String)
+            let yesterday = try fixture.json(["today", "--date", date])
+            #expect(try await Self.intake(browser) == yesterday["intake_ml"] as? Double)
+            let rows = try await browser.run("return document.querySelectorAll('#sips tbody tr').length") as? Int
+            #expect(rows == yesterday["sips"] as? Int, "that day's drinks")
+            #expect(try await Self.text(browser, "day-name") != "Today")
+            #expect(try await browser.run("return document.getElementById('quick-buttons').hidden") as? Bool == true, "no quick add into the past")
+            // A drink added to that day at its time, with a note.
+            try await browser.type("#custom-amount", "200")
+            _ = try await browser.run("document.getElementById('custom-time').value = '09:30'; return true")
+            try await browser.type("#custom-note", "juice")
+            try await browser.click("#quick-add button[type=submit]")
+            let before = try #require(yesterday["intake_ml"] as? Double)
+            #expect(try await Self.waitForIntake(browser, before + 200))
+            let added = try fixture.json(["today", "--date", date])
+            #expect(added["intake_ml"] as? Double == before + 200)
+            let log = try fixture.quench(["log", "--since", date, "--until", date, "--json"])
+            #expect(log.contains("\"note\":\"juice\""), "\(log)")
+            // At 09:30 on the household's clock (the log says it in UTC).
+            let shown = try await browser.run("return [...document.querySelectorAll('#sips tbody tr')].find((r) => r.textContent.includes('juice')).cells[0].textContent") as? String
+            #expect(shown == "09:30")
+            let pace = try await Self.text(browser, "pace")
+            #expect(pace.hasSuffix("short of the goal.") || pace == "Goal met.", "\(pace)")
+            // Back to today, then a day of the calendar.
+            try await browser.click("#back-to-today")
+            #expect(try await browser.waitUntil("return location.search === '' && document.body.dataset.loaded !== undefined") != nil)
+            let first = today.prefix(8) + "01"
+            try await browser.click("#calendar a.day[href*='date=\(first)']")
+            #expect(try await browser.waitUntil("return location.search.includes('date=\(first)') && document.body.dataset.loaded !== undefined") != nil)
+            #expect(try await Self.intake(browser) == (try fixture.json(["today", "--date", String(first)]))["intake_ml"] as? Double)
+            _ = try await browser.screenshot(to: screenshotFolder + "/phone-earlier-day.png")
             try await Self.noConsoleErrors(browser)
         } catch {
             await browser.close()
@@ -350,8 +467,8 @@ struct FamilyPageTests {
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: fixture.database + suffix) }
             try await browser.click("#quick-buttons button[data-amount='250ml']")
-            #expect(try await browser.waitUntil("return document.getElementById('problem').textContent.includes('gone missing')") != nil)
-            let problem = try await Self.text(browser, "problem")
+            #expect(try await browser.waitUntil("return document.getElementById('edit-status').textContent.includes('gone missing')") != nil)
+            let problem = try await Self.text(browser, "edit-status")
             #expect(problem.contains("nothing was saved") && !problem.contains("quench ") && !problem.contains("SQLite"), "\(problem)")
             #expect(!FileManager.default.fileExists(atPath: fixture.database), "no empty history was started")
             _ = try await browser.run("refresh(); return true")

@@ -2,6 +2,16 @@
 const $ = (id) => document.getElementById(id);
 const query = new URLSearchParams(location.search);
 const person = query.get("person");
+// `?date=2026-11-25`: that day instead of today (the calendar's days and the day links lead there).
+const day = /^\d{4}-\d{2}-\d{2}$/.test(query.get("date") || "") ? query.get("date") : null;
+const pageLink = (params) => {
+  const q = new URLSearchParams();
+  if (person) q.set("person", person);
+  for (const [k, v] of Object.entries(params)) if (v) q.set(k, v);
+  const s = q.toString();
+  return "/" + (s ? "?" + s : "");
+};
+const shiftDay = (date, days) => { const d = new Date(date + "T12:00:00Z"); d.setUTCDate(d.getUTCDate() + days); return d.toISOString().slice(0, 10); };
 const OZ = 29.5735295625;
 let units = "ml", zone = undefined;
 
@@ -52,7 +62,9 @@ function problem(message) {
   $("problem").hidden = !message;
   $("problem").textContent = message || "";
 }
-function said(message) { $("edit-status").textContent = message; }
+// What the last action did, or why it did nothing: it stays until the next action (a live update
+// does not wipe it, as it does a loading problem).
+function said(message, failed = false) { $("edit-status").textContent = message; $("edit-status").classList.toggle("failed", failed); }
 
 // A typed amount: a bare number is in the person's own unit ("330" is 330 mL; for an fl oz person "12" is 12 fl oz).
 function typedAmount(text) {
@@ -78,11 +90,21 @@ function showToday(today, state) {
   $("ring").classList.remove("loading");
   $("ring").setAttribute("aria-label", volume(intake) + " of " + volume(goal) + ", " + percent + " percent");
   const paceText = $("pace");
-  if (intake >= goal) { paceText.textContent = "Goal met. Well done."; paceText.className = "ahead"; }
-  else if (!today.last_sip_at && intake === 0) { paceText.textContent = "Today's goal: " + volume(goal) + "."; paceText.className = ""; }
+  $("day-name").textContent = day ? new Date(today.date + "T12:00:00Z").toLocaleDateString("en-GB", { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" }) : "Today";
+  $("earlier-day").href = pageLink({ date: shiftDay(today.date, -1) });
+  $("later-day").hidden = $("back-to-today").hidden = !day;
+  if (day) { $("later-day").href = pageLink({ date: shiftDay(today.date, 1) }); $("back-to-today").href = pageLink({}); }
+  if (day) {
+    paceText.textContent = intake >= goal ? "Goal met." : volume(goal - intake) + " short of the goal."; paceText.className = intake >= goal ? "ahead" : "behind";
+  } else if (intake >= goal) { paceText.textContent = "Goal met. Well done."; paceText.className = "ahead"; }
+  else if (!today.last_sip_at && intake === 0) {
+    paceText.textContent = "Today's goal: " + volume(goal) + (today.goal_is_default ? " (the usual starting point; set yours under Goal and reminders)." : ".");
+    paceText.className = "";
+  }
   else if (state.behind) { paceText.textContent = "Behind pace by " + volume(state.behind_by_ml) + " (" + volume(state.pace_ml) + " by now)"; paceText.className = "behind"; }
   else { paceText.textContent = "On pace (" + volume(state.pace_ml) + " by now)"; paceText.className = "ahead"; }
-  $("last-sip").textContent = today.last_sip_at ? "Last drink " + clock(today.last_sip_at) + " (" + ago(today.last_sip_at) + ")" : "No drink yet today";
+  $("last-sip").textContent = today.last_sip_at ? "Last drink " + clock(today.last_sip_at) + (day ? "" : " (" + ago(today.last_sip_at) + ")")
+    : day ? "No drink that day" : "No drink yet today";
 }
 
 // Sips a sensor saw close together (each within 5 minutes of the next, from one bottle) are one
@@ -102,21 +124,49 @@ function drinks(sips) {
 }
 function sipRow(e, names, inDrink) {
   const when = clock(e.at);
+  const edit = e.deleted ? [] : [el("button", { type: "button", class: "write", "data-focus": "edit-" + e.id, "aria-label": "Edit the " + volume(e.ml) + " drink at " + when,
+    onclick: () => { editing = editing === e.id ? null : e.id; refresh(); } }, "Edit")];
   const actions = e.deleted
     ? el("button", { type: "button", class: "write", "data-focus": "row-" + e.id, "aria-label": "Restore the " + volume(e.ml) + " drink at " + when,
         onclick: () => act("restore", { id: e.id }) }, "Restore")
     : el("button", { type: "button", class: "write", "data-focus": "row-" + e.id, "aria-label": "Delete the " + volume(e.ml) + " " + (inDrink ? "sip" : "drink") + " at " + when,
         onclick: () => act("delete", { id: e.id }) }, "Delete");
-  return el("tr", { class: (e.deleted ? "deleted" : "") + (inDrink ? " sip-of-drink" : ""), "data-id": e.id, "data-ml": e.ml },
+  const row = el("tr", { class: (e.deleted ? "deleted" : "") + (inDrink ? " sip-of-drink" : ""), "data-id": e.id, "data-ml": e.ml },
     el("td", {}, when), el("td", { class: "num" }, volume(e.ml) + (e.deleted ? " (deleted)" : "")),
     el("td", { class: "bottle" }, e.device ? names.get(e.device) || e.device : "—"),
-    el("td", {}, e.source === "sensor" ? "sensor" : "typed" + (e.note ? ": " + e.note : "")), el("td", {}, actions));
+    el("td", {}, (e.source === "sensor" ? "sensor" : "typed") + (e.note ? ": " + e.note : "")), el("td", { class: "actions" }, ...edit, actions));
+  return editing === e.id ? [row, editRow(e)] : [row];
+}
+
+// A drink mended in place: its amount (in the person's units), its time, its note.
+let editing = null;
+function editRow(e) {
+  const amount = el("input", { id: "edit-amount", inputmode: "decimal", autocomplete: "off", value: units === "oz" ? (e.ml / OZ).toFixed(1) : String(Math.round(e.ml * 10) / 10) });
+  const time = el("input", { id: "edit-time", type: "time", value: clock(e.at) });
+  const note = el("input", { id: "edit-note", maxlength: "1000", autocomplete: "off", value: e.note || "" });
+  const form = el("form", { class: "edit-form", "aria-label": "Edit the drink at " + clock(e.at) },
+    el("label", { for: "edit-amount" }, "Amount (" + (units === "oz" ? "fl oz" : "mL") + ")"), amount,
+    el("label", { for: "edit-time" }, "At"), time, el("label", { for: "edit-note" }, "Note"), note,
+    el("button", { type: "submit", class: "write", "data-focus": "edit-save" }, "Save"),
+    el("button", { type: "button", onclick: () => { editing = null; refresh(); } }, "Cancel"));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const change = { id: e.id };
+    const typed = typedAmount(amount.value);
+    if (amount.value.trim() && amount.value !== amount.defaultValue) change.amount = typed;
+    if (time.value && time.value !== clock(e.at)) change.at = e.at.slice(0, 10) + " " + time.value;
+    if (note.value !== (e.note || "")) change.note = note.value;
+    if (Object.keys(change).length === 1) { editing = null; refresh(); return; }
+    const done = await act("edit", change, person, e);
+    if (done) { editing = null; await refresh(); restoreFocus("edit-" + e.id); }
+  });
+  return el("tr", { class: "editing" }, el("td", { colspan: "5" }, form));
 }
 function showSips(events, bottles) {
   const names = new Map(bottles.map((b) => [b.device, b.name || b.device]));
   const rows = [];
   for (const group of drinks(events.filter((e) => e.kind === "sip"))) {
-    if (group.length === 1) { rows.push(sipRow(group[0], names, false)); continue; }
+    if (group.length === 1) { rows.push(...sipRow(group[0], names, false)); continue; }
     const key = group[group.length - 1].id;  // the drink's first sip names it across redraws
     const isOpen = opened.has(key);
     const total = group.reduce((sum, e) => sum + e.ml, 0);
@@ -128,7 +178,7 @@ function showSips(events, bottles) {
     rows.push(el("tr", { class: "drink", "data-drink": key, "data-ml": total },
       el("td", {}, from === to ? to : from + "–" + to), el("td", { class: "num" }, volume(total)),
       el("td", { class: "bottle" }, names.get(group[0].device) || group[0].device || "—"), el("td", {}, "sensor"), el("td", {}, toggle)));
-    if (isOpen) for (const e of group) rows.push(sipRow(e, names, true));
+    if (isOpen) for (const e of group) rows.push(...sipRow(e, names, true));
   }
   $("sips").tBodies[0].replaceChildren(...rows);
   $("no-sips").hidden = rows.length > 0;
@@ -160,9 +210,10 @@ function showCalendar(calendar, today) {
     const label = d.date.slice(8).replace(/^0/, "");
     const text = d.ml > 0 ? volume(d.ml) : "";
     const said = d.date + ": " + (d.ml > 0 ? volume(d.ml) : "nothing") + (d.met ? ", goal met" : "");
+    // The day's number opens that day; a tap elsewhere on it says its amount.
     cells.push(el("td", { class: (d.met ? "met" : "") + (d.date === today.date ? " today" : ""), "aria-label": said,
       onclick: () => { $("calendar-day").textContent = said; } },
-      el("span", { class: "day" }, label), el("span", { class: "amount" }, text), d.met ? " ✓" : ""));
+      el("a", { class: "day", href: pageLink({ date: d.date }), "aria-label": "Open " + d.date }, label), el("span", { class: "amount" }, text), d.met ? " ✓" : ""));
   }
   const rows = [];
   for (let i = 0; i < cells.length; i += 7) rows.push(el("tr", {}, ...cells.slice(i, i + 7)));
@@ -175,9 +226,25 @@ function showCalendar(calendar, today) {
 
 async function showCharts() {
   for (const kind of ["day", "week", "30days"]) {
-    try { $("chart-" + kind).innerHTML = await call("chart/" + kind + ".svg"); } catch (_) { $("chart-" + kind).textContent = ""; }
+    try { $("chart-" + kind).innerHTML = await call("chart/" + kind + ".svg", day ? { date: day } : {}); } catch (_) { $("chart-" + kind).textContent = ""; }
   }
 }
+
+// The goal and the reminders, as `quench goal` and `quench remind` say them.
+function showSettings(goal, remind) {
+  for (const n of document.querySelectorAll(".unit-name")) n.textContent = units === "oz" ? "fl oz" : "mL";
+  $("goal-now").textContent = "Daily goal: " + volume(goal.current_ml) + (goal.is_default ? " (the usual starting point, not set yet)" : " since " + goal.from);
+  if (document.activeElement !== $("goal-amount") && !$("goal-amount").value) $("goal-amount").placeholder = units === "oz" ? (goal.current_ml / OZ).toFixed(0) : String(Math.round(goal.current_ml));
+  const next = remind.mode === "off" ? "Reminders are off."
+    : remind.snoozed_until ? "Snoozed until " + clock(remind.snoozed_until) + "."
+    : remind.due ? "A reminder is due now: " + remind.reason + "."
+    : remind.next_at ? "Next reminder at " + clock(remind.next_at) + ": " + remind.reason + "."
+    : "No reminder to come today: " + remind.reason + ".";
+  $("next-reminder").textContent = next;
+  // A live update never overwrites a form the person has started to change.
+  if (!$("reminder-form").dataset.dirty) { $("reminder-mode").value = remind.mode; $("reminder-window").value = remind.window; }
+}
+let recommended = null;
 
 // A tap on a bar or a sip says what its tooltip says: a phone has no hover.
 function chartTap(event) {
@@ -191,18 +258,14 @@ function chartTap(event) {
 // a card with their ring, in their own units, with a quick add for them.
 const quickAmounts = (unit) => unit === "oz" ? ["4oz", "8oz", "16oz"] : ["100ml", "250ml", "500ml"];
 const amountText = (a) => a.replace("ml", " mL").replace("oz", " fl oz");
-const SVG = "http://www.w3.org/2000/svg";
+// The HTML parser puts an <svg> in the SVG namespace itself (the page names no URL, not even that one).
 function smallRing(fraction, met) {
-  const ring = document.createElementNS(SVG, "svg");
-  ring.setAttribute("viewBox", "0 0 120 120"); ring.setAttribute("class", "small-ring" + (met ? " met" : "")); ring.setAttribute("aria-hidden", "true");
   const circumference = 2 * Math.PI * 52;
-  for (const [cls, dash] of [["ring-track", null], ["ring-fill", fraction * circumference + " " + circumference]]) {
-    const c = document.createElementNS(SVG, "circle");
-    for (const [k, v] of Object.entries({ class: cls, cx: 60, cy: 60, r: 52 })) c.setAttribute(k, v);
-    if (dash) c.setAttribute("stroke-dasharray", dash);
-    ring.append(c);
-  }
-  return ring;
+  const holder = document.createElement("span");
+  holder.innerHTML = '<svg viewBox="0 0 120 120" class="small-ring' + (met ? " met" : "") + '" aria-hidden="true">'
+    + '<circle class="ring-track" cx="60" cy="60" r="52"/>'
+    + '<circle class="ring-fill" cx="60" cy="60" r="52" stroke-dasharray="' + (fraction * circumference).toFixed(1) + " " + circumference.toFixed(1) + '"/></svg>';
+  return holder.firstChild;
 }
 function showHousehold(people) {
   const several = people.length > 1;
@@ -239,15 +302,17 @@ async function refresh() {
       const people = await getJSON("household");
       // Several people and nobody chosen: the household is the page.
       const household = query.get("view") === "household" || (people.length > 1 && !person);
-      for (const id of ["today", "bottles", "history"]) $(id).hidden = household;
+      for (const id of ["today", "bottles", "history", "settings"]) $(id).hidden = household;
       $("household").hidden = !household;
       if (people[0]) { units = people[0].units || units; }
       showHousehold(people);
       if (!household) {
-        const [today, state] = await Promise.all([getJSON("today"), getJSON("state")]);
+        const [today, state] = await Promise.all([getJSON("today", day ? { date: day } : {}), getJSON("state")]);
         showToday(today, state);
-        const [events, week, month, calendar] = await Promise.all([
-          getLines("log", { since: "today", deleted: "true" }), getJSON("stats", { days: 7 }), getJSON("stats", { days: 30 }), getJSON("calendar")]);
+        const [events, week, month, calendar, goal, remind] = await Promise.all([
+          getLines("log", { since: today.date, until: today.date, deleted: "true" }), getJSON("stats", { days: 7 }), getJSON("stats", { days: 30 }),
+          getJSON("calendar", { month: today.date.slice(0, 7) }), getJSON("goal"), getJSON("remind")]);
+        showSettings(goal, remind);
         showSips(events, state.bottles);
         showBottles(state.bottles);
         showStats(week, month);
@@ -298,12 +363,9 @@ async function write(action, body, who) {
   for (const b of document.querySelectorAll("button.write, #quick-add button")) b.disabled = true;
   said("Saving…");
   try {
-    const report = await post(action, body, who);
-    problem("");
-    return report;
+    return await post(action, body, who);
   } catch (error) {
-    said("");
-    problem(error.message + " (nothing was changed)");
+    said(error.message + " (nothing was changed)", true);
     return null;
   } finally {
     writing = false;
@@ -313,14 +375,24 @@ async function write(action, body, who) {
   }
 }
 
-async function act(action, body, who = person) {
+async function act(action, body, who = person, before = null) {
   const report = await write(action, action === "add" ? { ...body, key: newKey() } : body, who);
   restoreFocus();
   if (!report) return false;
-  const words = { add: "Added", delete: "Deleted", restore: "Restored" }[action];
-  said(words + " " + describe(report.event) + (who !== person ? " for " + report.person : ""));
-  done.push({ action, event: report.event, who });
+  const words = { add: "Added", delete: "Deleted", restore: "Restored", edit: "Changed to" }[action];
+  said(words + " " + describe(report.event) + (report.event.note ? " (" + report.event.note + ")" : "") + (who !== person ? " for " + report.person : ""));
+  done.push({ action, event: report.event, who, before });
   updateUndo();
+  await refresh();
+  restoreFocus();
+  return true;
+}
+
+// A change of setting: written, said, and the page redrawn (the goal moves the ring).
+async function setting(path, body, words) {
+  const report = await write(path, body);
+  if (!report) return false;
+  said(words(report));
   await refresh();
   restoreFocus();
   return true;
@@ -328,7 +400,7 @@ async function act(action, body, who = person) {
 
 function updateUndo() {
   const last = done[done.length - 1];
-  const words = { add: "adding", delete: "deleting", restore: "restoring" };
+  const words = { add: "adding", delete: "deleting", restore: "restoring", edit: "the change to" };
   // aria-disabled, not disabled: the button keeps the focus of someone who undoes twice.
   $("undo").setAttribute("aria-disabled", String(writing || !last));
   $("undo").textContent = last ? "Undo " + words[last.action] + " " + describe(last.event) : "Undo";
@@ -337,12 +409,15 @@ function updateUndo() {
 async function undoLast() {
   const last = done[done.length - 1];
   if (!last || writing) return;
-  const reverse = last.action === "delete" ? "restore" : "delete";
-  const report = await write(reverse, { id: last.event.id }, last.who);
+  // An edit is undone by putting back what it changed; a delete by a restore; an add or a restore by a delete.
+  const [reverse, body] = last.action === "edit"
+    ? ["edit", { id: last.event.id, amount: last.before.ml + "ml", at: last.before.at, note: last.before.note || "" }]
+    : [last.action === "delete" ? "restore" : "delete", { id: last.event.id }];
+  const report = await write(reverse, body, last.who);
   if (!report) return;
   done.pop();
   updateUndo();
-  said("Undone: " + { add: "added", delete: "deleted", restore: "restored" }[last.action] + " " + describe(last.event));
+  said("Undone: " + { add: "added", delete: "deleted", restore: "restored", edit: "changed" }[last.action] + " " + describe(last.event));
   await refresh();
 }
 
@@ -385,12 +460,47 @@ document.addEventListener("DOMContentLoaded", async () => {
     e.preventDefault();
     const amount = $("custom-amount").value.trim();
     if (!amount) { $("custom-amount").focus(); return; }
+    const time = $("custom-time").value, note = $("custom-note").value.trim();
+    if (day && !time) { $("add-more").open = true; $("custom-time").focus(); said("Give the time it was drunk on " + day, true); return; }
+    const body = { amount: typedAmount(amount) };
+    if (time) body.at = day ? day + " " + time : time;
+    if (note) body.note = note;
     // What was typed stays after an error, to be mended rather than typed again.
-    if (await act("add", { amount: typedAmount(amount) })) $("custom-amount").value = "";
+    if (await act("add", body)) { $("custom-amount").value = ""; $("custom-time").value = ""; $("custom-note").value = ""; }
   });
   $("undo").addEventListener("click", undoLast);
   for (const kind of ["day", "week", "30days"]) $("chart-" + kind).addEventListener("click", chartTap);
+  $("goal-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const goal = $("goal-amount").value.trim();
+    if (!goal) { $("goal-amount").focus(); return; }
+    if (await setting("goal", { goal: typedAmount(goal) }, (r) => "Daily goal set to " + volume(r.current_ml))) $("goal-amount").value = "";
+  });
+  $("recommend-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      const r = await getJSON("goal/recommend", { weight: $("weight").value.trim() + "kg", exercise: ($("exercise").value.trim() || "0") + "min" });
+      recommended = r.recommended_ml;
+      $("recommendation").textContent = "About " + volume(r.recommended_ml) + " a day (" + r.rule + ").";
+      $("use-recommendation").hidden = false;
+    } catch (error) { recommended = null; $("use-recommendation").hidden = true; $("recommendation").textContent = error.message; }
+  });
+  $("use-recommendation").addEventListener("click", () => setting("goal", { goal: recommended + "ml" }, (r) => "Daily goal set to " + volume(r.current_ml)));
+  for (const b of document.querySelectorAll("[data-snooze]")) {
+    b.addEventListener("click", () => setting("remind/snooze", { duration: b.dataset.snooze },
+      (r) => r.snoozed_until ? "Reminders snoozed until " + clock(r.snoozed_until) : "Reminders back on"));
+  }
+  $("reminder-form").addEventListener("input", () => { $("reminder-form").dataset.dirty = "1"; });
+  $("reminder-form").addEventListener("change", () => { $("reminder-form").dataset.dirty = "1"; });
+  $("reminder-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const saved = await setting("remind", { mode: $("reminder-mode").value, window: $("reminder-window").value.trim() || undefined }, () => "Reminders saved");
+    if (saved) { delete $("reminder-form").dataset.dirty; await refresh(); }
+  });
   updateUndo();
+  // An earlier day: a drink is added with its time; the quick buttons would add it now.
+  $("quick-buttons").hidden = !!day;
+  if (day) $("add-more").open = true;
   await refresh();
   quickButtons();
   $("custom-amount").placeholder = units === "oz" ? "e.g. 12" : "e.g. 330";
