@@ -64,7 +64,10 @@ function problem(message) {
 }
 // What the last action did, or why it did nothing: it stays until the next action (a live update
 // does not wipe it, as it does a loading problem).
-function said(message, failed = false) { $("edit-status").textContent = message; $("edit-status").classList.toggle("failed", failed); }
+function said(message, failed = false) {
+  $("edit-status").textContent = message; $("edit-status").classList.toggle("failed", failed);
+  if (message) $("action-bar").hidden = false;
+}
 
 // A typed amount: a bare number is in the person's own unit ("330" is 330 mL; for an fl oz person "12" is 12 fl oz).
 function typedAmount(text) {
@@ -241,10 +244,11 @@ function showSettings(goal, remind) {
     : remind.next_at ? "Next reminder at " + clock(remind.next_at) + ": " + remind.reason + "."
     : "No reminder to come today: " + remind.reason + ".";
   $("next-reminder").textContent = next;
-  // A live update never overwrites a form the person has started to change.
-  if (!$("reminder-form").dataset.dirty) { $("reminder-mode").value = remind.mode; $("reminder-window").value = remind.window; }
+  // A live update never overwrites a form the person has changed since it was last saved.
+  if (reminderEdits === reminderEditsSaved) { $("reminder-mode").value = remind.mode; $("reminder-window").value = remind.window; }
 }
 let recommended = null;
+let reminderEdits = 0, reminderEditsSaved = 0;
 
 // A tap on a bar or a sip says what its tooltip says: a phone has no hover.
 function chartTap(event) {
@@ -400,6 +404,8 @@ async function setting(path, body, words) {
 
 function updateUndo() {
   const last = done[done.length - 1];
+  // Out of the way until something was done here; then it stays, focus and all.
+  if (last) $("action-bar").hidden = false;
   const words = { add: "adding", delete: "deleting", restore: "restoring", edit: "the change to" };
   // aria-disabled, not disabled: the button keeps the focus of someone who undoes twice.
   $("undo").setAttribute("aria-disabled", String(writing || !last));
@@ -490,12 +496,13 @@ document.addEventListener("DOMContentLoaded", async () => {
     b.addEventListener("click", () => setting("remind/snooze", { duration: b.dataset.snooze },
       (r) => r.snoozed_until ? "Reminders snoozed until " + clock(r.snoozed_until) : "Reminders back on"));
   }
-  $("reminder-form").addEventListener("input", () => { $("reminder-form").dataset.dirty = "1"; });
-  $("reminder-form").addEventListener("change", () => { $("reminder-form").dataset.dirty = "1"; });
+  for (const kind of ["input", "change"]) $("reminder-form").addEventListener(kind, () => { reminderEdits++; });
   $("reminder-form").addEventListener("submit", async (e) => {
     e.preventDefault();
+    const edits = reminderEdits;
     const saved = await setting("remind", { mode: $("reminder-mode").value, window: $("reminder-window").value.trim() || undefined }, () => "Reminders saved");
-    if (saved) { delete $("reminder-form").dataset.dirty; await refresh(); }
+    // Saved as it stood when sent; a change made since stays on screen, unsaved.
+    if (saved && reminderEdits === edits) { reminderEditsSaved = edits; await refresh(); }
   });
   updateUndo();
   // An earlier day: a drink is added with its time; the quick buttons would add it now.
