@@ -13,6 +13,7 @@ enum ChartStyle {
         .qc-chart text{fill:#1f2937;font-size:13px}
         .qc-chart .qc-bg{fill:#ffffff}
         .qc-chart .qc-heading{font-size:17px;font-weight:bold}
+        .qc-chart .qc-narrow{font-size:13px}
         .qc-chart .qc-muted{fill:#4b5563}
         .qc-chart .qc-small{font-size:11px}
         .qc-chart .qc-grid{stroke:#e5e7eb;stroke-width:1}

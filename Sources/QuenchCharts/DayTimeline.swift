@@ -58,6 +58,8 @@ public struct DayTimeline: Sendable, Hashable {
 
     public static let width = 800.0
     public static let height = 390.0
+    /// The width it is drawn for (as `IntakeBars.layoutWidth`).
+    public var layoutWidth = DayTimeline.width
 
     var totalMl: Double { sips.reduce(0) { $0 + $1.ml } }
 
@@ -86,8 +88,10 @@ public struct DayTimeline: Sendable, Hashable {
     }
 
     public var svg: String {
-        let left = 64.0, right = Self.width - 16
-        let lineTop = 72.0, lineBottom = 252.0, sipTop = 284.0, sipBottom = 354.0
+        let width = ChartWidth.clamped(layoutWidth), narrow = ChartWidth.isNarrow(width)
+        let left = narrow ? 48.0 : 64.0, right = width - (narrow ? 12 : 16)
+        var lineTop = 72.0
+        let lineBottom = 252.0, sipTop = 284.0, sipBottom = 354.0
         let length = max(1, lengthSeconds)
         func x(_ offset: Double) -> Double { left + min(max(0, offset), length) / length * (right - left) }
 
@@ -97,17 +101,18 @@ public struct DayTimeline: Sendable, Hashable {
             return "\(sip.clock) \(VolumeText.volume(sip.ml, unit)) (\(VolumeText.volume(running, unit)) so far)"
         }
         var w = SVGWriter()
-        w.openDocument(width: Self.width, height: Self.height, classes: "qc-chart qc-day-timeline", fixedSize: false,
+        w.openDocument(width: width, height: Self.height, classes: "qc-chart qc-day-timeline", fixedSize: false,
                        title: "Intake over \(title)", label: summary,
                        description: summary + (details.isEmpty ? "" : " Sips: " + details.joined(separator: "; ") + "."),
                        style: ChartStyle.chart)
-        w.element("rect", ["class": .text("qc-bg"), "width": .number(Self.width), "height": .number(Self.height), "rx": .number(8)])
-        w.text(title, ["class": .text("qc-heading"), "x": .number(16), "y": .number(28)])
+        w.element("rect", ["class": .text("qc-bg"), "width": .number(width), "height": .number(Self.height), "rx": .number(8)])
+        let legendY = ChartWidth.heading(title, narrow: narrow, into: &w)
+        if narrow { lineTop = legendY + 32 }
         let goalText = "goal \(VolumeText.volume(goalMl, unit))"
         let goalX = right - Double(goalText.count) * 13 * 0.6
-        w.text(goalText, ["x": .number(goalX), "y": .number(28)])
-        w.element("line", ["class": .text("qc-goal"), "x1": .number(goalX - 36), "y1": .number(23.5),
-                           "x2": .number(goalX - 8), "y2": .number(23.5)])
+        w.text(goalText, ["x": .number(goalX), "y": .number(legendY)])
+        w.element("line", ["class": .text("qc-goal"), "x1": .number(goalX - 36), "y1": .number(legendY - 4.5),
+                           "x2": .number(goalX - 8), "y2": .number(legendY - 4.5)])
 
         // The running total against the goal.
         let scale = VolumeScale(maximumMl: max(totalMl, goalMl), unit: unit, bottom: lineBottom, top: lineTop, headroom: 0.12)
@@ -177,10 +182,15 @@ public struct DayTimeline: Sendable, Hashable {
 
         // The time axis: the caller's ticks, and now.
         w.open("g", ["class": .text("qc-time")])
-        for tick in ticks where tick.offsetSeconds >= 0 && tick.offsetSeconds <= length {
+        let shown = ticks.filter { $0.offsetSeconds >= 0 && $0.offsetSeconds <= length }
+        // Every tick's mark; a label only where it has room (about 40 px each: a phone shows every other).
+        let spacing = shown.count > 1 ? (right - left) / Double(shown.count - 1) : right - left
+        let every = max(1, Int((40 / max(1, spacing)).rounded(.up)))
+        for (n, tick) in shown.enumerated() {
             let tx = x(tick.offsetSeconds)
             w.element("line", ["class": .text("qc-grid"), "x1": .number(tx), "y1": .number(sipBottom), "x2": .number(tx),
                                "y2": .number(sipBottom + 5)])
+            guard n % every == 0 else { continue }
             // The last tick's label ends at the edge rather than past it.
             w.text(tick.label, ["class": .text("qc-muted qc-small"), "x": .number(min(tx, right)), "y": .number(sipBottom + 20),
                                 "text-anchor": .text(tx > right - 16 ? "end" : "middle")])

@@ -35,10 +35,15 @@ public struct IntakeBars: Sendable, Hashable {
     public var days: [Day]
     public var unit: VolumeUnit
 
-    public init(title: String, days: [Day], unit: VolumeUnit) {
+    /// The width it is drawn for, in CSS pixels (320 to 800): a phone's chart is laid out for the
+    /// phone, so its text is shown at its size rather than shrunk with an 800-wide drawing.
+    public var layoutWidth: Double
+
+    public init(title: String, days: [Day], unit: VolumeUnit, layoutWidth: Double = IntakeBars.width) {
         self.title = title
         self.days = days
         self.unit = unit
+        self.layoutWidth = ChartWidth.clamped(layoutWidth)
     }
 
     public static let width = 800.0
@@ -60,13 +65,16 @@ public struct IntakeBars: Sendable, Hashable {
     public var svg: String {
         var w = SVGWriter()
         let details = days.map(BarPlot.dayTitle(unit: unit)).joined(separator: "; ")
-        w.openDocument(width: Self.width, height: Self.height, classes: "qc-chart qc-intake-bars", fixedSize: false,
+        let width = layoutWidth, narrow = ChartWidth.isNarrow(width)
+        w.openDocument(width: width, height: Self.height, classes: "qc-chart qc-intake-bars", fixedSize: false,
                        title: "Daily intake: \(title)", label: summary, description: summary + " " + details + ".", style: ChartStyle.chart)
-        w.element("rect", ["class": .text("qc-bg"), "width": .number(Self.width), "height": .number(Self.height), "rx": .number(8)])
-        w.text(title, ["class": .text("qc-heading"), "x": .number(16), "y": .number(28)])
-        let plot = BarPlot(days: days, unit: unit, left: 64, top: 64, right: Self.width - 16, bottom: Self.height - 44,
+        w.element("rect", ["class": .text("qc-bg"), "width": .number(width), "height": .number(Self.height), "rx": .number(8)])
+        // Narrow: the heading smaller and on two lines, and the legend on a line of its own under it.
+        let legendY = ChartWidth.heading(title, narrow: narrow, into: &w)
+        var plot = BarPlot(days: days, unit: unit, left: narrow ? 48 : 64, top: legendY + 36, right: width - 12, bottom: Self.height - 44,
                            labelSize: 13, smallSize: 11)
-        plot.legend(into: &w, right: Self.width - 16, y: 28)
+        plot.thinsLabels = narrow
+        plot.legend(into: &w, right: width - 12, y: legendY)
         plot.draw(into: &w)
         w.closeDocument()
         return w.text
@@ -83,9 +91,21 @@ struct BarPlot {
     let labelSize: Double, smallSize: Double
     /// Day labels in the small size whatever the count (the card's larger type).
     var smallLabels = false
+    /// Every few days' label only, where each day's would overlap (a phone's 30 days).
+    var thinsLabels = false
+
+    var slot: Double { (right - left) / Double(max(1, days.count)) }
 
     /// Values over the bars only when there is room for them.
-    var showsValues: Bool { days.count <= 14 }
+    var showsValues: Bool { days.count <= 14 && (!thinsLabels || slot >= 40) }
+
+    /// Every how many days a label is drawn (counted back from the last, which always has one).
+    var labelEvery: Int {
+        guard thinsLabels else { return 1 }
+        let small = smallLabels || days.count > 16
+        let needed = (small ? smallSize : labelSize) * (small ? 2.2 : 3.6)
+        return max(1, Int((needed / slot).rounded(.up)))
+    }
 
     var scale: VolumeScale {
         let highest = days.map { max($0.isFuture ? 0 : $0.ml, $0.goalMl) }.max() ?? 0
@@ -119,7 +139,7 @@ struct BarPlot {
                                           "y": .number(top - smallSize), "text-anchor": .text("end")])
         w.close("g")
 
-        let slot = (right - left) / Double(max(1, days.count))
+        let slot = slot, every = labelEvery
         let barWidth = min(slot * 0.7, 64)
         let title = Self.dayTitle(unit: unit)
         let small = smallLabels || days.count > 16
@@ -150,6 +170,7 @@ struct BarPlot {
                                  "text-anchor": .text("middle")])
                 }
             }
+            guard (days.count - 1 - i) % every == 0 else { continue }
             w.text(day.label, ["class": .text(day.isFuture ? labelClass + " qc-muted qc-future" : labelClass), "x": .number(centre(i)),
                                "y": .number(bottom + dayLabelSize + 8), "text-anchor": .text("middle")])
         }
@@ -186,5 +207,32 @@ struct BarPlot {
         w.text("✓", ["class": .text("qc-check"), "x": .number(metX), "y": .number(y)])
         w.text("goal met", ["x": .number(metX + labelSize), "y": .number(y)])
         w.close("g")
+    }
+}
+
+/// The widths a chart is laid out for.
+public enum ChartWidth {
+    public static let range = 240.0...800.0
+    /// Below this, headings shrink and legends get a line of their own.
+    static let narrowBelow = 560.0
+
+    public static func clamped(_ width: Double) -> Double {
+        width.isFinite ? min(max(width, range.lowerBound), range.upperBound) : range.upperBound
+    }
+
+    static func isNarrow(_ width: Double) -> Bool { width < narrowBelow }
+
+    /// The chart's heading at the top left; where its legend goes (the baseline's y). Wide: one line,
+    /// the legend at its right. Narrow: split after its first comma onto two smaller lines, the legend under them.
+    static func heading(_ title: String, narrow: Bool, into w: inout SVGWriter) -> Double {
+        guard narrow else {
+            w.text(title, ["class": .text("qc-heading"), "x": .number(16), "y": .number(28)])
+            return 28
+        }
+        let parts = title.split(separator: ", ", maxSplits: 1).map(String.init)
+        for (i, line) in parts.enumerated() {
+            w.text(line, ["class": .text("qc-heading qc-narrow"), "x": .number(12), "y": .number(24 + Double(i) * 17)])
+        }
+        return 24 + Double(parts.count) * 17 + 6
     }
 }

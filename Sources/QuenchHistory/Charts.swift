@@ -116,20 +116,27 @@ extension History {
 
     /// `quench chart week|30days|month|day [--date DAY] --out FILE.svg`: writes
     /// the chart and says what it shows; with `--out -`, returns the SVG itself.
-    public static func chart(_ environment: HistoryEnvironment, kind: ChartKind, date: String?, out: String) throws(HistoryError) -> String {
+    /// - Parameter width: the width to lay it out for, in CSS pixels (240 to 800; default 800):
+    ///   the web page asks for its own, so a phone's chart is drawn for the phone.
+    public static func chart(_ environment: HistoryEnvironment, kind: ChartKind, date: String?, out: String,
+                             width: Int? = nil) throws(HistoryError) -> String {
         guard out == "-" || out.lowercased().hasSuffix(".svg") else {
             throw .invalidArgument("quench chart writes SVG: give --out FILE.svg, or --out - for standard output (not '\(out.shownSafely())')")
         }
+        if let width, !ChartWidth.range.contains(Double(width)) {
+            throw .invalidArgument("--width \(width): a width from \(Int(ChartWidth.range.lowerBound)) to \(Int(ChartWidth.range.upperBound)) pixels")
+        }
+        let layout = width.map(Double.init)
         let svg: String, summary: String
         switch kind {
-        case .week, .thirtyDays:
-            let bars = try intakeBars(environment, days: kind == .week ? 7 : 30, endingOn: date)
-            (svg, summary) = (bars.svg, bars.summary)
-        case .month:
-            let bars = try monthBars(environment, containing: date)
+        case .week, .thirtyDays, .month:
+            var bars = kind == .month ? try monthBars(environment, containing: date)
+                : try intakeBars(environment, days: kind == .week ? 7 : 30, endingOn: date)
+            if let layout { bars.layoutWidth = ChartWidth.clamped(layout) }
             (svg, summary) = (bars.svg, bars.summary)
         case .day:
-            let timeline = try dayTimeline(environment, date: date)
+            var timeline = try dayTimeline(environment, date: date)
+            if let layout { timeline.layoutWidth = layout }
             (svg, summary) = (timeline.svg, timeline.summary)
         }
         if out == "-" { return String(svg.dropLast()) }  // emit adds the final newline

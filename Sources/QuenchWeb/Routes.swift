@@ -117,7 +117,7 @@ struct Routes: Sendable {
                 return Responses.error(.notFound, "charts: week.svg, 30days.svg, month.svg, day.svg")
             }
             return await answer(request, type: "image/svg+xml") { env, q throws(HistoryError) in
-                try History.chart(env, kind: kind, date: q["date"], out: "-")
+                try History.chart(env, kind: kind, date: q["date"], out: "-", width: try q.int("width"))
             }
         }
         // The card `quench share` makes: the page's "share" links.

@@ -25,9 +25,10 @@ struct ChartCommand: ParsableCommand {
     var kind: History.ChartKind
     @Option(help: "The day the chart ends on or shows, as YYYY-MM-DD, today or yesterday (default: today).") var date: String?
     @Option(help: "The SVG file to write, or - for standard output.") var out: String
+    @Option(help: "The width to lay it out for, 240 to 800 pixels (default 800; a phone's is about 350).") var width: Int?
 
     func run() throws {
-        emit(try History.chart(drawing.environment(), kind: kind, date: date, out: out))
+        emit(try History.chart(drawing.environment(), kind: kind, date: date, out: out, width: width))
     }
 }
 

@@ -64,7 +64,7 @@ struct AdapterVMTests {
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile hidrate-spark --firmware legacy --addr C8:2A:3F:00:3F:05 --sips \(sips.path) --start-on scan --log \(bottleLog.path)",
             "--profile level-bottle --random --addr C3:11:22:33:44:57 --trace \(level.path) --log \(levelLog.path)",
-        ], timeout: 300, watching: [.events("acked", atLeast: 3, in: bottleLog, flag: "three-acked"),
+        ], timeout: 420, watching: [.events("acked", atLeast: 3, in: bottleLog, flag: "three-acked"),
                                     .events("end", atLeast: 1, in: levelLog, flag: "level-ended"),
                                     .events("acked", atLeast: 31, in: bottleLog, flag: "all-acked")])
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")

@@ -257,7 +257,7 @@ struct LiveVMTests {
             "--profile decent-scale --addr F0:F1:F2:F3:F4:A6 --value 500",
             "--profile level-bottle --random --addr C3:11:22:33:44:A5 --value 100",
             "--profile mi-scale --addr F0:F1:F2:F3:F4:A7 --value 0.7",
-        ], timeout: 300, watching: [.events("end", atLeast: 4, in: log, flag: "traces-ended")])
+        ], timeout: 420, watching: [.events("end", atLeast: 4, in: log, flag: "traces-ended")])
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
         let out = result.output
         // The scan saw every profile.
@@ -334,7 +334,7 @@ struct LiveVMTests {
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile weight-scale --addr F0:F1:F2:F3:F4:F5 --trace \(weight.path) --drop-at \(midSip):4 --drop-at \(idle):4 --log \(log.path)",
             "--profile level-bottle --random --addr C3:11:22:33:44:56 --trace \(level.path) --log \(log.path)",
-        ], timeout: 240, watching: [.events("end", atLeast: 2, in: log, flag: "traces-ended")])
+        ], timeout: 360, watching: [.events("end", atLeast: 2, in: log, flag: "traces-ended")])
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
         let out = result.output
         #expect(out.contains("quenchd exit 0"), "quenchd did not stop cleanly on SIGTERM")
@@ -394,7 +394,7 @@ struct LiveVMTests {
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile weight-scale --addr F0:F1:F2:F3:F4:F5 --trace \(weight.path) --log \(log.path)",
-        ], timeout: 300, watching: [.sent(atOrAfter: sips[1].tStart + 4, in: log, flag: "kill-now"),
+        ], timeout: 420, watching: [.sent(atOrAfter: sips[1].tStart + 4, in: log, flag: "kill-now"),
                                     .events("end", atLeast: 1, in: log, flag: "trace-ended")])
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
         let out = result.output
@@ -485,7 +485,7 @@ struct HidrateSparkVMTests {
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile hidrate-spark --firmware legacy --addr C8:2A:3F:00:3F:01 --sips \(legacy.path) --clock-offset 600 --drop-at 102:4 --start-on scan --log \(bottleLog.path)",
             "--profile hidrate-spark --firmware modern --bottle-ml 710 --memory 3 --addr C8:2A:3F:00:3F:02 --sips \(modern.path) --start-on scan --log \(bottleLog.path)",
-        ], timeout: 300, watching: [.events("acked", atLeast: 10, in: bottleLog, flag: "all-acked")])
+        ], timeout: 420, watching: [.events("acked", atLeast: 10, in: bottleLog, flag: "all-acked")])
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
         let out = result.output
         #expect(out.components(separatedBy: "hidrate-spark").count > 4, "scan and pair recognise the bottles")
@@ -549,7 +549,7 @@ struct HidrateSparkVMTests {
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile hidrate-spark --firmware legacy --memory 400 --addr C8:2A:3F:00:3F:03 --sips \(sips.path) --log \(bottleLog.path)",
-        ], timeout: 200, watching: [.events("acked", atLeast: 30, in: bottleLog, flag: "thirty-acked")])
+        ], timeout: 300, watching: [.events("acked", atLeast: 30, in: bottleLog, flag: "thirty-acked")])
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
         #expect(result.output.contains("first quenchd: 137"), "the first quenchd was killed mid-drain")
         let truth = Self.readLog(bottleLog)
@@ -603,7 +603,7 @@ struct HidrateSparkVMTests {
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile hidrate-spark --firmware modern --memory 400 --addr C8:2A:3F:00:3F:04 --sips \(sips.path) --start-on scan --log \(bottleLog.path) \(drops)",
-        ], timeout: 240, watching: [.events("acked", atLeast: 300, in: bottleLog, flag: "all-acked")])
+        ], timeout: 360, watching: [.events("acked", atLeast: 300, in: bottleLog, flag: "all-acked")])
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
         #expect(result.output.components(separatedBy: "link down; retrying").count - 1 >= 2, "the drops were not seen")
         let truth = Self.readLog(bottleLog)

@@ -57,7 +57,7 @@ struct MQTTVMTests {
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile level-bottle --random --addr C3:11:22:33:44:58 --trace \(level.path) --log \(log.path)",
-        ], timeout: 180, watching: [.events("end", atLeast: 1, in: log, flag: "trace-ended")])
+        ], timeout: 270, watching: [.events("end", atLeast: 1, in: log, flag: "trace-ended")])
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
         let stored = LiveVM.storedSips(dir)
         LiveVM.expectSips(stored, "C3:11:22:33:44:58", level.truth, tolerance: 3)

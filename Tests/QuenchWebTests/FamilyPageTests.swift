@@ -199,6 +199,20 @@ struct FamilyPageTests {
                             ).map((e) => e.outerHTML)
                             """) as? [String]
                         #expect(unnamed == [], "controls without a name: \(unnamed ?? [])")
+                        if view == "me" && !dark && scale == 1 {
+                            // The charts are laid out for the phone: their text at least 9 px tall on screen (an 800-wide
+                            // drawing shrunk to a phone drew 11 px labels at 5 px), and the days' labels apart.
+                            let tiny = try await browser.run("""
+                                return [...document.querySelectorAll('#history svg text')].filter((t) => t.getClientRects().length)
+                                  .map((t) => t.getBoundingClientRect().height).filter((h) => h < 9).length
+                                """) as? Int
+                            #expect(tiny == 0, "\(width) px: \(tiny ?? -1) chart labels under 9 px")
+                            let overlapping = try await browser.run("""
+                                const r = [...document.querySelectorAll('#chart-30days svg text.qc-label')].map((t) => t.getBoundingClientRect());
+                                return r.slice(1).filter((b, i) => b.left < r[i].right).length
+                                """) as? Int
+                            #expect(overlapping == 0, "\(width) px: \(overlapping ?? -1) day labels overlap")
+                        }
                         let name = "phone-\(width)\(scale > 1 ? "-zoom200" : "")-\(view)\(dark ? "-dark" : "").png"
                         _ = try await browser.screenshot(to: screenshotFolder + "/" + name)
                     }
@@ -213,6 +227,22 @@ struct FamilyPageTests {
             }
             await browser.close()
         }
+    }
+
+    @Test func aChartIsLaidOutForTheWidthItIsShownAt() async throws {
+        let fixture = try WebFixture()
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        for kind in ["week", "30days", "month", "day"] {
+            let narrow = try await server.client.get("/api/chart/\(kind).svg?width=360")
+            #expect(narrow.status == 200 && narrow.body.contains("viewBox=\"0 0 360 "), "\(kind): \(narrow.body.prefix(200))")
+            #expect(try await server.client.get("/api/chart/\(kind).svg").body.contains("viewBox=\"0 0 800 "))
+        }
+        let refused = try await server.client.get("/api/chart/week.svg?width=100")
+        #expect(refused.status == 400 && refused.body.contains("240 to 800"), "\(refused.body)")
+        // As `quench chart --width` draws it.
+        let cli = try fixture.quench(["chart", "30days", "--width", "360", "--out", "-"])
+        #expect(cli.trimmingCharacters(in: .whitespacesAndNewlines) == (try await server.client.get("/api/chart/30days.svg?width=360")).body.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     @Test func theHouseholdShowsEachPersonInTheirUnitsWithAQuickAddAndStaysOneChoiceAway() async throws {

@@ -229,7 +229,10 @@ function showCalendar(calendar, today) {
 
 async function showCharts() {
   for (const kind of ["day", "week", "30days"]) {
-    try { $("chart-" + kind).innerHTML = await call("chart/" + kind + ".svg", day ? { date: day } : {}); } catch (_) { $("chart-" + kind).textContent = ""; }
+    // Laid out for the width it is shown at: a phone's text at its size, not an 800-wide drawing shrunk.
+    const width = Math.max(240, Math.min(800, Math.floor($("chart-" + kind).clientWidth || 800)));
+    const params = day ? { date: day, width } : { width };
+    try { $("chart-" + kind).innerHTML = await call("chart/" + kind + ".svg", params); } catch (_) { $("chart-" + kind).textContent = ""; }
   }
 }
 
