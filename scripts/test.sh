@@ -70,6 +70,9 @@ shards=(
 # yield the cores to them. The pure CPU-bound tests most; the tests that drive processes (browsers,
 # Home Assistant, dpkg) a little, so what they time (a live update within 2 s) still holds.
 declare -A niceness=([rest]=15 [processes]=4 [web]=4 [packaging]=4)
+# The browsers start once the guests have booted (six guests booting beside a dozen browsers took
+# one guest three minutes to bring its adapter up); the web shard still ends long before the VM shards.
+declare -A delay=([web]=40)
 
 # The tests a shard's arguments select from the list of all (what the test binary's --filter and
 # --skip do; its --list-tests ignores them).
@@ -109,7 +112,7 @@ for shard in "${shards[@]}"; do
     export QUENCH_TEST_PORT_BLOCK=$(( port_block++ ))
     # The shard's CPU time (user and system, its children's included: guests, browsers, brokers) is
     # what `times` says of the subshell's children (its last line), kept beside its log for the summary.
-    (nice -n "${niceness[$name]:-0}" "$bin" --testing-library swift-testing "${args[@]}" \
+    (sleep "${delay[$name]:-0}"; nice -n "${niceness[$name]:-0}" "$bin" --testing-library swift-testing "${args[@]}" \
         --xunit-output "$logs/$name.xml"; rc=$?; times > "$logs/$name.cpu"; exit $rc) > "$logs/$name.log" 2>&1 &
     pid[$name]=$! began[$name]=$(date +%s)
 done

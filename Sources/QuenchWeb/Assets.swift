@@ -1,4 +1,4 @@
-/// The page: one HTML file, one stylesheet, one small script, one icon, all
+/// The page: one HTML file, one stylesheet, one small script, one icon, its manifest and service worker, all
 /// compiled in from `Page/` (the EmbedPage build-tool plugin turns them into
 /// `PageFiles`), so the Pi serves everything itself (no CDN, no web fonts),
 /// works with no internet, and quench-web, installed alone, reads no files.
@@ -21,4 +21,10 @@ enum Assets {
     /// and refetches when the server says the history changed. No framework: a
     /// Pi 3 and an old phone both run it at once.
     static let script = PageFiles.pageJS
+
+    /// Page/manifest.webmanifest: "Add to Home Screen" opens the page standalone, with its icon.
+    static let manifest = PageFiles.manifestWEBMANIFEST
+
+    /// Page/sw.js, the service worker: the last data when the Pi cannot be reached.
+    static let serviceWorker = PageFiles.swJS
 }

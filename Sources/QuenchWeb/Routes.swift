@@ -30,6 +30,13 @@ struct Routes: Sendable {
         router.get("/app.js") { _, _ in Responses.asset(Assets.script, type: "text/javascript; charset=utf-8") }
         router.get("/app.css") { _, _ in Responses.asset(Assets.style, type: "text/css; charset=utf-8") }
         router.get("/icon.svg") { _, _ in Responses.asset(Assets.icon, type: "image/svg+xml") }
+        router.get("/manifest.webmanifest") { _, _ in Responses.asset(Assets.manifest, type: "application/manifest+json") }
+        // Asked for again at each visit, so a new version of the page reaches the phones.
+        router.get("/sw.js") { _, _ in
+            var response = Responses.asset(Assets.serviceWorker, type: "text/javascript; charset=utf-8")
+            response.headers[.cacheControl] = "no-cache"
+            return response
+        }
 
         router.get("/api/today") { request, _ in
             await answer(request) { env, q throws(HistoryError) in try History.today(env, date: q["date"], json: true) }

@@ -35,20 +35,9 @@ enum LiveVM {
         try ("PS4='+ \\t '\n" + script).write(to: file, atomically: true, encoding: .utf8)
         let watch = LogWatch(conditions, in: dir)
         defer { watch.stop() }
-        var start = ContinuousClock.now
-        var harnessResult = try BLEVMHarness.boot(
+        let start = ContinuousClock.now
+        let harnessResult = try BLEVMHarness.boot(
             packageRoot: packageRoot, options: ["--timeout", "\(timeout)"], peripherals: peripherals, command: ["/bin/bash", file.path])
-        if harnessResult.status == 123 {
-            // The guest's kernel (Debian 12's 6.1) crashed: seen once under heavy host load, a general
-            // protection fault in hci_chan_del while an L2CAP socket closed during a link drop. Said,
-            // and the case run once more on a fresh VM; a second crash fails the test.
-            print("ble-vm: exit 123 (the guest kernel crashed) after \(ContinuousClock.now - start)\n\(harnessResult.output)\n"
-                  + "ble-vm: running the case once more on a fresh VM")
-            for log in peripheralLogs(peripherals) { FileManager.default.createFile(atPath: log, contents: nil) }
-            start = ContinuousClock.now
-            harnessResult = try BLEVMHarness.boot(
-                packageRoot: packageRoot, options: ["--timeout", "\(timeout)"], peripherals: peripherals, command: ["/bin/bash", file.path])
-        }
         let result = (status: harnessResult.status, output: harnessResult.output)
         print("ble-vm: exit \(result.status) after \(ContinuousClock.now - start)\n\(result.output)")
         if harnessResult.harnessFailed {
@@ -56,14 +45,6 @@ enum LiveVM {
             try Test.cancel("the ble-vm harness could not start (exit 125)")
         }
         return result
-    }
-
-    /// The `--log FILE`s the peripherals append to: emptied before a case runs again.
-    static func peripheralLogs(_ peripherals: [String]) -> [String] {
-        peripherals.flatMap { spec -> [String] in
-            let words = spec.split(separator: " ").map(String.init)
-            return zip(words, words.dropFirst()).compactMap { $0.0 == "--log" ? $0.1 : nil }
-        }
     }
 
     /// The built `quench` and a fresh folder beside it for one test (removed by the caller); nil,
@@ -175,7 +156,7 @@ enum LiveVM {
     /// alike); what the tests check is that each sip keeps its own time (not the time it was drained),
     /// so this offset is taken out first. Beyond `bound` seconds the test fails: a clock that far off is
     /// not the emulation's.
-    static func guestClockOffset(stored: [(time: Double, ml: Double)], truth: [(time: Double, ml: Double)], bound: Double = 30,
+    static func guestClockOffset(stored: [(time: Double, ml: Double)], truth: [(time: Double, ml: Double)], bound: Double = 60,
                                  sourceLocation: SourceLocation = #_sourceLocation) -> Double {
         let differences = zip(stored, truth).map { $0.time - $1.time }.sorted()
         let offset = differences.isEmpty ? 0 : differences[differences.count / 2]
@@ -491,7 +472,8 @@ struct HidrateSparkVMTests {
         #expect(out.components(separatedBy: "hidrate-spark").count > 4, "scan and pair recognise the bottles")
         #expect(out.contains("bottle: legacy firmware, 3 sips kept in it"), "pair says what the legacy bottle keeps")
         #expect(out.contains("bottle: modern firmware, 3 sips kept in it"), "pair says what the modern bottle keeps")
-        #expect(out.contains("the bottle's clock is 10 min fast"))
+        // 10 min as the guest measures it: a starved guest's own clock ran 32 s behind the host's (seen), and said 9.
+        #expect(out.range(of: #"the bottle's clock is (9|10|11) min fast"#, options: .regularExpression) != nil, "\(out)")
         #expect(out.contains("re-stamped"))
         // 150 mL dropped; the modern frame gives the first sip in percent (60 mL as 8 % of 710), so about 153.
         #expect(out.range(of: #"the bottle logged about 15\d mL before the oldest sip it still keeps"#, options: .regularExpression) != nil)

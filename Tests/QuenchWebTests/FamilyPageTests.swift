@@ -229,6 +229,37 @@ struct FamilyPageTests {
         }
     }
 
+    @Test func addedToAHomeScreenItShowsTheLastDataWhenThePiCannotBeReached() async throws {
+        let fixture = try WebFixture()
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        let manifest = try await server.client.get("/manifest.webmanifest")
+        let fields = try #require(manifest.json as? [String: Any])
+        #expect(manifest.header("Content-Type") == "application/manifest+json" && fields["display"] as? String == "standalone")
+        #expect((fields["icons"] as? [[String: Any]])?.first?["src"] as? String == "/icon.svg")
+        let browser = try await WebDriver(width: 390, height: 844)
+        do {
+            try await browser.open(server.url + "/")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            // 127.0.0.1 is a secure context: the service worker takes the page over, and a refresh goes through it.
+            #expect(try await browser.waitUntil("return navigator.serviceWorker.controller !== null", timeout: 15) != nil, "the service worker runs")
+            _ = try await browser.run("document.body.dataset.refreshed = ''; refresh().then(() => { document.body.dataset.refreshed = '1'; }); return true")
+            #expect(try await browser.waitUntil("return document.body.dataset.refreshed === '1'") != nil)
+            let intake = try #require(try await Self.intake(browser))
+            // The Pi goes away; the page, opened again, shows the last data and says it is old.
+            #expect(server.stop() == 0)
+            _ = try await browser.run("location.reload(); return true")
+            #expect(try await browser.waitUntil("return document.body.classList.contains('stale') && document.body.dataset.loaded !== undefined", timeout: 15) != nil)
+            #expect(try await Self.intake(browser) == intake, "the last data")
+            #expect(try await Self.text(browser, "problem").contains("cannot be reached"), "and said to be old")
+            _ = try await browser.screenshot(to: screenshotFolder + "/phone-offline.png")
+        } catch {
+            await browser.close()
+            throw error
+        }
+        await browser.close()
+    }
+
     @Test func aChartIsLaidOutForTheWidthItIsShownAt() async throws {
         let fixture = try WebFixture()
         let server = try await ServerProcess(database: fixture.database)

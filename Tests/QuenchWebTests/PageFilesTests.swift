@@ -9,6 +9,7 @@ import Testing
 struct PageFilesTests {
     @Test("each URL serves its file exactly", arguments: [
         ("/", "index.html"), ("/app.css", "page.css"), ("/app.js", "page.js"), ("/icon.svg", "icon.svg"),
+        ("/sw.js", "sw.js"), ("/manifest.webmanifest", "manifest.webmanifest"),
     ])
     func servedAsWritten(path: String, file: String) async throws {
         var expected = [UInt8](try Data(contentsOf: TestPackage.root.appendingPathComponent("Sources/QuenchWeb/Page/\(file)")))

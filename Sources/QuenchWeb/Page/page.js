@@ -21,8 +21,11 @@ function url(path, params = {}, who = person) {
   const s = q.toString();
   return "/api/" + path + (s ? "?" + s : "");
 }
+// Set when an answer came from the service worker's copy, not from the Pi.
+let servedOffline = false;
 async function call(path, params, init, who) {
   const response = await fetch(url(path, params, who), init);
+  if (response.headers.has("X-Quench-Offline")) servedOffline = true;
   const text = await response.text();
   if (!response.ok) {
     let message = response.statusText;
@@ -305,6 +308,7 @@ let refreshing = null, again = false;
 async function refresh() {
   if (refreshing) { again = true; return refreshing; }
   refreshing = (async () => {
+    servedOffline = false;
     try {
       const people = await getJSON("household");
       // Several people and nobody chosen: the household is the page.
@@ -327,9 +331,10 @@ async function refresh() {
         await showCharts();
       }
       restoreFocus();
+      document.body.dataset.loaded = String(Date.now());
+      if (servedOffline) throw new Error("the Pi cannot be reached; this is what it said when last seen");
       problem("");
       document.body.classList.remove("stale");
-      document.body.dataset.loaded = String(Date.now());
     } catch (error) {
       // What is on screen is no longer known to be true: said, greyed, and the live dot says so.
       problem((document.body.dataset.loaded ? "Not up to date: " : "Cannot load the day: ") + error.message);
@@ -516,6 +521,8 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("custom-amount").placeholder = units === "oz" ? "e.g. 12" : "e.g. 330";
   $("amount-unit").textContent = units === "oz" ? "fl oz" : "mL";
   live();
+  // The last data when the Pi cannot be reached (only where the browser allows a service worker).
+  if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
   // The pace moves with the clock: redraw each minute even when nothing is drunk.
   setInterval(refresh, 60000);
 });
