@@ -452,8 +452,9 @@ struct HidrateSparkVMTests {
             $Q pair $QUENCH_VM_P2_ADDR --capacity 710 || exit 12
             $Q run --json --log-level info &
             run=$!
-            # Stopped once the bottles have had every sip they will keep acknowledged: the legacy one's
-            # 3 kept and 3 live, the modern one's 3 kept (of 5) and 1 live.
+            # Stopped once every sip the bottles logged (6 each) and still keep has been acknowledged: the
+            # legacy one's 3 kept and 3 live, the modern one's 3 kept (of 5) and 1 live, or one fewer kept
+            # when a slow guest let its live sip come before the drain (its full memory drops the oldest).
             \(LiveVM.awaitFlag("all-acked", in: dir, seconds: 240))
             sleep 2
             kill -TERM $run
@@ -466,7 +467,10 @@ struct HidrateSparkVMTests {
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile hidrate-spark --firmware legacy --addr C8:2A:3F:00:3F:01 --sips \(legacy.path) --clock-offset 600 --drop-at 102:4 --start-on scan --log \(bottleLog.path)",
             "--profile hidrate-spark --firmware modern --bottle-ml 710 --memory 3 --addr C8:2A:3F:00:3F:02 --sips \(modern.path) --start-on scan --log \(bottleLog.path)",
-        ], timeout: 420, watching: [.events("acked", atLeast: 10, in: bottleLog, flag: "all-acked")])
+        ], timeout: 420, watching: [.events(in: bottleLog, flag: "all-acked") { tally in
+            let logged = tally["logged"] ?? 0
+            return logged == 12 && (tally["acked"] ?? 0) >= logged - (tally["lost: bottle memory full"] ?? 0)
+        }])
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
         let out = result.output
         #expect(out.components(separatedBy: "hidrate-spark").count > 4, "scan and pair recognise the bottles")
@@ -486,7 +490,8 @@ struct HidrateSparkVMTests {
 
         let truth = Self.readLog(bottleLog)
         let stored = LiveVM.storedSipsWithTimes(dir)
-        #expect(truth.lost["C8:2A:3F:00:3F:02"] == 2, "the modern bottle's memory held 3 of 5: \(truth.lost)")
+        // 2 dropped before anything connected; a third when a slow guest let the live sip come first.
+        #expect((2...3).contains(truth.lost["C8:2A:3F:00:3F:02"] ?? 0), "the modern bottle's memory held 3 of 5: \(truth.lost)")
         for (address, tolerance) in [("C8:2A:3F:00:3F:01", 0.5), ("C8:2A:3F:00:3F:02", 0.005 * 710)] {
             // What the bottle still had: its sips minus those its full memory dropped.
             let want = Array((truth.sips[address] ?? []).dropFirst(truth.lost[address] ?? 0))

@@ -12,13 +12,21 @@ struct LogCondition: Sendable {
     let flag: String
     let log: URL
     /// Lines that count towards the condition, and how many are needed.
-    let counts: @Sendable (Substring) -> Bool
-    let needed: Int
+    var counts: @Sendable (Substring) -> Bool = { _ in false }
+    var needed = Int.max
+    /// Or: a test on how many lines of the log hold each event (`["acked": 9, "logged": 12,
+    /// "lost: bottle memory full": 2, …]`).
+    var tally: (@Sendable ([String: Int]) -> Bool)?
 
     /// At least `count` lines of the log hold `event` (`"event": "end"`, `"event": "acked"`).
     static func events(_ event: String, atLeast count: Int, in log: URL, flag: String) -> LogCondition {
         let marker = "\"event\": \"\(event)\""
         return LogCondition(flag: flag, log: log, counts: { $0.contains(marker) }, needed: count)
+    }
+
+    /// `holds` of the log's event counts (each event's lines so far) is true.
+    static func events(in log: URL, flag: String, _ holds: @escaping @Sendable ([String: Int]) -> Bool) -> LogCondition {
+        LogCondition(flag: flag, log: log, tally: holds)
     }
 
     /// A reading at trace time `t` or later has been sent.
@@ -43,18 +51,21 @@ final class LogWatch: Sendable {
         Thread.detachNewThread { [self, conditions] in
             var waiting = conditions.map { (condition: $0, seen: 0) }
             var readers: [URL: LineReader] = [:]
+            var tallies: [URL: [String: Int]] = [:]
             while !waiting.isEmpty && !stopped.load(ordering: .relaxed) {
                 for log in Set(waiting.map(\.condition.log)) {
                     let reader = readers[log] ?? LineReader(log)
                     readers[log] = reader
                     for line in reader.newLines() {
+                        if let event = Self.event(line) { tallies[log, default: [:]][event, default: 0] += 1 }
                         for i in waiting.indices where waiting[i].condition.log == log && waiting[i].condition.counts(line) {
                             waiting[i].seen += 1
                         }
                     }
                 }
                 waiting.removeAll { entry in
-                    guard entry.seen >= entry.condition.needed else { return false }
+                    let holds = entry.condition.tally.map { $0(tallies[entry.condition.log] ?? [:]) } ?? (entry.seen >= entry.condition.needed)
+                    guard holds else { return false }
                     FileManager.default.createFile(atPath: dir.appendingPathComponent(entry.condition.flag).path, contents: nil)
                     return true
                 }
@@ -64,6 +75,18 @@ final class LogWatch: Sendable {
     }
 
     func stop() { stopped.store(true, ordering: .relaxed) }
+
+    /// A log line's `"event": "NAME"`; a loss with its reason (`lost: bottle memory full`).
+    static func event(_ line: Substring) -> String? {
+        guard let name = value("event", in: line) else { return nil }
+        return name == "lost" ? value("reason", in: line).map { "lost: " + $0 } ?? name : name
+    }
+
+    static func value(_ key: String, in line: Substring) -> String? {
+        guard let start = line.range(of: "\"\(key)\": \"") else { return nil }
+        let rest = line[start.upperBound...]
+        return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+    }
 }
 
 /// The complete lines appended to a file since the last call (the file may not exist yet).

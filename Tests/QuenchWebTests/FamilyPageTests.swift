@@ -175,9 +175,10 @@ struct FamilyPageTests {
         let server = try await ServerProcess(database: fixture.database)
         defer { _ = server.stop() }
         // 320 and 390 px phones; 160 CSS px is a 320 px phone zoomed to 200 %.
-        for (width, scale) in [(320, 1), (390, 1), (160, 2)] {
-            let browser = try await WebDriver(width: width, height: 800)
-            do {
+        // One browser, its screen set to each phone in turn.
+        let browser = try await WebDriver(width: 390, height: 800)
+        do {
+            for (width, scale) in [(320, 1), (390, 1), (160, 2)] {
                 try await browser.command("POST", "/goog/cdp/execute", ["cmd": "Emulation.setDeviceMetricsOverride",
                                                                        "params": ["width": width, "height": 800, "deviceScaleFactor": scale, "mobile": true]])
                 for (view, path) in [("me", "/?person=me"), ("household", "/?view=household")] {
@@ -220,13 +221,13 @@ struct FamilyPageTests {
                 // Jo's units in the household: fl oz, not mL.
                 let jo = try await browser.run("return document.querySelector('#people li[data-person=\"Jo\"] .intake').textContent") as? String
                 #expect(jo?.hasSuffix("fl oz") == true, "\(jo ?? "")")
-                try await Self.noConsoleErrors(browser)
-            } catch {
-                await browser.close()
-                throw error
             }
+            try await Self.noConsoleErrors(browser)
+        } catch {
             await browser.close()
+            throw error
         }
+        await browser.close()
     }
 
     @Test func addedToAHomeScreenItShowsTheLastDataWhenThePiCannotBeReached() async throws {
