@@ -58,7 +58,7 @@ public struct DayTimeline: Sendable, Hashable {
 
     public static let width = 800.0
     public static let height = 390.0
-    /// The width it is drawn for (as `IntakeBars.layoutWidth`).
+    /// The width it is drawn for (as `IntakeBars.layoutWidth`, clamped when drawn).
     public var layoutWidth = DayTimeline.width
 
     var totalMl: Double { sips.reduce(0) { $0 + $1.ml } }

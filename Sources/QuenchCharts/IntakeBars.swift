@@ -35,15 +35,15 @@ public struct IntakeBars: Sendable, Hashable {
     public var days: [Day]
     public var unit: VolumeUnit
 
-    /// The width it is drawn for, in CSS pixels (320 to 800): a phone's chart is laid out for the
-    /// phone, so its text is shown at its size rather than shrunk with an 800-wide drawing.
-    public var layoutWidth: Double
+    /// The width it is drawn for, in CSS pixels (`ChartWidth.range`, clamped when drawn): a phone's
+    /// chart is laid out for the phone, so its text is shown at its size rather than shrunk with an
+    /// 800-wide drawing.
+    public var layoutWidth = IntakeBars.width
 
-    public init(title: String, days: [Day], unit: VolumeUnit, layoutWidth: Double = IntakeBars.width) {
+    public init(title: String, days: [Day], unit: VolumeUnit) {
         self.title = title
         self.days = days
         self.unit = unit
-        self.layoutWidth = ChartWidth.clamped(layoutWidth)
     }
 
     public static let width = 800.0
@@ -65,7 +65,7 @@ public struct IntakeBars: Sendable, Hashable {
     public var svg: String {
         var w = SVGWriter()
         let details = days.map(BarPlot.dayTitle(unit: unit)).joined(separator: "; ")
-        let width = layoutWidth, narrow = ChartWidth.isNarrow(width)
+        let width = ChartWidth.clamped(layoutWidth), narrow = ChartWidth.isNarrow(width)
         w.openDocument(width: width, height: Self.height, classes: "qc-chart qc-intake-bars", fixedSize: false,
                        title: "Daily intake: \(title)", label: summary, description: summary + " " + details + ".", style: ChartStyle.chart)
         w.element("rect", ["class": .text("qc-bg"), "width": .number(width), "height": .number(Self.height), "rx": .number(8)])
@@ -95,6 +95,8 @@ struct BarPlot {
     var thinsLabels = false
 
     var slot: Double { (right - left) / Double(max(1, days.count)) }
+    /// Day labels in the small size: the card's, or when there are many bars.
+    var usesSmallLabels: Bool { smallLabels || days.count > 16 }
 
     /// Values over the bars only when there is room for them.
     var showsValues: Bool { days.count <= 14 && (!thinsLabels || slot >= 40) }
@@ -102,7 +104,7 @@ struct BarPlot {
     /// Every how many days a label is drawn (counted back from the last, which always has one).
     var labelEvery: Int {
         guard thinsLabels else { return 1 }
-        let small = smallLabels || days.count > 16
+        let small = usesSmallLabels
         let needed = (small ? smallSize : labelSize) * (small ? 2.2 : 3.6)
         return max(1, Int((needed / slot).rounded(.up)))
     }
@@ -142,7 +144,7 @@ struct BarPlot {
         let slot = slot, every = labelEvery
         let barWidth = min(slot * 0.7, 64)
         let title = Self.dayTitle(unit: unit)
-        let small = smallLabels || days.count > 16
+        let small = usesSmallLabels
         let labelClass = small ? "qc-label qc-small" : "qc-label"
         let dayLabelSize = small ? smallSize : labelSize
         func centre(_ i: Int) -> Double { left + slot * (Double(i) + 0.5) }

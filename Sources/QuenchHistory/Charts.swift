@@ -132,7 +132,7 @@ extension History {
         case .week, .thirtyDays, .month:
             var bars = kind == .month ? try monthBars(environment, containing: date)
                 : try intakeBars(environment, days: kind == .week ? 7 : 30, endingOn: date)
-            if let layout { bars.layoutWidth = ChartWidth.clamped(layout) }
+            if let layout { bars.layoutWidth = layout }
             (svg, summary) = (bars.svg, bars.summary)
         case .day:
             var timeline = try dayTimeline(environment, date: date)

@@ -35,9 +35,7 @@ extension History {
         let note = TextField.note.stored(note)
         if let note, let problem = TextField.note.problem(note) { throw .invalidArgument(problem) }
         let c = try environment.context(creating: true)
-        guard ml <= HistoryInput.maximumDrinkML else {
-            throw .invalidAmount(amount, reason: "more than \(Format.volume(HistoryInput.maximumDrinkML, c.units)) in one drink")
-        }
+        try checkDrinkSize(ml, said: amount, c)
         let (time, fit) = try drinkTime(at, c)
         // A wall time the clocks skipped or repeated that day is said, not silently moved.
         let zone = c.calendar.timeZone.identifier
@@ -60,6 +58,13 @@ extension History {
         let text = try editText(c, action: "added", event, json: json)
         guard let adjustment, !json else { return text }
         return "Note: " + adjustment.shownSafely(limit: 300) + ".\n" + text
+    }
+
+    /// One drink is at most `HistoryInput.maximumDrinkML`, said in the person's units.
+    static func checkDrinkSize(_ ml: Double, said amount: String, _ c: HistoryContext) throws(HistoryError) {
+        guard ml <= HistoryInput.maximumDrinkML else {
+            throw .invalidAmount(amount, reason: "more than \(Format.volume(HistoryInput.maximumDrinkML, c.units)) in one drink")
+        }
     }
 
     /// `--at` of a drink: now when absent; never in the future (a minute of slack for clocks) nor before 1970.
@@ -96,9 +101,7 @@ extension History {
         let ml = try amount.map { (a) throws(HistoryError) in
             try HistoryInput.option("--amount") { () throws(HistoryError) in
                 let ml = try HistoryInput.volume(a, defaultUnit: c.units)
-                guard ml <= HistoryInput.maximumDrinkML else {
-                    throw .invalidAmount(a, reason: "more than \(Format.volume(HistoryInput.maximumDrinkML, c.units)) in one drink")
-                }
+                try checkDrinkSize(ml, said: a, c)
                 return ml
             }
         }

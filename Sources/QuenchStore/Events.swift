@@ -236,10 +236,11 @@ extension IntakeStore {
             throw StoreError(.invalidValue, path: path, "editing event \(id) failed: \(problem); nothing was changed")
         }
         return try write("editing event \(id)") { db in
-            guard try Self.event(id: id, db) != nil else { throw StoreError.noSuchEvent(id, path: path) }
-            if let ml { try db.run("UPDATE intake_event SET ml = ? WHERE id = ?", [ml, id]) }
-            if let time { try db.run("UPDATE intake_event SET time = ? WHERE id = ?", [IntakeEvent.roundedToMillisecond(time).secondsSince1970, id]) }
-            if let stored { try db.run("UPDATE intake_event SET note = ? WHERE id = ?", [stored, id]) }
+            // One statement: the outbox's `changed` row and the met-span triggers fire once per edit.
+            try db.run("""
+                UPDATE intake_event SET ml = coalesce(?1, ml), time = coalesce(?2, time), note = CASE WHEN ?3 THEN ?4 ELSE note END
+                WHERE id = ?5
+                """, [ml, time.map { IntakeEvent.roundedToMillisecond($0).secondsSince1970 }, stored != nil, stored ?? nil, id])
             guard let event = try Self.event(id: id, db) else { throw StoreError.noSuchEvent(id, path: path) }
             return event
         }
