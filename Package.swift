@@ -15,6 +15,7 @@ import PackageDescription
 //     │     share's PNG through Debian's rsvg-convert, a child process)
 //     │     └── QuenchCharts (pure: plain values in, SVG text out; no I/O; the web page inlines the same SVG)
 //     ├── QuenchWeb (`quench serve`: the page, the JSON API, live changes; Hummingbird; `--listen` parsed by QuenchCore's HostPort)
+//     │     └── CZlib (zlib's deflate, for gzip; the only importer of it)
 //     ├── QuenchNotify (pushes to a phone: ntfy or a webhook over HTTPS, for reminders and carers' alerts)
 //     │     └── CCurl (libcurl; the only importer of it)
 //     ├── QuenchMQTT (the publisher: outbox → broker, states, Home Assistant discovery)
@@ -133,13 +134,20 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .target(name: "QuenchNotify", dependencies: ["CCurl", "QuenchCore", "Threading"]),
+        // The page's gzip (zlib, Debian zlib1g-dev): the system's zlib, as SQLite and curl are the system's;
+        // compress-nio would add its own build of lz4 for one deflate call.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(name: "QuenchMQTT", dependencies: [
             "MQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "Threading",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The page and its JSON API (`quench serve`), a process of its own so quenchd stays small.
         .target(name: "QuenchWeb", dependencies: [
-            "QuenchHistory", "QuenchStore", "QuenchCore",
+            "QuenchHistory", "QuenchStore", "QuenchCore", "CZlib",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

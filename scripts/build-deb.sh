@@ -132,7 +132,7 @@ if [ "$arch" = "$host_arch" ]; then
     libraries=${shlibs#shlibs:Depends=}
 else
     # Another architecture's libraries are not installed here: the ones the binaries need by name.
-    libraries='libc6 (>= 2.36), libstdc++6, libgcc-s1, libbluetooth3, libsqlite3-0, libmosquitto1, libcurl4'
+    libraries='libc6 (>= 2.36), libstdc++6, libgcc-s1, libbluetooth3, libsqlite3-0, libmosquitto1, libcurl4, zlib1g'
 fi
 
 source scripts/units.sh

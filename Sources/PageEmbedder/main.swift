@@ -1,5 +1,6 @@
 // PageEmbedder OUTPUT FILE...: writes a Swift source holding each FILE's text
-// as a string constant (`enum PageFiles`), for the EmbedPage build-tool plugin.
+// as a string constant (`enum PageFiles`), for the EmbedPage build-tool plugin;
+// a PNG as its base64 (a string literal compiles at once, an array of bytes does not).
 // The page ships inside quench-web, which is installed alone and reads no files
 // at run time. Each file's text is kept byte for byte, but for one final
 // newline, which editors add and the page never had. Glibc only: this tool is
@@ -58,6 +59,22 @@ func literal(_ text: String) -> String {
     return out + "\""
 }
 
+/// RFC 4648 §4 base64, with padding.
+func base64(_ bytes: [UInt8]) -> String {
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity((bytes.count + 2) / 3 * 4)
+    var i = 0
+    while i < bytes.count {
+        let n = min(3, bytes.count - i)
+        let b0 = UInt32(bytes[i]), b1 = n > 1 ? UInt32(bytes[i + 1]) : 0, b2 = n > 2 ? UInt32(bytes[i + 2]) : 0
+        let triple = b0 << 16 | b1 << 8 | b2
+        for k in 0..<4 { out.append(k <= n ? alphabet[Int(triple >> (18 - 6 * UInt32(k)) & 63)] : UInt8(ascii: "=")) }
+        i += 3
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 guard let output = arguments.first, arguments.count > 1 else { fail("usage: PageEmbedder OUTPUT FILE...") }
 var source = "// Generated at build time by PageEmbedder (the EmbedPage plugin) from the page's files: edit those, not this.\n\n"
@@ -66,10 +83,15 @@ var names: Set<String> = []
 for path in arguments.dropFirst().sorted() {
     let fileName = String(path.split(separator: "/").last ?? Substring(path))
     var bytes = contents(of: path)
-    if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
-    guard let text = String(validating: bytes, as: UTF8.self) else { fail("\(path): not UTF-8") }
     let name = constantName(fileName)
     guard names.insert(name).inserted else { fail("\(path): a second file named \(name)") }
+    if fileName.hasSuffix(".png") {
+        guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { fail("\(path): not a PNG (no PNG signature)") }
+        source += "    /// \(fileName), base64\n    static let \(name) = \"\(base64(bytes))\"\n"
+        continue
+    }
+    if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+    guard let text = String(validating: bytes, as: UTF8.self) else { fail("\(path): not UTF-8") }
     source += "    /// \(fileName)\n    static let \(name) = \(literal(text))\n"
 }
 source += "}\n"

@@ -54,6 +54,14 @@ enum Format {
         return "\(weekdays[day.weekday]) \(c.day) \(months[c.month - 1]) \(c.year)"
     }
 
+    /// `45 min`, `3 h`, `7 h 5 min`, `2 days 4 h`: a time without a drink, a threshold.
+    static func span(minutes: Int) -> String {
+        let m = max(0, minutes)
+        if m < 60 { return "\(m) min" }
+        if m < 48 * 60 { return m % 60 == 0 ? "\(m / 60) h" : "\(m / 60) h \(m % 60) min" }
+        return m / 60 % 24 == 0 ? "\(m / 1440) days" : "\(m / 1440) days \(m / 60 % 24) h"
+    }
+
     /// `just now`, `23 min ago`, `2 h 5 min ago`, `3 days ago`.
     static func ago(_ seconds: Double) -> String {
         let s = max(0, Int(saturating: seconds))

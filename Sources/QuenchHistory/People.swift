@@ -156,7 +156,7 @@ extension History {
     }
 
     /// A change's report: JSON, or `text` followed by the people as they now are.
-    private static func personChanged(_ environment: HistoryEnvironment, _ change: PersonChange, json: Bool, text: String) throws(HistoryError) -> String {
+    static func personChanged(_ environment: HistoryEnvironment, _ change: PersonChange, json: Bool, text: String) throws(HistoryError) -> String {
         if json { return JSONOutput.encode(change) }
         var all = environment
         all.person = nil

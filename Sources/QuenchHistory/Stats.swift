@@ -15,6 +15,9 @@ public struct StatsReport: Sendable, Encodable {
     public var dailyAverageMl: Double
     public var goalMetDays: Int
     public var currentStreak: Int
+    /// The current streak's first and last days (its last is today once met, else yesterday); nil with no streak.
+    public var currentStreakFrom: String?
+    public var currentStreakThrough: String?
     public var longestStreak: Int
     public var sips: Int
     public var sipsPerDay: Double
@@ -55,22 +58,24 @@ extension History {
                 runStart = nil
             }
         }
-        let current = try currentStreak(c, &metDays)
+        let streak = try currentStreak(c, &metDays)
+        let current = streak.map { $0.through.number - $0.from.number + 1 } ?? 0
         return StatsReport(
             person: c.personName, from: first.description, through: today.description, days: days, daysCounted: counted,
             units: c.units.rawValue, totalMl: total, dailyAverageMl: total / Double(counted), goalMetDays: met,
             // The current streak may have ended yesterday, before a one-day period.
-            currentStreak: current, longestStreak: max(longest, current), sips: sips,
+            currentStreak: current, currentStreakFrom: streak?.from.description, currentStreakThrough: streak?.through.description,
+            longestStreak: max(longest, current), sips: sips,
             sipsPerDay: Double(sips) / Double(counted), averageSipMl: sips > 0 ? total / Double(sips) : nil)
     }
 
     /// Days in a row the goal was met, counting back from today; today counts
     /// once met, and an unfinished today does not break the streak.
-    static func currentStreak(_ c: HistoryContext, _ days: inout MetDays) throws(HistoryError) -> Int {
+    static func currentStreak(_ c: HistoryContext, _ days: inout MetDays) throws(HistoryError) -> (from: CivilDay, through: CivilDay)? {
         let today = c.today
         let end = try days.met(today) ? today : today.adding(days: -1)
-        guard try days.met(end) else { return 0 }
-        return end.number - (try days.runStart(endingOn: end)).number + 1
+        guard try days.met(end) else { return nil }
+        return (try days.runStart(endingOn: end), end)
     }
 
     static func renderStats(_ r: StatsReport, _ c: HistoryContext) -> String {
@@ -81,7 +86,7 @@ extension History {
             ("Total", Format.volume(r.totalMl, u)),
             ("Daily average", Format.volume(r.dailyAverageMl, u) + (r.daysCounted < r.days ? " (over \(days(r.daysCounted)) with history)" : "")),
             ("Goal met", "\(Format.grouped(r.goalMetDays)) of \(days(r.daysCounted))\(percent)"),
-            ("Current streak", days(r.currentStreak)),
+            ("Current streak", days(r.currentStreak) + (r.currentStreakFrom.map { $0 == r.currentStreakThrough ? " (\($0))" : " (\($0) to \(r.currentStreakThrough ?? r.through))" } ?? "")),
             ("Longest streak", days(r.longestStreak)),
             ("Sips a day", Format.decimal(r.sipsPerDay, places: 1)),
             ("Average sip", r.averageSipMl.map { Format.volume($0, u) } ?? "-"),

@@ -9,13 +9,20 @@ public struct Person: Sendable, Hashable, Codable {
     /// nil: the household's setting (`quench settings --units`).
     public var units: VolumeUnit?
     public var createdAt: Timestamp
+    /// How long they may go without a drink in their waking hours before the carer's
+    /// view flags them, in minutes; nil: not watched.
+    public var alertAfterMinutes: Int?
 
-    public init(id: Int64, name: String, units: VolumeUnit? = nil, createdAt: Timestamp) {
+    public init(id: Int64, name: String, units: VolumeUnit? = nil, createdAt: Timestamp, alertAfterMinutes: Int? = nil) {
         self.id = id
         self.name = name
         self.units = units
         self.createdAt = createdAt
+        self.alertAfterMinutes = alertAfterMinutes
     }
+
+    /// The schema's CHECK on `person.alert_after_minutes`: a quarter of an hour to a day.
+    public static let alertAfterRange = 15...1440
 
     /// The one person a database has before anyone adds another (the migration's).
     public static let defaultName = "me"
@@ -58,12 +65,13 @@ extension String {
 }
 
 extension IntakeStore {
-    static let personColumns = "id, name, units, created_at"
+    static let personColumns = "id, name, units, created_at, alert_after_minutes"
 
     static func person(_ row: SQLiteRow) throws -> Person {
         let unitText: String? = row[2]
+        let alertAfter: Int? = row[4]
         return Person(id: row[0], name: row[1], units: unitText.flatMap(VolumeUnit.init(rawValue:)),
-                      createdAt: Timestamp(secondsSince1970: row[3]))
+                      createdAt: Timestamp(secondsSince1970: row[3]), alertAfterMinutes: alertAfter)
     }
 
     /// Everyone, in the order they were added.
@@ -119,6 +127,16 @@ extension IntakeStore {
     public func setPersonUnits(id: Int64, _ units: VolumeUnit?) throws(StoreError) {
         try write("setting the units of person \(id)") { db in
             try db.run("UPDATE person SET units = ? WHERE id = ?", [units?.rawValue, id])
+        }
+    }
+
+    /// Sets how long someone may go without a drink before the carer's view flags them (nil: not watched).
+    public func setPersonAlert(id: Int64, afterMinutes minutes: Int?) throws(StoreError) {
+        if let minutes, !Person.alertAfterRange.contains(minutes) {
+            throw StoreError(.invalidValue, path: path, "a carer's threshold of \(Person.alertAfterRange.lowerBound) minutes to \(Person.alertAfterRange.upperBound / 60) hours, please (not \(minutes) minutes)")
+        }
+        try write("setting the carer's threshold of person \(id)") { db in
+            try db.run("UPDATE person SET alert_after_minutes = ? WHERE id = ?", [minutes, id])
         }
     }
 

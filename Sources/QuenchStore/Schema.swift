@@ -333,6 +333,12 @@ enum Schema {
                 text      TEXT NOT NULL CHECK (length(text) BETWEEN 1 AND 64)
             ) STRICT;
             """),
+        // A carer's threshold: how long someone may go without a drink, in their waking
+        // hours, before the carer's view flags them (NULL: not watched).
+        Migration(identifier: "v13: carer's threshold", sql: """
+            ALTER TABLE person ADD COLUMN alert_after_minutes INTEGER
+                CHECK (alert_after_minutes IS NULL OR alert_after_minutes BETWEEN 15 AND 1440);
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

@@ -1,4 +1,6 @@
-/// The page: one HTML file, one stylesheet, one small script, one icon, its manifest and service worker, all
+import FoundationEssentials
+
+/// The page: one HTML file, one stylesheet, one small script, its icons, its manifest and service worker, all
 /// compiled in from `Page/` (the EmbedPage build-tool plugin turns them into
 /// `PageFiles`), so the Pi serves everything itself (no CDN, no web fonts),
 /// works with no internet, and quench-web, installed alone, reads no files.
@@ -9,22 +11,27 @@ enum Assets {
         + "connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     /// Page/icon.svg.
-    static let icon = PageFiles.iconSVG
+    static let icon = PageFile(PageFiles.iconSVG)
 
     /// Page/index.html.
-    static let page = PageFiles.indexHTML
+    static let page = PageFile(PageFiles.indexHTML)
 
     /// Page/page.css.
-    static let style = PageFiles.pageCSS
+    static let style = PageFile(PageFiles.pageCSS)
 
     /// Page/page.js, the page's only script: fetches the API, fills the page in,
     /// and refetches when the server says the history changed. No framework: a
     /// Pi 3 and an old phone both run it at once.
-    static let script = PageFiles.pageJS
+    static let script = PageFile(PageFiles.pageJS)
 
     /// Page/manifest.webmanifest: "Add to Home Screen" opens the page standalone, with its icon.
-    static let manifest = PageFiles.manifestWEBMANIFEST
+    static let manifest = PageFile(PageFiles.manifestWEBMANIFEST)
 
     /// Page/sw.js, the service worker: the last data when the Pi cannot be reached.
-    static let serviceWorker = PageFiles.swJS
+    static let serviceWorker = PageFile(PageFiles.swJS)
+
+    /// Page/icon-192.png and icon-512.png (scripts/page-icons.sh draws them): the home screen's
+    /// icons, which Android asks for as PNG and iOS takes only as PNG. Already compressed: no gzip.
+    static let icon192 = PageFile(png: PageFiles.icon192PNG)
+    static let icon512 = PageFile(png: PageFiles.icon512PNG)
 }

@@ -26,14 +26,16 @@ struct Routes: Sendable {
     let databaseSeen = DatabaseSeen()
 
     func register(on router: Router<WebRequestContext>) {
-        router.get("/") { _, _ in Responses.asset(Assets.page, type: "text/html; charset=utf-8") }
-        router.get("/app.js") { _, _ in Responses.asset(Assets.script, type: "text/javascript; charset=utf-8") }
-        router.get("/app.css") { _, _ in Responses.asset(Assets.style, type: "text/css; charset=utf-8") }
-        router.get("/icon.svg") { _, _ in Responses.asset(Assets.icon, type: "image/svg+xml") }
-        router.get("/manifest.webmanifest") { _, _ in Responses.asset(Assets.manifest, type: "application/manifest+json") }
+        router.get("/") { request, _ in Responses.asset(Assets.page, type: "text/html; charset=utf-8", for: request) }
+        router.get("/app.js") { request, _ in Responses.asset(Assets.script, type: "text/javascript; charset=utf-8", for: request) }
+        router.get("/app.css") { request, _ in Responses.asset(Assets.style, type: "text/css; charset=utf-8", for: request) }
+        router.get("/icon.svg") { request, _ in Responses.asset(Assets.icon, type: "image/svg+xml", for: request) }
+        router.get("/icon-192.png") { request, _ in Responses.asset(Assets.icon192, type: "image/png", for: request) }
+        router.get("/icon-512.png") { request, _ in Responses.asset(Assets.icon512, type: "image/png", for: request) }
+        router.get("/manifest.webmanifest") { request, _ in Responses.asset(Assets.manifest, type: "application/manifest+json", for: request) }
         // Asked for again at each visit, so a new version of the page reaches the phones.
-        router.get("/sw.js") { _, _ in
-            var response = Responses.asset(Assets.serviceWorker, type: "text/javascript; charset=utf-8")
+        router.get("/sw.js") { request, _ in
+            var response = Responses.asset(Assets.serviceWorker, type: "text/javascript; charset=utf-8", for: request)
             response.headers[.cacheControl] = "no-cache"
             return response
         }
@@ -66,6 +68,16 @@ struct Routes: Sendable {
         // Everyone at a glance (the carer's view): each person's state, as MQTT publishes it.
         router.get("/api/household") { request, _ in
             await answer(request) { env, _ throws(HistoryError) in History.json(try History.personStates(env)) }
+        }
+        // The carer's view: everyone, the one longest without a drink in their waking hours first.
+        router.get("/api/carer") { request, _ in
+            await answer(request) { env, _ throws(HistoryError) in try History.carer(env, json: true) }
+        }
+        router.post("/api/person/alert") { request, context in
+            let body = try await request.json(as: AlertRequest.self, context: context)
+            return await answer(request, writes: true) { env, _ throws(HistoryError) in
+                try History.setPersonAlert(env, name: body.person, after: body.after, json: true)
+            }
         }
         router.get("/api/people") { request, _ in
             await answer(request) { env, _ throws(HistoryError) in try History.people(env, json: true) }
@@ -176,7 +188,8 @@ struct Routes: Sendable {
         do {
             let bytes = try await NIOThreadPool.singleton.runIfActive { () throws -> [UInt8] in try body(env, query) }
             if writes { feed.changed() }
-            return type.map { Responses.data(bytes, type: $0) } ?? Responses.json(bytes)
+            let gzip = Gzip.accepted(by: request)
+            return type.map { Responses.data(bytes, type: $0, gzip: gzip) } ?? Responses.json(bytes, gzip: gzip)
         } catch let error as HistoryError {
             let status = Responses.status(for: error)
             if status.code >= 500 {
@@ -235,6 +248,12 @@ struct ReminderRequest: Decodable, Sendable {
     var window: String?
     var after: String?
     var every: String?
+}
+
+/// `quench person alert NAME AFTER` (`off`: not watched).
+struct AlertRequest: Decodable, Sendable {
+    var person: String
+    var after: String
 }
 
 /// `quench remind snooze DURATION` (`off` ends it).
@@ -333,15 +352,15 @@ struct Query: Sendable {
 }
 
 enum Responses {
-    static func json(_ bytes: [UInt8]) -> Response {
-        var buffer = ByteBuffer(bytes: bytes)
-        buffer.writeString("\n")
-        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-                        body: ResponseBody(byteBuffer: buffer))
+    static func json(_ bytes: [UInt8], gzip: Bool = false) -> Response {
+        data(bytes + [UInt8(ascii: "\n")], type: "application/json; charset=utf-8", gzip: gzip)
     }
 
-    static func data(_ bytes: [UInt8], type: String) -> Response {
-        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-store"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    /// Health data (the API) is never cached. Sent gzipped when the client takes it and it is worth it.
+    static func data(_ bytes: [UInt8], type: String, gzip: Bool = false) -> Response {
+        var headers: HTTPFields = [.contentType: type, .cacheControl: "no-store"]
+        let content = body(bytes, gzip && bytes.count >= Gzip.worthwhile ? Gzip.compress(bytes) : nil, &headers)
+        return Response(status: .ok, headers: headers, body: content)
     }
 
     static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
@@ -349,29 +368,42 @@ enum Responses {
                  body: ResponseBody(byteBuffer: ByteBuffer(string: History.json(["error": message]) + "\n")))
     }
 
-    /// The page's files never change within a build: the browser keeps them a
-    /// day; health data (the API) is never cached.
-    static func asset(_ text: String, type: String) -> Response {
-        Response(status: .ok, headers: [.contentType: type, .cacheControl: "private, max-age=300",
-                                        HTTPField.Name("X-Content-Type-Options")!: "nosniff",
-                                        HTTPField.Name("Content-Security-Policy")!: Assets.contentSecurityPolicy],
-                 body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    /// The page's files never change within a build: the browser keeps them five minutes.
+    static func asset(_ file: PageFile, type: String, for request: Request) -> Response {
+        var headers: HTTPFields = [.contentType: type, .cacheControl: "private, max-age=300",
+                                   HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+                                   HTTPField.Name("Content-Security-Policy")!: Assets.contentSecurityPolicy]
+        let content = body(file.plain, Gzip.accepted(by: request) ? file.gzipped : nil, &headers)
+        return Response(status: .ok, headers: headers, body: content)
+    }
+
+    /// The body, gzipped when `gzipped` is given: said in Content-Encoding, and `Vary` tells a cache
+    /// that another client may have had it plain.
+    private static func body(_ plain: [UInt8], _ gzipped: [UInt8]?, _ headers: inout HTTPFields) -> ResponseBody {
+        headers[.vary] = "Accept-Encoding"
+        guard let gzipped else { return ResponseBody(byteBuffer: ByteBuffer(bytes: plain)) }
+        headers[.contentEncoding] = "gzip"
+        return ResponseBody(byteBuffer: ByteBuffer(bytes: gzipped))
     }
 
     /// An error in the page's words: what is true and whether anything was
     /// saved, never SQLite's text or codes, a command or an option (the server's
     /// log has the whole error). A value refused says the store's own words,
     /// which name the field.
+    /// `--window '25-3': …` → `window '25-3': …`: a message that starts with an option names the field.
+    static func fieldName(_ text: String) -> String { text.hasPrefix("--") ? String(text.dropFirst(2)) : text }
+
     static func message(for error: HistoryError) -> String {
         switch error {
-        case .inOption(let option, let inner) where !isStore(inner): return "\(option): \(message(for: inner))"
+        // The field as the page and the API name it: `at`, not the command line's `--at`.
+        case .inOption(let option, let inner) where !isStore(inner): return "\(fieldName(option)): \(message(for: inner))"
         case .inOption(_, let inner): return message(for: inner)
         case .unknownPerson(let name, let people):
             return "Nobody is called '\(name.shownSafely(limit: 40))' (people: \(people.map { $0.shownSafely(limit: 40) }.joined(separator: ", ")))"
         case .personNeeded(let people):
             return "Several people share this history (\(people.map { $0.shownSafely(limit: 40) }.joined(separator: ", "))): choose whose"
         case .store(let e): return message(for: e)
-        default: return error.description
+        default: return fieldName(error.description)
         }
     }
 

@@ -75,7 +75,8 @@ struct WebBenchmark {
         ("/", nil), ("/app.js", nil), ("/app.css", nil),
         ("/api/today", nil), ("/api/log?since=today&deleted=true", nil),
         ("/api/stats?days=7", nil), ("/api/stats?days=30", nil), ("/api/stats?days=365", nil),
-        ("/api/calendar", nil), ("/api/goal", nil), ("/api/remind", nil), ("/api/state", nil), ("/api/household", nil),
+        ("/api/calendar", nil), ("/api/calendar?month=2020-02", nil), ("/api/goal", nil), ("/api/goal/recommend?weight=70kg&exercise=30min", nil),
+        ("/api/remind", nil), ("/api/state", nil), ("/api/household", nil), ("/api/carer", nil), ("/icon-192.png", nil),
         ("/api/chart/day.svg", nil), ("/api/chart/week.svg", nil), ("/api/chart/30days.svg", nil), ("/api/chart/month.svg", nil),
         ("/api/share/day.svg", nil), ("/api/share/day.png", nil),
     ]
@@ -110,7 +111,7 @@ struct WebBenchmark {
 
         // A page refresh, as the script makes it, over a browser's six connections.
         let pool = try (0..<6).map { _ in try BenchConnection.connect(group, host: "127.0.0.1", port: server.port) }
-        for (label, firstLoad) in [("page refresh (12 requests, as the script makes them)", false),
+        for (label, firstLoad) in [("page refresh (14 requests, as the script makes them)", false),
                                    ("first load (page, script, style, then the refresh)", true)] {
             var times: [Double] = []
             for i in 0..<(warmup + requests) {
@@ -194,7 +195,7 @@ struct WebBenchmark {
         }
         end = try together(["/api/household"])
         end = try together(["/api/today", "/api/state"])
-        end = try together(["/api/log?since=today&deleted=true", "/api/stats?days=7", "/api/stats?days=30", "/api/calendar"])
+        end = try together(["/api/log?since=today&deleted=true", "/api/stats?days=7", "/api/stats?days=30", "/api/calendar", "/api/goal", "/api/remind"])
         for kind in ["day", "week", "30days"] { end = try together(["/api/chart/\(kind).svg"]) }
         return inSeconds(end - start)
     }

@@ -20,10 +20,21 @@ struct PeopleCommand: ParsableCommand {
     }
 }
 
+struct CarerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "carer",
+        abstract: "Everyone, the one longest without a drink (in their waking hours) first; who is over their threshold (`quench person alert`).")
+    @OptionGroup var options: StoreOptions
+
+    func run() throws {
+        emit(try History.carer(options.environment(), json: options.json))
+    }
+}
+
 struct PersonCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "person", abstract: "Add, rename or remove someone in the household.",
-        subcommands: [Add.self, Rename.self, Units.self, Remove.self])
+        commandName: "person", abstract: "Add, rename or remove someone in the household; their units; a carer's threshold.",
+        subcommands: [Add.self, Rename.self, Units.self, Alert.self, Remove.self])
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add someone, with their own goal and units.")
@@ -59,6 +70,18 @@ struct PersonCommand: ParsableCommand {
 
         func run() throws {
             emit(try History.setPersonUnits(HistoryEnvironment.process(database: db, units: nil), name: name, units: units, json: json))
+        }
+    }
+
+    struct Alert: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set how long someone may go without a drink in their waking hours before `quench carer` and the page's carer view flag them.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "Their name.") var name: String
+        @Argument(help: "A time (90min, 3h; 15 min to 24 h), or off.") var after: String
+
+        func run() throws {
+            emit(try History.setPersonAlert(options.environment(), name: name, after: after, json: options.json))
         }
     }
 

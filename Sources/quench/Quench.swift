@@ -117,6 +117,6 @@ struct Quench: AsyncParsableCommand {
     static let historyCommands: [any ParsableCommand.Type] = [
         Today.self, Log.self, Stats.self, CalendarCommand.self, GoalCommand.self, RemindCommand.self,
         Add.self, Edit.self, Delete.self, Undo.self, Restore.self, BackupCommand.self, Export.self, Import.self, SettingsCommand.self, ConfigCommand.self,
-        ServeCommand.self, ChartCommand.self, ShareCommand.self, PeopleCommand.self, PersonCommand.self,
+        ServeCommand.self, ChartCommand.self, ShareCommand.self, PeopleCommand.self, PersonCommand.self, CarerCommand.self,
     ]
 }

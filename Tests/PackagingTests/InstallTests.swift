@@ -101,7 +101,7 @@ struct InstallTests {
         let info = try dpkgDeb(["--info", path])
         // The libraries dpkg-shlibdeps found the binaries load, with versions; the maintainer scripts' tools.
         let depends = try #require(info.split(separator: "\n").first { $0.hasPrefix(" Depends: ") }, "\(info)")
-        for library in ["libc6 (>= ", "libbluetooth3 (>= ", "libsqlite3-0 (>= ", "libmosquitto1 (>= ", "libcurl4 (>= ", "adduser", "init-system-helpers (>= "] {
+        for library in ["libc6 (>= ", "libbluetooth3 (>= ", "libsqlite3-0 (>= ", "libmosquitto1 (>= ", "libcurl4 (>= ", "zlib1g (>= ", "adduser", "init-system-helpers (>= "] {
             #expect(depends.contains(library), "\(library): \(depends)")
         }
         #expect(info.contains("Package: quench") && info.contains("Version: \(DebianPackageTests.version)"), "\(info)")

@@ -32,7 +32,7 @@ enum Snapshots {
           Total           12,380 mL
           Daily average   1,769 mL
           Goal met        5 of 7 days (71 %)
-          Current streak  3 days
+          Current streak  3 days (2026-03-01 to 2026-03-03)
           Longest streak  3 days
           Sips a day      2.3
           Average sip     774 mL

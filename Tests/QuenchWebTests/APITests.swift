@@ -112,8 +112,11 @@ struct APITests {
             ("POST", "/api/delete", #"{"id":"1"}"#, 400, "request body: `id` should be a whole number"),
             ("PUT", "/api/add", #"{"amount":"250ml"}"#, 404, "nothing at /api/add"),
             ("GET", "/api/chart/year.svg", nil, 404, "charts: week.svg"),
-            ("GET", "/api/stats?days=0", nil, 400, "--days must be between 1 and 36600"),
-            ("GET", "/api/chart/week.svg?date=0001-01-07", nil, 400, "--date: invalid date '0001-01-07': before 1970"),
+            // The field as the API names it, not the command line's option.
+            ("GET", "/api/stats?days=0", nil, 400, "days must be between 1 and 36600"),
+            ("GET", "/api/chart/week.svg?date=0001-01-07", nil, 400, "date: invalid date '0001-01-07': before 1970"),
+            ("POST", "/api/remind", #"{"window":"25-3"}"#, 400, "window '25-3': '25' is not a time of day"),
+            ("POST", "/api/person/alert", #"{"person":"me","after":"5min"}"#, 400, "a carer's threshold of 15 minutes to 24 hours"),
         ]
         for (method, path, body, status, text) in cases {
             let answer = try await server.client.request(method, path, headers: body == nil ? [] : json, body: body)
@@ -122,6 +125,7 @@ struct APITests {
             let object = answer.json as? [String: Any]
             #expect(object?.count == 1 && (object?["error"] as? String)?.contains(text) == true,
                     "\(method) \(path): \(answer.body) is not {\"error\": \"…\(text)…\"}")
+            #expect(!answer.body.contains("\"--") && !answer.body.contains(" --"), "\(method) \(path): an option in \(answer.body)")
         }
     }
 

@@ -181,7 +181,7 @@ struct FamilyPageTests {
             for (width, scale) in [(320, 1), (390, 1), (160, 2)] {
                 try await browser.command("POST", "/goog/cdp/execute", ["cmd": "Emulation.setDeviceMetricsOverride",
                                                                        "params": ["width": width, "height": 800, "deviceScaleFactor": scale, "mobile": true]])
-                for (view, path) in [("me", "/?person=me"), ("household", "/?view=household")] {
+                for (view, path) in [("me", "/?person=me"), ("household", "/?view=household"), ("carer", "/?view=carer")] {
                     for dark in [false, true] {
                         try await browser.command("POST", "/goog/cdp/execute", ["cmd": "Emulation.setEmulatedMedia",
                                                                                "params": ["features": [["name": "prefers-color-scheme", "value": dark ? "dark" : "light"]]]])

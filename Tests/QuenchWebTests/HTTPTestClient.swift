@@ -10,6 +10,8 @@ struct HTTPTestClient: Sendable {
         var status: Int
         var headers: [(String, String)]
         var body: String
+        /// The body as it came (a gzipped answer, a PNG), before it was read as text.
+        var bytes: [UInt8] = []
 
         func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
         var json: Any? { try? JSONSerialization.jsonObject(with: Data(body.utf8)) }
@@ -48,11 +50,13 @@ struct HTTPTestClient: Sendable {
                     answer.status = Int(h.status.code)
                     answer.headers = h.headers.map { ($0.name, $0.value) }
                 case let .body(buffer):
-                    answer.body += String(buffer: buffer)
+                    answer.bytes += buffer.readableBytesView
                 case .end:
+                    answer.body = String(decoding: answer.bytes, as: UTF8.self)
                     return answer
                 }
             }
+            answer.body = String(decoding: answer.bytes, as: UTF8.self)
             return answer
         }
     }

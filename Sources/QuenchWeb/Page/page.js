@@ -200,10 +200,17 @@ function showBottles(bottles) {
   $("no-bottles").hidden = bottles.length > 0;
 }
 
+const longDay = (date) => new Date(date + "T12:00:00Z").toLocaleDateString("en-GB", { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" });
+const monthName = (month) => new Date(Date.UTC(+month.slice(0, 4), +month.slice(5, 7) - 1, 15)).toLocaleDateString("en-GB", { month: "long", year: "numeric", timeZone: "UTC" });
+// The streak with its days: from its first day (a link to it), and marked on the calendar.
+let streak = null;
 function showStats(week, month) {
-  $("streaks").textContent = "Streak: " + week.current_streak + " day" + (week.current_streak === 1 ? "" : "s") +
+  streak = week.current_streak_from ? { from: week.current_streak_from, through: week.current_streak_through } : null;
+  const n = week.current_streak;
+  $("streaks").replaceChildren("Streak: " + n + " day" + (n === 1 ? "" : "s"),
+    ...(streak ? [n === 1 ? ", " : ", since ", el("a", { href: pageLink({ date: streak.from }), id: "streak-start" }, longDay(streak.from))] : []),
     " (longest " + month.longest_streak + " in 30 days). Goal met " + week.goal_met_days + " of the last 7 days, " +
-    month.goal_met_days + " of 30. Average " + volume(month.daily_average_ml) + " a day.";
+    month.goal_met_days + " of 30. Average " + volume(month.daily_average_ml) + " a day.");
 }
 
 function showCalendar(calendar, today) {
@@ -217,17 +224,34 @@ function showCalendar(calendar, today) {
     const text = d.ml > 0 ? volume(d.ml) : "";
     const said = d.date + ": " + (d.ml > 0 ? volume(d.ml) : "nothing") + (d.met ? ", goal met" : "");
     // The day's number opens that day; a tap elsewhere on it says its amount.
-    cells.push(el("td", { class: (d.met ? "met" : "") + (d.date === today.date ? " today" : ""), "aria-label": said,
+    const inStreak = streak && d.date >= streak.from && d.date <= streak.through;
+    cells.push(el("td", { class: (d.met ? "met" : "") + (d.date === today.date ? " today" : "") + (inStreak ? " streak" : ""), "aria-label": said + (inStreak ? ", in the streak" : ""),
       onclick: () => { $("calendar-day").textContent = said; } },
       el("a", { class: "day", href: pageLink({ date: d.date }), "aria-label": "Open " + d.date }, label), el("span", { class: "amount" }, text), d.met ? " ✓" : ""));
   }
   const rows = [];
   for (let i = 0; i < cells.length; i += 7) rows.push(el("tr", {}, ...cells.slice(i, i + 7)));
   $("calendar").tBodies[0].replaceChildren(...rows);
-  const month = /^(\d{4})-(\d{2})$/.exec(calendar.month || "");
-  $("calendar-title").textContent = month
-    ? new Date(Date.UTC(+month[1], +month[2] - 1, 15)).toLocaleDateString("en-GB", { month: "long", year: "numeric", timeZone: "UTC" })
-    : "This month";
+  const month = /^\d{4}-\d{2}$/.test(calendar.month || "") ? calendar.month : null;
+  $("calendar-title").textContent = month ? monthName(month) : "This month";
+  // Earlier and later months: each button names the month it opens; none after the current one.
+  if (month) {
+    const earlier = shiftMonth(month, -1), later = shiftMonth(month, 1);
+    $("earlier-month").textContent = "← " + monthName(earlier).replace(/ \d{4}$/, "");
+    $("earlier-month").setAttribute("aria-label", "Show " + monthName(earlier));
+    $("later-month").hidden = later > currentMonth;
+    $("later-month").textContent = monthName(later).replace(/ \d{4}$/, "") + " →";
+    $("later-month").setAttribute("aria-label", "Show " + monthName(later));
+  }
+}
+const shiftMonth = (month, by) => { const d = new Date(Date.UTC(+month.slice(0, 4), +month.slice(5, 7) - 1 + by, 15)); return d.toISOString().slice(0, 7); };
+// The month the calendar shows: the day's own until the person moves it.
+let calendarMonth = null, currentMonth = "", shownDay = null;
+async function moveMonth(by, today = shownDay) {
+  if (!today) return;
+  calendarMonth = shiftMonth(calendarMonth || today.date.slice(0, 7), by);
+  try { showCalendar(await getJSON("calendar", { month: calendarMonth }), today); $("calendar-day").textContent = ""; }
+  catch (error) { $("calendar-day").textContent = "Cannot load " + monthName(calendarMonth) + ": " + error.message; }
 }
 
 async function showCharts() {
@@ -279,7 +303,8 @@ function smallRing(fraction, met) {
 }
 function showHousehold(people) {
   const several = people.length > 1;
-  $("household-link").hidden = !several || !person;
+  $("household-link").hidden = !several || (!person && query.get("view") !== "carer");
+  $("carer-link").hidden = query.get("view") === "carer";
   $("person-pick").hidden = !several;
   const chosen = person || (several ? "" : people[0] && people[0].person);
   // "Everyone" stays in the list on a person's page: the household is one choice away.
@@ -304,6 +329,38 @@ function showHousehold(people) {
   }));
 }
 
+// The carer's view: everyone, the one longest without a drink (in their waking hours) first, as
+// `quench carer` sorts them; over their threshold, marked and said first. The threshold is set here.
+const THRESHOLDS = [["off", "Not flagged"], ["60", "after 1 h"], ["120", "after 2 h"], ["180", "after 3 h"], ["240", "after 4 h"], ["360", "after 6 h"], ["480", "after 8 h"]];
+const span = (minutes) => minutes < 60 ? minutes + " min" : minutes < 2880
+  ? Math.floor(minutes / 60) + " h" + (minutes % 60 ? " " + (minutes % 60) + " min" : "")
+  : Math.floor(minutes / 1440) + " days";
+function showCarer(report) {
+  const over = report.people.filter((p) => p.overdue);
+  $("carer-summary").textContent = over.length === 0 ? "Nobody is over their threshold."
+    : over.map((p) => p.person).join(", ") + (over.length === 1 ? " is" : " are") + " over their threshold.";
+  $("carer-list").replaceChildren(...report.people.map((p) => {
+    const amount = quickAmounts(p.units)[1];
+    const quiet = p.quiet_minutes == null ? "No drink recorded" : span(p.quiet_minutes) + " without a drink";
+    const current = p.alert_after_minutes == null ? "off" : String(p.alert_after_minutes);
+    const choices = THRESHOLDS.some(([v]) => v === current) ? THRESHOLDS : [...THRESHOLDS, [current, "after " + span(+current)]];
+    const select = el("select", { "data-focus": "alert-" + p.person, "aria-label": "Flag " + p.person + " after" },
+      ...choices.map(([value, text]) => el("option", value === current ? { value, selected: "" } : { value }, text)));
+    select.addEventListener("change", () => setting("person/alert", { person: p.person, after: select.value === "off" ? "off" : select.value + "min" },
+      (r) => r.detail ? p.person + " is flagged after " + span(+r.detail) + " without a drink" : p.person + " is no longer flagged"));
+    return el("li", { class: "carer-row" + (p.overdue ? " overdue" : ""), "data-person": p.person },
+      el("div", { class: "person-text" },
+        el("a", { href: "/?person=" + encodeURIComponent(p.person), class: "person-name" }, p.person),
+        el("p", { class: "quiet" }, quiet + (p.overdue ? " (over " + (p.alert_after_minutes != null ? span(p.alert_after_minutes) : "") + ")" : "")),
+        el("p", {}, (p.last_drink_at ? "Last drink " + (p.last_drink_at.slice(0, 10) === report.at.slice(0, 10) ? "" : longDay(p.last_drink_at.slice(0, 10)) + " ") + clock(p.last_drink_at) + " · today " : "Today ")
+          + volume(p.intake_ml, p.units) + " of " + volume(p.goal_ml, p.units)),
+        el("p", { class: "hint" }, "Waking hours " + p.waking_hours.replace("-", "–") + (p.awake ? "" : " (outside them now)"))),
+      el("label", {}, "Flag", select),
+      el("button", { type: "button", class: "add write", "data-focus": "carer-" + amount + "-" + p.person, "aria-label": "Add " + amountText(amount) + " for " + p.person,
+        onclick: () => act("add", { amount }, p.person) }, "+" + amountText(amount).replace(" fl oz", " oz")));
+  }));
+}
+
 let refreshing = null, again = false;
 async function refresh() {
   if (refreshing) { again = true; return refreshing; }
@@ -311,18 +368,22 @@ async function refresh() {
     servedOffline = false;
     try {
       const people = await getJSON("household");
-      // Several people and nobody chosen: the household is the page.
-      const household = query.get("view") === "household" || (people.length > 1 && !person);
-      for (const id of ["today", "bottles", "history", "settings"]) $(id).hidden = household;
+      // Several people and nobody chosen: the household is the page; `?view=carer`: the carer's.
+      const carer = query.get("view") === "carer";
+      const household = !carer && (query.get("view") === "household" || (people.length > 1 && !person));
+      for (const id of ["today", "bottles", "history", "settings"]) $(id).hidden = household || carer;
       $("household").hidden = !household;
-      if (people[0]) { units = people[0].units || units; }
+      $("carer").hidden = !carer;
+      if (people[0]) { units = people[0].units || units; currentMonth = people[0].date.slice(0, 7); }
       showHousehold(people);
-      if (!household) {
+      if (carer) showCarer(await getJSON("carer"));
+      if (!household && !carer) {
         const [today, state] = await Promise.all([getJSON("today", day ? { date: day } : {}), getJSON("state")]);
         showToday(today, state);
+        shownDay = today;
         const [events, week, month, calendar, goal, remind] = await Promise.all([
           getLines("log", { since: today.date, until: today.date, deleted: "true" }), getJSON("stats", { days: 7 }), getJSON("stats", { days: 30 }),
-          getJSON("calendar", { month: today.date.slice(0, 7) }), getJSON("goal"), getJSON("remind")]);
+          getJSON("calendar", { month: calendarMonth || today.date.slice(0, 7) }), getJSON("goal"), getJSON("remind")]);
         showSettings(goal, remind);
         showSips(events, state.bottles);
         showBottles(state.bottles);
@@ -440,6 +501,29 @@ function quickButtons() {
     "aria-label": "Add " + amountText(a), onclick: () => act("add", { amount: a }) }, "+" + amountText(a).replace(" fl oz", " oz"))));
 }
 
+// The card through the phone's share sheet where the browser has one (Web Share, files level 2;
+// browsers offer it only to a secure context: HTTPS, or this machine); elsewhere the link downloads the PNG.
+async function shareCard(event) {
+  if (!navigator.canShare) return;
+  event.preventDefault();
+  const link = event.currentTarget;
+  try {
+    const response = await fetch(link.href);
+    if (!response.ok) { let m = response.statusText; try { m = JSON.parse(await response.text()).error || m; } catch (_) {} throw new Error(m); }
+    const file = new File([await response.blob()], link.getAttribute("download"), { type: "image/png" });
+    if (navigator.canShare({ files: [file] })) {
+      await navigator.share({ files: [file], title: "Quench", text: link.textContent === "today's card" ? "My water today" : "My water this week" });
+      said("Shared " + link.textContent);
+    } else {
+      const save = el("a", { href: URL.createObjectURL(file), download: file.name });
+      save.click();
+      setTimeout(() => URL.revokeObjectURL(save.href), 10000);
+    }
+  } catch (error) {
+    if (error.name !== "AbortError") said("Could not share " + link.textContent + ": " + error.message, true);
+  }
+}
+
 // The live stream. A page left for another (a person's link, the household) closes its stream: a
 // browser keeps six connections to a server, and pages kept for the Back button with their streams
 // open used them up, so the seventh page waited a minute for one.
@@ -469,7 +553,9 @@ window.addEventListener("pageshow", (e) => { if (e.persisted) { live(); refresh(
 
 document.addEventListener("DOMContentLoaded", async () => {
   $("person").addEventListener("change", (e) => { location.search = e.target.value ? "?person=" + encodeURIComponent(e.target.value) : ""; });
-  for (const link of document.querySelectorAll("a.card")) link.href = url(link.dataset.card);
+  for (const link of document.querySelectorAll("a.card")) { link.href = url(link.dataset.card); link.addEventListener("click", shareCard); }
+  $("earlier-month").addEventListener("click", () => moveMonth(-1));
+  $("later-month").addEventListener("click", () => moveMonth(1));
   $("quick-add").addEventListener("submit", async (e) => {
     e.preventDefault();
     const amount = $("custom-amount").value.trim();

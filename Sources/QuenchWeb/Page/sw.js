@@ -5,7 +5,7 @@
 // Browsers run this only where the page is a secure context: on this machine (127.0.0.1) or over
 // HTTPS, not over plain HTTP on the LAN.
 const SHELL = "quench-page", DATA = "quench-data";
-const PAGE = ["/", "/app.js", "/app.css", "/icon.svg", "/manifest.webmanifest"];
+const PAGE = ["/", "/app.js", "/app.css", "/icon.svg", "/icon-192.png", "/manifest.webmanifest"];
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(SHELL).then((cache) => cache.addAll(PAGE)).then(() => self.skipWaiting()));

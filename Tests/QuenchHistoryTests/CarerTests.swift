@@ -1,0 +1,71 @@
+import Foundation
+import QuenchCore
+import QuenchStore
+import QuenchTestSupport
+import Testing
+@testable import QuenchHistory
+
+/// `quench carer`: time without a drink counted in each person's waking hours, a threshold each,
+/// and the order a carer reads them in; on an injected clock.
+@Suite struct CarerTests {
+    /// 2026-11-24 00:00 UTC.
+    static let midnight = 1_795_478_400.0
+    static func at(_ hour: Double) -> Timestamp { Timestamp(secondsSince1970: midnight + hour * 3600) }
+
+    static func environment(_ folder: TemporaryFolder, _ hour: Double) -> HistoryEnvironment {
+        HistoryEnvironment(databasePath: folder.path + "/q.sqlite", now: at(hour), timeZone: TimeZone(identifier: "UTC")!)
+    }
+
+    @Test func aNightsSleepIsNotCountedAnAfternoonIs() throws {
+        let settings = ReminderSettings.defaults  // 08:00-22:00
+        let calendar = DayCalendar(timeZone: TimeZone(identifier: "UTC")!, dayStartHour: 4)
+        func minutes(_ from: Double, _ until: Double) -> Double { History.wakingSeconds(from: Self.at(from), until: Self.at(until), settings, calendar) / 60 }
+        #expect(minutes(21.5, 24 + 9) == 90, "21:30 to 22:00, then 08:00 to 09:00")
+        #expect(minutes(23, 24 + 7.5) == 0, "asleep throughout")
+        #expect(minutes(10, 15) == 300)
+        #expect(minutes(10, 24 * 3 + 10) == 3 * 14 * 60, "three waking days")
+        #expect(minutes(15, 10) == 0, "a drink after now counts nothing")
+        // Counted over at most `reach` days: the figure stops growing, it does not run on forever.
+        #expect(minutes(-24 * 400, 12) <= Double(CarerReport.reach + 1) * 14 * 60)
+    }
+
+    @Test func overTheirThresholdFirstThenTheLongestWithoutADrink() throws {
+        let folder = try TemporaryFolder()
+        let store = try IntakeStore(path: folder.path + "/q.sqlite")
+        let gran = try store.addPerson(name: "Gran")
+        let ben = try store.addPerson(name: "Ben")
+        let me = try #require(try store.person(named: "me"))
+        _ = try store.addManual(ml: 200, at: Self.at(9), note: nil, identity: "gran", person: gran.id)
+        _ = try store.addManual(ml: 300, at: Self.at(8.5), note: nil, identity: "ben", person: ben.id)
+        _ = try store.addManual(ml: 250, at: Self.at(13), note: nil, identity: "me", person: me.id)
+        try store.setPersonAlert(id: gran.id, afterMinutes: 180)
+
+        // 14:00: Gran 5 h (over her 3 h), Ben 5 h 30 min (not watched), me 1 h.
+        let report = try History.carerReport(Self.environment(folder, 14))
+        #expect(report.people.map(\.person) == ["Gran", "Ben", "me"])
+        #expect(report.people.map(\.quietMinutes) == [300, 330, 60])
+        #expect(report.people.map(\.overdue) == [true, false, false] && report.overdue == 1)
+        #expect(report.people[0].alertAfterMinutes == 180 && report.people[0].awake && report.people[0].lastDrinkAt == "2026-11-24T09:00:00+00:00")
+        let text = try History.carer(Self.environment(folder, 14), json: false)
+        #expect(text.contains("5 h (over)") && text.hasSuffix("1 person over their threshold."), "\(text)")
+
+        // Ben watched after 15 minutes: over too, and first (longer without a drink).
+        try store.setPersonAlert(id: ben.id, afterMinutes: 15)
+        let both = try History.carerReport(Self.environment(folder, 14))
+        #expect(both.people.map(\.person) == ["Ben", "Gran", "me"] && both.overdue == 2)
+        // At 23:00 nobody is awake, and the evening still counts to 22:00.
+        let night = try History.carerReport(Self.environment(folder, 23))
+        #expect(night.people.allSatisfy { !$0.awake } && night.people.first { $0.person == "me" }?.quietMinutes == 9 * 60)
+
+        // Someone watched with no drink at all is over it; the threshold is bounded, in words.
+        let ann = try store.addPerson(name: "Ann")
+        _ = try History.setPersonAlert(Self.environment(folder, 14), name: "Ann", after: "1h", json: true)
+        let withAnn = try History.carerReport(Self.environment(folder, 14))
+        #expect(withAnn.people.first?.person == "Ann" && withAnn.people.first?.quietMinutes == nil && withAnn.people.first?.overdue == true)
+        #expect(try store.person(id: ann.id)?.alertAfterMinutes == 60)
+        #expect(throws: HistoryError.self) { try History.setPersonAlert(Self.environment(folder, 14), name: "Ann", after: "10min", json: true) }
+        #expect(throws: HistoryError.self) { try History.setPersonAlert(Self.environment(folder, 14), name: "Ann", after: "25h", json: true) }
+        _ = try History.setPersonAlert(Self.environment(folder, 14), name: "Ann", after: "off", json: true)
+        #expect(try store.person(id: ann.id)?.alertAfterMinutes == nil)
+    }
+}

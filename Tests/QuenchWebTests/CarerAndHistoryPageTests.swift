@@ -1,0 +1,245 @@
+import Foundation
+import QuenchCore
+import QuenchHistory
+import QuenchStore
+import QuenchTestSupport
+import Testing
+
+/// Issue 21's second list, as a family and a carer use it: the carer's view (who has gone longest
+/// without a drink, sorted, a threshold per person), the streak with its days, earlier months, the
+/// phone's share sheet for the card, the home screen's icons, and gzip.
+@Suite(.serialized, .enabled(if: quenchBinary != nil, "SKIPPED: quench is not built (swift build)"))
+struct CarerAndHistoryPageTests {
+    /// A browser at a phone's width for `body`, closed however `body` ends.
+    static func withBrowser(width: Int = 390, height: Int = 844, _ body: (WebDriver) async throws -> Void) async throws {
+        let browser = try await WebDriver(width: width, height: height)
+        do { try await body(browser) } catch {
+            await browser.close()
+            throw error
+        }
+        await browser.close()
+    }
+
+    static func carerOrder(_ browser: WebDriver) async throws -> [String] {
+        try await browser.run("return [...document.querySelectorAll('#carer-list li')].map((li) => li.dataset.person)") as? [String] ?? []
+    }
+
+    /// An instant `minutes` ago, as `--at` takes it.
+    static func ago(minutes: Double) -> String {
+        let formatter = ISO8601DateFormatter()
+        return formatter.string(from: Date(timeIntervalSinceNow: -minutes * 60))
+    }
+
+    @Test(.enabled(if: WebDriver.isInstalled, Comment(rawValue: WebDriver.missing)))
+    func theCarersViewPutsWhoHasGoneLongestWithoutADrinkFirstWithAThresholdEach() async throws {
+        let fixture = try WebFixture()  // its clock is about 15:00, inside the waking hours 08:00–22:00
+        _ = try fixture.quench(["person", "add", "Gran"])
+        _ = try fixture.quench(["person", "add", "Bob Lee", "--units", "oz"])
+        _ = try fixture.quench(["add", "200ml", "--person", "Gran", "--at", Self.ago(minutes: 5 * 60)])
+        _ = try fixture.quench(["person", "alert", "Gran", "2h"])
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        // The API is `quench carer --json`: the same people in the same order.
+        let cli = try JSONSerialization.jsonObject(with: Data(fixture.quench(["carer", "--json"]).utf8)) as? [String: Any]
+        let api = try await server.client.get("/api/carer").json as? [String: Any]
+        let names = { (report: [String: Any]?) in (report?["people"] as? [[String: Any]])?.compactMap { $0["person"] as? String } ?? [] }
+        #expect(names(api) == names(cli) && names(api) == ["Gran", "Bob Lee", "me"], "\(names(api)) \(names(cli))")
+
+        try await Self.withBrowser { browser in
+            try await browser.open(server.url + "/?view=carer")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            // Gran, over her 2 h: first, marked, and said. Bob has no drink at all; `me` drank 40 min ago.
+            #expect(try await Self.carerOrder(browser) == ["Gran", "Bob Lee", "me"])
+            #expect(try await FamilyPageTests.text(browser, "carer-summary") == "Gran is over their threshold.")
+            let gran = try await browser.run("return document.querySelector('#carer-list li[data-person=\"Gran\"]').textContent") as? String ?? ""
+            #expect(gran.contains("5 h") && gran.contains("without a drink") && gran.contains("(over 2 h)"), "\(gran)")
+            #expect(try await browser.run("return document.querySelector('#carer-list li[data-person=\"Gran\"]').classList.contains('overdue')") as? Bool == true)
+            _ = try await browser.fullPageScreenshot(to: screenshotFolder + "/phone-carer.png", width: 390)
+
+            // Bob is watched from now, after an hour: with no drink at all he is over it, and first.
+            _ = try await browser.run("""
+                const s = document.querySelector('#carer-list li[data-person="Bob Lee"] select'); s.value = '60';
+                s.dispatchEvent(new Event('change', { bubbles: true })); return true
+                """)
+            #expect(try await browser.waitUntil("return document.getElementById('carer-summary').textContent === 'Bob Lee, Gran are over their threshold.'") != nil)
+            #expect(try await Self.carerOrder(browser) == ["Bob Lee", "Gran", "me"])
+            let stored = try fixture.quench(["carer", "--json"])
+            #expect(stored.contains(#""alert_after_minutes":60"#) && stored.contains(#""overdue":2"#), "\(stored)")
+            #expect(try await FamilyPageTests.text(browser, "edit-status") == "Bob Lee is flagged after 1 h without a drink")
+
+            // A carer gives Gran a glass: logged for her, she is no longer over, and goes last.
+            try await browser.click("#carer-list li[data-person='Gran'] button.add")
+            #expect(try await browser.waitUntil("return document.getElementById('carer-summary').textContent === 'Bob Lee is over their threshold.'") != nil)
+            #expect(try await Self.carerOrder(browser) == ["Bob Lee", "me", "Gran"])
+            #expect(try fixture.json(["today", "--person", "Gran"])["intake_ml"] as? Double == 450)
+            // Bob's units are his own, and his quick add is in them.
+            let bob = try await browser.run("return document.querySelector('#carer-list li[data-person=\"Bob Lee\"] button.add').textContent") as? String
+            #expect(bob == "+8 oz")
+            // Not watched any more: off.
+            _ = try await browser.run("""
+                const s = document.querySelector('#carer-list li[data-person="Bob Lee"] select'); s.value = 'off';
+                s.dispatchEvent(new Event('change', { bubbles: true })); return true
+                """)
+            #expect(try await browser.waitUntil("return document.getElementById('carer-summary').textContent === 'Nobody is over their threshold.'") != nil)
+            // A threshold out of range is refused in words, naming what is allowed.
+            let refused = try await server.client.postJSON("/api/person/alert", ["person": "Gran", "after": "26h"])
+            #expect(refused.status == 400 && refused.body.contains("between 0 and 24 hours"), "\(refused.body)")
+            try await FamilyPageTests.noConsoleErrors(browser)
+        }
+    }
+
+    @Test(.enabled(if: WebDriver.isInstalled, Comment(rawValue: WebDriver.missing)))
+    func theStreakShowsItsDaysAndTheCalendarOpensEarlierMonths() async throws {
+        let fixture = try WebFixture()
+        // A goal met on each of the fixture's 42 days and today: a streak that began in an earlier month.
+        let today = try #require(fixture.json(["today"])["date"] as? String)
+        let start = try #require(fixture.json(["stats", "--days", "43"])["from"] as? String)
+        _ = try fixture.quench(["goal", "set", "100ml", "--from", start])
+        let stats = try fixture.json(["stats", "--days", "7"])
+        let from = try #require(stats["current_streak_from"] as? String)
+        #expect(stats["current_streak_through"] as? String == today && stats["current_streak"] as? Int == 43, "\(stats)")
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        try await Self.withBrowser { browser in
+            try await browser.open(server.url + "/")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            // Its first day is named, and a link to it.
+            let link = try await browser.run("return document.getElementById('streak-start').getAttribute('href')") as? String
+            #expect(link == "/?date=" + from)
+            #expect(try await FamilyPageTests.text(browser, "streaks").hasPrefix("Streak: 43 days, since "))
+            // This month's days of the streak are marked on the calendar: every day up to today.
+            let marked = try await browser.run("return document.querySelectorAll('#calendar td.streak').length") as? Int
+            #expect(marked == Int(today.suffix(2)), "\(marked ?? -1) days marked, today is \(today)")
+            #expect(try await browser.run("return document.getElementById('later-month').hidden") as? Bool == true, "no month after this one")
+            let thisMonth = try await FamilyPageTests.text(browser, "calendar-title")
+
+            // The month before: its days are `quench calendar --month`'s.
+            try await browser.click("#earlier-month")
+            #expect(try await browser.waitUntil("return document.getElementById('calendar-title').textContent !== '\(thisMonth)'") != nil)
+            let previous = try #require(Calendar(identifier: .gregorian).date(byAdding: .month, value: -1,
+                                                                              to: ISO8601DateFormatter().date(from: today + "T12:00:00Z")!))
+            let month = String(ISO8601DateFormatter().string(from: previous).prefix(7))
+            let calendar = try fixture.json(["calendar", "--month", month])
+            let days = (calendar["days"] as? [[String: Any]]) ?? []
+            let shown = try await browser.run("return document.querySelectorAll('#calendar a.day').length") as? Int
+            #expect(shown == days.count && days.count >= 28, "\(month): \(shown ?? -1) days shown, \(days.count) in the month")
+            let metShown = try await browser.run("return document.querySelectorAll('#calendar td.met').length") as? Int
+            #expect(metShown == days.filter { $0["met"] as? Bool == true }.count)
+            #expect(try await browser.run("return document.getElementById('later-month').hidden") as? Bool == false)
+            _ = try await browser.screenshot(to: screenshotFolder + "/phone-earlier-month.png")
+            try await browser.click("#later-month")
+            #expect(try await browser.waitUntil("return document.getElementById('calendar-title').textContent === '\(thisMonth)'") != nil)
+            #expect(try await browser.run("return document.getElementById('later-month').hidden") as? Bool == true)
+            try await FamilyPageTests.noConsoleErrors(browser)
+        }
+    }
+
+    @Test(.enabled(if: WebDriver.isInstalled, Comment(rawValue: WebDriver.missing)),
+          .enabled(if: SVGRasterizer.find().executable != nil, "SKIPPED: rsvg-convert is not installed: \(SVGRasterizer.installCommand) (the CI's .ci/run does)"))
+    func theCardGoesToThePhonesShareSheetWhereThereIsOne() async throws {
+        let fixture = try WebFixture()
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        try await Self.withBrowser { browser in
+            try await browser.open(server.url + "/")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            // Without a share sheet (desktop Chromium on Linux, any page over plain HTTP) the link downloads the PNG.
+            let link = try await browser.run("""
+                const a = document.querySelector('a.card[data-card="share/day.png"]');
+                return [a.getAttribute('download'), a.getAttribute('href')]
+                """) as? [String]
+            #expect(link == ["quench-today.png", "/api/share/day.png"], "\(link ?? [])")
+            // A phone's browser has one (Web Share, level 2): what it is handed is the card as a PNG file.
+            _ = try await browser.run("""
+                window.handed = null;
+                navigator.canShare = (data) => !!(data && data.files && data.files.every((f) => f.type === 'image/png'));
+                navigator.share = async (data) => {
+                  const f = data.files[0], head = new Uint8Array(await f.slice(0, 8).arrayBuffer());
+                  window.handed = { name: f.name, type: f.type, size: f.size, head: Array.from(head), title: data.title };
+                };
+                return true
+                """)
+            try await browser.click("a.card[data-card='share/day.png']")
+            #expect(try await browser.waitUntil("return window.handed !== null") != nil)
+            let handed = try await browser.run("return window.handed") as? [String: Any]
+            #expect(handed?["name"] as? String == "quench-today.png" && handed?["type"] as? String == "image/png", "\(handed ?? [:])")
+            #expect((handed?["head"] as? [Int]) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "a PNG's signature")
+            #expect((handed?["size"] as? Int ?? 0) > 5_000)
+            #expect(try await FamilyPageTests.text(browser, "edit-status") == "Shared today's card")
+            // Cancelled in the sheet: nothing said as an error.
+            _ = try await browser.run("navigator.share = async () => { throw new DOMException('cancelled', 'AbortError') }; return true")
+            try await browser.click("a.card[data-card='share/week.png']")
+            try await Task.sleep(for: .milliseconds(800))
+            #expect(try await browser.run("return document.getElementById('edit-status').classList.contains('failed')") as? Bool == false)
+            try await FamilyPageTests.noConsoleErrors(browser)
+        }
+    }
+
+    /// The PNG's width and height from its IHDR chunk (PNG §11.2.2).
+    static func pngSize(_ bytes: [UInt8]) -> (Int, Int)? {
+        guard bytes.count > 24, bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), Array(bytes[12..<16]) == Array("IHDR".utf8) else { return nil }
+        let number = { (at: Int) in bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return (number(16), number(20))
+    }
+
+    @Test func theHomeScreenHasPNGIconsAndEveryIconTheManifestNamesIsServed() async throws {
+        let fixture = try WebFixture()
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        let manifest = try #require(try await server.client.get("/manifest.webmanifest").json as? [String: Any])
+        #expect(manifest["display"] as? String == "standalone")
+        let icons = (manifest["icons"] as? [[String: String]]) ?? []
+        for size in [192, 512] {
+            #expect(icons.contains { $0["src"] == "/icon-\(size).png" && $0["sizes"] == "\(size)x\(size)" && $0["type"] == "image/png" })
+        }
+        #expect(icons.contains { $0["purpose"] == "maskable" }, "Android's adaptive icon")
+        for icon in icons {
+            let answer = try await server.client.get(icon["src"] ?? "")
+            #expect(answer.status == 200 && answer.header("Content-Type") == icon["type"], "\(icon)")
+            if icon["type"] == "image/png" {
+                let size = try #require(Self.pngSize(answer.bytes), "\(icon["src"] ?? "") is not a PNG")
+                #expect("\(size.0)x\(size.1)" == icon["sizes"])
+            }
+        }
+        // iOS takes its home-screen icon from the page, as PNG only.
+        #expect(try await server.client.get("/").body.contains(#"<link rel="apple-touch-icon" href="/icon-192.png">"#))
+    }
+
+    /// `gzip -dc`: Debian's gzip reads what the server wrote, so it is gzip and not only zlib's idea of it.
+    static func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
+        let folder = try TemporaryFolder.create("quench-gzip")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/body.gz"))
+        let r = try runProgram("/bin/gzip", ["-dc", folder + "/body.gz"])
+        guard r.status == 0 else { throw WebDriver.Failure("gzip -dc: \(r.stderr)") }
+        return Array(r.stdout.utf8)
+    }
+
+    @Test func thePageAndLargeAnswersAreGzippedForAClientThatTakesIt() async throws {
+        let fixture = try WebFixture()
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        var compressed = 0, plain = 0
+        for path in ["/", "/app.js", "/app.css", "/api/log?since=2000-01-01", "/api/chart/30days.svg"] {
+            let asIs = try await server.client.get(path)
+            let gzipped = try await server.client.get(path, headers: [("Accept-Encoding", "gzip, deflate, br")])
+            #expect(asIs.header("Content-Encoding") == nil && asIs.status == 200, "\(path)")
+            #expect(gzipped.header("Content-Encoding") == "gzip" && gzipped.header("Vary") == "Accept-Encoding", "\(path): \(gzipped.headers)")
+            #expect(gzipped.bytes.count * 2 < asIs.bytes.count, "\(path): \(gzipped.bytes.count) of \(asIs.bytes.count) bytes")
+            #expect(try Self.gunzip(gzipped.bytes) == asIs.bytes, "\(path): the same page once unpacked")
+            compressed += gzipped.bytes.count
+            plain += asIs.bytes.count
+        }
+        // A small answer goes as it is; gzip refused (q=0) is respected.
+        let small = try await server.client.get("/api/goal", headers: [("Accept-Encoding", "gzip")])
+        #expect(small.header("Content-Encoding") == nil && small.json != nil)
+        let refused = try await server.client.get("/app.js", headers: [("Accept-Encoding", "gzip;q=0, identity")])
+        #expect(refused.header("Content-Encoding") == nil)
+        // The first load (page, script, style, icon) is far under the issue's 100 KB compressed.
+        var firstLoad = 0
+        for path in ["/", "/app.js", "/app.css", "/icon.svg", "/manifest.webmanifest"] {
+            firstLoad += try await server.client.get(path, headers: [("Accept-Encoding", "gzip")]).bytes.count
+        }
+        #expect(firstLoad < 30_000, "first load \(firstLoad) bytes gzipped (\(compressed) of \(plain) for the five above)")
+    }
+}
