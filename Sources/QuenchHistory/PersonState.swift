@@ -50,6 +50,8 @@ public struct PersonState: Sendable, Encodable, Equatable {
     public var lifetimeMl: Double
     /// The person's volume unit (`ml` or `oz`): what the quick amounts are in.
     public var units: String
+    /// What a tap adds for them (`quickAmounts(units:)`): the page's quick-add buttons say these.
+    public var quickAmounts: [String]
     public var bottles: [Bottle]
 }
 
@@ -98,7 +100,7 @@ extension History {
             lastSipAt: today.lastSipAt,
             lastReminderAt: remind.lastReminderAt, reminderReason: remind.reason, reminderDue: verdict.due,
             stillToDrinkMl: (max(0, today.goalMl - today.intakeMl) * 10).rounded() / 10, lifetimeMl: (lifetime * 10).rounded() / 10,
-            units: c.units.rawValue, bottles: bottles)
+            units: c.units.rawValue, quickAmounts: quickAmounts(units: c.units.rawValue), bottles: bottles)
     }
 
     /// The amounts a tap adds, in the person's unit: the web page's quick-add buttons and

@@ -84,6 +84,19 @@ struct CarerAndHistoryPageTests {
             // A threshold out of range is refused in words, naming what is allowed.
             let refused = try await server.client.postJSON("/api/person/alert", ["person": "Gran", "after": "26h"])
             #expect(refused.status == 400 && refused.body.contains("between 0 and 24 hours"), "\(refused.body)")
+            // On a desktop, light and dark: across the page, nothing beyond it.
+            try await browser.command("POST", "/goog/cdp/execute", ["cmd": "Emulation.setDeviceMetricsOverride",
+                                                                   "params": ["width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false]])
+            for dark in [false, true] {
+                try await browser.command("POST", "/goog/cdp/execute", ["cmd": "Emulation.setEmulatedMedia",
+                                                                       "params": ["features": [["name": "prefers-color-scheme", "value": dark ? "dark" : "light"]]]])
+                try await browser.open(server.url + "/?view=carer")
+                #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+                #expect(try await browser.run("return document.documentElement.scrollWidth <= document.documentElement.clientWidth") as? Bool == true)
+                let wide = try await browser.run("return document.getElementById('carer').getBoundingClientRect().width") as? Double ?? 0
+                #expect(wide > 900, "the carer's view spans the page at 1280 px: \(wide)")
+                _ = try await browser.screenshot(to: screenshotFolder + "/desktop-carer\(dark ? "-dark" : "").png")
+            }
             try await FamilyPageTests.noConsoleErrors(browser)
         }
     }

@@ -290,7 +290,9 @@ function chartTap(event) {
 
 // Everyone at a glance (the carer's view), and the person picker once several share the Pi: each person
 // a card with their ring, in their own units, with a quick add for them.
-const quickAmounts = (unit) => unit === "oz" ? ["4oz", "8oz", "16oz"] : ["100ml", "250ml", "500ml"];
+// What a tap adds for each person, in their units, as the server says (Home Assistant's buttons add the same).
+const quickByPerson = new Map();
+const quickAmounts = (name) => (name && quickByPerson.get(name.toLowerCase())) || [];  // names compare without case
 const amountText = (a) => a.replace("ml", " mL").replace("oz", " fl oz");
 // The HTML parser puts an <svg> in the SVG namespace itself (the page names no URL, not even that one).
 function smallRing(fraction, met) {
@@ -307,6 +309,7 @@ function showHousehold(people) {
   $("carer-link").hidden = query.get("view") === "carer";
   $("person-pick").hidden = !several;
   const chosen = person || (several ? "" : people[0] && people[0].person);
+  for (const p of people) quickByPerson.set(p.person.toLowerCase(), p.quick_amounts);
   // "Everyone" stays in the list on a person's page: the household is one choice away.
   $("person").replaceChildren(...(several ? [el("option", chosen ? { value: "" } : { value: "", selected: "" }, "Everyone")] : []),
     ...people.map((p) => el("option", p.person === chosen ? { selected: "", value: p.person } : { value: p.person }, p.person)));
@@ -314,7 +317,7 @@ function showHousehold(people) {
   $("people").replaceChildren(...people.map((p) => {
     const quiet = p.last_sip_at ? (Date.now() - new Date(p.last_sip_at).getTime()) / 3600000 : null;
     const percent = p.goal_ml > 0 ? Math.floor(Math.max(0, p.intake_ml) * 100 / p.goal_ml) : 0;
-    const amount = quickAmounts(p.units)[1];
+    const amount = quickAmounts(p.person)[1];
     return el("li", { class: "person-card", "data-person": p.person },
       smallRing(Math.min(1, p.goal_ml > 0 ? p.intake_ml / p.goal_ml : 0), p.intake_ml >= p.goal_ml),
       el("div", { class: "person-text" },
@@ -340,8 +343,8 @@ function showCarer(report) {
   $("carer-summary").textContent = over.length === 0 ? "Nobody is over their threshold."
     : over.map((p) => p.person).join(", ") + (over.length === 1 ? " is" : " are") + " over their threshold.";
   $("carer-list").replaceChildren(...report.people.map((p) => {
-    const amount = quickAmounts(p.units)[1];
-    const quiet = p.quiet_minutes == null ? "No drink recorded" : span(p.quiet_minutes) + " without a drink";
+    const amount = quickAmounts(p.person)[1];
+    const quiet = p.quiet_minutes == null ? "No drink recorded" : p.quiet_minutes < 1 ? "Drank just now" : span(p.quiet_minutes) + " without a drink";
     const current = p.alert_after_minutes == null ? "off" : String(p.alert_after_minutes);
     const choices = THRESHOLDS.some(([v]) => v === current) ? THRESHOLDS : [...THRESHOLDS, [current, "after " + span(+current)]];
     const select = el("select", { "data-focus": "alert-" + p.person, "aria-label": "Flag " + p.person + " after" },
@@ -497,7 +500,8 @@ async function undoLast() {
 }
 
 function quickButtons() {
-  $("quick-buttons").replaceChildren(...quickAmounts(units).map((a) => el("button", { type: "button", class: "add", "data-amount": a, "data-focus": "quick-" + a,
+  const chosen = person || (quickByPerson.size === 1 ? [...quickByPerson.keys()][0] : null);
+  $("quick-buttons").replaceChildren(...quickAmounts(chosen).map((a) => el("button", { type: "button", class: "add", "data-amount": a, "data-focus": "quick-" + a,
     "aria-label": "Add " + amountText(a), onclick: () => act("add", { amount: a }) }, "+" + amountText(a).replace(" fl oz", " oz"))));
 }
 
