@@ -10,3 +10,8 @@ int quench_clock_state(void);
 
 /// CLOCK_BOOTTIME in seconds: monotonic, counts suspend, shared by every process of a boot.
 double quench_seconds_since_boot(void);
+
+/// pidfd_open(2) (Linux 5.3; glibc has no wrapper before 2.36, and syscall(2) is variadic, which
+/// Swift cannot call): a descriptor that polls readable when the child exits. -1 with errno set
+/// (ENOSYS on an older kernel).
+int quench_pidfd_open(int pid);
