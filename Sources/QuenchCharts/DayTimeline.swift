@@ -152,9 +152,12 @@ public struct DayTimeline: Sendable, Hashable {
             // (the total is above the goal from here on), or, near the right
             // edge, left of it and over the goal line (the total was below it).
             let width = Double(text.count) * 13 * 0.62
-            let right = px + 6 + width <= right
-            w.text(text, ["class": .text("qc-check qc-halo"), "x": .number(right ? px + 6 : px - 6), "y": .number(right ? goalY + 18 : goalY - 8),
-                          "text-anchor": .text(right ? "start" : "end")])
+            let after = px + 6 + width <= right
+            // Left of the point, but never past the plot's left edge onto the axis (a phone's narrow
+            // chart has no room either side of an early point).
+            let end = min(right, max(left + width, px - 6))
+            w.text(text, ["class": .text("qc-check qc-halo"), "x": .number(after ? px + 6 : end), "y": .number(after ? goalY + 18 : goalY - 8),
+                          "text-anchor": .text(after ? "start" : "end")])
         }
         if sips.isEmpty {
             w.text("No sips recorded", ["class": .text("qc-muted"), "x": .number((left + right) / 2),

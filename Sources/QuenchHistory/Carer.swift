@@ -52,7 +52,8 @@ extension History {
         }
         let table = Format.table(["Person", "Without a drink", "Last drink", "Today", "Waking hours", "Alert after"], rows,
                                  align: [.left, .right, .left, .right, .left, .right])
-        let flagged = report.overdue == 0 ? "Nobody is over their threshold." : "\(VolumeText.count(report.overdue, "person")) over their threshold."
+        let flagged = report.overdue == 0 ? "Nobody is over their threshold."
+            : report.overdue == 1 ? "1 person is over their threshold." : "\(report.overdue) people are over their threshold."
         return table + "\n" + flagged
     }
 

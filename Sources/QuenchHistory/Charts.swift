@@ -66,7 +66,7 @@ extension History {
 
     static func dayTimeline(_ c: HistoryContext, day: CivilDay) throws(HistoryError) -> DayTimeline {
         let (start, end) = c.calendar.interval(of: day)
-        let events = try c.run { (store) throws(StoreError) in try store.events(EventQuery(since: start, until: end, kinds: [.sip])) }
+        let events = try c.run { (store) throws(StoreError) in try store.events(EventQuery(since: start, until: end, kinds: [.sip], person: c.personID)) }
         let sips = events.sorted { ($0.time, $0.id ?? 0) < ($1.time, $1.id ?? 0) }.map { event in
             DayTimeline.Sip(offsetSeconds: event.time.secondsSince1970 - start.secondsSince1970, ml: event.ml,
                             clock: Format.time(event.time, c.calendar))

@@ -180,8 +180,8 @@ struct Routes: Sendable {
             databaseSeen.flag.store(true, ordering: .relaxed)
         } else if databaseSeen.flag.load(ordering: .relaxed) {
             logger.error("the database file is gone", metadata: ["path": "\(environment.databasePath.shownSafely())"])
-            return Responses.error(.serviceUnavailable, "The history file has gone missing since the server started: "
-                                   + (writes ? "nothing was saved. " : "") + "Put it back from a backup, or restart the server to begin a new one.")
+            return Responses.error(.serviceUnavailable, "The history file has gone missing since the server started"
+                                   + (writes ? ": nothing was saved" : "") + ". Put it back from a backup, or restart the server to begin a new one.")
         }
         now.createsDatabase = !databaseSeen.flag.load(ordering: .relaxed)
         let env = now

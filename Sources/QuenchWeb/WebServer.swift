@@ -9,6 +9,9 @@ import QuenchHistory
 import QuenchStore
 import ServiceLifecycle
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `quench serve`: the page and its JSON API, over Hummingbird (SwiftNIO).
 ///
@@ -131,12 +134,17 @@ extension WebServer {
                       until stopping: @Sendable () -> Bool) async {
         var last = (try? store.dataVersion()) ?? 0
         var sinceHeartbeat = Duration.zero
+        // A database file deleted under the server keeps answering through its open descriptor: the
+        // file's going is a change of its own, so the pages ask again and are told (a stat a poll).
+        var present = access(store.path, F_OK) == 0
         while !Task.isCancelled && !stopping() {
             try? await Task.sleep(for: interval)
             do {
                 let version = try store.dataVersion()
-                if version != last {
+                let there = access(store.path, F_OK) == 0
+                if version != last || there != present {
                     last = version
+                    present = there
                     feed.changed()
                 }
             } catch {

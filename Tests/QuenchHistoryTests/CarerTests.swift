@@ -47,7 +47,7 @@ import Testing
         #expect(report.people.map(\.overdue) == [true, false, false] && report.overdue == 1)
         #expect(report.people[0].alertAfterMinutes == 180 && report.people[0].awake && report.people[0].lastDrinkAt == "2026-11-24T09:00:00+00:00")
         let text = try History.carer(Self.environment(folder, 14), json: false)
-        #expect(text.contains("5 h (over)") && text.hasSuffix("1 person over their threshold."), "\(text)")
+        #expect(text.contains("5 h (over)") && text.hasSuffix("1 person is over their threshold."), "\(text)")
 
         // Ben watched after 15 minutes: over too, and first (longer without a drink).
         try store.setPersonAlert(id: ben.id, afterMinutes: 15)

@@ -88,6 +88,10 @@ import Testing
         #expect(annGoal["current_ml"] as? Double == 1800 && (annGoal["history"] as? [Any])?.count == 1 && annGoal["person"] as? String == "Ann")
         let calendar = try json(History.calendar(env(f, "ann"), month: "2026-03", json: true))
         #expect(calendar["total_ml"] as? Double == 500 && calendar["person"] as? String == "Ann")
+        // The day's chart: her sips only (it drew the whole household's).
+        let annDay = try History.dayTimeline(env(f, "ann"), date: "2026-03-04")
+        #expect(annDay.sips.count == 2 && annDay.sips.reduce(0) { $0 + $1.ml } == 500, "\(annDay.sips)")
+        #expect(try History.dayTimeline(env(f, "me"), date: "2026-03-04").sips.reduce(0) { $0 + $1.ml } == 500)
 
         _ = try History.setReminders(env(f, "ann"), mode: "off", window: nil, after: nil, every: nil, slack: nil, json: false)
         #expect(try json(History.remind(env(f, "ann"), json: true))["mode"] as? String == "off")

@@ -85,13 +85,16 @@ final class WebDriver: Sendable {
         try await command("POST", "/execute/sync", ["script": script, "args": args])
     }
 
-    /// Clicks the element `selector` finds; found again if the page redrew it
-    /// in between (a live update replaces the list's rows).
+    /// Clicks the element `selector` finds, scrolled to the middle of the screen first as a person
+    /// brings what they tap into view (chromedriver clicks one at the screen's edge where it is, under
+    /// the page's bar at the foot); found again if the page redrew it in between (a live update
+    /// replaces the list's rows).
     func click(_ selector: String) async throws {
         for attempt in 1...3 {
             guard let element = try await command("POST", "/element", ["using": "css selector", "value": selector]) as? [String: Any],
                   let id = element.values.first as? String else { throw Failure("no element \(selector)") }
             do {
+                _ = try await run("arguments[0].scrollIntoView({ block: 'center', inline: 'nearest' }); return true", [element])
                 try await command("POST", "/element/\(id)/click", [:])
                 return
             } catch let failure as Failure where failure.description.contains("stale element reference") && attempt < 3 {

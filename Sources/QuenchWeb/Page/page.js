@@ -24,7 +24,9 @@ function url(path, params = {}, who = person) {
 // Set when an answer came from the service worker's copy, not from the Pi.
 let servedOffline = false;
 async function call(path, params, init, who) {
-  const response = await fetch(url(path, params, who), init);
+  let response;
+  // A fetch that never reached the Pi says so in the page's words, not the browser's ("Failed to fetch").
+  try { response = await fetch(url(path, params, who), init); } catch (_) { throw new Error("the Pi cannot be reached"); }
   if (response.headers.has("X-Quench-Offline")) servedOffline = true;
   const text = await response.text();
   if (!response.ok) {
@@ -46,12 +48,20 @@ const volume = (ml, unit = units) => unit === "oz" ? (ml / OZ).toFixed(1) + " fl
 // A time with its offset is already the household's wall clock; a UTC one is shown in the household's zone.
 const clock = (iso) => /[+-]\d\d:\d\d$/.test(iso) ? iso.slice(11, 16)
   : new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: zone });
+// The household's wall clock now, HH:MM.
+const nowClock = () => new Date().toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: zone });
+// Whether a time of day has not come yet in the household's day (which starts at its day start, 04:00
+// unless set: at 01:00, 23:30 was last evening's, still today's).
+function isToCome(time) {
+  const now = nowClock(), start = shownDay && shownDay.day_start ? shownDay.day_start.slice(11, 16) : "00:00";
+  return now >= start ? time > now : time > now && time < start;
+}
 function ago(iso) {
   const minutes = Math.round((Date.now() - new Date(iso).getTime()) / 60000);
   if (minutes < 1) return "just now";
-  if (minutes < 90) return minutes + " min ago";
-  const hours = Math.round(minutes / 60);
-  return hours < 36 ? hours + " h ago" : Math.round(hours / 24) + " days ago";
+  if (minutes < 60) return minutes + " min ago";
+  if (minutes < 36 * 60) return Math.floor(minutes / 60) + " h" + (minutes % 60 ? " " + (minutes % 60) + " min" : "") + " ago";
+  return Math.round(minutes / 1440) + " days ago";
 }
 function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
@@ -69,9 +79,17 @@ function problem(message) {
 // does not wipe it, as it does a loading problem).
 function said(message, failed = false) {
   $("edit-status").textContent = message; $("edit-status").classList.toggle("failed", failed);
-  if (message) $("action-bar").hidden = false;
+  if (message) { $("action-bar").hidden = false; document.documentElement.classList.add("acted"); }
 }
 
+// What is wrong with a typed amount before it is sent, in the page's words; null when it may go.
+// "1.5" on a mL page is almost always litres: said, not stored as a few drops.
+function amountProblem(text) {
+  const t = text.trim().replace(/^(\d+),(\d+)/, "$1.$2");
+  if (!/^\d|^\.\d/.test(t)) return "Type an amount, such as " + (units === "oz" ? "12 (fl oz) or 330ml" : "330 (mL) or 0.3l");
+  if (units !== "oz" && /^\d+(\.\d+)?$/.test(t) && Number(t) > 0 && Number(t) < 10) return t + " mL is a few drops: type " + t + "l for litres (or " + t + "ml if you mean it)";
+  return null;
+}
 // A typed amount: a bare number is in the person's own unit ("330" is 330 mL; for an fl oz person "12" is 12 fl oz).
 function typedAmount(text) {
   const t = text.trim().replace(/^(\d+),(\d+)/, "$1.$2");
@@ -80,6 +98,11 @@ function typedAmount(text) {
 
 function showToday(today, state) {
   units = today.units; zone = today.time_zone;
+  // The person's units, from the first answer that came (a page opened while the Pi was away learns them late).
+  quickButtons();
+  $("custom-amount").placeholder = units === "oz" ? "e.g. 12" : "e.g. 330";
+  $("amount-unit").textContent = units === "oz" ? "fl oz" : "mL";
+  $("sips").caption.textContent = day ? "Drinks that day" : "Today's drinks";
   const goal = today.goal_ml, intake = today.intake_ml;
   $("intake").textContent = volume(intake); $("intake").dataset.ml = intake;
   $("goal").textContent = volume(goal); $("goal").dataset.ml = goal;
@@ -98,7 +121,9 @@ function showToday(today, state) {
   const paceText = $("pace");
   $("day-name").textContent = day ? new Date(today.date + "T12:00:00Z").toLocaleDateString("en-GB", { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" }) : "Today";
   $("earlier-day").href = pageLink({ date: shiftDay(today.date, -1) });
-  $("later-day").hidden = $("back-to-today").hidden = !day;
+  $("back-to-today").hidden = !day;
+  // No later day than today: "Today" leads there.
+  $("later-day").hidden = !day || shiftDay(today.date, 1) >= currentDay;
   if (day) { $("later-day").href = pageLink({ date: shiftDay(today.date, 1) }); $("back-to-today").href = pageLink({}); }
   if (day) {
     paceText.textContent = intake >= goal ? "Goal met." : volume(goal - intake) + " short of the goal."; paceText.className = intake >= goal ? "ahead" : "behind";
@@ -138,7 +163,8 @@ function sipRow(e, names, inDrink) {
     : el("button", { type: "button", class: "write", "data-focus": "row-" + e.id, "aria-label": "Delete the " + volume(e.ml) + " " + (inDrink ? "sip" : "drink") + " at " + when,
         onclick: () => act("delete", { id: e.id }) }, "Delete");
   const row = el("tr", { class: (e.deleted ? "deleted" : "") + (inDrink ? " sip-of-drink" : ""), "data-id": e.id, "data-ml": e.ml },
-    el("td", {}, when), el("td", { class: "num" }, volume(e.ml) + (e.deleted ? " (deleted)" : "")),
+    el("td", {}, when), el("td", { class: "num" }, el("span", { class: "amount-text" }, volume(e.ml)), e.deleted ? " (deleted)" : "",
+      ...(e.note ? [el("span", { class: "note-inline" }, e.note)] : [])),
     el("td", { class: "bottle" }, e.device ? names.get(e.device) || e.device : "—"),
     el("td", {}, (e.source === "sensor" ? "sensor" : "typed") + (e.note ? ": " + e.note : "")), el("td", { class: "actions" }, ...edit, actions));
   return editing === e.id ? [row, editRow(e)] : [row];
@@ -159,6 +185,8 @@ function editRow(e) {
     event.preventDefault();
     const change = { id: e.id };
     const typed = typedAmount(amount.value);
+    const wrong = amount.value !== amount.defaultValue ? amountProblem(amount.value) : null;
+    if (wrong) { amount.focus(); said(wrong + " (nothing was changed)", true); return; }
     if (amount.value.trim() && amount.value !== amount.defaultValue) change.amount = typed;
     if (time.value && time.value !== clock(e.at)) change.at = e.at.slice(0, 10) + " " + time.value;
     if (note.value !== (e.note || "")) change.note = note.value;
@@ -227,7 +255,9 @@ function showCalendar(calendar, today) {
     const inStreak = streak && d.date >= streak.from && d.date <= streak.through;
     cells.push(el("td", { class: (d.met ? "met" : "") + (d.date === today.date ? " today" : "") + (inStreak ? " streak" : ""), "aria-label": said + (inStreak ? ", in the streak" : ""),
       onclick: () => { $("calendar-day").textContent = said; } },
-      el("a", { class: "day", href: pageLink({ date: d.date }), "aria-label": "Open " + d.date }, label), el("span", { class: "amount" }, text), d.met ? " ✓" : ""));
+      // A day to come has nothing to open.
+      d.date > currentDay ? el("span", { class: "day" }, label) : el("a", { class: "day", href: pageLink({ date: d.date }), "aria-label": "Open " + d.date }, label),
+      el("span", { class: "amount" }, text), d.met ? " ✓" : ""));
   }
   const rows = [];
   for (let i = 0; i < cells.length; i += 7) rows.push(el("tr", {}, ...cells.slice(i, i + 7)));
@@ -246,7 +276,7 @@ function showCalendar(calendar, today) {
 }
 const shiftMonth = (month, by) => { const d = new Date(Date.UTC(+month.slice(0, 4), +month.slice(5, 7) - 1 + by, 15)); return d.toISOString().slice(0, 7); };
 // The month the calendar shows: the day's own until the person moves it.
-let calendarMonth = null, currentMonth = "", shownDay = null;
+let calendarMonth = null, currentMonth = "", currentDay = "", shownDay = null;
 async function moveMonth(by, today = shownDay) {
   if (!today) return;
   calendarMonth = shiftMonth(calendarMonth || today.date.slice(0, 7), by);
@@ -309,7 +339,7 @@ function showHousehold(people) {
   $("carer-link").hidden = query.get("view") === "carer";
   $("person-pick").hidden = !several;
   const chosen = person || (several ? "" : people[0] && people[0].person);
-  for (const p of people) quickByPerson.set(p.person.toLowerCase(), p.quick_amounts);
+  for (const p of people) { quickByPerson.set(p.person.toLowerCase(), p.quick_amounts); unitsByPerson.set(p.person.toLowerCase(), p.units); }
   // "Everyone" stays in the list on a person's page: the household is one choice away.
   $("person").replaceChildren(...(several ? [el("option", chosen ? { value: "" } : { value: "", selected: "" }, "Everyone")] : []),
     ...people.map((p) => el("option", p.person === chosen ? { selected: "", value: p.person } : { value: p.person }, p.person)));
@@ -325,8 +355,7 @@ function showHousehold(people) {
         el("p", {}, el("span", { class: "intake", "data-ml": p.intake_ml }, volume(p.intake_ml, p.units)), " of " + volume(p.goal_ml, p.units) + " · " + percent + "\u00a0%"),
         el("p", { class: p.behind ? "behind" : "ahead" }, p.intake_ml >= p.goal_ml ? "Goal met" : p.behind ? "Behind by " + volume(p.behind_by_ml, p.units) : "On pace"),
         el("p", { class: "last" + (quiet !== null && quiet >= 3 ? " behind" : "") },
-          p.last_sip_at ? "Last drink " + clock(p.last_sip_at) + " (" + ago(p.last_sip_at) + ")" + (quiet >= 3 ? ": nothing for " + Math.floor(quiet) + " h" : "")
-            : "No drink yet today")),
+          p.last_sip_at ? "Last drink " + clock(p.last_sip_at) + " (" + ago(p.last_sip_at) + ")" : "No drink yet")),
       el("button", { type: "button", class: "add write", "data-focus": "quick-" + amount + "-" + p.person, "aria-label": "Add " + amountText(amount) + " for " + p.person,
         onclick: () => act("add", { amount }, p.person) }, "+" + amountText(amount).replace(" fl oz", " oz")));
   }));
@@ -364,20 +393,34 @@ function showCarer(report) {
   }));
 }
 
+// Which view the page is: the query's, and the household when several share the Pi and nobody is chosen
+// (known once the people are; until then, the last answer's, so a failed load keeps the right sections).
+let knownPeople = null;
+function people0View(people = knownPeople) {
+  if (people) knownPeople = people;
+  const asked = query.get("view");
+  if (asked === "carer" || asked === "household") return asked;
+  return knownPeople && knownPeople.length > 1 && !person ? "household" : "day";
+}
+function showView(view) {
+  for (const id of ["today", "bottles", "history", "settings"]) $(id).hidden = view !== "day";
+  $("household").hidden = view !== "household";
+  $("carer").hidden = view !== "carer";
+}
+
 let refreshing = null, again = false;
 async function refresh() {
   if (refreshing) { again = true; return refreshing; }
   refreshing = (async () => {
     servedOffline = false;
+    showView(people0View());
     try {
       const people = await getJSON("household");
       // Several people and nobody chosen: the household is the page; `?view=carer`: the carer's.
-      const carer = query.get("view") === "carer";
-      const household = !carer && (query.get("view") === "household" || (people.length > 1 && !person));
-      for (const id of ["today", "bottles", "history", "settings"]) $(id).hidden = household || carer;
-      $("household").hidden = !household;
-      $("carer").hidden = !carer;
-      if (people[0]) { units = people[0].units || units; currentMonth = people[0].date.slice(0, 7); }
+      const view = people0View(people);
+      const carer = view === "carer", household = view === "household";
+      showView(view);
+      if (people[0]) { units = people[0].units || units; currentDay = people[0].date; currentMonth = currentDay.slice(0, 7); }
       showHousehold(people);
       if (carer) showCarer(await getJSON("carer"));
       if (!household && !carer) {
@@ -414,7 +457,9 @@ async function refresh() {
 // What was done on this page, newest last: Undo takes back the last of them (not the newest drink,
 // which may be someone else's or one deleted on purpose).
 const done = [];
-const describe = (e) => volume(e.ml) + " at " + clock(e.at);
+const unitsByPerson = new Map();
+const unitOf = (name) => (name && unitsByPerson.get(name.toLowerCase())) || units;
+const describe = (e, who = person) => volume(e.ml, unitOf(who)) + " at " + clock(e.at);
 let writing = false;
 
 // Focus stays where the person was: a control redrawn (a live update, an answer) or disabled for a
@@ -441,7 +486,7 @@ async function write(action, body, who) {
   try {
     return await post(action, body, who);
   } catch (error) {
-    said(error.message + " (nothing was changed)", true);
+    said(error.message + (/nothing was (saved|changed)/.test(error.message) ? "" : " (nothing was changed)"), true);
     return null;
   } finally {
     writing = false;
@@ -456,7 +501,7 @@ async function act(action, body, who = person, before = null) {
   restoreFocus();
   if (!report) return false;
   const words = { add: "Added", delete: "Deleted", restore: "Restored", edit: "Changed to" }[action];
-  said(words + " " + describe(report.event) + (report.event.note ? " (" + report.event.note + ")" : "") + (who !== person ? " for " + report.person : ""));
+  said(words + " " + describe(report.event, who) + (report.event.note ? " (" + report.event.note + ")" : "") + (who !== person ? " for " + report.person : ""));
   done.push({ action, event: report.event, who, before });
   updateUndo();
   await refresh();
@@ -477,11 +522,11 @@ async function setting(path, body, words) {
 function updateUndo() {
   const last = done[done.length - 1];
   // Out of the way until something was done here; then it stays, focus and all.
-  if (last) $("action-bar").hidden = false;
+  if (last) { $("action-bar").hidden = false; document.documentElement.classList.add("acted"); }
   const words = { add: "adding", delete: "deleting", restore: "restoring", edit: "the change to" };
   // aria-disabled, not disabled: the button keeps the focus of someone who undoes twice.
   $("undo").setAttribute("aria-disabled", String(writing || !last));
-  $("undo").textContent = last ? "Undo " + words[last.action] + " " + describe(last.event) : "Undo";
+  $("undo").textContent = last ? "Undo " + words[last.action] + " " + describe(last.event, last.who) + (last.who !== person ? " for " + last.who : "") : "Undo";
 }
 
 async function undoLast() {
@@ -495,11 +540,15 @@ async function undoLast() {
   if (!report) return;
   done.pop();
   updateUndo();
-  said("Undone: " + { add: "added", delete: "deleted", restore: "restored", edit: "changed" }[last.action] + " " + describe(last.event));
+  said("Undone: " + { add: "added", delete: "deleted", restore: "restored", edit: "changed" }[last.action] + " " + describe(last.event, last.who) + (last.who !== person ? " for " + last.who : ""));
   await refresh();
 }
 
+let quickShown = "";
 function quickButtons() {
+  const key = JSON.stringify([person, [...quickByPerson]]);
+  if (key === quickShown) return;  // redrawn only when they change: a tap's focus stays
+  quickShown = key;
   const chosen = person || (quickByPerson.size === 1 ? [...quickByPerson.keys()][0] : null);
   $("quick-buttons").replaceChildren(...quickAmounts(chosen).map((a) => el("button", { type: "button", class: "add", "data-amount": a, "data-focus": "quick-" + a,
     "aria-label": "Add " + amountText(a), onclick: () => act("add", { amount: a }) }, "+" + amountText(a).replace(" fl oz", " oz"))));
@@ -556,6 +605,7 @@ window.addEventListener("pagehide", () => { if (source) { source.close(); source
 window.addEventListener("pageshow", (e) => { if (e.persisted) { live(); refresh(); } });
 
 document.addEventListener("DOMContentLoaded", async () => {
+  if (person) $("who").textContent = " · " + person;
   $("person").addEventListener("change", (e) => { location.search = e.target.value ? "?person=" + encodeURIComponent(e.target.value) : ""; });
   for (const link of document.querySelectorAll("a.card")) { link.href = url(link.dataset.card); link.addEventListener("click", shareCard); }
   $("earlier-month").addEventListener("click", () => moveMonth(-1));
@@ -565,7 +615,11 @@ document.addEventListener("DOMContentLoaded", async () => {
     const amount = $("custom-amount").value.trim();
     if (!amount) { $("custom-amount").focus(); return; }
     const time = $("custom-time").value, note = $("custom-note").value.trim();
+    const wrong = amountProblem(amount);
+    if (wrong) { $("custom-amount").focus(); said(wrong + " (nothing was changed)", true); return; }
     if (day && !time) { $("add-more").open = true; $("custom-time").focus(); said("Give the time it was drunk on " + day, true); return; }
+    // A time to come is refused here: the command line would take it as yesterday's.
+    if (!day && time && isToCome(time)) { $("custom-time").focus(); said(time + " has not come yet today (nothing was changed)", true); return; }
     const body = { amount: typedAmount(amount) };
     if (time) body.at = day ? day + " " + time : time;
     if (note) body.note = note;
@@ -607,9 +661,6 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("quick-buttons").hidden = !!day;
   if (day) $("add-more").open = true;
   await refresh();
-  quickButtons();
-  $("custom-amount").placeholder = units === "oz" ? "e.g. 12" : "e.g. 330";
-  $("amount-unit").textContent = units === "oz" ? "fl oz" : "mL";
   live();
   // The last data when the Pi cannot be reached (only where the browser allows a service worker).
   if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
