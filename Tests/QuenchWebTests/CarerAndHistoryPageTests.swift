@@ -188,6 +188,49 @@ struct CarerAndHistoryPageTests {
         }
     }
 
+    /// What a person trying the page through a day ran into (a review by someone who had not built it).
+    @Test(.enabled(if: WebDriver.isInstalled, Comment(rawValue: WebDriver.missing)))
+    func aDayAsAFamilyTriedIt() async throws {
+        let fixture = try WebFixture()  // about 15:00 on its clock
+        _ = try fixture.quench(["person", "add", "Sam", "--units", "oz"])
+        _ = try fixture.quench(["add", "300ml", "--person", "Sam"])
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        try await Self.withBrowser { browser in
+            // Sam's day chart is Sam's: his 300 mL, not the household's day.
+            let chart = try await server.client.get("/api/chart/day.svg?person=Sam")
+            #expect(chart.body.contains("10.1 oz in 1 sip against a 67.6 oz goal"), "\(chart.body.prefix(600))")
+            try await browser.open(server.url + "/?person=me")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            let before = try #require(try await FamilyPageTests.intake(browser))
+            // A time later than now is said, not filed as yesterday's.
+            try await browser.type("#custom-amount", "200")
+            _ = try await browser.run("document.getElementById('add-more').open = true; document.getElementById('custom-time').value = '23:50'; return true")
+            try await browser.click("#quick-add button[type=submit]")
+            #expect(try await browser.waitUntil("return document.getElementById('edit-status').textContent === '23:50 has not come yet today (nothing was changed)'") != nil)
+            #expect(try fixture.quench(["log", "--since", "yesterday", "--person", "me", "--json"]).contains("\"ml\":200") == false, "nothing stored")
+            // "1.5" on a mL page is not a drop of 1.5 mL: said, with what to type.
+            _ = try await browser.run("document.getElementById('custom-time').value = ''; document.getElementById('custom-amount').value = '1.5'; return true")
+            try await browser.click("#quick-add button[type=submit]")
+            #expect(try await browser.waitUntil("return document.getElementById('edit-status').textContent.startsWith('1.5 mL is a few drops: type 1.5l')") != nil)
+            #expect(try await FamilyPageTests.intake(browser) == before)
+
+            // In the household, Sam's quick add is said in his units, and so is its Undo.
+            try await browser.open(server.url + "/?view=household")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            try await browser.click("#people li[data-person='Sam'] button.add")
+            let said = try await browser.waitUntil("return /^Added 8\\.0 fl oz at \\d\\d:\\d\\d for Sam$/.test(document.getElementById('edit-status').textContent)")
+            let status = try await FamilyPageTests.text(browser, "edit-status")
+            #expect(said != nil, "\(status)")
+            let undo = try await FamilyPageTests.text(browser, "undo")
+            #expect(undo.hasSuffix(" for Sam") && undo.contains("8.0 fl oz"), "\(undo)")
+            // Its name whole, not cut to a few letters.
+            let cut = try await browser.run("const n = document.querySelector('#people li[data-person=\"Sam\"] .person-name'); return n.scrollWidth > n.clientWidth") as? Bool
+            #expect(cut == false)
+            try await FamilyPageTests.noConsoleErrors(browser)
+        }
+    }
+
     /// The PNG's width and height from its IHDR chunk (PNG §11.2.2).
     static func pngSize(_ bytes: [UInt8]) -> (Int, Int)? {
         guard bytes.count > 24, bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), Array(bytes[12..<16]) == Array("IHDR".utf8) else { return nil }
