@@ -160,7 +160,7 @@ let package = Package(
         .plugin(name: "EmbedPage", capability: .buildTool(), dependencies: ["PageEmbedder"]),
         // `quench serve` and `quench-web`, one command: its options over the configuration, the greeting, exit 78.
         .target(name: "QuenchServe", dependencies: [
-            "QuenchWeb", "QuenchConfig", "QuenchComposition", "QuenchHistory", "QuenchService",
+            "QuenchWeb", "QuenchConfig", "QuenchComposition", "QuenchHistory", "QuenchService", "Threading",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: importedMembersOnly),
@@ -178,7 +178,7 @@ let package = Package(
         // The web server alone (the quench-web service): no Bluetooth, MQTT or the rest of the CLI,
         // and no full Foundation (QuenchHistory needs only FoundationEssentials and time zones).
         .executableTarget(name: "quench-web", dependencies: [
-            "QuenchServe", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "QuenchServe", "Threading", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "quenchd", dependencies: ["CommandLineAdvice", "QuenchGateway", "QuenchConfig", "QuenchStore"]),
         .executableTarget(name: "quench-bench", dependencies: [

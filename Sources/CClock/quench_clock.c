@@ -25,3 +25,9 @@ int quench_pidfd_open(int pid) {
     return -1;
 #endif
 }
+
+#include <malloc.h>
+
+int quench_malloc_arenas(int arenas) {
+    return mallopt(M_ARENA_MAX, arenas);
+}

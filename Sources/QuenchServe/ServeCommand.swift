@@ -5,6 +5,7 @@ import QuenchComposition
 import QuenchHistory
 import QuenchService
 import QuenchWeb
+import Threading
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -123,6 +124,9 @@ public struct ServeCommand: AsyncParsableCommand {
         }
 
         public func run() async throws {
+            // One malloc arena for the whole server: it never needs more, and each kept its freed memory
+            // (quench-web sets it before its first thread; `quench serve` here, for the arenas still to come).
+            Allocator.limitArenas(1)
             let configuration: Configuration
             do {
                 configuration = try web.configuration(units: units)

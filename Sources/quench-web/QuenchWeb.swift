@@ -1,5 +1,6 @@
 import ArgumentParser
 import QuenchServe
+import Threading
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,6 +17,8 @@ struct QuenchWebCommand: AsyncParsableCommand {
 
     /// Parses and runs; a failure is `quench-web: error: …` on standard error, as `quench` says it.
     static func main() async {
+        // Before any thread allocates: an arena a thread has is kept (ServeCommand's call is too late here).
+        Allocator.limitArenas(1)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -15,3 +15,8 @@ double quench_seconds_since_boot(void);
 /// Swift cannot call): a descriptor that polls readable when the child exits. -1 with errno set
 /// (ENOSYS on an older kernel).
 int quench_pidfd_open(int pid);
+
+/// mallopt(M_ARENA_MAX, arenas) (malloc.h is not in Swift's Glibc module): glibc's malloc gives each
+/// thread that allocates an arena of its own, and each keeps the memory freed in it; a server whose
+/// work hops between a few threads holds several such arenas. 1 on success, 0 on failure.
+int quench_malloc_arenas(int arenas);
