@@ -1,27 +1,25 @@
-import FoundationEssentials
-import FoundationInternationalization
 import QuenchCore
 import QuenchStore
 
 /// Maps instants to the user's days: local time in `timeZone`, with days that
 /// begin at `dayStartHour` (so with 4, a sip at 01:00 counts for the evening
-/// before). Daylight-saving changes come from the zone's rules (tzdata through
-/// Foundation): a day can last 23 or 25 hours.
+/// before). Daylight-saving changes come from the zone's rules (the system's
+/// tzdata, `LocalZone`): a day can last 23 or 25 hours.
 ///
 /// Day *d* of an instant *t* is ⌊(t + offset(t) − dayStartHour·3600) / 86 400⌋,
 /// counted as a `CivilDay`; days are contiguous and never overlap.
 public struct DayCalendar: Sendable {
-    public let timeZone: TimeZone
+    public let timeZone: LocalZone
     public let dayStartHour: Int
 
-    public init(timeZone: TimeZone, dayStartHour: Int) {
+    public init(timeZone: LocalZone, dayStartHour: Int) {
         self.timeZone = timeZone
         self.dayStartHour = dayStartHour
     }
 
     /// The zone's offset from UTC at `time`, in seconds.
     public func utcOffset(at time: Timestamp) -> Int {
-        timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: time.secondsSince1970))
+        timeZone.secondsFromGMT(at: time.secondsSince1970)
     }
 
     /// Local wall-clock seconds since 1970-01-01T00:00 (as if the zone were UTC).
@@ -100,8 +98,7 @@ public struct DayCalendar: Sendable {
         var segments: [DaySegment] = []
         var cursor = from
         while cursor < until {
-            let next = timeZone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: cursor.secondsSince1970))
-                .map { Timestamp(secondsSince1970: $0.timeIntervalSince1970) }
+            let next = timeZone.nextTransition(after: cursor.secondsSince1970).map { Timestamp(secondsSince1970: $0) }
             let end = next.map { min($0, until) } ?? until
             segments.append(DaySegment(from: cursor, until: end, shift: utcOffset(at: cursor) - dayStartHour * 3600))
             guard end > cursor else { break }
@@ -110,23 +107,16 @@ public struct DayCalendar: Sendable {
         return segments
     }
 
-    /// ICU's time zones (FoundationInternationalization), which FoundationEssentials
-    /// finds by name at run time: this reference makes a static build
-    /// (`--static-swift-stdlib`) link them. Without it such a build that imports no
-    /// full Foundation (quench-web) knows no zone but GMT.
-    private static let zoneDataVersion = TimeZone.timeZoneDataVersion
-
-    /// Resolves the zone: the setting, else `TZ`, else the system's.
-    public static func resolveTimeZone(setting: String?, environment: [String: String]) throws(HistoryError) -> TimeZone {
-        _ = zoneDataVersion
+    /// Resolves the zone: the setting, else `TZ` (a zone's name, `:` before it or not), else the system's.
+    public static func resolveTimeZone(setting: String?, environment: [String: String]) throws(HistoryError) -> LocalZone {
         if let setting {
-            guard let zone = TimeZone(identifier: setting) else { throw .invalidArgument("unknown time zone '\(setting.shownSafely())' in the settings") }
+            guard let zone = LocalZone(identifier: setting) else { throw .invalidArgument("unknown time zone '\(setting.shownSafely())' in the settings") }
             return zone
         }
         if var tz = environment["TZ"], !tz.isEmpty {
             if tz.hasPrefix(":") { tz.removeFirst() }
-            if let zone = TimeZone(identifier: tz) { return zone }
+            if let zone = LocalZone(identifier: tz) { return zone }
         }
-        return TimeZone.current
+        return LocalZone.system()
     }
 }

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import FoundationInternationalization
 import QuenchCore
 import QuenchStore
 #if canImport(Glibc)
@@ -13,7 +12,7 @@ public struct HistoryEnvironment: Sendable {
     public var databasePath: String
     public var now: Timestamp
     /// Overrides the settings' zone and `TZ` (tests).
-    public var timeZone: TimeZone?
+    public var timeZone: LocalZone?
     /// `--units`, overriding the setting.
     public var units: VolumeUnit?
     /// Whether to use ANSI colour.
@@ -30,7 +29,7 @@ public struct HistoryEnvironment: Sendable {
     /// has seen the file: a history deleted under it is an accident to report, not a fresh start.
     public var createsDatabase = true
 
-    public init(databasePath: String, now: Timestamp, timeZone: TimeZone? = nil, units: VolumeUnit? = nil,
+    public init(databasePath: String, now: Timestamp, timeZone: LocalZone? = nil, units: VolumeUnit? = nil,
                 color: Bool = false, variables: [String: String] = [:], person: String? = nil) {
         self.person = person
         self.databasePath = databasePath
@@ -88,7 +87,7 @@ public struct HistoryEnvironment: Sendable {
     func context(creating: Bool, everyone: Bool = false) throws(HistoryError) -> HistoryContext {
         let store = try openStore(creating: creating)
         let settings = try HistoryContext.run { () throws(StoreError) in try store.settings() }
-        let zone: TimeZone
+        let zone: LocalZone
         if let timeZone { zone = timeZone } else {
             zone = try DayCalendar.resolveTimeZone(setting: settings.timeZone, environment: variables)
         }

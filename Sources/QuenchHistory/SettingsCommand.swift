@@ -1,5 +1,4 @@
 import FoundationEssentials
-import FoundationInternationalization
 import QuenchCore
 import QuenchStore
 
@@ -23,7 +22,7 @@ extension History {
             if timeZone.lowercased() == "system" {
                 settings.timeZone = nil
             } else {
-                guard TimeZone(identifier: timeZone) != nil else {
+                guard LocalZone(identifier: timeZone) != nil else {
                     throw .invalidArgument("unknown time zone '\(timeZone.shownSafely())' (use an IANA name such as Europe/London, or 'system')")
                 }
                 settings.timeZone = timeZone
@@ -33,7 +32,7 @@ extension History {
             let final = settings
             try HistoryContext.run { () throws(StoreError) in try store.saveSettings(final) }
         }
-        let zone: TimeZone
+        let zone: LocalZone
         if let override = environment.timeZone { zone = override } else {
             zone = try DayCalendar.resolveTimeZone(setting: settings.timeZone, environment: environment.variables)
         }

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import FoundationInternationalization
 import QuenchCore
 import QuenchStore
 #if canImport(Glibc)
@@ -271,7 +270,7 @@ extension History {
             case "settings":
                 // What `settings` refuses, an import refuses too.
                 guard let settings = try decode(Settings?.self, bytes, "settings", offset) else { return }
-                if let zone = settings.timeZone, TimeZone(identifier: zone) == nil {
+                if let zone = settings.timeZone, LocalZone(identifier: zone) == nil {
                     throw failure("settings", offset, "unknown time zone '\(zone.shownSafely(limit: 60))' (an IANA name such as Europe/London)")
                 }
                 guard (0...23).contains(settings.dayStartHour) else {

@@ -13,12 +13,12 @@ import Testing
     static func at(_ hour: Double) -> Timestamp { Timestamp(secondsSince1970: midnight + hour * 3600) }
 
     static func environment(_ folder: TemporaryFolder, _ hour: Double) -> HistoryEnvironment {
-        HistoryEnvironment(databasePath: folder.path + "/q.sqlite", now: at(hour), timeZone: TimeZone(identifier: "UTC")!)
+        HistoryEnvironment(databasePath: folder.path + "/q.sqlite", now: at(hour), timeZone: LocalZone(identifier: "UTC")!)
     }
 
     @Test func aNightsSleepIsNotCountedAnAfternoonIs() throws {
         let settings = ReminderSettings.defaults  // 08:00-22:00
-        let calendar = DayCalendar(timeZone: TimeZone(identifier: "UTC")!, dayStartHour: 4)
+        let calendar = DayCalendar(timeZone: LocalZone(identifier: "UTC")!, dayStartHour: 4)
         func minutes(_ from: Double, _ until: Double) -> Double { History.wakingSeconds(from: Self.at(from), until: Self.at(until), settings, calendar) / 60 }
         #expect(minutes(21.5, 24 + 9) == 90, "21:30 to 22:00, then 08:00 to 09:00")
         #expect(minutes(23, 24 + 7.5) == 0, "asleep throughout")

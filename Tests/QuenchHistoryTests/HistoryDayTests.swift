@@ -8,7 +8,7 @@ import Testing
 @Suite struct HistoryDayTests {
     func utc(_ text: String) -> Timestamp { Timestamp(iso8601: text)! }
     func day(_ text: String) -> CivilDay { CivilDay(parsing: text)! }
-    func zone(_ name: String) -> TimeZone { TimeZone(identifier: name)! }
+    func zone(_ name: String) -> LocalZone { LocalZone(identifier: name)! }
 
     @Test func earlyMorningCountsForTheEveningBefore() {
         let cal = DayCalendar(timeZone: zone("Europe/London"), dayStartHour: 4)

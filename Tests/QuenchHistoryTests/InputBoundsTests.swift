@@ -8,7 +8,7 @@ import Testing
 /// Every date, number and unit a command or a query gives is bounded before
 /// use (issues 19 and 24): an error naming it, never a trap.
 @Suite struct InputBoundsTests {
-    let calendar = DayCalendar(timeZone: TimeZone(identifier: "Europe/London")!, dayStartHour: 4)
+    let calendar = DayCalendar(timeZone: LocalZone(identifier: "Europe/London")!, dayStartHour: 4)
     let now = HistoryFixture.now
 
     /// The error's text ("" when there was none): a `HistoryError`'s description.

@@ -105,7 +105,7 @@ import Testing
     static func at(_ hour: Double) -> Timestamp { Timestamp(secondsSince1970: midnight + hour * 3600) }
 
     func environment(_ folder: TemporaryFolder, _ hour: Double) -> HistoryEnvironment {
-        HistoryEnvironment(databasePath: folder.path + "/q.sqlite", now: Self.at(hour), timeZone: TimeZone(identifier: "UTC")!)
+        HistoryEnvironment(databasePath: folder.path + "/q.sqlite", now: Self.at(hour), timeZone: LocalZone(identifier: "UTC")!)
     }
 
     @Test func deliveredWhenDueWithTheCommandThenNotBeforeEvery() throws {

@@ -75,7 +75,7 @@ extension StreakReachTests {
         let all = CivilDay(parsing: "2026-03-04")!.number - CivilDay(parsing: "2023-03-01")!.number
         #expect(try report(f, days: 7) == (all, all))
         let store = try IntakeStore(path: f.path)
-        let key = MetDays.calendarKey(DayCalendar(timeZone: TimeZone(identifier: "Europe/London")!, dayStartHour: 4))
+        let key = MetDays.calendarKey(DayCalendar(timeZone: LocalZone(identifier: "Europe/London")!, dayStartHour: 4))
         #expect(try store.metSpans(person: 1, calendar: key) == [MetSpan(first: CivilDay(parsing: "2023-03-01")!.number,
                                                                            last: CivilDay(parsing: "2026-03-03")!.number)])
         // Asked again, the same answer (now from the remembered run).

@@ -42,7 +42,7 @@ struct RemoteCommandTests {
         let path = try TemporaryFolder.create("quench-commands") + "/q.sqlite"
         let store = try IntakeStore(path: path)
         try store.setGoal(ml: 2000, from: CivilDay(number: Int(Timestamp.wallClockNow.secondsSince1970 / 86_400) - 2))
-        return (HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: TimeZone(identifier: "Europe/London")), store)
+        return (HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: LocalZone(identifier: "Europe/London")), store)
     }
 
     @Test("the same command twice changes the history once (an add by its identity, an undo by its record)")
@@ -101,7 +101,7 @@ struct RemoteCommandBrokerTests {
         #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-commands") })
         let path = try TemporaryFolder.create("quench-commands") + "/q.sqlite"
         let store = try IntakeStore(path: path)
-        let env = HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: TimeZone(identifier: "Europe/London"))
+        let env = HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: LocalZone(identifier: "Europe/London"))
         let settings = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi", nodeID: "testpi")
         var logger = Logger(label: "test")
         logger.logLevel = .error

@@ -18,7 +18,7 @@ struct DiscoveryFormTests {
         let path = try TemporaryFolder.create("quench-forms") + "/q.sqlite"
         let store = try IntakeStore(path: path)
         try store.saveDevice(Device(address: "C8:2A:3F:00:3F:2A", name: "kitchen scale", profile: "decent-scale", sensor: .weight, addedAt: .wallClockNow))
-        let env = HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: TimeZone(identifier: "Europe/London"))
+        let env = HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: LocalZone(identifier: "Europe/London"))
         let settings = MQTTSettings(broker: try BrokerAddress(parsing: "mqtt://127.0.0.1"), node: "Kitchen", nodeID: "kitchen",
                                     discoveryPrefix: "ha", topicPrefix: "home/quench")
         let topics = Topics(settings, nodeID: "kitchen")

@@ -70,7 +70,7 @@ struct HomeAssistantTests {
         #expect(ha.startSeconds < 60, "Home Assistant's start must stay under a minute")
 
         // What Quench announces, from the same functions the publisher calls.
-        let env = HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: TimeZone(identifier: "Europe/London"))
+        let env = HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: LocalZone(identifier: "Europe/London"))
         func announced(_ env: HistoryEnvironment, node: String) throws -> [[String: Any]] {
             let settings = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: node.capitalized, nodeID: node)
             return try HomeAssistantDiscovery.configs(History.personStates(env), topics: Topics(settings, nodeID: node)).map {

@@ -58,7 +58,7 @@ struct IdentityTests {
     }
 
     func environment(_ path: String) -> HistoryEnvironment {
-        HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: TimeZone(identifier: "Europe/London"))
+        HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: LocalZone(identifier: "Europe/London"))
     }
 
     func json(_ m: MQTTMessage?) -> [String: Any]? {

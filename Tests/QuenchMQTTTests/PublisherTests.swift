@@ -50,7 +50,7 @@ struct PublisherTests {
     }
 
     func environment(_ path: String) -> HistoryEnvironment {
-        HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: TimeZone(identifier: "Europe/London"))
+        HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: LocalZone(identifier: "Europe/London"))
     }
 
     func settings(_ broker: MosquittoBroker) throws -> MQTTSettings {

@@ -48,7 +48,7 @@ public final class HistoryFixture {
     }
 
     public func environment(units: VolumeUnit? = nil, color: Bool = false, now: Timestamp = HistoryFixture.now) -> HistoryEnvironment {
-        HistoryEnvironment(databasePath: path, now: now, timeZone: TimeZone(identifier: "Europe/London")!, units: units, color: color)
+        HistoryEnvironment(databasePath: path, now: now, timeZone: LocalZone(identifier: "Europe/London")!, units: units, color: color)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }
