@@ -63,6 +63,9 @@ final class ChangeFeed: Sendable {
 
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
+    /// How many changes have been told: what was made from the history before a change is older.
+    var version: Int64 { state.withLock { $0.version } }
+
     /// One event of the `text/event-stream` (HTML, "Server-sent events").
     static func frame(_ notice: Notice) -> String {
         switch notice {

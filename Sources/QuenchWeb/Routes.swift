@@ -24,6 +24,8 @@ struct Routes: Sendable {
     let logger: Logger
     /// Whether the database file has been seen since the server started.
     let databaseSeen = DatabaseSeen()
+    /// The last PNG cards made.
+    let cards = CardCache()
 
     func register(on router: Router<WebRequestContext>) {
         router.get("/") { request, _ in Responses.asset(Assets.page, type: "text/html; charset=utf-8", for: request) }
@@ -146,8 +148,15 @@ struct Routes: Sendable {
                 return Responses.error(.notFound, "cards: day.png, week.png, day.svg, week.svg")
             }
             let png = file.hasSuffix(".png")
-            return await answer(request, type: png ? "image/png" : "image/svg+xml") { env, q throws(HistoryError) in
-                try History.shareCardFile(env, period: period, name: q["name"], png: png)
+            // A PNG is rasterized by a child process (about 45 ms); the same card again, with nothing
+            // changed in the history and within the minute, is the one made (a second tap, a share
+            // after a look).
+            let key = "\(request.uri)|\(feed.version)|\(Int(Timestamp.wallClockNow.secondsSince1970 / 60))"
+            return await answer(request, type: png ? "image/png" : "image/svg+xml") { env, q throws(HistoryError) -> [UInt8] in
+                if png, let made = cards.made(key) { return made }
+                let bytes = try History.shareCardFile(env, period: period, name: q["name"], png: png)
+                if png { cards.keep(bytes, as: key) }
+                return bytes
             }
         }
 
@@ -259,6 +268,22 @@ struct AlertRequest: Decodable, Sendable {
 /// `quench remind snooze DURATION` (`off` ends it).
 struct SnoozeRequest: Decodable, Sendable {
     var duration: String
+}
+
+/// The last few PNG cards, by request, history version and minute: at most four (a person's day
+/// and week, twice), 64 kB each.
+final class CardCache: Sendable {
+    private let entries = Mutex<[(key: String, bytes: [UInt8])]>([])
+
+    func made(_ key: String) -> [UInt8]? { entries.withLock { list in list.first { $0.key == key }?.bytes } }
+
+    func keep(_ bytes: [UInt8], as key: String) {
+        entries.withLock { list in
+            list.removeAll { $0.key == key }
+            list.append((key, bytes))
+            if list.count > 4 { list.removeFirst(list.count - 4) }
+        }
+    }
 }
 
 /// Set once the database file has been seen; never cleared.

@@ -231,6 +231,27 @@ struct CarerAndHistoryPageTests {
         }
     }
 
+    /// A card is rasterized once while nothing changes; a drink stored makes the next one anew.
+    @Test(.enabled(if: SVGRasterizer.find().executable != nil, "SKIPPED: rsvg-convert is not installed: \(SVGRasterizer.installCommand) (the CI's .ci/run does)"))
+    func aCardIsMadeAgainOnceTheHistoryChanges() async throws {
+        let fixture = try WebFixture()
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        let first = try await server.client.get("/api/share/day.png?person=me")
+        let again = try await server.client.get("/api/share/day.png?person=me")
+        #expect(first.status == 200 && Self.pngSize(first.bytes) != nil && again.bytes == first.bytes)
+        // Another person's card is theirs, not this one.
+        _ = try fixture.quench(["person", "add", "Ann"])
+        let added = try await server.client.postJSON("/api/add", ["amount": "500ml"], headers: []).status
+        #expect(added == 400, "several people now: whose is needed")
+        let mine = try await server.client.postJSON("/api/add?person=me", ["amount": "500ml"])
+        #expect(mine.status == 200, "\(mine.body)")
+        let after = try await server.client.get("/api/share/day.png?person=me")
+        #expect(after.status == 200 && after.bytes != first.bytes, "the card after a drink is not the one before it")
+        let ann = try await server.client.get("/api/share/day.png?person=Ann")
+        #expect(ann.status == 200 && ann.bytes != after.bytes)
+    }
+
     /// The PNG's width and height from its IHDR chunk (PNG §11.2.2).
     static func pngSize(_ bytes: [UInt8]) -> (Int, Int)? {
         guard bytes.count > 24, bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), Array(bytes[12..<16]) == Array("IHDR".utf8) else { return nil }
