@@ -10,8 +10,8 @@ import PackageDescription
 //     ├── CommandLineAdvice (quench's and quenchd's words added to the libraries' errors: commands, options;
 //     │     the libraries say the fact and carry the data, the web page says it in its own words)
 //     ├── QuenchServe (`quench serve` = `quench-web`: one command, its options, greeting and exit 78; ArgumentParser)
-//     ├── QuenchHistory (today, log, stats, goals, calendar, export, chart, share: FoundationEssentials, and
-//     │     FoundationInternationalization for local days' time zones;
+//     ├── QuenchHistory (today, log, stats, goals, calendar, export, chart, share: FoundationEssentials; local
+//     │     days' time zones from the system's tzdata (LocalZone), not ICU's;
 //     │     share's PNG through Debian's rsvg-convert, a child process)
 //     │     └── QuenchCharts (pure: plain values in, SVG text out; no I/O; the web page inlines the same SVG)
 //     ├── QuenchWeb (`quench serve`: the page, the JSON API, live changes; Hummingbird; `--listen` parsed by QuenchCore's HostPort)
@@ -35,8 +35,8 @@ import PackageDescription
 //   QuenchSimulatedDevices (in-process GATT peripherals and broadcasters): tests and quench-bench only.
 //
 // Foundation: the `quench` executable and quench-bench import Foundation;
-// QuenchHistory imports FoundationEssentials and FoundationInternationalization
-// (time zones), QuenchProfiles and QuenchStore FoundationEssentials (JSON, files)
+// QuenchHistory imports FoundationEssentials only (time zones are LocalZone's, read from
+// /usr/share/zoneinfo: ICU cost the web server 4 MB resident), QuenchProfiles and QuenchStore FoundationEssentials (JSON, files)
 // only, so quench-web (QuenchServe, QuenchComposition, QuenchWeb, QuenchHistory, QuenchConfig) links
 // no full Foundation in a static build; QuenchCharts, QuenchGateway, QuenchTools and the layers below import
 // neither, and nothing imports Dispatch, so quenchd stays small.
