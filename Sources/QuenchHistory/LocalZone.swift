@@ -92,29 +92,26 @@ public struct LocalZone: Sendable, Hashable {
     public func secondsFromGMT(at time: Double) -> Int {
         let t = Int64(clamping: Int(saturating: time.rounded(.down)))
         if let last = transitions.last, t >= last, let rule { return rule.offset(at: t) }
-        // The last transition at or before t.
-        var lo = 0, hi = transitions.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if transitions[mid] <= t { lo = mid + 1 } else { hi = mid }
-        }
-        return Int(lo == 0 ? initialOffset : offsets[lo - 1])
+        let passed = transitionCount(atOrBefore: t)
+        return Int(passed == 0 ? initialOffset : offsets[passed - 1])
     }
 
     /// The first instant after `time` at which the offset changes; nil when it never does again.
     public func nextTransition(after time: Double) -> Double? {
         let t = Int64(clamping: Int(saturating: time.rounded(.down)))
-        if let index = firstIndex(after: t) { return Double(transitions[index]) }
+        let passed = transitionCount(atOrBefore: t)
+        if passed < transitions.count { return Double(transitions[passed]) }
         return rule?.nextChange(after: max(t, transitions.last ?? t)).map(Double.init)
     }
 
-    private func firstIndex(after t: Int64) -> Int? {
+    /// How many transitions are at or before `t` (a binary search: they ascend).
+    private func transitionCount(atOrBefore t: Int64) -> Int {
         var lo = 0, hi = transitions.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if transitions[mid] <= t { lo = mid + 1 } else { hi = mid }
         }
-        return lo < transitions.count ? lo : nil
+        return lo
     }
 
     public static func == (a: LocalZone, b: LocalZone) -> Bool { a.identifier == b.identifier }
