@@ -216,10 +216,16 @@ struct HomeAssistantTests {
 
         // Nothing in Home Assistant's log about Quench or MQTT.
         ha.stop()
-        let complaints = ha.log.split(separator: "\n").filter {
-            ($0.contains(" WARNING ") || $0.contains(" ERROR ")) && ($0.localizedCaseInsensitiveContains("mqtt") || $0.localizedCaseInsensitiveContains("quench"))
+        let lines = ha.log.split(separator: "\n", omittingEmptySubsequences: false)
+        let complaints = lines.indices.filter {
+            (lines[$0].contains(" WARNING ") || lines[$0].contains(" ERROR "))
+                && (lines[$0].localizedCaseInsensitiveContains("mqtt") || lines[$0].localizedCaseInsensitiveContains("quench"))
         }
-        #expect(complaints.isEmpty, "\(complaints.joined(separator: "\n"))")
+        // Each with what follows it up to the next entry (an exception's traceback), to say why.
+        let said = complaints.map { i in
+            ([lines[i]] + lines[(i + 1)...].prefix { !$0.hasPrefix("20") }.prefix(30)).joined(separator: "\n")
+        }
+        #expect(complaints.isEmpty, "\(said.joined(separator: "\n"))")
     }
 }
 #endif
