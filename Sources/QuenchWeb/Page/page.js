@@ -556,24 +556,45 @@ function quickButtons() {
 
 // The card through the phone's share sheet where the browser has one (Web Share, files level 2;
 // browsers offer it only to a secure context: HTTPS, or this machine); elsewhere the link downloads the PNG.
+// A browser lets a page share only straight after a tap: the card is fetched as the finger goes down
+// (pointerdown, before the click), and if the moment has passed anyway (NotAllowedError) it is saved.
+const cardFetches = new Map();
+function fetchCard(link) {
+  if (!cardFetches.has(link.href)) {
+    const file = (async () => {
+      let response;
+      try { response = await fetch(link.href); } catch (_) { throw new Error("the Pi cannot be reached"); }
+      if (!response.ok) { let m = response.statusText; try { m = JSON.parse(await response.text()).error || m; } catch (_) {} throw new Error(m); }
+      return new File([await response.blob()], link.getAttribute("download"), { type: "image/png" });
+    })();
+    cardFetches.set(link.href, file);
+    // Made again next time: the history may have changed by then.
+    file.finally(() => setTimeout(() => cardFetches.delete(link.href), 5000)).catch(() => {});
+  }
+  return cardFetches.get(link.href);
+}
+function saveFile(file) {
+  const save = el("a", { href: URL.createObjectURL(file), download: file.name });
+  save.click();
+  setTimeout(() => URL.revokeObjectURL(save.href), 10000);
+}
 async function shareCard(event) {
   if (!navigator.canShare) return;
   event.preventDefault();
   const link = event.currentTarget;
+  let file = null;
   try {
-    const response = await fetch(link.href);
-    if (!response.ok) { let m = response.statusText; try { m = JSON.parse(await response.text()).error || m; } catch (_) {} throw new Error(m); }
-    const file = new File([await response.blob()], link.getAttribute("download"), { type: "image/png" });
+    file = await fetchCard(link);
     if (navigator.canShare({ files: [file] })) {
       await navigator.share({ files: [file], title: "Quench", text: link.textContent === "today's card" ? "My water today" : "My water this week" });
       said("Shared " + link.textContent);
     } else {
-      const save = el("a", { href: URL.createObjectURL(file), download: file.name });
-      save.click();
-      setTimeout(() => URL.revokeObjectURL(save.href), 10000);
+      saveFile(file);
     }
   } catch (error) {
-    if (error.name !== "AbortError") said("Could not share " + link.textContent + ": " + error.message, true);
+    if (error.name === "AbortError") return;  // closed in the sheet: nothing to say
+    if (error.name === "NotAllowedError" && file) { saveFile(file); said("Saved " + link.textContent + " (this browser would not share it)"); return; }
+    said("Could not share " + link.textContent + ": " + error.message, true);
   }
 }
 
@@ -607,7 +628,11 @@ window.addEventListener("pageshow", (e) => { if (e.persisted) { live(); refresh(
 document.addEventListener("DOMContentLoaded", async () => {
   if (person) $("who").textContent = " · " + person;
   $("person").addEventListener("change", (e) => { location.search = e.target.value ? "?person=" + encodeURIComponent(e.target.value) : ""; });
-  for (const link of document.querySelectorAll("a.card")) { link.href = url(link.dataset.card); link.addEventListener("click", shareCard); }
+  for (const link of document.querySelectorAll("a.card")) {
+    link.href = url(link.dataset.card);
+    link.addEventListener("click", shareCard);
+    link.addEventListener("pointerdown", () => { if (navigator.canShare) fetchCard(link).catch(() => {}); });
+  }
   $("earlier-month").addEventListener("click", () => moveMonth(-1));
   $("later-month").addEventListener("click", () => moveMonth(1));
   $("quick-add").addEventListener("submit", async (e) => {
