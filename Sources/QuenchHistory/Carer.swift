@@ -21,7 +21,7 @@ public struct CarerReport: Sendable, Encodable {
         public var awake: Bool
         /// The carer's threshold (`quench person alert`); nil: not watched.
         public var alertAfterMinutes: Int?
-        /// Watched, and without a drink for at least the threshold (or with none at all).
+        /// Watched, awake, and without a drink for at least the threshold (or with none at all).
         public var overdue: Bool
     }
 
@@ -75,12 +75,14 @@ extension History {
             let quiet = last.map { wakingSeconds(from: $0.time, until: c.now, settings, c.calendar) / 60 }.map { Int(saturating: $0.rounded(.down)) }
             let (start, end) = wakingWindow(on: c.calendar.wallClock(c.now).date, settings, c.calendar)
             let alert = person.alertAfterMinutes
+            let awake = c.now >= start && c.now < end
             entries.append(.init(
                 person: person.name, units: c.units.rawValue, intakeMl: (intake * 10).rounded() / 10, goalMl: goal,
                 lastDrinkAt: last.map { Format.localISO($0.time, c.calendar) }, quietMinutes: quiet,
                 wakingHours: HistoryInput.clock(settings.wakeFromMinute) + "-" + HistoryInput.clock(settings.wakeUntilMinute),
-                awake: c.now >= start && c.now < end, alertAfterMinutes: alert,
-                overdue: alert.map { limit in quiet.map { $0 >= limit } ?? true } ?? false))
+                awake: awake, alertAfterMinutes: alert,
+                // Only while they are awake: a carer reading "over" at night would go and wake them.
+                overdue: awake && (alert.map { limit in quiet.map { $0 >= limit } ?? true } ?? false)))
         }
         // Overdue first; then the longest without a drink (none at all is longest); then by name.
         entries.sort { a, b in

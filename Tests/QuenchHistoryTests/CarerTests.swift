@@ -53,9 +53,10 @@ import Testing
         try store.setPersonAlert(id: ben.id, afterMinutes: 15)
         let both = try History.carerReport(Self.environment(folder, 14))
         #expect(both.people.map(\.person) == ["Ben", "Gran", "me"] && both.overdue == 2)
-        // At 23:00 nobody is awake, and the evening still counts to 22:00.
+        // At 23:00 nobody is awake, and the evening still counts to 22:00; nobody is "over" in the night.
         let night = try History.carerReport(Self.environment(folder, 23))
         #expect(night.people.allSatisfy { !$0.awake } && night.people.first { $0.person == "me" }?.quietMinutes == 9 * 60)
+        #expect(night.overdue == 0 && night.people.allSatisfy { !$0.overdue })
 
         // Someone watched with no drink at all is over it; the threshold is bounded, in words.
         let ann = try store.addPerson(name: "Ann")

@@ -67,14 +67,19 @@ struct CarerAndHistoryPageTests {
             #expect(stored.contains(#""alert_after_minutes":60"#) && stored.contains(#""overdue":2"#), "\(stored)")
             #expect(try await FamilyPageTests.text(browser, "edit-status") == "Bob Lee is flagged after 1 h without a drink")
 
-            // A carer gives Gran a glass: logged for her, she is no longer over, and goes last.
+            // A carer gives Gran a glass: logged for her, she is no longer over. The rows keep their
+            // places (the next button must not slide under the finger) until "Sort again".
             try await browser.click("#carer-list li[data-person='Gran'] button.add")
             #expect(try await browser.waitUntil("return document.getElementById('carer-summary').textContent === 'Bob Lee is over their threshold.'") != nil)
-            #expect(try await Self.carerOrder(browser) == ["Bob Lee", "me", "Gran"])
+            #expect(try await Self.carerOrder(browser) == ["Bob Lee", "Gran", "me"])
+            #expect(try await browser.run("return document.getElementById('carer-resort').hidden") as? Bool == false)
+            try await browser.click("#carer-resort")
+            #expect(try await browser.waitUntil("return [...document.querySelectorAll('#carer-list li')].map((li) => li.dataset.person).join('|') === 'Bob Lee|me|Gran'") != nil)
+            #expect(try await browser.run("return document.getElementById('carer-resort').hidden") as? Bool == true)
             #expect(try fixture.json(["today", "--person", "Gran"])["intake_ml"] as? Double == 450)
             // Bob's units are his own, and his quick add is in them.
             let bob = try await browser.run("return document.querySelector('#carer-list li[data-person=\"Bob Lee\"] button.add').textContent") as? String
-            #expect(bob == "+8 oz")
+            #expect(bob == "+8 fl oz")
             // Not watched any more: off.
             _ = try await browser.run("""
                 const s = document.querySelector('#carer-list li[data-person="Bob Lee"] select'); s.value = 'off';
@@ -218,6 +223,17 @@ struct CarerAndHistoryPageTests {
             try await browser.click("#quick-add button[type=submit]")
             #expect(try await browser.waitUntil("return document.getElementById('edit-status').textContent.startsWith('1.5 mL is a few drops: type 1.5l')") != nil)
             #expect(try await FamilyPageTests.intake(browser) == before)
+            // A drink moved to a time to come is said in the page's words, and nothing changes.
+            _ = try await browser.run("document.getElementById('custom-amount').value = ''; return true")
+            try await browser.click("#sips tbody tr[data-id] button[data-focus^='edit-']")
+            #expect(try await browser.waitUntil("return document.getElementById('edit-time') !== null") != nil)
+            _ = try await browser.run("document.getElementById('edit-time').value = '23:55'; return true")
+            try await browser.click(".edit-form button[type=submit]")
+            #expect(try await browser.waitUntil("return document.getElementById('edit-status').textContent === '23:55 has not come yet today (nothing was changed)'") != nil)
+            // A finished day has no pace tick on its ring.
+            try await browser.open(server.url + "/?person=me&date=" + (try #require(fixture.json(["stats", "--days", "2", "--person", "me"])["from"] as? String)))
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            #expect(try await browser.run("return getComputedStyle(document.getElementById('ring-pace')).visibility") as? String == "hidden")
 
             // In the household, Sam's quick add is said in his units, and so is its Undo.
             try await browser.open(server.url + "/?view=household")

@@ -79,7 +79,15 @@ function problem(message) {
 // does not wipe it, as it does a loading problem).
 function said(message, failed = false) {
   $("edit-status").textContent = message; $("edit-status").classList.toggle("failed", failed);
-  if (message) { $("action-bar").hidden = false; document.documentElement.classList.add("acted"); }
+  if (message) { $("action-bar").hidden = false; document.documentElement.classList.add("acted"); pinActionBar(); }
+}
+// Pinned at the top of the screen for a few seconds after an action, where the person is; then back in
+// its place at the top of the page, so it never stays over what they scroll to.
+let unpin = null;
+function pinActionBar() {
+  $("action-bar").classList.add("pinned");
+  clearTimeout(unpin);
+  unpin = setTimeout(() => $("action-bar").classList.remove("pinned"), 8000);
 }
 
 // What is wrong with a typed amount before it is sent, in the page's words; null when it may go.
@@ -112,6 +120,8 @@ function showToday(today, state) {
   const pace = Math.min(1, goal > 0 ? state.pace_ml / goal : 0);
   // The pace: a tick on the ring where the intake should be by now.
   $("ring-pace").setAttribute("transform", "rotate(" + (pace * 360).toFixed(1) + " 60 60)");
+  // A finished day has no pace to keep.
+  $("ring-pace").style.visibility = day ? "hidden" : "";
   // Whole percent, rounded down as the share card says it (100 % only once met).
   const percent = goal > 0 ? Math.floor(Math.max(0, intake) * 100 / goal) : 0;
   $("ring-percent").textContent = percent + "%";
@@ -189,6 +199,9 @@ function editRow(e) {
     if (wrong) { amount.focus(); said(wrong + " (nothing was changed)", true); return; }
     if (amount.value.trim() && amount.value !== amount.defaultValue) change.amount = typed;
     if (time.value && time.value !== clock(e.at)) change.at = e.at.slice(0, 10) + " " + time.value;
+    if (change.at && !day && e.at.slice(0, 10) === (currentDay || e.at.slice(0, 10)) && isToCome(time.value)) {
+      time.focus(); said(time.value + " has not come yet today (nothing was changed)", true); return;
+    }
     if (note.value !== (e.note || "")) change.note = note.value;
     if (Object.keys(change).length === 1) { editing = null; refresh(); return; }
     const done = await act("edit", change, person, e);
@@ -357,7 +370,8 @@ function showHousehold(people) {
         el("p", { class: "last" + (quiet !== null && quiet >= 3 ? " behind" : "") },
           p.last_sip_at ? "Last drink " + clock(p.last_sip_at) + " (" + ago(p.last_sip_at) + ")" : "No drink yet")),
       el("button", { type: "button", class: "add write", "data-focus": "quick-" + amount + "-" + p.person, "aria-label": "Add " + amountText(amount) + " for " + p.person,
-        onclick: () => act("add", { amount }, p.person) }, "+" + amountText(amount).replace(" fl oz", " oz")));
+        onclick: () => { carerHeld = [...document.querySelectorAll("#carer-list li")].map((li) => li.dataset.person); carerHeldAt = Date.now(); act("add", { amount }, p.person); } },
+        "+" + amountText(amount)));
   }));
 }
 
@@ -367,15 +381,27 @@ const THRESHOLDS = [["off", "Not flagged"], ["60", "after 1 h"], ["120", "after 
 const span = (minutes) => minutes < 60 ? minutes + " min" : minutes < 2880
   ? Math.floor(minutes / 60) + " h" + (minutes % 60 ? " " + (minutes % 60) + " min" : "")
   : Math.floor(minutes / 1440) + " days";
+// After a tap here the rows keep their places (a glass logged for Gran must not slide Sam's button
+// under the finger); "Sort again", or a minute without a tap, puts them in the server's order.
+let carerHeld = null, carerHeldAt = 0;
+function carerOrder(people) {
+  if (!carerHeld || Date.now() - carerHeldAt > 60000) { carerHeld = null; return people; }
+  const place = new Map(carerHeld.map((name, i) => [name, i]));
+  return [...people].sort((a, b) => (place.get(a.person) ?? 1e9) - (place.get(b.person) ?? 1e9));
+}
 function showCarer(report) {
+  const people = carerOrder(report.people);
+  const held = carerHeld !== null && people.some((p, i) => p.person !== report.people[i].person);
+  $("carer-resort").hidden = !held;
   const over = report.people.filter((p) => p.overdue);
   $("carer-summary").textContent = over.length === 0 ? "Nobody is over their threshold."
     : over.map((p) => p.person).join(", ") + (over.length === 1 ? " is" : " are") + " over their threshold.";
-  $("carer-list").replaceChildren(...report.people.map((p) => {
+  $("carer-list").replaceChildren(...people.map((p) => {
     const amount = quickAmounts(p.person)[1];
     const quiet = p.quiet_minutes == null ? "No drink recorded" : p.quiet_minutes < 1 ? "Drank just now" : span(p.quiet_minutes) + " without a drink";
     const current = p.alert_after_minutes == null ? "off" : String(p.alert_after_minutes);
-    const choices = THRESHOLDS.some(([v]) => v === current) ? THRESHOLDS : [...THRESHOLDS, [current, "after " + span(+current)]];
+    const choices = THRESHOLDS.some(([v]) => v === current) ? THRESHOLDS
+      : [...THRESHOLDS, [current, "after " + span(+current)]].sort((a, b) => (a[0] === "off" ? -1 : +a[0]) - (b[0] === "off" ? -1 : +b[0]));
     const select = el("select", { "data-focus": "alert-" + p.person, "aria-label": "Flag " + p.person + " after" },
       ...choices.map(([value, text]) => el("option", value === current ? { value, selected: "" } : { value }, text)));
     select.addEventListener("change", () => setting("person/alert", { person: p.person, after: select.value === "off" ? "off" : select.value + "min" },
@@ -389,7 +415,8 @@ function showCarer(report) {
         el("p", { class: "hint" }, "Waking hours " + p.waking_hours.replace("-", "–") + (p.awake ? "" : " (outside them now)"))),
       el("label", {}, "Flag", select),
       el("button", { type: "button", class: "add write", "data-focus": "carer-" + amount + "-" + p.person, "aria-label": "Add " + amountText(amount) + " for " + p.person,
-        onclick: () => act("add", { amount }, p.person) }, "+" + amountText(amount).replace(" fl oz", " oz")));
+        onclick: () => { carerHeld = [...document.querySelectorAll("#carer-list li")].map((li) => li.dataset.person); carerHeldAt = Date.now(); act("add", { amount }, p.person); } },
+        "+" + amountText(amount)));
   }));
 }
 
@@ -551,7 +578,7 @@ function quickButtons() {
   quickShown = key;
   const chosen = person || (quickByPerson.size === 1 ? [...quickByPerson.keys()][0] : null);
   $("quick-buttons").replaceChildren(...quickAmounts(chosen).map((a) => el("button", { type: "button", class: "add", "data-amount": a, "data-focus": "quick-" + a,
-    "aria-label": "Add " + amountText(a), onclick: () => act("add", { amount: a }) }, "+" + amountText(a).replace(" fl oz", " oz"))));
+    "aria-label": "Add " + amountText(a), onclick: () => act("add", { amount: a }) }, "+" + amountText(a))));
 }
 
 // The card through the phone's share sheet where the browser has one (Web Share, files level 2;
@@ -652,6 +679,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     if (await act("add", body)) { $("custom-amount").value = ""; $("custom-time").value = ""; $("custom-note").value = ""; }
   });
   $("undo").addEventListener("click", undoLast);
+  $("carer-resort").addEventListener("click", () => { carerHeld = null; refresh(); });
   for (const kind of ["day", "week", "30days"]) $("chart-" + kind).addEventListener("click", chartTap);
   $("goal-form").addEventListener("submit", async (e) => {
     e.preventDefault();
