@@ -73,13 +73,13 @@ extension History {
             let settings = try c.run { (store) throws(StoreError) in try store.reminder(person: c.personID) }.settings
             let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1), person: c.personID) }
             let quiet = last.map { wakingSeconds(from: $0.time, until: c.now, settings, c.calendar) / 60 }.map { Int(saturating: $0.rounded(.down)) }
-            let (start, end) = wakingWindow(on: c.calendar.wallClock(c.now).date, settings, c.calendar)
+            let (start, end) = settings.wakingWindow(on: c.calendar.wallClock(c.now).date, c.calendar)
             let alert = person.alertAfterMinutes
             let awake = c.now >= start && c.now < end
             entries.append(.init(
                 person: person.name, units: c.units.rawValue, intakeMl: (intake * 10).rounded() / 10, goalMl: goal,
                 lastDrinkAt: last.map { Format.localISO($0.time, c.calendar) }, quietMinutes: quiet,
-                wakingHours: HistoryInput.clock(settings.wakeFromMinute) + "-" + HistoryInput.clock(settings.wakeUntilMinute),
+                wakingHours: settings.wakingHours,
                 awake: awake, alertAfterMinutes: alert,
                 // Only while they are awake: a carer reading "over" at night would go and wake them.
                 overdue: awake && (alert.map { limit in quiet.map { $0 >= limit } ?? true } ?? false)))
@@ -94,12 +94,6 @@ extension History {
         return CarerReport(at: at, overdue: entries.count { $0.overdue }, people: entries)
     }
 
-    /// A day's waking window, placed on the local calendar as the reminders place it.
-    static func wakingWindow(on date: CivilDay, _ settings: ReminderSettings, _ calendar: DayCalendar) -> (Timestamp, Timestamp) {
-        (calendar.instant(atLocalSeconds: date.number * 86_400 + settings.wakeFromMinute * 60),
-         calendar.instant(atLocalSeconds: date.number * 86_400 + settings.wakeUntilMinute * 60))
-    }
-
     /// Seconds of waking hours between two instants, counted over at most `CarerReport.reach` days.
     static func wakingSeconds(from: Timestamp, until: Timestamp, _ settings: ReminderSettings, _ calendar: DayCalendar) -> Double {
         let start = max(from, until.adding(-Double(CarerReport.reach) * 86_400))
@@ -107,7 +101,7 @@ extension History {
         var total = 0.0
         let last = calendar.wallClock(until).date.number
         for number in calendar.wallClock(start).date.number...last {
-            let (open, close) = wakingWindow(on: CivilDay(number: number), settings, calendar)
+            let (open, close) = settings.wakingWindow(on: CivilDay(number: number), calendar)
             let overlap = min(close, until).secondsSince1970 - max(open, start).secondsSince1970
             if overlap > 0 { total += overlap }
         }

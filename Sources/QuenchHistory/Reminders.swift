@@ -166,8 +166,7 @@ extension History {
         let record = try c.run { (store) throws(StoreError) in try store.reminder(person: c.personID) }
         let settings = record.settings
         let today = c.calendar.wallClock(c.now).date
-        let windowStart = c.calendar.instant(atLocalSeconds: today.number * 86_400 + settings.wakeFromMinute * 60)
-        let windowEnd = c.calendar.instant(atLocalSeconds: today.number * 86_400 + settings.wakeUntilMinute * 60)
+        let (windowStart, windowEnd) = settings.wakingWindow(on: today, c.calendar)
         let day = c.today
         let intake = try c.dailyTotals(from: day, through: day)[day.number]?.ml ?? 0
         let goal = try c.goalBook().goal(on: day)
@@ -180,7 +179,7 @@ extension History {
         }
         let report = ReminderReport(
             person: c.personName, mode: settings.mode.rawValue,
-            window: "\(HistoryInput.clock(settings.wakeFromMinute))-\(HistoryInput.clock(settings.wakeUntilMinute))",
+            window: settings.wakingHours,
             slackMl: settings.slackML, afterMinutes: settings.afterMinutes, everyMinutes: settings.everyMinutes,
             intakeMl: intake, goalMl: goal, paceMl: verdict.paceML, behindByMl: verdict.behindByML, behind: verdict.behind,
             due: verdict.due, nextAt: verdict.nextAt.map { Format.localISO($0, c.calendar) }, reason: verdict.reason,
@@ -239,4 +238,16 @@ enum ReminderHook {
         case .cannotStart(let code): return "cannot run \(shown): \(String(cString: strerror(code)))"
         }
     }
+}
+
+extension ReminderSettings {
+    /// A day's waking window on the local calendar: when the reminders' pace runs, and when a
+    /// carer counts time without a drink.
+    func wakingWindow(on date: CivilDay, _ calendar: DayCalendar) -> (start: Timestamp, end: Timestamp) {
+        (calendar.instant(atLocalSeconds: date.number * 86_400 + wakeFromMinute * 60),
+         calendar.instant(atLocalSeconds: date.number * 86_400 + wakeUntilMinute * 60))
+    }
+
+    /// `08:00-22:00`, as `remind set --window` takes it.
+    var wakingHours: String { HistoryInput.clock(wakeFromMinute) + "-" + HistoryInput.clock(wakeUntilMinute) }
 }
