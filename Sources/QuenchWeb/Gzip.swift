@@ -10,6 +10,12 @@ enum Gzip {
     /// Below this an answer goes as it is: it fits one packet either way.
     static let worthwhile = 1_400
 
+    /// Whether gzip can shrink `bytes` of `type`: text of some size. A PNG is compressed already
+    /// (the card, 64 kB, was deflated again on every request for nothing).
+    static func isWorthwhile(_ bytes: [UInt8], type: String) -> Bool {
+        bytes.count >= worthwhile && !type.hasPrefix("image/png")
+    }
+
     /// `bytes` as one gzip member; nil only when zlib refuses (out of memory).
     static func compress(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8]? {
         var stream = z_stream()
@@ -54,7 +60,7 @@ struct PageFile: Sendable {
 
     init(_ text: String) {
         plain = Array(text.utf8)
-        gzipped = plain.count >= Gzip.worthwhile ? Gzip.compress(plain, level: 9) : nil
+        gzipped = Gzip.isWorthwhile(plain, type: "text") ? Gzip.compress(plain, level: 9) : nil
     }
 
     /// A PNG, as PageEmbedder keeps it (base64). Decoded at the first request for it.

@@ -384,7 +384,7 @@ enum Responses {
     /// Health data (the API) is never cached. Sent gzipped when the client takes it and it is worth it.
     static func data(_ bytes: [UInt8], type: String, gzip: Bool = false) -> Response {
         var headers: HTTPFields = [.contentType: type, .cacheControl: "no-store"]
-        let content = body(bytes, gzip && bytes.count >= Gzip.worthwhile ? Gzip.compress(bytes) : nil, &headers)
+        let content = body(bytes, gzip && Gzip.isWorthwhile(bytes, type: type) ? Gzip.compress(bytes) : nil, &headers)
         return Response(status: .ok, headers: headers, body: content)
     }
 
