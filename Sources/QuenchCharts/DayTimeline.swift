@@ -188,7 +188,7 @@ public struct DayTimeline: Sendable, Hashable {
         let shown = ticks.filter { $0.offsetSeconds >= 0 && $0.offsetSeconds <= length }
         // Every tick's mark; a label only where it has room (about 40 px each: a phone shows every other).
         let spacing = shown.count > 1 ? (right - left) / Double(shown.count - 1) : right - left
-        let every = max(1, Int((40 / max(1, spacing)).rounded(.up)))
+        let every = ChartWidth.labelEvery(needs: 40, spacing: spacing)
         for (n, tick) in shown.enumerated() {
             let tx = x(tick.offsetSeconds)
             w.element("line", ["class": .text("qc-grid"), "x1": .number(tx), "y1": .number(sipBottom), "x2": .number(tx),

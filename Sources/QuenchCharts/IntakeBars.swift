@@ -106,7 +106,7 @@ struct BarPlot {
         guard thinsLabels else { return 1 }
         let small = usesSmallLabels
         let needed = (small ? smallSize : labelSize) * (small ? 2.2 : 3.6)
-        return max(1, Int((needed / slot).rounded(.up)))
+        return ChartWidth.labelEvery(needs: needed, spacing: slot)
     }
 
     var scale: VolumeScale {
@@ -223,6 +223,11 @@ public enum ChartWidth {
     }
 
     static func isNarrow(_ width: Double) -> Bool { width < narrowBelow }
+
+    /// Every how many marks a label goes, so that each has `needs` pixels where marks are `spacing` apart.
+    static func labelEvery(needs: Double, spacing: Double) -> Int {
+        max(1, Int((needs / max(1, spacing)).rounded(.up)))
+    }
 
     /// The chart's heading at the top left; where its legend goes (the baseline's y). Wide: one line,
     /// the legend at its right. Narrow: split after its first comma onto two smaller lines, the legend under them.
