@@ -23,19 +23,20 @@ function url(path, params = {}, who = person) {
 }
 // Set when an answer came from the service worker's copy, not from the Pi.
 let servedOffline = false;
-async function call(path, params, init, who) {
+// A response that came, and came right; else an error in the page's words: the server's `error`,
+// or "the Pi cannot be reached" rather than the browser's "Failed to fetch".
+async function reach(href, init) {
   let response;
-  // A fetch that never reached the Pi says so in the page's words, not the browser's ("Failed to fetch").
-  try { response = await fetch(url(path, params, who), init); } catch (_) { throw new Error("the Pi cannot be reached"); }
+  try { response = await fetch(href, init); } catch (_) { throw new Error("the Pi cannot be reached"); }
   if (response.headers.has("X-Quench-Offline")) servedOffline = true;
-  const text = await response.text();
   if (!response.ok) {
     let message = response.statusText;
-    try { message = JSON.parse(text).error || message; } catch (_) {}
+    try { message = JSON.parse(await response.text()).error || message; } catch (_) {}
     throw new Error(message);
   }
-  return text;
+  return response;
 }
+const call = async (path, params, init, who) => (await reach(url(path, params, who), init)).text();
 const getJSON = async (path, params) => JSON.parse(await call(path, params));
 const getLines = async (path, params) => (await call(path, params)).split("\n").filter((l) => l).map((l) => JSON.parse(l));
 const post = async (path, body, who) =>
@@ -59,9 +60,7 @@ function isToCome(time) {
 function ago(iso) {
   const minutes = Math.round((Date.now() - new Date(iso).getTime()) / 60000);
   if (minutes < 1) return "just now";
-  if (minutes < 60) return minutes + " min ago";
-  if (minutes < 36 * 60) return Math.floor(minutes / 60) + " h" + (minutes % 60 ? " " + (minutes % 60) + " min" : "") + " ago";
-  return Math.round(minutes / 1440) + " days ago";
+  return minutes < 36 * 60 ? span(minutes) + " ago" : Math.round(minutes / 1440) + " days ago";
 }
 function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
@@ -333,9 +332,10 @@ function chartTap(event) {
 
 // Everyone at a glance (the carer's view), and the person picker once several share the Pi: each person
 // a card with their ring, in their own units, with a quick add for them.
-// What a tap adds for each person, in their units, as the server says (Home Assistant's buttons add the same).
-const quickByPerson = new Map();
-const quickAmounts = (name) => (name && quickByPerson.get(name.toLowerCase())) || [];  // names compare without case
+// Someone of the household, as its last answer said them (names compare without case).
+const personNamed = (name) => (name && knownPeople && knownPeople.find((p) => p.person.toLowerCase() === name.toLowerCase())) || null;
+// What a tap adds for them, in their units, as the server says (Home Assistant's buttons add the same).
+const quickAmounts = (name) => (personNamed(name) || {}).quick_amounts || [];
 const amountText = (a) => a.replace("ml", " mL").replace("oz", " fl oz");
 // The HTML parser puts an <svg> in the SVG namespace itself (the page names no URL, not even that one).
 function smallRing(fraction, met) {
@@ -352,7 +352,6 @@ function showHousehold(people) {
   $("carer-link").hidden = query.get("view") === "carer";
   $("person-pick").hidden = !several;
   const chosen = person || (several ? "" : people[0] && people[0].person);
-  for (const p of people) { quickByPerson.set(p.person.toLowerCase(), p.quick_amounts); unitsByPerson.set(p.person.toLowerCase(), p.units); }
   // "Everyone" stays in the list on a person's page: the household is one choice away.
   $("person").replaceChildren(...(several ? [el("option", chosen ? { value: "" } : { value: "", selected: "" }, "Everyone")] : []),
     ...people.map((p) => el("option", p.person === chosen ? { selected: "", value: p.person } : { value: p.person }, p.person)));
@@ -423,7 +422,7 @@ function showCarer(report) {
 // Which view the page is: the query's, and the household when several share the Pi and nobody is chosen
 // (known once the people are; until then, the last answer's, so a failed load keeps the right sections).
 let knownPeople = null;
-function people0View(people = knownPeople) {
+function pageView(people = knownPeople) {
   if (people) knownPeople = people;
   const asked = query.get("view");
   if (asked === "carer" || asked === "household") return asked;
@@ -440,11 +439,11 @@ async function refresh() {
   if (refreshing) { again = true; return refreshing; }
   refreshing = (async () => {
     servedOffline = false;
-    showView(people0View());
+    showView(pageView());
     try {
       const people = await getJSON("household");
       // Several people and nobody chosen: the household is the page; `?view=carer`: the carer's.
-      const view = people0View(people);
+      const view = pageView(people);
       const carer = view === "carer", household = view === "household";
       showView(view);
       if (people[0]) { units = people[0].units || units; currentDay = people[0].date; currentMonth = currentDay.slice(0, 7); }
@@ -484,8 +483,7 @@ async function refresh() {
 // What was done on this page, newest last: Undo takes back the last of them (not the newest drink,
 // which may be someone else's or one deleted on purpose).
 const done = [];
-const unitsByPerson = new Map();
-const unitOf = (name) => (name && unitsByPerson.get(name.toLowerCase())) || units;
+const unitOf = (name) => (personNamed(name) || {}).units || units;
 const describe = (e, who = person) => volume(e.ml, unitOf(who)) + " at " + clock(e.at);
 let writing = false;
 
@@ -573,10 +571,10 @@ async function undoLast() {
 
 let quickShown = "";
 function quickButtons() {
-  const key = JSON.stringify([person, [...quickByPerson]]);
+  const key = JSON.stringify([person, (knownPeople || []).map((p) => [p.person, p.quick_amounts])]);
   if (key === quickShown) return;  // redrawn only when they change: a tap's focus stays
   quickShown = key;
-  const chosen = person || (quickByPerson.size === 1 ? [...quickByPerson.keys()][0] : null);
+  const chosen = person || (knownPeople && knownPeople.length === 1 ? knownPeople[0].person : null);
   $("quick-buttons").replaceChildren(...quickAmounts(chosen).map((a) => el("button", { type: "button", class: "add", "data-amount": a, "data-focus": "quick-" + a,
     "aria-label": "Add " + amountText(a), onclick: () => act("add", { amount: a }) }, "+" + amountText(a))));
 }
@@ -588,12 +586,7 @@ function quickButtons() {
 const cardFetches = new Map();
 function fetchCard(link) {
   if (!cardFetches.has(link.href)) {
-    const file = (async () => {
-      let response;
-      try { response = await fetch(link.href); } catch (_) { throw new Error("the Pi cannot be reached"); }
-      if (!response.ok) { let m = response.statusText; try { m = JSON.parse(await response.text()).error || m; } catch (_) {} throw new Error(m); }
-      return new File([await response.blob()], link.getAttribute("download"), { type: "image/png" });
-    })();
+    const file = (async () => new File([await (await reach(link.href)).blob()], link.getAttribute("download"), { type: "image/png" }))();
     cardFetches.set(link.href, file);
     // Made again next time: the history may have changed by then.
     file.finally(() => setTimeout(() => cardFetches.delete(link.href), 5000)).catch(() => {});
