@@ -18,8 +18,7 @@ struct BrowserTests {
         let fixture = try WebFixture()
         let server = try await ServerProcess(database: fixture.database)
         defer { _ = server.stop() }
-        let browser = try await WebDriver(width: 390, height: 844)
-        do {
+        try await WebDriver.session(width: 390, height: 844) { browser in
             try await browser.open(server.url + "/")
             #expect(try await browser.waitUntil(Self.loaded) != nil, "the page loaded its data")
 
@@ -73,19 +72,14 @@ struct BrowserTests {
             let errors = try await browser.consoleEntries().filter { $0.level == "SEVERE" || $0.level == "WARNING" }
             #expect(errors.isEmpty, "console: \(errors)")
             _ = try await browser.screenshot(to: screenshotFolder + "/phone-after.png")
-        } catch {
-            await browser.close()
-            throw error
         }
-        await browser.close()
     }
 
     @Test func onADesktopInLightAndDark() async throws {
         let fixture = try WebFixture()
         let server = try await ServerProcess(database: fixture.database)
         defer { _ = server.stop() }
-        let browser = try await WebDriver(width: 1280, height: 1000)
-        do {
+        try await WebDriver.session(width: 1280, height: 1000) { browser in
             try await browser.open(server.url + "/")
             #expect(try await browser.waitUntil(Self.loaded) != nil)
             let png = try await browser.fullPageScreenshot(to: screenshotFolder + "/desktop.png", width: 1280)
@@ -120,11 +114,7 @@ struct BrowserTests {
             #expect(server.stop() == 0)
             let took = (ContinuousClock.now - start).seconds
             #expect(took < 10, "stopped in \(took) s")
-        } catch {
-            await browser.close()
-            throw error
         }
-        await browser.close()
     }
 }
 
@@ -139,8 +129,7 @@ struct HouseholdBrowserTests {
         _ = try fixture.quench(["add", "400ml", "--person", "Ben", "--at", ISO8601DateFormatter().string(from: Date().addingTimeInterval(-3 * 3600))])
         let server = try await ServerProcess(database: fixture.database)
         defer { _ = server.stop() }
-        let browser = try await WebDriver(width: 390, height: 844)
-        do {
+        try await WebDriver.session(width: 390, height: 844) { browser in
             try await browser.open(server.url + "/")
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             #expect(try await browser.run("return document.getElementById('household').hidden") as? Bool == false,
@@ -166,10 +155,6 @@ struct HouseholdBrowserTests {
             #expect(try fixture.json(["today", "--person", "me"])["intake_ml"] as? Double == mine, "Ben's quick-add is Ben's alone")
             let errors = try await browser.consoleEntries().filter { $0.level == "SEVERE" }
             #expect(errors.isEmpty, "console: \(errors)")
-        } catch {
-            await browser.close()
-            throw error
         }
-        await browser.close()
     }
 }

@@ -10,16 +10,6 @@ import Testing
 /// phone's share sheet for the card, the home screen's icons, and gzip.
 @Suite(.serialized, .enabled(if: quenchBinary != nil, "SKIPPED: quench is not built (swift build)"))
 struct CarerAndHistoryPageTests {
-    /// A browser at a phone's width for `body`, closed however `body` ends.
-    static func withBrowser(width: Int = 390, height: Int = 844, _ body: (WebDriver) async throws -> Void) async throws {
-        let browser = try await WebDriver(width: width, height: height)
-        do { try await body(browser) } catch {
-            await browser.close()
-            throw error
-        }
-        await browser.close()
-    }
-
     static func carerOrder(_ browser: WebDriver) async throws -> [String] {
         try await browser.run("return [...document.querySelectorAll('#carer-list li')].map((li) => li.dataset.person)") as? [String] ?? []
     }
@@ -45,7 +35,7 @@ struct CarerAndHistoryPageTests {
         let names = { (report: [String: Any]?) in (report?["people"] as? [[String: Any]])?.compactMap { $0["person"] as? String } ?? [] }
         #expect(names(api) == names(cli) && names(api) == ["Gran", "Bob Lee", "me"], "\(names(api)) \(names(cli))")
 
-        try await Self.withBrowser { browser in
+        try await WebDriver.session { browser in
             try await browser.open(server.url + "/?view=carer")
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             // Gran, over her 2 h: first, marked, and said. Bob has no drink at all; `me` drank 40 min ago.
@@ -118,7 +108,7 @@ struct CarerAndHistoryPageTests {
         #expect(stats["current_streak_through"] as? String == today && stats["current_streak"] as? Int == 43, "\(stats)")
         let server = try await ServerProcess(database: fixture.database)
         defer { _ = server.stop() }
-        try await Self.withBrowser { browser in
+        try await WebDriver.session { browser in
             try await browser.open(server.url + "/")
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             // Its first day is named, and a link to it.
@@ -158,7 +148,7 @@ struct CarerAndHistoryPageTests {
         let fixture = try WebFixture()
         let server = try await ServerProcess(database: fixture.database)
         defer { _ = server.stop() }
-        try await Self.withBrowser { browser in
+        try await WebDriver.session { browser in
             try await browser.open(server.url + "/")
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             // Without a share sheet (desktop Chromium on Linux, any page over plain HTTP) the link downloads the PNG.
@@ -205,7 +195,7 @@ struct CarerAndHistoryPageTests {
         _ = try fixture.quench(["add", "300ml", "--person", "Sam"])
         let server = try await ServerProcess(database: fixture.database)
         defer { _ = server.stop() }
-        try await Self.withBrowser { browser in
+        try await WebDriver.session { browser in
             // Sam's day chart is Sam's: his 300 mL, not the household's day.
             let chart = try await server.client.get("/api/chart/day.svg?person=Sam")
             #expect(chart.body.contains("10.1 oz in 1 sip against a 67.6 oz goal"), "\(chart.body.prefix(600))")

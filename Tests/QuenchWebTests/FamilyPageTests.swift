@@ -33,8 +33,7 @@ struct FamilyPageTests {
         // Before any data: no "0 %" ring, no zeros.
         let first = try await server.client.get("/")
         #expect(first.body.contains(">…</text>") && !first.body.contains(">0%<"), "the first paint says nothing yet")
-        let browser = try await WebDriver(width: 390, height: 844)
-        do {
+        try await WebDriver.session(width: 390, height: 844) { browser in
             try await browser.open(server.url + "/")
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             let start = try #require(try await Self.intake(browser))
@@ -110,11 +109,7 @@ struct FamilyPageTests {
             let month = try await Self.text(browser, "calendar-title")
             #expect(month.wholeMatch(of: /[A-Z][a-z]+ \d{4}/) != nil, "\(month)")
             try await Self.noConsoleErrors(browser)
-        } catch {
-            await browser.close()
-            throw error
         }
-        await browser.close()
     }
 
     @Test func aNameWithASpaceAScriptOrAnEmojiOpensItsOwnPage() async throws {
@@ -128,8 +123,7 @@ struct FamilyPageTests {
         #expect(plus.status == 200 && (plus.json as? [String: Any])?["person"] as? String == "Ann Lee", "\(plus.body)")
         let percent = try await server.client.get("/api/today?person=Ann%20Lee")
         #expect(percent.status == 200, "\(percent.body)")
-        let browser = try await WebDriver(width: 390, height: 844)
-        do {
+        try await WebDriver.session(width: 390, height: 844) { browser in
             for name in names {
                 // As the page's own URLSearchParams writes it: a space as `+`, the rest of UTF-8 percent-encoded.
                 let query = name.utf8.map { byte in
@@ -157,11 +151,7 @@ struct FamilyPageTests {
                 #expect(try await Self.intake(browser) == 100, "\(name) from the household")
             }
             try await Self.noConsoleErrors(browser)
-        } catch {
-            await browser.close()
-            throw error
         }
-        await browser.close()
     }
 
     @Test func noSidewaysScrollingOnAPhoneAtAnyWidthOrZoom() async throws {
@@ -176,8 +166,7 @@ struct FamilyPageTests {
         defer { _ = server.stop() }
         // 320 and 390 px phones; 160 CSS px is a 320 px phone zoomed to 200 %.
         // One browser, its screen set to each phone in turn.
-        let browser = try await WebDriver(width: 390, height: 800)
-        do {
+        try await WebDriver.session(width: 390, height: 800) { browser in
             for (width, scale) in [(320, 1), (390, 1), (160, 2)] {
                 try await browser.command("POST", "/goog/cdp/execute", ["cmd": "Emulation.setDeviceMetricsOverride",
                                                                        "params": ["width": width, "height": 800, "deviceScaleFactor": scale, "mobile": true]])
@@ -223,11 +212,7 @@ struct FamilyPageTests {
                 #expect(jo?.hasSuffix("fl oz") == true, "\(jo ?? "")")
             }
             try await Self.noConsoleErrors(browser)
-        } catch {
-            await browser.close()
-            throw error
         }
-        await browser.close()
     }
 
     @Test func addedToAHomeScreenItShowsTheLastDataWhenThePiCannotBeReached() async throws {
@@ -238,8 +223,7 @@ struct FamilyPageTests {
         let fields = try #require(manifest.json as? [String: Any])
         #expect(manifest.header("Content-Type") == "application/manifest+json" && fields["display"] as? String == "standalone")
         #expect((fields["icons"] as? [[String: Any]])?.first?["src"] as? String == "/icon.svg")
-        let browser = try await WebDriver(width: 390, height: 844)
-        do {
+        try await WebDriver.session(width: 390, height: 844) { browser in
             try await browser.open(server.url + "/")
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             // 127.0.0.1 is a secure context: the service worker takes the page over, and a refresh goes through it.
@@ -254,11 +238,7 @@ struct FamilyPageTests {
             #expect(try await Self.intake(browser) == intake, "the last data")
             #expect(try await Self.text(browser, "problem").contains("cannot be reached"), "and said to be old")
             _ = try await browser.screenshot(to: screenshotFolder + "/phone-offline.png")
-        } catch {
-            await browser.close()
-            throw error
         }
-        await browser.close()
     }
 
     @Test func aChartIsLaidOutForTheWidthItIsShownAt() async throws {
@@ -283,8 +263,7 @@ struct FamilyPageTests {
         _ = try fixture.quench(["person", "add", "Jo", "--units", "oz"])
         let server = try await ServerProcess(database: fixture.database)
         defer { _ = server.stop() }
-        let browser = try await WebDriver(width: 390, height: 844)
-        do {
+        try await WebDriver.session(width: 390, height: 844) { browser in
             try await browser.open(server.url + "/")
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             #expect(try await browser.run("return document.querySelectorAll('#people li.person-card').length") as? Int == 3)
@@ -310,11 +289,7 @@ struct FamilyPageTests {
             _ = try await browser.run("const s = document.getElementById('person'); s.value = ''; s.dispatchEvent(new Event('change')); return true")
             #expect(try await browser.waitUntil("return location.search === '' && !document.getElementById('household').hidden") != nil)
             try await Self.noConsoleErrors(browser)
-        } catch {
-            await browser.close()
-            throw error
         }
-        await browser.close()
     }
 
     @Test func aSensorDayIsAShortListOfDrinksThatOpenToTheirSips() async throws {
@@ -337,8 +312,7 @@ struct FamilyPageTests {
         _ = try store.insert(events)
         let server = try await ServerProcess(database: fixture.database)
         defer { _ = server.stop() }
-        let browser = try await WebDriver(width: 390, height: 844)
-        do {
+        try await WebDriver.session(width: 390, height: 844) { browser in
             try await browser.open(server.url + "/")
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             let today = try fixture.json(["today"])
@@ -361,19 +335,14 @@ struct FamilyPageTests {
             #expect(try await browser.waitUntil("return document.activeElement && document.activeElement.dataset.focus === 'row-\(sipID)'") != nil)
             _ = try await browser.screenshot(to: screenshotFolder + "/phone-sensor-day.png")
             try await Self.noConsoleErrors(browser)
-        } catch {
-            await browser.close()
-            throw error
         }
-        await browser.close()
     }
 
     @Test func theGoalAndTheRemindersAreSetOnThePage() async throws {
         let fixture = try WebFixture()
         let server = try await ServerProcess(database: fixture.database)
         defer { _ = server.stop() }
-        let browser = try await WebDriver(width: 390, height: 844)
-        do {
+        try await WebDriver.session(width: 390, height: 844) { browser in
             try await browser.open(server.url + "/")
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             #expect(try await Self.text(browser, "goal-now").hasPrefix("Daily goal: 2,000 mL since "))
@@ -415,19 +384,14 @@ struct FamilyPageTests {
             #expect(try fixture.json(["remind"])["window"] as? String == "07:30-21:00")
             _ = try await browser.fullPageScreenshot(to: screenshotFolder + "/phone-settings.png", width: 390)
             try await Self.noConsoleErrors(browser)
-        } catch {
-            await browser.close()
-            throw error
         }
-        await browser.close()
     }
 
     @Test func earlierDaysOpenFromTheCalendarAndTheDayLinks() async throws {
         let fixture = try WebFixture()
         let server = try await ServerProcess(database: fixture.database)
         defer { _ = server.stop() }
-        let browser = try await WebDriver(width: 390, height: 844)
-        do {
+        try await WebDriver.session(width: 390, height: 844) { browser in
             try await browser.open(server.url + "/")
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             let today = try #require(fixture.json(["today"])["date"] as? String)
@@ -466,11 +430,7 @@ struct FamilyPageTests {
             #expect(try await Self.intake(browser) == (try fixture.json(["today", "--date", String(first)]))["intake_ml"] as? Double)
             _ = try await browser.screenshot(to: screenshotFolder + "/phone-earlier-day.png")
             try await Self.noConsoleErrors(browser)
-        } catch {
-            await browser.close()
-            throw error
         }
-        await browser.close()
     }
 
     @Test func anImpatientSecondTapWhileTheDatabaseIsBusyAddsOneDrink() async throws {
@@ -488,8 +448,7 @@ struct FamilyPageTests {
         let bad = try await server.client.request("POST", "/api/add", headers: [("Content-Type", "application/json")], body: #"{"amount":"50ml","key":"x"}"#)
         #expect(bad.status == 400)
 
-        let browser = try await WebDriver(width: 390, height: 844)
-        do {
+        try await WebDriver.session(width: 390, height: 844) { browser in
             try await browser.open(server.url + "/")
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             let start = try #require(try await Self.intake(browser))
@@ -512,19 +471,14 @@ struct FamilyPageTests {
             #expect(try fixture.json(["today"])["intake_ml"] as? Double == start + 250, "one drink, not two")
             #expect(try await Self.text(browser, "edit-status").hasPrefix("Added 250 mL at "))
             try await Self.noConsoleErrors(browser)
-        } catch {
-            await browser.close()
-            throw error
         }
-        await browser.close()
     }
 
     @Test func aDatabaseDeletedUnderTheServerIsSaidAndNoTapStartsAnEmptyOne() async throws {
         let fixture = try WebFixture()
         let server = try await ServerProcess(database: fixture.database)
         defer { _ = server.stop() }
-        let browser = try await WebDriver(width: 390, height: 844)
-        do {
+        try await WebDriver.session(width: 390, height: 844) { browser in
             try await browser.open(server.url + "/")
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: fixture.database + suffix) }
@@ -537,11 +491,7 @@ struct FamilyPageTests {
             #expect(try await browser.waitUntil("return document.body.classList.contains('stale') && document.getElementById('live').textContent === 'not loading'") != nil,
                     "what is shown is marked as not up to date")
             _ = try await browser.screenshot(to: screenshotFolder + "/phone-database-gone.png")
-        } catch {
-            await browser.close()
-            throw error
         }
-        await browser.close()
     }
 
     @Test func aFreshHistorySaysTheGoalNotThatItIsBehind() async throws {
@@ -550,16 +500,11 @@ struct FamilyPageTests {
         _ = try IntakeStore(path: database)
         let server = try await ServerProcess(database: database)
         defer { _ = server.stop() }
-        let browser = try await WebDriver(width: 390, height: 844)
-        do {
+        try await WebDriver.session(width: 390, height: 844) { browser in
             try await browser.open(server.url + "/")
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             let pace = try await Self.text(browser, "pace")
             #expect(pace.hasPrefix("Today's goal: ") && !pace.contains("Behind"), "\(pace)")
-        } catch {
-            await browser.close()
-            throw error
         }
-        await browser.close()
     }
 }

@@ -63,6 +63,16 @@ final class WebDriver: Sendable {
         return try await screenshot(to: path)
     }
 
+    /// A browser at `width` × `height` for `body`, closed however `body` ends.
+    static func session(width: Int = 390, height: Int = 844, _ body: (WebDriver) async throws -> Void) async throws {
+        let browser = try await WebDriver(width: width, height: height)
+        do { try await body(browser) } catch {
+            await browser.close()
+            throw error
+        }
+        await browser.close()
+    }
+
     func close() async {
         _ = try? await client.request("DELETE", "/session/\(session)")
         driver.signal(SIGTERM)
