@@ -12,16 +12,15 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
     /// whatever its pace (mL; `--pour-ml`). Unset, pace and what was left decide.
     public var pourML: Double?
     /// A loss across a lift of at least `pourMinML` that ran out faster than this
-    /// is a pour: nobody drinks faster than about 30 mL/s for long, and a bottle
-    /// upside down over the sink empties at 50–150 mL/s (mL/s; see `SipDetector`).
+    /// while a level sensor read the bottle tilted is a pour: nobody drinks faster
+    /// than about 30 mL/s for long, and a bottle upside down over the sink empties
+    /// at 50–150 mL/s (mL/s; see `SipDetector.isPour`).
     public var pourRateMLPerSecond: Double = 35
+    /// The same for a scale, which sees only the time away: a loss at least this
+    /// fast over that time less `SipDetector.pourHandlingSeconds` is a pour (mL/s).
+    public var awayPourRateMLPerSecond: Double = 24
     /// Smaller losses are sips, however fast (a quick gulp) (mL).
     public var pourMinML: Double = 100
-    /// A loss of most of what was in the bottle (`pourMostFraction`) is a pour
-    /// already from this pace: a bottle emptied into the sink, not a long drink
-    /// (mL/s). Needs what was in the bottle: a level curve, or a scale's `--tare`.
-    public var emptiedRateMLPerSecond: Double = 20
-    public var pourMostFraction: Double = 0.7
     /// A weight step up without a lift, smaller than this, is an object put next
     /// to the bottle (a phone); larger ones are refills poured on the scale (mL).
     public var maxObjectML: Double = 350
@@ -46,6 +45,31 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
     public var emitDiagnostics = false
 
     public init() {}
+
+    /// Keys a checkpoint of an earlier version lacks take their defaults, and
+    /// keys it has that this version dropped are ignored: a sip under way when
+    /// the gateway is upgraded is still resumed (docs/reliability.md).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func read<T: Decodable>(_ key: CodingKeys, _ value: inout T) throws {
+            if let decoded = try c.decodeIfPresent(T.self, forKey: key) { value = decoded }
+        }
+        try read(.minSipML, &minSipML)
+        try read(.minUnliftedSipML, &minUnliftedSipML)
+        try read(.minRefillML, &minRefillML)
+        pourML = try c.decodeIfPresent(Double.self, forKey: .pourML)
+        try read(.pourRateMLPerSecond, &pourRateMLPerSecond)
+        try read(.awayPourRateMLPerSecond, &awayPourRateMLPerSecond)
+        try read(.pourMinML, &pourMinML)
+        try read(.maxObjectML, &maxObjectML)
+        confirmSeconds = try c.decodeIfPresent(Double.self, forKey: .confirmSeconds)
+        settlingSeconds = try c.decodeIfPresent(Double.self, forKey: .settlingSeconds)
+        try read(.longGapSeconds, &longGapSeconds)
+        try read(.settleSeconds, &settleSeconds)
+        try read(.firstLevelSeconds, &firstLevelSeconds)
+        try read(.gapSeconds, &gapSeconds)
+        try read(.emitDiagnostics, &emitDiagnostics)
+    }
 }
 
 /// The detector's phase, for `quench watch`.
@@ -131,6 +155,11 @@ public struct SipDetector: Sendable, Codable {
         var lastAway = 0.0
         /// First time the level was unreadable (tilted: pouring or drinking), level sensors.
         var firstAway: Double?
+        /// Seconds the level sensor read the bottle tilted: each run of unreadable
+        /// or garbage readings from its first to its last, plus a reading's time.
+        /// A spike after the pour adds a reading's time, not the time since the tilt.
+        /// (nil in a checkpoint from before it was kept: then from first to last.)
+        var tiltedSeconds: Double?
         /// It began with the level's average moving within the band (`LevelShift`).
         var byMeanShift = false
         /// What the empty scale read while the bottle was off (weight).
@@ -259,11 +288,15 @@ public struct SipDetector: Sendable, Codable {
     static let objectRemovalToleranceML = 10.0
     static let objectRemovalFraction = 0.15
 
+    /// Tilted readings at most this many sampling intervals apart are one tilt;
+    /// further apart, the later one starts another (or is a spike).
+    static let sameTiltReadings = 8.5
     /// The shortest time away a pour rate is measured over.
     static let shortestAwaySeconds = 0.5
-    /// The least time a lift takes besides the drinking or pouring itself
-    /// (grasp, to the mouth or the sink and back): a second.
-    static let leastHandlingSeconds = 1.0
+    /// The time away a lift spends besides the drinking or pouring itself
+    /// (grasp, to the mouth or the sink and back, and the scale telling the
+    /// bottle gone and back), as a scale's pour rule counts it.
+    static let pourHandlingSeconds = 2.5
 
     /// Long after the bottle came back, a level confirms after this hold.
     static let calmConfirmSeconds = 3.0
@@ -402,8 +435,16 @@ public struct SipDetector: Sendable, Codable {
 
     /// Level sensors: no usable reading (tilted). Weight: ignored.
     private mutating func markTilted(at t: Double) {
+        if disturbance.firstAway == nil {
+            disturbance.firstAway = t
+            disturbance.tiltedSeconds = interval.seconds
+        } else {
+            // The next reading of the same run, or the first of another.
+            let step = t - disturbance.lastAway
+            let tilted = disturbance.tiltedSeconds ?? disturbance.lastAway - (disturbance.firstAway ?? t) + interval.seconds
+            disturbance.tiltedSeconds = tilted + (step <= Self.sameTiltReadings * interval.seconds ? step : interval.seconds)
+        }
         disturbance.lastAway = t
-        if disturbance.firstAway == nil { disturbance.firstAway = t }
     }
 
     private mutating func noteUnreadable(at t: Double, into events: inout [DetectedEvent]) {
@@ -460,29 +501,25 @@ public struct SipDetector: Sendable, Codable {
     /// Whether a loss across a lift went into the sink rather than into the
     /// person. Size alone cannot tell: back from a run, people drink 150–400 mL
     /// in one go. Pace can: drinking tops out near 30 mL/s, while a bottle held
-    /// upside down runs at 50–150 mL/s. A level sensor times the tilt itself
-    /// (its unreadable readings and garbage jumps); a scale only
-    /// the time away, less the least handling, which understates a pour's pace.
-    /// Time away understates a pour's pace (walking to the sink, turning the
-    /// bottle), so on a scale a loss of most of what was in the bottle is a
-    /// pour from a lower pace.
-    private func isPour(loss: Double, before: Double, start: Double, settledAt: Double) -> Bool {
+    /// upside down runs at 50–150 mL/s (docs/detector.md#pour-or-drink).
+    /// A level sensor times the tilt itself (its unreadable readings and
+    /// garbage jumps). A scale sees only the time away, a few seconds of which
+    /// are handling either way; over what is left of it, a drink stays under
+    /// about 24 mL/s and a pour is faster, but where the two meet (a slow pour,
+    /// a fast drink, long handling) the scale cannot tell them apart. What was
+    /// left in the bottle does not help: a big drink finishes a bottle as often
+    /// as a pour empties it.
+    private func isPour(loss: Double, start: Double, settledAt: Double) -> Bool {
         if let pourML = configuration.pourML, loss >= pourML { return true }
         guard loss >= configuration.pourMinML else { return false }
         if !policy.seesLifts, let first = disturbance.firstAway {
-            // The tilt's own length, from unreadable readings and garbage
-            // jumps (widened by a reading either side), up to the new level
-            // (later garbage is a spike): the pace itself.
-            let seconds = min(disturbance.lastAway, settledAt) - first + 2 * interval.seconds
-            return loss / max(seconds, Self.shortestAwaySeconds) >= configuration.pourRateMLPerSecond
+            // The tilt's own time, from its unreadable readings and garbage
+            // jumps: the pace itself.
+            let tilted = disturbance.tiltedSeconds ?? min(disturbance.lastAway, settledAt) - first + interval.seconds
+            return loss / max(tilted, Self.shortestAwaySeconds) >= configuration.pourRateMLPerSecond
         }
-        let seconds = settledAt - start - Self.leastHandlingSeconds
-        let pace = loss / max(seconds, Self.shortestAwaySeconds)
-        if pace >= configuration.pourRateMLPerSecond { return true }
-        let zero = policy.bottleLeavesSensor ? emptyML + objectsML : 0
-        guard pace >= configuration.emptiedRateMLPerSecond,
-              let content = calibration.remaining(settledML: before - zero), content > 0 else { return false }
-        return loss >= configuration.pourMostFraction * content
+        let seconds = settledAt - start - Self.pourHandlingSeconds
+        return loss / max(seconds, Self.shortestAwaySeconds) >= configuration.awayPourRateMLPerSecond
     }
 
     private mutating func conclude(level after: Double, settledAt: Double, at t: Double, into events: inout [DetectedEvent]) {
@@ -532,7 +569,7 @@ public struct SipDetector: Sendable, Codable {
             } else if loss >= (lifted ? configuration.minSipML : configuration.minUnliftedSipML) {
                 // Emptying into the sink needs a lift; a scale that was only
                 // pressed (a pump pot, a straw) lost what was drunk.
-                let pour = lifted && isPour(loss: loss, before: before, start: start, settledAt: settledAt)
+                let pour = lifted && isPour(loss: loss, start: start, settledAt: settledAt)
                 kind = pour ? .pour : .sip
             }
         } else if delta >= configuration.minRefillML {

@@ -245,4 +245,49 @@ import Testing
         #expect(truth.count == 4)
         #expect(error(keptEvents) <= error(plainEvents), "kept \(error(keptEvents)) mL off, fresh \(error(plainEvents)) mL off")
     }
+
+    /// A checkpoint the previous version wrote (its detector's settings with
+    /// the scale's old pour rule, no tilt time kept) still resumes a pour that
+    /// was under way when the gateway was upgraded: it is judged once, a pour.
+    @Test func aCheckpointFromTheVersionBeforeStillResumes() throws {
+        var c = SimulationConfiguration.clean(unit: .mm, sampleRate: 5).with(.noise, .jitter, .tiltGarbage, .slosh)
+        c.capacityML = 1000
+        c.shape = .sportsBottle(capacityML: 1000)
+        let (readings, truth) = Scenario(c, seed: 3, initialML: 950).idle(20).pour(ml: 400, mlPerSecond: 80).idle(40).run()
+        let pour = try #require(truth.first { $0.kind == .pour })
+        // Killed in the middle of the tilt, restarted 20 s later.
+        let kill = try #require(readings.firstIndex { $0.t >= pour.tStart + 4 })
+        let restart = try #require(readings.firstIndex { $0.t >= readings[kill].t + 20 })
+        var detector = SipDetector(calibration: c.calibration)
+        var events: [DetectedEvent] = []
+        for r in readings[..<kill] { detector.process(r, into: &events) }
+        #expect(events.filter { !$0.kind.isDiagnostic }.isEmpty)
+        let now = DetectorCheckpoint(device: "A", detector: detector, t: readings[kill - 1].t, wall: 1_800_000_000, bootID: "", sinceBoot: 1)
+
+        /// The keys as the previous version wrote them.
+        func earlier(_ value: Any) -> Any {
+            if let array = value as? [Any] { return array.map(earlier) }
+            guard var object = value as? [String: Any] else { return value }
+            object["tiltedSeconds"] = nil
+            if object["awayPourRateMLPerSecond"] != nil {
+                object["awayPourRateMLPerSecond"] = nil
+                object["emptiedRateMLPerSecond"] = 20
+                object["pourMostFraction"] = 0.7
+            }
+            return object.mapValues(earlier)
+        }
+        let current = try JSONSerialization.jsonObject(with: Self.encode(now))
+        let old = try JSONSerialization.data(withJSONObject: earlier(current))
+        #expect(!String(decoding: old, as: UTF8.self).contains("tiltedSeconds"))
+        #expect(String(decoding: old, as: UTF8.self).contains("pourMostFraction"))
+
+        let resumed = try Self.decode(old)
+        #expect(resumed.problem(device: "A", calibration: c.calibration, configuration: .init()) == nil)
+        var after = resumed.detector
+        for r in readings[restart...] { after.process(r, into: &events) }
+        after.finish(into: &events)
+        let judged = events.filter { !$0.kind.isDiagnostic }
+        #expect(judged.map(\.kind) == [.pour], "\(judged)")
+        #expect(abs((judged.first?.ml ?? 0) - 400) <= 15, "\(judged)")
+    }
 }

@@ -26,7 +26,7 @@ func sweep(seeds: UInt64, verbose: Bool = false, bySensor: Bool = false, _ confi
             if environment["PACE"] != nil {
                 let all = report.matches.map { ($0.truth.kind, $0.detected) } + report.spurious.map { (EventKind.lifted, $0) }
                 for (truthKind, d) in all where d.ml >= 100 && d.kind != .refill {
-                    print(String(format: "   pace %@ as %@ ml %.0f away %.1f pace %.1f left %.0f", "\(truthKind)", "\(d.kind)", d.ml, d.end - d.start, d.ml / max(d.end - d.start - 1, 0.5), d.remainingML ?? -1))
+                    print(String(format: "   pace %@ as %@ ml %.0f away %.1f pace %.1f left %.0f sensor %@", "\(truthKind)", "\(d.kind)", d.ml, d.end - d.start, d.ml / max(d.end - d.start - 1, 0.5), d.remainingML ?? -1, "\(configuration.sensor)"))
                 }
             }
         }
