@@ -9,7 +9,7 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
     /// Smaller increases are not reported as refills (mL).
     public var minRefillML: Double = 15
     /// When set, every loss across a lift of at least this much is a pour,
-    /// whatever its pace (mL; `--pour-ml`). Unset, pace and what was left decide.
+    /// whatever its pace (mL; `--pour-ml`). Unset, its pace decides.
     public var pourML: Double?
     /// A loss across a lift of at least `pourMinML` that ran out faster than this
     /// while a level sensor read the bottle tilted is a pour: nobody drinks faster
