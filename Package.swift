@@ -18,7 +18,8 @@ import PackageDescription
 //     │     └── CZlib (zlib's deflate, for gzip; the only importer of it)
 //     ├── QuenchNotify (pushes to a phone: ntfy or a webhook over HTTPS, for reminders and carers' alerts)
 //     │     └── CCurl (libcurl; the only importer of it)
-//     ├── QuenchMQTT (the publisher: outbox → broker, states, Home Assistant discovery)
+//     ├── QuenchHub (`quench hub`: every gateway's changes from the broker into one history; asks a gateway for what it lacks)
+//     ├── QuenchMQTT (the publisher: outbox → broker, states, Home Assistant discovery; answers a hub)
 //     │     └── MQTT (libmosquitto; the only importer of CMosquitto)
 //     ├── QuenchConfig (quench.toml and precedence: command line > environment > user file > /etc > default;
 //     │     its own TOML parser, BluetoothWire, Threading, QuenchCore; quenchd links it too)
@@ -145,6 +146,11 @@ let package = Package(
             "MQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "Threading",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // `quench hub`: one history from every gateway on the broker.
+        .target(name: "QuenchHub", dependencies: [
+            "MQTT", "QuenchMQTT", "QuenchHistory", "QuenchStore", "QuenchCore",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The page and its JSON API (`quench serve`), a process of its own so quenchd stays small.
         .target(name: "QuenchWeb", dependencies: [
             "QuenchHistory", "QuenchStore", "QuenchCore", "CZlib",
@@ -172,7 +178,7 @@ let package = Package(
             "QuenchGateway", "QuenchCore", "QuenchProfiles", "GATT", "BluetoothWire", "Threading",
         ]),
         .executableTarget(name: "quench", dependencies: [
-            "CommandLineAdvice", "QuenchGateway", "QuenchHistory", "QuenchConfig", "QuenchComposition", "QuenchTools", "QuenchStore", "QuenchProfiles", "QuenchMQTT", "QuenchWeb", "QuenchServe", "QuenchService", "QuenchNotify", "Threading",
+            "CommandLineAdvice", "QuenchGateway", "QuenchHistory", "QuenchConfig", "QuenchComposition", "QuenchTools", "QuenchStore", "QuenchProfiles", "QuenchMQTT", "QuenchHub", "QuenchWeb", "QuenchServe", "QuenchService", "QuenchNotify", "Threading",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The web server alone (the quench-web service): no Bluetooth, MQTT or the rest of the CLI,
@@ -211,6 +217,8 @@ let package = Package(
         // Against a real HTTPS server on loopback (python3's http.server with an openssl-made certificate).
         .testTarget(name: "QuenchNotifyTests", dependencies: ["QuenchNotify", "QuenchTestSupport", "Threading"]),
         .testTarget(name: "QuenchMQTTTests", dependencies: ["QuenchMQTT", "MQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport", "Threading"]),
+        // Gateways and a hub as processes on a real mosquitto.
+        .testTarget(name: "QuenchHubTests", dependencies: ["QuenchHub", "QuenchMQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport", "Threading"]),
         .testTarget(name: "QuenchConfigTests", dependencies: ["QuenchConfig", "QuenchCore", "QuenchStore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchWebTests", dependencies: [
             "QuenchWeb", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport", "Threading",

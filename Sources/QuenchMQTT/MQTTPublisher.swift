@@ -60,6 +60,8 @@ public final class MQTTPublisher {
     private var stateDue = ContinuousClock.now
     /// Commands received (`RemoteCommand`), carried out after the network turn.
     private var commands: [MQTTMessage] = []
+    /// A hub's requests for what it lacks (docs/hub.md), answered after the network turn.
+    private var hubRequests: [MQTTMessage] = []
     /// The database's data_version when the states were last read: any commit by another connection
     /// (a rename, a goal, the settings) changes it, and the states follow at once, not at the next check.
     private var dataVersion: Int64?
@@ -143,6 +145,8 @@ public final class MQTTPublisher {
                 stateDue = .now
             } else if message.topic.hasSuffix("/command"), commands.count < 100 {
                 commands.append(message)
+            } else if message.topic == topics.syncRequests, hubRequests.count < 4 {
+                hubRequests.append(message)
             }
         }
         let operation = "connect to \(broker)"
@@ -155,6 +159,7 @@ public final class MQTTPublisher {
         if let code = connack, code != 0 { throw MQTTError(operation, .refused(code)) }
         try c.subscribe(topics.homeAssistantStatus, qos: 1)
         try c.subscribe(topics.commands, qos: 1)
+        try c.subscribe(topics.syncRequests, qos: 1)
         client = c
         inflight = [:]
         otherInflight = []
@@ -418,6 +423,33 @@ public final class MQTTPublisher {
         try client?.loop(timeoutMS: sent ? 0 : 20)
         recordAcknowledgements()
         try performCommands()
+        try answerHubs()
+    }
+
+    /// Answers each hub's request with the events changed since the change it
+    /// asks from, as they are now (`IntakeStore.gatewayAnswer`), in parts of
+    /// `GatewayMessages.answerBatch`, on `topics.answers`.
+    private func answerHubs() throws(MQTTError) {
+        guard !hubRequests.isEmpty else { return }
+        let received = hubRequests
+        hubRequests = []
+        for message in received {
+            let request: GatewayMessages.Request
+            do { request = try GatewayMessages.request(payload: message.payload) } catch {
+                logger.warning("a hub's request is refused", metadata: ["topic": "\(message.topic)", "reason": "\(error)"])
+                continue
+            }
+            let answer: (through: Int64, whole: Bool, events: [IntakeEvent])
+            do { answer = try store.gatewayAnswer(fromSeq: request.fromSeq) } catch {
+                logger.error("cannot read the history for a hub", metadata: ["error": "\(error)"])
+                continue
+            }
+            for payload in GatewayMessages.answer(databaseID: identity.databaseID, through: answer.through, events: answer.events) {
+                try publishOther(OutgoingMessage(topic: topics.answers, payload: payload, retain: false))
+            }
+            logger.info("answered a hub", metadata: ["hub": "\(request.hub)", "from_seq": "\(request.fromSeq)", "through": "\(answer.through)",
+                                                      "events": "\(answer.events.count)", "whole_history": "\(answer.whole)"])
+        }
     }
 
     /// Carries out the commands received (each through the history's own functions, so the

@@ -33,6 +33,10 @@ public struct Topics: Sendable, Hashable {
     public var gateway: String { base + "/gateway" }
     /// Each change to the history, QoS 1, not retained.
     public var events: String { base + "/event" }
+    /// A hub asks here for what it lacks (`GatewayMessages.Request`), QoS 1.
+    public var syncRequests: String { base + "/sync" }
+    /// The gateway's answers to a hub (`GatewayMessages.answer`), QoS 1, not retained.
+    public var answers: String { base + "/answer" }
 
     /// Home Assistant says `online` here when it (re)starts: discovery is sent again.
     public var homeAssistantStatus: String { discoveryPrefix + "/status" }

@@ -79,12 +79,19 @@ extension IntakeStore {
         }
     }
 
-    /// The broker acknowledged everything up to `seq`: those rows go. Returns how many.
+    /// Acknowledged changes kept to answer a hub (`mqtt_published`), at most.
+    public static let publishedKept: Int64 = 100_000
+
+    /// The broker acknowledged everything up to `seq`: those rows go, and which
+    /// event each changed is kept (the last `publishedKept`). Returns how many went.
     @discardableResult
     public func acknowledgeOutbox(through seq: Int64) throws(StoreError) -> Int {
         try write("acknowledging MQTT outbox entries") { db in
+            try db.run("INSERT OR IGNORE INTO mqtt_published (seq, identity) SELECT seq, identity FROM mqtt_outbox WHERE seq <= ?", [seq])
             try db.run("DELETE FROM mqtt_outbox WHERE seq <= ?", [seq])
-            return db.changes
+            let gone = db.changes
+            try db.run("DELETE FROM mqtt_published WHERE seq <= (SELECT max(seq) FROM mqtt_published) - ?", [Self.publishedKept])
+            return gone
         }
     }
 

@@ -339,6 +339,31 @@ enum Schema {
             ALTER TABLE person ADD COLUMN alert_after_minutes INTEGER
                 CHECK (alert_after_minutes IS NULL OR alert_after_minutes BETWEEN 15 AND 1440);
             """),
+        // A hub (`quench hub run`) keeps one history from the gateways it hears on the broker
+        // (docs/hub.md). Per gateway (its database id): every change up to `through_seq` is
+        // applied, and the highest seen; a gap between them is asked for again. Per event: the
+        // gateway change last applied to it, so a repeat or an older change is not applied again.
+        // A gateway keeps the last changes the broker acknowledged (`mqtt_published`, which
+        // event each was), so it can answer a hub that asks from a change number exactly.
+        Migration(identifier: "v14: hub", sql: """
+            CREATE TABLE mqtt_published (
+                seq      INTEGER PRIMARY KEY,
+                identity TEXT NOT NULL
+            ) STRICT;
+            CREATE TABLE hub_gateway (
+                database_id TEXT PRIMARY KEY CHECK (length(database_id) BETWEEN 1 AND 64),
+                node        TEXT NOT NULL CHECK (length(node) BETWEEN 1 AND 128),
+                through_seq INTEGER NOT NULL CHECK (through_seq >= 0),
+                highest_seq INTEGER NOT NULL CHECK (highest_seq >= 0),
+                applied     INTEGER NOT NULL CHECK (applied >= 0),
+                seen_at     REAL NOT NULL
+            ) STRICT;
+            CREATE TABLE hub_change (
+                identity    TEXT PRIMARY KEY,
+                database_id TEXT NOT NULL,
+                seq         INTEGER NOT NULL CHECK (seq >= 0)
+            ) STRICT;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

@@ -107,7 +107,7 @@ struct Quench: AsyncParsableCommand {
     #if os(Linux)
     static let bluetoothCommands: [any ParsableCommand.Type] = [
         ScanCommand.self, PairCommand.self, DevicesCommand.self, ForgetCommand.self, CalibrateCommand.self,
-        WatchCommand.self, RunCommand.self, RecordCommand.self, DoctorCommand.self, MQTTCommand.self,
+        WatchCommand.self, RunCommand.self, RecordCommand.self, DoctorCommand.self, MQTTCommand.self, HubCommand.self,
     ]
     #else
     static let bluetoothCommands: [any ParsableCommand.Type] = []

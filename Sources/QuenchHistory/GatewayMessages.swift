@@ -1,0 +1,136 @@
+import FoundationEssentials
+import QuenchCore
+import QuenchStore
+
+/// What gateways and a hub say to each other on the broker (docs/hub.md), as
+/// JSON: a gateway's change (`Messages.event` writes it), the hub's request for
+/// what it lacks, and the gateway's answer. Everything read here comes from the
+/// network: sizes, ids, numbers and texts are bounded before use, and a refusal
+/// names the field.
+public enum GatewayMessages {
+    /// A larger message is refused unread (a change is about 600 bytes; an answer holds `answerBatch` events).
+    public static let largestPayload = 1 << 20
+    /// Events per answer message.
+    public static let answerBatch = 200
+
+    /// A change from `quench/NODE/event`.
+    public static func change(node: String, payload: [UInt8], now: Timestamp) throws(HistoryError) -> GatewayChange {
+        struct Payload: Decodable {
+            var databaseId: String
+            var seq: Int64
+            var identity: String
+            var change: String
+            var event: EventRecord?
+        }
+        let p = try decode(Payload.self, payload, "a change")
+        try checkDatabaseID(p.databaseId)
+        try checkSeq(p.seq, "seq")
+        if let problem = TextField.identity.problem(p.identity) { throw .invalidArgument(problem) }
+        var event: IntakeEvent?
+        if let record = p.event {
+            let e = try checked(record, now: now, field: "event")
+            guard e.identity == p.identity else { throw .invalidArgument("event.identity is not the change's identity") }
+            event = e
+        }
+        return GatewayChange(databaseID: p.databaseId, node: node, seq: p.seq, identity: p.identity, event: event)
+    }
+
+    /// The hub's request to a gateway (on `quench/NODE/sync`): the events changed
+    /// from change `fromSeq` on (every event for 0), answered on the gateway's own
+    /// `quench/NODE/answer`.
+    public struct Request: Sendable, Hashable, Codable {
+        public var hub: String
+        public var fromSeq: Int64
+
+        public init(hub: String, fromSeq: Int64) {
+            self.hub = hub
+            self.fromSeq = fromSeq
+        }
+    }
+
+    public static func request(_ request: Request) -> String { History.json(request) }
+
+    public static func request(payload: [UInt8]) throws(HistoryError) -> Request {
+        let r = try decode(Request.self, payload, "a request")
+        try checkDatabaseID(r.hub)
+        try checkSeq(r.fromSeq, "from_seq")
+        return r
+    }
+
+    /// One message of a gateway's answer: its events as of its change `through`,
+    /// `part` of `parts`.
+    public struct Answer: Sendable {
+        public var databaseID: String
+        public var through: Int64
+        public var part: Int
+        public var parts: Int
+        public var events: [IntakeEvent]
+    }
+
+    private struct AnswerPayload: Codable {
+        var databaseId: String
+        var through: Int64
+        var part: Int
+        var parts: Int
+        var events: [EventRecord]
+    }
+
+    /// The answer to a request, in messages of `answerBatch` events (one, empty, when there are none).
+    public static func answer(databaseID: String, through: Int64, events: [IntakeEvent]) -> [String] {
+        let batches = stride(from: 0, to: max(events.count, 1), by: answerBatch).map { Array(events[$0..<min($0 + answerBatch, events.count)]) }
+        return batches.enumerated().map { i, batch in
+            History.json(AnswerPayload(databaseId: databaseID, through: through, part: i + 1, parts: batches.count,
+                                       events: batch.map(EventRecord.init)))
+        }
+    }
+
+    public static func answer(payload: [UInt8], now: Timestamp) throws(HistoryError) -> Answer {
+        let a = try decode(AnswerPayload.self, payload, "an answer")
+        try checkDatabaseID(a.databaseId)
+        try checkSeq(a.through, "through")
+        guard a.parts >= 1, a.parts <= 1_000_000, a.part >= 1, a.part <= a.parts else {
+            throw .invalidArgument("part \(a.part) of \(a.parts) is not a part of a whole")
+        }
+        guard a.events.count <= answerBatch else { throw .invalidArgument("events: more than \(answerBatch) in one message") }
+        var events: [IntakeEvent] = []
+        for (i, record) in a.events.enumerated() { events.append(try checked(record, now: now, field: "events[\(i)]")) }
+        return Answer(databaseID: a.databaseId, through: a.through, part: a.part, parts: a.parts, events: events)
+    }
+
+    // MARK: - Bounds
+
+    private static func decode<T: Decodable>(_ type: T.Type, _ payload: [UInt8], _ what: String) throws(HistoryError) -> T {
+        guard payload.count <= largestPayload else { throw .invalidArgument("\(what) of \(payload.count) bytes is larger than \(largestPayload)") }
+        if let bad = String.firstInvalidUTF8Offset(payload) { throw .invalidArgument("\(what): byte \(bad) is not valid UTF-8") }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        do { return try decoder.decode(T.self, from: Data(payload)) } catch {
+            throw .invalidArgument("\(what): \((error as? DecodingError)?.summary(snakeCase: true) ?? "\(error)")")
+        }
+    }
+
+    /// A database id as `mqtt_identity` makes them: 1–64 letters, digits, '-' and '_'.
+    public static func checkDatabaseID(_ id: String) throws(HistoryError) {
+        guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else {
+            throw .invalidArgument("database_id '\(id.shownSafely(limit: 40))' is not 1–64 letters, digits, '-' or '_'")
+        }
+    }
+
+    private static func checkSeq(_ seq: Int64, _ field: String) throws(HistoryError) {
+        guard seq >= 0, seq < 1 << 53 else { throw .invalidArgument("\(field) \(seq) is not a change's number") }
+    }
+
+    private static func checked(_ record: EventRecord, now: Timestamp, field: String) throws(HistoryError) -> IntakeEvent {
+        guard record.identity?.isEmpty == false else { throw .invalidArgument("\(field).identity is missing") }
+        do { return try record.event(now: now) } catch {
+            throw .invalidArgument("\(field): \(error)")
+        }
+    }
+}
+
+private extension UInt8 {
+    var isASCIIAlphanumeric: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
+    }
+}

@@ -1,0 +1,243 @@
+#if canImport(Glibc)
+import Glibc
+import Logging
+import MQTT
+import QuenchCore
+import QuenchHistory
+import QuenchMQTT
+import QuenchStore
+
+/// `quench hub run`: one history from every gateway on the broker (docs/hub.md).
+/// It subscribes to `PREFIX/+/event` (and the gateways' answers and status) in a
+/// persistent session, so what gateways send while it is down waits at the
+/// broker, and applies each change to its own database, once, by the event's
+/// identity. A gap in a gateway's change numbers, a gateway it has not heard
+/// before, and every start make it ask that gateway (`PREFIX/NODE/sync`) for
+/// what it may lack; the gateway answers with its events as of its latest change.
+/// One thread drives it: libmosquitto's callbacks run inside `loop`, on it.
+public final class Hub {
+    public struct Report: Sendable, Hashable, Encodable {
+        public var applied = 0
+        public var repeated = 0
+        /// Messages refused (they do not decode, or break a bound); logged with the reason.
+        public var refused = 0
+        public var requests = 0
+        public var answersApplied = 0
+        public var connections = 0
+    }
+
+    public let settings: MQTTSettings
+    /// This database's id: its changes, published when the hub's own history goes to Home Assistant, are not applied again.
+    public let databaseID: String
+    /// Persistent: the broker keeps the hub's subscriptions and queued changes under it.
+    public let clientID: String
+    private let password: String?
+    private let store: IntakeStore
+    private let logger: Logger
+    private let prefix: String
+    private var client: MQTTClient?
+    private var connack: Int32?
+    private var received: [MQTTMessage] = []
+    /// When each gateway (by node) was last asked, so a burst of gaps asks once.
+    private var asked: [String: ContinuousClock.Instant] = [:]
+    /// Nodes to ask once connected (every known gateway, at each start).
+    private var toAsk: Set<String> = []
+    /// The part of each gateway's answer expected next (by database id).
+    private var answerParts: [String: Int] = [:]
+    public private(set) var report = Report()
+
+    /// A gateway is asked again at most this often (seconds).
+    public var askInterval = 5.0
+
+    public init(settings: MQTTSettings, databasePath: String, logger: Logger) throws(MQTTSetupError) {
+        self.settings = settings
+        self.logger = logger
+        password = try settings.password()
+        prefix = settings.topicPrefix
+        do {
+            store = try IntakeStore(path: databasePath)
+            databaseID = try store.mqttIdentity().databaseID
+            toAsk = Set(try store.hubGateways().map(\.node))
+        } catch {
+            throw .store("\(error)")
+        }
+        clientID = settings.clientID ?? "quench-hub-\(databaseID)"
+        for warning in settings.readableFileWarnings() { logger.warning("a secret is readable by other users", metadata: ["file": "\(warning)"]) }
+    }
+
+    // MARK: - Connection
+
+    private func connect(within seconds: Double) throws(MQTTError) {
+        let broker = settings.broker
+        let c = try MQTTClient(clientID: clientID, cleanSession: false)
+        if let user = broker.user { try c.setCredentials(user: user, password: password) }
+        if broker.tls { try c.setTLS(caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile) }
+        connack = nil
+        c.onConnect = { [unowned self] code in connack = code }
+        c.onMessage = { [unowned self] message in received.append(message) }
+        let operation = "connect to \(broker)"
+        try c.connect(host: broker.host, port: broker.port)
+        let end = ContinuousClock.now + .seconds(seconds)
+        while connack == nil {
+            guard ContinuousClock.now < end else { throw MQTTError(operation, .timeout(seconds: seconds)) }
+            try c.loop(timeoutMS: 100)
+        }
+        if let code = connack, code != 0 { throw MQTTError(operation, .refused(code)) }
+        for topic in ["event", "answer", "status"] { try c.subscribe("\(prefix)/+/\(topic)", qos: 1) }
+        client = c
+        report.connections += 1
+        logger.info("connected to the MQTT broker", metadata: ["broker": "\(broker)", "client_id": "\(clientID)"])
+    }
+
+    /// Runs until `shouldStop`, reconnecting with backoff whenever the broker goes away.
+    public func run(shouldStop: () -> Bool) {
+        var attempt = 0
+        while !shouldStop() {
+            if client == nil {
+                do throws(MQTTError) {
+                    try connect(within: 10)
+                    attempt = 0
+                } catch {
+                    client = nil
+                    let delay = min(settings.maximumBackoff, pow(2, Double(min(attempt, 16))) / 2)
+                    attempt += 1
+                    logger.warning("cannot reach the MQTT broker; retrying", metadata: ["error": "\(error)", "retry_in_s": "\(Int(delay))"])
+                    sleep(seconds: delay, unless: shouldStop)
+                    continue
+                }
+            }
+            do throws(MQTTError) {
+                try client?.loop(timeoutMS: 50)
+                handleReceived()
+                try askWhoIsDue()
+            } catch {
+                handleReceived()
+                client = nil
+                logger.warning("lost the MQTT broker; reconnecting", metadata: ["error": "\(error)"])
+            }
+        }
+        handleReceived()
+        client?.disconnect()
+        client = nil
+    }
+
+    // MARK: - Messages
+
+    /// Applies what arrived in the last network turn: changes in one transaction, in order.
+    private func handleReceived() {
+        guard !received.isEmpty else { return }
+        let messages = received
+        received = []
+        var changes: [GatewayChange] = []
+        for message in messages {
+            guard let (node, kind) = route(message.topic) else { continue }
+            switch kind {
+            case "event":
+                do {
+                    let change = try GatewayMessages.change(node: node, payload: message.payload, now: .wallClockNow)
+                    if change.databaseID != databaseID { changes.append(change) }
+                } catch {
+                    refuse(message, error)
+                }
+            case "answer":
+                apply(changes)
+                changes = []
+                applyAnswer(node: node, message)
+            case "status":
+                // A gateway online that the hub does not know yet: ask it for everything.
+                if message.payload == Array("online".utf8), !known(node: node) { toAsk.insert(node) }
+            default:
+                break
+            }
+        }
+        apply(changes)
+    }
+
+    private func apply(_ changes: [GatewayChange]) {
+        guard !changes.isEmpty else { return }
+        do {
+            let outcomes = try store.applyGatewayChanges(changes)
+            for outcome in outcomes {
+                if outcome == .applied { report.applied += 1 } else { report.repeated += 1 }
+            }
+            // A gap in a gateway's numbers: ask it for what is missing.
+            for gateway in try store.hubGateways() where gateway.missing { toAsk.insert(gateway.node) }
+        } catch {
+            // Not acknowledged to anyone but the broker: asked for again at the next start.
+            logger.error("cannot store gateways' changes", metadata: ["error": "\(error)", "changes": "\(changes.count)"])
+            for change in changes { toAsk.insert(change.node) }
+        }
+    }
+
+    private func applyAnswer(node: String, _ message: MQTTMessage) {
+        let answer: GatewayMessages.Answer
+        do { answer = try GatewayMessages.answer(payload: message.payload, now: .wallClockNow) } catch {
+            refuse(message, error)
+            return
+        }
+        guard answer.databaseID != databaseID else { return }
+        // Parts come in order (one publisher, QoS 1); a part missing leaves the gateway to be asked again.
+        let expected = answer.part == 1 ? 1 : answerParts[answer.databaseID] ?? 0
+        guard answer.part == expected else {
+            logger.warning("a gateway's answer came without its earlier parts; asking again", metadata: ["node": "\(node)"])
+            answerParts[answer.databaseID] = nil
+            toAsk.insert(node)
+            return
+        }
+        answerParts[answer.databaseID] = answer.part == answer.parts ? nil : answer.part + 1
+        do {
+            let whole = answer.part == answer.parts
+            let applied = try store.applyGatewaySnapshot(databaseID: answer.databaseID, node: node, through: answer.through,
+                                                         events: answer.events, complete: whole)
+            report.answersApplied += applied
+            if whole {
+                logger.info("a gateway's answer applied", metadata: ["node": "\(node)", "through": "\(answer.through)"])
+            }
+        } catch {
+            logger.error("cannot store a gateway's answer", metadata: ["node": "\(node)", "error": "\(error)"])
+            toAsk.insert(node)
+        }
+    }
+
+    private func refuse(_ message: MQTTMessage, _ error: any Error) {
+        report.refused += 1
+        logger.warning("a message is refused", metadata: ["topic": "\(message.topic.shownSafely(limit: 120))", "reason": "\(error)"])
+    }
+
+    /// `PREFIX/NODE/KIND` → (NODE, KIND), for a node id the publisher could have made.
+    private func route(_ topic: String) -> (node: String, kind: String)? {
+        guard topic.hasPrefix(prefix + "/") else { return nil }
+        let rest = topic.dropFirst(prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+        guard rest.count == 2, MQTTSettings.isValidNodeID(String(rest[0])) else { return nil }
+        return (String(rest[0]), String(rest[1]))
+    }
+
+    private func known(node: String) -> Bool {
+        ((try? store.hubGateways()) ?? []).contains { $0.node == node }
+    }
+
+    // MARK: - Asking
+
+    /// Asks each gateway due for the events changed from the first change the
+    /// hub lacks (every event, for one it has not heard).
+    private func askWhoIsDue() throws(MQTTError) {
+        guard let client, !toAsk.isEmpty else { return }
+        let gateways = (try? store.hubGateways()) ?? []
+        for node in toAsk.sorted() {
+            if let last = asked[node], ContinuousClock.now - last < .seconds(askInterval) { continue }
+            let known = gateways.filter { $0.node == node }
+            let request = GatewayMessages.Request(hub: databaseID, fromSeq: known.map { $0.throughSeq + 1 }.min() ?? 0)
+            try client.publish(topic: "\(prefix)/\(node)/sync", payload: Array(GatewayMessages.request(request).utf8), qos: 1, retain: false)
+            asked[node] = .now
+            toAsk.remove(node)
+            report.requests += 1
+            logger.info("asked a gateway for what the hub may lack", metadata: ["node": "\(node)", "from_seq": "\(request.fromSeq)"])
+        }
+    }
+
+    private func sleep(seconds: Double, unless shouldStop: () -> Bool) {
+        let end = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < end, !shouldStop() { usleep(50_000) }
+    }
+}
+#endif

@@ -1,0 +1,165 @@
+import QuenchCore
+
+/// One change to a gateway's history as the hub receives it (docs/hub.md): the
+/// event as it is now at the gateway (nil when it is no longer in its history),
+/// named by the gateway's database id and the change's place in its outbox.
+public struct GatewayChange: Sendable, Hashable {
+    public var databaseID: String
+    /// The gateway's node id (its topic level), for the status.
+    public var node: String
+    public var seq: Int64
+    public var identity: String
+    public var event: IntakeEvent?
+
+    public init(databaseID: String, node: String, seq: Int64, identity: String, event: IntakeEvent?) {
+        self.databaseID = databaseID
+        self.node = node
+        self.seq = seq
+        self.identity = identity
+        self.event = event
+    }
+}
+
+/// What the hub did with one change.
+public enum HubOutcome: String, Sendable, Hashable {
+    /// The history now holds the event as the change says.
+    case applied
+    /// This change, or a later one to the same event, was applied before (a QoS 1 repeat).
+    case repeated
+}
+
+/// A gateway as the hub knows it (table `hub_gateway`).
+public struct HubGateway: Sendable, Hashable, Encodable {
+    public var databaseID: String
+    public var node: String
+    /// Every change up to this one is applied.
+    public var throughSeq: Int64
+    /// The highest change seen; above `throughSeq`, some are missing.
+    public var highestSeq: Int64
+    public var applied: Int64
+    public var seenAt: Timestamp
+
+    /// Changes between `throughSeq` and `highestSeq` the hub has not had.
+    public var missing: Bool { highestSeq > throughSeq }
+}
+
+extension IntakeStore {
+    /// Applies gateways' changes in one transaction, each at most once: a change
+    /// is applied when the hub holds no change to that event, or an older one
+    /// from the same gateway. Events are matched by identity, people by name
+    /// (someone the hub does not know is added).
+    public func applyGatewayChanges(_ changes: [GatewayChange], at now: Timestamp = .wallClockNow) throws(StoreError) -> [HubOutcome] {
+        try checkIntake(changes.compactMap(\.event), "applying \(changes.count) gateway change\(changes.count == 1 ? "" : "s")")
+        return try write("applying \(changes.count) gateway change\(changes.count == 1 ? "" : "s")") { db in
+            try changes.map { change in
+                try Self.noteGateway(change.databaseID, node: change.node, seq: change.seq, at: now, db)
+                let last = try db.first("SELECT database_id, seq FROM hub_change WHERE identity = ?", [change.identity]) { row -> (String, Int64) in
+                    (row[0], row[1])
+                }
+                if let (database, seq) = last, database == change.databaseID, seq >= change.seq { return .repeated }
+                try Self.holdAsChanged(change.identity, change.event, db)
+                try db.run("""
+                    INSERT INTO hub_change (identity, database_id, seq) VALUES (?, ?, ?)
+                    ON CONFLICT (identity) DO UPDATE SET database_id = excluded.database_id, seq = excluded.seq
+                    """, [change.identity, change.databaseID, change.seq])
+                try db.run("UPDATE hub_gateway SET applied = applied + 1 WHERE database_id = ?", [change.databaseID])
+                return .applied
+            }
+        }
+    }
+
+    /// Part of a gateway's recent history as of its change `through` (its answer to
+    /// the hub's request): each event is applied unless the hub holds a later
+    /// change to it. With the answer's last part (`complete`), every change up to
+    /// `through` counts as had.
+    public func applyGatewaySnapshot(databaseID: String, node: String, through: Int64, events: [IntakeEvent], complete: Bool,
+                                     at now: Timestamp = .wallClockNow) throws(StoreError) -> Int {
+        try checkIntake(events, "applying a gateway's \(events.count) events")
+        return try write("applying a gateway's \(events.count) events") { db in
+            try Self.noteGateway(databaseID, node: node, seq: through, at: now, db)
+            var applied = 0
+            for event in events {
+                let last = try db.first("SELECT database_id, seq FROM hub_change WHERE identity = ?", [event.identity]) { row -> (String, Int64) in
+                    (row[0], row[1])
+                }
+                if let (database, seq) = last, database == databaseID, seq > through { continue }
+                try Self.holdAsChanged(event.identity, event, db)
+                try db.run("""
+                    INSERT INTO hub_change (identity, database_id, seq) VALUES (?, ?, ?)
+                    ON CONFLICT (identity) DO UPDATE SET database_id = excluded.database_id, seq = excluded.seq
+                    """, [event.identity, databaseID, through])
+                applied += 1
+            }
+            try db.run("UPDATE hub_gateway SET through_seq = CASE WHEN ? THEN max(through_seq, ?) ELSE through_seq END, applied = applied + ? WHERE database_id = ?",
+                       [complete, through, Int64(applied), databaseID])
+            return applied
+        }
+    }
+
+    /// A gateway's answer to a hub that has every change before `fromSeq`: the
+    /// events changed from it on, as they are now, when this database still knows
+    /// which they were (every change number from `fromSeq` kept, published or not);
+    /// else every event (`whole`). Read in one transaction with the latest change
+    /// number, `through`, so the two agree.
+    public func gatewayAnswer(fromSeq: Int64) throws(StoreError) -> (through: Int64, whole: Bool, events: [IntakeEvent]) {
+        try read("reading the history for a hub") { db in
+            let through = try db.first("SELECT seq FROM sqlite_sequence WHERE name = 'mqtt_outbox'") { row -> Int64 in row[0] } ?? 0
+            guard fromSeq <= through else { return (through, false, []) }
+            let kept = try db.first("""
+                SELECT (SELECT COUNT(*) FROM mqtt_published WHERE seq BETWEEN ?1 AND ?2) + (SELECT COUNT(*) FROM mqtt_outbox WHERE seq BETWEEN ?1 AND ?2)
+                """, [fromSeq, through]) { row -> Int64 in row[0] } ?? 0
+            guard fromSeq >= 1, kept == through - fromSeq + 1 else {
+                return (through, true, try db.all("SELECT \(Self.eventColumns) FROM intake_event ORDER BY time, id", [], Self.event))
+            }
+            let events = try db.all("""
+                SELECT \(Self.eventColumns) FROM intake_event WHERE identity IN (
+                    SELECT identity FROM mqtt_published WHERE seq >= ?1 UNION SELECT identity FROM mqtt_outbox WHERE seq >= ?1)
+                ORDER BY time, id
+                """, [fromSeq], Self.event)
+            return (through, false, events)
+        }
+    }
+
+    /// The gateways the hub has heard, by node.
+    public func hubGateways() throws(StoreError) -> [HubGateway] {
+        try read("reading the hub's gateways") { db in
+            try db.all("SELECT database_id, node, through_seq, highest_seq, applied, seen_at FROM hub_gateway ORDER BY node, database_id") { row in
+                HubGateway(databaseID: row[0], node: row[1], throughSeq: row[2], highestSeq: row[3], applied: row[4],
+                           seenAt: Timestamp(secondsSince1970: row[5]))
+            }
+        }
+    }
+
+    /// Records that `seq` was seen from the gateway: `through_seq` moves on only
+    /// when nothing is missing before it.
+    static func noteGateway(_ databaseID: String, node: String, seq: Int64, at now: Timestamp, _ db: SQLiteConnection) throws {
+        try db.run("""
+            INSERT INTO hub_gateway (database_id, node, through_seq, highest_seq, applied, seen_at) VALUES (?1, ?2, 0, ?3, 0, ?4)
+            ON CONFLICT (database_id) DO UPDATE SET node = excluded.node, highest_seq = max(highest_seq, ?3), seen_at = excluded.seen_at
+            """, [databaseID, node, seq, now.secondsSince1970])
+        try db.run("UPDATE hub_gateway SET through_seq = ? WHERE database_id = ? AND through_seq = ? - 1", [seq, databaseID, seq])
+    }
+
+    /// Makes the history hold `event` under `identity` as the gateway has it now;
+    /// nil: the gateway no longer has it, so it is deleted here too (undoable).
+    static func holdAsChanged(_ identity: String, _ event: IntakeEvent?, _ db: SQLiteConnection) throws {
+        guard let event else {
+            try db.run("UPDATE intake_event SET deleted = 1 WHERE identity = ? AND deleted = 0", [identity])
+            return
+        }
+        let exists = try db.first("SELECT 1 FROM intake_event WHERE identity = ?", [identity]) { _ in true } ?? false
+        guard exists else {
+            if let name = event.person, try person(named: name, db) == nil {
+                _ = try addPerson(name: name, units: nil, at: event.recordedAt, db)
+            }
+            _ = try insertRows([event], keepingIDs: false, db)
+            return
+        }
+        let person = try event.person.flatMap { name in try Self.person(named: name, db)?.id }
+        try db.run("""
+            UPDATE intake_event SET kind = ?, ml = ?, time = ?, remaining_ml = ?, note = ?, deleted = ?, person = coalesce(?, person)
+            WHERE identity = ?
+            """, [event.kind.rawValue, event.ml, event.time.secondsSince1970, event.remainingML, TextField.note.stored(event.note),
+                  event.deleted, person, identity])
+    }
+}

@@ -1,0 +1,76 @@
+#if os(Linux)
+import ArgumentParser
+import QuenchConfig
+import QuenchHistory
+import QuenchHub
+import QuenchMQTT
+import QuenchServe
+import QuenchService
+import QuenchStore
+import Synchronization
+import Threading
+
+struct HubCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hub", abstract: "Keep one history from every gateway on the MQTT broker.",
+        discussion: """
+            The hub subscribes to every gateway's changes (quench/+/event) in a persistent session and applies \
+            each once, by the event's identity, to its own database; its page, CLI and Home Assistant then read \
+            that history as a gateway's. A gap in a gateway's changes, a gateway it has not heard, and every start \
+            make it ask that gateway for what it may lack. docs/hub.md.
+            """,
+        subcommands: [Run.self, Status.self], defaultSubcommand: Status.self)
+
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Apply the gateways' changes as they come, until stopped (the quench-hub service).")
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var mqtt: BrokerOptions
+        @Option(help: "Stop after this many seconds (default: until a signal).") var seconds: Double?
+
+        func run() throws {
+            let configuration: Configuration
+            let settings: MQTTSettings
+            do {
+                configuration = try store.configuration(mqtt.values)
+                settings = try configuration.mqttSettings()
+                try settings.checkFiles()
+            } catch let error as ConfigError {
+                throw configurationFailure(error)
+            } catch let error as MQTTSetupError {
+                throw configurationFailure(error)
+            }
+            let logger = LiveLogging.bootstrap(level: mqtt.logLevel ?? configuration.logLevel.value.rawValue)
+            let hub = try Hub(settings: settings, databasePath: try store.environment().databasePath, logger: logger)
+            let stop = Atomic<Bool>(false)
+            let signals = StopSignals.handle { signal in
+                logger.notice("signal \(signal): stopping")
+                stop.store(true, ordering: .relaxed)
+            }
+            defer { signals.cancel() }
+            let end = Deadline(seconds: seconds ?? .infinity)
+            hub.run { stop.load(ordering: .relaxed) || end.hasPassed }
+        }
+    }
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The gateways this hub has heard: what it has of each, and when it last heard it.")
+        @OptionGroup var store: StoreOptions
+
+        func run() throws {
+            let gateways = try store.environment().openIntakeStore(creating: false).hubGateways()
+            if store.json {
+                print(History.json(gateways))
+                return
+            }
+            guard !gateways.isEmpty else {
+                print("no gateway heard yet (quench hub run listens for them)")
+                return
+            }
+            for g in gateways {
+                let missing = g.missing ? "; changes \(g.throughSeq + 1)–\(g.highestSeq) asked for" : ""
+                print("\(g.node) (database \(g.databaseID)): \(g.applied) changes applied, all through \(g.throughSeq)\(missing); last heard \(g.seenAt.iso8601)")
+            }
+        }
+    }
+}
+#endif

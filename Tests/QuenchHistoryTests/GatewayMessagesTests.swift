@@ -1,0 +1,85 @@
+import QuenchCore
+import QuenchHistory
+import QuenchStore
+import QuenchTestSupport
+import Testing
+
+/// What a hub reads from the broker (issue 25): anyone who can publish there
+/// can send it anything, so every field is bounded and a refusal names it.
+@Suite("gateway messages: a change, a request, an answer")
+struct GatewayMessagesTests {
+    static let now = Timestamp(secondsSince1970: 1_790_000_000)
+    static let change = """
+        {"database_id":"a1b2c3d4e5f60718","seq":7,"identity":"C8:2A:3F:00:00:01|sip|1790000000000","change":"new","changed_at":"2026-09-21T14:13:20Z",\
+        "event":{"id":3,"identity":"C8:2A:3F:00:00:01|sip|1790000000000","kind":"sip","ml":24.5,"time":1790000000,"source":"sensor",\
+        "device":"C8:2A:3F:00:00:01","deleted":false,"recorded_at":1790000001,"person":"Ada"}}
+        """
+
+    @Test("a change as a gateway sends it")
+    func aChange() throws {
+        let c = try GatewayMessages.change(node: "kitchen", payload: Array(Self.change.utf8), now: Self.now)
+        #expect(c.databaseID == "a1b2c3d4e5f60718" && c.seq == 7 && c.node == "kitchen")
+        #expect(c.event?.ml == 24.5 && c.event?.person == "Ada" && c.event?.source == .sensor && c.identity == c.event?.identity)
+        let gone = try GatewayMessages.change(node: "kitchen", payload: Array(#"{"database_id":"x","seq":8,"identity":"i","change":"deleted"}"#.utf8), now: Self.now)
+        #expect(gone.event == nil)
+    }
+
+    @Test("each bad field is refused by name", arguments: [
+        (#""seq":7"#, #""seq":-1"#, "seq"),
+        (#""seq":7"#, #""seq":"7""#, "seq"),
+        (#""database_id":"a1b2c3d4e5f60718""#, #""database_id":"../../etc""#, "database_id"),
+        (#""database_id":"a1b2c3d4e5f60718""#, #""database_id":"""#, "database_id"),
+        (#""ml":24.5"#, #""ml":1e300"#, "ml"),
+        (#""time":1790000000"#, #""time":-5"#, "time"),
+        (#""kind":"sip""#, #""kind":"lifted""#, "kind"),
+        (#""person":"Ada""#, #""person":"A\u0000da""#, "person"),
+        (#""identity":"C8:2A:3F:00:00:01|sip|1790000000000","kind""#, #""identity":"other","kind""#, "identity"),
+    ])
+    func badFields(good: String, bad: String, field: String) {
+        let payload = Self.change.replacingOccurrences(of: good, with: bad)
+        #expect(payload != Self.change)
+        do {
+            _ = try GatewayMessages.change(node: "kitchen", payload: Array(payload.utf8), now: Self.now)
+            Issue.record("accepted \(bad)")
+        } catch {
+            #expect("\(error)".contains(field), "\(error)")
+        }
+    }
+
+    @Test("a request and an answer, both ways; an answer's parts are bounded")
+    func requestAndAnswer() throws {
+        let r = try GatewayMessages.request(payload: Array(GatewayMessages.request(.init(hub: "hub1", fromSeq: 12)).utf8))
+        #expect(r == .init(hub: "hub1", fromSeq: 12))
+        let events = (0..<450).map { i in
+            IntakeEvent(identity: "e\(i)", kind: .sip, ml: 10, time: Self.now.adding(Double(i)), source: .manual, recordedAt: Self.now, person: "Bo")
+        }
+        let parts = GatewayMessages.answer(databaseID: "gw1", through: 99, events: events)
+        #expect(parts.count == 3)
+        let read = try parts.map { try GatewayMessages.answer(payload: Array($0.utf8), now: Self.now) }
+        #expect(read.map(\.part) == [1, 2, 3] && read.allSatisfy { $0.parts == 3 && $0.through == 99 && $0.databaseID == "gw1" })
+        #expect(read.flatMap(\.events).map(\.identity) == events.map(\.identity))
+        #expect(GatewayMessages.answer(databaseID: "gw1", through: 5, events: []).count == 1, "nothing to send is one empty part")
+        #expect(throws: HistoryError.self) { _ = try GatewayMessages.answer(payload: Array(#"{"database_id":"g","through":1,"part":3,"parts":2,"events":[]}"#.utf8), now: Self.now) }
+        #expect(throws: HistoryError.self) { _ = try GatewayMessages.request(payload: Array(#"{"hub":"h","from_seq":9007199254740993}"#.utf8)) }
+    }
+
+    @Test("fuzz: cut, garbled and oversized messages are refused, never a crash")
+    func fuzz() {
+        var random = FuzzRandom(seed: 25)
+        let bases = [Self.change, GatewayMessages.request(.init(hub: "hub1", fromSeq: 3))]
+            + GatewayMessages.answer(databaseID: "gw1", through: 9, events: [
+                IntakeEvent(identity: "e", kind: .sip, ml: 10, time: Self.now, source: .manual, recordedAt: Self.now),
+            ])
+        let alphabet = Array("{}[]\":,0123456789.-+eE\\u tfnalsr".utf8) + [0, 0xFF, 0xC3]
+        var refused = 0
+        for i in 0..<3000 {
+            let input = random.mutate(Array(bases[i % bases.count].utf8), alphabet: alphabet, cutting: true)
+            if (try? GatewayMessages.change(node: "n", payload: input, now: Self.now)) == nil { refused += 1 }
+            _ = try? GatewayMessages.request(payload: input)
+            _ = try? GatewayMessages.answer(payload: input, now: Self.now)
+        }
+        #expect(refused > 2000, "most mutations break a change: \(refused)")
+        let huge = Array(repeating: UInt8(ascii: " "), count: GatewayMessages.largestPayload + 1)
+        #expect(throws: HistoryError.self) { _ = try GatewayMessages.change(node: "n", payload: huge, now: Self.now) }
+    }
+}

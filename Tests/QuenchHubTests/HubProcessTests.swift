@@ -1,0 +1,132 @@
+#if canImport(Glibc)
+import Foundation
+import QuenchCore
+import QuenchStore
+import QuenchTestSupport
+import Testing
+
+/// Issue 25: two gateways (`quench mqtt run`) and a hub (`quench hub run`) as
+/// processes on a real mosquitto, each killed with SIGKILL in the middle of a
+/// stream of drinks, the broker restarted too: the hub ends with every event of
+/// both gateways once, as each gateway has it (edits and deletions included).
+@Suite("a hub and two gateways on a real mosquitto (processes)", .serialized,
+       .enabled(if: MosquittoBroker.isInstalled, Comment(rawValue: MosquittoBroker.missing)),
+       .enabled(if: quenchBinary != nil, "SKIPPED: quench is not built next to the tests (run `swift build`)"))
+struct HubProcessTests {
+    /// A running `quench …` process, killed (SIGKILL) when done with.
+    final class Running {
+        let arguments: [String]
+        var process: Process?
+        init(_ arguments: [String]) throws {
+            self.arguments = arguments
+            try start()
+        }
+        func start() throws { process = try startQuench(arguments) }
+        func kill9() {
+            guard let p = process else { return }
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            process = nil
+        }
+        deinit { kill9() }
+    }
+
+    struct Gateway {
+        let node: String
+        let path: String
+        let store: IntakeStore
+        let person: String
+        var added = 0
+
+        /// `count` drinks more, in one transaction each (as a gateway stores them).
+        mutating func drink(_ count: Int, at base: Timestamp) throws {
+            for _ in 0..<count {
+                added += 1
+                let e = IntakeEvent(identity: "\(node)|sip|\(added)", kind: .sip, ml: Double(10 + added % 40), time: base.adding(Double(added * 60)),
+                                    source: .sensor, device: node == "kitchen" ? "C8:2A:3F:00:00:01" : "C8:2A:3F:00:00:02", recordedAt: base,
+                                    person: person)
+                _ = try store.insert([(event: e, aliases: [])])
+            }
+        }
+    }
+
+    /// identity → (ml, deleted, person) of every event in a database.
+    static func contents(_ path: String) throws -> [String: String] {
+        let store = try IntakeStore(path: path)
+        var all: [String: String] = [:]
+        for e in try store.events(EventQuery(includeDeleted: true)) { all[e.identity] = "\(e.ml) \(e.deleted) \(e.person ?? "-")" }
+        return all
+    }
+
+    static func waitFor(seconds: Double, _ condition: () throws -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if (try? condition()) == true { return true }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        return (try? condition()) == true
+    }
+
+    @Test("every event of two gateways at the hub once, across a SIGKILL of the hub, of a gateway and a broker restart")
+    func oneHistoryAcrossKills() throws {
+        let broker = try MosquittoBroker()
+        let folder = try TemporaryFolder("quench-hub")
+        let base = Timestamp(secondsSince1970: Double(Int(Date().timeIntervalSince1970 / 86_400) - 1) * 86_400)
+        var gateways: [Gateway] = []
+        for (node, person) in [("kitchen", "Ada"), ("bedroom", "Bo")] {
+            let path = folder.file("\(node).sqlite")
+            let store = try IntakeStore(path: path)
+            _ = try store.addPerson(name: person)
+            gateways.append(Gateway(node: node, path: path, store: store, person: person))
+        }
+        // History from before any hub: the kitchen's first 30 drinks were never published.
+        try gateways[0].drink(30, at: base)
+        let runs = try gateways.map { g in
+            try Running(["mqtt", "run", "--db", g.path, "--broker", broker.url, "--node-id", g.node, "--seconds", "300"])
+        }
+        let hubPath = folder.file("hub.sqlite")
+        let hub = try Running(["hub", "run", "--db", hubPath, "--broker", broker.url, "--seconds", "300"])
+
+        func expected() throws -> [String: String] {
+            try gateways.reduce(into: [:]) { all, g in all.merge(try Self.contents(g.path)) { a, _ in a } }
+        }
+        #expect(Self.waitFor(seconds: 30) { try Self.contents(hubPath).count == 30 }, "a new hub asks a gateway it sees for its history")
+
+        try gateways[0].drink(20, at: base)
+        try gateways[1].drink(20, at: base)
+        hub.kill9()
+        // While the hub is down: changes wait at the broker in its session.
+        try gateways[0].drink(20, at: base)
+        try gateways[1].drink(20, at: base)
+        _ = try gateways[1].store.setDeleted(id: try #require(gateways[1].store.events(EventQuery()).first?.id), true)
+        try hub.start()
+        try gateways[0].drink(10, at: base)
+        runs[0].kill9()
+        try gateways[0].drink(10, at: base)
+        try runs[0].start()
+        broker.stop()
+        try gateways[1].drink(10, at: base)
+        let first = try #require(gateways[0].store.events(EventQuery()).last)
+        _ = try gateways[0].store.editEvent(id: try #require(first.id), ml: 333, time: nil, note: nil)
+        try broker.start()
+        try gateways[1].drink(10, at: base)
+
+        let want = try expected()
+        #expect(want.count == 150)
+        #expect(Self.waitFor(seconds: 60) { try Self.contents(hubPath) == want }, "the hub holds what the gateways hold")
+        let got = try Self.contents(hubPath)
+        let missing = want.keys.filter { got[$0] == nil }.sorted()
+        let differing = want.keys.filter { got[$0] != nil && got[$0] != want[$0] }.sorted()
+        #expect(missing.isEmpty && differing.isEmpty, "missing \(missing.prefix(5)), differing \(differing.prefix(5).map { "\($0): \(want[$0]!) vs \(got[$0]!)" })")
+        #expect(got.count == want.count, "none doubled")
+
+        print(try runQuench(["hub", "status", "--db", hubPath]).stdout)
+        let status = try runQuench(["hub", "status", "--json", "--db", hubPath])
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [[String: Any]])
+        #expect(Set(listed.compactMap { $0["node"] as? String }) == ["kitchen", "bedroom"], "\(status.stdout)")
+        let text = try runQuench(["today", "--db", hubPath, "--person", "Bo"])
+        #expect(text.status == 0 && text.stdout.contains("Bo"), "the hub's people are the gateways' (\(text.stdout) \(text.stderr))")
+        _ = runs
+    }
+}
+#endif

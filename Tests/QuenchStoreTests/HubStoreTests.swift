@@ -1,0 +1,95 @@
+import QuenchCore
+import QuenchTestSupport
+import Testing
+@testable import QuenchStore
+
+/// A hub's history (issue 25): gateways' changes applied once each by identity,
+/// in any order and however often they come; a gateway's answer; and what a
+/// gateway answers from the changes it kept.
+@Suite("hub: gateways' changes into one history")
+struct HubStoreTests {
+    func store() throws -> IntakeStore {
+        try IntakeStore(path: try TemporaryFolder.create("quench-hub-store") + "/q.sqlite")
+    }
+
+    func sip(_ identity: String, ml: Double = 100, person: String? = "Ada", deleted: Bool = false) -> IntakeEvent {
+        IntakeEvent(identity: identity, kind: .sip, ml: ml, time: Timestamp(secondsSince1970: 1_790_000_000), source: .sensor,
+                    device: "C8:2A:3F:00:00:01", deleted: deleted, recordedAt: Timestamp(secondsSince1970: 1_790_000_000), person: person)
+    }
+
+    func change(_ seq: Int64, _ event: IntakeEvent?, identity: String? = nil, database: String = "gw1") -> GatewayChange {
+        GatewayChange(databaseID: database, node: "kitchen", seq: seq, identity: identity ?? event?.identity ?? "?", event: event)
+    }
+
+    func held(_ s: IntakeStore) throws -> [String: String] {
+        try s.events(EventQuery(includeDeleted: true)).reduce(into: [:]) { $0[$1.identity] = "\($1.ml) \($1.deleted) \($1.person ?? "-")" }
+    }
+
+    @Test("each change once: a repeat, or an older change after a newer one, is not applied again")
+    func onceEach() throws {
+        let s = try store()
+        #expect(try s.applyGatewayChanges([change(1, sip("a")), change(2, sip("b"))]) == [.applied, .applied])
+        #expect(try s.applyGatewayChanges([change(1, sip("a")), change(2, sip("b"))]) == [.repeated, .repeated], "QoS 1 repeats")
+        #expect(try s.applyGatewayChanges([change(4, sip("a", ml: 150))]) == [.applied], "an edit")
+        #expect(try s.applyGatewayChanges([change(3, sip("a", ml: 120))]) == [.repeated], "an older edit, late")
+        #expect(try s.applyGatewayChanges([change(5, nil, identity: "b")]) == [.applied], "gone at the gateway")
+        #expect(try held(s) == ["a": "150.0 false Ada", "b": "100.0 true Ada"], "Ada is added by name; b deleted, kept")
+        #expect(try s.people().map(\.name).contains("Ada"))
+    }
+
+    @Test("a gateway's numbers: all through the last without a gap; a gap is missing until an answer covers it")
+    func gapsAndAnswers() throws {
+        let s = try store()
+        _ = try s.applyGatewayChanges([change(1, sip("a")), change(2, sip("b"))])
+        #expect(try s.hubGateways().map { "\($0.throughSeq) \($0.highestSeq) \($0.missing)" } == ["2 2 false"])
+        _ = try s.applyGatewayChanges([change(5, sip("e"))])
+        #expect(try s.hubGateways().map { "\($0.throughSeq) \($0.highestSeq) \($0.missing)" } == ["2 5 true"])
+        // The answer, as of change 6: c and d (3, 4), e as it is now; b's later change (7) already came.
+        _ = try s.applyGatewayChanges([change(7, sip("b", ml: 90))])
+        let first = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 6, events: [sip("c"), sip("d")], complete: false)
+        #expect(first == 2)
+        #expect(try s.hubGateways().first?.throughSeq == 2, "not complete yet")
+        let last = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 6, events: [sip("e", ml: 60), sip("b", ml: 80)], complete: true)
+        #expect(last == 1, "b's change 7 is newer than the answer")
+        #expect(try s.hubGateways().first?.throughSeq == 6)
+        #expect(try held(s) == ["a": "100.0 false Ada", "b": "90.0 false Ada", "c": "100.0 false Ada", "d": "100.0 false Ada", "e": "60.0 false Ada"])
+        // A change the answer covered, arriving after it, is a repeat.
+        #expect(try s.applyGatewayChanges([change(3, sip("c", ml: 10))]) == [.repeated])
+    }
+
+    @Test("two gateways' events side by side, their people added by name; a refused batch applies nothing")
+    func twoGateways() throws {
+        let s = try store()
+        _ = try s.applyGatewayChanges([change(1, sip("a")), change(1, sip("x", person: "Bo"), database: "gw2")])
+        #expect(try s.hubGateways().count == 2)
+        #expect(try held(s) == ["a": "100.0 false Ada", "x": "100.0 false Bo"])
+        #expect(throws: StoreError.self, "a diagnostic is not intake") {
+            var lifted = sip("l")
+            lifted.kind = .lifted
+            _ = try s.applyGatewayChanges([change(2, lifted)])
+        }
+        #expect(try s.hubGateways().first { $0.databaseID == "gw1" }?.highestSeq == 1, "nothing of a refused batch")
+    }
+
+    @Test("a gateway answers from the changes it kept when it has every one since, else with its whole history")
+    func gatewayAnswers() throws {
+        let s = try store()
+        _ = try s.insert([(sip("old", person: nil), [])])  // before publishing: no change number
+        try s.setOutbox(enabled: true)
+        for i in 1...5 { _ = try s.insert([(sip("e\(i)", person: nil), [])]) }
+        let entries = try s.outbox(after: 0, limit: 10)
+        #expect(entries.map(\.seq) == [1, 2, 3, 4, 5])
+        try s.acknowledgeOutbox(through: 3)
+        let exact = try s.gatewayAnswer(fromSeq: 3)
+        #expect(exact.through == 5 && !exact.whole && exact.events.map(\.identity).sorted() == ["e3", "e4", "e5"], "\(exact)")
+        let none = try s.gatewayAnswer(fromSeq: 6)
+        #expect(none.through == 5 && none.events.isEmpty)
+        let new = try s.gatewayAnswer(fromSeq: 0)
+        #expect(new.whole && new.events.count == 6, "a new hub gets everything, from before publishing too")
+        // Rows the full outbox dropped: no longer known exactly, so the whole history.
+        try s.setOutbox(enabled: true, bound: 2)
+        for i in 6...9 { _ = try s.insert([(sip("e\(i)", person: nil), [])]) }
+        let dropped = try s.gatewayAnswer(fromSeq: 4)
+        #expect(dropped.whole && dropped.events.count == 10, "\(dropped.events.count)")
+    }
+}
