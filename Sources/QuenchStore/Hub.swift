@@ -57,7 +57,7 @@ extension IntakeStore {
                     (row[0], row[1])
                 }
                 if let (database, seq) = last, database == change.databaseID, seq >= change.seq { return .repeated }
-                try Self.holdAsChanged(change.identity, change.event, db)
+                try Self.holdAsChanged(change.identity, change.event, from: change.databaseID, db)
                 try db.run("""
                     INSERT INTO hub_change (identity, database_id, seq) VALUES (?, ?, ?)
                     ON CONFLICT (identity) DO UPDATE SET database_id = excluded.database_id, seq = excluded.seq
@@ -83,7 +83,7 @@ extension IntakeStore {
                     (row[0], row[1])
                 }
                 if let (database, seq) = last, database == databaseID, seq > through { continue }
-                try Self.holdAsChanged(event.identity, event, db)
+                try Self.holdAsChanged(event.identity, event, from: databaseID, db)
                 try db.run("""
                     INSERT INTO hub_change (identity, database_id, seq) VALUES (?, ?, ?)
                     ON CONFLICT (identity) DO UPDATE SET database_id = excluded.database_id, seq = excluded.seq
@@ -140,9 +140,57 @@ extension IntakeStore {
         try db.run("UPDATE hub_gateway SET through_seq = ? WHERE database_id = ? AND through_seq = ? - 1", [seq, databaseID, seq])
     }
 
-    /// Makes the history hold `event` under `identity` as the gateway has it now;
-    /// nil: the gateway no longer has it, so it is deleted here too (undoable).
-    static func holdAsChanged(_ identity: String, _ event: IntakeEvent?, _ db: SQLiteConnection) throws {
+    /// Two gateways' events from one device, of one kind, starting this close
+    /// together, are one drink heard twice (docs/hub.md#one-bottle-several-gateways).
+    public static let sameDrinkSeconds = 10.0
+
+    /// Makes the history hold `event` under `identity` as gateway `databaseID` has
+    /// it now; nil: the gateway no longer has it, so it is deleted here too
+    /// (undoable). A sensor's event that another gateway already reported is
+    /// not stored again: it is one more estimate of that drink.
+    static func holdAsChanged(_ identity: String, _ event: IntakeEvent?, from databaseID: String, _ db: SQLiteConnection) throws {
+        var known = try db.first("SELECT drink FROM hub_estimate WHERE identity = ?", [identity]) { row -> String in row[0] }
+        if known == nil, let event { known = try sameDrink(as: event, from: databaseID, db) }
+        let drink = known ?? identity
+        if let event, event.source == .sensor, event.device != nil {
+            try db.run("""
+                INSERT INTO hub_estimate (identity, drink, database_id, ml, live) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (identity) DO UPDATE SET ml = excluded.ml, live = excluded.live
+                """, [identity, drink, databaseID, event.ml, !event.deleted])
+        } else if event == nil {
+            try db.run("UPDATE hub_estimate SET live = 0 WHERE identity = ?", [identity])
+        }
+        if drink == identity {
+            try hold(identity, event, db)
+        }
+        // The drink's amount: the mean of the gateways' live estimates; none left, deleted.
+        let estimates = try db.first("SELECT COUNT(*), sum(live), avg(CASE WHEN live = 1 THEN ml END) FROM hub_estimate WHERE drink = ?", [drink]) { row -> (Int64, Int64?, Double?) in
+            (row[0], row[1], row[2])
+        }
+        if let (count, live, mean) = estimates, count > 1 {
+            if let mean, (live ?? 0) > 0 {
+                try db.run("UPDATE intake_event SET ml = round(?, 2), deleted = 0 WHERE identity = ?", [mean, drink])
+            } else {
+                try db.run("UPDATE intake_event SET deleted = 1 WHERE identity = ?", [drink])
+            }
+        }
+    }
+
+    /// The drink another gateway reported from the same device, of the same kind,
+    /// starting within `sameDrinkSeconds`, that has no estimate from this gateway yet.
+    static func sameDrink(as event: IntakeEvent, from databaseID: String, _ db: SQLiteConnection) throws -> String? {
+        guard event.source == .sensor, let device = event.device else { return nil }
+        let t = event.time.secondsSince1970
+        return try db.first("""
+            SELECT e.identity FROM intake_event e JOIN hub_change c ON c.identity = e.identity
+            WHERE e.device = ? AND e.kind = ? AND e.deleted = 0 AND e.time BETWEEN ? AND ? AND c.database_id <> ?
+              AND NOT EXISTS (SELECT 1 FROM hub_estimate h WHERE h.drink = e.identity AND h.database_id = ?)
+            ORDER BY abs(e.time - ?) LIMIT 1
+            """, [device, event.kind.rawValue, t - sameDrinkSeconds, t + sameDrinkSeconds, databaseID, databaseID, t]) { row -> String in row[0] }
+    }
+
+    /// The event's row as the gateway has it (inserted, or its fields replaced).
+    static func hold(_ identity: String, _ event: IntakeEvent?, _ db: SQLiteConnection) throws {
         guard let event else {
             try db.run("UPDATE intake_event SET deleted = 1 WHERE identity = ? AND deleted = 0", [identity])
             return

@@ -363,6 +363,16 @@ enum Schema {
                 database_id TEXT NOT NULL,
                 seq         INTEGER NOT NULL CHECK (seq >= 0)
             ) STRICT;
+            -- One drink from a bottle several gateways hear: each gateway's event is an estimate
+            -- of the one event the hub keeps (`drink`, its identity), whose amount is their mean.
+            CREATE TABLE hub_estimate (
+                identity    TEXT PRIMARY KEY,
+                drink       TEXT NOT NULL,
+                database_id TEXT NOT NULL,
+                ml          REAL NOT NULL CHECK (ml > 0),
+                live        INTEGER NOT NULL CHECK (live IN (0, 1))
+            ) STRICT;
+            CREATE INDEX hub_estimate_drink ON hub_estimate (drink);
             """),
     ]
 

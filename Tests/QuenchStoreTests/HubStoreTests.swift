@@ -12,9 +12,10 @@ struct HubStoreTests {
         try IntakeStore(path: try TemporaryFolder.create("quench-hub-store") + "/q.sqlite")
     }
 
-    func sip(_ identity: String, ml: Double = 100, person: String? = "Ada", deleted: Bool = false) -> IntakeEvent {
-        IntakeEvent(identity: identity, kind: .sip, ml: ml, time: Timestamp(secondsSince1970: 1_790_000_000), source: .sensor,
-                    device: "C8:2A:3F:00:00:01", deleted: deleted, recordedAt: Timestamp(secondsSince1970: 1_790_000_000), person: person)
+    func sip(_ identity: String, ml: Double = 100, person: String? = "Ada", deleted: Bool = false, at t: Double = 0,
+             device: String = "C8:2A:3F:00:00:01") -> IntakeEvent {
+        IntakeEvent(identity: identity, kind: .sip, ml: ml, time: Timestamp(secondsSince1970: 1_790_000_000 + t), source: .sensor,
+                    device: device, deleted: deleted, recordedAt: Timestamp(secondsSince1970: 1_790_000_000), person: person)
     }
 
     func change(_ seq: Int64, _ event: IntakeEvent?, identity: String? = nil, database: String = "gw1") -> GatewayChange {
@@ -60,7 +61,7 @@ struct HubStoreTests {
     @Test("two gateways' events side by side, their people added by name; a refused batch applies nothing")
     func twoGateways() throws {
         let s = try store()
-        _ = try s.applyGatewayChanges([change(1, sip("a")), change(1, sip("x", person: "Bo"), database: "gw2")])
+        _ = try s.applyGatewayChanges([change(1, sip("a")), change(1, sip("x", person: "Bo", device: "C8:2A:3F:00:00:02"), database: "gw2")])
         #expect(try s.hubGateways().count == 2)
         #expect(try held(s) == ["a": "100.0 false Ada", "x": "100.0 false Bo"])
         #expect(throws: StoreError.self, "a diagnostic is not intake") {
@@ -91,5 +92,25 @@ struct HubStoreTests {
         for i in 6...9 { _ = try s.insert([(sip("e\(i)", person: nil), [])]) }
         let dropped = try s.gatewayAnswer(fromSeq: 4)
         #expect(dropped.whole && dropped.events.count == 10, "\(dropped.events.count)")
+    }
+
+    @Test("one sip from a bottle two gateways hear is one drink, of their mean; each gateway's edits and deletions count for its estimate")
+    func oneBottleTwoGateways() throws {
+        let s = try store()
+        // gw2 lost the lift's first readings: its sip starts 1.4 s later and reads 4 mL less.
+        _ = try s.applyGatewayChanges([change(1, sip("gw1|sip|0", ml: 104)), change(1, sip("gw2|sip|1400", ml: 100, at: 1.4), database: "gw2")])
+        #expect(try held(s) == ["gw1|sip|0": "102.0 false Ada"])
+        // A later sip, heard by gw2 alone; then gw1's, 3 s off: one more drink.
+        _ = try s.applyGatewayChanges([change(2, sip("gw2|sip|60000", ml: 30, at: 60), database: "gw2"), change(2, sip("gw1|sip|57000", ml: 32, at: 57))])
+        #expect(try held(s) == ["gw1|sip|0": "102.0 false Ada", "gw2|sip|60000": "31.0 false Ada"])
+        // A repeat from gw1 is a repeat, not a third estimate; gw2 deleting its copy leaves gw1's estimate.
+        #expect(try s.applyGatewayChanges([change(1, sip("gw1|sip|0", ml: 104))]) == [.repeated])
+        _ = try s.applyGatewayChanges([change(3, sip("gw2|sip|1400", ml: 100, deleted: true, at: 1.4), database: "gw2")])
+        #expect(try held(s)["gw1|sip|0"] == "104.0 false Ada")
+        _ = try s.applyGatewayChanges([change(4, nil, identity: "gw1|sip|0")])
+        #expect(try held(s)["gw1|sip|0"] == "104.0 true Ada", "both gone: the drink is deleted (kept, undoable)")
+        // Another bottle at the same moment is another drink.
+        _ = try s.applyGatewayChanges([change(5, sip("gw1|other", ml: 50, device: "C8:2A:3F:00:00:09"))])
+        #expect(try held(s).count == 3)
     }
 }
