@@ -218,7 +218,7 @@ let package = Package(
         .testTarget(name: "QuenchNotifyTests", dependencies: ["QuenchNotify", "QuenchTestSupport", "Threading"]),
         .testTarget(name: "QuenchMQTTTests", dependencies: ["QuenchMQTT", "MQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport", "Threading"]),
         // Gateways and a hub as processes on a real mosquitto.
-        .testTarget(name: "QuenchHubTests", dependencies: ["QuenchHub", "QuenchMQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport", "Threading"]),
+        .testTarget(name: "QuenchHubTests", dependencies: ["QuenchHub", "MQTT", "QuenchMQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport", "Threading"]),
         .testTarget(name: "QuenchConfigTests", dependencies: ["QuenchConfig", "QuenchCore", "QuenchStore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchWebTests", dependencies: [
             "QuenchWeb", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport", "Threading",

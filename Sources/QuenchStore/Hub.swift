@@ -90,8 +90,13 @@ extension IntakeStore {
                     """, [event.identity, databaseID, through])
                 applied += 1
             }
-            try db.run("UPDATE hub_gateway SET through_seq = CASE WHEN ? THEN max(through_seq, ?) ELSE through_seq END, applied = applied + ? WHERE database_id = ?",
-                       [complete, through, Int64(applied), databaseID])
+            try db.run("UPDATE hub_gateway SET applied = applied + ? WHERE database_id = ?", [Int64(applied), databaseID])
+            if complete {
+                // The gateway's own word on its latest change: a number above it came from
+                // before its database was restored from a backup, or was never its.
+                try db.run("UPDATE hub_gateway SET through_seq = max(through_seq, ?1), highest_seq = max(through_seq, ?1) WHERE database_id = ?2",
+                           [through, databaseID])
+            }
             return applied
         }
     }

@@ -66,7 +66,7 @@ struct DebianPackageTests {
         #expect(try root.isLink(Self.gatewayLink) && root.isLink(Self.timerLink))
         #expect(try !root.exists(Self.webLink) && !root.exists("/etc/systemd/system/multi-user.target.wants/quench-mqtt.service"),
                 "installed, not enabled: they need settings first")
-        for unit in ["quench.service", "quench-remind.timer", "quench-web.service", "quench-mqtt.service"] {
+        for unit in ["quench.service", "quench-remind.timer", "quench-web.service", "quench-mqtt.service", "quench-hub.service"] {
             #expect(try root.exists("\(Self.state)/\(unit).dsh-also"), "\(unit)")
         }
         #expect(try root.exists("/usr/lib/systemd/system/quench.service") && root.exists("/usr/lib/udev/rules.d/70-quench.rules"))
@@ -122,13 +122,13 @@ struct DebianPackageTests {
         try root.clearSystemctlCalls()
         #expect(try root.sh("dpkg -i \(root.copyIn(current))").status == 0)
         let upgrade = try root.systemctlCalls()
-        #expect(upgrade.contains("try-restart quench-backup.timer quench-remind.timer quench.service quench-mqtt.service quench-web.service"), "\(upgrade)")
+        #expect(upgrade.contains("try-restart quench-backup.timer quench-remind.timer quench.service quench-hub.service quench-mqtt.service quench-web.service"), "\(upgrade)")
         #expect(!upgrade.contains { $0.hasPrefix("stop") || $0.contains(" start ") || $0.hasPrefix("enable") }, "\(upgrade)")
 
         try root.clearSystemctlCalls()
         #expect(try root.sh("dpkg -r quench").status == 0)
         let removal = try root.systemctlCalls()
-        #expect(removal.contains("stop quench-backup.timer quench-remind.timer quench-backup.service quench-mqtt.service quench-remind.service quench-web.service quench.service"), "\(removal)")
+        #expect(removal.contains("stop quench-backup.timer quench-remind.timer quench-backup.service quench-hub.service quench-mqtt.service quench-remind.service quench-web.service quench.service"), "\(removal)")
         #expect(removal.contains("--system daemon-reload"), "\(removal)")
         #expect(try root.sh("dpkg -P quench").status == 0)
         #expect(try !root.exists("/var/lib/quench") && !root.exists(Self.gatewayLink))
@@ -212,7 +212,7 @@ struct DebianPackageTests {
         #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
         #expect(try !root.exists(Self.timerLink) && root.isLink(Self.gatewayLink), "disabled stays disabled")
         let again = try root.systemctlCalls()
-        #expect(again.contains("try-restart quench-backup.timer quench-remind.timer quench.service quench-mqtt.service quench-web.service"), "\(again)")
+        #expect(again.contains("try-restart quench-backup.timer quench-remind.timer quench.service quench-hub.service quench-mqtt.service quench-web.service"), "\(again)")
         #expect(!again.contains { $0.hasPrefix("enable") }, "\(again)")
 
         let purged = try root.sh("/tmp/quench-src/scripts/uninstall.sh --purge")

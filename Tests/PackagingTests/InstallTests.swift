@@ -43,7 +43,7 @@ struct InstallTests {
                                          "etc/systemd/system/quench-remind.service", "etc/systemd/system/quench-remind.timer",
                                          "etc/systemd/system/quench-backup.service", "etc/systemd/system/quench-backup.timer",
                                          "etc/systemd/system/quench-mqtt.service", "etc/systemd/system/quench-web.service",
-                                         "etc/udev/rules.d/70-quench.rules", "etc/quench/quench.toml"], "\(installed.keys.sorted())")
+                                         "etc/systemd/system/quench-hub.service", "etc/udev/rules.d/70-quench.rules", "etc/quench/quench.toml"], "\(installed.keys.sorted())")
         #expect(installed["usr/local/bin/quenchd"]?.hasPrefix("755 ") == true && installed["etc/udev/rules.d/70-quench.rules"]?.hasPrefix("644 ") == true)
         let unit = try String(contentsOfFile: root.path + "/etc/systemd/system/quench.service", encoding: .utf8)
         #expect(unit.contains("ExecStart=/usr/local/bin/quenchd\n"))
@@ -120,10 +120,10 @@ struct InstallTests {
         // What the scripts do is DebianPackageTests' business (they run them); here, what they were written from.
         let postinst = try String(contentsOfFile: scripts.path + "/postinst", encoding: .utf8)
         #expect(postinst.contains("adduser --system --group") && postinst.contains("for unit in quench-backup.timer quench-remind.timer quench.service; do"))
-        #expect(postinst.contains("for unit in quench-mqtt.service quench-web.service; do"), "installed, not enabled: \(postinst)")
+        #expect(postinst.contains("for unit in quench-hub.service quench-mqtt.service quench-web.service; do"), "installed, not enabled: \(postinst)")
         #expect(!postinst.contains("systemctl enable"), "deb-systemd-helper enables, once")
         let prerm = try String(contentsOfFile: scripts.path + "/prerm", encoding: .utf8)
-        #expect(prerm.contains("deb-systemd-invoke stop quench-backup.timer quench-remind.timer quench-backup.service quench-mqtt.service"), "stopped on remove: \(prerm)")
+        #expect(prerm.contains("deb-systemd-invoke stop quench-backup.timer quench-remind.timer quench-backup.service quench-hub.service quench-mqtt.service"), "stopped on remove: \(prerm)")
         // A conffile: dpkg keeps a person's edits on upgrade and removes it on purge only.
         #expect(try String(contentsOfFile: scripts.path + "/conffiles", encoding: .utf8) == "/etc/quench/quench.toml\n")
         #expect(!contents.contains("./etc/systemd") && !contents.contains("./etc/udev") && !contents.contains(" ./lib/"),

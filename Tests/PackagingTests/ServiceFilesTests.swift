@@ -103,6 +103,25 @@ import Testing
         #expect(status == 0 && !said.contains("quench-mqtt"), "systemd-analyze verify: \(said)")
     }
 
+    /// The hub's unit verifies: `quench hub run` on a database of its own, with the MQTT unit's sandbox.
+    @Test(.enabled(if: systemdAnalyze != nil, "SKIPPED: systemd-analyze is not installed (apt install systemd)"))
+    func hubUnitVerifies() throws {
+        let folder = try TemporaryFolder.create("quench-unit")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let text = try String(contentsOf: TestPackage.root.appendingPathComponent("systemd/quench-hub.service"), encoding: .utf8)
+        try #require(text.contains("ExecStart=/usr/local/bin/quench hub run\n"))
+        let unit = try Self.parseUnit(text)
+        #expect(Self.values(unit, "Service", "Environment") == ["QUENCH_DB=/var/lib/quench/hub.sqlite"], "not the gateway's database")
+        let mqtt = try Self.parseUnit(String(contentsOf: TestPackage.root.appendingPathComponent("systemd/quench-mqtt.service"), encoding: .utf8))
+        for (key, _) in mqtt["Service"] ?? [] where !["ExecStart", "Environment"].contains(key) {
+            #expect(Self.values(unit, "Service", key) == Self.values(mqtt, "Service", key), "\(key)")
+        }
+        try text.replacingOccurrences(of: "ExecStart=/usr/local/bin/quench hub run", with: "ExecStart=/bin/true")
+            .write(toFile: folder + "/quench-hub.service", atomically: true, encoding: .utf8)
+        let (status, said) = try Self.verify([folder + "/quench-hub.service"])
+        #expect(status == 0 && !said.contains("quench-hub"), "systemd-analyze verify: \(said)")
+    }
+
     /// The web page's unit verifies, runs `quench-web` (`quench serve` alone) as the quench user on the
     /// gateway's database (its token beside it), with no capabilities and no Bluetooth.
     @Test(.enabled(if: systemdAnalyze != nil, "SKIPPED: systemd-analyze is not installed (apt install systemd)"))

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Foundation
+import MQTT
 import QuenchCore
 import QuenchStore
 import QuenchTestSupport
@@ -175,6 +176,76 @@ struct HubProcessTests {
         #expect(sips.count >= detected.max() ?? 0 && sips.count <= truth.count, "each sip once: \(sips.count) at the hub, \(truth.count) true")
         let apart = zip(sips, sips.dropFirst()).map { $1.time.secondsSince1970 - $0.time.secondsSince1970 }
         #expect(apart.allSatisfy { $0 > IntakeStore.sameDrinkSeconds }, "no drink twice: \(apart)")
+        _ = (hub, runs)
+    }
+
+    /// The ACL docs/hub.md gives, as it is there (the code block after `<!-- hub-acl -->`).
+    static func documentedACL() throws -> String {
+        let page = try String(contentsOf: TestPackage.root.appendingPathComponent("docs/hub.md"), encoding: .utf8)
+        let after = try #require(page.range(of: "<!-- hub-acl -->\n```\n"))
+        let end = try #require(page.range(of: "\n```", range: after.upperBound..<page.endIndex))
+        return String(page[after.upperBound..<end.lowerBound]) + "\n"
+    }
+
+    /// Publishes one message as `user` and waits for the broker's acknowledgement (a denied
+    /// publication is acknowledged too, and dropped: MQTT 3.1.1 has no way to say no).
+    static func publish(_ payload: String, on topic: String, as user: String, password: String, port: Int) throws {
+        let client = try MQTTClient(clientID: "forger-\(user)")
+        try client.setCredentials(user: user, password: password)
+        var connected = false, acknowledged = false
+        client.onConnect = { connected = $0 == 0 }
+        client.onPublish = { _ in acknowledged = true }
+        try client.connect(host: "127.0.0.1", port: Int32(port))
+        let end = Date().addingTimeInterval(5)
+        while !connected, Date() < end { try client.loop(timeoutMS: 50) }
+        try #require(connected)
+        try client.publish(topic: topic, payload: Array(payload.utf8), qos: 1, retain: false)
+        while !acknowledged, Date() < end { try client.loop(timeoutMS: 50) }
+        client.disconnect()
+        #expect(acknowledged)
+    }
+
+    @Test("the documented ACL: each gateway logs in as its node id and reaches only its own topics; the hub reads them all")
+    func eachGatewayOnlyItsOwnTopics() throws {
+        let passwords = ["kitchen": "k-secret", "bedroom": "b-secret", "hub": "h-secret"]
+        let broker = try MosquittoBroker(users: passwords, acl: try Self.documentedACL())
+        let folder = try TemporaryFolder("quench-hub-acl")
+        for (user, password) in passwords {
+            FileManager.default.createFile(atPath: folder.file(user), contents: Data((password + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        }
+        let base = Timestamp(secondsSince1970: 1_790_000_000)
+        var runs: [Running] = []
+        var bedroomID = ""
+        for (node, person) in [("kitchen", "Ada"), ("bedroom", "Bo")] {
+            let path = folder.file("\(node).sqlite")
+            let store = try IntakeStore(path: path)
+            _ = try store.addPerson(name: person)
+            var g = Gateway(node: node, path: path, store: store, person: person)
+            try g.drink(5, at: base)
+            if node == "bedroom" { bedroomID = try store.mqttIdentity().databaseID }
+            runs.append(try Running(["mqtt", "run", "--db", path, "--broker", "mqtt://\(node)@127.0.0.1:\(broker.port)",
+                                     "--password-file", folder.file(node), "--node-id", node, "--seconds", "120"]))
+        }
+        let hubPath = folder.file("hub.sqlite")
+        let hub = try Running(["hub", "run", "--db", hubPath, "--broker", "mqtt://hub@127.0.0.1:\(broker.port)",
+                               "--password-file", folder.file("hub"), "--seconds", "120"])
+        #expect(Self.waitFor(seconds: 30) { try Self.contents(hubPath).count == 10 }, "the hub hears both gateways through the ACL")
+
+        // The kitchen's user forging a change on the bedroom's topic: the broker drops it.
+        func forged(_ identity: String) -> String {
+            """
+            {"database_id":"\(bedroomID)","seq":999,"identity":"\(identity)","change":"new","changed_at":"2026-09-21T14:13:20Z",\
+            "event":{"identity":"\(identity)","kind":"sip","ml":500,"time":1790000000,"source":"manual","recorded_at":1790000000,"person":"Bo"}}
+            """
+        }
+        try Self.publish(forged("forged-by-kitchen"), on: "quench/bedroom/event", as: "kitchen", password: passwords["kitchen"]!, port: broker.port)
+        // The same message from the bedroom's own user is applied: it was the ACL that stopped the other.
+        try Self.publish(forged("sent-by-bedroom"), on: "quench/bedroom/event", as: "bedroom", password: passwords["bedroom"]!, port: broker.port)
+        #expect(Self.waitFor(seconds: 10) { try Self.contents(hubPath)["sent-by-bedroom"] != nil })
+        #expect(try Self.contents(hubPath)["forged-by-kitchen"] == nil, "a gateway cannot write another's topics")
+        #expect(try Self.contents(hubPath).count == 11)
+        // Its number (999) was never the bedroom's: the bedroom's answer to the hub's question says so.
+        #expect(Self.waitFor(seconds: 15) { try IntakeStore(path: hubPath).hubGateways().allSatisfy { !$0.missing } })
         _ = (hub, runs)
     }
 }

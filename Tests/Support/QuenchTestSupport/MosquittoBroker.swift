@@ -31,7 +31,8 @@ public final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// - Parameter users: user → password; without, anonymous clients are allowed.
-    public init(users: [String: String] = [:], tls: TLS? = nil) throws {
+    /// - Parameter acl: the text of a mosquitto ACL file (`acl_file`), what each user may read and write.
+    public init(users: [String: String] = [:], tls: TLS? = nil, acl: String? = nil) throws {
         folder = try TemporaryFolder.create("quench-mosquitto")
         port = try TestPorts.next()
         tlsPort = tls == nil ? nil : try TestPorts.next()
@@ -62,6 +63,10 @@ public final class MosquittoBroker: @unchecked Sendable {
                 guard r.status == 0 else { throw BrokerError("mosquitto_passwd failed: \(r.stderr)") }
             }
             conf += "allow_anonymous false\npassword_file \(file)\n"
+        }
+        if let acl {
+            try acl.write(toFile: folder + "/acl", atomically: true, encoding: .utf8)
+            conf += "acl_file \(folder)/acl\n"
         }
         try conf.write(toFile: folder + "/mosquitto.conf", atomically: true, encoding: .utf8)
         try start()
