@@ -35,6 +35,8 @@ case "mqtt":
     benchmark("mqtt") { try MQTTBenchmark(arguments: rest).run() }
 case "web":
     benchmark("web") { try WebBenchmark(arguments: rest).run() }
+case "hub":
+    benchmark("hub") { try HubBenchmark(arguments: rest).run() }
 default:
     FileHandle.standardError.write(Data("""
         usage: quench-bench detector [--readings N]
@@ -43,6 +45,7 @@ default:
                quench-bench backup [--quench PATH] [--db PATH] [--runs N]
                quench-bench gateway [--seconds S]
                quench-bench mqtt [--quench PATH] [--events N] [--backlog N] [--mosquitto PATH]
+               quench-bench hub [--quench PATH] [--gateways N] [--bottles N] [--hours H] [--seconds S] [--mosquitto PATH]
                quench-bench web [--quench PATH] [--server PATH] [--requests N] [--streams N] [--idle N] [--tries N] [--years N] [--sips MIN-MAX] [--also PATHS]
           detector  sip detector alone on simulated readings (default 10 M)
           replay    a trace file of N readings through the detector, in process and
@@ -55,6 +58,9 @@ default:
                     CPU share of one core, peak RSS, event-to-store latency
           mqtt      a real mosquitto: stored → received latency, a 100 000-row outbox
                     drained by `quench mqtt sync` (rate, peak RSS), `quench mqtt run` idle RSS
+          hub       a care home: gateways (`quench mqtt run`) and `quench hub run` on a real
+                    mosquitto, broadcast bottles heard twice, every part restarted; each drink
+                    once at the hub, its CPU and peak RSS, gateway → hub latency
           web       `quench serve` on 10 years of history: each endpoint's and a page refresh's
                     latency, the server's RSS (idle, loaded, 20 live streams), add → change event
 

@@ -127,6 +127,11 @@ struct HubProcessTests {
         #expect(Set(listed.compactMap { $0["node"] as? String }) == ["kitchen", "bedroom"], "\(status.stdout)")
         let text = try runQuench(["today", "--db", hubPath, "--person", "Bo"])
         #expect(text.status == 0 && text.stdout.contains("Bo"), "the hub's people are the gateways' (\(text.stdout) \(text.stderr))")
+        // The carer's view at the hub: everyone from every room.
+        let carer = try runQuench(["carer", "--json", "--db", hubPath])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(carer.stdout.utf8)) as? [String: Any], "\(carer.stderr)")
+        let people = Set((report["people"] as? [[String: Any]] ?? []).compactMap { $0["person"] as? String })
+        #expect(people.isSuperset(of: ["Ada", "Bo"]), "\(carer.stdout)")
         _ = runs
     }
 
