@@ -220,8 +220,9 @@ struct HubBenchmark {
         var latencies: [Double] = []
         for i in 0..<60 {
             let identity = "latency|\(i)"
-            let e = IntakeEvent(identity: identity, kind: .sip, ml: 20, time: .wallClockNow, source: .sensor, device: "C8:2A:3F:FF:FF:FF",
-                                recordedAt: .wallClockNow)
+            // A bottle of its own each: two gateways' sips from one bottle a moment apart would be one drink.
+            let e = IntakeEvent(identity: identity, kind: .sip, ml: 20, time: .wallClockNow, source: .sensor,
+                                device: String(format: "C8:2A:3F:FF:FF:%02X", i), recordedAt: .wallClockNow)
             let stored = ContinuousClock.now
             _ = try stores[i % gateways].insert([(event: e, aliases: [])])
             let deadline = stored + .seconds(5)
