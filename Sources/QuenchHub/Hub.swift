@@ -36,7 +36,6 @@ public final class Hub {
     private let logger: Logger
     private let prefix: String
     private var client: MQTTClient?
-    private var connack: Int32?
     private var received: [MQTTMessage] = []
     /// When each gateway (by node) was last asked, so a burst of gaps asks once.
     private var asked: [String: ContinuousClock.Instant] = [:]
@@ -68,54 +67,26 @@ public final class Hub {
     // MARK: - Connection
 
     private func connect(within seconds: Double) throws(MQTTError) {
-        let broker = settings.broker
-        let c = try MQTTClient(clientID: clientID, cleanSession: false)
-        if let user = broker.user { try c.setCredentials(user: user, password: password) }
-        if broker.tls { try c.setTLS(caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile) }
-        connack = nil
-        c.onConnect = { [unowned self] code in connack = code }
-        c.onMessage = { [unowned self] message in received.append(message) }
-        let operation = "connect to \(broker)"
-        try c.connect(host: broker.host, port: broker.port)
-        let end = ContinuousClock.now + .seconds(seconds)
-        while connack == nil {
-            guard ContinuousClock.now < end else { throw MQTTError(operation, .timeout(seconds: seconds)) }
-            try c.loop(timeoutMS: 100)
+        let c = try settings.connectedClient(clientID: clientID, cleanSession: false, password: password, within: seconds) { c in
+            c.onMessage = { [unowned self] message in received.append(message) }
         }
-        if let code = connack, code != 0 { throw MQTTError(operation, .refused(code)) }
         for topic in ["event", "answer", "status"] { try c.subscribe("\(prefix)/+/\(topic)", qos: 1) }
         client = c
         report.connections += 1
-        logger.info("connected to the MQTT broker", metadata: ["broker": "\(broker)", "client_id": "\(clientID)"])
+        logger.info("connected to the MQTT broker", metadata: ["broker": "\(settings.broker)", "client_id": "\(clientID)"])
     }
 
     /// Runs until `shouldStop`, reconnecting with backoff whenever the broker goes away.
     public func run(shouldStop: () -> Bool) {
-        var attempt = 0
-        while !shouldStop() {
-            if client == nil {
-                do throws(MQTTError) {
-                    try connect(within: 10)
-                    attempt = 0
-                } catch {
-                    client = nil
-                    let delay = min(settings.maximumBackoff, pow(2, Double(min(attempt, 16))) / 2)
-                    attempt += 1
-                    logger.warning("cannot reach the MQTT broker; retrying", metadata: ["error": "\(error)", "retry_in_s": "\(Int(delay))"])
-                    sleep(seconds: delay, unless: shouldStop)
-                    continue
-                }
-            }
-            do throws(MQTTError) {
-                try client?.loop(timeoutMS: 50)
-                handleReceived()
-                try askWhoIsDue()
-            } catch {
-                handleReceived()
-                client = nil
-                logger.warning("lost the MQTT broker; reconnecting", metadata: ["error": "\(error)"])
-            }
-        }
+        settings.keepConnected(logger: logger, shouldStop: shouldStop, isConnected: { client != nil },
+                               connect: { () throws(MQTTError) in try connect(within: 10) }, turn: { () throws(MQTTError) in
+            try client?.loop(timeoutMS: 50)
+            handleReceived()
+            try askWhoIsDue()
+        }, lost: {
+            handleReceived()
+            client = nil
+        })
         handleReceived()
         client?.disconnect()
         client = nil
@@ -233,11 +204,6 @@ public final class Hub {
             report.requests += 1
             logger.info("asked a gateway for what the hub may lack", metadata: ["node": "\(node)", "from_seq": "\(request.fromSeq)"])
         }
-    }
-
-    private func sleep(seconds: Double, unless shouldStop: () -> Bool) {
-        let end = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < end, !shouldStop() { usleep(50_000) }
     }
 }
 #endif

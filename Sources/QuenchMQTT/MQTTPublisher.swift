@@ -45,7 +45,6 @@ public final class MQTTPublisher {
     private let announcesAvailability: Bool
 
     private var client: MQTTClient?
-    private var connack: Int32?
     /// Outbox messages sent and not yet acknowledged: message id → outbox seq.
     private var inflight: [Int32: Int64] = [:]
     /// Other QoS 1 messages (state, discovery) not yet acknowledged.
@@ -129,34 +128,23 @@ public final class MQTTPublisher {
     // MARK: - Connection
 
     private func connect(within seconds: Double) throws(MQTTError) {
-        let broker = settings.broker
-        let c = try MQTTClient(clientID: clientID, cleanSession: true)
-        if let user = broker.user { try c.setCredentials(user: user, password: password) }
-        if broker.tls { try c.setTLS(caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile) }
-        if announcesAvailability { try c.setWill(topic: topics.availability, payload: Array("offline".utf8), qos: 1, retain: true) }
-        c.setMaxInflight(UInt32(settings.window))
-        connack = nil
-        c.onConnect = { [unowned self] code in connack = code }
-        c.onPublish = { [unowned self] mid in acknowledged(mid) }
-        c.onMessage = { [unowned self] message in
-            // Home Assistant restarted: it forgot the discovery configs that were not retained... and wants them again.
-            if message.topic == topics.homeAssistantStatus, String(decoding: message.payload, as: UTF8.self) == "online" {
-                needDiscovery = true
-                stateDue = .now
-            } else if message.topic.hasSuffix("/command"), commands.count < 100 {
-                commands.append(message)
-            } else if message.topic == topics.syncRequests, hubRequests.count < 4 {
-                hubRequests.append(message)
+        let c = try settings.connectedClient(clientID: clientID, cleanSession: true, password: password, within: seconds) { c throws(MQTTError) in
+            if announcesAvailability { try c.setWill(topic: topics.availability, payload: Array("offline".utf8), qos: 1, retain: true) }
+            c.setMaxInflight(UInt32(settings.window))
+            c.onPublish = { [unowned self] mid in acknowledged(mid) }
+            c.onMessage = { [unowned self] message in
+                // Home Assistant restarted: it forgot the discovery configs that were not retained... and wants them again.
+                if message.topic == topics.homeAssistantStatus, String(decoding: message.payload, as: UTF8.self) == "online" {
+                    needDiscovery = true
+                    stateDue = .now
+                } else if message.topic.hasSuffix("/command"), commands.count < 100 {
+                    commands.append(message)
+                } else if message.topic == topics.syncRequests, hubRequests.count < 4 {
+                    hubRequests.append(message)
+                }
             }
         }
-        let operation = "connect to \(broker)"
-        try c.connect(host: broker.host, port: broker.port)
-        let end = ContinuousClock.now + .seconds(seconds)
-        while connack == nil {
-            guard ContinuousClock.now < end else { throw MQTTError(operation, .timeout(seconds: seconds)) }
-            try c.loop(timeoutMS: 100)
-        }
-        if let code = connack, code != 0 { throw MQTTError(operation, .refused(code)) }
+        let broker = settings.broker
         try c.subscribe(topics.homeAssistantStatus, qos: 1)
         try c.subscribe(topics.commands, qos: 1)
         try c.subscribe(topics.syncRequests, qos: 1)
@@ -376,36 +364,17 @@ public final class MQTTPublisher {
             } catch {
                 if !told { logger.warning("waiting: another process publishes this database", metadata: ["error": "\(error)"]) }
                 told = true
-                sleepUnless(shouldStop, seconds: 2)
+                MQTTSettings.sleep(seconds: 2, unless: shouldStop)
             }
         }
         defer { release() }
-        var attempt = 0
-        while !shouldStop() {
-            if client == nil {
-                do throws(MQTTError) {
-                    try connect(within: 10)
-                    attempt = 0
-                } catch {
-                    dropConnection()
-                    let delay = min(settings.maximumBackoff, pow(2, Double(min(attempt, 16))) / 2)
-                    attempt += 1
-                    logger.warning("cannot reach the MQTT broker; retrying", metadata: [
-                        "error": "\(error)", "retry_in_s": "\(Int(delay))", "waiting": "\(pendingRows()) changes kept in the outbox",
-                    ])
-                    sleepUnless(shouldStop, seconds: delay)
-                    continue
-                }
-            }
-            do throws(MQTTError) {
-                try turn()
-            } catch {
-                recordAcknowledgements()
-                dropConnection()
-                noteLostConnection()
-                logger.warning("lost the MQTT broker; reconnecting", metadata: ["error": "\(error)"])
-            }
-        }
+        settings.keepConnected(logger: logger, shouldStop: shouldStop, waiting: { "\(pendingRows()) changes kept in the outbox" },
+                               isConnected: { client != nil }, connect: { () throws(MQTTError) in try connect(within: 10) },
+                               turn: { () throws(MQTTError) in try turn() }, lost: {
+            recordAcknowledgements()
+            if client != nil { noteLostConnection() }
+            dropConnection()
+        })
         recordAcknowledgements()
         if let client, announcesAvailability {
             // A clean goodbye: the will is not sent on DISCONNECT, so say offline first.
@@ -544,12 +513,6 @@ public final class MQTTPublisher {
 
     private func pendingRows() -> Int { (try? store.outboxStatus().pending) ?? 0 }
 
-    private func sleepUnless(_ shouldStop: () -> Bool, seconds: Double) {
-        let end = ContinuousClock.now + .seconds(seconds)
-        while !shouldStop(), ContinuousClock.now < end {
-            usleep(50_000)
-        }
-    }
 }
 #endif
 

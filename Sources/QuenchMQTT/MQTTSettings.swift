@@ -236,3 +236,85 @@ public enum NodeID {
         return n > 0 ? String(decoding: bytes.prefix(n), as: UTF8.self) : nil
     }
 }
+
+#if canImport(Glibc)
+import Logging
+import MQTT
+
+extension MQTTSettings {
+    /// Seconds to wait before the next try to reach the broker after `attempt`
+    /// failed tries in a row: 1 s doubling, up to `maximumBackoff`.
+    public func backoff(attempt: Int) -> Double {
+        min(maximumBackoff, pow(2, Double(min(attempt, 16))) / 2)
+    }
+
+    /// Keeps a connection to the broker until `shouldStop`: `connect` when there is
+    /// none (after a failure, again with `backoff`), then `turn` after turn; a turn
+    /// that fails has lost the connection (`lost` cleans up) and the next connects
+    /// again. `waiting` says, in the log line of a failed connection, what is kept meanwhile.
+    /// The publisher and the hub run this way.
+    public func keepConnected(logger: Logger, shouldStop: () -> Bool, waiting: () -> String? = { nil },
+                              isConnected: () -> Bool, connect: () throws(MQTTError) -> Void,
+                              turn: () throws(MQTTError) -> Void, lost: () -> Void) {
+        var attempt = 0
+        while !shouldStop() {
+            if !isConnected() {
+                do throws(MQTTError) {
+                    try connect()
+                    attempt = 0
+                } catch {
+                    lost()
+                    let delay = backoff(attempt: attempt)
+                    attempt += 1
+                    var metadata: Logger.Metadata = ["error": "\(error)", "retry_in_s": "\(Int(delay))"]
+                    if let waiting = waiting() { metadata["waiting"] = "\(waiting)" }
+                    logger.warning("cannot reach the MQTT broker; retrying", metadata: metadata)
+                    Self.sleep(seconds: delay, unless: shouldStop)
+                    continue
+                }
+            }
+            do throws(MQTTError) {
+                try turn()
+            } catch {
+                lost()
+                logger.warning("lost the MQTT broker; reconnecting", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Sleeps `seconds`, waking every 50 ms to end early once `shouldStop`.
+    public static func sleep(seconds: Double, unless shouldStop: () -> Bool) {
+        let end = ContinuousClock.now + .seconds(seconds)
+        while !shouldStop(), ContinuousClock.now < end {
+            usleep(50_000)
+        }
+    }
+
+    /// A client of the broker, connected: its credentials and TLS from these settings,
+    /// what `prepare` sets before connecting (callbacks, a will), and the broker's
+    /// CONNACK received within `seconds` (a refusal thrown in words). The publisher
+    /// and the hub connect this way.
+    public func connectedClient(clientID: String, cleanSession: Bool, password: String?, within seconds: Double,
+                                prepare: (MQTTClient) throws(MQTTError) -> Void) throws(MQTTError) -> MQTTClient {
+        let c = try MQTTClient(clientID: clientID, cleanSession: cleanSession)
+        if let user = broker.user { try c.setCredentials(user: user, password: password) }
+        if broker.tls { try c.setTLS(caFile: caFile, certFile: certFile, keyFile: keyFile) }
+        try prepare(c)
+        var connack: Int32?
+        let onConnect = c.onConnect
+        c.onConnect = { code in
+            connack = code
+            onConnect?(code)
+        }
+        let operation = "connect to \(broker)"
+        try c.connect(host: broker.host, port: broker.port)
+        let end = ContinuousClock.now + .seconds(seconds)
+        while connack == nil {
+            guard ContinuousClock.now < end else { throw MQTTError(operation, .timeout(seconds: seconds)) }
+            try c.loop(timeoutMS: 100)
+        }
+        if let code = connack, code != 0 { throw MQTTError(operation, .refused(code)) }
+        return c
+    }
+}
+#endif

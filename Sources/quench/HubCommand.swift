@@ -1,14 +1,9 @@
 #if os(Linux)
 import ArgumentParser
-import QuenchConfig
 import QuenchHistory
 import QuenchHub
-import QuenchMQTT
-import QuenchServe
 import QuenchService
 import QuenchStore
-import Synchronization
-import Threading
 
 struct HubCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,27 +23,10 @@ struct HubCommand: ParsableCommand {
         @Option(help: "Stop after this many seconds (default: until a signal).") var seconds: Double?
 
         func run() throws {
-            let configuration: Configuration
-            let settings: MQTTSettings
-            do {
-                configuration = try store.configuration(mqtt.values)
-                settings = try configuration.mqttSettings()
-                try settings.checkFiles()
-            } catch let error as ConfigError {
-                throw configurationFailure(error)
-            } catch let error as MQTTSetupError {
-                throw configurationFailure(error)
-            }
+            let (configuration, settings) = try mqtt.checkedSettings(store)
             let logger = LiveLogging.bootstrap(level: mqtt.logLevel ?? configuration.logLevel.value.rawValue)
             let hub = try Hub(settings: settings, databasePath: try store.environment().databasePath, logger: logger)
-            let stop = Atomic<Bool>(false)
-            let signals = StopSignals.handle { signal in
-                logger.notice("signal \(signal): stopping")
-                stop.store(true, ordering: .relaxed)
-            }
-            defer { signals.cancel() }
-            let end = Deadline(seconds: seconds ?? .infinity)
-            hub.run { stop.load(ordering: .relaxed) || end.hasPassed }
+            untilStopped(seconds: seconds, logger: logger) { hub.run(shouldStop: $0) }
         }
     }
 

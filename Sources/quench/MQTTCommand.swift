@@ -45,6 +45,37 @@ struct BrokerOptions: ParsableArguments {
     }
 }
 
+extension BrokerOptions {
+    /// The effective configuration and the broker's settings, their files checked. A
+    /// configuration error is exit 78 (EX_CONFIG), as quenchd and quench serve: the
+    /// quench-mqtt and quench-hub units do not restart on it (RestartPreventExitStatus=78),
+    /// since a wrong file stays wrong.
+    func checkedSettings(_ store: StoreOptions) throws -> (Configuration, MQTTSettings) {
+        do {
+            let configuration = try store.configuration(values)
+            let settings = try configuration.mqttSettings()
+            try settings.checkFiles()
+            return (configuration, settings)
+        } catch let error as ConfigError {
+            throw configurationFailure(error)
+        } catch let error as MQTTSetupError {
+            throw configurationFailure(error)
+        }
+    }
+}
+
+/// Runs `body` until SIGINT or SIGTERM (said in the log), or until `seconds` have passed.
+func untilStopped(seconds: Double?, logger: Logger, _ body: (_ shouldStop: () -> Bool) -> Void) {
+    let stop = Atomic<Bool>(false)
+    let signals = StopSignals.handle { signal in
+        logger.notice("signal \(signal): stopping")
+        stop.store(true, ordering: .relaxed)
+    }
+    defer { signals.cancel() }
+    let end = Deadline(seconds: seconds ?? .infinity)
+    body { stop.load(ordering: .relaxed) || end.hasPassed }
+}
+
 extension Configuration {
     /// The publisher's settings from the effective configuration.
     func mqttSettings() throws -> MQTTSettings {
@@ -74,30 +105,11 @@ struct MQTTCommand: ParsableCommand {
         @Option(help: "Stop after this many seconds (default: until a signal).") var seconds: Double?
 
         func run() throws {
-            let configuration: Configuration
-            let settings: MQTTSettings
-            do {
-                configuration = try store.configuration(mqtt.values)
-                settings = try configuration.mqttSettings()
-                try settings.checkFiles()
-            } catch let error as ConfigError {
-                // 78 (EX_CONFIG), as quenchd and quench serve: the quench-mqtt unit does not
-                // restart on it (RestartPreventExitStatus=78), since a wrong file stays wrong.
-                throw configurationFailure(error)
-            } catch let error as MQTTSetupError {
-                throw configurationFailure(error)
-            }
+            let (configuration, settings) = try mqtt.checkedSettings(store)
             let logger = LiveLogging.bootstrap(level: mqtt.logLevel ?? configuration.logLevel.value.rawValue)
             let publisher = try MQTTPublisher(settings: settings, environment: HistoryEnvironment.process(configuration),
                                               logger: logger, announcesAvailability: true)
-            let stop = Atomic<Bool>(false)
-            let signals = StopSignals.handle { signal in
-                logger.notice("signal \(signal): stopping")
-                stop.store(true, ordering: .relaxed)
-            }
-            defer { signals.cancel() }
-            let end = Deadline(seconds: seconds ?? .infinity)
-            publisher.run { stop.load(ordering: .relaxed) || end.hasPassed }
+            untilStopped(seconds: seconds, logger: logger) { publisher.run(shouldStop: $0) }
         }
     }
 
