@@ -21,6 +21,7 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     public static let person = ConfigKey(nil, "person")
     public static let devices = ConfigKey("gateway", "devices")
     public static let connectTimeout = ConfigKey("gateway", "connect_timeout")
+    public static let adapter = ConfigKey("gateway", "adapter")
     public static let drainEvery = ConfigKey("gateway", "drain_every")
     public static let reminderCommand = ConfigKey("reminders", "command")
     public static let mqttBroker = ConfigKey("mqtt", "broker")
@@ -141,6 +142,10 @@ public struct KeySpec: Sendable {
                 defaultText: Configuration.defaultConnectTimeout.compactDescription, flags: ["--connect-timeout"],
                 meaning: "Seconds allowed for each connection attempt.",
                 example: Configuration.defaultConnectTimeout.compactDescription, check: positive, show: { .number($0) }),
+        KeySpec(.adapter, \.adapter, expects: "a Bluetooth adapter, \"hci0\" to \"hci15\"", defaultText: "the first adapter",
+                unset: "the first adapter", flags: ["--adapter"],
+                meaning: "The Bluetooth adapter the gateway scans and connects with: one each for two gateways on one machine.",
+                example: "\"hci1\"", check: { $0.string.flatMap(BluetoothAdapterName.index) }, show: { .text(BluetoothAdapterName.name($0)) }),
         KeySpec(.drainEvery, \.drainEvery, expects: "a number of minutes > 0", defaultText: "stay connected", unset: "stay connected",
                 flags: ["--drain-every"],
                 meaning: "Bottles that keep their own sips (HidrateSpark): connect every this many minutes, drain, disconnect, instead of staying connected.",
@@ -401,4 +406,15 @@ func editDistance(_ a: String, _ b: String) -> Int {
         previous = row
     }
     return previous[b.count]
+}
+
+/// An adapter as Linux names it: `hci0` is index 0.
+public enum BluetoothAdapterName {
+    /// The index of `hciN` (N 0–15), nil for anything else.
+    public static func index(_ name: String) -> UInt16? {
+        guard name.hasPrefix("hci"), let n = UInt16(name.dropFirst(3)), n <= 15, String(n) == name.dropFirst(3) else { return nil }
+        return n
+    }
+
+    public static func name(_ index: UInt16) -> String { "hci\(index)" }
 }

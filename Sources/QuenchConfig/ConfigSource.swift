@@ -60,6 +60,8 @@ public struct ConfigValues: Sendable, Equatable {
     public var devices: [String]?
     /// Seconds allowed for each connection attempt.
     public var connectTimeout: Double?
+    /// The Bluetooth adapter's index (`hci1` is 1); nil: the first.
+    public var adapter: UInt16?
     /// Minutes between drains of a bottle that keeps its own sips.
     public var drainEvery: Double?
     /// The program `quench remind --notify` runs.

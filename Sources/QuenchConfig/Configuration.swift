@@ -98,6 +98,8 @@ public struct Configuration: Sendable {
     /// Empty: every paired device.
     public var devices: Setting<[String]> { setting(\.devices, .devices).defaulting(to: []) }
     public var connectTimeout: Setting<Double> { setting(\.connectTimeout, .connectTimeout).defaulting(to: Self.defaultConnectTimeout) }
+    /// nil: the first adapter.
+    public var adapter: Setting<UInt16?> { setting(\.adapter, .adapter) }
     /// Minutes; nil: stay connected.
     public var drainEvery: Setting<Double?> { setting(\.drainEvery, .drainEvery) }
     public var reminderCommand: Setting<String?> { setting(\.reminderCommand, .reminderCommand) }

@@ -242,6 +242,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Print events as JSON lines.") var json = false
     @Option(help: "Seconds allowed for each connection attempt (default: `connect_timeout` in [gateway] of the config file, else 10).")
     var connectTimeout: Double?
+    @Option(help: ArgumentHelp("The Bluetooth adapter to scan and connect with (default: `adapter` in [gateway] of the config file, else the first).",
+                               valueName: "hciN"))
+    var adapter: String?
     @Option(help: "Stop after this many seconds (default: until a signal).") var seconds: Double?
     @Option(help: ArgumentHelp("Bottles that keep their own sips (HidrateSpark): connect every MIN minutes, drain, disconnect "
                                + "(default: `drain_every` in [gateway] of the config file, else stay connected).", valueName: "MIN"))
@@ -253,16 +256,19 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let drainEvery, !(drainEvery.isFinite && drainEvery > 0) { throw ValidationError("--drain-every must be a positive number of minutes") }
+        if let adapter, BluetoothAdapterName.index(adapter) == nil { throw ValidationError("--adapter '\(adapter)' is not an adapter hci0 to hci15") }
     }
 
     func run() async throws {
-        let configuration = try live.configuration(ConfigValues(devices: devices.isEmpty ? nil : devices, connectTimeout: connectTimeout,
-                                                                drainEvery: drainEvery))
+        var values = ConfigValues(devices: devices.isEmpty ? nil : devices, connectTimeout: connectTimeout, drainEvery: drainEvery)
+        values.adapter = adapter.flatMap(BluetoothAdapterName.index)
+        let configuration = try live.configuration(values)
         var request = Gateway.RunRequest(databasePath: configuration.database.value)
         request.devices = configuration.devices.value
         request.logLevel = configuration.logLevel.value.rawValue
         request.options.connectTimeout = configuration.connectTimeout.value
         request.options.drainInterval = configuration.drainEvery.value.map { $0 * 60 }
+        request.adapter = configuration.adapter.value
         request.seconds = seconds
         request.options.clockRate = clockRate
         request.createsDatabase = false

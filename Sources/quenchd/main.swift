@@ -5,7 +5,7 @@
 // file (/etc/quench/quench.toml, or --config / $QUENCH_CONFIG), then the defaults.
 //
 //   quenchd [--config PATH] [--db PATH] [--device ADDRESS]... [--seconds S] [--json]
-//           [--connect-timeout S] [--drain-every MIN] [--log-level LEVEL]
+//           [--connect-timeout S] [--adapter hciN] [--drain-every MIN] [--log-level LEVEL]
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,6 +47,10 @@ while let flag = arguments.rest.popFirst() {
     case "--device": given.devices = (given.devices ?? []) + [arguments.value(after: flag)]
     case "--seconds": request.seconds = arguments.seconds(after: flag)
     case "--connect-timeout": given.connectTimeout = arguments.seconds(after: flag)
+    case "--adapter":
+        let name = arguments.value(after: flag)
+        guard let index = BluetoothAdapterName.index(name) else { fail("--adapter: '\(name)' is not an adapter hci0 to hci15", status: 64) }
+        given.adapter = index
     case "--clock-rate": request.options.clockRate = arguments.seconds(after: flag)
     case "--drain-every": given.drainEvery = arguments.seconds(after: flag)
     case "--log-level":
@@ -55,7 +59,7 @@ while let flag = arguments.rest.popFirst() {
         given.logLevel = level
     case "--json": json = true
     case "-h", "--help":
-        print("usage: quenchd [--config PATH] [--db PATH] [--device ADDRESS]... [--seconds S] [--json] [--connect-timeout S] [--drain-every MIN] [--log-level LEVEL]")
+        print("usage: quenchd [--config PATH] [--db PATH] [--device ADDRESS]... [--seconds S] [--json] [--connect-timeout S] [--adapter hciN] [--drain-every MIN] [--log-level LEVEL]")
         exit(0)
     default: fail("unknown argument '\(flag)' (see quenchd --help)", status: 64)
     }
@@ -73,6 +77,7 @@ request.databasePath = configuration.database.value
 request.devices = configuration.devices.value
 request.logLevel = configuration.logLevel.value.rawValue
 request.options.connectTimeout = configuration.connectTimeout.value
+request.adapter = configuration.adapter.value
 request.options.drainInterval = configuration.drainEvery.value.map { $0 * 60 }
 let printJSON = json
 do {

@@ -23,7 +23,7 @@ enum LiveVM {
     static var quench: String? { quenchBinary }
 
     /// Runs `script` (bash, the host's: the guest sees the host's root) in the VM with these peripherals; cancels the test when the harness cannot start.
-    static func runScript(_ script: String, in dir: URL, peripherals: [String], timeout: Int,
+    static func runScript(_ script: String, in dir: URL, peripherals: [String], timeout: Int, adapters: Int = 1,
                           watching conditions: [LogCondition] = []) throws -> (status: Int32, output: String) {
         if let reason = BLEVMHarness.unavailableReason(packageRoot: packageRoot) {
             print("SKIPPED: \(reason)")
@@ -37,7 +37,8 @@ enum LiveVM {
         defer { watch.stop() }
         let start = ContinuousClock.now
         let harnessResult = try BLEVMHarness.boot(
-            packageRoot: packageRoot, options: ["--timeout", "\(timeout)"], peripherals: peripherals, command: ["/bin/bash", file.path])
+            packageRoot: packageRoot, options: ["--timeout", "\(timeout)"] + (adapters > 1 ? ["--adapters", "\(adapters)"] : []),
+            peripherals: peripherals, command: ["/bin/bash", file.path])
         let result = (status: harnessResult.status, output: harnessResult.output)
         print("ble-vm: exit \(result.status) after \(ContinuousClock.now - start)\n\(result.output)")
         if harnessResult.harnessFailed {
@@ -103,8 +104,8 @@ enum LiveVM {
     /// first subscription), and a busy host's guest took over 60 s from there to the gateway (seen in CI),
     /// which no lead-in allows for: here the gateway's own subscription starts the clock. Pairing itself
     /// is `allProfiles`' to test (and `serviceBeforeItsFirstPairing`'s).
-    static func pairedDatabase(_ devices: [Paired], in dir: URL) throws -> String {
-        let path = dir.appendingPathComponent("paired.sqlite").path
+    static func pairedDatabase(_ devices: [Paired], in dir: URL, name: String = "paired.sqlite") throws -> String {
+        let path = dir.appendingPathComponent(name).path
         let store = try IntakeStore(path: path)
         for d in devices {
             let profile = try #require(ProfileRegistry.named(d.profile), "no profile \(d.profile)")

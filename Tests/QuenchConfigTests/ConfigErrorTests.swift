@@ -70,6 +70,8 @@ import Testing
             ("[gateway]\nconnect_timeout = 0", "/q.toml:2: gateway.connect_timeout: expected a number of seconds > 0, got 0"),
             ("[gateway]\nconnect_timeout = inf", "/q.toml:2: gateway.connect_timeout: expected a number of seconds > 0, got inf"),
             ("[gateway]\ndrain_every = -5", "/q.toml:2: gateway.drain_every: expected a number of minutes > 0, got -5"),
+            ("[gateway]\nadapter = \"hci16\"", "/q.toml:2: gateway.adapter: expected a Bluetooth adapter, \"hci0\" to \"hci15\", got \"hci16\""),
+            ("[gateway]\nadapter = 1", "/q.toml:2: gateway.adapter: expected a Bluetooth adapter, \"hci0\" to \"hci15\", got 1"),
             ("[gateway]\ndevices = [\"F0:F1:F2:F3:F4:F5\", \"kitchen\"]",
              "/q.toml:2: gateway.devices: expected an array of Bluetooth addresses like \"F0:F1:F2:F3:F4:F5\", got [\"F0:F1:F2:F3:F4:F5\", \"kitchen\"]"),
             ("[gateway]\ndevices = \"F0:F1:F2:F3:F4:F5\"",

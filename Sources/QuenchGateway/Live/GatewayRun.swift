@@ -63,6 +63,8 @@ extension Gateway {
         public var seconds: Double?
         public var logLevel: String?
         public var options = Gateway.Options()
+        /// The Bluetooth adapter's index (`hci1` is 1); nil: the first.
+        public var adapter: UInt16?
         /// Whether a missing database is made (the service's, in its own folder); else
         /// it means nothing is paired, and `quench run` says so without leaving an empty file.
         public var createsDatabase = true
@@ -81,7 +83,7 @@ extension Gateway {
         let devices = try Gateway.devices(in: store, only: request.devices) { address, error in
             logger.error("device skipped: it cannot be used", metadata: ["device": "\(address)", "error": "\(error)"])
         }
-        let gateway = Gateway(devices: devices, store: store, options: request.options, logger: logger)
+        let gateway = Gateway(devices: devices, store: store, options: request.options, logger: logger, transport: .kernel(adapter: request.adapter))
         gateway.subscribe(onEvent)
         let signals = StopSignals.handle { signal in
             logger.notice("signal \(signal): stopping")

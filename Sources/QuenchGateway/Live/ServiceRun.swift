@@ -98,7 +98,7 @@ extension Gateway {
                 continue
             }
             let gateway = Gateway(devices: selection.devices, store: store, options: request.options, logger: logger,
-                                  transport: transport ?? .kernel())
+                                  transport: transport ?? .kernel(adapter: request.adapter))
             gateway.subscribe(onEvent)
             running.set(gateway)
             if shutdown.isStopped { gateway.stop() }
