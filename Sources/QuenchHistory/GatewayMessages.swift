@@ -37,14 +37,22 @@ public enum GatewayMessages {
 
     /// The hub's request to a gateway (on `quench/NODE/sync`): the events changed
     /// from change `fromSeq` on (every event for 0), answered on the gateway's own
-    /// `quench/NODE/answer`.
+    /// `quench/NODE/answer`. `databaseId` is the database the hub last heard at that
+    /// node: a gateway that is another now (restored, replaced) answers with everything.
     public struct Request: Sendable, Hashable, Codable {
         public var hub: String
         public var fromSeq: Int64
+        public var databaseId: String?
 
-        public init(hub: String, fromSeq: Int64) {
+        public init(hub: String, fromSeq: Int64, databaseID: String? = nil) {
             self.hub = hub
             self.fromSeq = fromSeq
+            databaseId = databaseID
+        }
+
+        /// Where `database`'s answer starts: `fromSeq` when the hub asked about this database.
+        public func fromSeq(answering database: String) -> Int64 {
+            databaseId == nil || databaseId == database ? fromSeq : 0
         }
     }
 
@@ -54,6 +62,7 @@ public enum GatewayMessages {
         let r = try decode(Request.self, payload, "a request")
         try checkDatabaseID(r.hub)
         try checkSeq(r.fromSeq, "from_seq")
+        if let database = r.databaseId { try checkDatabaseID(database) }
         return r
     }
 

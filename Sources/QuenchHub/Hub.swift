@@ -190,14 +190,16 @@ public final class Hub {
     // MARK: - Asking
 
     /// Asks each gateway due for the events changed from the first change the
-    /// hub lacks (every event, for one it has not heard).
+    /// hub lacks of the database it last heard there (every event, for one it
+    /// has not heard, or that is another database now).
     private func askWhoIsDue() throws(MQTTError) {
         guard let client, !toAsk.isEmpty else { return }
         let gateways = (try? store.hubGateways()) ?? []
         for node in toAsk.sorted() {
             if let last = asked[node], ContinuousClock.now - last < .seconds(askInterval) { continue }
-            let known = gateways.filter { $0.node == node }
-            let request = GatewayMessages.Request(hub: databaseID, fromSeq: known.map { $0.throughSeq + 1 }.min() ?? 0)
+            // The database last heard at that node (a restored one has an id of its own).
+            let known = gateways.filter { $0.node == node }.max { $0.seenAt < $1.seenAt }
+            let request = GatewayMessages.Request(hub: databaseID, fromSeq: known.map { $0.throughSeq + 1 } ?? 0, databaseID: known?.databaseID)
             try client.publish(topic: "\(prefix)/\(node)/sync", payload: Array(GatewayMessages.request(request).utf8), qos: 1, retain: false)
             asked[node] = .now
             toAsk.remove(node)

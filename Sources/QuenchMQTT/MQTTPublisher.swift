@@ -33,7 +33,8 @@ public final class MQTTPublisher {
     public let settings: MQTTSettings
     public let topics: Topics
     /// This database's ids: its own (in every message) and, when no node id is set or known from the machine, the node's.
-    public let identity: MQTTIdentity
+    /// (A restore gives the database another id: seen at the next change, `noticeRestore`.)
+    public private(set) var identity: MQTTIdentity
     /// `settings.clientID`, else one made of the node's and the database's ids.
     public let clientID: String
     /// What this process is, as another publisher is told: `quench mqtt run`, `quench mqtt sync`, `quench run --mqtt`.
@@ -258,6 +259,14 @@ public final class MQTTPublisher {
     }
 
     /// Whether anything was committed to the database since the states were last read.
+    /// `quench restore` gave the database a new id (its history is another one to a hub):
+    /// the changes from now on are published under it.
+    private func noticeRestore() {
+        guard let now = try? store.mqttIdentity().databaseID, now != identity.databaseID else { return }
+        logger.notice("the database was restored: its changes are published as database \(now)", metadata: ["was": "\(identity.databaseID)"])
+        identity.databaseID = now
+    }
+
     private func databaseChanged() -> Bool {
         guard let version = try? store.dataVersion() else { return false }
         defer { dataVersion = version }
@@ -266,7 +275,9 @@ public final class MQTTPublisher {
 
     /// Publishes the retained states that changed, the discovery configs when due, and the gateway's availability.
     private func refreshState() throws(MQTTError) {
-        if databaseChanged(), stateDue > .now + .milliseconds(300) { stateDue = .now + .milliseconds(300) }
+        let changed = databaseChanged()
+        if changed { noticeRestore() }
+        if changed, stateDue > .now + .milliseconds(300) { stateDue = .now + .milliseconds(300) }
         guard ContinuousClock.now >= stateDue else { return }
         var env = environment
         env.now = .wallClockNow
@@ -409,7 +420,7 @@ public final class MQTTPublisher {
                 continue
             }
             let answer: (through: Int64, whole: Bool, events: [IntakeEvent])
-            do { answer = try store.gatewayAnswer(fromSeq: request.fromSeq) } catch {
+            do { answer = try store.gatewayAnswer(fromSeq: request.fromSeq(answering: identity.databaseID)) } catch {
                 logger.error("cannot read the history for a hub", metadata: ["error": "\(error)"])
                 continue
             }

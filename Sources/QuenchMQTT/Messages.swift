@@ -124,8 +124,13 @@ public enum HomeAssistantDiscovery {
         var swVersion = QuenchVersion.string
     }
 
+    /// The payloads are Home Assistant's defaults, written out: under load, Home Assistant
+    /// 2025.4 was seen setting up an entity from a discovery config whose defaults it had not
+    /// filled in (KeyError: 'payload_available' in its log, the entity never made).
     struct Availability: Encodable {
         var topic: String
+        var payloadAvailable = "online"
+        var payloadNotAvailable = "offline"
     }
 
     /// A config with every field Quench's entities use, in the names of Home Assistant's MQTT integration.

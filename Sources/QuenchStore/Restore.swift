@@ -46,6 +46,11 @@ extension IntakeStore {
             live = store
         }
         let pageSize = try live?.read("reading the page size") { db in try db.first("PRAGMA page_size") { row -> Int in row[0] } } ?? nil
+        // The live outbox's last change number: the restored history numbers its changes on from it,
+        // so a publisher running on (quench-mqtt) sends them all.
+        let lastChange = try live?.read("reading the outbox's last change") { db in
+            try db.first("SELECT seq FROM sqlite_sequence WHERE name = 'mqtt_outbox'") { row -> Int64 in row[0] }
+        } ?? nil
         let staging = DatabaseCopy.stagingPath(for: path, purpose: "restore")
         defer { DatabaseCopy.removeWithSideFiles(staging) }
         try DatabaseCopy.createExclusive(staging, purpose: path)
@@ -72,6 +77,15 @@ extension IntakeStore {
                 throw refused(.notADatabase, "says it is Quench's schema v\(version), but \(problem)")
             }
             try Schema.migrate(candidate)
+            // A history restored is another history to whoever counts its changes (a hub, any
+            // consumer keyed on database_id and seq): its change numbers start again from the
+            // backup's, so it gets a database id of its own (docs/hub.md).
+            try candidate.execute("UPDATE mqtt_identity SET database_id = lower(hex(randomblob(8))) WHERE id = 1; DELETE FROM mqtt_published")
+            if let lastChange {
+                try candidate.run("DELETE FROM sqlite_sequence WHERE name = 'mqtt_outbox'")
+                try candidate.run("INSERT INTO sqlite_sequence (name, seq) VALUES ('mqtt_outbox', max(?, (SELECT coalesce(max(seq), 0) FROM mqtt_outbox)))",
+                                  [lastChange])
+            }
             if let pageSize { try matchPageSize(candidate, to: pageSize) }
             events = try candidate.first("SELECT count(*) FROM intake_event") { row -> Int in row[0] } ?? 0
             // One file again: a restore into a new place is this file, renamed.

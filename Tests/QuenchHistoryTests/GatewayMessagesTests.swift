@@ -50,6 +50,9 @@ struct GatewayMessagesTests {
     func requestAndAnswer() throws {
         let r = try GatewayMessages.request(payload: Array(GatewayMessages.request(.init(hub: "hub1", fromSeq: 12)).utf8))
         #expect(r == .init(hub: "hub1", fromSeq: 12))
+        let about = GatewayMessages.Request(hub: "hub1", fromSeq: 12, databaseID: "gw1")
+        #expect(about.fromSeq(answering: "gw1") == 12 && about.fromSeq(answering: "gw2") == 0, "another database answers with everything")
+        #expect(try GatewayMessages.request(payload: Array(GatewayMessages.request(about).utf8)) == about)
         let events = (0..<450).map { i in
             IntakeEvent(identity: "e\(i)", kind: .sip, ml: 10, time: Self.now.adding(Double(i)), source: .manual, recordedAt: Self.now, person: "Bo")
         }

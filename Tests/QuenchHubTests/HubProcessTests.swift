@@ -253,5 +253,38 @@ struct HubProcessTests {
         #expect(Self.waitFor(seconds: 15) { try IntakeStore(path: hubPath).hubGateways().allSatisfy { !$0.missing } })
         _ = (hub, runs)
     }
+
+    @Test("a gateway restored from a backup is another database to the hub: it asks for everything, and what the gateway holds now is what the hub holds of it")
+    func aRestoredGatewayIsAnotherDatabase() throws {
+        let broker = try MosquittoBroker()
+        let folder = try TemporaryFolder("quench-hub-restore")
+        let path = folder.file("kitchen.sqlite")
+        let store = try IntakeStore(path: path)
+        _ = try store.addPerson(name: "Ada")
+        var g = Gateway(node: "kitchen", path: path, store: store, person: "Ada")
+        let base = Timestamp(secondsSince1970: 1_790_000_000)
+        try g.drink(5, at: base)
+        let publisher = try Running(["mqtt", "run", "--db", path, "--broker", broker.url, "--node-id", "kitchen", "--seconds", "120"])
+        let hubPath = folder.file("hub.sqlite")
+        let hub = try Running(["hub", "run", "--db", hubPath, "--broker", broker.url, "--seconds", "120"])
+        #expect(Self.waitFor(seconds: 30) { try Self.contents(hubPath).count == 5 })
+        try FileManager.default.createDirectory(atPath: folder.file("backups"), withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        let backup = try store.backUp(into: BackupSet(folder: folder.file("backups"), database: path), policy: .standard, at: base)
+        try g.drink(3, at: base)
+        let first = try #require(store.events(EventQuery(order: .byID)).first)
+        _ = try store.editEvent(id: try #require(first.id), ml: 99, time: nil, note: nil)
+        #expect(Self.waitFor(seconds: 15) { try Self.contents(hubPath)[first.identity]?.hasPrefix("99.0") == true })
+        let restored = try runQuench(["restore", backup.path, "--db", path])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        try g.drink(2, at: base.adding(86_400))
+        let now = try Self.contents(path)
+        #expect(now.count == 7 && now[first.identity]?.hasPrefix("\(first.ml)") == true, "the backup's 5, then 2: \(now)")
+        #expect(Self.waitFor(seconds: 30) { let held = try Self.contents(hubPath); return now.allSatisfy { held[$0.key] == $0.value } },
+                "every event the restored gateway holds, as it holds it (the first drink's edit undone)")
+        #expect(try IntakeStore(path: hubPath).hubGateways().count == 2, "the restored history is another database")
+        // What came after the backup and was not restored stays at the hub: it did happen, and the hub heard it.
+        #expect(try Self.contents(hubPath).count == 10)
+        _ = (publisher, hub)
+    }
 }
 #endif

@@ -145,6 +145,10 @@ struct BackupTests {
         let atBackup = try Self.rows(path)
         for i in 0..<5 { _ = try store.addManual(ml: 50, at: t0.adding(Double(100 + i) * 60), note: "later", identity: "manual|l\(i)") }
         _ = try store.setDeleted(id: 1, true)
+        // Published since the backup: the outbox's numbers have moved on.
+        try store.setOutbox(enabled: true)
+        _ = try store.addManual(ml: 20, at: t0.adding(200 * 60), note: nil, identity: "manual|published")
+        let lastBefore = try #require(store.outbox(after: 0, limit: 100).last?.seq)
         let beforeRestore = try Self.rows(path)
 
         // What a killed copy of an earlier run left (its process gone): cleared by this one.
@@ -155,13 +159,17 @@ struct BackupTests {
                      ".quench.sqlite.restore-\(dead)"] {
             _ = FileManager.default.createFile(atPath: folder.file(name), contents: Data("x".utf8))
         }
+        let idBefore = try store.mqttIdentity()
         let outcome = try IntakeStore.restore(backup: backup.path, into: path, at: t0.adding(7200))
         #expect(try Self.rows(path) == atBackup, "the restored history is the backup's")
+        // Its change numbers start again from the backup's: to a hub it is another database (docs/hub.md).
+        let idAfter = try store.mqttIdentity()
+        #expect(idAfter.databaseID != idBefore.databaseID && idAfter.nodeID == idBefore.nodeID, "\(idBefore) \(idAfter)")
         #expect(try store.events().count == 10, "a store opened before sees it too")
         #expect(outcome.backupVersion == IntakeStore.schemaVersion)
         #expect(outcome.keptPath == folder.file("quench-replaced-20260302T093000Z.sqlite"))
         #expect(try Self.rows(outcome.keptPath!) == beforeRestore, "the replaced history is kept whole")
-        #expect(outcome.replacedEvents == 15)
+        #expect(outcome.replacedEvents == 16)
         // The database is still in WAL mode, and writable.
         _ = try store.addManual(ml: 10, at: .wallClockNow, note: nil, identity: "manual|after")
         let db = try SQLiteConnection(path: path, readOnly: true, busyTimeout: 5)
@@ -169,6 +177,10 @@ struct BackupTests {
         // Nothing staged is left beside it.
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         #expect(!names.contains { $0.hasPrefix(".") }, "\(names)")
+        // The restored history's changes are numbered on from the replaced one's, so a publisher running on sends them.
+        try store.setOutbox(enabled: true)
+        _ = try store.addManual(ml: 30, at: t0.adding(300 * 60), note: nil, identity: "manual|after-restore")
+        #expect(try store.outbox(after: lastBefore, limit: 100).map(\.identity) == ["manual|after-restore"])
     }
 
     /// `quench restore` killed (SIGKILL) at any moment: the database holds one history or the
