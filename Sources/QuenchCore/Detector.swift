@@ -434,6 +434,12 @@ public struct SipDetector: Sendable, Codable {
     }
 
     /// Level sensors: no usable reading (tilted). Weight: ignored.
+    /// Seconds the level sensor has read the bottle tilted, up to `end`. A checkpoint from
+    /// before the runs were kept has only the first and last tilted readings: their span.
+    private func tiltedSeconds(through end: Double) -> Double {
+        disturbance.tiltedSeconds ?? min(disturbance.lastAway, end) - (disturbance.firstAway ?? end) + interval.seconds
+    }
+
     private mutating func markTilted(at t: Double) {
         if disturbance.firstAway == nil {
             disturbance.firstAway = t
@@ -441,8 +447,8 @@ public struct SipDetector: Sendable, Codable {
         } else {
             // The next reading of the same run, or the first of another.
             let step = t - disturbance.lastAway
-            let tilted = disturbance.tiltedSeconds ?? disturbance.lastAway - (disturbance.firstAway ?? t) + interval.seconds
-            disturbance.tiltedSeconds = tilted + (step <= Self.sameTiltReadings * interval.seconds ? step : interval.seconds)
+            disturbance.tiltedSeconds = tiltedSeconds(through: disturbance.lastAway)
+                + (step <= Self.sameTiltReadings * interval.seconds ? step : interval.seconds)
         }
         disturbance.lastAway = t
     }
@@ -512,11 +518,10 @@ public struct SipDetector: Sendable, Codable {
     private func isPour(loss: Double, start: Double, settledAt: Double) -> Bool {
         if let pourML = configuration.pourML, loss >= pourML { return true }
         guard loss >= configuration.pourMinML else { return false }
-        if !policy.seesLifts, let first = disturbance.firstAway {
+        if !policy.seesLifts, disturbance.firstAway != nil {
             // The tilt's own time, from its unreadable readings and garbage
             // jumps: the pace itself.
-            let tilted = disturbance.tiltedSeconds ?? min(disturbance.lastAway, settledAt) - first + interval.seconds
-            return loss / max(tilted, Self.shortestAwaySeconds) >= configuration.pourRateMLPerSecond
+            return loss / max(tiltedSeconds(through: settledAt), Self.shortestAwaySeconds) >= configuration.pourRateMLPerSecond
         }
         let seconds = settledAt - start - Self.pourHandlingSeconds
         return loss / max(seconds, Self.shortestAwaySeconds) >= configuration.awayPourRateMLPerSecond

@@ -1,5 +1,4 @@
 #if canImport(Glibc)
-import Glibc
 import Logging
 import MQTT
 import QuenchCore
@@ -70,7 +69,9 @@ public final class Hub {
         let c = try settings.connectedClient(clientID: clientID, cleanSession: false, password: password, within: seconds) { c in
             c.onMessage = { [unowned self] message in received.append(message) }
         }
-        for topic in ["event", "answer", "status"] { try c.subscribe("\(prefix)/+/\(topic)", qos: 1) }
+        // Every gateway's: its topics with the node's level a wildcard.
+        let every = Topics(settings, nodeID: "+")
+        for topic in [every.events, every.answers, every.availability] { try c.subscribe(topic, qos: 1) }
         client = c
         report.connections += 1
         logger.info("connected to the MQTT broker", metadata: ["broker": "\(settings.broker)", "client_id": "\(clientID)"])
@@ -101,20 +102,21 @@ public final class Hub {
         received = []
         var changes: [GatewayChange] = []
         for message in messages {
-            guard let (node, kind) = route(message.topic) else { continue }
-            switch kind {
-            case "event":
+            guard let node = node(of: message.topic) else { continue }
+            let topics = Topics(settings, nodeID: node)
+            switch message.topic {
+            case topics.events:
                 do {
                     let change = try GatewayMessages.change(node: node, payload: message.payload, now: .wallClockNow)
                     if change.databaseID != databaseID { changes.append(change) }
                 } catch {
                     refuse(message, error)
                 }
-            case "answer":
+            case topics.answers:
                 apply(changes)
                 changes = []
                 applyAnswer(node: node, message)
-            case "status":
+            case topics.availability:
                 // A gateway online that the hub does not know yet: ask it for everything.
                 if message.payload == Array("online".utf8), !known(node: node) { toAsk.insert(node) }
             default:
@@ -175,12 +177,11 @@ public final class Hub {
         logger.warning("a message is refused", metadata: ["topic": "\(message.topic.shownSafely(limit: 120))", "reason": "\(error)"])
     }
 
-    /// `PREFIX/NODE/KIND` → (NODE, KIND), for a node id the publisher could have made.
-    private func route(_ topic: String) -> (node: String, kind: String)? {
+    /// The NODE level of `PREFIX/NODE/…`, when it is a node id a publisher could have made.
+    private func node(of topic: String) -> String? {
         guard topic.hasPrefix(prefix + "/") else { return nil }
-        let rest = topic.dropFirst(prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false)
-        guard rest.count == 2, MQTTSettings.isValidNodeID(String(rest[0])) else { return nil }
-        return (String(rest[0]), String(rest[1]))
+        let node = String(topic.dropFirst(prefix.count + 1).prefix { $0 != "/" })
+        return MQTTSettings.isValidNodeID(node) ? node : nil
     }
 
     private func known(node: String) -> Bool {
@@ -200,7 +201,8 @@ public final class Hub {
             // The database last heard at that node (a restored one has an id of its own).
             let known = gateways.filter { $0.node == node }.max { $0.seenAt < $1.seenAt }
             let request = GatewayMessages.Request(hub: databaseID, fromSeq: known.map { $0.throughSeq + 1 } ?? 0, databaseID: known?.databaseID)
-            try client.publish(topic: "\(prefix)/\(node)/sync", payload: Array(GatewayMessages.request(request).utf8), qos: 1, retain: false)
+            try client.publish(topic: Topics(settings, nodeID: node).syncRequests, payload: Array(GatewayMessages.request(request).utf8),
+                               qos: 1, retain: false)
             asked[node] = .now
             toAsk.remove(node)
             report.requests += 1

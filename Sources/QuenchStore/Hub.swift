@@ -53,15 +53,9 @@ extension IntakeStore {
         return try write("applying \(changes.count) gateway change\(changes.count == 1 ? "" : "s")") { db in
             try changes.map { change in
                 try Self.noteGateway(change.databaseID, node: change.node, seq: change.seq, at: now, db)
-                let last = try db.first("SELECT database_id, seq FROM hub_change WHERE identity = ?", [change.identity]) { row -> (String, Int64) in
-                    (row[0], row[1])
-                }
-                if let (database, seq) = last, database == change.databaseID, seq >= change.seq { return .repeated }
-                try Self.holdAsChanged(change.identity, change.event, from: change.databaseID, db)
-                try db.run("""
-                    INSERT INTO hub_change (identity, database_id, seq) VALUES (?, ?, ?)
-                    ON CONFLICT (identity) DO UPDATE SET database_id = excluded.database_id, seq = excluded.seq
-                    """, [change.identity, change.databaseID, change.seq])
+                let applied = try Self.apply(change.identity, change.event, from: change.databaseID, as: change.seq,
+                                             unlessHeld: { $0 >= change.seq }, db)
+                guard applied else { return .repeated }
                 try db.run("UPDATE hub_gateway SET applied = applied + 1 WHERE database_id = ?", [change.databaseID])
                 return .applied
             }
@@ -78,16 +72,7 @@ extension IntakeStore {
         return try write("applying a gateway's \(events.count) events") { db in
             try Self.noteGateway(databaseID, node: node, seq: through, at: now, db)
             var applied = 0
-            for event in events {
-                let last = try db.first("SELECT database_id, seq FROM hub_change WHERE identity = ?", [event.identity]) { row -> (String, Int64) in
-                    (row[0], row[1])
-                }
-                if let (database, seq) = last, database == databaseID, seq > through { continue }
-                try Self.holdAsChanged(event.identity, event, from: databaseID, db)
-                try db.run("""
-                    INSERT INTO hub_change (identity, database_id, seq) VALUES (?, ?, ?)
-                    ON CONFLICT (identity) DO UPDATE SET database_id = excluded.database_id, seq = excluded.seq
-                    """, [event.identity, databaseID, through])
+            for event in events where try Self.apply(event.identity, event, from: databaseID, as: through, unlessHeld: { $0 > through }, db) {
                 applied += 1
             }
             try db.run("UPDATE hub_gateway SET applied = applied + ? WHERE database_id = ?", [Int64(applied), databaseID])
@@ -133,6 +118,23 @@ extension IntakeStore {
                            seenAt: Timestamp(secondsSince1970: row[5]))
             }
         }
+    }
+
+    /// Applies gateway `databaseID`'s event `identity` as its change `seq` says it is
+    /// now, and records that change as the event's latest; not when the hub holds a
+    /// change of that gateway to it that `held` says is as new (false then).
+    static func apply(_ identity: String, _ event: IntakeEvent?, from databaseID: String, as seq: Int64,
+                      unlessHeld held: (Int64) -> Bool, _ db: SQLiteConnection) throws -> Bool {
+        let last = try db.first("SELECT database_id, seq FROM hub_change WHERE identity = ?", [identity]) { row -> (String, Int64) in
+            (row[0], row[1])
+        }
+        if let (database, heldSeq) = last, database == databaseID, held(heldSeq) { return false }
+        try holdAsChanged(identity, event, from: databaseID, db)
+        try db.run("""
+            INSERT INTO hub_change (identity, database_id, seq) VALUES (?, ?, ?)
+            ON CONFLICT (identity) DO UPDATE SET database_id = excluded.database_id, seq = excluded.seq
+            """, [identity, databaseID, seq])
+        return true
     }
 
     /// Records that `seq` was seen from the gateway: `through_seq` moves on only
