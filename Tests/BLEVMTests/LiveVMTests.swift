@@ -204,6 +204,7 @@ struct LiveVMTests {
         let second = decent.truth.filter { $0.kind == .sip }[1]
         let dropAt = TraceWriter.fixed(second.tStart + 0.5, places: 1)
         let log = dir.appendingPathComponent("devices.jsonl")
+        let printed = dir.appendingPathComponent("run.jsonl")
         let database = try LiveVM.pairedDatabase([
             .init(address: "F0:F1:F2:F3:F4:F5", profile: "weight-scale", capacityML: 750, tareG: 180),
             .init(address: "F0:F1:F2:F3:F4:F6", profile: "decent-scale", tareG: 180),
@@ -216,14 +217,16 @@ struct LiveVMTests {
             export QUENCH_DB=/tmp/q.sqlite
             set -x
             cp \(database) $QUENCH_DB
-            $Q run --json --log-level info &
+            $Q run --json --log-level info > \(printed.path) &
             run=$!
-            # Stopped (SIGTERM, as Ctrl-C or systemd would) once every trace has ended, and the starved
-            # guest has had 5 s to read the last advertisements (the mi-scale's last sip was missed after 2).
+            # Stopped (SIGTERM, as Ctrl-C or systemd would) once every trace has ended and run has printed
+            # the eight sips, or 60 s after: a fixed 5 s was too short for a starved guest's mi-scale
+            # (CI, 2026-11-28: its last sip, at the end of the last trace, was missed).
             \(LiveVM.awaitFlag("traces-ended", in: dir))
-            sleep 5
+            \(LiveVM.awaitFlag("sips-printed", in: dir, seconds: 60))
             kill -TERM $run
             wait $run || exit 15
+            cat \(printed.path)
             \(LiveVM.copyDatabase(to: dir))
             # The second set: every device advertises (the first set's again, once run let go).
             $Q scan --timeout 3 || exit 10
@@ -245,7 +248,8 @@ struct LiveVMTests {
             "--profile decent-scale --addr F0:F1:F2:F3:F4:A6 --value 500",
             "--profile level-bottle --random --addr C3:11:22:33:44:A5 --value 100",
             "--profile mi-scale --addr F0:F1:F2:F3:F4:A7 --value 0.7",
-        ], timeout: 420, watching: [.events("end", atLeast: 4, in: log, flag: "traces-ended")])
+        ], timeout: 420, watching: [.events("end", atLeast: 4, in: log, flag: "traces-ended"),
+                                    .printed("sip", atLeast: 8, in: printed, flag: "sips-printed")])
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
         let out = result.output
         // The scan saw every profile.

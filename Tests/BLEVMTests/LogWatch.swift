@@ -24,6 +24,12 @@ struct LogCondition: Sendable {
         return LogCondition(flag: flag, log: log, counts: { $0.contains(marker) }, needed: count)
     }
 
+    /// At least `count` lines of `quench run --json`'s output (in `log`) are stored events of `type`.
+    static func printed(_ type: String, atLeast count: Int, in log: URL, flag: String) -> LogCondition {
+        let marker = "{\"type\":\"\(type)\""
+        return LogCondition(flag: flag, log: log, counts: { $0.hasPrefix(marker) }, needed: count)
+    }
+
     /// `holds` of the log's event counts (each event's lines so far) is true.
     static func events(in log: URL, flag: String, _ holds: @escaping @Sendable ([String: Int]) -> Bool) -> LogCondition {
         LogCondition(flag: flag, log: log, tally: holds)
