@@ -55,8 +55,9 @@ public enum BLEVMHarness {
     /// When the guest's kernel crashes (exit 123: Debian 12's 6.1, under a heavily loaded host, seen in
     /// hci_chan_del while an L2CAP socket closed during a link drop, and once during boot), it is said
     /// and the run made once more on a fresh VM, the peripherals' `--log`s emptied first; a second crash
-    /// is the result.
-    public static func boot(packageRoot: URL, options: [String] = [], peripherals: [String], command: [String]) throws -> Result {
+    /// is the result. `beforeRetry` runs just before that second run, once the logs are emptied.
+    public static func boot(packageRoot: URL, options: [String] = [], peripherals: [String], command: [String],
+                            beforeRetry: () -> Void = {}) throws -> Result {
         var arguments = options
         for p in peripherals { arguments += ["--peripheral", p] }
         arguments += ["--"] + command
@@ -65,6 +66,7 @@ public enum BLEVMHarness {
         guard first.status == 123 else { return first }
         print("ble-vm: exit 123 (the guest kernel crashed)\n\(first.output)\nble-vm: running it once more on a fresh VM")
         for log in peripheralLogs(peripherals) { FileManager.default.createFile(atPath: log, contents: nil) }
+        beforeRetry()
         return try run(script, arguments, in: packageRoot)
     }
 
