@@ -49,6 +49,11 @@ public final class ScanSession {
     private var queue: [AdvertisingReport] = []
     private let cancellation: BluetoothCancellation?
     private var stopped = false
+    /// When to ask for discovery again: our own ended, and starting it again was refused as busy
+    /// while nobody else said they were discovering (nil: nothing to retry).
+    private var restartAt: ContinuousClock.Instant?
+    /// How long to wait before asking again.
+    static let restartRetry = Duration.seconds(1)
 
     public var method: Method {
         switch backend {
@@ -128,15 +133,23 @@ public final class ScanSession {
             if !queue.isEmpty { return queue.removeFirst() }
             switch backend {
             case .management(let mgmt, _):
-                guard let packet = try mgmt.nextEvent(until: deadline, cancellation: cancellation) else { return nil }
+                if let due = restartAt, ContinuousClock.now >= due {
+                    try restartDiscovery(mgmt)
+                }
+                guard let packet = try mgmt.nextEvent(until: restartAt.map { min($0, deadline) } ?? deadline, cancellation: cancellation) else {
+                    if restartAt != nil && ContinuousClock.now < deadline { continue }
+                    return nil
+                }
                 guard packet.index.rawValue == adapter else { continue }
                 switch packet.event {
                 case .deviceFound(let found):
                     if let report = AdvertisingReport(found) { return report }
                 case .discovering(let d) where !d.isDiscovering && !stopped:
                     // The kernel ends LE discovery after about 10 s: start it again.
-                    let owns = try Self.startDiscovery(mgmt, adapter)
-                    backend = .management(mgmt, ownsDiscovery: owns)
+                    try restartDiscovery(mgmt)
+                case .discovering(let d) where d.isDiscovering:
+                    // Someone's discovery runs (ours, or bluetoothd's): its reports reach this socket too.
+                    restartAt = nil
                 default:
                     continue
                 }
@@ -145,6 +158,15 @@ public final class ScanSession {
                 queue.append(contentsOf: AdvertisingReport.reports(in: event))
             }
         }
+    }
+
+    /// Starts discovery again after one ended. Refused as busy, it is asked again a second later
+    /// until it starts or another client's starts: a starved guest's kernel refused it once, with
+    /// nobody else discovering, and the scan stayed off (a broadcast scale unheard for minutes, CI 2026-11-28).
+    private func restartDiscovery(_ mgmt: ManagementSocket) throws(BluetoothLinuxError) {
+        let owns = try Self.startDiscovery(mgmt, adapter)
+        backend = .management(mgmt, ownsDiscovery: owns)
+        restartAt = owns ? nil : .now + Self.restartRetry
     }
 
     /// Stops scanning (best effort: the adapter may already be gone).

@@ -303,6 +303,10 @@ public struct HidrateSparkSipLog: Sendable {
     public private(set) var clockAhead: Double = 0
     public private(set) var clockMeasured = false
     private var lastTotal: UInt16?
+    /// A record stored from the frame read back on connecting (its time a guess: a modern frame's
+    /// "seconds ago" was counted when it was sent) whose resend has not come yet: the resend re-stamps
+    /// it, on this connection or the next (a link lost in between had kept a guess 17 s late, CI 2026-11-28).
+    var recoveredAwaitingResend: HidrateSparkFrame?
     /// Legacy sips stored before the clock was measured: their bottle times, to re-stamp them then.
     private var provisional: [(identity: String, bottleTime: Double)] = []
 

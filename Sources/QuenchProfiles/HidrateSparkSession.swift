@@ -116,7 +116,7 @@ struct HidrateSparkDrain {
         let logger = sink.logger
         // A record that may be in flight from a central that is gone is stored before the first `57`
         // acknowledges it. If it was not in flight, the bottle sends it again and its identity matches.
-        var recovered: HidrateSparkFrame?
+        var recovered = log.recoveredAwaitingResend
         var drained = 0
         var first: Double?, last: Double?
         func count(_ time: Double?) {
@@ -129,6 +129,7 @@ struct HidrateSparkDrain {
             logger.info("the bottle's last frame holds a sip that may await acknowledgement; storing it first")
             count(try handle(frame, live: false, &log))
             recovered = frame
+            log.recoveredAwaitingResend = frame
         }
         // The bottle greets a fresh link's subscription with an empty frame; taken before asking, so it is not read as the answer.
         switch try link.next(timeout: 1) {
@@ -165,6 +166,7 @@ struct HidrateSparkDrain {
                 // The recovered record sent again: its fresh frame gives its time better (modern: "seconds ago" was stale).
                 let resend = recovered.map { $0.totalML == frame.totalML } ?? false
                 recovered = nil
+                log.recoveredAwaitingResend = nil
                 let time = try handle(frame, live: live, &log, restamping: resend)
                 // The recovered record sent again is not a second one.
                 if !live, !resend { count(time) }
