@@ -433,13 +433,13 @@ public struct SipDetector: Sendable, Codable {
         }
     }
 
-    /// Level sensors: no usable reading (tilted). Weight: ignored.
     /// Seconds the level sensor has read the bottle tilted, up to `end`. A checkpoint from
     /// before the runs were kept has only the first and last tilted readings: their span.
     private func tiltedSeconds(through end: Double) -> Double {
         disturbance.tiltedSeconds ?? min(disturbance.lastAway, end) - (disturbance.firstAway ?? end) + interval.seconds
     }
 
+    /// Level sensors: no usable reading (tilted). Weight: ignored.
     private mutating func markTilted(at t: Double) {
         if disturbance.firstAway == nil {
             disturbance.firstAway = t

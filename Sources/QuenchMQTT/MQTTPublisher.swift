@@ -145,7 +145,6 @@ public final class MQTTPublisher {
                 }
             }
         }
-        let broker = settings.broker
         try c.subscribe(topics.homeAssistantStatus, qos: 1)
         try c.subscribe(topics.commands, qos: 1)
         try c.subscribe(topics.syncRequests, qos: 1)
@@ -160,7 +159,7 @@ public final class MQTTPublisher {
         report.connections += 1
         connectedAt = .now
         if announcesAvailability { try publishOther(OutgoingMessage(topic: topics.availability, payload: "online", retain: true)) }
-        logger.info("connected to the MQTT broker", metadata: ["broker": "\(broker)", "client_id": "\(clientID)", "node_id": "\(topics.node)"])
+        logger.info("connected to the MQTT broker", metadata: ["broker": "\(settings.broker)", "client_id": "\(clientID)", "node_id": "\(topics.node)"])
     }
 
     private func dropConnection() {
@@ -258,7 +257,6 @@ public final class MQTTPublisher {
         }
     }
 
-    /// Whether anything was committed to the database since the states were last read.
     /// `quench restore` gave the database a new id (its history is another one to a hub):
     /// the changes from now on are published under it.
     private func noticeRestore() {
@@ -267,6 +265,7 @@ public final class MQTTPublisher {
         identity.databaseID = now
     }
 
+    /// Whether anything was committed to the database since the states were last read.
     private func databaseChanged() -> Bool {
         guard let version = try? store.dataVersion() else { return false }
         defer { dataVersion = version }
@@ -523,7 +522,6 @@ public final class MQTTPublisher {
     }
 
     private func pendingRows() -> Int { (try? store.outboxStatus().pending) ?? 0 }
-
 }
 #endif
 

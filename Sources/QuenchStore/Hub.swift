@@ -93,7 +93,7 @@ extension IntakeStore {
     /// number, `through`, so the two agree.
     public func gatewayAnswer(fromSeq: Int64) throws(StoreError) -> (through: Int64, whole: Bool, events: [IntakeEvent]) {
         try read("reading the history for a hub") { db in
-            let through = try db.first("SELECT seq FROM sqlite_sequence WHERE name = 'mqtt_outbox'") { row -> Int64 in row[0] } ?? 0
+            let through = try Self.lastOutboxChange(db) ?? 0
             guard fromSeq <= through else { return (through, false, []) }
             let kept = try db.first("""
                 SELECT (SELECT COUNT(*) FROM mqtt_published WHERE seq BETWEEN ?1 AND ?2) + (SELECT COUNT(*) FROM mqtt_outbox WHERE seq BETWEEN ?1 AND ?2)

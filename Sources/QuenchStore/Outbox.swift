@@ -95,6 +95,12 @@ extension IntakeStore {
         }
     }
 
+    /// The number of the last change that entered the outbox (nil: none yet): SQLite's
+    /// AUTOINCREMENT counter, which outlives the rows acknowledged and deleted.
+    static func lastOutboxChange(_ db: SQLiteConnection) throws -> Int64? {
+        try db.first("SELECT seq FROM sqlite_sequence WHERE name = 'mqtt_outbox'") { row -> Int64 in row[0] }
+    }
+
     /// This database's MQTT ids.
     public func mqttIdentity() throws(StoreError) -> MQTTIdentity {
         try read("reading the MQTT ids") { db in

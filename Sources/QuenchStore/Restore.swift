@@ -48,9 +48,7 @@ extension IntakeStore {
         let pageSize = try live?.read("reading the page size") { db in try db.first("PRAGMA page_size") { row -> Int in row[0] } } ?? nil
         // The live outbox's last change number: the restored history numbers its changes on from it,
         // so a publisher running on (quench-mqtt) sends them all.
-        let lastChange = try live?.read("reading the outbox's last change") { db in
-            try db.first("SELECT seq FROM sqlite_sequence WHERE name = 'mqtt_outbox'") { row -> Int64 in row[0] }
-        } ?? nil
+        let lastChange = try live?.read("reading the outbox's last change") { db in try Self.lastOutboxChange(db) } ?? nil
         let staging = DatabaseCopy.stagingPath(for: path, purpose: "restore")
         defer { DatabaseCopy.removeWithSideFiles(staging) }
         try DatabaseCopy.createExclusive(staging, purpose: path)

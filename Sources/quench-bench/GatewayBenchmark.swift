@@ -21,14 +21,11 @@ struct GatewayBenchmark {
     var seconds = 120.0
 
     init(arguments: [String]) throws {
-        var i = 0
-        while i < arguments.count {
-            let value: String? = i + 1 < arguments.count ? arguments[i + 1] : nil
-            switch (arguments[i], value) {
-            case ("--seconds", let v?): seconds = Double(v) ?? seconds
-            default: throw GatewayBenchError.usage("unknown argument \(arguments[i])")
+        for (flag, v) in try StoreBenchmark.options(arguments) {
+            switch flag {
+            case "--seconds": seconds = Double(v) ?? seconds
+            default: throw GatewayBenchError.usage("unknown argument \(flag)")
             }
-            i += 2
         }
     }
 

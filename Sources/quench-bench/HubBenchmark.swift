@@ -23,21 +23,18 @@ struct HubBenchmark {
 
     init(arguments: [String]) throws {
         var quench: String?
-        var i = 0
-        while i < arguments.count {
-            let value: String? = i + 1 < arguments.count ? arguments[i + 1] : nil
-            switch (arguments[i], value) {
-            case ("--quench", let v?): quench = v
-            case ("--mosquitto", let v?): mosquitto = v
-            case ("--gateways", let v?): gateways = max(2, Int(v) ?? gateways)
-            case ("--bottles", let v?): bottles = max(1, Int(v) ?? bottles)
-            case ("--hours", let v?): hours = max(0.1, Double(v) ?? hours)
-            case ("--seconds", let v?): seconds = max(5, Double(v) ?? seconds)
-            default: throw StoreBenchmark.BenchError.usage("unknown argument \(arguments[i])")
+        for (flag, v) in try StoreBenchmark.options(arguments) {
+            switch flag {
+            case "--quench": quench = v
+            case "--mosquitto": mosquitto = v
+            case "--gateways": gateways = max(2, Int(v) ?? gateways)
+            case "--bottles": bottles = max(1, Int(v) ?? bottles)
+            case "--hours": hours = max(0.1, Double(v) ?? hours)
+            case "--seconds": seconds = max(5, Double(v) ?? seconds)
+            default: throw StoreBenchmark.BenchError.usage("unknown argument \(flag)")
             }
-            i += 2
         }
-        self.quench = quench ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("quench").path
+        self.quench = quench ?? StoreBenchmark.quenchBeside
     }
 
     /// A process of ours, whose CPU time and peak memory are read before it is stopped.

@@ -20,19 +20,16 @@ struct MQTTBenchmark {
 
     init(arguments: [String]) throws {
         var quench: String?
-        var i = 0
-        while i < arguments.count {
-            let value: String? = i + 1 < arguments.count ? arguments[i + 1] : nil
-            switch (arguments[i], value) {
-            case ("--quench", let v?): quench = v
-            case ("--events", let v?): events = Int(v) ?? events
-            case ("--backlog", let v?): backlog = Int(v) ?? backlog
-            case ("--mosquitto", let v?): mosquitto = v
-            default: throw StoreBenchmark.BenchError.usage("unknown argument \(arguments[i])")
+        for (flag, v) in try StoreBenchmark.options(arguments) {
+            switch flag {
+            case "--quench": quench = v
+            case "--events": events = Int(v) ?? events
+            case "--backlog": backlog = Int(v) ?? backlog
+            case "--mosquitto": mosquitto = v
+            default: throw StoreBenchmark.BenchError.usage("unknown argument \(flag)")
             }
-            i += 2
         }
-        self.quench = quench ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("quench").path
+        self.quench = quench ?? StoreBenchmark.quenchBeside
     }
 
     func run() throws {

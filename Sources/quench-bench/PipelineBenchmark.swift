@@ -143,7 +143,7 @@ struct PipelineBenchmark {
     }
 
     func locateQuench() -> String? {
-        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("quench").path
+        let here = StoreBenchmark.quenchBeside
         return FileManager.default.isExecutableFile(atPath: here) ? here : nil
     }
 }

@@ -17,20 +17,15 @@ struct StoreBenchmark {
     init(arguments: [String]) throws {
         var quench: String?
         var database: String?
-        var i = 0
-        while i < arguments.count {
-            let value: String? = i + 1 < arguments.count ? arguments[i + 1] : nil
-            switch (arguments[i], value) {
-            case ("--quench", let v?): quench = v
-            case ("--db", let v?): database = v
-            case ("--runs", let v?): runs = Int(v) ?? runs
-            default: throw BenchError.usage("unknown argument \(arguments[i])")
+        for (flag, v) in try Self.options(arguments) {
+            switch flag {
+            case "--quench": quench = v
+            case "--db": database = v
+            case "--runs": runs = Int(v) ?? runs
+            default: throw BenchError.usage("unknown argument \(flag)")
             }
-            i += 2
         }
-        // The quench binary built next to this one by default.
-        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        self.quench = quench ?? here.appendingPathComponent("quench").path
+        self.quench = quench ?? Self.quenchBeside
         self.temporary = database == nil
         self.database = database ?? NSTemporaryDirectory() + "quench-bench-\(getpid())/ten-years.sqlite"
         guard FileManager.default.isExecutableFile(atPath: self.quench) else {
@@ -47,6 +42,18 @@ struct StoreBenchmark {
             case .command(let c, let status, let err): "\(c) exited with \(status): \(err)"
             }
         }
+    }
+
+    /// A benchmark's arguments as `--flag value` pairs, in order; a flag left
+    /// without its value is a usage error, as an unknown one is.
+    static func options(_ arguments: [String]) throws -> [(flag: String, value: String)] {
+        if arguments.count % 2 == 1, let last = arguments.last { throw BenchError.usage("unknown argument \(last)") }
+        return stride(from: 0, to: arguments.count, by: 2).map { (arguments[$0], arguments[$0 + 1]) }
+    }
+
+    /// The quench binary built next to this one.
+    static var quenchBeside: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("quench").path
     }
 
     func run() throws {

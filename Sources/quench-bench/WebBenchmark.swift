@@ -38,27 +38,24 @@ struct WebBenchmark {
     init(arguments: [String]) throws {
         var quench: String?
         var server: String?
-        var i = 0
-        while i < arguments.count {
-            let value: String? = i + 1 < arguments.count ? arguments[i + 1] : nil
-            switch (arguments[i], value) {
-            case ("--quench", let v?): quench = v
-            case ("--server", let v?): server = v
-            case ("--requests", let v?): requests = max(1, Int(v) ?? requests)
-            case ("--streams", let v?): streams = max(1, Int(v) ?? streams)
-            case ("--idle", let v?): idle = max(0, Int(v) ?? idle)
-            case ("--tries", let v?): tries = max(1, Int(v) ?? tries)
-            case ("--years", let v?): years = max(1, Int(v) ?? years)
-            case ("--also", let v?): also = v.split(separator: ",").map(String.init)
-            case ("--sips", let v?):
+        for (flag, v) in try StoreBenchmark.options(arguments) {
+            switch flag {
+            case "--quench": quench = v
+            case "--server": server = v
+            case "--requests": requests = max(1, Int(v) ?? requests)
+            case "--streams": streams = max(1, Int(v) ?? streams)
+            case "--idle": idle = max(0, Int(v) ?? idle)
+            case "--tries": tries = max(1, Int(v) ?? tries)
+            case "--years": years = max(1, Int(v) ?? years)
+            case "--also": also = v.split(separator: ",").map(String.init)
+            case "--sips":
                 let bounds = v.split(separator: "-").compactMap { Int($0) }
                 guard bounds.count == 2, bounds[0] >= 1, bounds[0] <= bounds[1] else { throw StoreBenchmark.BenchError.usage("--sips MIN-MAX, e.g. 6-12") }
                 sips = bounds[0]...bounds[1]
-            default: throw StoreBenchmark.BenchError.usage("unknown argument \(arguments[i])")
+            default: throw StoreBenchmark.BenchError.usage("unknown argument \(flag)")
             }
-            i += 2
         }
-        self.quench = quench ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("quench").path
+        self.quench = quench ?? StoreBenchmark.quenchBeside
         guard FileManager.default.isExecutableFile(atPath: self.quench) else {
             throw StoreBenchmark.BenchError.usage("no quench binary at \(self.quench) (give --quench PATH)")
         }
