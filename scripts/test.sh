@@ -35,7 +35,8 @@ fi
 # The VM shards run their tests one at a time (--no-parallel), balanced by how long their VMs run
 # on an idle 2-core host: bothFirmwares ~135 s, firstPairingThenKilledMidSip ~130, poweredOffAndOn
 # ~115, allProfiles ~90, dropsMidDrain ~60, serviceBinary ~55, runPublishes (MQTT) ~45,
-# legacyController and linkLoss ~45 (one boot, so one shard), killedMidDrain ~40, the reminder ~40,
+# legacyController and linkLoss ~45 (one boot, so one shard), hearsTheScaleAfterAFreeze ~70,
+# killedMidDrain ~40, the reminder ~40,
 # bt5Controller ~10 (more when the host is busier: the guests' programs took up to 20 s each). Six
 # at once: a guest mostly waits on a trace's real time, and the tests wait on events, never on a
 # prompt guest. The last VM shard takes any VM test the others do not name.

@@ -49,11 +49,13 @@ public final class ScanSession {
     private var queue: [AdvertisingReport] = []
     private let cancellation: BluetoothCancellation?
     private var stopped = false
-    /// When to ask for discovery again: our own ended, and starting it again was refused as busy
-    /// while nobody else said they were discovering (nil: nothing to retry).
-    private var restartAt: ContinuousClock.Instant?
-    /// How long to wait before asking again.
-    static let restartRetry = Duration.seconds(1)
+    /// Management discovery: when to ask for it again unless a sign that it runs comes first
+    /// (a report, or a Discovering event). Nothing heard for `quietRetry`, it may be off: its
+    /// start was refused as busy (someone else's runs, or the kernel was busy for now), or its
+    /// end went unnoticed. A gateway frozen for 12 s while discovering never heard a broadcast
+    /// scale again without this (FrozenGatewayVMTests), nor did a starved CI guest (2026-11-28).
+    private var askAt: ContinuousClock.Instant?
+    static let quietRetry = Duration.seconds(2)
 
     public var method: Method {
         switch backend {
@@ -66,6 +68,7 @@ public final class ScanSession {
         self.adapter = adapter
         self.backend = backend
         self.cancellation = cancellation
+        if case .management = backend { askAt = .now + Self.quietRetry }
     }
 
     /// Brings the adapter up if needed and starts scanning. With `.automatic`,
@@ -100,8 +103,9 @@ public final class ScanSession {
         return ScanSession(adapter: index, backend: .management(mgmt, ownsDiscovery: owns), cancellation: c)
     }
 
-    /// Starts LE discovery; false when another client (bluetoothd) is already
-    /// discovering, whose Device Found events every mgmt socket receives too.
+    /// Starts LE discovery; false when refused as busy: a discovery runs (bluetoothd's,
+    /// whose Device Found events every mgmt socket receives too, or ours), or the kernel
+    /// is busy for now (`askAt` asks again).
     private static func startDiscovery(_ mgmt: ManagementSocket, _ index: UInt16) throws(BluetoothLinuxError) -> Bool {
         do throws(BluetoothLinuxError) {
             try mgmt.execute(.startDiscovery(MgmtIndex(index), .le))
@@ -133,23 +137,24 @@ public final class ScanSession {
             if !queue.isEmpty { return queue.removeFirst() }
             switch backend {
             case .management(let mgmt, _):
-                if let due = restartAt, ContinuousClock.now >= due {
-                    try restartDiscovery(mgmt)
+                if let due = askAt, ContinuousClock.now >= due {
+                    try askForDiscovery(mgmt, ended: false)
                 }
-                guard let packet = try mgmt.nextEvent(until: restartAt.map { min($0, deadline) } ?? deadline, cancellation: cancellation) else {
-                    if restartAt != nil && ContinuousClock.now < deadline { continue }
+                guard let packet = try mgmt.nextEvent(until: askAt.map { min($0, deadline) } ?? deadline, cancellation: cancellation) else {
+                    if ContinuousClock.now < deadline { continue }
                     return nil
                 }
                 guard packet.index.rawValue == adapter else { continue }
                 switch packet.event {
                 case .deviceFound(let found):
+                    askAt = .now + Self.quietRetry
                     if let report = AdvertisingReport(found) { return report }
                 case .discovering(let d) where !d.isDiscovering && !stopped:
                     // The kernel ends LE discovery after about 10 s: start it again.
-                    try restartDiscovery(mgmt)
-                case .discovering(let d) where d.isDiscovering:
+                    try askForDiscovery(mgmt, ended: true)
+                case .discovering:
                     // Someone's discovery runs (ours, or bluetoothd's): its reports reach this socket too.
-                    restartAt = nil
+                    askAt = .now + Self.quietRetry
                 default:
                     continue
                 }
@@ -160,13 +165,15 @@ public final class ScanSession {
         }
     }
 
-    /// Starts discovery again after one ended. Refused as busy, it is asked again a second later
-    /// until it starts or another client's starts: a starved guest's kernel refused it once, with
-    /// nobody else discovering, and the scan stayed off (a broadcast scale unheard for minutes, CI 2026-11-28).
-    private func restartDiscovery(_ mgmt: ManagementSocket) throws(BluetoothLinuxError) {
-        let owns = try Self.startDiscovery(mgmt, adapter)
-        backend = .management(mgmt, ownsDiscovery: owns)
-        restartAt = owns ? nil : .now + Self.restartRetry
+    /// Starts discovery: again after one `ended`, or after `quietRetry` without a sign of it.
+    /// Refused as busy after an end, the discovery that runs is not ours to stop; after a quiet
+    /// spell it may be ours still. Either way it is asked again after another `quietRetry`.
+    private func askForDiscovery(_ mgmt: ManagementSocket, ended: Bool) throws(BluetoothLinuxError) {
+        let started = try Self.startDiscovery(mgmt, adapter)
+        if case .management(_, let owned) = backend {
+            backend = .management(mgmt, ownsDiscovery: started || (owned && !ended))
+        }
+        askAt = .now + Self.quietRetry
     }
 
     /// Stops scanning (best effort: the adapter may already be gone).
