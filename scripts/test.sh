@@ -46,7 +46,7 @@ web='(QuenchWebTests|QuenchServeTests)\.'
 packaging='PackagingTests\.'
 waiting='(QuenchCLITests|QuenchConfigTests|QuenchStoreTests|MQTTTests|QuenchMQTTTests|QuenchHubTests|QuenchNotifyTests|DocSamplesTests)\.'
 realtime='(QuenchGatewayTests|QuenchToolsTests|QuenchServiceTests|QuenchSimulatedDevicesTests)\.'
-named_vm="${live}(allProfiles|serviceBinary|AdapterVMTests|firstPairingThenKilledMidSip)|${live}HidrateSparkVMTests/(dropsMidDrain|bothFirmwares|killedMidDrain)|${vm}(ReminderSignalVMTests|BleVMTests/bt5Controller|HubVMTests)"
+named_vm="${live}(allProfiles|serviceBinary|AdapterVMTests|firstPairingThenKilledMidSip)|${live}HidrateSparkVMTests/(dropsMidDrain|bothFirmwares|killedMidDrain)|${vm}(ReminderSignalVMTests|BleVMTests/bt5Controller|HubVMTests)|${live}FrozenGatewayVMTests"
 shards=(
     "vm-1|--no-parallel --filter ${live}allProfiles"
     "vm-2|--no-parallel --filter ${live}serviceBinary --filter ${live}HidrateSparkVMTests/dropsMidDrain"
@@ -56,6 +56,8 @@ shards=(
     "vm-6|--no-parallel --filter ${vm} --skip ${named_vm}"
     # Two gateways in one guest, then a hub on the host (~100 s, mostly real time): late, below.
     "vm-hub|--no-parallel --filter ${vm}HubVMTests"
+    # A gateway frozen for 12 s (~70 s): late too, as the browsers and the pure tests end.
+    "vm-frozen|--no-parallel --filter ${live}FrozenGatewayVMTests"
     # Tests that mostly wait on processes they start: the page's (quench serve, browsers), the
     # package's (dpkg, lintian, systemd-analyze), the others (quench, brokers, Home Assistant); the
     # gateway over simulated peripherals in real time; then the rest (pure, CPU-bound). Apart
@@ -77,7 +79,7 @@ declare -A niceness=([rest]=15 [processes]=4 [web]=4 [packaging]=4)
 # one guest three minutes to bring its adapter up); the web shard still ends long before the VM shards.
 # The hub's guest runs two gateways: it starts once the other guests are well under way (beside their
 # six boots it starved them, CI 2026-11-28), and ends before the last of them (about 390 s in CI).
-declare -A delay=([web]=40 [vm-hub]=150)
+declare -A delay=([web]=40 [vm-hub]=150 [vm-frozen]=240)
 
 # The tests a shard's arguments select from the list of all (what the test binary's --filter and
 # --skip do; its --list-tests ignores them).

@@ -23,12 +23,7 @@ struct FrozenGatewayVMTests {
         let log = dir.appendingPathComponent("devices.jsonl")
         let printed = dir.appendingPathComponent("run.jsonl")
         let script = """
-            Q=\(quench)
-            export QUENCH_DB=/tmp/q.sqlite
-            set -x
-            cp \(database) $QUENCH_DB
-            $Q run --json --log-level info > \(printed.path) &
-            run=$!
+            \(LiveVM.startRun(quench, database: database, printed: printed))
             \(LiveVM.awaitFlag("scanning", in: dir))
             kill -STOP $run
             sleep 12
@@ -36,10 +31,7 @@ struct FrozenGatewayVMTests {
             echo "let go at $(date +%s.%N)"
             \(LiveVM.awaitFlag("trace-ended", in: dir))
             \(LiveVM.awaitFlag("sip-printed", in: dir, seconds: 60))
-            kill -TERM $run
-            wait $run || exit 15
-            cat \(printed.path)
-            \(LiveVM.copyDatabase(to: dir))
+            \(LiveVM.stopRun(printed: printed, in: dir))
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile mi-scale --addr F0:F1:F2:F3:F4:F7 --start-on scan --trace \(mi.path) --log \(log.path)",

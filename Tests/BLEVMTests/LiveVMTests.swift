@@ -139,6 +139,31 @@ enum LiveVM {
     /// the emulated `quench` (a busy guest took 20 s to start one).
     static func copyDatabase(to dir: URL) -> String { "cp /tmp/q.sqlite* \(dir.path)/" }
 
+    /// The guest's shell lines that copy the paired `database` to `$QUENCH_DB` and start `quench run`
+    /// on it in the background (`$Q` the built quench, `$run` its pid), its events printed as JSON
+    /// lines into `printed` (which the host can watch: `LogCondition.printed`).
+    static func startRun(_ quench: String, database: String, printed: URL) -> String {
+        """
+        Q=\(quench)
+        export QUENCH_DB=/tmp/q.sqlite
+        set -x
+        cp \(database) $QUENCH_DB
+        $Q run --json --log-level info > \(printed.path) &
+        run=$!
+        """
+    }
+
+    /// The lines that stop `startRun`'s run (SIGTERM, as Ctrl-C or systemd would; exit 15 if it
+    /// fails), print what it printed, and copy the database out for `storedEvents`.
+    static func stopRun(printed: URL, in dir: URL) -> String {
+        """
+        kill -TERM $run
+        wait $run || exit 15
+        cat \(printed.path)
+        \(copyDatabase(to: dir))
+        """
+    }
+
     /// Every event the guest stored (deleted ones too), from the database `copyDatabase` left in `dir`.
     static func storedEvents(_ dir: URL, sourceLocation: SourceLocation = #_sourceLocation) -> [IntakeEvent] {
         do {
@@ -220,21 +245,13 @@ struct LiveVMTests {
         ], in: dir)
 
         let script = """
-            Q=\(quench)
-            export QUENCH_DB=/tmp/q.sqlite
-            set -x
-            cp \(database) $QUENCH_DB
-            $Q run --json --log-level info > \(printed.path) &
-            run=$!
-            # Stopped (SIGTERM, as Ctrl-C or systemd would) once every trace has ended and run has printed
-            # the eight sips, or 60 s after: a fixed 5 s was too short for a starved guest's mi-scale
-            # (CI, 2026-11-28: its last sip, at the end of the last trace, was missed).
+            \(LiveVM.startRun(quench, database: database, printed: printed))
+            # Stopped once every trace has ended and run has printed the eight sips, or 60 s after: a
+            # fixed 5 s was too short for a starved guest's mi-scale (CI, 2026-11-28: its last sip, at
+            # the end of the last trace, was missed).
             \(LiveVM.awaitFlag("traces-ended", in: dir))
             \(LiveVM.awaitFlag("sips-printed", in: dir, seconds: 60))
-            kill -TERM $run
-            wait $run || exit 15
-            cat \(printed.path)
-            \(LiveVM.copyDatabase(to: dir))
+            \(LiveVM.stopRun(printed: printed, in: dir))
             # The second set: every device advertises (the first set's again, once run let go).
             $Q scan --timeout 3 || exit 10
             $Q pair $QUENCH_VM_P8_ADDR --tare 180 || exit 14
