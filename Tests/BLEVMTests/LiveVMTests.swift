@@ -574,12 +574,19 @@ struct HidrateSparkVMTests {
             kill -KILL $pid
             wait $pid
             echo "first quenchd: $?"
-            \(quenchd) --log-level info --seconds 25 || exit 15
+            \(quenchd) --log-level info &
+            pid=$!
+            # Stopped once the bottle has had all 300 acknowledged, or 180 s after: a fixed 25 s left a
+            # starved CI guest's second quenchd 15 s to drain, and it stored 228 (2026-11-28).
+            \(LiveVM.awaitFlag("all-acked", in: dir))
+            kill -TERM $pid
+            wait $pid || exit 15
             \(LiveVM.copyDatabase(to: dir))
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile hidrate-spark --firmware legacy --memory 400 --addr C8:2A:3F:00:3F:03 --sips \(sips.path) --log \(bottleLog.path)",
-        ], timeout: 300, watching: [.events("acked", atLeast: 30, in: bottleLog, flag: "thirty-acked")])
+        ], timeout: 300, watching: [.events("acked", atLeast: 30, in: bottleLog, flag: "thirty-acked"),
+                                    .events("acked", atLeast: 300, in: bottleLog, flag: "all-acked")])
         #expect(result.status == 0, "the script in the VM failed (exit \(result.status))")
         #expect(result.output.contains("first quenchd: 137"), "the first quenchd was killed mid-drain")
         let truth = Self.readLog(bottleLog)
