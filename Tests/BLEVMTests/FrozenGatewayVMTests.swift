@@ -35,14 +35,15 @@ struct FrozenGatewayVMTests {
             """
         let result = try LiveVM.runScript(script, in: dir, peripherals: [
             "--profile mi-scale --addr F0:F1:F2:F3:F4:F7 --start-on scan --trace \(mi.path) --log \(log.path)",
-            // Others in the room, not paired: their reports reach the frozen gateway's socket too.
-            "--profile weight-scale --addr F0:F1:F2:F3:F4:A5 --value 0.78 --interval 0.1",
-            "--profile decent-scale --addr F0:F1:F2:F3:F4:A6 --value 500",
-            "--profile level-bottle --random --addr C3:11:22:33:44:A5 --value 100",
+            // Others in the room, not paired: their reports reach the frozen gateway's socket too, every
+            // 0.1 s (as the scanner's failure in CI was seen: not the harness's once a second).
+            "--profile weight-scale --addr F0:F1:F2:F3:F4:A5 --value 0.78 --interval 0.1 --adv-interval 100",
+            "--profile decent-scale --addr F0:F1:F2:F3:F4:A6 --value 500 --adv-interval 100",
+            "--profile level-bottle --random --addr C3:11:22:33:44:A5 --value 100 --adv-interval 100",
             "--profile mi-scale --addr F0:F1:F2:F3:F4:A7 --value 0.7 --interval 0.1",
-            "--profile weight-scale --addr F0:F1:F2:F3:F4:A8 --value 0.5 --interval 0.1",
+            "--profile weight-scale --addr F0:F1:F2:F3:F4:A8 --value 0.5 --interval 0.1 --adv-interval 100",
             "--profile mi-scale --addr F0:F1:F2:F3:F4:A9 --value 0.9 --interval 0.1",
-            "--profile level-bottle --random --addr C3:11:22:33:44:AA --value 80",
+            "--profile level-bottle --random --addr C3:11:22:33:44:AA --value 80 --adv-interval 100",
         ], timeout: 300, watching: [.sent(atOrAfter: 2, in: log, flag: "scanning"),
                                     .events("end", atLeast: 1, in: log, flag: "trace-ended"),
                                     .printed("sip", atLeast: 1, in: printed, flag: "sip-printed")])

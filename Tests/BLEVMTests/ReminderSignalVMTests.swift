@@ -23,9 +23,7 @@ struct ReminderSignalVMTests {
             $Q run --seconds 24 --log-level info > /tmp/run.log 2>&1 &
             run=$!
             # The reminder once the gateway holds the scale's link (not after a fixed wait).
-            { set +x; } 2>/dev/null
-            n=0; until grep -q "connected and subscribed" /tmp/run.log; do n=$((n + 1)); [ $n -lt 120 ] || break; sleep 0.5; done
-            set -x
+            \(LiveVM.awaitGuest(#"[[ $(< /tmp/run.log) == *"connected and subscribed"* ]]"#, seconds: 60))
             $Q remind --notify || exit 13
             wait $run; status=$?
             cat /tmp/run.log

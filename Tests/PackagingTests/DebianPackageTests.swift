@@ -296,10 +296,19 @@ final class Chroot {
             try Self.systemctl.write(toFile: shim, atomically: true, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: shim)
             // A Pi has no policy-rc.d (a container image's forbids starting anything): an overlay whiteout hides this one's.
-            try FileManager.default.createDirectory(atPath: upper + "/usr/sbin", withIntermediateDirectories: true)
-            let whiteout = try runProgram("/usr/bin/mknod", [upper + "/usr/sbin/policy-rc.d", "c", "0", "0"])
-            guard whiteout.status == 0 else { throw DebianPackageTests.PackagingError("mknod: \(whiteout.stderr)") }
+            try hide("/usr/sbin/policy-rc.d")
         }
+        // man-db's trigger re-indexed every manual page of this machine after each install (about 25 CPU-s
+        // a test run, CI's two cores busy); without its auto-update file it skips that. Quench's page is still installed.
+        try hide("/var/lib/man-db/auto-update")
+    }
+
+    /// Hides the host's `path` inside: an overlay whiteout (a 0/0 character device) in the upper layer.
+    private func hide(_ path: String) throws {
+        let hidden = upper + path
+        try FileManager.default.createDirectory(atPath: (hidden as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let whiteout = try runProgram("/usr/bin/mknod", [hidden, "c", "0", "0"])
+        guard whiteout.status == 0 else { throw DebianPackageTests.PackagingError("mknod \(path): \(whiteout.stderr)") }
     }
 
     /// systemctl as a manager with nothing running answers, for what needs the running manager

@@ -65,9 +65,9 @@ struct HomeAssistantTests {
         let hall = try publisher(hallPath, broker: broker, node: "hall", log: folder.file("hall.log"), discovery: "device")
         defer { hall.signal(SIGTERM); hall.wait() }
         let ha = try HomeAssistant(brokerPort: broker.port)
-        try ha.start()
+        // A bound, not a timing: a starved CI machine took over a minute (CI at efe3239); the time is printed.
+        try ha.start(within: 240)
         print("Home Assistant answered \(String(format: "%.1f", ha.startSeconds)) s after its start")
-        #expect(ha.startSeconds < 60, "Home Assistant's start must stay under a minute")
 
         // What Quench announces, from the same functions the publisher calls.
         let env = HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: LocalZone(identifier: "Europe/London"))
