@@ -23,6 +23,10 @@ public struct CarerReport: Sendable, Encodable {
         public var alertAfterMinutes: Int?
         /// Watched, awake, and without a drink for at least the threshold (or with none at all).
         public var overdue: Bool
+        /// The alert of this spell without a drink (ISO 8601 with offset): when it was sent, and
+        /// when a carer acknowledged it; nil when none was (`quench carer --notify` sends them).
+        public var alertSentAt: String?
+        public var alertAcknowledgedAt: String?
     }
 
     /// When the report was made (ISO 8601 with offset): the page counts on from it.
@@ -34,6 +38,14 @@ public struct CarerReport: Sendable, Encodable {
 
     /// How far back time without a drink is counted, in days: beyond it the figure stops growing.
     public static let reach = 30
+}
+
+/// `quench carer ack NAME --json`.
+public struct CarerAcknowledgement: Sendable, Encodable, Equatable {
+    public var person: String
+    /// When the alert was acknowledged (ISO 8601 with offset): now, or the first time when `already`.
+    public var acknowledgedAt: String
+    public var already: Bool
 }
 
 extension History {
@@ -58,9 +70,31 @@ extension History {
     }
 
     public static func carerReport(_ environment: HistoryEnvironment) throws(HistoryError) -> CarerReport {
+        let (watches, at) = try carerWatches(environment)
+        var entries = watches.map(\.entry)
+        // Overdue first; then the longest without a drink (none at all is longest); then by name.
+        entries.sort { a, b in
+            if a.overdue != b.overdue { return a.overdue }
+            let (qa, qb) = (a.quietMinutes ?? .max, b.quietMinutes ?? .max)
+            if qa != qb { return qa > qb }
+            return a.person.lowercased() < b.person.lowercased()
+        }
+        return CarerReport(at: at, overdue: entries.count { $0.overdue }, people: entries)
+    }
+
+    /// One person as the carer's view sees them: their entry, and the spell without a drink it is
+    /// about (the identity of the drink before it, `CarerAlert.noDrink` for none).
+    struct CarerWatch {
+        var entry: CarerReport.Entry
+        var personID: Int64
+        var lastDrink: String
+    }
+
+    /// Everyone's `CarerWatch`, in the order of `people`, and the time they were made at.
+    static func carerWatches(_ environment: HistoryEnvironment) throws(HistoryError) -> ([CarerWatch], String) {
         let store = try environment.openStore(creating: false)
         let people = try HistoryContext.run { () throws(StoreError) in try store.people() }
-        var entries: [CarerReport.Entry] = []
+        var watches: [CarerWatch] = []
         var at = ""
         for person in people {
             var one = environment
@@ -76,22 +110,86 @@ extension History {
             let (start, end) = settings.wakingWindow(on: c.calendar.wallClock(c.now).date, c.calendar)
             let alert = person.alertAfterMinutes
             let awake = c.now >= start && c.now < end
-            entries.append(.init(
+            var entry = CarerReport.Entry(
                 person: person.name, units: c.units.rawValue, intakeMl: (intake * 10).rounded() / 10, goalMl: goal,
                 lastDrinkAt: last.map { Format.localISO($0.time, c.calendar) }, quietMinutes: quiet,
                 wakingHours: settings.wakingHours,
                 awake: awake, alertAfterMinutes: alert,
                 // Only while they are awake: a carer reading "over" at night would go and wake them.
-                overdue: awake && (alert.map { limit in quiet.map { $0 >= limit } ?? true } ?? false)))
+                overdue: awake && (alert.map { limit in quiet.map { $0 >= limit } ?? true } ?? false))
+            let lastDrink = last?.identity ?? CarerAlert.noDrink
+            if let sent = try c.run({ (store) throws(StoreError) in try store.carerAlert(person: person.id, lastDrink: lastDrink) }) {
+                entry.alertSentAt = Format.localISO(sent.raisedAt, c.calendar)
+                entry.alertAcknowledgedAt = sent.acknowledgedAt.map { Format.localISO($0, c.calendar) }
+            }
+            watches.append(CarerWatch(entry: entry, personID: person.id, lastDrink: lastDrink))
         }
-        // Overdue first; then the longest without a drink (none at all is longest); then by name.
-        entries.sort { a, b in
-            if a.overdue != b.overdue { return a.overdue }
-            let (qa, qb) = (a.quietMinutes ?? .max, b.quietMinutes ?? .max)
-            if qa != qb { return qa > qb }
-            return a.person.lowercased() < b.person.lowercased()
+        return (watches, at)
+    }
+
+    /// A carer's alert that `quench carer --notify` sent: to whom it is about, and what it says.
+    public struct CarerDelivery: Sendable, Equatable {
+        public var person: String
+        /// "Gran has had nothing to drink for 3 h 10 min of their waking hours (last drink 10:05; alert after 3 h)".
+        public var message: String
+        /// The facts, by name: `person`, `quiet_minutes`, `alert_after_minutes`, `last_drink_at` (absent: none).
+        public var fields: [String: String]
+    }
+
+    /// `quench carer --notify` (the quench-remind timer runs it): an alert for each person now over
+    /// their threshold whose spell without a drink has none yet. Each spell's alert is raised once
+    /// in the database (its key), so two timers, or a hub and a gateway on one file, send it once.
+    public static func deliverCarerAlerts(_ environment: HistoryEnvironment) throws(HistoryError) -> [CarerDelivery] {
+        let (watches, _) = try carerWatches(environment)
+        let store = try environment.openStore(creating: false)
+        let now = environment.now
+        var deliveries: [CarerDelivery] = []
+        for watch in watches where watch.entry.overdue && watch.entry.alertSentAt == nil {
+            let raised = try HistoryContext.run { () throws(StoreError) in
+                try store.raiseCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, at: now).raised
+            }
+            guard raised else { continue }
+            let e = watch.entry
+            let name = e.person.shownSafely(limit: 40)
+            let limit = e.alertAfterMinutes.map { Format.span(minutes: $0) } ?? "-"
+            let message = e.quietMinutes.map { quiet in
+                "\(name) has had nothing to drink for \(Format.span(minutes: quiet)) of their waking hours "
+                    + "(last drink \(e.lastDrinkAt.map { $0.prefix(10) + " " + $0.dropFirst(11).prefix(5) } ?? "-"); alert after \(limit))"
+            } ?? "\(name) has no drink recorded at all (alert after \(limit))"
+            var fields = ["person": e.person, "alert_after_minutes": e.alertAfterMinutes.map(String.init) ?? ""]
+            if let quiet = e.quietMinutes { fields["quiet_minutes"] = String(quiet) }
+            if let last = e.lastDrinkAt { fields["last_drink_at"] = last }
+            deliveries.append(CarerDelivery(person: e.person, message: message, fields: fields))
         }
-        return CarerReport(at: at, overdue: entries.count { $0.overdue }, people: entries)
+        return deliveries
+    }
+
+    /// `quench carer ack NAME` (and the page's button): the carer has seen the alert about them.
+    /// Once: a second acknowledgement says when the first was. Refused when there is none to acknowledge.
+    public static func acknowledgeCarerAlert(_ environment: HistoryEnvironment, name: String, json: Bool) throws(HistoryError) -> String {
+        let (watches, _) = try carerWatches(environment)
+        guard let watch = watches.first(where: { $0.entry.person == name }) else {
+            throw .invalidArgument("there is nobody called \(name.shownSafely(limit: 40)) (quench people lists everyone)")
+        }
+        let shown = name.shownSafely(limit: 40)
+        guard watch.entry.alertSentAt != nil else {
+            throw .invalidArgument("there is no alert about \(shown) to acknowledge: none was sent since their last drink")
+        }
+        let store = try environment.openStore(creating: false)
+        let now = environment.now
+        let alert = try HistoryContext.run { () throws(StoreError) in
+            try store.acknowledgeCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, at: now)
+        }
+        guard let alert, let acknowledgedAt = alert.alert.acknowledgedAt else {
+            throw .invalidArgument("there is no alert about \(shown) to acknowledge: none was sent since their last drink")
+        }
+        var named = environment
+        named.person = name
+        let calendar = try named.context(creating: false).calendar
+        let result = CarerAcknowledgement(person: name, acknowledgedAt: Format.localISO(acknowledgedAt, calendar), already: !alert.acknowledged)
+        if json { return JSONOutput.encode(result) }
+        return result.already ? "The alert about \(shown) was already acknowledged at \(result.acknowledgedAt.dropFirst(11).prefix(5))."
+            : "Acknowledged the alert about \(shown)."
     }
 
     /// Seconds of waking hours between two instants, counted over at most `CarerReport.reach` days.

@@ -49,3 +49,12 @@ extension PushMessage {
                             priority: .normal, tags: ["droplet"], fields: fields)
     }
 }
+
+extension PushMessage {
+    /// A carer's alert (`quench carer --notify`): someone has gone past their threshold without a
+    /// drink in their waking hours. High priority: it is about someone else, and it is sent once a spell.
+    public static func carerAlert(person: String, message: String, fields: [String: String]) -> PushMessage {
+        PushMessage(kind: .carerAlert, title: "\(person) has not had a drink", message: message,
+                    priority: .high, tags: ["warning", "droplet"], fields: fields)
+    }
+}

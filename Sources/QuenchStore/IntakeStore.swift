@@ -71,18 +71,36 @@ public final class IntakeStore: Sendable {
             || (stat(path, &info) == 0 && info.st_mode & 0o222 == 0)
         self.isReadOnly = readOnly
 
-        let db: SQLiteConnection
+        // SQLite does not always wait out another process's lock while a database is opened: two
+        // processes that open a new one at once, one switching it to WAL or creating the tables as the
+        // other reads it, got SQLITE_BUSY at once (CI: after 5 s of a 180 s timeout), as SQLite does
+        // where waiting could deadlock. Opening is tried afresh until the busy timeout is spent.
+        let started = ContinuousClock.now
+        var db: SQLiteConnection
+        while true {
+            do {
+                db = try Self.connect(path, readOnly: readOnly, busyTimeout: busyTimeout, hold: hold)
+                try Self.migrate(db, path: path, readOnly: readOnly, backupFolder: upgradeBackupFolder, busyTimeout: busyTimeout)
+                break
+            } catch where error.code == .busy && ContinuousClock.now - started < .seconds(busyTimeout) {
+                usleep(20_000)
+            }
+        }
+        connection = Condition(db)
+    }
+
+    /// A connection to `path` as the store uses it (WAL, foreign keys), not yet migrated.
+    private static func connect(_ path: String, readOnly: Bool, busyTimeout: Double, hold: OpenDatabaseFiles.Hold) throws(StoreError) -> SQLiteConnection {
         do {
-            db = try SQLiteConnection(path: path, readOnly: readOnly, busyTimeout: busyTimeout, hold: hold)
+            let db = try SQLiteConnection(path: path, readOnly: readOnly, busyTimeout: busyTimeout, hold: hold)
             // Sorting and grouping in memory: a temporary file costs more than the query.
             try db.execute("PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = ON")
             // Reading the header here makes a file that is not a database fail now, untouched.
             if !readOnly { try db.execute("PRAGMA journal_mode = WAL") }
+            return db
         } catch {
             throw StoreError.wrap(error, path: path, doing: "opening the database")
         }
-        try Self.migrate(db, path: path, readOnly: readOnly, backupFolder: upgradeBackupFolder, busyTimeout: busyTimeout)
-        connection = Condition(db)
     }
 
     /// SQLite applies a `-wal` (or `-journal`) it finds beside the database, and

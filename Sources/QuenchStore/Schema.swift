@@ -374,6 +374,17 @@ enum Schema {
             ) STRICT;
             CREATE INDEX hub_estimate_drink ON hub_estimate (drink);
             """),
+        // A carer's alert, one per dry spell: the spell is named by the drink before it (its
+        // identity, '' for none), so the key makes raising it idempotent across processes.
+        Migration(identifier: "v15: carers' alerts", sql: """
+            CREATE TABLE carer_alert (
+                person          INTEGER NOT NULL REFERENCES person(id) ON DELETE CASCADE,
+                last_drink      TEXT NOT NULL CHECK (length(last_drink) <= 200),
+                raised_at       REAL NOT NULL,
+                acknowledged_at REAL,
+                PRIMARY KEY (person, last_drink)
+            ) STRICT;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

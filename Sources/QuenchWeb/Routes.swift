@@ -81,6 +81,13 @@ struct Routes: Sendable {
                 try History.setPersonAlert(env, name: body.person, after: body.after, json: true)
             }
         }
+        // A carer has seen the alert about someone (`quench carer ack`).
+        router.post("/api/carer/ack") { request, context in
+            let body = try await request.json(as: PersonRequest.self, context: context)
+            return await answer(request, writes: true) { env, _ throws(HistoryError) in
+                try History.acknowledgeCarerAlert(env, name: body.person, json: true)
+            }
+        }
         router.get("/api/people") { request, _ in
             await answer(request) { env, _ throws(HistoryError) in try History.people(env, json: true) }
         }
@@ -260,6 +267,11 @@ struct ReminderRequest: Decodable, Sendable {
 }
 
 /// `quench person alert NAME AFTER` (`off`: not watched).
+/// `quench carer ack NAME`.
+struct PersonRequest: Decodable, Sendable {
+    var person: String
+}
+
 struct AlertRequest: Decodable, Sendable {
     var person: String
     var after: String

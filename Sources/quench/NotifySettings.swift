@@ -9,3 +9,17 @@ extension Configuration {
                                 tokenFile: notifyTokenFile.value, caFile: notifyCAFile.value, timeout: notifyTimeout.value)
     }
 }
+
+extension Notifier {
+    /// Sends `push`, saying where on stdout; false, with the error on stderr (`what` names it), when it failed.
+    func deliver(_ push: PushMessage, what: String) -> Bool {
+        do {
+            let receipt = try send(push)
+            emit("pushed to \(destination) (HTTP \(receipt.status)\(receipt.attempts > 1 ? ", try \(receipt.attempts)" : ""))")
+            return true
+        } catch {
+            FileHandleStderr.write("quench: error: \(what) push: \(error)\n")
+            return false
+        }
+    }
+}

@@ -1,6 +1,8 @@
 import ArgumentParser
 import QuenchServe
 import QuenchHistory
+import QuenchNotify
+import QuenchConfig
 import QuenchComposition
 
 /// `--person`, for the commands that read or write one person's history.
@@ -23,11 +25,50 @@ struct PeopleCommand: ParsableCommand {
 struct CarerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "carer",
-        abstract: "Everyone, the one longest without a drink (in their waking hours) first; who is over their threshold (`quench person alert`).")
-    @OptionGroup var options: StoreOptions
+        abstract: "Everyone, the one longest without a drink (in their waking hours) first; who is over their threshold (`quench person alert`).",
+        subcommands: [Show.self, Acknowledge.self], defaultSubcommand: Show.self)
 
-    func run() throws {
-        emit(try History.carer(options.environment(), json: options.json))
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Everyone, the one longest without a drink first; with --notify, the alerts due.")
+        @OptionGroup var options: StoreOptions
+        @Flag(help: ArgumentHelp("Send an alert about each person over their threshold whose time without a drink has none yet "
+                                 + "(once: a line on stdout, and a push when [notify] url is set; the quench-remind timer runs it)."))
+        var notify = false
+
+        func run() throws {
+            guard notify else { return emit(try History.carer(options.environment(), json: options.json)) }
+            let notifier: Notifier?
+            let deliveries: [History.CarerDelivery]
+            do {
+                let configuration = try options.configuration(ConfigValues())
+                // Checked before anything is due, as `quench remind --notify` does.
+                notifier = try configuration.notifierSettings.map { settings throws(NotifyError) in try Notifier(settings) }
+                deliveries = try History.deliverCarerAlerts(HistoryEnvironment.process(configuration))
+            } catch let error as ConfigError {
+                throw configurationFailure(error)
+            } catch let error as NotifyError {
+                throw configurationFailure(error)
+            }
+            var failed = false
+            for delivery in deliveries {
+                emit("carer's alert: " + delivery.message)
+                guard let notifier else { continue }
+                let push = PushMessage.carerAlert(person: delivery.person, message: delivery.message, fields: delivery.fields)
+                if !notifier.deliver(push, what: "carer's alert") { failed = true }
+            }
+            if failed { throw ExitCode(1) }
+        }
+    }
+
+    struct Acknowledge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "ack", abstract: "Say you have seen the alert about someone: it is shown as acknowledged, and not sent again.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "Who the alert is about.") var name: String
+
+        func run() throws {
+            emit(try History.acknowledgeCarerAlert(options.environment(), name: name, json: options.json))
+        }
     }
 }
 

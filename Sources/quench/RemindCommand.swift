@@ -60,13 +60,7 @@ struct RemindCommand: ParsableCommand {
                 guard let notifier, delivery.delivered else { continue }
                 let push = PushMessage.reminder(message: delivery.message, fields: delivery.fields,
                                                  person: deliveries.count > 1 ? delivery.person : nil)
-                do {
-                    let receipt = try notifier.send(push)
-                    emit("pushed to \(notifier.destination) (HTTP \(receipt.status)\(receipt.attempts > 1 ? ", try \(receipt.attempts)" : ""))")
-                } catch {
-                    FileHandleStderr.write("quench: error: reminder push: \(error)\n")
-                    failed = true
-                }
+                if !notifier.deliver(push, what: "reminder") { failed = true }
             }
             if failed { throw ExitCode(1) }
         }

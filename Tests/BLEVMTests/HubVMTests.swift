@@ -11,10 +11,6 @@ import Testing
 /// one radio), hear one broadcast scale. Each stores the sips as its own detector
 /// judged them; then, on the host, both databases go to a real mosquitto (`quench
 /// mqtt run` each) and a hub (`quench hub run`), which stores each sip once.
-///
-/// Its shard of scripts/test.sh starts 150 s after the others: its guest runs two gateways under TCG,
-/// and beside the six VM shards' first guests it starved theirs (CI, 2026-11-28). Run after them, alone,
-/// it cost CI its 100 s.
 @Suite("two gateways on two adapters and a hub", .serialized, .enabled(if: environment("QUENCH_VM") != "1", "runs outside the VM"),
        .enabled(if: MosquittoBroker.isInstalled, Comment(rawValue: MosquittoBroker.missing)))
 struct HubVMTests {

@@ -69,4 +69,47 @@ import Testing
         _ = try History.setPersonAlert(Self.environment(folder, 14), name: "Ann", after: "off", json: true)
         #expect(try store.person(id: ann.id)?.alertAfterMinutes == nil)
     }
+
+    @Test("a carer's alert: once a spell without a drink, not in the night, acknowledged once; a drink ends the spell, and the next one alerts again")
+    func alertsOnceASpellAcknowledgedOnce() throws {
+        let folder = try TemporaryFolder()
+        let store = try IntakeStore(path: folder.path + "/q.sqlite")
+        let gran = try store.addPerson(name: "Gran")
+        let ben = try store.addPerson(name: "Ben")
+        _ = try store.addManual(ml: 200, at: Self.at(9), note: nil, identity: "gran-9", person: gran.id)
+        _ = try store.addManual(ml: 300, at: Self.at(9), note: nil, identity: "ben-9", person: ben.id)
+        try store.setPersonAlert(id: gran.id, afterMinutes: 180)
+        func deliver(_ hour: Double) throws -> [History.CarerDelivery] { try History.deliverCarerAlerts(Self.environment(folder, hour)) }
+
+        // 11:00: two hours, under her three: nothing. Ben is not watched: never.
+        #expect(try deliver(11).isEmpty)
+        #expect(throws: HistoryError.self) { try History.acknowledgeCarerAlert(Self.environment(folder, 11), name: "Gran", json: false) }
+        // 12:30: over. One alert, saying how long and since when; the next runs (every five minutes) send none.
+        let first = try deliver(12.5)
+        #expect(first.map(\.person) == ["Gran"])
+        #expect(first.first?.message == "Gran has had nothing to drink for 3 h 30 min of their waking hours (last drink 2026-11-24 09:00; alert after 3 h)",
+                "\(first)")
+        #expect(first.first?.fields["quiet_minutes"] == "210" && first.first?.fields["alert_after_minutes"] == "180")
+        #expect(try deliver(12.6).isEmpty && deliver(15).isEmpty)
+        let shown = try History.carerReport(Self.environment(folder, 13)).people.first { $0.person == "Gran" }
+        #expect(shown?.alertSentAt == "2026-11-24T12:30:00+00:00" && shown?.alertAcknowledgedAt == nil)
+
+        // Acknowledged at 13:00, once: a second acknowledgement says when the first was.
+        #expect(try History.acknowledgeCarerAlert(Self.environment(folder, 13), name: "Gran", json: false) == "Acknowledged the alert about Gran.")
+        #expect(try History.acknowledgeCarerAlert(Self.environment(folder, 13.5), name: "Gran", json: false)
+                == "The alert about Gran was already acknowledged at 13:00.")
+        #expect(try History.carerReport(Self.environment(folder, 14)).people.first { $0.person == "Gran" }?.alertAcknowledgedAt == "2026-11-24T13:00:00+00:00")
+        #expect(try deliver(16).isEmpty, "an acknowledged spell is not sent again")
+        #expect(throws: HistoryError.self) { try History.acknowledgeCarerAlert(Self.environment(folder, 13), name: "Nobody", json: false) }
+
+        // She drinks at 20:00: the spell is over, and the page shows no alert. The next runs into the
+        // night, which does not count: two hours to 22:00, then from 08:00 on; her three hours are up at 09:00.
+        _ = try store.addManual(ml: 150, at: Self.at(20), note: nil, identity: "gran-20", person: gran.id)
+        #expect(try History.carerReport(Self.environment(folder, 20.5)).people.first { $0.person == "Gran" }?.alertSentAt == nil)
+        #expect(try deliver(23).isEmpty && deliver(24 + 7).isEmpty && deliver(24 + 8.5).isEmpty, "asleep, then 2 h 30 min awake")
+        let next = try deliver(24 + 9.5)
+        #expect(next.map(\.person) == ["Gran"] && next.first?.fields["quiet_minutes"] == "210", "\(next)")
+        #expect(try History.carerReport(Self.environment(folder, 24 + 10)).people.first { $0.person == "Gran" }?.alertAcknowledgedAt == nil,
+                "a new spell's alert waits for its own acknowledgement")
+    }
 }

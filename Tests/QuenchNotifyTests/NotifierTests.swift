@@ -277,6 +277,48 @@ struct NotifierTests {
         #expect(server.requests.count == 1)
     }
 
+    /// A carer's alert as the quench-remind unit sends it (`quench carer --notify`), and acknowledged.
+    @Test("quench carer --notify: one high-priority push about the person past their threshold, once a spell; `quench carer ack` once",
+          .enabled(if: quenchBinary != nil, "SKIPPED: quench is not built (swift build)"))
+    func carerAlertPushesOnce() throws {
+        let server = try LocalHTTPSServer(certificates)
+        let db = folder.path + "/carer.sqlite", config = folder.path + "/carer.toml"
+        try "[notify]\nurl = \"https://localhost:\(server.port)/care-home\"\nca_file = \"\(certificates.ca)\"\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        func quench(_ arguments: [String], at time: String) throws -> ProcessResult {
+            try runQuench(arguments + ["--db", db], environment: ["QUENCH_CONFIG": config, "QUENCH_NOW": "2026-11-20T\(time):00Z", "TZ": "UTC"])
+        }
+        #expect(try quench(["add", "200ml"], at: "08:30").status == 0)
+        #expect(try quench(["person", "rename", "me", "Gran"], at: "08:30").status == 0)
+        #expect(try quench(["person", "alert", "Gran", "3h"], at: "08:30").status == 0)
+
+        let early = try quench(["carer", "--notify"], at: "11:00")
+        #expect(early.status == 0 && early.stdout.isEmpty && server.requests.isEmpty, "2 h 30 min: \(early.stdout)")
+        let due = try quench(["carer", "--notify"], at: "12:00")
+        #expect(due.status == 0, "\(due.stderr)")
+        #expect(due.stdout.contains("carer's alert: Gran has had nothing to drink for 3 h 30 min of their waking hours (last drink 2026-11-20 08:30; alert after 3 h)")
+                && due.stdout.contains("pushed to https://localhost:\(server.port) (HTTP 200)"), "\(due.stdout)")
+        let requests = server.requests
+        try #require(requests.count == 1, "\(requests)")
+        let headers = try #require(requests[0]["headers"] as? [String: String])
+        #expect(headers["title"] == "Gran has not had a drink" && headers["priority"] == "4" && headers["x-quench-kind"] == "carer-alert", "\(headers)")
+        #expect((requests[0]["body"] as? String)?.hasPrefix("Gran has had nothing to drink for 3 h 30 min") == true)
+        // The timer's next runs: the same spell, nothing more.
+        #expect(try quench(["carer", "--notify"], at: "12:05").stdout.isEmpty && server.requests.count == 1)
+
+        let shown = try quench(["carer", "--json"], at: "12:10")
+        #expect(shown.stdout.contains("\"alert_sent_at\":\"2026-11-20T12:00:00+00:00\"") && !shown.stdout.contains("alert_acknowledged_at"),
+                "\(shown.stdout)")
+        let ack = try quench(["carer", "ack", "Gran"], at: "12:15")
+        #expect(ack.status == 0 && ack.stdout == "Acknowledged the alert about Gran.\n", "\(ack.stdout)\(ack.stderr)")
+        let again = try quench(["carer", "ack", "Gran"], at: "12:20")
+        #expect(again.status == 0 && again.stdout == "The alert about Gran was already acknowledged at 12:15.\n", "\(again.stdout)")
+        let nobody = try quench(["carer", "ack", "Nobody"], at: "12:20")
+        #expect(nobody.status != 0 && nobody.stderr.contains("there is nobody called Nobody"), "\(nobody.stderr)")
+        #expect(try quench(["carer", "--notify"], at: "13:00").stdout.isEmpty && server.requests.count == 1, "acknowledged: not sent again")
+        #expect(try quench(["carer", "--json"], at: "13:00").stdout.contains("\"alert_acknowledged_at\":\"2026-11-20T12:15:00+00:00\""))
+    }
+
     @Test("what is refused before sending: http:// to another machine, other schemes, a token file others could write or that is empty")
     func refusedSettings() throws {
         for url in ["http://ntfy.example.org/topic", "ftp://example.org/x", "http://127.example.org/x", "not a url"] {

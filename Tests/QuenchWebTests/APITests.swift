@@ -117,6 +117,8 @@ struct APITests {
             ("GET", "/api/chart/week.svg?date=0001-01-07", nil, 400, "date: invalid date '0001-01-07': before 1970"),
             ("POST", "/api/remind", #"{"window":"25-3"}"#, 400, "window '25-3': '25' is not a time of day"),
             ("POST", "/api/person/alert", #"{"person":"me","after":"5min"}"#, 400, "a carer's threshold of 15 minutes to 24 hours"),
+            ("POST", "/api/carer/ack", #"{"person":"me"}"#, 400, "there is no alert about me to acknowledge"),
+            ("POST", "/api/carer/ack", #"{"person":"Nobody"}"#, 400, "there is nobody called Nobody"),
         ]
         for (method, path, body, status, text) in cases {
             let answer = try await server.client.request(method, path, headers: body == nil ? [] : json, body: body)

@@ -34,6 +34,9 @@ struct CarerAndHistoryPageTests {
         let api = try await server.client.get("/api/carer").json as? [String: Any]
         let names = { (report: [String: Any]?) in (report?["people"] as? [[String: Any]])?.compactMap { $0["person"] as? String } ?? [] }
         #expect(names(api) == names(cli) && names(api) == ["Gran", "Bob Lee", "me"], "\(names(api)) \(names(cli))")
+        // The timer's `quench carer --notify` has sent the alert about Gran (no [notify] url: to the journal alone).
+        let sent = try fixture.quench(["carer", "--notify"])
+        #expect(sent.hasPrefix("carer's alert: Gran has had nothing to drink for 5 h of their waking hours"), "\(sent)")
 
         try await WebDriver.session { browser in
             try await browser.open(server.url + "/?view=carer")
@@ -44,7 +47,14 @@ struct CarerAndHistoryPageTests {
             let gran = try await browser.run("return document.querySelector('#carer-list li[data-person=\"Gran\"]').textContent") as? String ?? ""
             #expect(gran.contains("5 h") && gran.contains("without a drink") && gran.contains("(over 2 h)"), "\(gran)")
             #expect(try await browser.run("return document.querySelector('#carer-list li[data-person=\"Gran\"]').classList.contains('overdue')") as? Bool == true)
+            #expect(gran.contains("Alert sent "), "\(gran)")
             _ = try await browser.fullPageScreenshot(to: screenshotFolder + "/phone-carer.png", width: 390)
+            // A carer acknowledges it: said, shown, and the button gone (a second one would say when the first was).
+            try await browser.click("#carer-list li[data-person='Gran'] button[data-focus='ack-Gran']")
+            #expect(try await browser.waitUntil("return document.getElementById('edit-status').textContent === 'Acknowledged the alert about Gran'") != nil)
+            #expect(try await browser.waitUntil("return document.querySelector('#carer-list li[data-person=\"Gran\"] .alert-state').textContent.includes(', acknowledged ')") != nil)
+            #expect(try await browser.run("return document.querySelector(\"#carer-list li[data-person='Gran'] button[data-focus='ack-Gran']\") === null") as? Bool == true)
+            #expect(try fixture.quench(["carer", "--json"]).contains(#""alert_acknowledged_at":"#))
 
             // Bob is watched from now, after an hour: with no drink at all he is over it, and first.
             _ = try await browser.run("""

@@ -411,7 +411,12 @@ function showCarer(report) {
         el("p", { class: "quiet" }, quiet + (p.overdue ? " (over " + (p.alert_after_minutes != null ? span(p.alert_after_minutes) : "") + ")" : "")),
         el("p", {}, (p.last_drink_at ? "Last drink " + (p.last_drink_at.slice(0, 10) === report.at.slice(0, 10) ? "" : longDay(p.last_drink_at.slice(0, 10)) + " ") + clock(p.last_drink_at) + " · today " : "Today ")
           + volume(p.intake_ml, p.units) + " of " + volume(p.goal_ml, p.units)),
-        el("p", { class: "hint" }, "Waking hours " + p.waking_hours.replace("-", "–") + (p.awake ? "" : " (outside them now)"))),
+        el("p", { class: "hint" }, "Waking hours " + p.waking_hours.replace("-", "–") + (p.awake ? "" : " (outside them now)")),
+        ...(p.alert_sent_at ? [el("p", { class: "alert-state" }, "Alert sent " + clock(p.alert_sent_at)
+          + (p.alert_acknowledged_at ? ", acknowledged " + clock(p.alert_acknowledged_at) : ""))] : [])),
+      ...(p.alert_sent_at && !p.alert_acknowledged_at ? [el("button", { type: "button", class: "write", "data-focus": "ack-" + p.person,
+        "aria-label": "Acknowledge the alert about " + p.person,
+        onclick: () => setting("carer/ack", { person: p.person }, () => "Acknowledged the alert about " + p.person) }, "Acknowledge")] : []),
       el("label", {}, "Flag", select),
       el("button", { type: "button", class: "add write", "data-focus": "carer-" + amount + "-" + p.person, "aria-label": "Add " + amountText(amount) + " for " + p.person,
         onclick: () => { carerHeld = [...document.querySelectorAll("#carer-list li")].map((li) => li.dataset.person); carerHeldAt = Date.now(); act("add", { amount }, p.person); } },

@@ -1,0 +1,62 @@
+import QuenchCore
+
+/// A carer's alert (table `carer_alert`): someone went without a drink past their threshold
+/// (`Person.alertAfterMinutes`) in their waking hours. There is one per dry spell, and the spell
+/// is named by the drink before it (its identity), so a new drink ends it: raised once, sent once,
+/// acknowledged once, however many timers, pages and hubs look at the same database.
+public struct CarerAlert: Sendable, Hashable {
+    public var person: Int64
+    /// The identity of the last drink before the spell; `CarerAlert.noDrink` when they had none.
+    public var lastDrink: String
+    public var raisedAt: Timestamp
+    /// When a carer said they had seen it (the page, `quench carer ack`, Home Assistant); nil: not yet.
+    public var acknowledgedAt: Timestamp?
+
+    /// `lastDrink` of someone who never drank (an identity is never empty).
+    public static let noDrink = ""
+}
+
+extension IntakeStore {
+    static let carerAlertColumns = "person, last_drink, raised_at, acknowledged_at"
+
+    static func carerAlert(_ row: SQLiteRow) throws -> CarerAlert {
+        let acknowledged: Double? = row[3]
+        return CarerAlert(person: row[0], lastDrink: row[1], raisedAt: Timestamp(secondsSince1970: row[2]),
+                          acknowledgedAt: acknowledged.map(Timestamp.init(secondsSince1970:)))
+    }
+
+    /// Raises the alert of `person`'s spell since `lastDrink`: the alert, and whether this call raised
+    /// it (false: it was raised before, here or by another process; the table's key decides).
+    public func raiseCarerAlert(person: Int64, lastDrink: String, at time: Timestamp) throws(StoreError) -> (alert: CarerAlert, raised: Bool) {
+        try write("raising a carer's alert") { db in
+            try db.run("INSERT INTO carer_alert (person, last_drink, raised_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                       [person, lastDrink, time.secondsSince1970])
+            let raised = db.changes == 1
+            let alert = try db.first("SELECT \(Self.carerAlertColumns) FROM carer_alert WHERE person = ? AND last_drink = ?",
+                                     [person, lastDrink], Self.carerAlert)
+            guard let alert else { throw StoreError(.invalidValue, path: path, "the carer's alert of person \(person) was not stored") }
+            return (alert, raised)
+        }
+    }
+
+    /// The alert of `person`'s spell since `lastDrink`, if one was raised.
+    public func carerAlert(person: Int64, lastDrink: String) throws(StoreError) -> CarerAlert? {
+        try read("reading a carer's alert") { db in
+            try db.first("SELECT \(Self.carerAlertColumns) FROM carer_alert WHERE person = ? AND last_drink = ?",
+                         [person, lastDrink], Self.carerAlert)
+        }
+    }
+
+    /// Acknowledges the alert of `person`'s spell since `lastDrink`, once: an alert acknowledged
+    /// before keeps its first time (`acknowledged` false). Nil when no alert was raised for that spell.
+    public func acknowledgeCarerAlert(person: Int64, lastDrink: String, at time: Timestamp) throws(StoreError)
+        -> (alert: CarerAlert, acknowledged: Bool)? {
+        try write("acknowledging a carer's alert") { db in
+            try db.run("UPDATE carer_alert SET acknowledged_at = ? WHERE person = ? AND last_drink = ? AND acknowledged_at IS NULL",
+                       [time.secondsSince1970, person, lastDrink])
+            let acknowledged = db.changes == 1
+            return try db.first("SELECT \(Self.carerAlertColumns) FROM carer_alert WHERE person = ? AND last_drink = ?",
+                                [person, lastDrink], Self.carerAlert).map { ($0, acknowledged) }
+        }
+    }
+}
