@@ -53,6 +53,10 @@ public struct PersonState: Sendable, Encodable, Equatable {
     /// What a tap adds for them (`quickAmounts(units:)`): the page's quick-add buttons say these.
     public var quickAmounts: [String]
     public var bottles: [Bottle]
+    /// The carer's alert about their time without a drink (`quench carer --notify`): when it was
+    /// sent (ISO 8601), nil when none was; open until a carer acknowledges it or they drink.
+    public var carerAlertSentAt: String? = nil
+    public var carerAlertOpen: Bool = false
 }
 
 extension History {
@@ -89,6 +93,10 @@ extension History {
                                remainingAt: remaining[d.address]?.at, linkUp: links[d.address], batteryPercent: d.batteryPercent,
                                profile: d.profile, sensor: d.sensor?.rawValue)
         }
+        let lastDrink = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1), person: c.personID) }
+        let alert = try c.personID.map { id throws(HistoryError) in
+            try c.run { (store) throws(StoreError) in try store.carerAlert(person: id, lastDrink: lastDrink?.identity ?? CarerAlert.noDrink) }
+        } ?? nil
         return PersonState(
             person: person, personId: c.personID ?? 0, date: today.date, dayStart: Format.localISO(c.calendar.start(of: c.today), c.calendar),
             dayEnd: Format.localISO(c.calendar.start(of: CivilDay(number: c.today.number + 1)), c.calendar),
@@ -100,7 +108,8 @@ extension History {
             lastSipAt: today.lastSipAt,
             lastReminderAt: remind.lastReminderAt, reminderReason: remind.reason, reminderDue: verdict.due,
             stillToDrinkMl: (max(0, today.goalMl - today.intakeMl) * 10).rounded() / 10, lifetimeMl: (lifetime * 10).rounded() / 10,
-            units: c.units.rawValue, quickAmounts: quickAmounts(units: c.units.rawValue), bottles: bottles)
+            units: c.units.rawValue, quickAmounts: quickAmounts(units: c.units.rawValue), bottles: bottles,
+            carerAlertSentAt: alert.map { Format.localISO($0.raisedAt, c.calendar) }, carerAlertOpen: alert.map { $0.acknowledgedAt == nil } ?? false)
     }
 
     /// The amounts a tap adds, in the person's unit: the web page's quick-add buttons and

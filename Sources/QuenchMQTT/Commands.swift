@@ -9,6 +9,7 @@ import QuenchStore
 ///     {"id": "ha-1795847779629571-33229", "action": "add", "amount": "250ml"}
 ///     {"id": "…", "action": "undo"}
 ///     {"id": "…", "action": "goal", "amount": 2500}
+///     {"id": "…", "action": "acknowledge"}
 ///
 /// `id` makes it idempotent (QoS 1 delivers a message again when its acknowledgement was lost):
 /// an add is stored with the identity `mqtt|ID`, an undo recorded with its id, and a goal is the
@@ -16,7 +17,11 @@ import QuenchStore
 /// `0.3l`), or a number of mL.
 public struct RemoteCommand: Sendable, Hashable {
     public enum Action: String, Sendable, Hashable, CaseIterable {
-        case add, undo, goal
+        /// `acknowledge`: the carer's alert about the person (`quench carer ack`).
+        case add, undo, goal, acknowledge
+
+        /// Whether it needs an `amount`.
+        var takesAmount: Bool { self == .add || self == .goal }
     }
 
     public enum Amount: Sendable, Hashable {
@@ -74,7 +79,7 @@ public struct RemoteCommand: Sendable, Hashable {
             throw .init("field 'id' must be 1 to \(Self.maximumID) letters, digits, '-', '_', '.' or ':' (got \((wire.id ?? "nothing").shownSafely()))")
         }
         guard let name = wire.action, let action = Action(rawValue: name) else {
-            throw .init("field 'action' must be add, undo or goal (got \((wire.action ?? "nothing").shownSafely()))", id: id)
+            throw .init("field 'action' must be add, undo, goal or acknowledge (got \((wire.action ?? "nothing").shownSafely()))", id: id)
         }
         var amount: Amount?
         switch wire.amount {
@@ -86,7 +91,7 @@ public struct RemoteCommand: Sendable, Hashable {
             guard ml.isFinite, ml > 0, ml <= 100_000 else { throw .init("field 'amount' must be more than 0 and at most 100000 mL", id: id) }
             amount = .millilitres(ml)
         }
-        if action != .undo, amount == nil { throw .init("field 'amount' is needed to \(action.rawValue)", id: id) }
+        if action.takesAmount, amount == nil { throw .init("field 'amount' is needed to \(action.rawValue)", id: id) }
         self.init(id: id, action: action, amount: amount)
     }
 
@@ -102,6 +107,9 @@ public struct RemoteCommand: Sendable, Hashable {
             return try History.undo(env, json: false, command: id)
         case .goal:
             return try History.setGoal(env, amount: amount?.argument ?? "", from: nil, json: false)
+        case .acknowledge:
+            // Once: a repeat (or a second carer's press) says when the first was.
+            return try History.acknowledgeCarerAlert(env, name: person, json: false)
         }
     }
 }

@@ -70,6 +70,20 @@ extension HomeAssistantDiscovery {
             $0.jsonAttributesTemplate = "{{ {'reason': value_json.reminder_reason, 'behind_by_ml': value_json.behind_by_ml} | to_json }}"
             $0.icon = "mdi:bell-alert"
         }
+        // A carer's alert (`quench carer --notify`), open until acknowledged (here, on the page or
+        // `quench carer ack`) or until they drink: an automation can announce it, a card show it.
+        add("binary_sensor", "carer_alert", "Carer's alert") {
+            $0.stateTopic = personTopic
+            $0.valueTemplate = "{{ 'ON' if value_json.carer_alert_open else 'OFF' }}"
+            $0.jsonAttributesTopic = personTopic
+            $0.jsonAttributesTemplate = "{{ {'sent_at': value_json.get('carer_alert_sent_at')} | to_json }}"
+            $0.deviceClass = "problem"
+        }
+        add("button", "acknowledge_alert", "Acknowledge carer's alert") {
+            $0.commandTopic = commandTopic
+            $0.commandTemplate = commandTemplate(action: .acknowledge, amount: nil)
+            $0.icon = "mdi:check-circle-outline"
+        }
         add("sensor", "still_to_drink", "Still to drink") {
             $0.stateTopic = personTopic
             $0.valueTemplate = "{{ value_json.still_to_drink_ml }}"

@@ -19,12 +19,13 @@ struct RemoteCommandTests {
         #expect(try parse(#"{"id":"ha-1-2","action":"add","amount":"250ml"}"#) == RemoteCommand(id: "ha-1-2", action: .add, amount: .text("250ml")))
         #expect(try parse(#"{"id":"a:b.c_d","action":"goal","amount":2500}"#) == RemoteCommand(id: "a:b.c_d", action: .goal, amount: .millilitres(2500)))
         #expect(try parse(#"{"id":"x","action":"undo"}"#) == RemoteCommand(id: "x", action: .undo))
+        #expect(try parse(#"{"id":"x","action":"acknowledge"}"#) == RemoteCommand(id: "x", action: .acknowledge))
         let refusals: [(String, String)] = [
             ("nonsense", "not a JSON object"), ("[1,2]", "not a JSON object"),
             (#"{"action":"undo"}"#, "field 'id'"), (#"{"id":"","action":"undo"}"#, "field 'id'"),
             (#"{"id":"a b","action":"undo"}"#, "field 'id'"), (#"{"id":"\#(String(repeating: "x", count: 65))","action":"undo"}"#, "field 'id'"),
             (#"{"id":"é","action":"undo"}"#, "field 'id'"),
-            (#"{"id":"x","action":"drop"}"#, "field 'action' must be add, undo or goal (got drop)"),
+            (#"{"id":"x","action":"drop"}"#, "field 'action' must be add, undo, goal or acknowledge (got drop)"),
             (#"{"id":"x","action":"add"}"#, "field 'amount' is needed to add"),
             (#"{"id":"x","action":"add","amount":-5}"#, "field 'amount' must be more than 0"),
             (#"{"id":"x","action":"add","amount":1e300}"#, "field 'amount' must be more than 0"),
@@ -43,6 +44,23 @@ struct RemoteCommandTests {
         let store = try IntakeStore(path: path)
         try store.setGoal(ml: 2000, from: CivilDay(number: Int(Timestamp.wallClockNow.secondsSince1970 / 86_400) - 2))
         return (HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: LocalZone(identifier: "Europe/London")), store)
+    }
+
+    @Test("acknowledge (Home Assistant's button): the carer's alert about the person, once, as the state says; refused in words when none was sent")
+    func acknowledgeTheCarersAlert() throws {
+        var (env, store) = try history()
+        env.now = Timestamp(iso8601: "2026-11-24T12:00:00Z")!  // noon in London: in the waking hours
+        let me = try #require(try store.person(named: "me"))
+        try store.setPersonAlert(id: me.id, afterMinutes: 60)
+        let ack = RemoteCommand(id: "ha-9", action: .acknowledge)
+        #expect { try ack.perform(env, person: "me") } throws: { "\($0)".contains("there is no alert about me to acknowledge") }
+        // No drink at all and watched: the timer sends the alert; the state says it is open.
+        #expect(try History.deliverCarerAlerts(env).map(\.person) == ["me"])
+        #expect(try History.personStates(env).first?.carerAlertOpen == true)
+        #expect(try ack.perform(env, person: "me") == "Acknowledged the alert about me.")
+        #expect(try ack.perform(env, person: "me") == "The alert about me was already acknowledged at 12:00.", "the same press again")
+        let state = try #require(try History.personStates(env).first)
+        #expect(!state.carerAlertOpen && state.carerAlertSentAt == "2026-11-24T12:00:00+00:00", "\(state)")
     }
 
     @Test("the same command twice changes the history once (an add by its identity, an undo by its record)")

@@ -126,7 +126,7 @@ struct IdentityTests {
         #expect(!broker.log.contains("already connected"), "the broker took no client over")
         let ids = subscriber.messages.filter { $0.topic.hasSuffix("/config") }.compactMap { json($0)?["unique_id"] as? String }
         let byNode = nodes.map { n in Set(ids.filter { $0.hasPrefix("quench_\(n!)_") }) }
-        #expect(byNode[0].count == 20 && byNode[1].count == 20 && byNode[0].isDisjoint(with: byNode[1]), "\(byNode)")
+        #expect(byNode[0].count == 22 && byNode[1].count == 22 && byNode[0].isDisjoint(with: byNode[1]), "\(byNode)")
         #expect(subscriber.messages.filter { $0.topic.hasSuffix("/event") }.count == 2, "each Pi's one change, once")
     }
 
@@ -189,7 +189,7 @@ struct IdentityTests {
         #expect(states.count == 8, "me and seven more: \(states.sorted())")
         let configs = subscriber.messages.filter { $0.topic.hasSuffix("/config") }
         let uniqueIDs = Set(configs.compactMap { json($0)?["unique_id"] as? String })
-        #expect(uniqueIDs.count == 1 + 8 * 17 + 2, "the gateway's, seventeen entities each, two for the bottle: \(uniqueIDs.count)")
+        #expect(uniqueIDs.count == 1 + 8 * 19 + 2, "the gateway's, nineteen entities each, two for the bottle: \(uniqueIDs.count)")
         let ann = people[0]
         let annTopic = "homeassistant/sensor/quench_testpi/p\(ann.id)_intake_today/config"
         let before = try #require(json(subscriber.last(annTopic)))

@@ -104,12 +104,12 @@ struct PublisherTests {
         // Home Assistant discovery: each config as its MQTT integration documents it.
         let configs = subscriber.messages.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") }
         let byTopic = Dictionary(configs.map { ($0.topic, $0) }, uniquingKeysWith: { _, b in b })
-        #expect(byTopic.count == 20, "the gateway's, 17 for the person (7 sensors, 10 controls and more), 2 for the bottle (no battery known): \(byTopic.keys.sorted())")
+        #expect(byTopic.count == 22, "the gateway's, 19 for the person (sensors, controls, the carer's alert and its acknowledgement), 2 for the bottle (no battery known): \(byTopic.keys.sorted())")
         // Retained: a subscriber that comes later gets them from the broker, marked retained.
         let later = TestSubscriber(port: broker.port, clientID: "sub-later", topics: ["homeassistant/#", "quench/testpi/person/#"])
         defer { later.close() }
         #expect(later.waitFor(seconds: 5) { later.messages.count >= 21 })
-        #expect(later.messages.count == 21 && later.messages.allSatisfy { $0.retain }, "20 configs and the state, retained")
+        #expect(later.messages.count == 23 && later.messages.allSatisfy { $0.retain }, "22 configs and the state, retained")
         var uniqueIDs: Set<String> = []
         for (topic, message) in byTopic {
             let c = try #require(json(message), "\(topic)")
@@ -399,7 +399,7 @@ struct PublisherTests {
 
         let configs = subscriber.messages.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") }
         let byTopic = Dictionary(configs.map { ($0.topic, $0) }, uniquingKeysWith: { _, b in b })
-        #expect(byTopic.count == 39, "the gateway's, 17 per person, 2 per bottle: \(byTopic.keys.sorted())")
+        #expect(byTopic.count == 43, "the gateway's, 19 per person, 2 per bottle: \(byTopic.keys.sorted())")
         let annIntake = try #require(json(byTopic["homeassistant/sensor/quench_testpi/p\(ann.id)_intake_today/config"]))
         #expect(annIntake["state_topic"] as? String == annTopic && annIntake["name"] as? String == "Intake today")
         #expect((annIntake["device"] as? [String: Any])?["name"] as? String == "Ann Lee", "her own device, named for her")
