@@ -132,6 +132,15 @@ struct HubProcessTests {
         let report = try #require(try JSONSerialization.jsonObject(with: Data(carer.stdout.utf8)) as? [String: Any], "\(carer.stderr)")
         let people = Set((report["people"] as? [[String: Any]] ?? []).compactMap { $0["person"] as? String })
         #expect(people.isSuperset(of: ["Ada", "Bo"]), "\(carer.stdout)")
+        // Carers' alerts at the hub (docs/hub.md): a threshold set there, the timer's run on the hub's
+        // database at noon the next day sends one about Bo, once, and a carer acknowledges it.
+        let noon = ["QUENCH_NOW": base.adding(36 * 3600).iso8601, "TZ": "UTC"]
+        #expect(try runQuench(["person", "alert", "Bo", "1h", "--db", hubPath]).status == 0)
+        let alerts = try runQuench(["carer", "--notify", "--db", hubPath], environment: noon)
+        #expect(alerts.status == 0 && alerts.stdout.hasPrefix("carer's alert: Bo has had nothing to drink for ") && !alerts.stdout.contains("Ada"),
+                "\(alerts.stdout)\(alerts.stderr)")
+        #expect(try runQuench(["carer", "--notify", "--db", hubPath], environment: noon).stdout.isEmpty, "once")
+        #expect(try runQuench(["carer", "ack", "Bo", "--db", hubPath], environment: noon).stdout == "Acknowledged the alert about Bo.\n")
         _ = runs
     }
 
