@@ -140,7 +140,7 @@ extension History {
     /// their threshold whose spell without a drink has none yet. Each spell's alert is raised once
     /// in the database (its key), so two timers, or a hub and a gateway on one file, send it once.
     public static func deliverCarerAlerts(_ environment: HistoryEnvironment) throws(HistoryError) -> [CarerDelivery] {
-        let (watches, _) = try carerWatches(environment)
+        let (watches, at) = try carerWatches(environment)
         let store = try environment.openStore(creating: false)
         let now = environment.now
         var deliveries: [CarerDelivery] = []
@@ -154,7 +154,7 @@ extension History {
             let limit = e.alertAfterMinutes.map { Format.span(minutes: $0) } ?? "-"
             let message = e.quietMinutes.map { quiet in
                 "\(name) has had nothing to drink for \(Format.span(minutes: quiet)) of their waking hours "
-                    + "(last drink \(e.lastDrinkAt.map { $0.prefix(10) + " " + $0.dropFirst(11).prefix(5) } ?? "-"); alert after \(limit))"
+                    + "(last drink \(e.lastDrinkAt.map { Self.wallClock($0, today: at) } ?? "-"); alert after \(limit))"
             } ?? "\(name) has no drink recorded at all (alert after \(limit))"
             var fields = ["person": e.person, "alert_after_minutes": e.alertAfterMinutes.map(String.init) ?? ""]
             if let quiet = e.quietMinutes { fields["quiet_minutes"] = String(quiet) }
@@ -162,6 +162,13 @@ extension History {
             deliveries.append(CarerDelivery(person: e.person, message: message, fields: fields))
         }
         return deliveries
+    }
+
+    /// An instant as `carerReport` writes it (ISO 8601 with offset), for a message: its time alone on
+    /// the day of `today` (another such instant), its date and time otherwise.
+    static func wallClock(_ instant: String, today: String) -> String {
+        let time = String(instant.dropFirst(11).prefix(5))
+        return instant.prefix(10) == today.prefix(10) ? time : instant.prefix(10) + " " + time
     }
 
     /// `quench carer ack NAME` (and the page's button): the carer has seen the alert about them.

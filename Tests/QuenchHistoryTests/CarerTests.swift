@@ -87,7 +87,7 @@ import Testing
         // 12:30: over. One alert, saying how long and since when; the next runs (every five minutes) send none.
         let first = try deliver(12.5)
         #expect(first.map(\.person) == ["Gran"])
-        #expect(first.first?.message == "Gran has had nothing to drink for 3 h 30 min of their waking hours (last drink 2026-11-24 09:00; alert after 3 h)",
+        #expect(first.first?.message == "Gran has had nothing to drink for 3 h 30 min of their waking hours (last drink 09:00; alert after 3 h)",
                 "\(first)")
         #expect(first.first?.fields["quiet_minutes"] == "210" && first.first?.fields["alert_after_minutes"] == "180")
         #expect(try deliver(12.6).isEmpty && deliver(15).isEmpty)
@@ -109,6 +109,7 @@ import Testing
         #expect(try deliver(23).isEmpty && deliver(24 + 7).isEmpty && deliver(24 + 8.5).isEmpty, "asleep, then 2 h 30 min awake")
         let next = try deliver(24 + 9.5)
         #expect(next.map(\.person) == ["Gran"] && next.first?.fields["quiet_minutes"] == "210", "\(next)")
+        #expect(next.first?.message.contains("(last drink 2026-11-24 20:00; alert after 3 h)") == true, "another day's drink has its date: \(next)")
         #expect(try History.carerReport(Self.environment(folder, 24 + 10)).people.first { $0.person == "Gran" }?.alertAcknowledgedAt == nil,
                 "a new spell's alert waits for its own acknowledgement")
     }

@@ -50,6 +50,15 @@ const volume = (ml, unit = units) => unit === "oz" ? (ml / OZ).toFixed(1) + " fl
 const clock = (iso) => /[+-]\d\d:\d\d$/.test(iso) ? iso.slice(11, 16)
   : new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: zone });
 // The household's wall clock now, HH:MM.
+// Its date in the household's zone, as `clock` gives its time: the API's times may be UTC ("Z"),
+// whose date is the next day's in the evening west of Greenwich (an edit sent that date moved a
+// drink to tomorrow: refused as "in the future", found by the tests at 00:50 UTC).
+const localDate = (iso) => {
+  if (/[+-]\d\d:\d\d$/.test(iso)) return iso.slice(0, 10);
+  const parts = Object.fromEntries(new Intl.DateTimeFormat("en-GB", { year: "numeric", month: "2-digit", day: "2-digit", timeZone: zone })
+    .formatToParts(new Date(iso)).map((p) => [p.type, p.value]));
+  return parts.year + "-" + parts.month + "-" + parts.day;
+};
 const nowClock = () => new Date().toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: zone });
 // Whether a time of day has not come yet in the household's day (which starts at its day start, 04:00
 // unless set: at 01:00, 23:30 was last evening's, still today's).
@@ -197,8 +206,8 @@ function editRow(e) {
     const wrong = amount.value !== amount.defaultValue ? amountProblem(amount.value) : null;
     if (wrong) { amount.focus(); said(wrong + " (nothing was changed)", true); return; }
     if (amount.value.trim() && amount.value !== amount.defaultValue) change.amount = typed;
-    if (time.value && time.value !== clock(e.at)) change.at = e.at.slice(0, 10) + " " + time.value;
-    if (change.at && !day && e.at.slice(0, 10) === (currentDay || e.at.slice(0, 10)) && isToCome(time.value)) {
+    if (time.value && time.value !== clock(e.at)) change.at = localDate(e.at) + " " + time.value;
+    if (change.at && !day && localDate(e.at) === (currentDay || localDate(e.at)) && isToCome(time.value)) {
       time.focus(); said(time.value + " has not come yet today (nothing was changed)", true); return;
     }
     if (note.value !== (e.note || "")) change.note = note.value;
