@@ -13,6 +13,16 @@ import Glibc
 /// where it is now mid-afternoon (so today has sips whatever the hour the test
 /// runs), and a `quench serve` on a free loopback port reading it.
 final class WebFixture: Sendable {
+    /// A zone where it is about 15:00 at `now` (inside everyone's waking hours), and its offset in hours.
+    /// Etc/GMT-N is UTC+N (POSIX's inverted sign).
+    static func afternoon(_ now: Double) -> (zone: String, offset: Int) {
+        let utcHour = Int(now.truncatingRemainder(dividingBy: 86400) / 3600)
+        var offset = 15 - utcHour
+        if offset > 12 { offset -= 24 }
+        if offset < -11 { offset += 24 }
+        return (offset == 0 ? "Etc/UTC" : "Etc/GMT\(offset > 0 ? "-" : "+")\(abs(offset))", offset)
+    }
+
     let folder: String
     let database: String
     let zone: String
@@ -22,12 +32,8 @@ final class WebFixture: Sendable {
         folder = try TemporaryFolder.create("quench-web")
         database = folder + "/quench.sqlite"
         let now = Date().timeIntervalSince1970
-        // Etc/GMT-N is UTC+N (POSIX's inverted sign); chosen so the local hour is about 15.
-        let utcHour = Int(now.truncatingRemainder(dividingBy: 86400) / 3600)
-        var offset = 15 - utcHour
-        if offset > 12 { offset -= 24 }
-        if offset < -11 { offset += 24 }
-        zone = offset == 0 ? "Etc/UTC" : "Etc/GMT\(offset > 0 ? "-" : "+")\(abs(offset))"
+        let offset: Int
+        (zone, offset) = Self.afternoon(now)
 
         let store = try IntakeStore(path: database)
         try store.saveSettings(Settings(units: .ml, dayStartHour: 4, timeZone: zone))
