@@ -117,7 +117,7 @@ extension History {
                 awake: awake, alertAfterMinutes: alert,
                 // Only while they are awake: a carer reading "over" at night would go and wake them.
                 overdue: awake && (alert.map { limit in quiet.map { $0 >= limit } ?? true } ?? false))
-            let lastDrink = last?.identity ?? CarerAlert.noDrink
+            let lastDrink = CarerAlert.spell(after: last)
             if let sent = try c.run({ (store) throws(StoreError) in try store.carerAlert(person: person.id, lastDrink: lastDrink) }) {
                 entry.alertSentAt = Format.localISO(sent.raisedAt, c.calendar)
                 entry.alertAcknowledgedAt = sent.acknowledgedAt.map { Format.localISO($0, c.calendar) }
@@ -146,7 +146,7 @@ extension History {
         var deliveries: [CarerDelivery] = []
         for watch in watches where watch.entry.overdue && watch.entry.alertSentAt == nil {
             let raised = try HistoryContext.run { () throws(StoreError) in
-                try store.raiseCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, at: now).raised
+                try store.raiseCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, at: now)
             }
             guard raised else { continue }
             let e = watch.entry
@@ -179,17 +179,14 @@ extension History {
             throw .invalidArgument("there is nobody called \(name.shownSafely(limit: 40)) (quench people lists everyone)")
         }
         let shown = name.shownSafely(limit: 40)
-        guard watch.entry.alertSentAt != nil else {
-            throw .invalidArgument("there is no alert about \(shown) to acknowledge: none was sent since their last drink")
-        }
+        let noAlert = HistoryError.invalidArgument("there is no alert about \(shown) to acknowledge: none was sent since their last drink")
+        guard watch.entry.alertSentAt != nil else { throw noAlert }
         let store = try environment.openStore(creating: false)
         let now = environment.now
         let alert = try HistoryContext.run { () throws(StoreError) in
             try store.acknowledgeCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, at: now)
         }
-        guard let alert, let acknowledgedAt = alert.alert.acknowledgedAt else {
-            throw .invalidArgument("there is no alert about \(shown) to acknowledge: none was sent since their last drink")
-        }
+        guard let alert, let acknowledgedAt = alert.alert.acknowledgedAt else { throw noAlert }
         var named = environment
         named.person = name
         let calendar = try named.context(creating: false).calendar

@@ -95,7 +95,7 @@ extension History {
         }
         let lastDrink = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1), person: c.personID) }
         let alert = try c.personID.map { id throws(HistoryError) in
-            try c.run { (store) throws(StoreError) in try store.carerAlert(person: id, lastDrink: lastDrink?.identity ?? CarerAlert.noDrink) }
+            try c.run { (store) throws(StoreError) in try store.carerAlert(person: id, lastDrink: CarerAlert.spell(after: lastDrink)) }
         } ?? nil
         return PersonState(
             person: person, personId: c.personID ?? 0, date: today.date, dayStart: Format.localISO(c.calendar.start(of: c.today), c.calendar),

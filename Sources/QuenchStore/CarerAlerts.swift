@@ -14,37 +14,37 @@ public struct CarerAlert: Sendable, Hashable {
 
     /// `lastDrink` of someone who never drank (an identity is never empty).
     public static let noDrink = ""
+
+    /// The `lastDrink` that names the spell after `last` (nil: they never drank).
+    public static func spell(after last: IntakeEvent?) -> String { last?.identity ?? noDrink }
 }
 
 extension IntakeStore {
-    static let carerAlertColumns = "person, last_drink, raised_at, acknowledged_at"
-
     static func carerAlert(_ row: SQLiteRow) throws -> CarerAlert {
         let acknowledged: Double? = row[3]
         return CarerAlert(person: row[0], lastDrink: row[1], raisedAt: Timestamp(secondsSince1970: row[2]),
                           acknowledgedAt: acknowledged.map(Timestamp.init(secondsSince1970:)))
     }
 
-    /// Raises the alert of `person`'s spell since `lastDrink`: the alert, and whether this call raised
-    /// it (false: it was raised before, here or by another process; the table's key decides).
-    public func raiseCarerAlert(person: Int64, lastDrink: String, at time: Timestamp) throws(StoreError) -> (alert: CarerAlert, raised: Bool) {
+    /// The row of `person`'s spell since `lastDrink`, if one was raised.
+    private static func carerAlert(_ db: SQLiteConnection, person: Int64, lastDrink: String) throws -> CarerAlert? {
+        try db.first("SELECT person, last_drink, raised_at, acknowledged_at FROM carer_alert WHERE person = ? AND last_drink = ?",
+                     [person, lastDrink], carerAlert)
+    }
+
+    /// Raises the alert of `person`'s spell since `lastDrink`: whether this call raised it (false: it
+    /// was raised before, here or by another process; the table's key decides).
+    public func raiseCarerAlert(person: Int64, lastDrink: String, at time: Timestamp) throws(StoreError) -> Bool {
         try write("raising a carer's alert") { db in
             try db.run("INSERT INTO carer_alert (person, last_drink, raised_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                        [person, lastDrink, time.secondsSince1970])
-            let raised = db.changes == 1
-            let alert = try db.first("SELECT \(Self.carerAlertColumns) FROM carer_alert WHERE person = ? AND last_drink = ?",
-                                     [person, lastDrink], Self.carerAlert)
-            guard let alert else { throw StoreError(.invalidValue, path: path, "the carer's alert of person \(person) was not stored") }
-            return (alert, raised)
+            return db.changes == 1
         }
     }
 
     /// The alert of `person`'s spell since `lastDrink`, if one was raised.
     public func carerAlert(person: Int64, lastDrink: String) throws(StoreError) -> CarerAlert? {
-        try read("reading a carer's alert") { db in
-            try db.first("SELECT \(Self.carerAlertColumns) FROM carer_alert WHERE person = ? AND last_drink = ?",
-                         [person, lastDrink], Self.carerAlert)
-        }
+        try read("reading a carer's alert") { db in try Self.carerAlert(db, person: person, lastDrink: lastDrink) }
     }
 
     /// Acknowledges the alert of `person`'s spell since `lastDrink`, once: an alert acknowledged
@@ -55,8 +55,7 @@ extension IntakeStore {
             try db.run("UPDATE carer_alert SET acknowledged_at = ? WHERE person = ? AND last_drink = ? AND acknowledged_at IS NULL",
                        [time.secondsSince1970, person, lastDrink])
             let acknowledged = db.changes == 1
-            return try db.first("SELECT \(Self.carerAlertColumns) FROM carer_alert WHERE person = ? AND last_drink = ?",
-                                [person, lastDrink], Self.carerAlert).map { ($0, acknowledged) }
+            return try Self.carerAlert(db, person: person, lastDrink: lastDrink).map { ($0, acknowledged) }
         }
     }
 }

@@ -266,12 +266,12 @@ struct ReminderRequest: Decodable, Sendable {
     var every: String?
 }
 
-/// `quench person alert NAME AFTER` (`off`: not watched).
 /// `quench carer ack NAME`.
 struct PersonRequest: Decodable, Sendable {
     var person: String
 }
 
+/// `quench person alert NAME AFTER` (`off`: not watched).
 struct AlertRequest: Decodable, Sendable {
     var person: String
     var after: String
