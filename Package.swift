@@ -186,7 +186,7 @@ let package = Package(
         .executableTarget(name: "quench-web", dependencies: [
             "QuenchServe", "Threading", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "quenchd", dependencies: ["CommandLineAdvice", "QuenchGateway", "QuenchConfig", "QuenchStore"]),
+        .executableTarget(name: "quenchd", dependencies: ["CommandLineAdvice", "QuenchCore", "QuenchGateway", "QuenchConfig", "QuenchStore"]),
         .executableTarget(name: "quench-bench", dependencies: [
             "QuenchCore", "QuenchSimulator", "QuenchStore", "QuenchGateway", "QuenchSimulatedDevices", "QuenchMQTT", "MQTT", "QuenchHistory",
             .product(name: "Logging", package: "swift-log"),
@@ -218,7 +218,11 @@ let package = Package(
         .testTarget(name: "QuenchNotifyTests", dependencies: ["QuenchNotify", "QuenchTestSupport", "Threading"]),
         .testTarget(name: "QuenchMQTTTests", dependencies: ["QuenchMQTT", "MQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport", "Threading"]),
         // Gateways and a hub as processes on a real mosquitto.
-        .testTarget(name: "QuenchHubTests", dependencies: ["QuenchHub", "MQTT", "QuenchMQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport", "Threading"]),
+        .testTarget(name: "QuenchHubTests", dependencies: [
+            "QuenchHub", "MQTT", "QuenchMQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport", "Threading",
+            // The hand-over of a connected bottle: two gateways over simulated rooms.
+            "QuenchGateway", "QuenchSimulatedDevices", "QuenchProfiles", "BluetoothWire", "GATT",
+        ]),
         .testTarget(name: "QuenchConfigTests", dependencies: ["QuenchConfig", "QuenchCore", "QuenchStore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchWebTests", dependencies: [
             "QuenchWeb", "QuenchHistory", "QuenchStore", "QuenchCore", "QuenchTestSupport", "Threading",

@@ -23,6 +23,7 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     public static let connectTimeout = ConfigKey("gateway", "connect_timeout")
     public static let adapter = ConfigKey("gateway", "adapter")
     public static let drainEvery = ConfigKey("gateway", "drain_every")
+    public static let handOver = ConfigKey("gateway", "hand_over")
     public static let reminderCommand = ConfigKey("reminders", "command")
     public static let mqttBroker = ConfigKey("mqtt", "broker")
     public static let mqttPasswordFile = ConfigKey("mqtt", "password_file")
@@ -150,6 +151,10 @@ public struct KeySpec: Sendable {
                 flags: ["--drain-every"],
                 meaning: "Bottles that keep their own sips (HidrateSpark): connect every this many minutes, drain, disconnect, instead of staying connected.",
                 example: "15", check: positive, show: { .number($0) }),
+        KeySpec(.handOver, \.handOver, expects: "true or false", default: false, defaultText: "false", flags: ["--hand-over"],
+                meaning: "Connected bottles that other gateways are configured for too: this gateway connects one only when the claims on the MQTT broker say it hears it best (docs/hub.md).",
+                note: "Set it on each of those gateways, with [mqtt] and `quench mqtt run` beside them: the publisher carries the claims.",
+                example: "true", check: { $0.bool }, show: { .text($0 ? "true" : "false") }),
         KeySpec(.reminderCommand, \.reminderCommand, expects: "an absolute program path (a string starting with /)",
                 defaultText: "none: the reminder goes to the journal", unset: "none", flags: ["--command"],
                 meaning: "A program to run (no shell) when a reminder is due, stopped after 10 s.",

@@ -64,6 +64,8 @@ public struct ConfigValues: Sendable, Equatable {
     public var adapter: UInt16?
     /// Minutes between drains of a bottle that keeps its own sips.
     public var drainEvery: Double?
+    /// Connected bottles other gateways are configured for too: connect only when the claims on the broker say so.
+    public var handOver: Bool?
     /// The program `quench remind --notify` runs.
     public var reminderCommand: String?
     /// `quench mqtt run|sync`: the broker URL, the password file, the client id, the CA file, this gateway's name in topics.

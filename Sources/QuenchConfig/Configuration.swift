@@ -102,6 +102,7 @@ public struct Configuration: Sendable {
     public var adapter: Setting<UInt16?> { setting(\.adapter, .adapter) }
     /// Minutes; nil: stay connected.
     public var drainEvery: Setting<Double?> { setting(\.drainEvery, .drainEvery) }
+    public var handOver: Setting<Bool> { setting(\.handOver, .handOver).defaulting(to: false) }
     public var reminderCommand: Setting<String?> { setting(\.reminderCommand, .reminderCommand) }
     public var mqttBroker: Setting<String?> { setting(\.mqttBroker, .mqttBroker) }
     public var mqttPasswordFile: Setting<String?> { setting(\.mqttPasswordFile, .mqttPasswordFile) }

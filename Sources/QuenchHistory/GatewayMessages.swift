@@ -106,6 +106,48 @@ public enum GatewayMessages {
         return Answer(databaseID: a.databaseId, through: a.through, part: a.part, parts: a.parts, events: events)
     }
 
+    // MARK: - Claims on connected bottles (HandOverRule)
+
+    private struct ClaimPayload: Codable {
+        var databaseId: String
+        var device: String
+        var rssi: Int?
+        var heardAt: String?
+        var holding: Bool
+        var at: String
+    }
+
+    /// A gateway's claim on `device`, retained on `quench/NODE/claim/DEVICE`; `claim.gateway` is its database id.
+    public static func claim(_ stored: StoredClaim) -> String {
+        History.json(ClaimPayload(databaseId: stored.claim.gateway, device: stored.device, rssi: stored.claim.rssi,
+                                  heardAt: stored.claim.heardAt?.iso8601, holding: stored.claim.holding, at: stored.claim.at.iso8601))
+    }
+
+    /// Another gateway's claim as the broker brings it. Its times are its own clock's: one more
+    /// than a minute ahead of `now` is refused (it would hold the bottle until then).
+    public static func claim(payload: [UInt8], now: Timestamp) throws(HistoryError) -> StoredClaim {
+        guard payload.count <= 4096 else { throw .invalidArgument("a claim of \(payload.count) bytes is larger than 4096") }
+        let c = try decode(ClaimPayload.self, payload, "a claim")
+        try checkDatabaseID(c.databaseId)
+        guard isAddress(c.device) else { throw .invalidArgument("device '\(c.device.shownSafely(limit: 40))' is not a Bluetooth address") }
+        if let rssi = c.rssi, !(-128...127).contains(rssi) { throw .invalidArgument("rssi \(rssi) is not between -128 and 127 dBm") }
+        func time(_ text: String, _ field: String) throws(HistoryError) -> Timestamp {
+            guard let t = Timestamp(iso8601: text) else { throw .invalidArgument("\(field) '\(text.shownSafely(limit: 40))' is not an ISO 8601 time") }
+            guard t.secondsSince1970 <= now.secondsSince1970 + 60 else { throw .invalidArgument("\(field) \(text) is in the future") }
+            return t
+        }
+        let heard: Timestamp?
+        if let h = c.heardAt { heard = try time(h, "heard_at") } else { heard = nil }
+        return StoredClaim(device: c.device, claim: DeviceClaim(gateway: c.databaseId, rssi: c.rssi, heardAt: heard, holding: c.holding,
+                                                                at: try time(c.at, "at")))
+    }
+
+    /// `AA:BB:CC:DD:EE:FF`, as devices are keyed.
+    private static func isAddress(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        return parts.count == 6 && parts.allSatisfy { $0.utf8.count == 2 && $0.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 70) } }
+    }
+
     // MARK: - Bounds
 
     private static func decode<T: Decodable>(_ type: T.Type, _ payload: [UInt8], _ what: String) throws(HistoryError) -> T {

@@ -62,6 +62,10 @@ public final class MQTTPublisher {
     private var commands: [MQTTMessage] = []
     /// A hub's requests for what it lacks (docs/hub.md), answered after the network turn.
     private var hubRequests: [MQTTMessage] = []
+    /// Other gateways' claims on connected bottles (HandOverRule), kept in the store after the network turn.
+    private var claimMessages: [MQTTMessage] = []
+    /// When this gateway's own claims were last looked at.
+    private var claimsRead = ContinuousClock.now
     /// The database's data_version when the states were last read: any commit by another connection
     /// (a rename, a goal, the settings) changes it, and the states follow at once, not at the next check.
     private var dataVersion: Int64?
@@ -142,12 +146,15 @@ public final class MQTTPublisher {
                     commands.append(message)
                 } else if message.topic == topics.syncRequests, hubRequests.count < 4 {
                     hubRequests.append(message)
+                } else if topics.isClaim(message.topic), claimMessages.count < 1000 {
+                    claimMessages.append(message)
                 }
             }
         }
         try c.subscribe(topics.homeAssistantStatus, qos: 1)
         try c.subscribe(topics.commands, qos: 1)
         try c.subscribe(topics.syncRequests, qos: 1)
+        try c.subscribe(topics.allClaims, qos: 1)
         client = c
         inflight = [:]
         otherInflight = []
@@ -403,6 +410,35 @@ public final class MQTTPublisher {
         recordAcknowledgements()
         try performCommands()
         try answerHubs()
+        try exchangeClaims()
+    }
+
+    /// Keeps the other gateways' claims in the store, for the gateway's `HandOverBoard`, and
+    /// publishes this gateway's (retained) when they changed, looked at twice a second.
+    private func exchangeClaims() throws(MQTTError) {
+        if !claimMessages.isEmpty {
+            let received = claimMessages
+            claimMessages = []
+            let now = Timestamp.wallClockNow
+            for message in received where !message.payload.isEmpty {
+                do throws(HistoryError) {
+                    let claim = try GatewayMessages.claim(payload: message.payload, now: now)
+                    guard claim.claim.gateway != identity.databaseID else { continue }
+                    try? store.saveClaim(device: claim.device, claim.claim)
+                } catch {
+                    logger.warning("a gateway's claim is refused", metadata: ["topic": "\(message.topic)", "reason": "\(error)"])
+                }
+            }
+        }
+        guard ContinuousClock.now - claimsRead >= .milliseconds(500) else { return }
+        claimsRead = .now
+        guard let claims = try? store.claims() else { return }
+        for claim in claims where claim.claim.gateway == identity.databaseID {
+            let m = OutgoingMessage(topic: topics.claim(claim.device), payload: GatewayMessages.claim(claim), retain: true)
+            guard lastPayloads[m.topic] != m.payload else { continue }
+            try publishOther(m)
+            lastPayloads[m.topic] = m.payload
+        }
     }
 
     /// Answers each hub's request with the events changed since the change it

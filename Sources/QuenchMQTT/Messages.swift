@@ -25,6 +25,7 @@ public struct Topics: Sendable, Hashable {
         discoveryPrefix = settings.discoveryPrefix
         node = nodeID
         nodeName = settings.node
+        allClaims = "\(settings.topicPrefix)/+/claim/+"
     }
 
     /// `online` / `offline`, retained; `offline` is also the last will.
@@ -37,6 +38,18 @@ public struct Topics: Sendable, Hashable {
     public var syncRequests: String { base + "/sync" }
     /// The gateway's answers to a hub (`GatewayMessages.answer`), QoS 1, not retained.
     public var answers: String { base + "/answer" }
+
+    /// This gateway's claim on a connected bottle (`GatewayMessages.claim`), retained.
+    public func claim(_ address: String) -> String { base + "/claim/" + Self.deviceID(address) }
+    /// Every gateway's claims, this one's included.
+    public let allClaims: String
+
+    /// Whether `topic` is a gateway's claim (what `allClaims` matches).
+    public func isClaim(_ topic: String) -> Bool {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        let prefix = allClaims.split(separator: "/", omittingEmptySubsequences: false)
+        return levels.count == prefix.count && zip(levels, prefix).allSatisfy { $1 == "+" ? !$0.isEmpty : $0 == $1 }
+    }
 
     /// Home Assistant says `online` here when it (re)starts: discovery is sent again.
     public var homeAssistantStatus: String { discoveryPrefix + "/status" }

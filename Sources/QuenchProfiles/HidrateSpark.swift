@@ -282,7 +282,7 @@ public struct HidrateSparkSipLog: Sendable {
             case .notASip(let what): return "the bottle sent a \(what), not a sip; skipped"
             case .loggedBefore(let ml):
                 return "the bottle logged about \(Int(saturating: ml.rounded())) mL before the oldest sip it still keeps "
-                    + "(taken by another app, or dropped when its memory was full)"
+                    + "(drained by another gateway or app, or dropped when its memory was full)"
             }
         }
     }

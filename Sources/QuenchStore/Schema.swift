@@ -385,6 +385,19 @@ enum Schema {
                 PRIMARY KEY (person, last_drink)
             ) STRICT;
             """),
+        // Which gateway holds a connected bottle's link (HandOverRule): this gateway's claim for
+        // the publisher to send, and the other gateways' as the broker brought them, by database id.
+        Migration(identifier: "v16: device claims", sql: """
+            CREATE TABLE device_claim (
+                device   TEXT NOT NULL CHECK (length(device) BETWEEN 1 AND 64),
+                gateway  TEXT NOT NULL CHECK (length(gateway) BETWEEN 1 AND 64),
+                rssi     INTEGER CHECK (rssi BETWEEN -128 AND 127),
+                heard_at REAL,
+                holding  INTEGER NOT NULL CHECK (holding IN (0, 1)),
+                at       REAL NOT NULL,
+                PRIMARY KEY (device, gateway)
+            ) STRICT;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

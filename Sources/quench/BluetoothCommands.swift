@@ -249,6 +249,8 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Bottles that keep their own sips (HidrateSpark): connect every MIN minutes, drain, disconnect "
                                + "(default: `drain_every` in [gateway] of the config file, else stay connected).", valueName: "MIN"))
     var drainEvery: Double?
+    @Flag(help: "Connected bottles other gateways are configured for too: connect one only when the claims on the broker say this gateway hears it best (default: `hand_over` in [gateway] of the config file).")
+    var handOver = false
     @Option(help: .hidden) var clockRate: Double = 1
     @Flag(help: "Also publish to the MQTT broker of [mqtt] in the config file (or $QUENCH_MQTT) while running; the service uses quench-mqtt.service instead.")
     var mqtt = false
@@ -262,12 +264,14 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         var values = ConfigValues(devices: devices.isEmpty ? nil : devices, connectTimeout: connectTimeout, drainEvery: drainEvery)
         values.adapter = adapter.flatMap(BluetoothAdapterName.index)
+        values.handOver = handOver ? true : nil
         let configuration = try live.configuration(values)
         var request = Gateway.RunRequest(databasePath: configuration.database.value)
         request.devices = configuration.devices.value
         request.logLevel = configuration.logLevel.value.rawValue
         request.options.connectTimeout = configuration.connectTimeout.value
         request.options.drainInterval = configuration.drainEvery.value.map { $0 * 60 }
+        request.options.handOver = configuration.handOver.value ? HandOverRule() : nil
         request.adapter = configuration.adapter.value
         request.seconds = seconds
         request.options.clockRate = clockRate

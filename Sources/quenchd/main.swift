@@ -11,6 +11,7 @@ import Glibc
 #endif
 import CommandLineAdvice
 import QuenchConfig
+import QuenchCore
 import QuenchGateway
 import QuenchStore
 
@@ -53,13 +54,14 @@ while let flag = arguments.rest.popFirst() {
         given.adapter = index
     case "--clock-rate": request.options.clockRate = arguments.seconds(after: flag)
     case "--drain-every": given.drainEvery = arguments.seconds(after: flag)
+    case "--hand-over": given.handOver = true
     case "--log-level":
         let name = arguments.value(after: flag)
         guard let level = LogLevel(name: name) else { fail("--log-level: '\(name)' is not \(LogLevel.expected)", status: 64) }
         given.logLevel = level
     case "--json": json = true
     case "-h", "--help":
-        print("usage: quenchd [--config PATH] [--db PATH] [--device ADDRESS]... [--seconds S] [--json] [--connect-timeout S] [--adapter hciN] [--drain-every MIN] [--log-level LEVEL]")
+        print("usage: quenchd [--config PATH] [--db PATH] [--device ADDRESS]... [--seconds S] [--json] [--connect-timeout S] [--adapter hciN] [--drain-every MIN] [--hand-over] [--log-level LEVEL]")
         exit(0)
     default: fail("unknown argument '\(flag)' (see quenchd --help)", status: 64)
     }
@@ -79,6 +81,7 @@ request.logLevel = configuration.logLevel.value.rawValue
 request.options.connectTimeout = configuration.connectTimeout.value
 request.adapter = configuration.adapter.value
 request.options.drainInterval = configuration.drainEvery.value.map { $0 * 60 }
+request.options.handOver = configuration.handOver.value ? HandOverRule() : nil
 let printJSON = json
 do {
     // Each stored event, as it is committed, to standard output (the journal, under systemd).

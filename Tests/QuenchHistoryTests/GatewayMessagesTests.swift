@@ -66,10 +66,40 @@ struct GatewayMessagesTests {
         #expect(throws: HistoryError.self) { _ = try GatewayMessages.request(payload: Array(#"{"hub":"h","from_seq":9007199254740993}"#.utf8)) }
     }
 
+    static let claim = StoredClaim(device: "C8:2A:3F:00:3F:2A", claim: DeviceClaim(
+        gateway: "a1b2c3d4e5f60718", rssi: -61, heardAt: Timestamp(secondsSince1970: now.secondsSince1970 - 4), holding: true, at: now))
+
+    @Test("a claim on a connected bottle, both ways; a bad field is refused by name")
+    func aClaim() throws {
+        let text = GatewayMessages.claim(Self.claim)
+        #expect(try GatewayMessages.claim(payload: Array(text.utf8), now: Self.now) == Self.claim)
+        var unheard = Self.claim
+        unheard.claim.rssi = nil
+        unheard.claim.heardAt = nil
+        #expect(try GatewayMessages.claim(payload: Array(GatewayMessages.claim(unheard).utf8), now: Self.now) == unheard)
+        for (good, bad, field) in [
+            (#""rssi":-61"#, #""rssi":-300"#, "rssi"),
+            (#""device":"C8:2A:3F:00:3F:2A""#, #""device":"c8:2a:3f:00:3f:2a/../x""#, "device"),
+            (#""database_id":"a1b2c3d4e5f60718""#, #""database_id":"a b""#, "database_id"),
+            (#""holding":true"#, #""holding":"yes""#, "holding"),
+            // Dated ahead of this clock by more than a minute: it would hold the bottle until then.
+            (#""at":"\#(Self.now.iso8601)""#, #""at":"\#(Timestamp(secondsSince1970: Self.now.secondsSince1970 + 3600).iso8601)""#, "at"),
+        ] {
+            let payload = text.replacingOccurrences(of: good, with: bad)
+            #expect(payload != text, "\(good) is not in \(text)")
+            do {
+                _ = try GatewayMessages.claim(payload: Array(payload.utf8), now: Self.now)
+                Issue.record("accepted \(bad)")
+            } catch {
+                #expect("\(error)".contains(field), "\(error)")
+            }
+        }
+    }
+
     @Test("fuzz: cut, garbled and oversized messages are refused, never a crash")
     func fuzz() {
         var random = FuzzRandom(seed: 25)
-        let bases = [Self.change, GatewayMessages.request(.init(hub: "hub1", fromSeq: 3))]
+        let bases = [Self.change, GatewayMessages.request(.init(hub: "hub1", fromSeq: 3)), GatewayMessages.claim(Self.claim)]
             + GatewayMessages.answer(databaseID: "gw1", through: 9, events: [
                 IntakeEvent(identity: "e", kind: .sip, ml: 10, time: Self.now, source: .manual, recordedAt: Self.now),
             ])
@@ -80,6 +110,7 @@ struct GatewayMessagesTests {
             if (try? GatewayMessages.change(node: "n", payload: input, now: Self.now)) == nil { refused += 1 }
             _ = try? GatewayMessages.request(payload: input)
             _ = try? GatewayMessages.answer(payload: input, now: Self.now)
+            _ = try? GatewayMessages.claim(payload: input, now: Self.now)
         }
         #expect(refused > 2000, "most mutations break a change: \(refused)")
         let huge = Array(repeating: UInt8(ascii: " "), count: GatewayMessages.largestPayload + 1)

@@ -52,6 +52,8 @@ public final class BroadcastListener: Sendable {
     private let backoff: Backoff
     private let logger: Logger
     private let supervisor: AdapterSupervisor
+    /// Connected bottles whose advertising tells which gateway should hold them (nil: none).
+    private let handOver: HandOverBoard?
     private let worker = ThreadSlot()
     private struct Seen {
         var lastIdentity: [BluetoothAddress: PayloadIdentity] = [:]
@@ -60,10 +62,11 @@ public final class BroadcastListener: Sendable {
     private let seen = Mutex(Seen())
 
     public init(pipelines: [DevicePipeline], stop: StopSignal, backoff: Backoff = Backoff(), logger: Logger,
-                supervisor: AdapterSupervisor? = nil,
+                supervisor: AdapterSupervisor? = nil, handOver: HandOverBoard? = nil,
                 source: @escaping @Sendable (StopSignal) throws(LiveError) -> any AdvertisementSource) {
         self.pipelines = Dictionary(pipelines.map { ($0.device.address, $0) }, uniquingKeysWith: { a, _ in a })
         self.makeSource = source
+        self.handOver = handOver
         self.stop = stop
         self.backoff = backoff
         self.logger = logger
@@ -82,7 +85,10 @@ public final class BroadcastListener: Sendable {
     /// Handles one report (exposed for tests): true when it fed a new reading.
     @discardableResult
     public func handle(_ report: AdvertisingReport) -> Bool {
-        guard let pipeline = pipelines[report.address] else { return false }
+        guard let pipeline = pipelines[report.address] else {
+            handOver?.heard(report.address.description, rssi: report.rssi)
+            return false
+        }
         let ad: AdvertisingData
         do { ad = try AdvertisingData(decoding: report.data) } catch {
             logger.debug("advertisement does not decode", metadata: ["device": "\(report.address)", "error": "\(error)"])
@@ -114,14 +120,17 @@ public final class BroadcastListener: Sendable {
                 let generation = supervisor.discoveryGeneration
                 let source = try makeSource(stop)
                 defer { source.stop() }
-                logger.info("listening for broadcasts", metadata: ["devices": "\(pipelines.keys.sorted().map(\.description).joined(separator: " "))"])
+                logger.info("listening for broadcasts", metadata: ["devices": "\(pipelines.keys.sorted().map(\.description).joined(separator: " "))",
+                                                                   "hand_over": "\(handOver?.devices.sorted().joined(separator: " ") ?? "")"])
                 for p in pipelines.values { p.linkChanged(up: true) }
                 attempt = 0
                 // Any advertisement, anyone's, shows the adapter works (said at most once a second).
                 var lastAlive = ContinuousClock.now - .seconds(2)
                 while !stop.isStopped, supervisor.discoveryGeneration == generation {
                     guard let report = try source.next(until: .now + silenceCheck) else {
-                        supervisor.checkSilence()
+                        // Silence means a stuck adapter only where broadcasters should be heard: a bottle
+                        // scanned for its hand-over is silent while it holds a link.
+                        if !pipelines.isEmpty { supervisor.checkSilence() }
                         continue
                     }
                     if ContinuousClock.now - lastAlive >= .seconds(1) {

@@ -105,13 +105,16 @@ public final class GATTDeviceSession: Sendable {
     private let drainInterval: Double?
     let logger: Logger
     private let supervisor: AdapterSupervisor
+    /// With other gateways configured for the same bottle: whether this one may hold its link (nil: always).
+    private let handOver: HandOverBoard?
     private let worker = ThreadSlot()
     private let counters = Mutex(Counters())
     /// A reminder to show, and whether the open link can (ReminderSignals.swift).
     let signalState = Mutex(SignalState())
 
     public init(pipeline: DevicePipeline, connector: any ATTConnector, stop: StopSignal, backoff: Backoff = Backoff(),
-                connectTimeout: Double = 10, drainInterval: Double? = nil, supervisor: AdapterSupervisor? = nil) {
+                connectTimeout: Double = 10, drainInterval: Double? = nil, supervisor: AdapterSupervisor? = nil, handOver: HandOverBoard? = nil) {
+        self.handOver = handOver
         self.supervisor = supervisor ?? AdapterSupervisor(control: nil, stop: stop, logger: pipeline.logger)
         self.pipeline = pipeline
         self.connector = connector
@@ -140,7 +143,14 @@ public final class GATTDeviceSession: Sendable {
             $0.makeSession(device: device.label, capacityML: device.calibration.capacityML ?? $0.defaultCapacityML,
                            newestStoredIdentity: pipeline.newestStoredIdentity())
         }
+        // Asked before each connection and while the link is up: another gateway may have it, or take it.
+        let holding = LinkStop(stop: stop, handOver: handOver, device: device.label)
+        defer { handOver?.setHolding(device.label, false) }
         while !stop.isStopped {
+            if !holding.mayConnect {
+                stop.wait(seconds: 1)
+                continue
+            }
             var bearer: (any ATTBearer)?
             do throws(LiveError) {
                 logger.debug("connecting", metadata: ["type": "\(device.addressType)"])
@@ -148,7 +158,7 @@ public final class GATTDeviceSession: Sendable {
                 bearer = b
                 if let sipSession {
                     do throws(ProfileSessionError) {
-                        try sipSession.run(b, sink: pipeline, stop: stop, leaveWhenDrained: drainInterval != nil) { metadata in
+                        try sipSession.run(b, sink: pipeline, stop: holding, leaveWhenDrained: drainInterval != nil) { metadata in
                             connected(metadata)
                             attempt = 0
                         }
@@ -156,7 +166,8 @@ public final class GATTDeviceSession: Sendable {
                         throw LiveError(error)
                     }
                     if let drainInterval, !stop.isStopped {
-                        // Periodic: drained; the bottle is left free until the next time.
+                        // Periodic: drained; the bottle is left free until the next time (and stays this gateway's
+                        // to drain, unless another hears it better meanwhile).
                         b.close()
                         pipeline.linkChanged(up: false)
                         logger.info("drained; next in \(TraceWriter.fixed(drainInterval / 60, places: 1)) min")
@@ -171,12 +182,12 @@ public final class GATTDeviceSession: Sendable {
                     // Waits as long as the device is quiet: a stop wakes the bearer (its eventfd), no polling.
                     // Only if the eventfd could not be made does a one-second wait bound the stop. A device
                     // that can show a reminder looks for one each `signalCheckInterval` (ReminderSignals.swift).
-                    var quiet = stop.canWakeBearers ? Double.infinity : 1
+                    var quiet = holding.canWakeBearers ? Double.infinity : 1
                     if reminderSignal != nil { quiet = min(quiet, Self.signalCheckInterval) }
                     var showing: SignalInProgress?
                     var nextRead: Deadline?
                     defer { closeSignal(showing: showing) }
-                    while !stop.isStopped {
+                    while !holding.isStopped {
                         if showing == nil { showing = takeSignal() }
                         if let s = showing { showing = try advance(s, link.client) }
                         let wait = min(quiet, showing?.due.remaining ?? .infinity)
@@ -184,7 +195,10 @@ public final class GATTDeviceSession: Sendable {
                     }
                 }
                 b.close()
-                break
+                if stop.isStopped { break }
+                // Handed over: the other gateway drains what the bottle kept meanwhile.
+                linkDown()
+                continue
             } catch .stopped {
                 bearer?.close()
                 break
@@ -193,7 +207,7 @@ public final class GATTDeviceSession: Sendable {
                 if stop.isStopped { break }
                 supervisor.report(error, device: device.address.description)
                 let connected = counters.withLock { c in c.failedAttempts += 1; return c.connections > 0 }
-                if connected, attempt == 0 { pipeline.linkChanged(up: false) }
+                if connected, attempt == 0 { linkDown(lost: true) }
                 let delay = backoff.delay(attempt: attempt)
                 attempt += 1
                 logger.warning("link down; retrying", metadata: ["error": "\(error)", "retry_in_s": "\(TraceWriter.fixed(delay, places: 1))"])
@@ -223,5 +237,31 @@ public final class GATTDeviceSession: Sendable {
         supervisor.alive()
         logger.info("connected and subscribed", metadata: metadata)
         pipeline.linkChanged(up: true)
+        handOver?.setHolding(pipeline.device.label, true)
+    }
+
+    private func linkDown(lost: Bool = false) {
+        pipeline.linkChanged(up: false)
+        handOver?.setHolding(pipeline.device.label, false, lost: lost)
+    }
+}
+
+/// The session's stop while it holds a link: the gateway's, or the hand-over rule's
+/// saying another gateway should have the bottle (then waits are bounded to a second,
+/// so a release is seen without a wake-up).
+struct LinkStop: SessionStop {
+    let stop: StopSignal
+    let handOver: HandOverBoard?
+    let device: String
+
+    var isStopped: Bool { stop.isStopped || !(handOver?.decision(for: device).connects ?? true) }
+    var canWakeBearers: Bool { handOver == nil && stop.canWakeBearers }
+
+    /// Whether to connect now (asked before each attempt). A holder told to release lets the bottle go here.
+    var mayConnect: Bool {
+        guard let handOver else { return true }
+        let decision = handOver.decision(for: device)
+        if case .release = decision { handOver.setHolding(device, false) }
+        return decision.connects
     }
 }

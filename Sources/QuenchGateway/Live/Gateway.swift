@@ -37,6 +37,9 @@ public final class Gateway: Sendable {
         /// How often the main loop looks at the store's reminder rows, when a device
         /// can show a reminder (ReminderSignals.swift); a cheap read.
         public var reminderCheckInterval = 3.0
+        /// Connected bottles other gateways are configured for too: which one connects (the
+        /// claims on the broker, `HandOverRule`); nil: this gateway connects them all, as alone.
+        public var handOver: HandOverRule?
         public init() {}
     }
 
@@ -58,6 +61,8 @@ public final class Gateway: Sendable {
     private let reminders: ReminderWatch?
     private let reminderCheckInterval: Double
     private let store: IntakeStore?
+    /// With `Options.handOver`: this gateway's and the others' claims on its connected bottles.
+    public let handOver: HandOverBoard?
     private let process = ProcessIdentity.current
 
     /// - Parameters:
@@ -91,6 +96,11 @@ public final class Gateway: Sendable {
             DevicePipeline(device: device, clock: clock, writer: writer, detector: options.detector, observer: observer, logger: logger,
                            checkpoint: Self.storedCheckpoint(of: device, in: store, logger: logger))
         }
+        let connected = devices.filter { !$0.profile.transport.isBroadcast }.map(\.label)
+        let handOver = options.handOver.flatMap { rule in
+            store.flatMap { connected.isEmpty ? nil : HandOverBoard(store: $0, devices: connected, rule: rule, logger: logger) }
+        }
+        self.handOver = handOver
         var broadcast: [DevicePipeline] = []
         var sessions: [GATTDeviceSession] = []
         for (i, p) in pipelines.enumerated() {
@@ -103,15 +113,16 @@ public final class Gateway: Sendable {
                                       seed: UInt64(i + 1) &* 0x9E37_79B9_7F4A_7C15)
                 sessions.append(GATTDeviceSession(pipeline: p, connector: connector, stop: stop, backoff: backoff,
                                                   connectTimeout: options.connectTimeout, drainInterval: options.drainInterval,
-                                                  supervisor: supervisor))
+                                                  supervisor: supervisor, handOver: handOver))
             }
         }
         gattSessions = sessions
         reminders = ReminderWatch(store: store, sessions: sessions, logger: logger)
         reminderCheckInterval = options.reminderCheckInterval
-        listener = broadcast.isEmpty ? nil
+        // The shared scan also hears the connected bottles' advertising, when it says who should hold them.
+        listener = broadcast.isEmpty && handOver == nil ? nil
             : BroadcastListener(pipelines: broadcast, stop: stop, backoff: options.backoff, logger: logger,
-                                supervisor: supervisor, source: advertisements)
+                                supervisor: supervisor, handOver: handOver, source: advertisements)
     }
 
     public convenience init(devices: [LiveDevice], store: IntakeStore?, options: Options = Options(), observer: LiveObserver = .init(),
@@ -162,6 +173,8 @@ public final class Gateway: Sendable {
         writer.start()
         // The first look is the baseline: a reminder given before this start is never shown.
         reminders?.check()
+        // The other gateways' claims as the broker left them, before any session decides whether to connect.
+        handOver?.refresh()
         for s in gattSessions { s.start() }
         listener?.start()
     }
@@ -215,9 +228,12 @@ public final class Gateway: Sendable {
             if nextTick.hasPassed { nextTick = Deadline(seconds: clock.isSynchronized ? regularTick : min(regularTick, 2)) }
             // Reminders are looked for more often than the rest is done.
             var wait = reminders == nil ? nextTick.remaining : min(nextTick.remaining, reminderCheckInterval)
+            // The other gateways' claims are read, and this one's said, every second.
+            if handOver != nil { wait = min(wait, 1) }
             if endWhen != nil { wait = min(wait, endCheckInterval) }
             if stopSignal.wait(seconds: min(wait, end.remaining)) { break }
             reminders?.check()
+            handOver?.refresh()
             if let endWhen, endWhen() {
                 ended = true
                 break
