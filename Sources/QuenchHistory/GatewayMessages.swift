@@ -60,7 +60,7 @@ public enum GatewayMessages {
 
     public static func request(payload: [UInt8]) throws(HistoryError) -> Request {
         let r = try decode(Request.self, payload, "a request")
-        try checkDatabaseID(r.hub)
+        try checkDatabaseID(r.hub, field: "hub")
         try checkSeq(r.fromSeq, "from_seq")
         if let database = r.databaseId { try checkDatabaseID(database) }
         return r
@@ -142,6 +142,33 @@ public enum GatewayMessages {
                                                                 at: try time(c.at, "at")))
     }
 
+    // MARK: - The hub's roster
+
+    private struct RosterPayload: Codable {
+        var hub: String
+        var devices: [RosterEntry]
+    }
+
+    /// Devices in one roster at most.
+    public static let largestRoster = 10_000
+
+    /// The hub's roster, retained on `quench/hub/roster`.
+    public static func roster(hub: String, _ entries: [RosterEntry]) -> String { History.json(RosterPayload(hub: hub, devices: entries)) }
+
+    /// A roster as the broker brings it: every address and name checked.
+    public static func roster(payload: [UInt8]) throws(HistoryError) -> (hub: String, entries: [RosterEntry]) {
+        let r = try decode(RosterPayload.self, payload, "a roster")
+        try checkDatabaseID(r.hub, field: "hub")
+        guard r.devices.count <= largestRoster else { throw .invalidArgument("devices: more than \(largestRoster)") }
+        for (i, entry) in r.devices.enumerated() {
+            guard isAddress(entry.address) else {
+                throw .invalidArgument("devices[\(i)].address '\(entry.address.shownSafely(limit: 40))' is not a Bluetooth address")
+            }
+            if let refusal = Person.refusal(ofName: entry.person) { throw .invalidArgument("devices[\(i)].person: \(refusal)") }
+        }
+        return (r.hub, r.devices)
+    }
+
     /// `AA:BB:CC:DD:EE:FF`, as devices are keyed.
     private static func isAddress(_ text: String) -> Bool {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
@@ -161,9 +188,9 @@ public enum GatewayMessages {
     }
 
     /// A database id as `mqtt_identity` makes them: 1–64 letters, digits, '-' and '_'.
-    public static func checkDatabaseID(_ id: String) throws(HistoryError) {
+    public static func checkDatabaseID(_ id: String, field: String = "database_id") throws(HistoryError) {
         guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else {
-            throw .invalidArgument("database_id '\(id.shownSafely(limit: 40))' is not 1–64 letters, digits, '-' or '_'")
+            throw .invalidArgument("\(field) '\(id.shownSafely(limit: 40))' is not 1–64 letters, digits, '-' or '_'")
         }
     }
 

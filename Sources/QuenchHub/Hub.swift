@@ -42,6 +42,9 @@ public final class Hub {
     private var toAsk: Set<String> = []
     /// The part of each gateway's answer expected next (by database id).
     private var answerParts: [String: Int] = [:]
+    /// The roster as last published on this connection, and the database's data_version then.
+    private var publishedRoster: String?
+    private var rosterVersion: Int64?
     public private(set) var report = Report()
 
     /// A gateway is asked again at most this often (seconds).
@@ -73,6 +76,8 @@ public final class Hub {
         let every = Topics(settings, nodeID: "+")
         for topic in [every.events, every.answers, every.availability] { try c.subscribe(topic, qos: 1) }
         client = c
+        publishedRoster = nil
+        rosterVersion = nil
         report.connections += 1
         logger.info("connected to the MQTT broker", metadata: ["broker": "\(settings.broker)", "client_id": "\(clientID)"])
     }
@@ -84,6 +89,7 @@ public final class Hub {
             try client?.loop(timeoutMS: 50)
             handleReceived()
             try askWhoIsDue()
+            try publishRoster()
         }, lost: {
             handleReceived()
             client = nil
@@ -186,6 +192,24 @@ public final class Hub {
 
     private func known(node: String) -> Bool {
         ((try? store.hubGateways()) ?? []).contains { $0.node == node }
+    }
+
+    // MARK: - The roster
+
+    /// Publishes the roster (retained) when it changed: looked at whenever anything was committed to the database.
+    private func publishRoster() throws(MQTTError) {
+        guard let client, let version = try? store.dataVersion(), version != rosterVersion else { return }
+        rosterVersion = version
+        let roster: [RosterEntry]
+        do { roster = try store.roster() } catch {
+            logger.error("cannot read the roster", metadata: ["error": "\(error)"])
+            return
+        }
+        let payload = GatewayMessages.roster(hub: databaseID, roster)
+        guard payload != publishedRoster else { return }
+        try client.publish(topic: Topics(settings, nodeID: "hub").roster, payload: Array(payload.utf8), qos: 1, retain: true)
+        publishedRoster = payload
+        logger.info("roster published", metadata: ["devices": "\(roster.count)"])
     }
 
     // MARK: - Asking

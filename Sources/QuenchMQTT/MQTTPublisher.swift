@@ -66,6 +66,11 @@ public final class MQTTPublisher {
     private var claimMessages: [MQTTMessage] = []
     /// When this gateway's own claims were last looked at.
     private var claimsRead = ContinuousClock.now
+    /// The hub's roster: the newest received, and when it is applied to the devices paired here again
+    /// (a device paired after it came is given to its person then).
+    private var rosterMessage: MQTTMessage?
+    private var roster: [RosterEntry]?
+    private var rosterDue = ContinuousClock.now
     /// The database's data_version when the states were last read: any commit by another connection
     /// (a rename, a goal, the settings) changes it, and the states follow at once, not at the next check.
     private var dataVersion: Int64?
@@ -148,6 +153,8 @@ public final class MQTTPublisher {
                     hubRequests.append(message)
                 } else if topics.isClaim(message.topic), claimMessages.count < 1000 {
                     claimMessages.append(message)
+                } else if message.topic == topics.roster {
+                    rosterMessage = message
                 }
             }
         }
@@ -155,6 +162,7 @@ public final class MQTTPublisher {
         try c.subscribe(topics.commands, qos: 1)
         try c.subscribe(topics.syncRequests, qos: 1)
         try c.subscribe(topics.allClaims, qos: 1)
+        try c.subscribe(topics.roster, qos: 1)
         client = c
         inflight = [:]
         otherInflight = []
@@ -279,10 +287,9 @@ public final class MQTTPublisher {
         return dataVersion != nil && version != dataVersion
     }
 
-    /// Publishes the retained states that changed, the discovery configs when due, and the gateway's availability.
-    private func refreshState() throws(MQTTError) {
-        let changed = databaseChanged()
-        if changed { noticeRestore() }
+    /// Publishes the retained states that changed (`changed`: something was committed since the
+    /// last turn), the discovery configs when due, and the gateway's availability.
+    private func refreshState(changed: Bool) throws(MQTTError) {
         if changed, stateDue > .now + .milliseconds(300) { stateDue = .now + .milliseconds(300) }
         guard ContinuousClock.now >= stateDue else { return }
         var env = environment
@@ -403,14 +410,47 @@ public final class MQTTPublisher {
     }
 
     private func turn() throws(MQTTError) {
+        // A restore is noticed before the outbox is read: the changes made after it are the restored
+        // history's, under its id (a hub that got them under the old one never asked for the rest).
+        let changed = databaseChanged()
+        if changed { noticeRestore() }
         let sent = try pump()
-        try refreshState()
+        try refreshState(changed: changed)
         // Waits for the network at most 20 ms when idle: new outbox rows are seen within that.
         try client?.loop(timeoutMS: sent ? 0 : 20)
         recordAcknowledgements()
         try performCommands()
         try answerHubs()
         try exchangeClaims()
+        applyRoster()
+    }
+
+    /// Gives the devices paired here to their people as the hub's roster says (`IntakeStore.applyRoster`),
+    /// when it comes and every 30 s after.
+    private func applyRoster() {
+        if let message = rosterMessage {
+            rosterMessage = nil
+            // An empty retained message: the hub's roster was cleared.
+            if message.payload.isEmpty {
+                roster = nil
+            } else {
+                do throws(HistoryError) {
+                    roster = try GatewayMessages.roster(payload: message.payload).entries
+                    rosterDue = .now
+                } catch {
+                    logger.warning("the hub's roster is refused", metadata: ["reason": "\(error)"])
+                }
+            }
+        }
+        guard let roster, ContinuousClock.now >= rosterDue else { return }
+        rosterDue = .now + .seconds(30)
+        do {
+            for entry in try store.applyRoster(roster, at: .wallClockNow) {
+                logger.notice("the hub's roster gives a device to someone", metadata: ["device": "\(entry.address)", "person": "\(entry.person)"])
+            }
+        } catch {
+            logger.error("cannot apply the hub's roster", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Keeps the other gateways' claims in the store, for the gateway's `HandOverBoard`, and

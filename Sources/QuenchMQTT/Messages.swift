@@ -26,6 +26,7 @@ public struct Topics: Sendable, Hashable {
         node = nodeID
         nodeName = settings.node
         allClaims = "\(settings.topicPrefix)/+/claim/+"
+        roster = "\(settings.topicPrefix)/hub/roster"
     }
 
     /// `online` / `offline`, retained; `offline` is also the last will.
@@ -43,6 +44,10 @@ public struct Topics: Sendable, Hashable {
     public func claim(_ address: String) -> String { base + "/claim/" + Self.deviceID(address) }
     /// Every gateway's claims, this one's included.
     public let allClaims: String
+
+    /// The hub's roster (who drinks from which bottle), retained; under the hub's own user name,
+    /// `hub`, which no gateway can have (docs/hub.md).
+    public let roster: String
 
     /// Whether `topic` is a gateway's claim (what `allClaims` matches).
     public func isClaim(_ topic: String) -> Bool {

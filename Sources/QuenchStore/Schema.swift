@@ -387,7 +387,8 @@ enum Schema {
             """),
         // Which gateway holds a connected bottle's link (HandOverRule): this gateway's claim for
         // the publisher to send, and the other gateways' as the broker brought them, by database id.
-        Migration(identifier: "v16: device claims", sql: """
+        // And at a hub, who drinks from which bottle: the roster every gateway learns from the broker.
+        Migration(identifier: "v16: device claims, the hub's roster", sql: """
             CREATE TABLE device_claim (
                 device   TEXT NOT NULL CHECK (length(device) BETWEEN 1 AND 64),
                 gateway  TEXT NOT NULL CHECK (length(gateway) BETWEEN 1 AND 64),
@@ -396,6 +397,10 @@ enum Schema {
                 holding  INTEGER NOT NULL CHECK (holding IN (0, 1)),
                 at       REAL NOT NULL,
                 PRIMARY KEY (device, gateway)
+            ) STRICT;
+            CREATE TABLE hub_roster (
+                address TEXT PRIMARY KEY CHECK (length(address) BETWEEN 1 AND 64),
+                person  INTEGER NOT NULL REFERENCES person(id) ON DELETE CASCADE
             ) STRICT;
             """),
     ]

@@ -14,7 +14,7 @@ struct HubCommand: ParsableCommand {
             that history as a gateway's. A gap in a gateway's changes, a gateway it has not heard, and every start \
             make it ask that gateway for what it may lack. docs/hub.md.
             """,
-        subcommands: [Run.self, Status.self], defaultSubcommand: Status.self)
+        subcommands: [Run.self, Status.self, Assign.self, Roster.self], defaultSubcommand: Status.self)
 
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Apply the gateways' changes as they come, until stopped (the quench-hub service).")
@@ -27,6 +27,27 @@ struct HubCommand: ParsableCommand {
             let logger = LiveLogging.bootstrap(level: mqtt.logLevel ?? configuration.logLevel.value.rawValue)
             let hub = try Hub(settings: settings, databasePath: try store.environment().databasePath, logger: logger)
             untilStopped(seconds: seconds, logger: logger) { hub.run(shouldStop: $0) }
+        }
+    }
+
+    struct Assign: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Say at the hub who drinks from a bottle or scale; every gateway that has it paired gives it to them.",
+            discussion: "The person is someone at the hub (quench person add NAME there). The gateways add them by name if they lack them.")
+        @Argument(help: "The device's address.") var address: String
+        @Flag(help: "Take the device off the roster: each gateway keeps it with whoever has it there.") var nobody = false
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var who: PersonOption
+        func run() throws {
+            emit(try History.assignAtHub(store.environment(who), address: address, nobody: nobody, json: store.json))
+        }
+    }
+
+    struct Roster: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Who drinks from which bottle, as the hub tells the gateways.")
+        @OptionGroup var store: StoreOptions
+        func run() throws {
+            emit(try History.roster(store.environment(), json: store.json))
         }
     }
 

@@ -96,10 +96,25 @@ struct GatewayMessagesTests {
         }
     }
 
+    static let roster = GatewayMessages.roster(hub: "hub1", [RosterEntry(address: "C8:2A:3F:00:00:01", person: "Gran")])
+
+    @Test("the hub's roster, both ways; a bad address or name is refused by name")
+    func aRoster() throws {
+        let read = try GatewayMessages.roster(payload: Array(Self.roster.utf8))
+        #expect(read.hub == "hub1" && read.entries == [RosterEntry(address: "C8:2A:3F:00:00:01", person: "Gran")])
+        for (bad, field) in [(#""address":"C8:2A:3F:00:00:01/#""#, "devices[0].address"), (#""person":"""#, "devices[0].person"),
+                             (#""person":"\#(String(repeating: "G", count: 300))""#, "devices[0].person"), (#""hub":"../x""#, "hub")] {
+            let key = bad.prefix { $0 != ":" }
+            let payload = Self.roster.replacingOccurrences(of: #"\#(key):"[^"]*""#, with: bad, options: .regularExpression)
+            #expect(payload != Self.roster)
+            #expect { _ = try GatewayMessages.roster(payload: Array(payload.utf8)) } throws: { "\($0)".contains(field) }
+        }
+    }
+
     @Test("fuzz: cut, garbled and oversized messages are refused, never a crash")
     func fuzz() {
         var random = FuzzRandom(seed: 25)
-        let bases = [Self.change, GatewayMessages.request(.init(hub: "hub1", fromSeq: 3)), GatewayMessages.claim(Self.claim)]
+        let bases = [Self.change, GatewayMessages.request(.init(hub: "hub1", fromSeq: 3)), GatewayMessages.claim(Self.claim), Self.roster]
             + GatewayMessages.answer(databaseID: "gw1", through: 9, events: [
                 IntakeEvent(identity: "e", kind: .sip, ml: 10, time: Self.now, source: .manual, recordedAt: Self.now),
             ])
@@ -111,6 +126,7 @@ struct GatewayMessagesTests {
             _ = try? GatewayMessages.request(payload: input)
             _ = try? GatewayMessages.answer(payload: input, now: Self.now)
             _ = try? GatewayMessages.claim(payload: input, now: Self.now)
+            _ = try? GatewayMessages.roster(payload: input)
         }
         #expect(refused > 2000, "most mutations break a change: \(refused)")
         let huge = Array(repeating: UInt8(ascii: " "), count: GatewayMessages.largestPayload + 1)

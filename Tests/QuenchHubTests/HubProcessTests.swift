@@ -295,5 +295,46 @@ struct HubProcessTests {
         #expect(try Self.contents(hubPath).count == 10)
         _ = (publisher, hub)
     }
+
+    @Test("who drinks from which bottle is set once at the hub: a gateway that has it paired gives it to them, a gateway that starts later too")
+    func theHubsRosterReachesTheGateways() throws {
+        let broker = try MosquittoBroker()
+        let folder = try TemporaryFolder("quench-hub-roster")
+        let hubPath = folder.file("hub.sqlite")
+        let hubStore = try IntakeStore(path: hubPath)
+        let gran = try hubStore.addPerson(name: "Gran")
+        let (granBottle, kitchenScale, spare) = ("C8:2A:3F:00:00:01", "C8:2A:3F:00:00:02", "C8:2A:3F:00:00:09")
+        try hubStore.setRoster(address: granBottle, person: gran.id)
+        try hubStore.setRoster(address: spare, person: gran.id)
+        let hub = try Running(["hub", "run", "--db", hubPath, "--broker", broker.url, "--seconds", "120"])
+        // Two gateways, each with Gran's bottle paired (it goes from room to room) and one device of their own.
+        var gateways: [(node: String, store: IntakeStore, running: Running)] = []
+        for node in ["kitchen", "bedroom"] {
+            let path = folder.file("\(node).sqlite")
+            let store = try IntakeStore(path: path)
+            for address in [granBottle, kitchenScale] { try store.saveDevice(Device(address: address, profile: "hidrate-spark", addedAt: .wallClockNow)) }
+            gateways.append((node, store, try Running(["mqtt", "run", "--db", path, "--broker", broker.url, "--node-id", node, "--seconds", "120"])))
+            // The second starts once the roster was published: it has it from the broker's retained copy.
+            if node == "kitchen" {
+                #expect(Self.waitFor(seconds: 20) { try store.people().contains { $0.name == "Gran" } }, "the kitchen learnt Gran")
+            }
+        }
+        for g in gateways {
+            #expect(Self.waitFor(seconds: 20) {
+                let owners = try g.store.deviceOwners(), people = try g.store.people()
+                return owners[granBottle] == people.first { $0.name == "Gran" }?.id
+            }, "\(g.node): Gran's bottle is Gran's")
+            let owners = try g.store.deviceOwners(), people = try g.store.people()
+            #expect(owners[kitchenScale] == people.first { $0.name == "me" }?.id, "\(g.node): a device the roster does not name keeps its owner")
+            #expect(owners[spare] == nil, "\(g.node): a device not paired here is not added")
+        }
+        // The bottle's next sip at the kitchen (no person given, as a sensor's) is Gran's, there and at the hub.
+        let sip = IntakeEvent(identity: "\(granBottle)|sip|1", kind: .sip, ml: 42, time: .wallClockNow, source: .sensor, device: granBottle,
+                              recordedAt: .wallClockNow)
+        _ = try gateways[0].store.insert([(event: sip, aliases: [])])
+        #expect(try Self.contents(folder.file("kitchen.sqlite"))[sip.identity] == "42.0 false Gran")
+        #expect(Self.waitFor(seconds: 20) { try Self.contents(hubPath)[sip.identity] == "42.0 false Gran" }, "the hub has Gran's sip as hers")
+        _ = hub
+    }
 }
 #endif
