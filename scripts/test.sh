@@ -46,11 +46,11 @@ web='(QuenchWebTests|QuenchServeTests)\.'
 packaging='PackagingTests\.'
 waiting='(QuenchCLITests|QuenchConfigTests|QuenchStoreTests|MQTTTests|QuenchMQTTTests|QuenchHubTests|QuenchNotifyTests|DocSamplesTests)\.'
 realtime='(QuenchGatewayTests|QuenchToolsTests|QuenchServiceTests|QuenchSimulatedDevicesTests)\.'
-named_vm="${live}(allProfiles|serviceBinary|firstPairingThenKilledMidSip|FrozenGatewayVMTests)|${live}HidrateSparkVMTests/|${vm}(ReminderSignalVMTests|BleVMTests/|HandOverVMTests)"
+named_vm="${live}(allProfiles|serviceBinary|firstPairingThenKilledMidSip|FrozenGatewayVMTests)|${live}HidrateSparkVMTests/|${vm}(ReminderSignalVMTests|BleVMTests/)"
 shards=(
     "vm-1|--no-parallel --filter ${live}HidrateSparkVMTests/bothFirmwares --filter ${live}serviceBinary --filter ${vm}ReminderSignalVMTests --filter ${vm}BleVMTests/bt5Controller"
     "vm-2|--no-parallel --filter ${live}firstPairingThenKilledMidSip --filter ${live}HidrateSparkVMTests/dropsMidDrain --filter ${vm}BleVMTests/(legacyController|linkLoss)"
-    "vm-3|--no-parallel --filter ${live}allProfiles --filter ${live}FrozenGatewayVMTests --filter ${live}HidrateSparkVMTests/killedMidDrain --filter ${vm}HandOverVMTests"
+    "vm-3|--no-parallel --filter ${live}allProfiles --filter ${live}FrozenGatewayVMTests --filter ${live}HidrateSparkVMTests/killedMidDrain"
     # poweredOffAndOn, the hub's two gateways in one guest, the MQTT gateway, and any new VM test.
     "vm-4|--no-parallel --filter ${vm} --skip ${named_vm}"
     # Tests that mostly wait on processes they start: the page's (quench serve, browsers), the

@@ -148,6 +148,19 @@ enum LiveVM {
     /// the emulated `quench` (a busy guest took 20 s to start one).
     static func copyDatabase(to dir: URL) -> String { "cp /tmp/q.sqlite* \(dir.path)/" }
 
+    /// An export holding one modern HidrateSpark (591 mL) as paired, for `quench import` in the guest:
+    /// the gateway drains it as soon as the guest is up, with no scan and no pairing.
+    static func pairedHidrateSpark(_ address: String, in dir: URL) throws -> URL {
+        let device = dir.appendingPathComponent("device.json")
+        try """
+            {"format": "quench-export", "version": 1, "events": [], "devices": [{"address": "\(address)",
+             "profile": "hidrate-spark", "address_type": "public", "added_at": {"seconds_since1970": 1790000000},
+             "calibration": {"unit": "percent", "density": 1, "capacity_ml": 591,
+                             "level_curve": {"points": [{"level": 0, "ml": 0}, {"level": 100, "ml": 591}]}}}]}
+            """.write(to: device, atomically: true, encoding: .utf8)
+        return device
+    }
+
     /// The guest's shell lines that copy the paired `database` to `$QUENCH_DB` and start `quench run`
     /// on it in the background (`$Q` the built quench, `$run` its pid), its events printed as JSON
     /// lines into `printed` (which the host can watch: `LogCondition.printed`).
@@ -620,13 +633,7 @@ struct HidrateSparkVMTests {
         let sips = dir.appendingPathComponent("sips.csv")
         try csv.write(to: sips, atomically: true, encoding: .utf8)
         // The bottle saved as paired (no scan, no pairing): `run` starts draining as soon as the guest is up.
-        let device = dir.appendingPathComponent("device.json")
-        try """
-            {"format": "quench-export", "version": 1, "events": [], "devices": [{"address": "C8:2A:3F:00:3F:04",
-             "profile": "hidrate-spark", "address_type": "public", "added_at": {"seconds_since1970": 1790000000},
-             "calibration": {"unit": "percent", "density": 1, "capacity_ml": 591,
-                             "level_curve": {"points": [{"level": 0, "ml": 0}, {"level": 100, "ml": 591}]}}}]}
-            """.write(to: device, atomically: true, encoding: .utf8)
+        let device = try LiveVM.pairedHidrateSpark("C8:2A:3F:00:3F:04", in: dir)
         let bottleLog = dir.appendingPathComponent("bottle.jsonl")
         // Half a second without a link every 1.5 s, from 1 s after `run`'s first connect (the bottle's clock
         // starts at the guest's first scan, however slow the guest was to get there; idle, the whole drain
