@@ -34,7 +34,7 @@ fi
 # Module.Suite/…/test(); --filter and --skip are regular expressions (any --filter, then no --skip).
 # The VM shards run their tests one at a time (--no-parallel), balanced by how long their VMs run
 # on an idle 2-core host: bothFirmwares ~135 s, allProfiles ~130, firstPairingThenKilledMidSip ~130,
-# poweredOffAndOn ~115, the hub's two gateways ~100, hearsTheScaleAfterAFreeze ~70, dropsMidDrain ~60,
+# poweredOffAndOn ~115, the hub's two gateways with the carried bottle ~110, hearsTheScaleAfterAFreeze ~70, dropsMidDrain ~60,
 # serviceBinary ~55, runPublishes (MQTT) ~45, legacyController and linkLoss ~45 (one boot, so one
 # shard), killedMidDrain ~40, the reminder ~40, bt5Controller ~10. Four guests at once, not eight:
 # with eight on two cores (and the other shards) a guest took 80 s to start one program, lost a
@@ -46,12 +46,12 @@ web='(QuenchWebTests|QuenchServeTests)\.'
 packaging='PackagingTests\.'
 waiting='(QuenchCLITests|QuenchConfigTests|QuenchStoreTests|MQTTTests|QuenchMQTTTests|QuenchHubTests|QuenchNotifyTests|DocSamplesTests)\.'
 realtime='(QuenchGatewayTests|QuenchToolsTests|QuenchServiceTests|QuenchSimulatedDevicesTests)\.'
-named_vm="${live}(allProfiles|serviceBinary|firstPairingThenKilledMidSip|FrozenGatewayVMTests)|${live}HidrateSparkVMTests/|${vm}(ReminderSignalVMTests|BleVMTests/)"
+named_vm="${live}(allProfiles|serviceBinary|firstPairingThenKilledMidSip|FrozenGatewayVMTests|MQTTVMTests)|${live}HidrateSparkVMTests/|${vm}(ReminderSignalVMTests|BleVMTests/)"
 shards=(
     "vm-1|--no-parallel --filter ${live}HidrateSparkVMTests/bothFirmwares --filter ${live}serviceBinary --filter ${vm}ReminderSignalVMTests --filter ${vm}BleVMTests/bt5Controller"
     "vm-2|--no-parallel --filter ${live}firstPairingThenKilledMidSip --filter ${live}HidrateSparkVMTests/dropsMidDrain --filter ${vm}BleVMTests/(legacyController|linkLoss)"
-    "vm-3|--no-parallel --filter ${live}allProfiles --filter ${live}FrozenGatewayVMTests --filter ${live}HidrateSparkVMTests/killedMidDrain"
-    # poweredOffAndOn, the hub's two gateways in one guest, the MQTT gateway, and any new VM test.
+    "vm-3|--no-parallel --filter ${live}allProfiles --filter ${live}FrozenGatewayVMTests --filter ${live}HidrateSparkVMTests/killedMidDrain --filter ${live}MQTTVMTests"
+    # poweredOffAndOn, the hub's two gateways in one guest, and any new VM test.
     "vm-4|--no-parallel --filter ${vm} --skip ${named_vm}"
     # Tests that mostly wait on processes they start: the page's (quench serve, browsers), the
     # package's (dpkg, lintian, systemd-analyze), the others (quench, brokers, Home Assistant); the

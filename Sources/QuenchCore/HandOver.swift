@@ -44,7 +44,7 @@ public struct HandOverRule: Sendable, Hashable {
     public init() {}
 
     public enum Decision: Sendable, Hashable {
-        /// Nobody holds it and this gateway hears it best (or no other gateway is heard of): connect.
+        /// Nobody holds it and this gateway hears it best (or hears it, and no other gateway is heard of): connect.
         case take
         /// This gateway holds it and nobody hears it better by the margin: keep the link.
         case keep
@@ -54,12 +54,14 @@ public struct HandOverRule: Sendable, Hashable {
         case release(to: String)
         /// Just started: listening for the others' claims before deciding (`settle`).
         case settling
+        /// This gateway has not heard the bottle lately: it may be out of range, or held by a phone.
+        case unheard
 
         /// Whether this gateway should have the link.
         public var connects: Bool {
             switch self {
             case .take, .keep: true
-            case .leave, .release, .settling: false
+            case .leave, .release, .settling, .unheard: false
             }
         }
     }
@@ -74,8 +76,9 @@ public struct HandOverRule: Sendable, Hashable {
     /// What the gateway whose claim is `mine` should do, given the other gateways' claims.
     public func decide(mine: DeviceClaim, others: [DeviceClaim], now: Timestamp) -> Decision {
         let rivals = others.filter { $0.gateway != mine.gateway && isFresh($0, now: now) }
-        // Alone (no broker, no other gateway, or none that hears it): as a single gateway always did.
-        guard !rivals.isEmpty else { return mine.holding ? .keep : .take }
+        // Alone (no other gateway has a claim): keep it, or take it once heard. A blind attempt at a bottle
+        // out of range would hold the adapter's one pending connection for the whole connect timeout.
+        guard !rivals.isEmpty else { return mine.holding ? .keep : isFresh(mine, now: now) ? .take : .unheard }
         if mine.holding {
             // Two holders (each connected before hearing of the other): one link is real; the
             // weaker keeps no claim to it.

@@ -13,8 +13,10 @@ struct HandOverRuleTests {
                     at: Timestamp(secondsSince1970: now.secondsSince1970 - said))
     }
 
-    @Test func aGatewayAloneConnectsAsAlwaysEvenWithoutHearingIt() {
-        #expect(rule.decide(mine: claim("a", nil, heard: nil), others: [], now: now) == .take)
+    @Test func aGatewayAloneTakesItOnceItHearsIt() {
+        #expect(rule.decide(mine: claim("a", -80), others: [], now: now) == .take)
+        #expect(rule.decide(mine: claim("a", nil, heard: nil), others: [], now: now) == .unheard)
+        #expect(rule.decide(mine: claim("a", -80, heard: rule.freshFor + 1), others: [], now: now) == .unheard)
         #expect(rule.decide(mine: claim("a", nil, heard: nil, holding: true), others: [], now: now) == .keep)
         // Claims gone stale (a gateway that died, or has not heard the bottle for a while) are no rivals.
         let stale = [claim("b", -40, heard: rule.freshFor + 1), claim("c", -40, holding: true, said: rule.freshFor + 1)]

@@ -92,7 +92,7 @@ public final class HandOverBoard: Sendable {
         if !told {
             switch decision {
             case .take: logger.info("this gateway takes the bottle", metadata: ["device": "\(device)"])
-            case .keep, .settling: break
+            case .keep, .settling, .unheard: break
             case .leave(let to): logger.info("another gateway has the bottle, or hears it better: not connecting", metadata: ["device": "\(device)", "gateway": "\(to)"])
             case .release(let to): logger.notice("another gateway hears the bottle better: handing it over", metadata: ["device": "\(device)", "gateway": "\(to)"])
             }
