@@ -137,6 +137,24 @@ struct HidrateSparkDrain {
         case .debug(let m)?: debug(m)
         default: break
         }
+        /// A frame with a record: stored, a resend of the recovered record as that record (its fresh frame
+        /// gives its time better: modern "seconds ago" was stale); counted when drained, not live.
+        func store(_ frame: HidrateSparkFrame, live: Bool) throws(ProfileSessionError) {
+            let resend = recovered.map { $0.totalML == frame.totalML } ?? false
+            recovered = nil
+            log.recoveredAwaitingResend = nil
+            let time = try handle(frame, live: live, &log, restamping: resend)
+            if !live, !resend { count(time) }
+        }
+        // What the bottle notified since (a sip logged as the link came up, the cap's messages before it) is
+        // taken before the first `57`, which acknowledges a record in flight: stored first, as every record is.
+        while let message = try link.next(timeout: 0) {
+            switch message {
+            case .frame(let f) where f.record != nil: try store(f, live: true)
+            case .debug(let m): debug(m)
+            default: break
+            }
+        }
         try link.requestNext()
         var asked = true
         while !stop.isStopped {
@@ -163,13 +181,7 @@ struct HidrateSparkDrain {
                     if leaveWhenDrained { return }
                     continue
                 }
-                // The recovered record sent again: its fresh frame gives its time better (modern: "seconds ago" was stale).
-                let resend = recovered.map { $0.totalML == frame.totalML } ?? false
-                recovered = nil
-                log.recoveredAwaitingResend = nil
-                let time = try handle(frame, live: live, &log, restamping: resend)
-                // The recovered record sent again is not a second one.
-                if !live, !resend { count(time) }
+                try store(frame, live: live)
                 try link.requestNext()
                 asked = true
             }

@@ -184,7 +184,11 @@ struct HidrateSparkGatewayTests {
         g.start()
         #expect(waitUntil { (try? store.device(address: d.label))??.batteryPercent == 87 })
         bottle.log(.init(time: Timestamp.wallClockNow.secondsSince1970, ml: 20))
-        #expect(waitUntil { bottle.acknowledged == 1 })
+        // Until the gateway has taken all the bottle said, not only until the bottle counts the sip acknowledged.
+        // (CI, once, the cap left "open": logged as the link came up, the sip was notified at once, and the gateway's
+        // first `57` acknowledged it while the cap's messages and the sip were still in its queue. The drain now takes
+        // what is queued before that `57`.)
+        #expect(waitUntil { bottle.acknowledged == 1 && (try? sips(store).count) == 1 && (try? store.device(address: d.label))??.capOpen == false })
         g.stop()
         g.wait()
         let saved = try #require(try store.device(address: d.label))
