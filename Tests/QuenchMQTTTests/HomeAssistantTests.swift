@@ -21,6 +21,7 @@ struct HomeAssistantTests {
         let path = folder.file(name)
         let store = try IntakeStore(path: path)
         let now = Timestamp.wallClockNow
+        try startTheDayTwelveHoursFromNow(store)
         try store.setGoal(ml: 2000, from: CivilDay(number: Int(now.secondsSince1970 / 86_400) - 2))
         try store.saveDevice(Device(address: bottle, name: "desk bottle", profile: "hidrate-spark", addedAt: now))
         try store.recordLink(address: bottle, up: true, at: now)

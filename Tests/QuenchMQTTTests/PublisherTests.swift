@@ -41,6 +41,7 @@ struct PublisherTests {
         let path = try TemporaryFolder.create("quench-mqtt") + "/q.sqlite"
         let store = try IntakeStore(path: path)
         let now = Timestamp.wallClockNow
+        try startTheDayTwelveHoursFromNow(store)
         try store.setGoal(ml: 2000, from: CivilDay(number: Int(now.secondsSince1970 / 86_400) - 2))
         try store.saveDevice(Device(address: "C8:2A:3F:00:3F:2A", name: "desk bottle", profile: "hidrate-spark", addedAt: now))
         try store.recordLink(address: "C8:2A:3F:00:3F:2A", up: true, at: now)
