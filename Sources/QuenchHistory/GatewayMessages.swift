@@ -169,11 +169,8 @@ public enum GatewayMessages {
         return (r.hub, r.devices)
     }
 
-    /// `AA:BB:CC:DD:EE:FF`, as devices are keyed.
-    private static func isAddress(_ text: String) -> Bool {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        return parts.count == 6 && parts.allSatisfy { $0.utf8.count == 2 && $0.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 70) } }
-    }
+    /// An address in the spelling devices are keyed by (`AA:BB:CC:DD:EE:FF`).
+    private static func isAddress(_ text: String) -> Bool { (try? DeviceAddress.canonical(text).get()) == text }
 
     // MARK: - Bounds
 

@@ -64,8 +64,8 @@ public final class MQTTPublisher {
     private var hubRequests: [MQTTMessage] = []
     /// Other gateways' claims on connected bottles (HandOverRule), kept in the store after the network turn.
     private var claimMessages: [MQTTMessage] = []
-    /// When this gateway's own claims were last looked at.
-    private var claimsRead = ContinuousClock.now
+    /// This gateway's own claims are to be looked at: on a new connection, and when the gateway wrote to the database.
+    private var claimsDue = true
     /// The hub's roster: the newest received, and when it is applied to the devices paired here again
     /// (a device paired after it came is given to its person then).
     private var rosterMessage: MQTTMessage?
@@ -166,6 +166,7 @@ public final class MQTTPublisher {
         client = c
         inflight = [:]
         otherInflight = []
+        claimsDue = true
         // What was sent on a lost connection and not acknowledged is sent again.
         lastSent = acknowledgedThrough
         needDiscovery = true
@@ -421,7 +422,7 @@ public final class MQTTPublisher {
         recordAcknowledgements()
         try performCommands()
         try answerHubs()
-        try exchangeClaims()
+        try exchangeClaims(changed: changed)
         applyRoster()
     }
 
@@ -454,8 +455,9 @@ public final class MQTTPublisher {
     }
 
     /// Keeps the other gateways' claims in the store, for the gateway's `HandOverBoard`, and
-    /// publishes this gateway's (retained) when they changed, looked at twice a second.
-    private func exchangeClaims() throws(MQTTError) {
+    /// publishes this gateway's (retained) when they changed: the gateway writes them, so they are
+    /// looked at only after a commit by another connection (`changed`), and on a new connection.
+    private func exchangeClaims(changed: Bool) throws(MQTTError) {
         if !claimMessages.isEmpty {
             let received = claimMessages
             claimMessages = []
@@ -464,15 +466,22 @@ public final class MQTTPublisher {
                 do throws(HistoryError) {
                     let claim = try GatewayMessages.claim(payload: message.payload, now: now)
                     guard claim.claim.gateway != identity.databaseID else { continue }
-                    try? store.saveClaim(device: claim.device, claim.claim)
+                    do { try store.saveClaim(device: claim.device, claim.claim) } catch {
+                        logger.error("cannot keep a gateway's claim", metadata: ["topic": "\(message.topic)", "error": "\(error)"])
+                    }
                 } catch {
                     logger.warning("a gateway's claim is refused", metadata: ["topic": "\(message.topic)", "reason": "\(error)"])
                 }
             }
         }
-        guard ContinuousClock.now - claimsRead >= .milliseconds(500) else { return }
-        claimsRead = .now
-        guard let claims = try? store.claims() else { return }
+        if changed { claimsDue = true }
+        guard claimsDue else { return }
+        let claims: [StoredClaim]
+        do { claims = try store.claims() } catch {
+            logger.error("cannot read this gateway's claims", metadata: ["error": "\(error)"])
+            return
+        }
+        claimsDue = false
         for claim in claims where claim.claim.gateway == identity.databaseID {
             let m = OutgoingMessage(topic: topics.claim(claim.device), payload: GatewayMessages.claim(claim), retain: true)
             guard lastPayloads[m.topic] != m.payload else { continue }

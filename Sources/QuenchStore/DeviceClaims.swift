@@ -27,13 +27,6 @@ extension IntakeStore {
         }
     }
 
-    /// Forgets a gateway's claim on `device` (it cleared its retained message).
-    public func removeClaim(device: String, gateway: String) throws(StoreError) {
-        try write("removing a device claim") { db in
-            try db.run("DELETE FROM device_claim WHERE device = ? AND gateway = ?", [device, gateway])
-        }
-    }
-
     /// Every claim kept, the gateway's own and the others'.
     public func claims() throws(StoreError) -> [StoredClaim] {
         try read("reading the device claims") { db in

@@ -42,26 +42,27 @@ extension IntakeStore {
     public func applyRoster(_ entries: [RosterEntry], at time: Timestamp) throws(StoreError) -> [RosterEntry] {
         for entry in entries { try checkName(entry.person) }
         // Read first: the roster is applied again every half minute, and mostly changes nothing.
-        let owners = try read("reading who has the roster's devices") { db in
-            try Dictionary(entries.compactMap { entry -> (String, String?)? in
-                guard let owner = try db.first("SELECT p.name FROM device d LEFT JOIN person p ON p.id = d.person WHERE d.address = ?",
-                                               [entry.address], { row -> String? in row[0] }) else { return nil }
-                return (entry.address, owner)
-            }, uniquingKeysWith: { a, _ in a })
-        }
-        guard entries.contains(where: { entry in owners[entry.address].map { $0?.lowercased() != entry.person.lowercased() } ?? false }) else { return [] }
+        guard try !read("reading who has the roster's devices", { db in try Self.rosterChanges(entries, db) }).isEmpty else { return [] }
         return try write("applying the hub's roster") { db in
-            var changed: [RosterEntry] = []
-            for entry in entries {
-                guard let owner = try db.first("SELECT person FROM device WHERE address = ?", [entry.address], { row -> Int64? in row[0] }) else {
-                    continue
-                }
+            let changes = try Self.rosterChanges(entries, db)
+            for entry in changes {
+                // Looked up again: an earlier entry may have added them.
                 let person = try Self.person(named: entry.person, db) ?? Self.addPerson(name: entry.person, units: nil, at: time, db)
-                guard owner != person.id else { continue }
                 try db.run("UPDATE device SET person = ? WHERE address = ?", [person.id, entry.address])
-                changed.append(entry)
             }
-            return changed
+            return changes
+        }
+    }
+
+    /// The entries whose device is paired here and is not yet their person's (found by name as
+    /// `person(named:)` finds them; someone not known here yet has none).
+    private static func rosterChanges(_ entries: [RosterEntry], _ db: SQLiteConnection) throws -> [RosterEntry] {
+        try entries.filter { entry in
+            guard let owner = try db.first("SELECT person FROM device WHERE address = ?", [entry.address], { row -> Int64? in row[0] }) else {
+                return false
+            }
+            let person = try person(named: entry.person, db)
+            return owner == nil || owner != person?.id
         }
     }
 }

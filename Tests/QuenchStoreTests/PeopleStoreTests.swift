@@ -116,4 +116,24 @@ struct PeopleStoreTests {
         try store.renamePerson(id: me.id, to: "Sam")
         #expect(try store.events(EventQuery(limit: 1)).first?.person == "Sam")
     }
+
+    @Test("the hub's roster at a gateway: its paired devices to their people, someone new added once, the rest as they were; again, nothing")
+    func aRosterApplied() throws {
+        let dir = TemporaryDirectory()
+        let store = try IntakeStore(path: dir.file("q.sqlite"))
+        for address in ["C8:2A:3F:00:00:01", "C8:2A:3F:00:00:02", "C8:2A:3F:00:00:03"] {
+            try store.saveDevice(Device(address: address, profile: "hidrate-spark", addedAt: .wallClockNow))
+        }
+        let roster = [RosterEntry(address: "C8:2A:3F:00:00:01", person: "Gran"), RosterEntry(address: "C8:2A:3F:00:00:02", person: "gran"),
+                      RosterEntry(address: "C8:2A:3F:00:00:09", person: "Gran")]
+        // Two devices to one person not known here: added once (names match as the store matches them), both given.
+        #expect(try store.applyRoster(roster, at: .wallClockNow) == Array(roster.prefix(2)))
+        let people = try store.people()
+        let gran = try #require(people.first { $0.name == "Gran" })
+        #expect(people.count == 2)
+        let owners = try store.deviceOwners()
+        #expect(owners["C8:2A:3F:00:00:01"] == gran.id && owners["C8:2A:3F:00:00:02"] == gran.id)
+        #expect(owners["C8:2A:3F:00:00:03"] == people.first { $0.name == "me" }?.id && owners["C8:2A:3F:00:00:09"] == nil)
+        #expect(try store.applyRoster(roster, at: .wallClockNow).isEmpty)
+    }
 }
