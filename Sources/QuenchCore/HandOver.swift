@@ -14,13 +14,23 @@ public struct DeviceClaim: Sendable, Hashable {
     public var holding: Bool
     /// When the gateway said this: a holder says it again every `HandOverRule.refreshEvery`.
     public var at: Timestamp
+    /// When it last let the bottle go (released it, or lost its link); nil when it never held it.
+    /// Kept in every later claim, so a gateway that missed the claims saying it held the bottle
+    /// (a short hold, a broker outage) still learns that it did.
+    public var heldUntil: Timestamp?
 
-    public init(gateway: String, rssi: Int?, heardAt: Timestamp?, holding: Bool, at: Timestamp) {
+    public init(gateway: String, rssi: Int?, heardAt: Timestamp?, holding: Bool, at: Timestamp, heldUntil: Timestamp? = nil) {
         self.gateway = gateway
         self.rssi = rssi
         self.heardAt = heardAt
         self.holding = holding
         self.at = at
+        self.heldUntil = heldUntil
+    }
+
+    /// Whether this gateway held the bottle after `time` (by what it says: holding now, or let it go since).
+    public func held(after time: Timestamp) -> Bool {
+        holding ? at > time : heldUntil.map { $0 > time } ?? false
     }
 }
 

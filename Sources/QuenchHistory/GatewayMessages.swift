@@ -115,12 +115,15 @@ public enum GatewayMessages {
         var heardAt: String?
         var holding: Bool
         var at: String
+        /// Absent from the claims of gateways before it.
+        var heldUntil: String?
     }
 
     /// A gateway's claim on `device`, retained on `quench/NODE/claim/DEVICE`; `claim.gateway` is its database id.
     public static func claim(_ stored: StoredClaim) -> String {
         History.json(ClaimPayload(databaseId: stored.claim.gateway, device: stored.device, rssi: stored.claim.rssi,
-                                  heardAt: stored.claim.heardAt?.iso8601, holding: stored.claim.holding, at: stored.claim.at.iso8601))
+                                  heardAt: stored.claim.heardAt?.iso8601, holding: stored.claim.holding, at: stored.claim.at.iso8601,
+                                  heldUntil: stored.claim.heldUntil?.iso8601))
     }
 
     /// Another gateway's claim as the broker brings it. Its times are its own clock's: one more
@@ -136,10 +139,11 @@ public enum GatewayMessages {
             guard t.secondsSince1970 <= now.secondsSince1970 + 60 else { throw .invalidArgument("\(field) \(text) is in the future") }
             return t
         }
-        let heard: Timestamp?
+        let heard: Timestamp?, heldUntil: Timestamp?
         if let h = c.heardAt { heard = try time(h, "heard_at") } else { heard = nil }
+        if let h = c.heldUntil { heldUntil = try time(h, "held_until") } else { heldUntil = nil }
         return StoredClaim(device: c.device, claim: DeviceClaim(gateway: c.databaseId, rssi: c.rssi, heardAt: heard, holding: c.holding,
-                                                                at: try time(c.at, "at")))
+                                                                at: try time(c.at, "at"), heldUntil: heldUntil))
     }
 
     // MARK: - The hub's roster

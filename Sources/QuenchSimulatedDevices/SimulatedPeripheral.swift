@@ -138,12 +138,29 @@ public final class SimulatedPeripheral: ATTConnector, Sendable {
             s.connects += 1
             if s.streamer == nil { s.streamer = WorkerThread(name: "simulated \(address)") { [self] in stream() } }
         }
-        _ = WorkerThread(name: "gatt server \(address)") {
+        _ = WorkerThread(name: "gatt server \(address)") { [self] in
             _ = try? server.run()
             pair.server.close()
+            // The central went away: the device is free (and advertises) again.
+            state.changing { s in if s.link?.server === server { s.link = nil } }
         }
         return pair.client
     }
+
+    /// Whether a central holds the link now.
+    public var isConnected: Bool { state.withLock { $0.link != nil } }
+
+    /// The link drops (the device was carried out of range): what falls due until a central
+    /// connects again is lost, as with a real device that keeps no readings.
+    public func dropLink() {
+        state.withLock { s in
+            s.link?.bearer.interrupt()
+            s.link = nil
+        }
+    }
+
+    /// The instant the trace's clock started (its first subscription); nil before.
+    public var streamOrigin: ContinuousClock.Instant? { state.withLock { $0.origin } }
 
     /// Stops streaming and closes the link.
     public func shutdown() {
@@ -175,8 +192,8 @@ public final class SimulatedPeripheral: ATTConnector, Sendable {
             guard let value = reading.value else { continue }
             recent.append(reading)
             recent.removeAll { $0.t < reading.t - 1 }
-            if let w = streaming.dropWindow(containing: reading.t) {
-                dropLink(window: w)
+            if streaming.dropWindow(containing: reading.t) != nil {
+                dropLink()
                 count(sent: false)
                 continue
             }
@@ -202,13 +219,6 @@ public final class SimulatedPeripheral: ATTConnector, Sendable {
     private var isShutDown: Bool { state.withLock { $0.shutDown } }
 
     private func currentLink() -> (server: GATTServer, bearer: DescriptorBearer)? { state.withLock { $0.link } }
-
-    private func dropLink(window: (at: Double, seconds: Double)) {
-        state.withLock { s in
-            s.link?.bearer.interrupt()
-            s.link = nil
-        }
-    }
 
     /// Sleeps up to `seconds`, or until shut down.
     private func pause(_ seconds: Double) {
@@ -291,6 +301,9 @@ public final class SimulatedBroadcaster: AdvertisementSource, Sendable {
     public var frames: Int { cursor.withLock { $0.frames } }
 
     public var isFinished: Bool { cursor.withLock { $0.index >= readings.count && $0.pendingRepeat == nil } }
+
+    /// The instant the trace's clock started (the first scan that asked); nil before.
+    public var streamOrigin: ContinuousClock.Instant? { cursor.withLock { $0.origin } }
 
     public func next(until deadline: ContinuousClock.Instant) throws(LiveError) -> AdvertisingReport? {
         // One scan thread calls this: it works on a copy and puts it back, so no lock is held while it waits.

@@ -403,6 +403,11 @@ enum Schema {
                 person  INTEGER NOT NULL REFERENCES person(id) ON DELETE CASCADE
             ) STRICT;
             """),
+        // When a gateway last let a bottle go, said in each of its claims: a gateway that gets a
+        // streaming bottle back learns from it that another held it meanwhile (HandOverBoard.took).
+        Migration(identifier: "v17: when a claim's gateway last held the bottle", sql: """
+            ALTER TABLE device_claim ADD COLUMN held_until REAL;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

@@ -77,6 +77,23 @@ struct GatewayMessagesTests {
         unheard.claim.rssi = nil
         unheard.claim.heardAt = nil
         #expect(try GatewayMessages.claim(payload: Array(GatewayMessages.claim(unheard).utf8), now: Self.now) == unheard)
+        // Let go two seconds ago: said in the claim (absent, as from a gateway before it, when it never held the bottle).
+        var released = Self.claim
+        released.claim.holding = false
+        released.claim.heldUntil = Timestamp(secondsSince1970: Self.now.secondsSince1970 - 2)
+        let releasedText = GatewayMessages.claim(released)
+        #expect(releasedText.contains("held_until") && !text.contains("held_until"), "\(releasedText)")
+        #expect(try GatewayMessages.claim(payload: Array(releasedText.utf8), now: Self.now) == released)
+        let ahead = Timestamp(secondsSince1970: Self.now.secondsSince1970 + 3600).iso8601
+        #expect(throws: HistoryError.self) {
+            try GatewayMessages.claim(payload: Array(releasedText.replacingOccurrences(of: released.claim.heldUntil!.iso8601, with: ahead).utf8), now: Self.now)
+        }
+        do {
+            _ = try GatewayMessages.claim(payload: Array(releasedText.replacingOccurrences(of: released.claim.heldUntil!.iso8601, with: "yesterday").utf8), now: Self.now)
+            Issue.record("accepted held_until \"yesterday\"")
+        } catch {
+            #expect("\(error)".contains("held_until"), "\(error)")
+        }
         for (good, bad, field) in [
             (#""rssi":-61"#, #""rssi":-300"#, "rssi"),
             (#""device":"C8:2A:3F:00:3F:2A""#, #""device":"c8:2a:3f:00:3f:2a/../x""#, "device"),

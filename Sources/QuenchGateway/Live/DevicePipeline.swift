@@ -215,6 +215,23 @@ public final class DevicePipeline: Sendable {
                                   bootID: clock.bootID, sinceBoot: clock.sinceBoot(at: t))
     }
 
+    /// Judges what is pending, then learns the level anew from the next readings (keeping what
+    /// was learnt of the scale's zero): a change across the gap before them is not this gateway's
+    /// to count. A checkpoint not yet resumed is dropped, and the next reading stores the new detector's.
+    public func startAfresh(because reason: String) {
+        let final = state.withLock { s -> [DetectedEvent] in
+            guard !s.finished else { return [] }
+            let learnt = s.pending?.detector ?? s.detector
+            s.pending = nil
+            s.detector.finish(into: &s.events)
+            s.detector = SipDetector(calibration: device.calibration, configuration: s.detector.configuration).keepingLearning(of: learnt)
+            s.lastCheckpointT = -.infinity
+            return Self.take(&s.events, offset: s.offset)
+        }
+        logger.info("learning the level afresh: \(reason)")
+        submit(final)
+    }
+
     public func linkChanged(up: Bool) {
         let changed = state.withLock { s -> Bool in
             defer { s.linkUp = up }

@@ -237,7 +237,10 @@ public final class GATTDeviceSession: Sendable {
         supervisor.alive()
         logger.info("connected and subscribed", metadata: metadata)
         pipeline.linkChanged(up: true)
-        handOver?.setHolding(pipeline.device.label, true)
+        // A bottle that keeps its own sips is drained of them wherever it was: nothing to learn again.
+        if handOver?.took(pipeline.device.label) == true, pipeline.device.profile.sipReporter == nil {
+            pipeline.startAfresh(because: "another gateway held the bottle since this one last did, and stored what was drunk there")
+        }
     }
 
     private func linkDown(lost: Bool = false) {

@@ -25,6 +25,8 @@ public final class HandOverBoard: Sendable {
         var holding = false
         /// The claim last saved for the publisher.
         var saved: DeviceClaim?
+        /// When this gateway last let the bottle go (kept in its claim, so it outlives a restart).
+        var heldUntil: Timestamp?
     }
     private struct State {
         var mine: [String: Seen]
@@ -45,7 +47,13 @@ public final class HandOverBoard: Sendable {
         self.logger = logger
         gateway = id
         settled = .now + .seconds(rule.settle)
-        state = Mutex(State(mine: Dictionary(devices.map { ($0, Seen()) }, uniquingKeysWith: { a, _ in a })))
+        var mine = Dictionary(devices.map { ($0, Seen()) }, uniquingKeysWith: { a, _ in a })
+        // This gateway's claims as it left them: when it last held each bottle (a claim still
+        // holding is a process that ended without letting go: it held the bottle until then).
+        for stored in (try? store.claims()) ?? [] where stored.claim.gateway == id {
+            mine[stored.device]?.heldUntil = stored.claim.holding ? stored.claim.at : stored.claim.heldUntil
+        }
+        state = Mutex(State(mine: mine))
     }
 
     public var devices: Set<String> { state.withLock { Set($0.mine.keys) } }
@@ -69,6 +77,7 @@ public final class HandOverBoard: Sendable {
         let changed = state.withLock { s -> Bool in
             guard var seen = s.mine[device], seen.holding != holding else { return false }
             seen.holding = holding
+            if !holding { seen.heldUntil = .wallClockNow }
             if lost {
                 seen.rssi = nil
                 seen.heardAt = nil
@@ -77,6 +86,19 @@ public final class HandOverBoard: Sendable {
             return true
         }
         if changed { save(device, force: true) }
+    }
+
+    /// This gateway's link to `device` came up: it holds the bottle (said at once, as `setHolding`).
+    /// Returns whether another gateway held it since this one last did, by the claims read last:
+    /// for a bottle that streams its level (and keeps no sips), the sips drunk meanwhile were
+    /// stored there, and the level this gateway saw before is no measure of what was drunk since.
+    public func took(_ device: String) -> Bool {
+        let heldElsewhere = state.withLock { s -> Bool in
+            guard let since = s.mine[device]?.heldUntil else { return false }
+            return (s.others[device] ?? []).contains { $0.held(after: since) }
+        }
+        setHolding(device, true)
+        return heldElsewhere
     }
 
     /// What this gateway should do about `device` now. A change is logged once.
@@ -114,7 +136,8 @@ public final class HandOverBoard: Sendable {
     }
 
     private func claim(_ seen: Seen, at now: Timestamp) -> DeviceClaim {
-        DeviceClaim(gateway: gateway, rssi: seen.rssi.map { Int($0.rounded()) }, heardAt: seen.heardAt, holding: seen.holding, at: now)
+        DeviceClaim(gateway: gateway, rssi: seen.rssi.map { Int($0.rounded()) }, heardAt: seen.heardAt, holding: seen.holding, at: now,
+                    heldUntil: seen.heldUntil)
     }
 
     private func save(_ device: String, force: Bool) {
