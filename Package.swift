@@ -189,6 +189,8 @@ let package = Package(
         .executableTarget(name: "quenchd", dependencies: ["CommandLineAdvice", "QuenchCore", "QuenchGateway", "QuenchConfig", "QuenchStore"]),
         .executableTarget(name: "quench-bench", dependencies: [
             "QuenchCore", "QuenchSimulator", "QuenchStore", "QuenchGateway", "QuenchSimulatedDevices", "QuenchMQTT", "MQTT", "QuenchHistory",
+            // `quench-bench gateway` and `hub`: simulated devices over the real wire protocols.
+            "QuenchProfiles", "BluetoothWire", "GATT", "Threading",
             .product(name: "Logging", package: "swift-log"),
             // `quench-bench web`: its HTTP/1.1 client.
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),

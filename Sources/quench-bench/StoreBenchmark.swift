@@ -36,9 +36,12 @@ struct StoreBenchmark {
     enum BenchError: Error, CustomStringConvertible {
         case usage(String)
         case command(String, Int32, String)
+        /// A run that went wrong (not the arguments).
+        case failed(String)
         var description: String {
             switch self {
             case .usage(let m): m
+            case .failed(let m): m
             case .command(let c, let status, let err): "\(c) exited with \(status): \(err)"
             }
         }

@@ -5,6 +5,7 @@
 //   quench-bench backup [--quench PATH] [--db PATH] [--runs N]
 //   quench-bench gateway [--seconds S]
 //   quench-bench mqtt [--quench PATH] [--events N] [--backlog N] [--mosquitto PATH]
+//   quench-bench hub [--quench PATH] [--gateways N] [--bottles N] [--hours H] [--seconds S] [--seed N] [--latency-sips N]
 //   quench-bench web [--quench PATH] [--server PATH] [--requests N] [--streams N] [--idle N] [--tries N] [--years N] [--sips MIN-MAX] [--also PATHS]
 import Foundation
 
@@ -45,7 +46,7 @@ default:
                quench-bench backup [--quench PATH] [--db PATH] [--runs N]
                quench-bench gateway [--seconds S]
                quench-bench mqtt [--quench PATH] [--events N] [--backlog N] [--mosquitto PATH]
-               quench-bench hub [--quench PATH] [--gateways N] [--bottles N] [--hours H] [--seconds S] [--mosquitto PATH]
+               quench-bench hub [--quench PATH] [--gateways N] [--bottles N] [--hours H] [--seconds S] [--seed N] [--latency-sips N] [--mosquitto PATH]
                quench-bench web [--quench PATH] [--server PATH] [--requests N] [--streams N] [--idle N] [--tries N] [--years N] [--sips MIN-MAX] [--also PATHS]
           detector  sip detector alone on simulated readings (default 10 M)
           replay    a trace file of N readings through the detector, in process and
@@ -58,9 +59,11 @@ default:
                     CPU share of one core, peak RSS, event-to-store latency
           mqtt      a real mosquitto: stored → received latency, a 100 000-row outbox
                     drained by `quench mqtt sync` (rate, peak RSS), `quench mqtt run` idle RSS
-          hub       a care home: gateways (`quench mqtt run`) and `quench hub run` on a real
-                    mosquitto, broadcast bottles heard twice, every part restarted; each drink
-                    once at the hub, its CPU and peak RSS, gateway → hub latency
+          hub       a care home: simulated bottles streaming to gateways' detectors (broadcast
+                    scales heard in two rooms, bottles carried between rooms), each gateway's
+                    `quench mqtt run` and `quench hub run` on a real mosquitto, every part
+                    restarted; the hub against the truth, its CPU and peak RSS, a sip final →
+                    on the hub's page
           web       `quench serve` on 10 years of history: each endpoint's and a page refresh's
                     latency, the server's RSS (idle, loaded, 20 live streams), add → change event
 
