@@ -175,13 +175,16 @@ extension History {
     /// Once: a second acknowledgement says when the first was. Refused when there is none to acknowledge.
     public static func acknowledgeCarerAlert(_ environment: HistoryEnvironment, name: String, json: Bool) throws(HistoryError) -> String {
         let (watches, _) = try carerWatches(environment)
-        guard let watch = watches.first(where: { $0.entry.person == name }) else {
+        let store = try environment.openStore(creating: false)
+        // Named as everywhere else: in any case.
+        let person = try HistoryContext.run { () throws(StoreError) in try store.person(named: name) }
+        guard let person, let watch = watches.first(where: { $0.personID == person.id }) else {
             throw .invalidArgument("there is nobody called \(name.shownSafely(limit: 40)) (quench people lists everyone)")
         }
+        let name = person.name
         let shown = name.shownSafely(limit: 40)
         let noAlert = HistoryError.invalidArgument("there is no alert about \(shown) to acknowledge: none was sent since their last drink")
         guard watch.entry.alertSentAt != nil else { throw noAlert }
-        let store = try environment.openStore(creating: false)
         let now = environment.now
         let alert = try HistoryContext.run { () throws(StoreError) in
             try store.acknowledgeCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, at: now)

@@ -50,7 +50,9 @@ public enum ReminderPolicy {
         public var reason: String
     }
 
-    public static func judge(_ s: Situation, _ settings: ReminderSettings, describe: (Timestamp) -> String) -> Verdict {
+    /// `volume` says an amount in the person's unit (the reason is shown to them), `describe` a time.
+    public static func judge(_ s: Situation, _ settings: ReminderSettings, volume: (Double) -> String = { VolumeText.volume($0, .ml) },
+                             describe: (Timestamp) -> String) -> Verdict {
         let window = max(1, s.windowEnd.secondsSince1970 - s.windowStart.secondsSince1970)
         let elapsed = min(max(0, s.now.secondsSince1970 - s.windowStart.secondsSince1970), window)
         let pace = s.goalML * elapsed / window
@@ -82,14 +84,14 @@ public enum ReminderPolicy {
             // The pace passes intake + slack when goal × fraction of the window = intake + slack.
             let needed = s.intakeML + settings.slackML
             guard needed < s.goalML else {
-                return verdict(false, nil, "within \(Int(saturating: settings.slackML.rounded())) mL of the goal: the pace cannot leave them behind today")
+                return verdict(false, nil, "within \(volume(settings.slackML)) of the goal: the pace cannot leave them behind today")
             }
             let behindFrom = s.windowStart.adding(needed / s.goalML * window)
-            notBefore(behindFrom, "when the pace passes \(Int(saturating: needed.rounded())) mL (intake + \(Int(saturating: settings.slackML.rounded())) mL slack)")
+            notBefore(behindFrom, "when the pace passes \(volume(needed)) (intake + \(volume(settings.slackML)) slack)")
         }
         if s.now >= earliest, s.now < s.windowEnd {
             let reason = settings.mode == .pace
-                ? "behind pace by \(Int(saturating: behindBy.rounded())) mL" + (s.lastDrink.map { "; last drink \(describe($0))" } ?? "; nothing drunk yet")
+                ? "behind pace by \(volume(behindBy))" + (s.lastDrink.map { "; last drink \(describe($0))" } ?? "; nothing drunk yet")
                 : "every \(minutes(settings.everyMinutes)) in the waking window"
             return verdict(true, s.now, reason)
         }

@@ -174,7 +174,7 @@ extension History {
         let situation = ReminderPolicy.Situation(
             now: c.now, windowStart: windowStart, windowEnd: windowEnd, intakeML: intake, goalML: goal,
             lastDrink: last?.time, lastReminder: record.lastRemindedAt, snoozedUntil: record.snoozedUntil)
-        let verdict = ReminderPolicy.judge(situation, settings) { time in
+        let verdict = ReminderPolicy.judge(situation, settings, volume: { Format.volume($0, c.units) }) { time in
             c.calendar.wallClock(time).date == today ? Format.time(time, c.calendar) : Format.dateTime(time, c.calendar)
         }
         let report = ReminderReport(

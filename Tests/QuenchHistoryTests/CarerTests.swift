@@ -96,7 +96,8 @@ import Testing
 
         // Acknowledged at 13:00, once: a second acknowledgement says when the first was.
         #expect(try History.acknowledgeCarerAlert(Self.environment(folder, 13), name: "Gran", json: false) == "Acknowledged the alert about Gran.")
-        #expect(try History.acknowledgeCarerAlert(Self.environment(folder, 13.5), name: "Gran", json: false)
+        // Named in any case, as everywhere: the person's own name in the answer.
+        #expect(try History.acknowledgeCarerAlert(Self.environment(folder, 13.5), name: "gRAN", json: false)
                 == "The alert about Gran was already acknowledged at 13:00.")
         #expect(try History.carerReport(Self.environment(folder, 14)).people.first { $0.person == "Gran" }?.alertAcknowledgedAt == "2026-11-24T13:00:00+00:00")
         #expect(try deliver(16).isEmpty, "an acknowledged spell is not sent again")

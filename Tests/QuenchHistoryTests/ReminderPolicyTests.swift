@@ -96,6 +96,13 @@ import Testing
         #expect(abs(v.paceML - 285.714) < 0.01 && !v.behind && !v.due)
         #expect(v.nextAt == Self.at(8 + 0.2 * 14))
         #expect(v.reason == "when the pace passes 400 mL (intake + 150 mL slack)")
+        // Said in the person's unit.
+        let ounces = ReminderPolicy.judge(s, .defaults, volume: { VolumeText.volume($0, .usFluidOunce) }) { _ in "" }
+        #expect(ounces.reason == "when the pace passes 13.5 oz (intake + 5.1 oz slack)", "\(ounces.reason)")
+        var late = s
+        late.now = Self.at(15)
+        let behind = ReminderPolicy.judge(late, .defaults, volume: { VolumeText.volume($0, .usFluidOunce) }) { _ in "09:45" }
+        #expect(behind.due && behind.reason.hasPrefix("behind pace by 25.4 oz"), "\(behind.reason)")
     }
 }
 
