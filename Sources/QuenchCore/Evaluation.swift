@@ -225,3 +225,27 @@ extension String {
         count >= width ? self + " " : self + String(repeating: " ", count: width - count)
     }
 }
+
+/// Several traces scored as one report: each is placed after the ones before it on one clock,
+/// 1 000 s apart, so that no event of one trace can match another's truth.
+public struct EvaluationPool: Sendable {
+    public private(set) var detected: [DetectedEvent] = []
+    public private(set) var truth: [TruthEvent] = []
+    /// Where the next trace starts on the pool's clock.
+    private var end = 0.0
+
+    public init() {}
+
+    /// Adds a trace of `duration` seconds, its times counted from 0.
+    public mutating func add(detected: [DetectedEvent], truth: [TruthEvent], duration: Double) {
+        let shift = end
+        self.detected += detected.map { var e = $0; e.t += shift; e.start += shift; e.end += shift; return e }
+        self.truth += truth.map { var e = $0; e.tStart += shift; e.tEnd += shift; return e }
+        end += duration + 1000
+    }
+
+    /// Adds every trace of `other`, after these.
+    public mutating func add(_ other: EvaluationPool) { add(detected: other.detected, truth: other.truth, duration: other.end) }
+
+    public var report: EvaluationReport { Evaluation.score(detected: detected, truth: truth) }
+}

@@ -61,8 +61,8 @@ extension IntakeStore {
             guard let owner = try db.first("SELECT person FROM device WHERE address = ?", [entry.address], { row -> Int64? in row[0] }) else {
                 return false
             }
-            let person = try person(named: entry.person, db)
-            return owner == nil || owner != person?.id
+            // Someone not known here yet owns nothing here.
+            return try person(named: entry.person, db).map { $0.id != owner } ?? true
         }
     }
 }

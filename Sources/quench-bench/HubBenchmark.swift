@@ -140,10 +140,13 @@ struct HubBenchmark {
             }
         }
 
+        /// The level bottle (the DIY profile) advertises on a random address.
+        var addressType: AddressType { kind == .levelBottle ? .leRandom : .lePublic }
+
         func device() throws -> LiveDevice {
             let calibration = configuration.sensor == .level ? configuration.calibration
                 : try BottleCalibration(unit: .g, capacityML: configuration.capacityML, emptyWeightG: configuration.emptyWeightG)
-            return LiveDevice(address: address, addressType: kind == .levelBottle ? .leRandom : .lePublic, profile: profile, calibration: calibration)
+            return LiveDevice(address: address, addressType: addressType, profile: profile, calibration: calibration)
         }
     }
 
@@ -222,9 +225,9 @@ struct HubBenchmark {
         }
 
         /// The connected devices in `room` that advertise now (nobody holds their link).
-        func advertising(in room: Int) -> [BluetoothAddress] {
+        func advertising(in room: Int) -> [Bottle] {
             let here = location.withLock { l in bottles.filter { $0.kind != .miScale && l[$0.index] == room } }
-            return here.filter { peripherals[$0.index]?.isConnected == false }.map(\.address)
+            return here.filter { peripherals[$0.index]?.isConnected == false }
         }
     }
 
@@ -250,7 +253,7 @@ struct HubBenchmark {
         private let pumps: [WorkerThread]
         private let stopSignal: StopSignal
 
-        init(room: Int, house: House, scales: [(SimulatedBroadcaster, loss: Double)], stop: StopSignal, seed: UInt64) throws {
+        init(room: Int, house: House, scales: [(SimulatedBroadcaster, loss: Double)], stop: StopSignal, seed: UInt64) {
             self.room = room
             stopSignal = stop
             let queue = queue
@@ -276,11 +279,10 @@ struct HubBenchmark {
                     }
                 })
             }
-            let devices = try Dictionary(uniqueKeysWithValues: house.bottles.map { ($0.address, try $0.device()) })
             pumps.append(WorkerThread(name: "room \(room) beacons") {
                 while !stop.wait(seconds: 0.5) {
-                    for address in house.advertising(in: room) {
-                        push(AdvertisingReport(address: address, addressType: devices[address]?.addressType ?? .lePublic, rssi: -55,
+                    for bottle in house.advertising(in: room) {
+                        push(AdvertisingReport(address: bottle.address, addressType: bottle.addressType, rssi: -55,
                                                source: .legacy(.advInd), isConnectable: true, isScanResponse: false, data: [2, 1, 6]))
                     }
                 }
@@ -324,9 +326,11 @@ struct HubBenchmark {
     /// What each room's gateway received of each device, on the simulated wall clock: run through
     /// a detector alone afterwards, it tells the radio's and the clock's share of an error from the hub's.
     final class Received: Sendable {
-        private let readings = Mutex<[String: [Reading]]>([:])
-        func add(room: Int, device: String, _ reading: Reading) { readings.withLock { $0["\(room)|\(device)", default: []].append(reading) } }
-        func of(device: String) -> [[Reading]] { readings.withLock { r in r.filter { $0.key.hasSuffix("|" + device) }.map(\.value) } }
+        /// By device, then room.
+        private let readings = Mutex<[String: [Int: [Reading]]]>([:])
+        func add(room: Int, device: String, _ reading: Reading) { readings.withLock { $0[device, default: [:]][room, default: []].append(reading) } }
+        /// One list per room that heard `device`.
+        func of(device: String) -> [[Reading]] { readings.withLock { Array(($0[device] ?? [:]).values) } }
     }
 
     /// A room's gateway, in this process, on its own database: started, stopped, started again.
@@ -445,7 +449,7 @@ struct HubBenchmark {
                                       started: Timestamp(secondsSince1970: start)), loss: b.room == g ? 0.02 : 0.15)
             }
             broadcasters += scales.map(\.0)
-            let air = try RoomAir(room: g, house: house, scales: scales, stop: airStop, seed: seed)
+            let air = RoomAir(room: g, house: house, scales: scales, stop: airStop, seed: seed)
             let heard = Set(scales.map(\.0.address))
             let devices = try bottles.filter { b in
                 b.kind == .levelBottle || (b.kind == .miScale ? heard.contains(b.address) : b.room == g)
@@ -541,8 +545,16 @@ struct HubBenchmark {
 
         // The hub against the truth, by bottle, on each bottle's trace time; the bottles of a
         // group one after another on one clock, so one report covers them.
-        var groups: [String: (detected: [DetectedEvent], truth: [TruthEvent], offset: Double)] = [:]
+        var groups: [String: EvaluationPool] = [:]
         var doubled = 0
+        /// A detector alone over `readings`: its events, without the diagnostic ones.
+        func detectorAlone(_ readings: [Reading], _ calibration: BottleCalibration) -> [DetectedEvent] {
+            var detector = SipDetector(calibration: calibration)
+            var events: [DetectedEvent] = []
+            for r in readings { detector.process(r, into: &events) }
+            detector.finish(into: &events)
+            return events.filter { !$0.kind.isDiagnostic }
+        }
         for b in bottles {
             // Its trace's clock: from its first subscription, or a Mi scale's from its first room's first scan.
             let began = house.peripherals[b.index]?.streamOrigin ?? broadcasters.first { $0.address == b.address }?.streamOrigin ?? origin
@@ -559,28 +571,15 @@ struct HubBenchmark {
             // A second event of one true drink: unmatched, in the window of a matched one of its kind.
             doubled += report.spurious.filter { s in report.matches.contains { $0.truth.kind == s.kind && Evaluation.window(of: $0.truth, contains: s.t) } }.count
             // The same readings through a detector alone (no radio, no restarts, no hub): what the detector itself errs by.
-            var alone = SipDetector(calibration: b.configuration.calibration)
-            var found: [DetectedEvent] = []
-            for r in b.readings { alone.process(r, into: &found) }
-            alone.finish(into: &found)
-            found.removeAll { $0.kind.isDiagnostic }
-            var runs = [("all", detected), (b.kind.rawValue, detected), ("alone", found)]
+            var runs = [("all", detected), (b.kind.rawValue, detected), ("alone", detectorAlone(b.readings, b.configuration.calibration))]
             // What each gateway received (a Mi scale's two rooms each count), through a detector alone.
             let calibration = try b.device().calibration
             let receipts = received.of(device: b.address.description).map { readings in
-                var d = SipDetector(calibration: calibration)
-                var events: [DetectedEvent] = []
-                for r in readings { d.process(Reading(t: r.t - offset, value: r.value), into: &events) }
-                d.finish(into: &events)
-                return (readings: readings, events: events.filter { !$0.kind.isDiagnostic })
+                (readings: readings, events: detectorAlone(readings.map { Reading(t: $0.t - offset, value: $0.value) }, calibration))
             }
             runs += receipts.map { ("received", $0.events) }
             for (name, detected) in runs {
-                var g = groups[name] ?? ([], [], 0)
-                g.detected += detected.map { var e = $0; e.t += g.offset; e.start += g.offset; e.end += g.offset; return e }
-                g.truth += b.truth.map { var e = $0; e.tStart += g.offset; e.tEnd += g.offset; return e }
-                g.offset += hours * 3600 + 1000
-                groups[name] = g
+                groups[name, default: EvaluationPool()].add(detected: detected, truth: b.truth, duration: hours * 3600)
             }
             if ProcessInfo.processInfo.environment["QUENCH_BENCH_VERBOSE"] != nil, b.kind == .sigScale || b.kind == .miScale {
                 for (readings, events) in receipts {
@@ -592,7 +591,7 @@ struct HubBenchmark {
                 }
             }
         }
-        let byKind = groups.mapValues { Evaluation.score(detected: $0.detected, truth: $0.truth) }
+        let byKind = groups.mapValues(\.report)
         let total = byKind["all"] ?? EvaluationReport()
         func line(_ label: String, _ r: EvaluationReport) -> String {
             func f(_ x: Double?, _ places: Int) -> String { x.map { TraceWriter.fixed($0, places: places) } ?? "-" }

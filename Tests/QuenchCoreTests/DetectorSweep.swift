@@ -5,8 +5,8 @@ import QuenchSimulator
 
 /// Runs `seeds` one-hour bottles of a configuration family through the detector.
 func sweep(seeds: UInt64, verbose: Bool = false, bySensor: Bool = false, _ configuration: (UInt64) -> SimulationConfiguration)
-    -> [String: (detected: [DetectedEvent], truth: [TruthEvent], offset: Double)] {
-    var byName: [String: (detected: [DetectedEvent], truth: [TruthEvent], offset: Double)] = [:]
+    -> [String: EvaluationPool] {
+    var byName: [String: EvaluationPool] = [:]
     let environment = ProcessInfo.processInfo.environment
     for seed in 1...seeds {
         let configuration = configuration(seed)
@@ -31,28 +31,22 @@ func sweep(seeds: UInt64, verbose: Bool = false, bySensor: Bool = false, _ confi
             }
         }
         let name = bySensor ? "\(configuration.name) \(configuration.sensor)" : configuration.name
-        var entry = byName[name] ?? ([], [], 0)
-        // Concatenate on one clock so the report covers every seed.
-        entry.detected += events.map { var e = $0; e.t += entry.offset; e.start += entry.offset; e.end += entry.offset; return e }
-        entry.truth += truth.map { var e = $0; e.tStart += entry.offset; e.tEnd += entry.offset; return e }
-        entry.offset += configuration.duration + 1000
-        byName[name] = entry
+        // One report covers every seed.
+        byName[name, default: EvaluationPool()].add(detected: events, truth: truth, duration: configuration.duration)
     }
     return byName
 }
 
 /// Prints one line per group and one for all of them; returns the overall report.
 @discardableResult
-func printSweep(_ groups: [String: (detected: [DetectedEvent], truth: [TruthEvent], offset: Double)]) -> EvaluationReport {
-    var all: ([DetectedEvent], [TruthEvent], Double) = ([], [], 0)
-    for (name, entry) in groups.sorted(by: { $0.key < $1.key }) {
-        let r = Evaluation.score(detected: entry.detected, truth: entry.truth)
+func printSweep(_ groups: [String: EvaluationPool]) -> EvaluationReport {
+    var all = EvaluationPool()
+    for (name, pool) in groups.sorted(by: { $0.key < $1.key }) {
+        let r = pool.report
         print(String(format: "%-28@ sips %4d recall %.3f precision %.3f mae %.2f total %.2f%% refill %.3f pour %.3f/%.3f", name as NSString, r.sip.truthCount, r.sipRecall ?? -1, r.sipPrecision ?? -1, r.sipMeanAbsoluteErrorML ?? -1, r.totalIntakeErrorPercent ?? -1, r.refillRecall ?? -1, r.pourRecall ?? -1, r.pour.precision ?? -1))
-        all.0 += entry.detected.map { var e = $0; e.t += all.2; return e }
-        all.1 += entry.truth.map { var e = $0; e.tStart += all.2; e.tEnd += all.2; return e }
-        all.2 += 1e8
+        all.add(pool)
     }
-    let r = Evaluation.score(detected: all.0, truth: all.1)
+    let r = all.report
     print(String(format: "ALL sips %d recall %.4f precision %.4f mae %.3f total %.2f%% refill %.3f pour %.3f", r.sip.truthCount, r.sipRecall ?? -1, r.sipPrecision ?? -1, r.sipMeanAbsoluteErrorML ?? -1, r.totalIntakeErrorPercent ?? -1, r.refillRecall ?? -1, r.pourRecall ?? -1))
     return r
 }
@@ -69,7 +63,7 @@ func printSweep(_ groups: [String: (detected: [DetectedEvent], truth: [TruthEven
         printSweep(sweep(seeds: seeds, verbose: verbose) { SimulationConfiguration.randomised(seed: $0, duration: 3600) })
     }
     print("-- situations")
-    var groups: [String: (detected: [DetectedEvent], truth: [TruthEvent], offset: Double)] = [:]
+    var groups: [String: EvaluationPool] = [:]
     for situation in Situation.allCases where only == nil || only == situation {
         let bySensor = environment["BY_SENSOR"] != nil
         groups.merge(sweep(seeds: seeds, verbose: verbose, bySensor: bySensor) { .situation(situation, seed: $0, duration: 3600) }) { a, _ in a }
