@@ -267,6 +267,13 @@ public struct SipDetector: Sendable, Codable {
     /// a large part of the bottle (this fraction of its volume).
     static let tiltJumpFraction = 0.15
 
+    /// Readings of the empty scale before they say what its zero is. Two may be two
+    /// spikes in a row, which agree when the wire carries no negative weight (a SIG
+    /// Weight Measurement is unsigned, so each arrives as 0): at 1 Hz such a pair, beside
+    /// a phone on the scale, once said the phone had gone, and every later level was off
+    /// by it. Three spikes in a row are a million to one; a real lift at 1 Hz gives three.
+    static let emptyScaleReadings = 3
+
     /// A bottle weighs at least this (mL-equivalent) above the empty scale:
     /// well clear of an empty scale's offsets.
     static let smallestBottleML = 20.0
@@ -389,7 +396,7 @@ public struct SipDetector: Sendable, Codable {
             }
             markLifted(at: run.start, into: &events)
             disturbance.lastAway = t
-            disturbance.zeroSeen = run.judgedLevel - objectsML
+            if run.count >= Self.emptyScaleReadings { disturbance.zeroSeen = run.judgedLevel - objectsML }
             if held >= configuration.settleSeconds { emptyML = run.judgedLevel - objectsML }
             return
         }

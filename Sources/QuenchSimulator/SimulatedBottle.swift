@@ -148,6 +148,7 @@ public struct SimulatedBottle: IteratorProtocol, Sequence, Sendable {
                 grams += sense.sign() * sense.logUniform(50, Swift.max(c.maxSpikeG, 51))
                 count(.spikes)
             }
+            if c.unsignedReadings { grams = Swift.max(0, grams) }
             return quantise(grams / c.unit.gramsPerUnit!)
         case .level:
             let top = c.shape.topLevelMM

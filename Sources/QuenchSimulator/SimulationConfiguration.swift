@@ -103,6 +103,10 @@ public struct SimulationConfiguration: Sendable, Hashable {
     public var pourMLPerSecond: ClosedRange<Double> = 80...250
     /// Behaviours that happen five times as often as usual (a scenario's theme).
     public var emphasised: Set<Behaviour> = []
+    /// The wire carries no negative value, so one arrives as 0: a Bluetooth SIG Weight
+    /// Measurement's weight is a uint16 (WSS v1.0, 3.1; GSS 3.252), and a load cell's spike below
+    /// zero, or an empty scale whose zero reads a few grams low, reaches the gateway as 0.
+    public var unsignedReadings = false
     /// Wall-clock time of t = 0, for the trace header.
     public var started: Timestamp?
     /// A name for the header (`preset: ...`).
@@ -223,6 +227,7 @@ public struct SimulationConfiguration: Sendable, Hashable {
             c.shape = .sportsBottle(capacityML: 1000); c.initialML = 800
         case .sigWeightScale:
             c.unit = .kg; c.resolution = 0.005; c.sampleRate = 1; c.timestampJitter = 0.2; c.noise = 1.0
+            c.unsignedReadings = true
         case .imperialScale:
             c.unit = .lb; c.resolution = 0.01; c.sampleRate = 2; c.timestampJitter = 0.1; c.noise = 0.8
         case .ounceScale:
@@ -314,6 +319,7 @@ extension SimulationConfiguration {
             let base = SimulationConfiguration.preset(preset, duration: duration)
             c.unit = base.unit
             c.resolution = base.resolution
+            c.unsignedReadings = base.unsignedReadings
             if c.sensor == .weight {
                 c.noise = random.uniform(0.3, 1.5)
             } else {

@@ -217,4 +217,37 @@ import QuenchSimulator
         #expect(events.first?.kind == .sip)
         #expect(abs((events.first?.ml ?? 0) - 25) <= 1, "\(events)")
     }
+    /// A SIG weight scale at 1 Hz (kg in 5 g steps; its wire carries no negative weight, so a
+    /// spike below zero arrives as 0). Two such spikes in a row agree like a short lift onto an
+    /// empty scale; beside a phone, that once said the phone had gone: a 225 g "refill", then
+    /// the phone alone taken for the bottle (a 430 g "sip"), then its removal a 225 g "sip".
+    /// The pair comes while the bottle stands, or in a lift, after the phone alone was read.
+    @Test(arguments: [false, true])
+    func twoSpikesAtZeroBesideAPhoneAreNothing(atTheLift: Bool) {
+        var readings: [Reading] = []
+        var t = 0.0
+        func hold(_ kg: Double, _ seconds: Int) {
+            for _ in 0..<seconds {
+                readings.append(Reading(t: t, value: kg))
+                t += 1
+            }
+        }
+        hold(0, 20)             // the empty scale
+        hold(0.675, 60)         // the bottle
+        hold(0.900, 60)         // a phone put down beside it
+        if atTheLift {
+            hold(0.900, 30)
+        } else {
+            hold(0, 1); hold(0.015, 1)  // two spikes in a row
+            hold(0.900, 28)
+        }
+        hold(0.225, 6)          // lifted: the phone alone
+        if atTheLift { hold(0, 1); hold(0.015, 1) } else { hold(0.225, 2) }
+        hold(0.880, 60)         // back, 20 mL lighter
+        hold(0.655, 60)         // the phone taken away
+        let events = detect(readings, calibration: try! BottleCalibration(unit: .kg)).filter { !$0.kind.isDiagnostic }
+        #expect(events.count == 1, "\(events)")
+        #expect(events.first?.kind == .sip)
+        #expect(abs((events.first?.ml ?? 0) - 20) <= 0.5, "\(events)")
+    }
 }

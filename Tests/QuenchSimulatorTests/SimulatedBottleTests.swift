@@ -123,10 +123,11 @@ private func drain(_ bottle: inout SimulatedBottle, _ each: (Reading) -> Void = 
         var configuration = SimulationConfiguration.preset(preset, duration: 8 * 3600)
         configuration.meanIdleSeconds = 60
         var bottle = SimulatedBottle(configuration: configuration, seed: 3)
-        var nils = 0, gapsSeen = 0, bigSpikes = 0
+        var nils = 0, gapsSeen = 0, bigSpikes = 0, negatives = 0, zeros = 0
         var previous: Reading?
         let truth = drain(&bottle) { reading in
             if reading.value == nil { nils += 1 }
+            if let v = reading.value { if v < 0 { negatives += 1 } else if v == 0 { zeros += 1 } }
             if let previous, reading.t - previous.t > 1.5 { gapsSeen += 1 }
             if configuration.sensor == .weight, let v = reading.value, v * configuration.unit.gramsPerUnit! > 5000 { bigSpikes += 1 }
             previous = reading
@@ -142,6 +143,12 @@ private func drain(_ bottle: inout SimulatedBottle, _ each: (Reading) -> Void = 
         if configuration.sensor == .weight {
             #expect(bigSpikes > 0)
             #expect(bottle.occurrences[.tiltGarbage] == nil)
+            // A SIG Weight Measurement is unsigned: its spikes below zero arrive as 0; a kitchen scale's do not.
+            if configuration.unsignedReadings {
+                #expect(negatives == 0 && zeros > 0)
+            } else {
+                #expect(negatives > 0)
+            }
         } else {
             #expect(nils > 0)
             #expect(bottle.occurrences[.phone] == nil)
