@@ -10,7 +10,7 @@
 # The VM tests (BLEVMTests) mostly wait on their guest (`quench run --seconds 72`, `sleep 75`): each
 # VM shard runs its tests one after the other, so at most one VM per shard is up. Before anything
 # runs, the shards are checked to cover every test exactly once: a new test lands in the VM
-# shard or in the last shard, never nowhere.
+# shard vm-4 or in the last shard, never nowhere.
 #
 # Output: each shard's log is printed whole when it ends (kept in .build/test-logs/ with JUnit XML),
 # then one line per shard with its time and result, and the slowest tests. Exit status 0 only when
