@@ -362,3 +362,13 @@ public final class SimulatedBroadcaster: AdvertisementSource, Sendable {
     }
 }
 #endif
+
+extension AdvertisingReport {
+    /// A connectable device heard advertising only its Flags (LE General Discoverable, BR/EDR not
+    /// supported; CSS Part A, 1.3): how a room's scan hears a simulated bottle that no central holds.
+    public static func connectable(_ address: BluetoothAddress, _ addressType: AddressType = .lePublic, rssi: Int8) -> AdvertisingReport {
+        let flags: ADFlags = [.leGeneralDiscoverable, .brEdrNotSupported]
+        return AdvertisingReport(address: address, addressType: addressType, rssi: rssi, source: .legacy(.advInd), isConnectable: true,
+                                 isScanResponse: false, data: [2, ADType.flags.rawValue, flags.rawValue])
+    }
+}

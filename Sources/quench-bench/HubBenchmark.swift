@@ -282,8 +282,7 @@ struct HubBenchmark {
             pumps.append(WorkerThread(name: "room \(room) beacons") {
                 while !stop.wait(seconds: 0.5) {
                     for bottle in house.advertising(in: room) {
-                        push(AdvertisingReport(address: bottle.address, addressType: bottle.addressType, rssi: -55,
-                                               source: .legacy(.advInd), isConnectable: true, isScanResponse: false, data: [2, 1, 6]))
+                        push(.connectable(bottle.address, bottle.addressType, rssi: -55))
                     }
                 }
             })

@@ -44,8 +44,7 @@ struct HandOverStreamingTests {
             while ContinuousClock.now < deadline {
                 if stop?.wait(seconds: min(0.1, max(0, (deadline - .now).seconds))) == true { throw .stopped }
                 guard inRange.load(ordering: .relaxed), !bottle.isConnected else { continue }
-                return AdvertisingReport(address: HandOverStreamingTests.address, addressType: .lePublic, rssi: -50, source: .legacy(.advInd),
-                                         isConnectable: true, isScanResponse: false, data: [2, 1, 6])
+                return .connectable(HandOverStreamingTests.address, rssi: -50)
             }
             return nil
         }

@@ -85,8 +85,7 @@ struct HandOverTests {
                 while ContinuousClock.now < deadline {
                     if stopSignal.wait(seconds: min(0.1, max(0, (deadline - .now).seconds))) { throw .stopped }
                     guard let rssi = room.house.signal(in: room.name), !room.house.bottle.isConnected else { continue }
-                    return AdvertisingReport(address: HandOverTests.address, addressType: .lePublic, rssi: Int8(rssi), source: .legacy(.advInd),
-                                             isConnectable: true, isScanResponse: false, data: [2, 1, 6])
+                    return .connectable(HandOverTests.address, rssi: Int8(rssi))
                 }
                 return nil
             }
