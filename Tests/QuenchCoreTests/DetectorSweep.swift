@@ -8,8 +8,11 @@ func sweep(seeds: UInt64, verbose: Bool = false, bySensor: Bool = false, _ confi
     -> [String: EvaluationPool] {
     var byName: [String: EvaluationPool] = [:]
     let environment = ProcessInfo.processInfo.environment
+    // `WITHOUT=zeroShift,creep` scores the same bottles without those behaviours.
+    let without = Set((environment["WITHOUT"] ?? "").split(separator: ",").compactMap { Behaviour(rawValue: String($0)) })
     for seed in 1...seeds {
-        let configuration = configuration(seed)
+        var configuration = configuration(seed)
+        configuration.behaviours.subtract(without)
         var bottle = SimulatedBottle(configuration: configuration, seed: seed)
         var detector = SipDetector(calibration: configuration.calibration)
         var events: [DetectedEvent] = []
@@ -22,7 +25,7 @@ func sweep(seeds: UInt64, verbose: Bool = false, bySensor: Bool = false, _ confi
             print("seed \(seed) \(configuration.name) \(configuration.unit) rate \(configuration.sampleRate) res \(configuration.resolution) noise \(configuration.noise): recall \(report.sipRecall ?? -1) precision \(report.sipPrecision ?? -1) mae \(report.sipMeanAbsoluteErrorML ?? -1) total \(report.totalIntakeErrorPercent ?? -1) refill \(report.refillRecall ?? -1)")
             for m in report.missed { print("   missed \(m)") }
             for s in report.spurious { print("   spurious \(s)") }
-            for m in report.matches where abs(m.truth.ml - m.detected.ml) > 3 { print("   error \(m.truth) -> \(m.detected.ml) \(m.detected.kind)") }
+            for m in report.matches where abs(m.truth.ml - m.detected.ml) > (Double(environment["ERROR_ML"] ?? "") ?? 3) { print("   error \(m.truth) -> \(m.detected.ml) \(m.detected.kind)") }
             if environment["PACE"] != nil {
                 let all = report.matches.map { ($0.truth.kind, $0.detected) } + report.spurious.map { (EventKind.lifted, $0) }
                 for (truthKind, d) in all where d.ml >= 100 && d.kind != .refill {

@@ -3,9 +3,12 @@ import Foundation
 /// Where the tests find things: the package root, `../shared` beside it,
 /// and the fixture files in `Tests/Fixtures`.
 public enum TestPackage {
-    /// The package root, from this file's place in `Tests/Support/QuenchTestSupport/`.
-    public static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The package root: `QUENCH_TEST_ROOT` when set (`.ci/run` builds from a copy of the sources
+    /// kept at one path, and runs the tests in the clone), else this file's place in
+    /// `Tests/Support/QuenchTestSupport/`.
+    public static let root = ProcessInfo.processInfo.environment["QUENCH_TEST_ROOT"].flatMap { $0.isEmpty ? nil : $0 }.map { URL(fileURLWithPath: $0) }
+        ?? URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// `../shared` beside the package (traces, the VM harness).
     public static let shared = root.deletingLastPathComponent().appendingPathComponent("shared")
