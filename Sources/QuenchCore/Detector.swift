@@ -160,12 +160,20 @@ public struct SipDetector: Sendable, Codable {
         /// A spike after the pour adds a reading's time, not the time since the tilt.
         /// (nil in a checkpoint from before it was kept: then from first to last.)
         var tiltedSeconds: Double?
+        /// `tiltedSeconds` before a jump inside a level that had begun.
+        var tiltBeforeLevel: TiltBeforeLevel?
         /// It began with the level's average moving within the band (`LevelShift`).
         var byMeanShift = false
         /// What the empty scale read while the bottle was off (weight).
         var zeroSeen: Double?
         /// A level that held while the bottle was off, light for the bottle.
         var lightLevel: Double?
+    }
+
+    /// The tilt's time up to a level, kept when a jump came inside it.
+    struct TiltBeforeLevel: Sendable, Codable, Equatable {
+        var levelStart: Double
+        var seconds: Double
     }
 
     public init(calibration: BottleCalibration, configuration: DetectorConfiguration = .init()) {
@@ -230,9 +238,7 @@ public struct SipDetector: Sendable, Codable {
         }
         lastValidT = t
         if policy.unreadableMeansTilted {
-            // A jump a scale of slosh cannot make: a tilted sensor reading the
-            // wall or foam (or the first reading back), part of the tilt's time.
-            if state == .disturbed, abs(ml - lastML) >= tiltJumpML { markTilted(at: t) }
+            if state == .disturbed { noteTiltJump(ml, at: t) }
             lastML = ml
         }
         add(ml, at: t, into: &events)
@@ -446,6 +452,22 @@ public struct SipDetector: Sendable, Codable {
         disturbance.tiltedSeconds ?? min(disturbance.lastAway, end) - (disturbance.firstAway ?? end) + interval.seconds
     }
 
+    /// Level sensors: a jump a scale of slosh cannot make is a tilted sensor
+    /// reading the wall or foam (or the first reading back), part of the
+    /// tilt's time; but not once a level holds: a spike on it, and the reading
+    /// back from the spike, are no tilt. Nor is a jump inside the level the
+    /// change is judged by, however young: the tilt's time up to that level is
+    /// kept. (At 1 Hz, a spike a few seconds after a pour made the pour look
+    /// twice as long, and it was counted as a drink.)
+    private mutating func noteTiltJump(_ ml: Double, at t: Double) {
+        guard abs(ml - lastML) >= tiltJumpML,
+              run.count < 3 || run.duration < configuration.settleSeconds else { return }
+        if run.count > 0, t > run.start, disturbance.tiltBeforeLevel?.levelStart != run.start {
+            disturbance.tiltBeforeLevel = TiltBeforeLevel(levelStart: run.start, seconds: tiltedSeconds(through: disturbance.lastAway))
+        }
+        markTilted(at: t)
+    }
+
     /// Level sensors: no usable reading (tilted). Weight: ignored.
     private mutating func markTilted(at t: Double) {
         if disturbance.firstAway == nil {
@@ -528,7 +550,8 @@ public struct SipDetector: Sendable, Codable {
         if !policy.seesLifts, disturbance.firstAway != nil {
             // The tilt's own time, from its unreadable readings and garbage
             // jumps: the pace itself.
-            return loss / max(tiltedSeconds(through: settledAt), Self.shortestAwaySeconds) >= configuration.pourRateMLPerSecond
+            let kept = disturbance.tiltBeforeLevel.flatMap { $0.levelStart == settledAt ? $0.seconds : nil }
+            return loss / max(kept ?? tiltedSeconds(through: settledAt), Self.shortestAwaySeconds) >= configuration.pourRateMLPerSecond
         }
         let seconds = settledAt - start - Self.pourHandlingSeconds
         return loss / max(seconds, Self.shortestAwaySeconds) >= configuration.awayPourRateMLPerSecond

@@ -76,6 +76,25 @@ import QuenchSimulator
         }
     }
 
+    /// A level sensor read once a second: a spike on the level a few seconds
+    /// after a pour (the sensor reading empty for one reading) is not part of
+    /// the tilt. It was: the pour's time ran on to the spike, and one of a few
+    /// hundred mL looked as slow as a drink.
+    @Test func aSpikeAfterAPourIsNotPartOfItsTilt() throws {
+        var c = Self.level
+        c.sampleRate = 1
+        var random = SeededRandom(seed: 25)
+        for seed in UInt64(1)...16 {
+            let ml = random.uniform(150, 450), pace = random.uniform(50, 150)
+            var (readings, truth) = Scenario(c, seed: seed, initialML: 950).idle(20).pour(ml: ml, mlPerSecond: pace).idle(40).run()
+            let back = try #require(truth.first?.tEnd)
+            let spike = try #require(readings.firstIndex { $0.t >= back + 5 })
+            readings[spike] = Reading(t: readings[spike].t, value: 0)
+            let events = detect(readings, calibration: c.calibration).filter { !$0.kind.isDiagnostic }
+            #expect(events.map(\.kind) == [.pour], "seed \(seed): \(ml) mL at \(pace) mL/s, a spike at \(readings[spike].t), gave \(events)")
+        }
+    }
+
     /// Part of a bottle poured out on a scale at 60–150 mL/s, with one to four
     /// seconds of handling either side: most are fast enough over the time away
     /// to be told from a drink. One of a few hundred mL with eight seconds of
