@@ -162,7 +162,7 @@ public struct SipDetector: Sendable, Codable {
         var tiltedSeconds: Double?
         /// `tiltedSeconds` before a jump inside a level that had begun.
         var tiltBeforeLevel: TiltBeforeLevel?
-        /// It began with the level's average moving within the band (`LevelShift`).
+        /// It began with the level moving within the band (`LevelShift`).
         var byMeanShift = false
         /// What the empty scale read while the bottle was off (weight).
         var zeroSeen: Double?
@@ -816,7 +816,8 @@ struct LevelRun: Sendable, Codable {
 /// the smallest change worth finding; a sum of six noise deviations is a change,
 /// and it began where its sum last stood at zero. (A three-second average of the
 /// readings, which it replaced, had to move by 2.2 deviations: in 1 % steps that
-/// is more than most small sips, and a 1 Hz sensor found 0.967 of them, 0.979 now.)
+/// is more than most small sips; such sensors at 1–5 Hz found 0.967 of the sweep's
+/// sips with it, 0.979 now.)
 /// A false alarm costs nothing: the levels on either side are judged as always.
 struct LevelShift: Sendable, Equatable, Codable {
     /// Evidence that the level rose or fell, and when each last stood at zero.
