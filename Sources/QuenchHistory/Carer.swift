@@ -27,6 +27,9 @@ public struct CarerReport: Sendable, Encodable {
         /// when a carer acknowledged it; nil when none was (`quench carer --notify` sends them).
         public var alertSentAt: String?
         public var alertAcknowledgedAt: String?
+        /// How many thresholds it was sent for: 1 when they went over it, 2 when sent again at twice
+        /// the threshold while nobody had acknowledged it, and so on; nil when none was sent.
+        public var alertSends: Int?
     }
 
     /// When the report was made (ISO 8601 with offset): the page counts on from it.
@@ -121,6 +124,7 @@ extension History {
             if let sent = try c.run({ (store) throws(StoreError) in try store.carerAlert(person: person.id, lastDrink: lastDrink) }) {
                 entry.alertSentAt = Format.localISO(sent.raisedAt, c.calendar)
                 entry.alertAcknowledgedAt = sent.acknowledgedAt.map { Format.localISO($0, c.calendar) }
+                entry.alertSends = sent.sends
             }
             watches.append(CarerWatch(entry: entry, personID: person.id, lastDrink: lastDrink))
         }
@@ -132,31 +136,50 @@ extension History {
         public var person: String
         /// "Gran has had nothing to drink for 3 h 10 min of their waking hours (last drink 10:05; alert after 3 h)".
         public var message: String
-        /// The facts, by name: `person`, `quiet_minutes`, `alert_after_minutes`, `last_drink_at` (absent: none).
+        /// The facts, by name: `person`, `quiet_minutes`, `alert_after_minutes`, `last_drink_at` (absent: none),
+        /// `sends` (1 the first time; again, how many thresholds have passed).
         public var fields: [String: String]
     }
 
     /// `quench carer --notify` (the quench-remind timer runs it): an alert for each person now over
-    /// their threshold whose spell without a drink has none yet. Each spell's alert is raised once
-    /// in the database (its key), so two timers, or a hub and a gateway on one file, send it once.
+    /// their threshold whose spell without a drink has none yet; and again, while nobody has
+    /// acknowledged it, each time the threshold passes once more (3 h, then 6 h, 9 h... of their
+    /// waking hours): a carer who missed the first push is told again, and one who has seen it is
+    /// not. Each spell's alert is raised once in the database (its key), and each sending again is
+    /// claimed there by its count, so two timers, or a hub and a gateway on one file, send each once.
     public static func deliverCarerAlerts(_ environment: HistoryEnvironment) throws(HistoryError) -> [CarerDelivery] {
         let (watches, at) = try carerWatches(environment)
         let store = try environment.openStore(creating: false)
         let now = environment.now
         var deliveries: [CarerDelivery] = []
-        for watch in watches where watch.entry.overdue && watch.entry.alertSentAt == nil {
-            let raised = try HistoryContext.run { () throws(StoreError) in
-                try store.raiseCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, at: now)
-            }
-            guard raised else { continue }
+        for watch in watches where watch.entry.overdue {
             let e = watch.entry
+            let sends: Int
+            if let sent = e.alertSends {
+                // Not for someone with no drink at all: no time has passed since one.
+                guard e.alertAcknowledgedAt == nil, let limit = e.alertAfterMinutes, let quiet = e.quietMinutes else { continue }
+                let due = quiet / max(limit, 1)
+                let claimed = try HistoryContext.run { () throws(StoreError) in
+                    try store.sendCarerAlertAgain(person: watch.personID, lastDrink: watch.lastDrink, after: sent, for: due)
+                }
+                guard claimed else { continue }
+                sends = due
+            } else {
+                let raised = try HistoryContext.run { () throws(StoreError) in
+                    try store.raiseCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, at: now)
+                }
+                guard raised else { continue }
+                sends = 1
+            }
             let name = e.person.shownSafely(limit: 40)
             let limit = e.alertAfterMinutes.map { Format.span(minutes: $0) } ?? "-"
+            let again = sends > 1 ? "still " : ""
+            let unseen = sends > 1 ? "; not acknowledged" : ""
             let message = e.quietMinutes.map { quiet in
-                "\(name) has had nothing to drink for \(Format.span(minutes: quiet)) of their waking hours "
-                    + "(last drink \(e.lastDrinkAt.map { Self.wallClock($0, today: at) } ?? "-"); alert after \(limit))"
+                "\(name) has \(again)had nothing to drink for \(Format.span(minutes: quiet)) of their waking hours "
+                    + "(last drink \(e.lastDrinkAt.map { Self.wallClock($0, today: at) } ?? "-"); alert after \(limit)\(unseen))"
             } ?? "\(name) has no drink recorded at all (alert after \(limit))"
-            var fields = ["person": e.person, "alert_after_minutes": e.alertAfterMinutes.map(String.init) ?? ""]
+            var fields = ["person": e.person, "alert_after_minutes": e.alertAfterMinutes.map(String.init) ?? "", "sends": String(sends)]
             if let quiet = e.quietMinutes { fields["quiet_minutes"] = String(quiet) }
             if let last = e.lastDrinkAt { fields["last_drink_at"] = last }
             deliveries.append(CarerDelivery(person: e.person, message: message, fields: fields))

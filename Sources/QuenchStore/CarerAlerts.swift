@@ -2,8 +2,10 @@ import QuenchCore
 
 /// A carer's alert (table `carer_alert`): someone went without a drink past their threshold
 /// (`Person.alertAfterMinutes`) in their waking hours. There is one per dry spell, and the spell
-/// is named by the drink before it (its identity), so a new drink ends it: raised once, sent once,
-/// acknowledged once, however many timers, pages and hubs look at the same database.
+/// is named by the drink before it (its identity), so a new drink ends it: raised once,
+/// acknowledged once, however many timers, pages and hubs look at the same database. Until it is
+/// acknowledged it is sent again each time the threshold passes once more (`sends`), and each
+/// sending is claimed in the database too.
 public struct CarerAlert: Sendable, Hashable {
     public var person: Int64
     /// The identity of the last drink before the spell; `CarerAlert.noDrink` when they had none.
@@ -11,6 +13,9 @@ public struct CarerAlert: Sendable, Hashable {
     public var raisedAt: Timestamp
     /// When a carer said they had seen it (the page, `quench carer ack`, Home Assistant); nil: not yet.
     public var acknowledgedAt: Timestamp?
+    /// How many thresholds it was sent for: 1 when raised; 3 when last sent for three times the
+    /// threshold without a drink (missed ones, a timer that did not run, are not sent twice).
+    public var sends: Int
 
     /// `lastDrink` of someone who never drank (an identity is never empty).
     public static let noDrink = ""
@@ -23,12 +28,12 @@ extension IntakeStore {
     static func carerAlert(_ row: SQLiteRow) throws -> CarerAlert {
         let acknowledged: Double? = row[3]
         return CarerAlert(person: row[0], lastDrink: row[1], raisedAt: Timestamp(secondsSince1970: row[2]),
-                          acknowledgedAt: acknowledged.map(Timestamp.init(secondsSince1970:)))
+                          acknowledgedAt: acknowledged.map(Timestamp.init(secondsSince1970:)), sends: row[4])
     }
 
     /// The row of `person`'s spell since `lastDrink`, if one was raised.
     private static func carerAlert(_ db: SQLiteConnection, person: Int64, lastDrink: String) throws -> CarerAlert? {
-        try db.first("SELECT person, last_drink, raised_at, acknowledged_at FROM carer_alert WHERE person = ? AND last_drink = ?",
+        try db.first("SELECT person, last_drink, raised_at, acknowledged_at, sends FROM carer_alert WHERE person = ? AND last_drink = ?",
                      [person, lastDrink], carerAlert)
     }
 
@@ -38,6 +43,20 @@ extension IntakeStore {
         try write("raising a carer's alert") { db in
             try db.run("INSERT INTO carer_alert (person, last_drink, raised_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                        [person, lastDrink, time.secondsSince1970])
+            return db.changes == 1
+        }
+    }
+
+    /// Claims the sending of `person`'s alert since `lastDrink` again, for `next` thresholds after
+    /// `sends`: whether this call claimed it (false: acknowledged meanwhile, or claimed already,
+    /// here or by another process; the count decides).
+    public func sendCarerAlertAgain(person: Int64, lastDrink: String, after sends: Int, for next: Int) throws(StoreError) -> Bool {
+        guard next > sends else { return false }
+        return try write("sending a carer's alert again") { db in
+            try db.run("""
+                UPDATE carer_alert SET sends = ?
+                WHERE person = ? AND last_drink = ? AND acknowledged_at IS NULL AND sends = ?
+                """, [next, person, lastDrink, sends])
             return db.changes == 1
         }
     }

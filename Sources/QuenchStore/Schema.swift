@@ -408,6 +408,11 @@ enum Schema {
         Migration(identifier: "v17: when a claim's gateway last held the bottle", sql: """
             ALTER TABLE device_claim ADD COLUMN held_until REAL;
             """),
+        // How many times a spell's alert was sent: it is sent again while nobody acknowledges it,
+        // each time the same threshold passes once more (CarerAlert.sends).
+        Migration(identifier: "v18: a carer's alert sent again", sql: """
+            ALTER TABLE carer_alert ADD COLUMN sends INTEGER NOT NULL DEFAULT 1;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

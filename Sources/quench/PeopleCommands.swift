@@ -31,8 +31,9 @@ struct CarerCommand: ParsableCommand {
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Everyone, the one longest without a drink first; with --notify, the alerts due.")
         @OptionGroup var options: StoreOptions
-        @Flag(help: ArgumentHelp("Send an alert about each person over their threshold whose time without a drink has none yet "
-                                 + "(once: a line on stdout, and a push when [notify] url is set; the quench-remind timer runs it)."))
+        @Flag(help: ArgumentHelp("Send an alert about each person over their threshold whose time without a drink has none yet, "
+                                 + "and again each time the threshold passes once more while nobody has acknowledged it "
+                                 + "(a line on stdout, and a push when [notify] url is set; the quench-remind timer runs it)."))
         var notify = false
 
         func run() throws {

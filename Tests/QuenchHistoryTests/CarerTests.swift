@@ -70,6 +70,36 @@ import Testing
         #expect(try store.person(id: ann.id)?.alertAfterMinutes == nil)
     }
 
+    @Test("an alert nobody acknowledges is sent again each time the threshold passes once more, once each; acknowledged, it stops")
+    func anUnacknowledgedAlertIsSentAgain() throws {
+        let folder = try TemporaryFolder()
+        let store = try IntakeStore(path: folder.path + "/q.sqlite")
+        let gran = try store.addPerson(name: "Gran")
+        _ = try store.addManual(ml: 200, at: Self.at(9), note: nil, identity: "gran-9", person: gran.id)
+        try store.setPersonAlert(id: gran.id, afterMinutes: 180)
+        func deliver(_ hour: Double) throws -> [History.CarerDelivery] { try History.deliverCarerAlerts(Self.environment(folder, hour)) }
+
+        #expect(try deliver(12.5).first?.fields["sends"] == "1")
+        #expect(try deliver(14.9).isEmpty)
+        // 15:00: six hours, twice her three, and nobody has said they saw it: told again, once.
+        let again = try deliver(15)
+        #expect(again.map(\.person) == ["Gran"] && again.first?.fields["sends"] == "2", "\(again)")
+        #expect(again.first?.message == "Gran has still had nothing to drink for 6 h of their waking hours (last drink 09:00; alert after 3 h; not acknowledged)",
+                "\(again)")
+        #expect(try deliver(15.1).isEmpty && deliver(17.9).isEmpty)
+        // Two timers on one file: the second finds that sending claimed.
+        #expect(try !store.sendCarerAlertAgain(person: gran.id, lastDrink: "gran-9", after: 1, for: 2))
+        // A timer that did not run for hours: one message for the thresholds passed (four by 21:30), not three.
+        let late = try deliver(21.5)
+        #expect(late.count == 1 && late.first?.fields["sends"] == "4", "\(late)")
+        #expect(try deliver(21.6).isEmpty)
+        #expect(try History.carerReport(Self.environment(folder, 21.6)).people.first?.alertSends == 4)
+        // Acknowledged: not sent again, however long the spell lasts (16 h of waking hours by 11:00 the next day).
+        _ = try History.acknowledgeCarerAlert(Self.environment(folder, 21.7), name: "Gran", json: false)
+        #expect(try deliver(24 + 11).isEmpty)
+        #expect(try !store.sendCarerAlertAgain(person: gran.id, lastDrink: "gran-9", after: 4, for: 5), "acknowledged: nothing to claim")
+    }
+
     @Test("a carer's alert: once a spell without a drink, not in the night, acknowledged once; a drink ends the spell, and the next one alerts again")
     func alertsOnceASpellAcknowledgedOnce() throws {
         let folder = try TemporaryFolder()
@@ -90,7 +120,7 @@ import Testing
         #expect(first.first?.message == "Gran has had nothing to drink for 3 h 30 min of their waking hours (last drink 09:00; alert after 3 h)",
                 "\(first)")
         #expect(first.first?.fields["quiet_minutes"] == "210" && first.first?.fields["alert_after_minutes"] == "180")
-        #expect(try deliver(12.6).isEmpty && deliver(15).isEmpty)
+        #expect(try deliver(12.6).isEmpty && deliver(14.9).isEmpty, "under twice her threshold")
         let shown = try History.carerReport(Self.environment(folder, 13)).people.first { $0.person == "Gran" }
         #expect(shown?.alertSentAt == "2026-11-24T12:30:00+00:00" && shown?.alertAcknowledgedAt == nil)
 
