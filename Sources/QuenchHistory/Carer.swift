@@ -154,27 +154,27 @@ extension History {
         var deliveries: [CarerDelivery] = []
         for watch in watches where watch.entry.overdue {
             let e = watch.entry
-            let sends: Int
+            // How many thresholds have passed (1 for someone with no drink at all: no time has passed since one).
+            let due = max(1, e.alertAfterMinutes.flatMap { limit in e.quietMinutes.map { $0 / max(limit, 1) } } ?? 1)
             if let sent = e.alertSends {
-                // Not for someone with no drink at all: no time has passed since one.
-                guard e.alertAcknowledgedAt == nil, let limit = e.alertAfterMinutes, let quiet = e.quietMinutes else { continue }
-                let due = quiet / max(limit, 1)
+                guard e.alertAcknowledgedAt == nil else { continue }
                 let claimed = try HistoryContext.run { () throws(StoreError) in
                     try store.sendCarerAlertAgain(person: watch.personID, lastDrink: watch.lastDrink, after: sent, for: due)
                 }
                 guard claimed else { continue }
-                sends = due
             } else {
+                // Raised late (a threshold set, or a timer started, long into the spell): sent for
+                // every threshold passed, so the next run does not send it again at once.
                 let raised = try HistoryContext.run { () throws(StoreError) in
-                    try store.raiseCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, at: now)
+                    try store.raiseCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, at: now, sends: due)
                 }
                 guard raised else { continue }
-                sends = 1
             }
+            let sends = due
             let name = e.person.shownSafely(limit: 40)
             let limit = e.alertAfterMinutes.map { Format.span(minutes: $0) } ?? "-"
-            let again = sends > 1 ? "still " : ""
-            let unseen = sends > 1 ? "; not acknowledged" : ""
+            let again = e.alertSends != nil ? "still " : ""
+            let unseen = e.alertSends != nil ? "; not acknowledged" : ""
             let message = e.quietMinutes.map { quiet in
                 "\(name) has \(again)had nothing to drink for \(Format.span(minutes: quiet)) of their waking hours "
                     + "(last drink \(e.lastDrinkAt.map { Self.wallClock($0, today: at) } ?? "-"); alert after \(limit)\(unseen))"

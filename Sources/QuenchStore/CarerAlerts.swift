@@ -37,12 +37,13 @@ extension IntakeStore {
                      [person, lastDrink], carerAlert)
     }
 
-    /// Raises the alert of `person`'s spell since `lastDrink`: whether this call raised it (false: it
-    /// was raised before, here or by another process; the table's key decides).
-    public func raiseCarerAlert(person: Int64, lastDrink: String, at time: Timestamp) throws(StoreError) -> Bool {
+    /// Raises the alert of `person`'s spell since `lastDrink`, sent for `sends` thresholds (more than
+    /// one when it is raised late): whether this call raised it (false: it was raised before, here or
+    /// by another process; the table's key decides).
+    public func raiseCarerAlert(person: Int64, lastDrink: String, at time: Timestamp, sends: Int = 1) throws(StoreError) -> Bool {
         try write("raising a carer's alert") { db in
-            try db.run("INSERT INTO carer_alert (person, last_drink, raised_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                       [person, lastDrink, time.secondsSince1970])
+            try db.run("INSERT INTO carer_alert (person, last_drink, raised_at, sends) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                       [person, lastDrink, time.secondsSince1970, max(sends, 1)])
             return db.changes == 1
         }
     }

@@ -98,6 +98,17 @@ import Testing
         _ = try History.acknowledgeCarerAlert(Self.environment(folder, 21.7), name: "Gran", json: false)
         #expect(try deliver(24 + 11).isEmpty)
         #expect(try !store.sendCarerAlertAgain(person: gran.id, lastDrink: "gran-9", after: 4, for: 5), "acknowledged: nothing to claim")
+
+        // A threshold set (or a timer started) long into a spell: the first alert counts the
+        // thresholds already passed, and the next run does not send it again at once.
+        let ben = try store.addPerson(name: "Ben")
+        _ = try store.addManual(ml: 300, at: Self.at(24 + 8), note: nil, identity: "ben-32", person: ben.id)
+        try store.setPersonAlert(id: ben.id, afterMinutes: 60)
+        let first = try deliver(24 + 11.5)
+        #expect(first.map(\.person) == ["Ben"] && first.first?.fields["sends"] == "3", "\(first)")
+        #expect(first.first?.message.hasPrefix("Ben has had nothing to drink for 3 h 30 min") == true, "the first is not \"still\": \(first)")
+        #expect(try deliver(24 + 11.6).isEmpty && deliver(24 + 11.9).isEmpty)
+        #expect(try deliver(24 + 12).first?.fields["sends"] == "4")
     }
 
     @Test("a carer's alert: once a spell without a drink, not in the night, acknowledged once; a drink ends the spell, and the next one alerts again")
