@@ -337,10 +337,10 @@ public struct SipDetector: Sendable, Codable {
             run.add(x, at: t)
             outliers.clear()
             if policy.watchesMeanShift, state == .settled,
-               shift.observe(x, at: t, level: run.judgedLevel, sigma: noise.sigma, smallest: configuration.minUnliftedSipML) {
+               let since = shift.observe(x, at: t, level: run.judgedLevel, sigma: noise.sigma, smallest: configuration.minUnliftedSipML) {
                 // The level moved by less than the band (a coarse, dithering
                 // sensor) and no tilt was read: a sip all the same.
-                runEnded(firstOutlierAt: shift.since, into: &events)
+                runEnded(firstOutlierAt: since, into: &events)
                 disturbance.byMeanShift = true
                 run.start(x, at: t)
                 shift.reset()
@@ -432,8 +432,7 @@ public struct SipDetector: Sendable, Codable {
     /// A level held during a disturbance and then moved again.
     private mutating func interruptedDuringDisturbance(at t: Double, into events: inout [DetectedEvent]) {
         disturbance.afterGap = false
-        let heldLongEnough = run.duration >= configuration.settleSeconds && run.count >= 3
-        if heldLongEnough, isPresent(run.mean) {
+        if runHasHeld, isPresent(run.mean) {
             disturbance.heldLevel = run.judgedLevel
             disturbance.heldStart = run.start
             disturbance.heldEnd = t
@@ -452,6 +451,9 @@ public struct SipDetector: Sendable, Codable {
         disturbance.tiltedSeconds ?? min(disturbance.lastAway, end) - (disturbance.firstAway ?? end) + interval.seconds
     }
 
+    /// The current run has held long enough to be a level (three readings over `settleSeconds`).
+    private var runHasHeld: Bool { run.count >= 3 && run.duration >= configuration.settleSeconds }
+
     /// Level sensors: a jump a scale of slosh cannot make is a tilted sensor
     /// reading the wall or foam (or the first reading back), part of the
     /// tilt's time; but not once a level holds: a spike on it, and the reading
@@ -460,8 +462,7 @@ public struct SipDetector: Sendable, Codable {
     /// kept. (At 1 Hz, a spike a few seconds after a pour made the pour look
     /// twice as long, and it was counted as a drink.)
     private mutating func noteTiltJump(_ ml: Double, at t: Double) {
-        guard abs(ml - lastML) >= tiltJumpML,
-              run.count < 3 || run.duration < configuration.settleSeconds else { return }
+        guard abs(ml - lastML) >= tiltJumpML, !runHasHeld else { return }
         if run.count > 0, t > run.start, disturbance.tiltBeforeLevel?.levelStart != run.start {
             disturbance.tiltBeforeLevel = TiltBeforeLevel(levelStart: run.start, seconds: tiltedSeconds(through: disturbance.lastAway))
         }
@@ -824,8 +825,6 @@ struct LevelShift: Sendable, Equatable, Codable {
     private var rise = 0.0, fall = 0.0
     private var riseSince = 0.0, fallSince = 0.0
     private var count = 0
-    /// When the change began (its sum's last zero).
-    private(set) var since = 0.0
     /// Samples before a change is believed.
     static let fewest = 4
     /// The sum that is a change, in the readings' standard deviations.
@@ -842,17 +841,16 @@ struct LevelShift: Sendable, Equatable, Codable {
         riseSince = try c.decodeIfPresent(Double.self, forKey: .riseSince) ?? 0
         fallSince = try c.decodeIfPresent(Double.self, forKey: .fallSince) ?? 0
         count = try c.decodeIfPresent(Int.self, forKey: .count) ?? 0
-        since = try c.decodeIfPresent(Double.self, forKey: .since) ?? 0
     }
 
     mutating func reset() { count = 0 }
 
-    /// Takes an inlier; whether the level has moved by at least `smallest`
-    /// (mL), judged against the readings' `sigma`.
+    /// Takes an inlier; when the level has moved by at least `smallest` (mL),
+    /// judged against the readings' `sigma`, the time the change began; else nil.
     @inline(__always)
-    mutating func observe(_ x: Double, at t: Double, level: Double, sigma: Double, smallest: Double) -> Bool {
+    mutating func observe(_ x: Double, at t: Double, level: Double, sigma: Double, smallest: Double) -> Double? {
         if count == 0 {
-            rise = 0; fall = 0; riseSince = t; fallSince = t; since = t
+            rise = 0; fall = 0; riseSince = t; fallSince = t
         }
         count += 1
         let slack = smallest / 2, off = x - level
@@ -860,11 +858,11 @@ struct LevelShift: Sendable, Equatable, Codable {
         fall = max(0, fall - off - slack)
         if rise == 0 { riseSince = t }
         if fall == 0 { fallSince = t }
-        guard count >= Self.fewest else { return false }
+        guard count >= Self.fewest else { return nil }
         let limit = max(smallest, Self.deviations * sigma)
-        if rise >= limit { since = riseSince; return true }
-        if fall >= limit { since = fallSince; return true }
-        return false
+        if rise >= limit { return riseSince }
+        if fall >= limit { return fallSince }
+        return nil
     }
 }
 
