@@ -170,16 +170,14 @@ extension History {
                 }
                 guard raised else { continue }
             }
-            let sends = due
             let name = e.person.shownSafely(limit: 40)
             let limit = e.alertAfterMinutes.map { Format.span(minutes: $0) } ?? "-"
-            let again = e.alertSends != nil ? "still " : ""
-            let unseen = e.alertSends != nil ? "; not acknowledged" : ""
+            let repeated = e.alertSends != nil
             let message = e.quietMinutes.map { quiet in
-                "\(name) has \(again)had nothing to drink for \(Format.span(minutes: quiet)) of their waking hours "
-                    + "(last drink \(e.lastDrinkAt.map { Self.wallClock($0, today: at) } ?? "-"); alert after \(limit)\(unseen))"
+                "\(name) has \(repeated ? "still " : "")had nothing to drink for \(Format.span(minutes: quiet)) of their waking hours "
+                    + "(last drink \(e.lastDrinkAt.map { Self.wallClock($0, today: at) } ?? "-"); alert after \(limit)\(repeated ? "; not acknowledged" : ""))"
             } ?? "\(name) has no drink recorded at all (alert after \(limit))"
-            var fields = ["person": e.person, "alert_after_minutes": e.alertAfterMinutes.map(String.init) ?? "", "sends": String(sends)]
+            var fields = ["person": e.person, "alert_after_minutes": e.alertAfterMinutes.map(String.init) ?? "", "sends": String(due)]
             if let quiet = e.quietMinutes { fields["quiet_minutes"] = String(quiet) }
             if let last = e.lastDrinkAt { fields["last_drink_at"] = last }
             deliveries.append(CarerDelivery(person: e.person, message: message, fields: fields))
