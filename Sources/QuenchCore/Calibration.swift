@@ -70,13 +70,18 @@ public struct LevelCurve: Sendable, Hashable, Codable {
 
     /// The volume at `level`, in mL (never negative).
     @inlinable
-    public func millilitres(atLevel level: Double) -> Double {
+    public func millilitres(atLevel level: Double) -> Double { millilitresAndSlope(atLevel: level).ml }
+
+    /// The volume at `level` (never negative), and mL per unit of level there:
+    /// one step of a level sensor holds more water in a bottle's wide body than in its neck.
+    @inlinable
+    public func millilitresAndSlope(atLevel level: Double) -> (ml: Double, perLevel: Double) {
         // Curves are short (a handful of points): a linear scan beats a search.
         var upper = 1
         while upper < points.count - 1 && level > points[upper].level { upper += 1 }
         let a = points[upper - 1], b = points[upper]
-        let ml = a.ml + (level - a.level) * (b.ml - a.ml) / (b.level - a.level)
-        return max(0, ml)
+        let slope = (b.ml - a.ml) / (b.level - a.level)
+        return (max(0, a.ml + (level - a.level) * slope), slope)
     }
 
     /// The text form accepted by `init(parsing:)`.
@@ -174,11 +179,17 @@ public struct BottleCalibration: Sendable, Hashable, Codable {
     /// as water-equivalent mL (the bottle's own weight included); for level it is
     /// the water in the bottle.
     @inlinable
-    public func millilitres(_ value: Double) -> Double {
-        if let grams = unit.gramsPerUnit { return value * grams / density }
+    public func millilitres(_ value: Double) -> Double { millilitresAndSlope(value).ml }
+
+    /// `millilitres(_:)`, and the mL one unit of the sensor is worth at `value`
+    /// (for a scale the same everywhere; for a level sensor it follows the curve).
+    @inlinable
+    public func millilitresAndSlope(_ value: Double) -> (ml: Double, perUnit: Double) {
+        if let grams = unit.gramsPerUnit { return (value * grams / density, grams / density) }
         let curve = levelCurve!  // guaranteed by init for level units
-        let level = unit == .percent ? value / 100 * curve.highestLevel : value
-        return curve.millilitres(atLevel: level)
+        let perValue = unit == .percent ? curve.highestLevel / 100 : 1
+        let (ml, perLevel) = curve.millilitresAndSlope(atLevel: value * perValue)
+        return (ml, perLevel * perValue)
     }
 
     /// What is left in the bottle given its settled reading in mL (from

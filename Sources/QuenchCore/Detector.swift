@@ -31,8 +31,10 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
     /// The start of a new level that is left out of its judged value: the
     /// ring of a load cell, the slosh of a level sensor (`nil`: 1 s for weight, 3 s for level).
     public var settlingSeconds: Double?
-    /// A link gap at least this long, after which readings come back already
-    /// settled, is confirmed after `settleSeconds` only.
+    /// After a link gap at least this long, the level is judged from a whole
+    /// `confirmSeconds` of readings, not the shorter hold of a bottle long
+    /// calm: a level read once a second from three readings of a sensor in 1 %
+    /// steps is off by half a step, and a gap made that a "sip" of 4–5 mL.
     public var longGapSeconds: Double = 15
     /// Seconds a level must hold to count as settled at all.
     public var settleSeconds: Double = 1.2
@@ -231,7 +233,7 @@ public struct SipDetector: Sendable, Codable {
             if policy.unreadableMeansTilted { noteUnreadable(at: t, into: &events) }
             return
         }
-        let ml = policy.readsThroughCurve ? calibration.millilitres(value) : value * mlPerUnit
+        let (ml, perUnit) = policy.readsThroughCurve ? calibration.millilitresAndSlope(value) : (value * mlPerUnit, mlPerUnit)
         guard !policy.readsThroughCurve || plausibleML.contains(ml) else {
             noteUnreadable(at: t, into: &events)
             return
@@ -241,6 +243,7 @@ public struct SipDetector: Sendable, Codable {
             if state == .disturbed { noteTiltJump(ml, at: t) }
             lastML = ml
         }
+        noise.observe(ml, value: value, mlPerUnit: perUnit, at: t)
         add(ml, at: t, into: &events)
     }
 
@@ -327,9 +330,10 @@ public struct SipDetector: Sendable, Codable {
     private func isPresent(_ level: Double) -> Bool { !policy.bottleLeavesSensor || level >= awayThreshold }
 
     private mutating func add(_ x: Double, at t: Double, into events: inout [DetectedEvent]) {
-        noise.observe(x, at: t)
         if run.count == 0 {
+            // A new level (after a tilt or a gap): its readings are summed afresh.
             run.start(x, at: t)
+            shift.reset()
             return
         }
         let tol = tolerance
@@ -337,10 +341,12 @@ public struct SipDetector: Sendable, Codable {
             run.add(x, at: t)
             outliers.clear()
             if policy.watchesMeanShift, state == .settled,
-               let since = shift.observe(x, at: t, level: run.judgedLevel, sigma: noise.sigma, smallest: configuration.minUnliftedSipML) {
+               let change = shift.observe(x, at: t, level: run.judgedLevel, sigma: noise.sigma, smallest: configuration.minUnliftedSipML) {
                 // The level moved by less than the band (a coarse, dithering
-                // sensor) and no tilt was read: a sip all the same.
-                runEnded(firstOutlierAt: since, into: &events)
+                // sensor) and no tilt was read: a sip all the same. The level
+                // before it is judged without the readings after it began.
+                reference = run.judgedLevel(withoutLatest: change.count, summing: change.sum)
+                beginDisturbance(at: change.since, into: &events)
                 disturbance.byMeanShift = true
                 run.start(x, at: t)
                 shift.reset()
@@ -407,9 +413,10 @@ public struct SipDetector: Sendable, Codable {
             return
         }
         // Long after the bottle came back, no hand rests on it any more and
-        // the slosh has died down: a shorter hold is enough.
+        // the slosh has died down: a shorter hold is enough (not after a long
+        // gap, where the level before is all there is to judge by).
         let calm = t - max(disturbance.lastAway, disturbance.start) >= SipDetector.calmAfterSeconds
-        let needed = disturbance.afterGap ? configuration.settleSeconds : calm ? min(confirmSeconds, Self.calmConfirmSeconds) : confirmSeconds
+        let needed = calm && !disturbance.afterGap ? min(confirmSeconds, Self.calmConfirmSeconds) : confirmSeconds
         if held >= needed, run.count >= 3 {
             conclude(level: run.judgedLevel, settledAt: run.start, at: t, into: &events)
         }
@@ -432,7 +439,7 @@ public struct SipDetector: Sendable, Codable {
     /// A level held during a disturbance and then moved again.
     private mutating func interruptedDuringDisturbance(at t: Double, into events: inout [DetectedEvent]) {
         disturbance.afterGap = false
-        if runHasHeld, isPresent(run.mean) {
+        if runHasHeld, run.duration >= policy.heldLevelSeconds, isPresent(run.mean) {
             disturbance.heldLevel = run.judgedLevel
             disturbance.heldStart = run.start
             disturbance.heldEnd = t
@@ -656,6 +663,10 @@ enum DetectorPolicy: UInt8, Sendable, Hashable, Codable {
     /// The start of a level left out of its mean: a put-down's last wobble
     /// (1 s), or the slosh of a level sensor (3 s).
     var settlingTailSeconds: Double { self == .weight ? 1 : 3 }
+    /// How long a level must hold, before the next lift or tilt, to be judged
+    /// as the level after a drink: a level sensor carried to the tap sloshes
+    /// through two seconds of readings that agree by chance.
+    var heldLevelSeconds: Double { self == .weight ? 0 : 3 }
     /// Blocks of the level's running average: a load cell creeps for minutes
     /// (8 s); a level sensor's readings drift little but are coarse (1 % of a
     /// bottle is several mL), so their dithering is averaged over longer (40 s).
@@ -765,6 +776,15 @@ struct LevelRun: Sendable, Codable {
         return (sum + previousSum + tailSum + recent.sum) / Double(m)
     }
 
+    /// The judged level without the latest `k` samples (which sum to `total`),
+    /// when enough are left: they belong to the level that came next.
+    func judgedLevel(withoutLatest k: Int, summing total: Double) -> Double {
+        let (held, heldSum) = recent.latest(min(k, recent.count))
+        let left = n + previousN - (k - held)
+        guard left >= 3 else { return judgedLevel }
+        return (sum + previousSum - (total - heldSum)) / Double(left)
+    }
+
     /// The level to judge a change by: committed samples only, when there are enough.
     var judgedLevel: Double {
         let m = n + previousN
@@ -824,6 +844,9 @@ struct LevelShift: Sendable, Equatable, Codable {
     /// Evidence that the level rose or fell, and when each last stood at zero.
     private var rise = 0.0, fall = 0.0
     private var riseSince = 0.0, fallSince = 0.0
+    /// The readings since then, each side: the change's, not the level's before it.
+    private var riseSum = 0.0, fallSum = 0.0
+    private var riseCount = 0, fallCount = 0
     private var count = 0
     /// Samples before a change is believed.
     static let fewest = 4
@@ -840,28 +863,40 @@ struct LevelShift: Sendable, Equatable, Codable {
         fall = try c.decodeIfPresent(Double.self, forKey: .fall) ?? 0
         riseSince = try c.decodeIfPresent(Double.self, forKey: .riseSince) ?? 0
         fallSince = try c.decodeIfPresent(Double.self, forKey: .fallSince) ?? 0
+        riseSum = try c.decodeIfPresent(Double.self, forKey: .riseSum) ?? 0
+        fallSum = try c.decodeIfPresent(Double.self, forKey: .fallSum) ?? 0
+        riseCount = try c.decodeIfPresent(Int.self, forKey: .riseCount) ?? 0
+        fallCount = try c.decodeIfPresent(Int.self, forKey: .fallCount) ?? 0
         count = try c.decodeIfPresent(Int.self, forKey: .count) ?? 0
     }
 
     mutating func reset() { count = 0 }
 
+    /// A change found: when it began, and the readings since (their sum and count).
+    struct Change: Equatable {
+        var since: Double
+        var sum: Double
+        var count: Int
+    }
+
     /// Takes an inlier; when the level has moved by at least `smallest` (mL),
-    /// judged against the readings' `sigma`, the time the change began; else nil.
+    /// judged against the readings' `sigma`, the change; else nil.
     @inline(__always)
-    mutating func observe(_ x: Double, at t: Double, level: Double, sigma: Double, smallest: Double) -> Double? {
+    mutating func observe(_ x: Double, at t: Double, level: Double, sigma: Double, smallest: Double) -> Change? {
         if count == 0 {
             rise = 0; fall = 0; riseSince = t; fallSince = t
+            riseSum = 0; fallSum = 0; riseCount = 0; fallCount = 0
         }
         count += 1
         let slack = smallest / 2, off = x - level
         rise = max(0, rise + off - slack)
         fall = max(0, fall - off - slack)
-        if rise == 0 { riseSince = t }
-        if fall == 0 { fallSince = t }
+        if rise == 0 { riseSince = t; riseSum = 0; riseCount = 0 } else { riseSum += x; riseCount += 1 }
+        if fall == 0 { fallSince = t; fallSum = 0; fallCount = 0 } else { fallSum += x; fallCount += 1 }
         guard count >= Self.fewest else { return nil }
         let limit = max(smallest, Self.deviations * sigma)
-        if rise >= limit { return riseSince }
-        if fall >= limit { return fallSince }
+        if rise >= limit { return Change(since: riseSince, sum: riseSum, count: riseCount) }
+        if fall >= limit { return Change(since: fallSince, sum: fallSum, count: fallCount) }
         return nil
     }
 }
@@ -901,6 +936,14 @@ struct RecentSamples: Sendable, Codable {
         times[slot] = t
         count += 1
         sum += x
+    }
+
+    /// How many of the latest `k` samples there are, and their sum.
+    func latest(_ k: Int) -> (count: Int, sum: Double) {
+        let k = max(0, min(k, count))
+        var total = 0.0
+        for i in (count - k)..<count { total += values[(head + i) & (Self.capacity - 1)] }
+        return (k, total)
     }
 
     mutating func removeOldest() -> (x: Double, t: Double) {
@@ -962,9 +1005,21 @@ struct NoiseEstimate: Sendable, Codable {
     /// so steps and spikes barely move it while real noise still widens it.
     private var step = 0.0
     private var last = Double.nan
+    private var lastValue = Double.nan
     private var lastT = 0.0
-    /// Smallest non-zero step seen: the sensor's resolution.
-    private var resolution = Double.infinity
+    /// Smallest non-zero step seen, in the sensor's own units: its resolution.
+    /// Kept in those units because what one step is worth in mL depends, for a
+    /// level sensor, on where in the bottle the level stands: 1 % is 4 mL in a
+    /// neck and 8 mL in the body, and a band of the neck's step split a level
+    /// dithering between two of the body's steps (its sips were confirmed 15–30 s late).
+    private var unitResolution = Double.infinity
+    /// mL per sensor unit where the level stands now.
+    private var mlPerUnit = 1.0
+    /// Differences averaged so far, while fewer than one time constant's worth:
+    /// until then the estimate is their plain mean, not an average that
+    /// starts from zero (a noisy level sensor's first 30 s had a band too
+    /// narrow for its noise, and its first level broke into false sips).
+    private var warmingUp = 0
     let floor: Double
     /// Seconds over which the estimate follows the stream. Load cells need it
     /// short (a wobbling pot); level sensors long, so that slosh after a
@@ -979,27 +1034,54 @@ struct NoiseEstimate: Sendable, Codable {
         tolerance = floor
     }
 
+    /// A checkpoint from before the resolution was kept in sensor units holds
+    /// it in mL: it is learnt again from the next steps.
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        step = try c.decode(Double.self, forKey: .step)
+        last = try c.decode(Double.self, forKey: .last)
+        lastValue = try c.decodeIfPresent(Double.self, forKey: .lastValue) ?? .nan
+        lastT = try c.decode(Double.self, forKey: .lastT)
+        unitResolution = try c.decodeIfPresent(Double.self, forKey: .unitResolution) ?? .infinity
+        mlPerUnit = try c.decodeIfPresent(Double.self, forKey: .mlPerUnit) ?? 1
+        warmingUp = try c.decodeIfPresent(Int.self, forKey: .warmingUp) ?? Int.max
+        floor = try c.decode(Double.self, forKey: .floor)
+        timeConstant = try c.decode(Double.self, forKey: .timeConstant)
+        tolerance = try c.decode(Double.self, forKey: .tolerance)
+    }
+
+    /// Takes a reading as `x` mL, the sensor's `value`, and what one unit of
+    /// it is worth there (`mlPerUnit`).
     @inline(__always)
-    mutating func observe(_ x: Double, at t: Double) {
-        defer { last = x; lastT = t }
+    mutating func observe(_ x: Double, value: Double, mlPerUnit perUnit: Double, at t: Double) {
+        defer { last = x; lastValue = value; lastT = t }
         guard !last.isNaN else { return }
-        let d = abs(x - last)
-        if d > 1e-9, d < resolution {
-            resolution = d
+        let unitStep = abs(value - lastValue)
+        if (unitStep > 1e-9 && unitStep < unitResolution) || perUnit != mlPerUnit {
+            unitResolution = unitStep > 1e-9 ? min(unitStep, unitResolution) : unitResolution
+            mlPerUnit = perUnit
             updateTolerance()
         }
+        let d = abs(x - last)
         let band = tolerance
         // A jump of several bands is a step or a spike, not noise.
         guard d <= 3 * band else { return }
         // Per time, but never more than a few percent per sample, so that one
         // step of a lift at 1 Hz does not open the band.
-        let weight = min(0.15, max(t - lastT, 0.01) / timeConstant)
+        var weight = min(0.15, max(t - lastT, 0.01) / timeConstant)
+        if warmingUp < Int.max {
+            warmingUp += 1
+            if 1 / Double(warmingUp) > weight { weight = 1 / Double(warmingUp) } else { warmingUp = .max }
+        }
         step += (min(d, 1.5 * band) - step) * weight
         updateTolerance()
     }
 
     /// The band, kept up to date on every change (read on every reading).
     private(set) var tolerance: Double
+
+    /// One step of the sensor where the level stands (mL).
+    private var resolution: Double { unitResolution * abs(mlPerUnit) }
 
     /// The readings' standard deviation (mean |Δ| of white noise is 1.13 σ),
     /// at least a third of the resolution (rounding's own spread is 0.29 of a step).

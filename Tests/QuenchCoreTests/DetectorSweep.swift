@@ -73,3 +73,26 @@ func printSweep(_ groups: [String: EvaluationPool]) -> EvaluationReport {
     }
     printSweep(groups)
 }
+
+/// Exploration aid: `DUMP=36,everyday,780,805` prints one bottle's readings in that span,
+/// with the detector's phase and any event, to see why it judged as it did.
+@Test(.enabled(if: ProcessInfo.processInfo.environment["DUMP"] != nil)) func detectorDump() throws {
+    let parts = ProcessInfo.processInfo.environment["DUMP"]!.split(separator: ",").map(String.init)
+    let seed = UInt64(parts[0]) ?? 1
+    let configuration = Situation(rawValue: parts[1]).map { SimulationConfiguration.situation($0, seed: seed, duration: 3600) }
+        ?? SimulationConfiguration.randomised(seed: seed, duration: 3600)
+    let from = Double(parts[2]) ?? 0, to = Double(parts[3]) ?? 3600
+    var bottle = SimulatedBottle(configuration: configuration, seed: seed)
+    var detector = SipDetector(calibration: configuration.calibration)
+    var events: [DetectedEvent] = []
+    while let r = bottle.next() {
+        let before = events.count
+        detector.process(r, into: &events)
+        if r.t >= from, r.t <= to {
+            print(String(format: "%8.2f %@ %@ band %.2f level %@", r.t, r.value.map { String(format: "%8.2f", $0) } ?? "     nil",
+                         detector.phase.rawValue, detector.band, detector.level.map { String(format: "%.2f", $0) } ?? "-"))
+        }
+        for e in events[before...] where e.t >= from && e.t <= to + 30 { print("   EVENT \(e)") }
+    }
+    for t in bottle.drainTruth() where t.tEnd >= from && t.tStart <= to { print("   TRUTH \(t)") }
+}
