@@ -125,15 +125,12 @@ let package = Package(
             providers: [.apt(["libmosquitto-dev"])]
         ),
         .target(name: "MQTT", dependencies: ["CMosquitto"]),
-        // Pushes to a phone (ntfy, webhooks) through libcurl (Debian libcurl4-openssl-dev): HTTPS with the
-        // system's OpenSSL and CA store, time limits, no redirects. A C library already on every Debian,
-        // a 3 s build; async-http-client would add swift-nio-ssl (BoringSSL) to every CI build for one POST.
-        // Only `quench` links it (the reminder timer's command), never quenchd or quench-web.
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
+        // Pushes to a phone (ntfy, webhooks) through libcurl (Debian libcurl4; its headers from
+        // libcurl4-openssl-dev): HTTPS with the system's OpenSSL and CA store, time limits, no redirects.
+        // A C library already on every Debian, a 3 s build; async-http-client would add swift-nio-ssl
+        // (BoringSSL) to every CI build for one POST. Loaded with dlopen when a push is sent or its URL
+        // checked, not linked: with its 30 libraries it cost every `quench` command 5.5 MB (Sources/CCurl).
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "QuenchNotify", dependencies: ["CCurl", "QuenchCore", "Threading"]),
         // The page's gzip (zlib, Debian zlib1g-dev): the system's zlib, as SQLite and curl are the system's;
         // compress-nio would add its own build of lz4 for one deflate call.

@@ -129,10 +129,12 @@ if [ "$arch" = "$host_arch" ]; then
              cd "$stage/src" && dpkg-shlibdeps -O --warnings=0 "${missing[@]}" \
                  -e"$root/usr/bin/quench" -e"$root/usr/bin/quenchd" -e"$root/usr/bin/quench-web" 2>"$stage/shlibdeps.err") ||
         fail "dpkg-shlibdeps: $(cat "$stage/shlibdeps.err")"
-    libraries=${shlibs#shlibs:Depends=}
+    # libcurl is loaded with dlopen (Sources/CCurl), so dpkg-shlibdeps cannot see it: named here,
+    # at the version whose CURLOPT_PROTOCOLS_STR the pushes set.
+    libraries="${shlibs#shlibs:Depends=}, libcurl4 (>= 7.85.0)"
 else
     # Another architecture's libraries are not installed here: the ones the binaries need by name.
-    libraries='libc6 (>= 2.36), libstdc++6, libgcc-s1, libbluetooth3, libsqlite3-0, libmosquitto1, libcurl4, zlib1g'
+    libraries='libc6 (>= 2.36), libstdc++6, libgcc-s1, libbluetooth3, libsqlite3-0, libmosquitto1, libcurl4 (>= 7.85.0), zlib1g'
 fi
 
 source scripts/units.sh

@@ -62,11 +62,13 @@ public enum NotifyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The server answered with an error status (and the start of what it said).
     case refused(url: String, status: Int, body: String)
     case other(url: String, String)
+    /// libcurl, loaded when first needed, is not installed (dlopen's words).
+    case libcurlMissing(String)
 
     /// Whether the configuration is what must change (exit 78 for the timer's service).
     public var isConfigurationProblem: Bool {
         switch self {
-        case .badURL, .tokenFile, .untrusted: true
+        case .badURL, .tokenFile, .untrusted, .libcurlMissing: true
         default: false
         }
     }
@@ -83,6 +85,7 @@ public enum NotifyError: Error, Sendable, Equatable, CustomStringConvertible {
             "notify \(Self.place(url)): the server answered \(status)" + (body.isEmpty ? "" : ": \(body.shownSafely(limit: 200))")
                 + (status == 401 || status == 403 ? " (check the token in token_file under [notify])" : "")
         case let .other(url, why): "notify \(Self.place(url)): \(why)"
+        case let .libcurlMissing(why): "notify: libcurl cannot be loaded (\(why)): pushes need Debian's libcurl4 (sudo apt install libcurl4)"
         }
     }
 
@@ -193,14 +196,14 @@ public struct Notifier: Sendable {
     /// One POST; the status when it is 2xx.
     private func post(_ request: Request) throws(NotifyError) -> Int {
         let url = settings.url
-        guard let curl = curl_easy_init() else { throw .other(url: url, "libcurl could not start a transfer") }
-        defer { curl_easy_cleanup(curl) }
+        guard let curl = quench_curl_easy_init() else { throw .other(url: url, "libcurl could not start a transfer") }
+        defer { quench_curl_easy_cleanup(curl) }
         let transfer = UnsafeMutablePointer<quench_curl_transfer>.allocate(capacity: 1)
         transfer.initialize(to: quench_curl_transfer())
         defer { transfer.deallocate() }
         var list: UnsafeMutablePointer<curl_slist>?
-        for header in request.headers { list = curl_slist_append(list, header) }
-        defer { curl_slist_free_all(list) }
+        for header in request.headers { list = quench_curl_slist_append(list, header) }
+        defer { quench_curl_slist_free_all(list) }
         let milliseconds = Int(min(max(settings.timeout, 0.05), 3600) * 1000)
         var rc = quench_curl_capture(curl, transfer)
         for (option, value) in [(CURLOPT_NOSIGNAL, 1), (CURLOPT_FOLLOWLOCATION, 0), (CURLOPT_POST, 1),
@@ -219,7 +222,7 @@ public struct Notifier: Sendable {
                 quench_curl_set_string(curl, CURLOPT_COPYPOSTFIELDS, bytes.baseAddress)
             }
         }
-        if rc == CURLE_OK { rc = curl_easy_perform(curl) }
+        if rc == CURLE_OK { rc = quench_curl_easy_perform(curl) }
         guard rc == CURLE_OK else { throw Self.failure(rc, url: url, detail: Self.text(transfer.pointee), seconds: settings.timeout) }
         let status = quench_curl_response_code(curl)
         guard (200..<300).contains(status) else {
@@ -235,7 +238,7 @@ public struct Notifier: Sendable {
 
     /// curl's result as the error a person can act on; curl's own words kept.
     static func failure(_ rc: CURLcode, url: String, detail: String, seconds: Double) -> NotifyError {
-        let words = detail.isEmpty ? String(cString: curl_easy_strerror(rc)) : detail
+        let words = detail.isEmpty ? String(cString: quench_curl_easy_strerror(rc)) : detail
         switch rc {
         case CURLE_OPERATION_TIMEDOUT: return .timedOut(url: url, seconds: seconds)
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE,
@@ -248,15 +251,25 @@ public struct Notifier: Sendable {
         }
     }
 
+    /// Loads libcurl, the first time only (Sources/CCurl): every Notifier checks its URL
+    /// before anything else, so nothing calls into libcurl before this.
+    static func loadLibcurl() throws(NotifyError) {
+        var why = [CChar](repeating: 0, count: 256)
+        guard quench_curl_load(&why, why.count) == 0 else {
+            throw .libcurlMissing(String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+    }
+
     /// https to anywhere; http only to this machine (a token or a health fact in clear over a network, never).
     static func checkURL(_ url: String) throws(NotifyError) {
-        guard let handle = curl_url() else { throw .badURL(url, "libcurl could not parse it") }
-        defer { curl_url_cleanup(handle) }
-        guard curl_url_set(handle, CURLUPART_URL, url, 0) == CURLUE_OK else { throw .badURL(url, "not a URL") }
+        try loadLibcurl()
+        guard let handle = quench_curl_url() else { throw .badURL(url, "libcurl could not parse it") }
+        defer { quench_curl_url_cleanup(handle) }
+        guard quench_curl_url_set(handle, CURLUPART_URL, url, 0) == CURLUE_OK else { throw .badURL(url, "not a URL") }
         func part(_ what: CURLUPart) -> String? {
             var value: UnsafeMutablePointer<CChar>?
-            guard curl_url_get(handle, what, &value, 0) == CURLUE_OK, let value else { return nil }
-            defer { curl_free(value) }
+            guard quench_curl_url_get(handle, what, &value, 0) == CURLUE_OK, let value else { return nil }
+            defer { quench_curl_free(value) }
             return String(cString: value)
         }
         guard let scheme = part(CURLUPART_SCHEME)?.lowercased(), let host = part(CURLUPART_HOST), !host.isEmpty else {

@@ -150,6 +150,20 @@ struct NotifierTests {
 
     static let sample = PushMessage.reminder(message: "drink something: 300 mL of 2,000 mL so far", fields: ["person": "me", "intake_ml": "300"])
 
+    @Test("libcurl is loaded when a push's URL is first checked, not linked into any program")
+    func libcurlIsLoadedWhenFirstNeeded() throws {
+        for name in ["quench", "quenchd", "quench-web"] {
+            let path = try #require(builtExecutable(name), "\(name) is built beside the tests")
+            let dynamic = try runProgram("/usr/bin/readelf", ["-d", path])
+            #expect(dynamic.status == 0 && dynamic.stdout.contains("(NEEDED)"), "\(name): \(dynamic.stderr)")
+            #expect(!dynamic.stdout.contains("libcurl"), "\(name) links libcurl: \(dynamic.stdout)")
+        }
+        _ = try Notifier(NotifierSettings(url: "https://ntfy.example/topic"))
+        // Read whole (a /proc file says it is empty, and one read of it stops at a page).
+        let maps = String(decoding: try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps")).readToEnd() ?? Data(), as: UTF8.self)
+        #expect(maps.contains("/libcurl.so.4"), "libcurl is mapped once a Notifier checked its URL")
+    }
+
     @Test("ntfy: one POST to the topic, the message as the body, title, priority, tags and the token as headers")
     func ntfyRequest() throws {
         let server = try LocalHTTPSServer(certificates)
