@@ -446,7 +446,11 @@ public final class MQTTPublisher {
         guard let roster, ContinuousClock.now >= rosterDue else { return }
         rosterDue = .now + .seconds(30)
         do {
-            for entry in try store.applyRoster(roster, at: .wallClockNow) {
+            let applied = try store.applyRoster(roster, at: .wallClockNow)
+            for rename in applied.renamed {
+                logger.notice("renamed at the hub, so here too", metadata: ["from": "\(rename.from)", "to": "\(rename.to)"])
+            }
+            for entry in applied.devices {
                 logger.notice("the hub's roster gives a device to someone", metadata: ["device": "\(entry.address)", "person": "\(entry.person)"])
             }
         } catch {

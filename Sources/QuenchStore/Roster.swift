@@ -4,13 +4,35 @@ import QuenchCore
 /// (docs/hub.md, "People and devices are the hub's").
 public struct RosterEntry: Sendable, Hashable, Codable {
     public var address: String
-    /// The person's name: the gateways know people by name.
+    /// The person's name: a gateway that does not know them yet adds them by it.
     public var person: String
+    /// The person's id at the hub (`person_id`; a hub before 2026-11-29 sent none): a gateway
+    /// keeps it with the person, so a rename at the hub renames them there too.
+    public var personId: Int64?
 
-    public init(address: String, person: String) {
+    public init(address: String, person: String, personId: Int64? = nil) {
         self.address = address
         self.person = person
+        self.personId = personId
     }
+}
+
+/// What applying the hub's roster changed at a gateway.
+public struct RosterApplied: Sendable, Hashable {
+    /// The entries whose device was given to their person here.
+    public var devices: [RosterEntry] = []
+    /// People the hub renamed, renamed here: the name before, and after.
+    public var renamed: [PersonRename] = []
+    /// People here now known by their hub id (matched by name, or added).
+    public var linked = 0
+
+    public init() {}
+    public var isEmpty: Bool { devices.isEmpty && renamed.isEmpty && linked == 0 }
+}
+
+public struct PersonRename: Sendable, Hashable {
+    public var from: String
+    public var to: String
 }
 
 extension IntakeStore {
@@ -26,43 +48,69 @@ extension IntakeStore {
         }
     }
 
-    /// At the hub: the roster, by address.
+    /// At the hub: the roster, by address, with each person's id.
     public func roster() throws(StoreError) -> [RosterEntry] {
         try read("reading the roster") { db in
-            try db.all("SELECT r.address, p.name FROM hub_roster r JOIN person p ON p.id = r.person ORDER BY r.address") { row in
-                RosterEntry(address: row[0], person: row[1])
+            try db.all("SELECT r.address, p.name, p.id FROM hub_roster r JOIN person p ON p.id = r.person ORDER BY r.address") { row in
+                RosterEntry(address: row[0], person: row[1], personId: row[2])
             }
         }
     }
 
-    /// At a gateway: the hub's roster applied to the devices paired here, in one transaction.
-    /// Someone the gateway does not know is added (by name); a device the roster names goes to
-    /// its person (its next events are theirs). Devices the roster does not name keep their
-    /// owner, and entries for devices not paired here change nothing. Returns what changed.
-    public func applyRoster(_ entries: [RosterEntry], at time: Timestamp) throws(StoreError) -> [RosterEntry] {
+    /// At a gateway: the hub's roster applied, in one transaction. A person the hub's id was
+    /// linked to here is that person, renamed if the hub renamed them (unless someone else here
+    /// has the new name: then they keep theirs); else the person of that name, linked to the id
+    /// now; else, for a device paired here, someone new by that name. A device the roster names
+    /// goes to its person (its next events are theirs). Devices the roster does not name keep their
+    /// owner, and entries for devices not paired here give nothing. Returns what changed.
+    public func applyRoster(_ entries: [RosterEntry], at time: Timestamp) throws(StoreError) -> RosterApplied {
         for entry in entries { try checkName(entry.person) }
         // Read first: the roster is applied again every half minute, and mostly changes nothing.
-        guard try !read("reading who has the roster's devices", { db in try Self.rosterChanges(entries, db) }).isEmpty else { return [] }
-        return try write("applying the hub's roster") { db in
-            let changes = try Self.rosterChanges(entries, db)
-            for entry in changes {
-                // Looked up again: an earlier entry may have added them.
-                let person = try Self.person(named: entry.person, db) ?? Self.addPerson(name: entry.person, units: nil, at: time, db)
-                try db.run("UPDATE device SET person = ? WHERE address = ?", [person.id, entry.address])
-            }
-            return changes
+        guard try !read("reading who has the roster's devices", { db in try Self.applyRoster(entries, at: time, db, writing: false) }).isEmpty else {
+            return RosterApplied()
         }
+        return try write("applying the hub's roster") { db in try Self.applyRoster(entries, at: time, db, writing: true) }
     }
 
-    /// The entries whose device is paired here and is not yet their person's (found by name as
-    /// `person(named:)` finds them; someone not known here yet has none).
-    private static func rosterChanges(_ entries: [RosterEntry], _ db: SQLiteConnection) throws -> [RosterEntry] {
-        try entries.filter { entry in
-            guard let owner = try db.first("SELECT person FROM device WHERE address = ?", [entry.address], { row -> Int64? in row[0] }) else {
-                return false
+    /// The roster's work, entry by entry; without `writing`, what it would change (for a read).
+    private static func applyRoster(_ entries: [RosterEntry], at time: Timestamp, _ db: SQLiteConnection, writing: Bool) throws -> RosterApplied {
+        var applied = RosterApplied()
+        for entry in entries {
+            var person: Person?
+            if let hubID = entry.personId,
+               let linked = try db.first("SELECT \(personColumns) FROM person WHERE hub_person = ?", [hubID], Self.person) {
+                person = linked
+                // Looked up by name as names are matched (any case): a change of case alone is a rename too.
+                if linked.name != entry.person, try Self.person(named: entry.person, db).map({ $0.id == linked.id }) ?? true {
+                    if writing { try db.run("UPDATE person SET name = ? WHERE id = ?", [entry.person, linked.id]) }
+                    applied.renamed.append(PersonRename(from: linked.name, to: entry.person))
+                }
+            } else if let named = try Self.person(named: entry.person, db) {
+                person = named
+                let linkedTo = try db.first("SELECT hub_person FROM person WHERE id = ?", [named.id]) { row -> Int64? in row[0] } ?? nil
+                if let hubID = entry.personId, linkedTo == nil {
+                    if writing { try db.run("UPDATE person SET hub_person = ? WHERE id = ?", [hubID, named.id]) }
+                    applied.linked += 1
+                }
             }
-            // Someone not known here yet owns nothing here.
-            return try person(named: entry.person, db).map { $0.id != owner } ?? true
+            guard let owner = try db.first("SELECT person FROM device WHERE address = ?", [entry.address], { row -> Int64? in row[0] }) else {
+                continue  // not paired here
+            }
+            if person == nil {
+                // Someone not known here yet, for a device paired here.
+                if writing {
+                    let added = try Self.addPerson(name: entry.person, units: nil, at: time, db)
+                    if let hubID = entry.personId { try db.run("UPDATE person SET hub_person = ? WHERE id = ?", [hubID, added.id]) }
+                    person = added
+                } else {
+                    applied.devices.append(entry)
+                    continue
+                }
+            }
+            guard let person, person.id != owner else { continue }
+            if writing { try db.run("UPDATE device SET person = ? WHERE address = ?", [person.id, entry.address]) }
+            applied.devices.append(entry)
         }
+        return applied
     }
 }

@@ -413,6 +413,12 @@ enum Schema {
         Migration(identifier: "v18: a carer's alert sent again", sql: """
             ALTER TABLE carer_alert ADD COLUMN sends INTEGER NOT NULL DEFAULT 1;
             """),
+        // At a gateway, the hub's id of each person its roster named: someone renamed at the hub
+        // is renamed here, not added as someone new (IntakeStore.applyRoster).
+        Migration(identifier: "v19: the hub's id of a person", sql: """
+            ALTER TABLE person ADD COLUMN hub_person INTEGER;
+            CREATE UNIQUE INDEX person_by_hub_person ON person (hub_person) WHERE hub_person IS NOT NULL;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

@@ -119,6 +119,10 @@ struct GatewayMessagesTests {
     func aRoster() throws {
         let read = try GatewayMessages.roster(payload: Array(Self.roster.utf8))
         #expect(read.hub == "hub1" && read.entries == [RosterEntry(address: "C8:2A:3F:00:00:01", person: "Gran")])
+        // With the hub's ids (person_id), as a hub sends them since 2026-11-29.
+        let withIDs = GatewayMessages.roster(hub: "hub1", [RosterEntry(address: "C8:2A:3F:00:00:01", person: "Gran", personId: 7)])
+        #expect(withIDs.contains(#""person_id":7"#), "\(withIDs)")
+        #expect(try GatewayMessages.roster(payload: Array(withIDs.utf8)).entries == [RosterEntry(address: "C8:2A:3F:00:00:01", person: "Gran", personId: 7)])
         for (bad, field) in [(#""address":"C8:2A:3F:00:00:01/#""#, "devices[0].address"), (#""person":"""#, "devices[0].person"),
                              (#""person":"\#(String(repeating: "G", count: 300))""#, "devices[0].person"), (#""hub":"../x""#, "hub")] {
             let key = bad.prefix { $0 != ":" }

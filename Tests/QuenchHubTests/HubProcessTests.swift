@@ -334,6 +334,23 @@ struct HubProcessTests {
         _ = try gateways[0].store.insert([(event: sip, aliases: [])])
         #expect(try Self.contents(folder.file("kitchen.sqlite"))[sip.identity] == "42.0 false Gran")
         #expect(Self.waitFor(seconds: 20) { try Self.contents(hubPath)[sip.identity] == "42.0 false Gran" }, "the hub has Gran's sip as hers")
+
+        // Renamed at the hub: renamed at each gateway (the roster carries the hub's id), not someone new.
+        try hubStore.renamePerson(id: gran.id, to: "Granny")
+        for g in gateways {
+            #expect(Self.waitFor(seconds: 20) { try g.store.people().map(\.name).sorted() == ["Granny", "me"] },
+                    "\(g.node): \((try? g.store.people().map(\.name)) ?? [])")
+            let owners = try g.store.deviceOwners(), people = try g.store.people()
+            #expect(owners[granBottle] == people.first { $0.name == "Granny" }?.id, "\(g.node): her bottle is still hers")
+        }
+        #expect(try Self.contents(folder.file("kitchen.sqlite"))[sip.identity] == "42.0 false Granny", "her sip went with her")
+        // An hour before (sips of one bottle a few seconds apart from two rooms are one sip to the hub).
+        let next = IntakeEvent(identity: "\(granBottle)|sip|2", kind: .sip, ml: 18, time: .wallClockNow.adding(-3600), source: .sensor,
+                               device: granBottle, recordedAt: .wallClockNow)
+        _ = try gateways[1].store.insert([(event: next, aliases: [])])
+        #expect(Self.waitFor(seconds: 20) { try Self.contents(hubPath)[next.identity] == "18.0 false Granny" },
+                "the hub has her next sip as hers: \((try? Self.contents(hubPath)) ?? [:])")
+        #expect(try hubStore.people().map(\.name).sorted() == ["Granny", "me"], "and nobody new at the hub")
         _ = hub
     }
 }

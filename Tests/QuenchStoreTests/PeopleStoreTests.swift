@@ -127,7 +127,7 @@ struct PeopleStoreTests {
         let roster = [RosterEntry(address: "C8:2A:3F:00:00:01", person: "Gran"), RosterEntry(address: "C8:2A:3F:00:00:02", person: "gran"),
                       RosterEntry(address: "C8:2A:3F:00:00:09", person: "Gran")]
         // Two devices to one person not known here: added once (names match as the store matches them), both given.
-        #expect(try store.applyRoster(roster, at: .wallClockNow) == Array(roster.prefix(2)))
+        #expect(try store.applyRoster(roster, at: .wallClockNow).devices == Array(roster.prefix(2)))
         let people = try store.people()
         let gran = try #require(people.first { $0.name == "Gran" })
         #expect(people.count == 2)
@@ -135,5 +135,41 @@ struct PeopleStoreTests {
         #expect(owners["C8:2A:3F:00:00:01"] == gran.id && owners["C8:2A:3F:00:00:02"] == gran.id)
         #expect(owners["C8:2A:3F:00:00:03"] == people.first { $0.name == "me" }?.id && owners["C8:2A:3F:00:00:09"] == nil)
         #expect(try store.applyRoster(roster, at: .wallClockNow).isEmpty)
+    }
+
+    @Test("a person the hub renames is renamed at the gateway, with their history and devices; not when the new name is someone else's here")
+    func aRenameAtTheHub() throws {
+        let dir = TemporaryDirectory()
+        let store = try IntakeStore(path: dir.file("q.sqlite"))
+        let bottle = "C8:2A:3F:00:00:01"
+        try store.saveDevice(Device(address: bottle, profile: "hidrate-spark", addedAt: .wallClockNow))
+        // A gateway that already knew Gran by name links her to the hub's id 7.
+        let gran = try store.addPerson(name: "Gran")
+        var applied = try store.applyRoster([RosterEntry(address: bottle, person: "Gran", personId: 7)], at: .wallClockNow)
+        #expect(applied.devices.map(\.address) == [bottle] && applied.linked == 1 && applied.renamed.isEmpty)
+        _ = try store.addManual(ml: 30, at: .wallClockNow, note: nil, identity: "manual|gran", person: gran.id)
+        #expect(try store.events(EventQuery(limit: 1)).first?.person == "Gran")
+
+        // Renamed at the hub: the same person here, her sip and her bottle with her.
+        applied = try store.applyRoster([RosterEntry(address: bottle, person: "Granny", personId: 7)], at: .wallClockNow)
+        #expect(applied.renamed == [PersonRename(from: "Gran", to: "Granny")] && applied.devices.isEmpty && applied.linked == 0)
+        #expect(try store.person(id: gran.id)?.name == "Granny")
+        #expect(try store.people().map(\.name).sorted() == ["Granny", "me"])
+        #expect(try store.events(EventQuery(limit: 1)).first?.person == "Granny")
+        #expect(try store.deviceOwners()[bottle] == gran.id)
+        #expect(try store.applyRoster([RosterEntry(address: bottle, person: "Granny", personId: 7)], at: .wallClockNow).isEmpty)
+
+        // A new name that is someone else's here: nobody is renamed, and the bottle stays hers.
+        let ann = try store.addPerson(name: "Ann")
+        applied = try store.applyRoster([RosterEntry(address: bottle, person: "ann", personId: 7)], at: .wallClockNow)
+        #expect(applied.isEmpty, "\(applied)")
+        #expect(try store.person(id: gran.id)?.name == "Granny" && store.person(id: ann.id)?.name == "Ann")
+        #expect(try store.deviceOwners()[bottle] == gran.id)
+
+        // A roster from a hub that sends no ids still matches by name (someone new, then given).
+        let other = "C8:2A:3F:00:00:02"
+        try store.saveDevice(Device(address: other, profile: "hidrate-spark", addedAt: .wallClockNow))
+        applied = try store.applyRoster([RosterEntry(address: other, person: "Bo")], at: .wallClockNow)
+        #expect(applied.devices.map(\.person) == ["Bo"] && applied.linked == 0)
     }
 }
