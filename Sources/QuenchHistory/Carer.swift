@@ -30,6 +30,8 @@ public struct CarerReport: Sendable, Encodable {
         /// How many thresholds it was sent for: 1 when they went over it, 2 when sent again at twice
         /// the threshold while nobody had acknowledged it, and so on; nil when none was sent.
         public var alertSends: Int?
+        /// When it was last sent (ISO 8601 with offset): `alertSentAt` until it is sent again.
+        public var alertLastSentAt: String?
     }
 
     /// When the report was made (ISO 8601 with offset): the page counts on from it.
@@ -125,6 +127,7 @@ extension History {
                 entry.alertSentAt = Format.localISO(sent.raisedAt, c.calendar)
                 entry.alertAcknowledgedAt = sent.acknowledgedAt.map { Format.localISO($0, c.calendar) }
                 entry.alertSends = sent.sends
+                entry.alertLastSentAt = Format.localISO(sent.lastSentAt, c.calendar)
             }
             watches.append(CarerWatch(entry: entry, personID: person.id, lastDrink: lastDrink))
         }
@@ -159,7 +162,7 @@ extension History {
             if let sent = e.alertSends {
                 guard e.alertAcknowledgedAt == nil else { continue }
                 let claimed = try HistoryContext.run { () throws(StoreError) in
-                    try store.sendCarerAlertAgain(person: watch.personID, lastDrink: watch.lastDrink, after: sent, for: due)
+                    try store.sendCarerAlertAgain(person: watch.personID, lastDrink: watch.lastDrink, after: sent, for: due, at: now)
                 }
                 guard claimed else { continue }
             } else {

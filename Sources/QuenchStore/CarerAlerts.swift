@@ -16,6 +16,8 @@ public struct CarerAlert: Sendable, Hashable {
     /// How many thresholds it was sent for: 1 when raised; 3 when last sent for three times the
     /// threshold without a drink (missed ones, a timer that did not run, are not sent twice).
     public var sends: Int
+    /// When it was last sent: `raisedAt` until it is sent again.
+    public var lastSentAt: Timestamp
 
     /// `lastDrink` of someone who never drank (an identity is never empty).
     public static let noDrink = ""
@@ -26,14 +28,16 @@ public struct CarerAlert: Sendable, Hashable {
 
 extension IntakeStore {
     static func carerAlert(_ row: SQLiteRow) throws -> CarerAlert {
-        let acknowledged: Double? = row[3]
-        return CarerAlert(person: row[0], lastDrink: row[1], raisedAt: Timestamp(secondsSince1970: row[2]),
-                          acknowledgedAt: acknowledged.map(Timestamp.init(secondsSince1970:)), sends: row[4])
+        let acknowledged: Double? = row[3], lastSent: Double? = row[5]
+        let raised = Timestamp(secondsSince1970: row[2])
+        return CarerAlert(person: row[0], lastDrink: row[1], raisedAt: raised,
+                          acknowledgedAt: acknowledged.map(Timestamp.init(secondsSince1970:)), sends: row[4],
+                          lastSentAt: lastSent.map(Timestamp.init(secondsSince1970:)) ?? raised)
     }
 
     /// The row of `person`'s spell since `lastDrink`, if one was raised.
     private static func carerAlert(_ db: SQLiteConnection, person: Int64, lastDrink: String) throws -> CarerAlert? {
-        try db.first("SELECT person, last_drink, raised_at, acknowledged_at, sends FROM carer_alert WHERE person = ? AND last_drink = ?",
+        try db.first("SELECT person, last_drink, raised_at, acknowledged_at, sends, last_sent_at FROM carer_alert WHERE person = ? AND last_drink = ?",
                      [person, lastDrink], carerAlert)
     }
 
@@ -48,16 +52,16 @@ extension IntakeStore {
         }
     }
 
-    /// Claims the sending of `person`'s alert since `lastDrink` again, for `next` thresholds after
-    /// `sends`: whether this call claimed it (false: acknowledged meanwhile, or claimed already,
+    /// Claims the sending of `person`'s alert since `lastDrink` again at `time`, for `next` thresholds
+    /// after `sends`: whether this call claimed it (false: acknowledged meanwhile, or claimed already,
     /// here or by another process; the count decides).
-    public func sendCarerAlertAgain(person: Int64, lastDrink: String, after sends: Int, for next: Int) throws(StoreError) -> Bool {
+    public func sendCarerAlertAgain(person: Int64, lastDrink: String, after sends: Int, for next: Int, at time: Timestamp) throws(StoreError) -> Bool {
         guard next > sends else { return false }
         return try write("sending a carer's alert again") { db in
             try db.run("""
-                UPDATE carer_alert SET sends = ?
+                UPDATE carer_alert SET sends = ?, last_sent_at = ?
                 WHERE person = ? AND last_drink = ? AND acknowledged_at IS NULL AND sends = ?
-                """, [next, person, lastDrink, sends])
+                """, [next, time.secondsSince1970, person, lastDrink, sends])
             return db.changes == 1
         }
     }

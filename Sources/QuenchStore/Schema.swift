@@ -419,6 +419,10 @@ enum Schema {
             ALTER TABLE person ADD COLUMN hub_person INTEGER;
             CREATE UNIQUE INDEX person_by_hub_person ON person (hub_person) WHERE hub_person IS NOT NULL;
             """),
+        // When a carer's alert was last sent (NULL: only when raised), for the carer's view.
+        Migration(identifier: "v20: when a carer's alert was last sent", sql: """
+            ALTER TABLE carer_alert ADD COLUMN last_sent_at REAL;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

@@ -88,16 +88,20 @@ import Testing
                 "\(again)")
         #expect(try deliver(15.1).isEmpty && deliver(17.9).isEmpty)
         // Two timers on one file: the second finds that sending claimed.
-        #expect(try !store.sendCarerAlertAgain(person: gran.id, lastDrink: "gran-9", after: 1, for: 2))
+        #expect(try !store.sendCarerAlertAgain(person: gran.id, lastDrink: "gran-9", after: 1, for: 2, at: Self.at(15.2)))
+        // The carer's view says when it was first sent and when again.
+        let shownAgain = try History.carerReport(Self.environment(folder, 15.2)).people.first
+        #expect(shownAgain?.alertSentAt == "2026-11-24T12:30:00+00:00" && shownAgain?.alertLastSentAt == "2026-11-24T15:00:00+00:00", "\(String(describing: shownAgain))")
         // A timer that did not run for hours: one message for the thresholds passed (four by 21:30), not three.
         let late = try deliver(21.5)
         #expect(late.count == 1 && late.first?.fields["sends"] == "4", "\(late)")
         #expect(try deliver(21.6).isEmpty)
-        #expect(try History.carerReport(Self.environment(folder, 21.6)).people.first?.alertSends == 4)
+        let shownLate = try History.carerReport(Self.environment(folder, 21.6)).people.first
+        #expect(shownLate?.alertSends == 4 && shownLate?.alertLastSentAt == "2026-11-24T21:30:00+00:00")
         // Acknowledged: not sent again, however long the spell lasts (16 h of waking hours by 11:00 the next day).
         _ = try History.acknowledgeCarerAlert(Self.environment(folder, 21.7), name: "Gran", json: false)
         #expect(try deliver(24 + 11).isEmpty)
-        #expect(try !store.sendCarerAlertAgain(person: gran.id, lastDrink: "gran-9", after: 4, for: 5), "acknowledged: nothing to claim")
+        #expect(try !store.sendCarerAlertAgain(person: gran.id, lastDrink: "gran-9", after: 4, for: 5, at: Self.at(35)), "acknowledged: nothing to claim")
 
         // A threshold set (or a timer started) long into a spell: the first alert counts the
         // thresholds already passed, and the next run does not send it again at once.

@@ -34,10 +34,15 @@ struct CarerAndHistoryPageTests {
         let api = try await server.client.get("/api/carer").json as? [String: Any]
         let names = { (report: [String: Any]?) in (report?["people"] as? [[String: Any]])?.compactMap { $0["person"] as? String } ?? [] }
         #expect(names(api) == names(cli) && names(api) == ["Gran", "Bob Lee", "me"], "\(names(api)) \(names(cli))")
-        // The timer's `quench carer --notify` has sent the alert about Gran (no [notify] url: to the journal alone).
+        // The timer sent the alert about Gran two hours ago, at 3 h (raised here as it would have), and
+        // nobody acknowledged it: its run now, at twice her 2 h, sends it again (no [notify] url: to the journal alone).
+        let store = try IntakeStore(path: fixture.database)
+        let granID = try #require(try store.people().first { $0.name == "Gran" }?.id)
+        let last = try #require(try store.lastSip(before: .wallClockNow, person: granID))
+        #expect(try store.raiseCarerAlert(person: granID, lastDrink: CarerAlert.spell(after: last), at: .wallClockNow.adding(-2 * 3600)))
         let sent = try fixture.quench(["carer", "--notify"])
         // (5 h, or 5 h and a minute on a slow machine: her drink was put 5 h before the fixture's now.)
-        #expect(sent.hasPrefix("carer's alert: Gran has had nothing to drink for 5 h"), "\(sent)")
+        #expect(sent.hasPrefix("carer's alert: Gran has still had nothing to drink for 5 h"), "\(sent)")
 
         try await WebDriver.session { browser in
             try await browser.open(server.url + "/?view=carer")
@@ -48,7 +53,7 @@ struct CarerAndHistoryPageTests {
             let gran = try await browser.run("return document.querySelector('#carer-list li[data-person=\"Gran\"]').textContent") as? String ?? ""
             #expect(gran.contains("5 h") && gran.contains("without a drink") && gran.contains("(over 2 h)"), "\(gran)")
             #expect(try await browser.run("return document.querySelector('#carer-list li[data-person=\"Gran\"]').classList.contains('overdue')") as? Bool == true)
-            #expect(gran.contains("Alert sent "), "\(gran)")
+            #expect(gran.contains("Alert sent ") && gran.contains(", again "), "\(gran)")
             _ = try await browser.fullPageScreenshot(to: screenshotFolder + "/phone-carer.png", width: 390)
             // A carer acknowledges it: said, shown, and the button gone (a second one would say when the first was).
             try await browser.click("#carer-list li[data-person='Gran'] button[data-focus='ack-Gran']")

@@ -422,6 +422,7 @@ function showCarer(report) {
           + volume(p.intake_ml, p.units) + " of " + volume(p.goal_ml, p.units)),
         el("p", { class: "hint" }, "Waking hours " + p.waking_hours.replace("-", "–") + (p.awake ? "" : " (outside them now)")),
         ...(p.alert_sent_at ? [el("p", { class: "alert-state" }, "Alert sent " + clock(p.alert_sent_at)
+          + (p.alert_last_sent_at && p.alert_last_sent_at !== p.alert_sent_at ? ", again " + clock(p.alert_last_sent_at) : "")
           + (p.alert_acknowledged_at ? ", acknowledged " + clock(p.alert_acknowledged_at) : ""))] : [])),
       ...(p.alert_sent_at && !p.alert_acknowledged_at ? [el("button", { type: "button", class: "write", "data-focus": "ack-" + p.person,
         "aria-label": "Acknowledge the alert about " + p.person,
