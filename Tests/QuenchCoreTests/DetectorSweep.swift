@@ -56,7 +56,8 @@ func printSweep(_ groups: [String: EvaluationPool]) -> EvaluationReport {
 
 /// Exploration aid: `SWEEP=40 scripts/test.sh --filter detectorSweep` prints per-preset scores
 /// of the randomised bottles, then per situation of issue 20 (`SITUATION=pours` for one).
-@Test(.enabled(if: ProcessInfo.processInfo.environment["SWEEP"] != nil)) func detectorSweep() throws {
+@Test(.enabled(if: ProcessInfo.processInfo.environment["SWEEP"] != nil, "exploration aid: SWEEP=100 scripts/test.sh --filter detectorSweep"))
+func detectorSweep() throws {
     let environment = ProcessInfo.processInfo.environment
     let seeds = UInt64(environment["SWEEP"]!) ?? 20
     let verbose = environment["VERBOSE"] != nil
@@ -76,7 +77,8 @@ func printSweep(_ groups: [String: EvaluationPool]) -> EvaluationReport {
 
 /// Exploration aid: `DUMP=36,everyday,780,805` prints one bottle's readings in that span,
 /// with the detector's phase and any event, to see why it judged as it did.
-@Test(.enabled(if: ProcessInfo.processInfo.environment["DUMP"] != nil)) func detectorDump() throws {
+@Test(.enabled(if: ProcessInfo.processInfo.environment["DUMP"] != nil, "exploration aid: DUMP=SEED,SITUATION,FROM,TO scripts/test.sh --filter detectorDump"))
+func detectorDump() throws {
     let parts = ProcessInfo.processInfo.environment["DUMP"]!.split(separator: ",").map(String.init)
     let seed = UInt64(parts[0]) ?? 1
     let configuration = Situation(rawValue: parts[1]).map { SimulationConfiguration.situation($0, seed: seed, duration: 3600) }
