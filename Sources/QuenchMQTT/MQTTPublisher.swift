@@ -584,6 +584,44 @@ public final class MQTTPublisher {
         return report
     }
 
+    /// Takes this gateway off the broker (`quench mqtt retire`): an empty retained message on each
+    /// retained topic it holds there, so Home Assistant drops its entities and the other gateways
+    /// its claims. Those are what the broker keeps under `quench/NODE/` (states, availability,
+    /// claims), and the discovery configs it announced (the database keeps them: `mqtt_announced`).
+    /// The history is untouched, and the next `run` or `sync` announces everything again. Returns
+    /// the topics cleared, sorted.
+    public func retire(timeout: Double) throws(MQTTSetupError) -> [String] {
+        try claim()
+        defer { release() }
+        let end = ContinuousClock.now + .seconds(timeout)
+        var retained = Set<String>()
+        do throws(MQTTError) {
+            try connect(within: min(timeout, 10))
+            guard let client else { throw MQTTError("retire", .timeout(seconds: timeout)) }
+            let announced = (try? store.announcedTopics().keys).map(Set.init) ?? []
+            // The broker sends what it keeps under this node on subscribing; a short quiet after the
+            // subscription is acknowledged means it has sent it all.
+            client.onMessage = { message in if message.retain, !message.payload.isEmpty { retained.insert(message.topic) } }
+            try client.subscribe(topics.base + "/#", qos: 1)
+            let listenUntil = min(end, .now + .seconds(2))
+            while ContinuousClock.now < listenUntil { try client.loop(timeoutMS: 100) }
+            retained.formUnion(announced)
+            for topic in retained.sorted() { try publishOther(OutgoingMessage(topic: topic, payload: "", retain: true)) }
+            while !otherInflight.isEmpty {
+                guard ContinuousClock.now < end else { throw MQTTError("retire", .timeout(seconds: timeout)) }
+                try client.loop(timeoutMS: 100)
+            }
+            try? store.setAnnounced([:])
+            client.disconnect()
+            _ = try? client.loop(timeoutMS: 50)
+        } catch {
+            dropConnection()
+            throw .broker("\(error)")
+        }
+        dropConnection()
+        return retained.sorted()
+    }
+
     /// Whether the broker accepts a connection with these settings (doctor): nil when it does, else why not.
     public static func probe(_ settings: MQTTSettings, timeout: Double = 5) -> String? {
         let password: String?

@@ -96,7 +96,7 @@ struct MQTTCommand: ParsableCommand {
             transaction; the publisher sends it with QoS 1 and deletes it only once the broker acknowledged it, \
             so a broker that is down loses nothing. Topics and payloads: docs/mqtt.md.
             """,
-        subcommands: [Run.self, Sync.self, Status.self], defaultSubcommand: Status.self)
+        subcommands: [Run.self, Sync.self, Retire.self, Status.self], defaultSubcommand: Status.self)
 
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Publish as changes come, until stopped (the quench-mqtt service).")
@@ -133,6 +133,35 @@ struct MQTTCommand: ParsableCommand {
                 print("published \(r.published) change\(r.published == 1 ? "" : "s") to \(settings.broker) (\(r.acknowledged) acknowledged) "
                       + "and \(r.statesPublished) state\(r.statesPublished == 1 ? "" : "s"); \(r.pending) waiting"
                       + (r.dropped > 0 ? "; \(r.dropped) dropped earlier by the full outbox" : ""))
+            }
+        }
+    }
+
+    struct Retire: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Take this gateway off the broker: clear its retained states, claims and Home Assistant entities.",
+            discussion: """
+                For a gateway being retired, or before its node id changes: an empty retained message on \
+                each retained topic it holds on the broker (under quench/NODE/, and the discovery configs it \
+                announced), so Home Assistant drops its entities and the other gateways its claims. The \
+                history is untouched; a later `quench mqtt run` or `sync` announces everything again. Stop the \
+                quench-mqtt service first (one publisher at a time).
+                """)
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var mqtt: BrokerOptions
+        @Option(help: "Give up after this many seconds.") var timeout: Double = 30
+
+        func run() throws {
+            let configuration = try store.configuration(mqtt.values)
+            let logger = LiveLogging.bootstrap(level: mqtt.logLevel ?? configuration.logLevel(otherwise: .warning).rawValue)
+            let settings = try configuration.mqttSettings()
+            let publisher = try MQTTPublisher(settings: settings, environment: HistoryEnvironment.process(configuration), logger: logger,
+                                              announcesAvailability: false)
+            let cleared = try publisher.retire(timeout: timeout)
+            if store.json {
+                print(History.json(["cleared": cleared]))
+            } else {
+                print("cleared \(cleared.count) retained topic\(cleared.count == 1 ? "" : "s") of node \(publisher.topics.node) on \(settings.broker)")
             }
         }
     }

@@ -168,6 +168,52 @@ struct PublisherTests {
         #expect(subscriber.last("homeassistant/sensor/quench_testpi/p1_intake_today/config")?.payload.isEmpty == false)
     }
 
+    @Test("retire: every retained message this gateway keeps on the broker is cleared (its configs, states, availability, a claim); another gateway's stay; the next sync announces it again")
+    func retireClearsWhatTheGatewayKeeps() throws {
+        let broker = try MosquittoBroker()
+        let (path, _) = try history()
+        _ = try MQTTPublisher(settings: try settings(broker), environment: environment(path), logger: Self.logger, announcesAvailability: false)
+            .sync(timeout: 10)
+        // Another gateway on the same broker, with its own history.
+        let (otherPath, _) = try history()
+        let other = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "otherpi", nodeID: "otherpi")
+        _ = try MQTTPublisher(settings: other, environment: environment(otherPath), logger: Self.logger, announcesAvailability: false)
+            .sync(timeout: 10)
+        // A claim on a connected bottle, as this gateway with hand_over keeps one.
+        let claimer = try MQTTClient(clientID: "claim-test")
+        var connected = false
+        claimer.onConnect = { connected = $0 == 0 }
+        try claimer.connect(host: "127.0.0.1", port: Int32(broker.port))
+        #expect(LiveFixture.waitFor(5) { (try? claimer.loop(timeoutMS: 20)) != nil && connected })
+        _ = try claimer.publish(topic: "quench/testpi/claim/c82a3f003f2a", payload: Array("{}".utf8), qos: 1, retain: true)
+        for _ in 0..<10 { try claimer.loop(timeoutMS: 20) }
+
+        /// What the broker keeps now, as a subscriber arriving now gets it (retained, not empty).
+        func kept(_ name: String) -> Set<String> {
+            let look = TestSubscriber(port: broker.port, clientID: name)
+            defer { look.close() }
+            _ = look.waitFor(seconds: 3) { false }
+            return Set(look.messages.filter { $0.retain && !$0.payload.isEmpty }.map(\.topic))
+        }
+        let before = kept("look-before")
+        let ours = before.filter { $0.hasPrefix("quench/testpi/") || $0.contains("/quench_testpi/") }
+        let theirs = before.subtracting(ours)
+        #expect(ours.contains("quench/testpi/claim/c82a3f003f2a") && ours.contains("quench/testpi/person/1/state")
+                && ours.contains("homeassistant/sensor/quench_testpi/p1_intake_today/config"), "\(ours.sorted())")
+        #expect(ours.count >= 25 && theirs.count == ours.count - 1, "\(ours.count) of ours, \(theirs.count) of the other gateway's")
+
+        let cleared = try MQTTPublisher(settings: try settings(broker), environment: environment(path), logger: Self.logger,
+                                        announcesAvailability: false).retire(timeout: 10)
+        #expect(Set(cleared) == ours, "\(Set(cleared).symmetricDifference(ours).sorted())")
+        #expect(kept("look-after") == theirs, "only the other gateway's are left")
+        #expect(try IntakeStore(path: path).announcedTopics().isEmpty)
+
+        // Retired by mistake: the next sync announces everything again.
+        _ = try MQTTPublisher(settings: try settings(broker), environment: environment(path), logger: Self.logger, announcesAvailability: false)
+            .sync(timeout: 10)
+        #expect(kept("look-again").isSuperset(of: ours.subtracting(["quench/testpi/claim/c82a3f003f2a"])))
+    }
+
     @Test("the broker killed (SIGKILL) and restarted in the middle of 300 changes: every change arrives, none is lost")
     func brokerKilledMidStream() throws {
         let broker = try MosquittoBroker()
