@@ -113,21 +113,32 @@ struct MQTTCommand: ParsableCommand {
         }
     }
 
-    struct Sync: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Publish what is waiting once and exit: 0 when the broker acknowledged all of it, 1 if not (it stays for the next time).")
+    /// What a command that connects once and exits takes (`sync`, `retire`), and its publisher:
+    /// warnings only, unless asked; no availability kept on the broker (nothing stays to say `offline`).
+    struct OnceOptions: ParsableArguments {
         @OptionGroup var store: StoreOptions
         @OptionGroup var mqtt: BrokerOptions
         @Option(help: "Give up after this many seconds.") var timeout: Double = 30
 
-        func run() throws {
+        func publisher() throws -> (MQTTPublisher, MQTTSettings) {
             let configuration = try store.configuration(mqtt.values)
             let logger = LiveLogging.bootstrap(level: mqtt.logLevel ?? configuration.logLevel(otherwise: .warning).rawValue)
             let settings = try configuration.mqttSettings()
             let publisher = try MQTTPublisher(settings: settings, environment: HistoryEnvironment.process(configuration), logger: logger,
                                               announcesAvailability: false)
-            let r = try publisher.sync(timeout: timeout)
-            if store.json {
+            return (publisher, settings)
+        }
+    }
+
+    struct Sync: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Publish what is waiting once and exit: 0 when the broker acknowledged all of it, 1 if not (it stays for the next time).")
+        @OptionGroup var once: OnceOptions
+
+        func run() throws {
+            let (publisher, settings) = try once.publisher()
+            let r = try publisher.sync(timeout: once.timeout)
+            if once.store.json {
                 print(History.json(r))
             } else {
                 print("published \(r.published) change\(r.published == 1 ? "" : "s") to \(settings.broker) (\(r.acknowledged) acknowledged) "
@@ -147,18 +158,12 @@ struct MQTTCommand: ParsableCommand {
                 history is untouched; a later `quench mqtt run` or `sync` announces everything again. Stop the \
                 quench-mqtt service first (one publisher at a time).
                 """)
-        @OptionGroup var store: StoreOptions
-        @OptionGroup var mqtt: BrokerOptions
-        @Option(help: "Give up after this many seconds.") var timeout: Double = 30
+        @OptionGroup var once: OnceOptions
 
         func run() throws {
-            let configuration = try store.configuration(mqtt.values)
-            let logger = LiveLogging.bootstrap(level: mqtt.logLevel ?? configuration.logLevel(otherwise: .warning).rawValue)
-            let settings = try configuration.mqttSettings()
-            let publisher = try MQTTPublisher(settings: settings, environment: HistoryEnvironment.process(configuration), logger: logger,
-                                              announcesAvailability: false)
-            let cleared = try publisher.retire(timeout: timeout)
-            if store.json {
+            let (publisher, settings) = try once.publisher()
+            let cleared = try publisher.retire(timeout: once.timeout)
+            if once.store.json {
                 print(History.json(["cleared": cleared]))
             } else {
                 print("cleared \(cleared.count) retained topic\(cleared.count == 1 ? "" : "s") of node \(publisher.topics.node) on \(settings.broker)")
