@@ -146,7 +146,7 @@ public struct SipDetector: Sendable, Codable {
         var lifted = false
         /// A link gap hid what happened; the gap counts as a lift.
         var gapped = false
-        /// Readings came back already settled after a gap: confirm quickly.
+        /// Readings came back after a long gap: the level after it waits a whole confirmation.
         var afterGap = false
         /// A level that held at least `settleSeconds` during the disturbance and
         /// was then interrupted: the bottle may have been set down and lifted again.

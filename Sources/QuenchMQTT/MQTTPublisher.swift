@@ -599,8 +599,8 @@ public final class MQTTPublisher {
             try connect(within: min(timeout, 10))
             guard let client else { throw MQTTError("retire", .timeout(seconds: timeout)) }
             let announced = (try? store.announcedTopics().keys).map(Set.init) ?? []
-            // The broker sends what it keeps under this node on subscribing; a short quiet after the
-            // subscription is acknowledged means it has sent it all.
+            // The broker sends what it keeps under this node right after the subscription: two
+            // seconds of listening take it all in (mosquitto on loopback: within milliseconds).
             client.onMessage = { message in if message.retain, !message.payload.isEmpty { retained.insert(message.topic) } }
             try client.subscribe(topics.base + "/#", qos: 1)
             let listenUntil = min(end, .now + .seconds(2))
