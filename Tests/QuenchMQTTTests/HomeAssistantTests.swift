@@ -64,7 +64,8 @@ struct HomeAssistantTests {
         let hallPath = try history(folder, name: "hall.sqlite", ml: 500, bottle: "C8:2A:3F:00:3F:2B")
         // It announces itself in the device form (one config per device; Home Assistant 2024.11 and later).
         let hall = try publisher(hallPath, broker: broker, node: "hall", log: folder.file("hall.log"), discovery: "device")
-        defer { hall.signal(SIGTERM); hall.wait() }
+        var hallRunning = true
+        defer { if hallRunning { hall.signal(SIGTERM); hall.wait() } }
         let ha = try HomeAssistant(brokerPort: broker.port)
         // A bound, not a timing: a starved CI machine took over a minute (CI at efe3239); the time is printed.
         try ha.start(within: 240)
@@ -213,6 +214,22 @@ struct HomeAssistantTests {
         }, "short-term statistics: \(rows)")
         let lastState = Dictionary(rows.compactMap { r in (r.first as? String).map { ($0, r[1] as? Double) } }, uniquingKeysWith: { _, b in b })
         #expect(lastState[intake] == 370 && lastState[lifetime] == 0.37, "\(rows)")
+
+        // The hall's Pi retired: its gateway stopped and taken off the broker. Home Assistant drops its
+        // entities (and its bottle's device); the kitchen's stay as they were.
+        hall.signal(SIGTERM)
+        hall.wait()
+        hallRunning = false
+        let retired = try runQuench(["mqtt", "retire", "--db", hallPath, "--broker", broker.url, "--node-id", "hall"])
+        #expect(retired.status == 0 && retired.stdout.hasPrefix("cleared "), "\(retired.stdout)\(retired.stderr)")
+        var left: [String] = []
+        #expect(waitFor(20) {
+            let list = try ha.websocket(["type": "config/entity_registry/list"]) as? [[String: Any]] ?? []
+            left = list.compactMap { $0["unique_id"] as? String }.filter { $0.hasPrefix("quench_") }
+            return !left.contains { $0.hasPrefix("quench_hall") }
+        }, "the hall's entities are still registered: \(left.filter { $0.hasPrefix("quench_hall") }.sorted())")
+        #expect(left.filter { $0.hasPrefix("quench_kitchen") }.count == uniqueIDs.filter { $0.hasPrefix("quench_kitchen") }.count,
+                "the kitchen's entities stay: \(left.sorted())")
 
         // Quench's side says what it did with each.
         let quenchLog = (try? String(contentsOfFile: folder.file("quench.log"), encoding: .utf8)) ?? ""
