@@ -59,8 +59,8 @@ extension IntakeStore {
 
     /// At a gateway: the hub's roster applied, in one transaction. A person the hub's id was
     /// linked to here is that person, renamed if the hub renamed them (unless someone else here
-    /// has the new name: then they keep theirs); else the person of that name, linked to the id
-    /// now; else, for a device paired here, someone new by that name. A device the roster names
+    /// keeps the new name: then they keep theirs; two the hub swapped swap here too); else the
+    /// person of that name, linked to the id now; else, for a device paired here, someone new. A device the roster names
     /// goes to its person (its next events are theirs). Devices the roster does not name keep their
     /// owner, and entries for devices not paired here give nothing. Returns what changed.
     public func applyRoster(_ entries: [RosterEntry], at time: Timestamp) throws(StoreError) -> RosterApplied {
@@ -72,19 +72,15 @@ extension IntakeStore {
         return try write("applying the hub's roster") { db in try Self.applyRoster(entries, at: time, db, writing: true) }
     }
 
-    /// The roster's work, entry by entry; without `writing`, what it would change (for a read).
+    /// The roster's work; without `writing`, what it would change (for a read).
     private static func applyRoster(_ entries: [RosterEntry], at time: Timestamp, _ db: SQLiteConnection, writing: Bool) throws -> RosterApplied {
         var applied = RosterApplied()
+        applied.renamed = try renamesAtTheHub(entries, db, writing: writing)
         for entry in entries {
             var person: Person?
             if let hubID = entry.personId,
                let linked = try db.first("SELECT \(personColumns) FROM person WHERE hub_person = ?", [hubID], Self.person) {
                 person = linked
-                // Looked up by name as names are matched (any case): a change of case alone is a rename too.
-                if linked.name != entry.person, try Self.person(named: entry.person, db).map({ $0.id == linked.id }) ?? true {
-                    if writing { try db.run("UPDATE person SET name = ? WHERE id = ?", [entry.person, linked.id]) }
-                    applied.renamed.append(PersonRename(from: linked.name, to: entry.person))
-                }
             } else if let named = try Self.person(named: entry.person, db) {
                 person = named
                 let linkedTo = try db.first("SELECT hub_person FROM person WHERE id = ?", [named.id]) { row -> Int64? in row[0] } ?? nil
@@ -112,5 +108,38 @@ extension IntakeStore {
             applied.devices.append(entry)
         }
         return applied
+    }
+
+    /// The people linked to a hub id whose name there differs, renamed to it. A name someone
+    /// here keeps (not linked, or not renamed away by this roster) blocks the rename, and so
+    /// everything waiting on it; the rest move in two steps, through a name nobody types, so
+    /// that two the hub swapped (or any cycle of renames) swap here too. Names match as the
+    /// store matches them (any case): a change of case alone is a rename too.
+    private static func renamesAtTheHub(_ entries: [RosterEntry], _ db: SQLiteConnection, writing: Bool) throws -> [PersonRename] {
+        var wanted: [Int64: (person: Person, name: String)] = [:]
+        for entry in entries {
+            guard let hubID = entry.personId, wanted[hubID] == nil,
+                  let linked = try db.first("SELECT \(personColumns) FROM person WHERE hub_person = ?", [hubID], Self.person),
+                  linked.name != entry.person else { continue }
+            wanted[hubID] = (linked, entry.person)
+        }
+        // Who holds each wanted name now, and whether they move away from it.
+        var moving = Set(wanted.values.map(\.person.id))
+        var changed = true
+        while changed {
+            changed = false
+            for (person, name) in wanted.values where moving.contains(person.id) {
+                if let holder = try Self.person(named: name, db), holder.id != person.id, !moving.contains(holder.id) {
+                    moving.remove(person.id)
+                    changed = true
+                }
+            }
+        }
+        let renames = wanted.values.filter { moving.contains($0.person.id) }.sorted { $0.person.id < $1.person.id }
+        if writing {
+            for (person, _) in renames { try db.run("UPDATE person SET name = ? WHERE id = ?", ["\u{1}\(person.id)", person.id]) }
+            for (person, name) in renames { try db.run("UPDATE person SET name = ? WHERE id = ?", [name, person.id]) }
+        }
+        return renames.map { PersonRename(from: $0.person.name, to: $0.name) }
     }
 }

@@ -137,7 +137,7 @@ struct PeopleStoreTests {
         #expect(try store.applyRoster(roster, at: .wallClockNow).isEmpty)
     }
 
-    @Test("a person the hub renames is renamed at the gateway, with their history and devices; not when the new name is someone else's here")
+    @Test("a person the hub renames is renamed at the gateway, with their history and devices; not when the new name is someone else's here; a swap, swapped")
     func aRenameAtTheHub() throws {
         let dir = TemporaryDirectory()
         let store = try IntakeStore(path: dir.file("q.sqlite"))
@@ -165,6 +165,17 @@ struct PeopleStoreTests {
         #expect(applied.isEmpty, "\(applied)")
         #expect(try store.person(id: gran.id)?.name == "Granny" && store.person(id: ann.id)?.name == "Ann")
         #expect(try store.deviceOwners()[bottle] == gran.id)
+
+        // Two names the hub swapped (Ann linked to its id 8 first): swapped here too, each keeping
+        // their own history and bottle.
+        let spare = "C8:2A:3F:00:00:05"
+        #expect(try store.applyRoster([RosterEntry(address: spare, person: "Ann", personId: 8)], at: .wallClockNow).linked == 1)
+        applied = try store.applyRoster([RosterEntry(address: bottle, person: "Ann", personId: 7),
+                                         RosterEntry(address: spare, person: "Granny", personId: 8)], at: .wallClockNow)
+        #expect(Set(applied.renamed) == [PersonRename(from: "Granny", to: "Ann"), PersonRename(from: "Ann", to: "Granny")], "\(applied)")
+        #expect(try store.person(id: gran.id)?.name == "Ann" && store.person(id: ann.id)?.name == "Granny")
+        #expect(try store.deviceOwners()[bottle] == gran.id)
+        #expect(try store.events(EventQuery(limit: 1)).first?.person == "Ann", "her sip went with her")
 
         // A roster from a hub that sends no ids still matches by name (someone new, then given).
         let other = "C8:2A:3F:00:00:02"
