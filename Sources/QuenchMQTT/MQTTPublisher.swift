@@ -601,8 +601,12 @@ public final class MQTTPublisher {
             let announced = (try? store.announcedTopics().keys).map(Set.init) ?? []
             // The broker sends what it keeps under this node right after the subscription: two
             // seconds of listening take it all in (mosquitto on loopback: within milliseconds).
-            client.onMessage = { message in if message.retain, !message.payload.isEmpty { retained.insert(message.topic) } }
-            try client.subscribe(topics.base + "/#", qos: 1)
+            // Only this node's: the connection also hears every gateway's claims and the hub's roster.
+            let mine = topics.base + "/"
+            client.onMessage = { message in
+                if message.retain, !message.payload.isEmpty, message.topic.hasPrefix(mine) { retained.insert(message.topic) }
+            }
+            try client.subscribe(mine + "#", qos: 1)
             let listenUntil = min(end, .now + .seconds(2))
             while ContinuousClock.now < listenUntil { try client.loop(timeoutMS: 100) }
             retained.formUnion(announced)

@@ -186,6 +186,9 @@ struct PublisherTests {
         try claimer.connect(host: "127.0.0.1", port: Int32(broker.port))
         #expect(LiveFixture.waitFor(5) { (try? claimer.loop(timeoutMS: 20)) != nil && connected })
         _ = try claimer.publish(topic: "quench/testpi/claim/c82a3f003f2a", payload: Array("{}".utf8), qos: 1, retain: true)
+        // And what this gateway's connection hears of others: another gateway's claim, the hub's roster.
+        _ = try claimer.publish(topic: "quench/otherpi/claim/c82a3f003f2b", payload: Array("{}".utf8), qos: 1, retain: true)
+        _ = try claimer.publish(topic: "quench/hub/roster", payload: Array(#"{"hub":"hub1","devices":[]}"#.utf8), qos: 1, retain: true)
         for _ in 0..<10 { try claimer.loop(timeoutMS: 20) }
 
         /// What the broker keeps now, as a subscriber arriving now gets it (retained, not empty).
@@ -200,7 +203,8 @@ struct PublisherTests {
         let theirs = before.subtracting(ours)
         #expect(ours.contains("quench/testpi/claim/c82a3f003f2a") && ours.contains("quench/testpi/person/1/state")
                 && ours.contains("homeassistant/sensor/quench_testpi/p1_intake_today/config"), "\(ours.sorted())")
-        #expect(ours.count >= 25 && theirs.count == ours.count - 1, "\(ours.count) of ours, \(theirs.count) of the other gateway's")
+        #expect(theirs.isSuperset(of: ["quench/otherpi/claim/c82a3f003f2b", "quench/hub/roster"]), "\(theirs.sorted())")
+        #expect(ours.count >= 25 && theirs.count == ours.count + 1, "\(ours.count) of ours, \(theirs.count) of the other gateway's and the hub's")
 
         let cleared = try MQTTPublisher(settings: try settings(broker), environment: environment(path), logger: Self.logger,
                                         announcesAvailability: false).retire(timeout: 10)
