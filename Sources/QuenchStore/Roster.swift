@@ -78,14 +78,13 @@ extension IntakeStore {
         applied.renamed = try renamesAtTheHub(entries, db, writing: writing)
         for entry in entries {
             var person: Person?
-            if let hubID = entry.personId,
-               let linked = try db.first("SELECT \(personColumns) FROM person WHERE hub_person = ?", [hubID], Self.person) {
+            if let hubID = entry.personId, let linked = try Self.person(linkedTo: hubID, db) {
                 person = linked
             } else if let named = try Self.person(named: entry.person, db) {
                 person = named
                 let linkedTo = try db.first("SELECT hub_person FROM person WHERE id = ?", [named.id]) { row -> Int64? in row[0] } ?? nil
                 if let hubID = entry.personId, linkedTo == nil {
-                    if writing { try db.run("UPDATE person SET hub_person = ? WHERE id = ?", [hubID, named.id]) }
+                    if writing { try link(named.id, to: hubID, db) }
                     applied.linked += 1
                 }
             }
@@ -96,7 +95,7 @@ extension IntakeStore {
                 // Someone not known here yet, for a device paired here.
                 if writing {
                     let added = try Self.addPerson(name: entry.person, units: nil, at: time, db)
-                    if let hubID = entry.personId { try db.run("UPDATE person SET hub_person = ? WHERE id = ?", [hubID, added.id]) }
+                    if let hubID = entry.personId { try link(added.id, to: hubID, db) }
                     person = added
                 } else {
                     applied.devices.append(entry)
@@ -110,6 +109,16 @@ extension IntakeStore {
         return applied
     }
 
+    /// The person here the hub's id `hubID` was linked to, if any.
+    private static func person(linkedTo hubID: Int64, _ db: SQLiteConnection) throws -> Person? {
+        try db.first("SELECT \(personColumns) FROM person WHERE hub_person = ?", [hubID], Self.person)
+    }
+
+    /// Links the person `id` here to the hub's id `hubID`.
+    private static func link(_ id: Int64, to hubID: Int64, _ db: SQLiteConnection) throws {
+        try db.run("UPDATE person SET hub_person = ? WHERE id = ?", [hubID, id])
+    }
+
     /// The people linked to a hub id whose name there differs, renamed to it. A name someone
     /// here keeps (not linked, or not renamed away by this roster) blocks the rename, and so
     /// everything waiting on it; the rest move in two steps, through a name nobody types, so
@@ -118,8 +127,7 @@ extension IntakeStore {
     private static func renamesAtTheHub(_ entries: [RosterEntry], _ db: SQLiteConnection, writing: Bool) throws -> [PersonRename] {
         var wanted: [Int64: (person: Person, name: String)] = [:]
         for entry in entries {
-            guard let hubID = entry.personId, wanted[hubID] == nil,
-                  let linked = try db.first("SELECT \(personColumns) FROM person WHERE hub_person = ?", [hubID], Self.person),
+            guard let hubID = entry.personId, wanted[hubID] == nil, let linked = try person(linkedTo: hubID, db),
                   linked.name != entry.person else { continue }
             wanted[hubID] = (linked, entry.person)
         }
