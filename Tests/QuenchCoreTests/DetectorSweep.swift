@@ -33,7 +33,8 @@ func sweep(seeds: UInt64, verbose: Bool = false, bySensor: Bool = false, _ confi
                 }
             }
         }
-        let name = bySensor ? "\(configuration.name) \(configuration.sensor)" : configuration.name
+        let name = environment["BY_UNIT"] != nil ? "\(configuration.name) \(configuration.unit)"
+            : bySensor ? "\(configuration.name) \(configuration.sensor)" : configuration.name
         // One report covers every seed.
         byName[name, default: EvaluationPool()].add(detected: events, truth: truth, duration: configuration.duration)
     }
