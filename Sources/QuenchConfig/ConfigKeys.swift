@@ -139,7 +139,7 @@ public struct KeySpec: Sendable {
                 defaultText: "every paired device", unset: "every paired device", flags: ["--device"],
                 meaning: "Only these devices (the Bluetooth addresses of paired devices; the option is given once for each).",
                 example: "[\"F0:F1:F2:F3:F4:F5\", \"C4:7C:8D:6A:12:34\"]", check: addresses, show: { $0.isEmpty ? nil : .list($0) }),
-        KeySpec(.connectTimeout, \.connectTimeout, expects: "a number of seconds > 0", default: Configuration.defaultConnectTimeout,
+        KeySpec(.connectTimeout, \.connectTimeout, expects: "a number of seconds > 0, a year at most", default: Configuration.defaultConnectTimeout,
                 defaultText: Configuration.defaultConnectTimeout.compactDescription, flags: ["--connect-timeout"],
                 meaning: "Seconds allowed for each connection attempt.",
                 example: Configuration.defaultConnectTimeout.compactDescription, check: positive, show: { .number($0) }),
@@ -147,7 +147,7 @@ public struct KeySpec: Sendable {
                 unset: "the first adapter", flags: ["--adapter"],
                 meaning: "The Bluetooth adapter the gateway scans and connects with: one each for two gateways on one machine.",
                 example: "\"hci1\"", check: { $0.string.flatMap(BluetoothAdapterName.index) }, show: { .text(BluetoothAdapterName.name($0)) }),
-        KeySpec(.drainEvery, \.drainEvery, expects: "a number of minutes > 0", defaultText: "stay connected", unset: "stay connected",
+        KeySpec(.drainEvery, \.drainEvery, expects: "a number of minutes > 0, a year at most", defaultText: "stay connected", unset: "stay connected",
                 flags: ["--drain-every"],
                 meaning: "Bottles that keep their own sips (HidrateSpark): connect every this many minutes, drain, disconnect, instead of staying connected.",
                 example: "15", check: positive, show: { .number($0) }),
@@ -244,7 +244,7 @@ public struct KeySpec: Sendable {
         KeySpec(.notifyCAFile, \.notifyCAFile, expects: absolute, defaultText: "the system's CA certificates", unset: "the system's CAs",
                 flags: [], meaning: "The CA certificate that signed the server's (a server of your own).",
                 example: "\"/etc/quench/notify-ca.crt\"", check: absolutePath, show: { .text($0) }),
-        KeySpec(.notifyTimeout, \.notifyTimeout, expects: "a number of seconds > 0", default: Configuration.defaultNotifyTimeout,
+        KeySpec(.notifyTimeout, \.notifyTimeout, expects: "a number of seconds > 0, a year at most", default: Configuration.defaultNotifyTimeout,
                 defaultText: Configuration.defaultNotifyTimeout.compactDescription, flags: [],
                 meaning: "Seconds each try of a push may take, connection and answer together.",
                 example: Configuration.defaultNotifyTimeout.compactDescription, check: positive, show: { .number($0) }),
@@ -349,10 +349,9 @@ private func absolutePath(_ value: TOMLValue) -> String? {
     return text
 }
 
-/// A finite number above zero, written as an integer or not.
+/// A duration: a finite number above zero, a year at most, written as an integer or not.
 private func positive(_ value: TOMLValue) -> Double? {
-    guard let n = value.double ?? value.int.map(Double.init), n.isFinite, n > 0 else { return nil }
-    return n
+    (value.double ?? value.int.map(Double.init)).flatMap(Configuration.duration)
 }
 
 /// Addresses as `BluetoothAddress` prints them, so the store finds them.

@@ -78,6 +78,12 @@ public struct Configuration: Sendable {
     public static let systemFile = "/etc/quench/quench.toml"
     /// `quench run` and quenchd's wait for each connection attempt, when nobody says.
     public static let defaultConnectTimeout = 10.0
+    /// The longest wait or run any option or key may ask for, in its unit: a year of seconds.
+    /// A clock's deadline further away (`inf`, `1e300`) traps in `Duration`.
+    public static let longestDuration = 31_536_000.0
+
+    /// `n` when it is a duration an option may ask for: finite, above zero, a year at most.
+    public static func duration(_ n: Double) -> Double? { n.isFinite && n > 0 && n <= longestDuration ? n : nil }
     /// `quench serve`'s address when nobody says: this machine only, no token needed.
     public static let defaultWebListen = "127.0.0.1:8080"
 

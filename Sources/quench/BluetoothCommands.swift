@@ -75,7 +75,7 @@ extension CalibrationProblem {
 
 struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "scan", abstract: "List nearby bottles and scales, with the profile each one fits.")
-    @Option(help: "Seconds to scan.") var timeout: Double = 5
+    @Option(help: "Seconds to scan.", transform: parseSeconds) var timeout: Double = 5
     @Flag(help: "Also list devices no profile fits.") var all = false
     @Flag(help: "One JSON object a line per device.") var json = false
     @Option(help: "Log level (default: $QUENCH_LOG, else `log_level` in the config file, else info).") var logLevel: LogLevel?
@@ -106,7 +106,7 @@ struct PairCommand: AsyncParsableCommand {
     @Option(help: "Empty bottle's weight in g.") var tare: Double?
     @Option(help: ArgumentHelp("Level-sensor calibration points.", valueName: "L:ML,L:ML,...")) var levelCurve: LevelCurve?
     @Option(help: "Density of the liquid in g/mL.") var density: Double = 1
-    @Option(help: "Seconds allowed for finding, connecting and the first reading, each.") var timeout: Double = 10
+    @Option(help: "Seconds allowed for finding, connecting and the first reading, each.", transform: parseSeconds) var timeout: Double = 10
     @OptionGroup var who: PersonOption
     @OptionGroup var live: LiveOptions
 
@@ -194,7 +194,7 @@ struct CalibrateCommand: AsyncParsableCommand {
     @Flag(help: "Measure the full bottle now.") var fullNow = false
     @Option(help: "The full bottle's volume in mL (its capacity).") var full: Double?
     @Option(help: ArgumentHelp("A level point (repeatable).", valueName: "LEVEL:ML")) var point: [String] = []
-    @Option(help: "Seconds to listen for each measurement.") var seconds: Double = 5
+    @Option(help: "Seconds to listen for each measurement.", transform: parseSeconds) var seconds: Double = 5
     @OptionGroup var live: LiveOptions
 
     func run() async throws {
@@ -214,7 +214,7 @@ struct CalibrateCommand: AsyncParsableCommand {
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "watch", abstract: "Show a device's live readings and the detector's state.")
     @Argument(help: "A paired device's address.") var address: String
-    @Option(help: "Stop after this many seconds (default: Ctrl-C).") var seconds: Double?
+    @Option(help: "Stop after this many seconds (default: Ctrl-C).", transform: parseSeconds) var seconds: Double?
     @Option(help: .hidden) var clockRate: Double = 1
     @OptionGroup var live: LiveOptions
 
@@ -240,12 +240,13 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("device"), help: "Only this device (repeatable; default: `devices` in [gateway] of the config file, else all paired).")
     var devices: [String] = []
     @Flag(help: "Print events as JSON lines.") var json = false
-    @Option(help: "Seconds allowed for each connection attempt (default: `connect_timeout` in [gateway] of the config file, else 10).")
+    @Option(help: "Seconds allowed for each connection attempt (default: `connect_timeout` in [gateway] of the config file, else 10).",
+            transform: parseSeconds)
     var connectTimeout: Double?
     @Option(help: ArgumentHelp("The Bluetooth adapter to scan and connect with (default: `adapter` in [gateway] of the config file, else the first).",
                                valueName: "hciN"))
     var adapter: String?
-    @Option(help: "Stop after this many seconds (default: until a signal).") var seconds: Double?
+    @Option(help: "Stop after this many seconds (default: until a signal).", transform: parseSeconds) var seconds: Double?
     @Option(help: ArgumentHelp("Bottles that keep their own sips (HidrateSpark): connect every MIN minutes, drain, disconnect "
                                + "(default: `drain_every` in [gateway] of the config file, else stay connected).", valueName: "MIN"))
     var drainEvery: Double?
@@ -296,7 +297,7 @@ struct RecordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "record", abstract: "Record a device's readings as a trace v1 file, for replay.")
     @Argument(help: "A paired device's address.") var address: String
     @Option(help: "The trace file to write.") var out: String
-    @Option(help: "Stop after this many seconds (default: Ctrl-C).") var seconds: Double?
+    @Option(help: "Stop after this many seconds (default: Ctrl-C).", transform: parseSeconds) var seconds: Double?
     @Option(help: .hidden) var clockRate: Double = 1
     @OptionGroup var live: LiveOptions
 

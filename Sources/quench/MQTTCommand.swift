@@ -102,7 +102,7 @@ struct MQTTCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Publish as changes come, until stopped (the quench-mqtt service).")
         @OptionGroup var store: StoreOptions
         @OptionGroup var mqtt: BrokerOptions
-        @Option(help: "Stop after this many seconds (default: until a signal).") var seconds: Double?
+        @Option(help: "Stop after this many seconds (default: until a signal).", transform: parseSeconds) var seconds: Double?
 
         func run() throws {
             let (configuration, settings) = try mqtt.checkedSettings(store)
@@ -118,7 +118,7 @@ struct MQTTCommand: ParsableCommand {
     struct OnceOptions: ParsableArguments {
         @OptionGroup var store: StoreOptions
         @OptionGroup var mqtt: BrokerOptions
-        @Option(help: "Give up after this many seconds.") var timeout: Double = 30
+        @Option(help: "Give up after this many seconds.", transform: parseSeconds) var timeout: Double = 30
 
         func publisher() throws -> (MQTTPublisher, MQTTSettings) {
             let configuration = try store.configuration(mqtt.values)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandLineAdvice
+import QuenchConfig
 import QuenchGateway
 import QuenchHistory
 import QuenchTools
@@ -7,6 +8,15 @@ import QuenchWeb
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// A number of seconds an option asks for (`--timeout`, `--seconds`): above zero, a year at
+/// most, as the config file's durations (`Configuration.duration`).
+func parseSeconds(_ text: String) throws -> Double {
+    guard let n = Double(text).flatMap(Configuration.duration) else {
+        throw ValidationError("not a number of seconds > 0, a year at most")
+    }
+    return n
+}
 
 /// Runs a command body; an error is printed as `quench: error: …` on stderr
 /// and the process exits 1.

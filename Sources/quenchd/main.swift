@@ -31,7 +31,9 @@ struct Arguments {
 
     mutating func seconds(after flag: String) -> Double {
         let text = value(after: flag)
-        guard let n = Double(text), n.isFinite, n > 0 else { fail("\(flag): '\(text)' is not a positive number", status: 64) }
+        guard let n = Double(text).flatMap(Configuration.duration) else {
+            fail("\(flag): '\(text)' is not a positive number, a year at most", status: 64)
+        }
         return n
     }
 }

@@ -66,10 +66,11 @@ import Testing
 
     @Test func aWrongValueSaysWhatWasExpected() {
         let cases: [(String, String)] = [
-            ("\n\n\n\n\n[gateway]\nconnect_timeout = \"ten\"", "/q.toml:7: gateway.connect_timeout: expected a number of seconds > 0, got \"ten\""),
-            ("[gateway]\nconnect_timeout = 0", "/q.toml:2: gateway.connect_timeout: expected a number of seconds > 0, got 0"),
-            ("[gateway]\nconnect_timeout = inf", "/q.toml:2: gateway.connect_timeout: expected a number of seconds > 0, got inf"),
-            ("[gateway]\ndrain_every = -5", "/q.toml:2: gateway.drain_every: expected a number of minutes > 0, got -5"),
+            ("\n\n\n\n\n[gateway]\nconnect_timeout = \"ten\"", "/q.toml:7: gateway.connect_timeout: expected a number of seconds > 0, a year at most, got \"ten\""),
+            ("[gateway]\nconnect_timeout = 0", "/q.toml:2: gateway.connect_timeout: expected a number of seconds > 0, a year at most, got 0"),
+            ("[gateway]\nconnect_timeout = inf", "/q.toml:2: gateway.connect_timeout: expected a number of seconds > 0, a year at most, got inf"),
+            ("[notify]\ntimeout = 1e300", "/q.toml:2: notify.timeout: expected a number of seconds > 0, a year at most, got 1e+300"),
+            ("[gateway]\ndrain_every = -5", "/q.toml:2: gateway.drain_every: expected a number of minutes > 0, a year at most, got -5"),
             ("[gateway]\nadapter = \"hci16\"", "/q.toml:2: gateway.adapter: expected a Bluetooth adapter, \"hci0\" to \"hci15\", got \"hci16\""),
             ("[gateway]\nadapter = 1", "/q.toml:2: gateway.adapter: expected a Bluetooth adapter, \"hci0\" to \"hci15\", got 1"),
             ("[gateway]\ndevices = [\"F0:F1:F2:F3:F4:F5\", \"kitchen\"]",
