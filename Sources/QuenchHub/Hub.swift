@@ -212,6 +212,63 @@ public final class Hub {
         logger.info("roster published", metadata: ["devices": "\(roster.count)"])
     }
 
+    // MARK: - Retiring
+
+    /// What `quench hub retire` did.
+    public struct Retired: Sendable, Hashable, Encodable {
+        /// The roster the broker kept was this hub's, and is cleared.
+        public var rosterCleared = false
+        /// The roster the broker keeps is another hub's (another database), and is left.
+        public var rosterOfAnotherHub: String?
+        /// The broker dropped this hub's persistent session (its subscriptions and what it queued for it).
+        public var sessionDropped = false
+    }
+
+    /// Takes this hub off the broker (`quench hub retire`), for a hub being moved or retired:
+    /// its session is ended (a clean connection under its client id discards the persistent
+    /// session, MQTT 3.1.1 §3.1.2.4, so the broker stops queuing every gateway's changes for a hub
+    /// that will not come back), and the retained roster is cleared when it is this hub's, so
+    /// the gateways stop giving devices to people as a hub that is gone said. Another hub's
+    /// roster (another database's id) stays. The database is untouched.
+    public func retire(timeout: Double) throws(MQTTSetupError) -> Retired {
+        var retired = Retired()
+        let end = ContinuousClock.now + .seconds(timeout)
+        var roster: [UInt8]?
+        var acknowledged: Set<Int32> = []
+        do throws(MQTTError) {
+            let c = try settings.connectedClient(clientID: clientID, cleanSession: true, password: password, within: min(timeout, 10)) { c in
+                c.onMessage = { message in if message.retain { roster = message.payload } }
+                c.onPublish = { acknowledged.insert($0) }
+            }
+            defer { c.disconnect() }
+            retired.sessionDropped = true
+            let topic = Topics(settings, nodeID: "hub").roster
+            try c.subscribe(topic, qos: 1)
+            // The broker sends the retained roster right after the subscription (loopback: milliseconds).
+            let listenUntil = min(end, .now + .seconds(2))
+            while ContinuousClock.now < listenUntil, roster == nil { try c.loop(timeoutMS: 100) }
+            if let roster, !roster.isEmpty {
+                let owner = (try? GatewayMessages.roster(payload: roster))?.hub
+                if let owner, owner != databaseID {
+                    retired.rosterOfAnotherHub = owner
+                } else {
+                    // Ours, or one that no longer decodes: nobody can use it.
+                    let id = try c.publish(topic: topic, payload: [], qos: 1, retain: true)
+                    while !acknowledged.contains(id) {
+                        guard ContinuousClock.now < end else { throw MQTTError("clear the roster", .timeout(seconds: timeout)) }
+                        try c.loop(timeoutMS: 100)
+                    }
+                    retired.rosterCleared = true
+                }
+            }
+            _ = try? c.loop(timeoutMS: 50)
+        } catch {
+            throw .broker("\(error)")
+        }
+        logger.notice("hub retired", metadata: ["roster_cleared": "\(retired.rosterCleared)"])
+        return retired
+    }
+
     // MARK: - Asking
 
     /// Asks each gateway due for the events changed from the first change the

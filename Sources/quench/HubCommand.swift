@@ -14,13 +14,13 @@ struct HubCommand: ParsableCommand {
             that history as a gateway's. A gap in a gateway's changes, a gateway it has not heard, and every start \
             make it ask that gateway for what it may lack. docs/hub.md.
             """,
-        subcommands: [Run.self, Status.self, Assign.self, Roster.self], defaultSubcommand: Status.self)
+        subcommands: [Run.self, Status.self, Assign.self, Roster.self, Retire.self], defaultSubcommand: Status.self)
 
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Apply the gateways' changes as they come, until stopped (the quench-hub service).")
         @OptionGroup var store: StoreOptions
         @OptionGroup var mqtt: BrokerOptions
-        @Option(help: "Stop after this many seconds (default: until a signal).") var seconds: Double?
+        @Option(help: "Stop after this many seconds (default: until a signal).", transform: parseSeconds) var seconds: Double?
 
         func run() throws {
             let (configuration, settings) = try mqtt.checkedSettings(store)
@@ -48,6 +48,38 @@ struct HubCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
         func run() throws {
             emit(try History.roster(store.environment(), json: store.json))
+        }
+    }
+
+    struct Retire: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Take this hub off the broker: end its session there and clear its roster.",
+            discussion: """
+                For a hub being retired or moved to another machine: the broker drops the hub's persistent \
+                session (and stops keeping the gateways' changes for it), and the roster it keeps for the \
+                gateways is cleared when it is this hub's, so they stop giving devices to people by it; they \
+                keep who has each device now. Another hub's roster stays. The history is untouched. Stop the \
+                quench-hub service first: it would connect again.
+                """)
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var mqtt: BrokerOptions
+        @Option(help: "Give up after this many seconds.", transform: parseSeconds) var timeout: Double = 15
+
+        func run() throws {
+            let (configuration, settings) = try mqtt.checkedSettings(store)
+            // Warnings only, unless asked (as `quench mqtt retire`): the answer is on stdout.
+            let logger = LiveLogging.bootstrap(level: mqtt.logLevel ?? configuration.logLevel(otherwise: .warning).rawValue)
+            let hub = try Hub(settings: settings, databasePath: try store.environment().databasePath, logger: logger)
+            let retired = try hub.retire(timeout: timeout)
+            if store.json {
+                print(History.json(retired))
+            } else if retired.rosterCleared {
+                print("hub \(hub.clientID) retired from \(settings.broker): session ended, roster cleared")
+            } else if let other = retired.rosterOfAnotherHub {
+                print("hub \(hub.clientID) retired from \(settings.broker): session ended; the roster there is another hub's (database \(other)), left as it is")
+            } else {
+                print("hub \(hub.clientID) retired from \(settings.broker): session ended; no roster was kept there")
+            }
         }
     }
 

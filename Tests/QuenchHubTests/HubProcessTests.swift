@@ -353,5 +353,73 @@ struct HubProcessTests {
         #expect(try hubStore.people().map(\.name).sorted() == ["Granny", "me"], "and nobody new at the hub")
         _ = hub
     }
+    @Test("quench hub retire: the broker drops the hub's session (no more changes kept for it) and its roster; another hub's roster stays")
+    func retiringTheHub() throws {
+        let broker = try MosquittoBroker()
+        let folder = try TemporaryFolder("quench-hub-retire")
+        let hubPath = folder.file("hub.sqlite")
+        let hubStore = try IntakeStore(path: hubPath)
+        try hubStore.setRoster(address: "C8:2A:3F:00:00:01", person: try hubStore.addPerson(name: "Gran").id)
+        let hubClient = "quench-hub-\(try hubStore.mqttIdentity().databaseID)"
+
+        /// What the broker keeps on the roster's topic now, as a gateway arriving now gets it.
+        func keptRoster(_ name: String) -> String? {
+            let look = TestSubscriber(port: broker.port, clientID: name, topics: ["quench/hub/roster"])
+            defer { look.close() }
+            // A retained message comes right after the subscription (loopback: milliseconds).
+            _ = look.waitFor(seconds: 1.5) { !look.messages.isEmpty }
+            return look.messages.last { $0.retain && !$0.payload.isEmpty }.map { String(decoding: $0.payload, as: UTF8.self) }
+        }
+        /// Connects as the hub would (persistent session) and returns the gateway changes the broker kept for it.
+        func keptForTheHub() throws -> [String] {
+            let c = try MQTTClient(clientID: hubClient, cleanSession: false)
+            var kept: [String] = [], connected = false
+            c.onConnect = { connected = $0 == 0 }
+            c.onMessage = { kept.append(String(decoding: $0.payload, as: UTF8.self)) }
+            try c.connect(host: "127.0.0.1", port: Int32(broker.port))
+            let end = Date().addingTimeInterval(1.5)
+            while Date() < end, kept.isEmpty { try c.loop(timeoutMS: 50) }
+            for _ in 0..<4 { try c.loop(timeoutMS: 50) }
+            #expect(connected)
+            c.disconnect()
+            _ = try? c.loop(timeoutMS: 50)
+            return kept
+        }
+        let gateway = try MQTTClient(clientID: "a-gateway")
+        var connected = false
+        gateway.onConnect = { connected = $0 == 0 }
+        try gateway.connect(host: "127.0.0.1", port: Int32(broker.port))
+        #expect(Self.waitFor(seconds: 5) { (try? gateway.loop(timeoutMS: 20)) != nil && connected })
+        func change(_ text: String) throws {
+            _ = try gateway.publish(topic: "quench/kitchen/event", payload: Array(text.utf8), qos: 1, retain: false)
+            for _ in 0..<10 { try gateway.loop(timeoutMS: 20) }
+        }
+
+        // The hub runs once (its session and roster are made), and stops.
+        var hub: Running? = try Running(["hub", "run", "--db", hubPath, "--broker", broker.url, "--seconds", "60"])
+        #expect(Self.waitFor(seconds: 20) { keptRoster("look-1")?.contains("Gran") == true },
+                "the hub published its roster")
+        hub?.kill9()
+        hub = nil
+        // While it is down the broker keeps the gateways' changes for it (the control: that is what retiring ends).
+        try change("while down 1")
+        #expect(try keptForTheHub() == ["while down 1"])
+        try change("while down 2")
+
+        let retired = try runQuench(["hub", "retire", "--db", hubPath, "--broker", broker.url])
+        #expect(retired.status == 0 && retired.stdout.contains("session ended, roster cleared"), "\(retired.stdout) \(retired.stderr)")
+        #expect(keptRoster("look-2") == nil, "no roster is kept for gateways arriving now")
+        try change("after retiring")
+        #expect(try keptForTheHub().isEmpty, "nothing kept for the retired hub")
+
+        // A roster another hub publishes (the hub moved to a new machine) is not this hub's to clear.
+        let newHub = #"{"hub":"another-database","devices":[]}"#
+        _ = try gateway.publish(topic: "quench/hub/roster", payload: Array(newHub.utf8), qos: 1, retain: true)
+        for _ in 0..<10 { try gateway.loop(timeoutMS: 20) }
+        let again = try runQuench(["hub", "retire", "--json", "--db", hubPath, "--broker", broker.url])
+        #expect(again.status == 0 && again.stdout.contains(#""roster_of_another_hub":"another-database""#), "\(again.stdout) \(again.stderr)")
+        #expect(keptRoster("look-3") == newHub)
+        gateway.disconnect()
+    }
 }
 #endif
