@@ -89,6 +89,27 @@ struct FamilyPageTests {
             // The tea was really 280 mL at an earlier time: edited in place, then the edit undone.
             try await browser.click("#sips tbody tr[data-id='\(teaID)'] button[data-focus='edit-\(teaID)']")
             #expect(try await browser.waitUntil("return document.getElementById('edit-amount') !== null") != nil)
+            // On the narrowest phone each label stays on one line beside its own field, and all of it in the page's width.
+            try await browser.viewport(width: 320, height: 700)
+            _ = try await browser.run("document.querySelector('.edit-form').scrollIntoView({ block: 'center' }); return true")
+            let cramped = try await browser.run("""
+                const wrong = [];
+                for (const label of document.querySelectorAll('.edit-form label')) {
+                  const l = label.getBoundingClientRect(), f = document.getElementById(label.htmlFor).getBoundingClientRect();
+                  const lineHeight = parseFloat(getComputedStyle(label).lineHeight) || 20;
+                  if (l.height > 1.6 * lineHeight) wrong.push(label.textContent + ': wraps');
+                  const middle = (l.top + l.bottom) / 2;
+                  if (middle < f.top || middle > f.bottom || l.right > f.left) wrong.push(label.textContent + ': not beside its field');
+                }
+                for (const e of document.querySelectorAll('.edit-form input, .edit-form button')) {
+                  const r = e.getBoundingClientRect();
+                  if (r.right > 320 || r.left < 0) wrong.push((e.id || e.textContent) + ': outside the page');
+                }
+                return wrong
+                """) as? [String]
+            #expect(cramped == [], "at 320 px: \(cramped ?? ["?"])")
+            _ = try await browser.screenshot(to: screenshotFolder + "/phone-320-edit.png")
+            try await browser.viewport(width: 390, height: 844)
             _ = try await browser.run("document.getElementById('edit-amount').value = ''; return true")
             try await browser.type("#edit-amount", "280")
             _ = try await browser.run("document.getElementById('edit-note').value = ''; return true")

@@ -50,7 +50,11 @@ final class WebDriver: Sendable {
             throw Failure("chromedriver refused the session: \(answer.status) \(answer.body.prefix(500))")
         }
         self.session = session
-        // A phone's viewport (Chrome's window cannot be narrower than 500 px), touch and all.
+        try await viewport(width: width, height: height)
+    }
+
+    /// A phone's viewport (Chrome's window cannot be narrower than 500 px), touch and all.
+    func viewport(width: Int, height: Int) async throws {
         try await command("POST", "/goog/cdp/execute", ["cmd": "Emulation.setDeviceMetricsOverride",
                                                        "params": ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600]])
     }
@@ -58,8 +62,7 @@ final class WebDriver: Sendable {
     /// The whole page, not only the viewport: the viewport stretched to the document for the shot.
     func fullPageScreenshot(to path: String, width: Int) async throws -> [UInt8] {
         let height = try await run("return Math.ceil(document.documentElement.scrollHeight)") as? Int ?? 1000
-        try await command("POST", "/goog/cdp/execute", ["cmd": "Emulation.setDeviceMetricsOverride",
-                                                       "params": ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600]])
+        try await viewport(width: width, height: height)
         return try await screenshot(to: path)
     }
 
