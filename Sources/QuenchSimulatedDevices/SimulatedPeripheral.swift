@@ -48,6 +48,8 @@ public final class SimulatedPeripheral: ATTConnector, Sendable {
         var link: (server: GATTServer, bearer: DescriptorBearer)?
         var origin: ContinuousClock.Instant?
         var streamer: WorkerThread?
+        /// A GATT server's thread for each connection not yet over, joined at shutdown.
+        var servers: [WorkerThread] = []
         var shutDown = false
         var done = false
         var sent = 0
@@ -100,6 +102,9 @@ public final class SimulatedPeripheral: ATTConnector, Sendable {
         state.withLock { s in s.origin.map { (ContinuousClock.now - $0).seconds * streaming.speed } }
     }
 
+    /// GATT servers' threads still running (one a connection; `shutdown` waits for them all).
+    public var serverThreadsRunning: Int { state.withLock { $0.servers.filter { !$0.hasFinished }.count } }
+
     /// Whether every reading has fallen due (sent or lost).
     public var isFinished: Bool { state.withLock { $0.done } }
 
@@ -138,11 +143,15 @@ public final class SimulatedPeripheral: ATTConnector, Sendable {
             s.connects += 1
             if s.streamer == nil { s.streamer = WorkerThread(name: "simulated \(address)") { [self] in stream() } }
         }
-        _ = WorkerThread(name: "gatt server \(address)") { [self] in
+        let thread = WorkerThread(name: "gatt server \(address)") { [self] in
             _ = try? server.run()
             pair.server.close()
             // The central went away: the device is free (and advertises) again.
             state.changing { s in if s.link?.server === server { s.link = nil } }
+        }
+        state.withLock { s in
+            s.servers.removeAll { $0.hasFinished }
+            s.servers.append(thread)
         }
         return pair.client
     }
@@ -164,12 +173,14 @@ public final class SimulatedPeripheral: ATTConnector, Sendable {
 
     /// Stops streaming and closes the link.
     public func shutdown() {
-        let streamer = state.changing { s in
+        let (streamer, servers) = state.changing { s in
             s.shutDown = true
             s.link?.bearer.interrupt()
-            return s.streamer
+            return (s.streamer, s.servers)
         }
         streamer?.join()
+        // Each server ends when its bearer is interrupted (this link above, earlier ones as they were replaced or dropped).
+        for server in servers { server.join() }
     }
 
     private func stream() {

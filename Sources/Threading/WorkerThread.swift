@@ -37,6 +37,9 @@ public final class WorkerThread: Sendable {
         _ = finished.wait(until: Deadline(seconds: .infinity)) { $0 ? () : nil }
     }
 
+    /// Whether `body` has returned (a join would not wait).
+    public var hasFinished: Bool { finished.withLock { $0 } }
+
     /// pthread_setname_np needs _GNU_SOURCE, which Swift's Glibc module does not
     /// define; the kernel takes the same name through /proc.
     private static func nameThisThread(_ name: String) {

@@ -41,6 +41,24 @@ struct SimulatedDevicesTests {
         withExtendedLifetime(stop) {}
     }
 
+    @Test("shutdown ends every connection's GATT server thread: a link replaced, one dropped, the last open")
+    func shutdownJoinsItsServerThreads() throws {
+        let readings = (0..<3).map { Reading(t: 0.05 * Double($0), value: 500) }
+        let peripheral = SimulatedPeripheral(address: Self.address, profile: .weightScale, readings: readings, unit: .g)
+        let device = LiveDevice(address: Self.address, profile: .weightScale, calibration: try BottleCalibration(unit: .g))
+        let stop = StopSignal()
+        var bearers = [try peripheral.connect(to: device, timeout: 2, stop: stop)]
+        bearers.append(try peripheral.connect(to: device, timeout: 2, stop: stop))  // replaces the first
+        peripheral.dropLink()
+        bearers.append(try peripheral.connect(to: device, timeout: 2, stop: stop))
+        // The last link is open, with its client end still held: its server is running.
+        #expect(peripheral.serverThreadsRunning >= 1)
+        peripheral.shutdown()
+        #expect(peripheral.serverThreadsRunning == 0, "none left running once shutdown returns")
+        for bearer in bearers { bearer.close() }
+        withExtendedLifetime(stop) {}
+    }
+
     @Test("a simulated Mi Scale: Mi service data in a real advertisement, each one reported twice")
     func miScaleBroadcasts() throws {
         let readings = (0..<4).map { Reading(t: 0.02 * Double($0), value: 800) }
