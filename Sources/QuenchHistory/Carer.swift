@@ -202,13 +202,14 @@ extension History {
         let store = try environment.openStore(creating: false)
         // Named as everywhere else: in any case.
         let person = try HistoryContext.run { () throws(StoreError) in try store.person(named: name) }
-        guard let person, let watch = watches.first(where: { $0.personID == person.id }) else {
-            throw .invalidArgument("there is nobody called \(name.shownSafely(limit: 40)) (quench people lists everyone)")
+        guard let person else {
+            // As any other name nobody has: the page answers 404, the command line lists who there is.
+            throw .unknownPerson(name, people: try HistoryContext.run { () throws(StoreError) in try store.people().map(\.name) })
         }
         let name = person.name
         let shown = name.shownSafely(limit: 40)
         let noAlert = HistoryError.invalidArgument("there is no alert about \(shown) to acknowledge: none was sent since their last drink")
-        guard watch.entry.alertSentAt != nil else { throw noAlert }
+        guard let watch = watches.first(where: { $0.personID == person.id }), watch.entry.alertSentAt != nil else { throw noAlert }
         let now = environment.now
         let alert = try HistoryContext.run { () throws(StoreError) in
             try store.acknowledgeCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, at: now)

@@ -60,8 +60,11 @@ extension History {
         return "Note: " + adjustment.shownSafely(limit: 300) + ".\n" + text
     }
 
-    /// One drink is at most `HistoryInput.maximumDrinkML`, said in the person's units.
+    /// One drink is from `HistoryInput.minimumDrinkML` to `maximumDrinkML`, said in the person's units.
     static func checkDrinkSize(_ ml: Double, said amount: String, _ c: HistoryContext) throws(HistoryError) {
+        guard ml >= HistoryInput.minimumDrinkML else {
+            throw .invalidAmount(amount, reason: "less than \(Format.volume(HistoryInput.minimumDrinkML, .ml)), too little to be a drink")
+        }
         guard ml <= HistoryInput.maximumDrinkML else {
             throw .invalidAmount(amount, reason: "more than \(Format.volume(HistoryInput.maximumDrinkML, c.units)) in one drink")
         }

@@ -9,6 +9,8 @@ import Glibc
 public enum HistoryInput {
     /// Largest single drink `quench add` accepts: more than 5 L at once is a typo.
     public static let maximumDrinkML = 5000.0
+    /// Smallest: below a millilitre is a typo (`0.0001ml`, `1e-300ml`), not a drink.
+    public static let minimumDrinkML = 1.0
 
     /// `250ml`, `250 mL`, `0.5l`, `8oz`, `68 oz`, `8 fl oz`; a bare number is
     /// in `defaultUnit`, and refused without one (a drink of "250" could be mL or oz).

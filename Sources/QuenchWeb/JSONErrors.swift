@@ -2,6 +2,7 @@ import FoundationEssentials
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
 import QuenchCore
 
 /// Every error the server answers has the API's one shape, `{"error":"…"}`.
@@ -60,6 +61,9 @@ extension Request {
             return try await request.collectBody(upTo: context.maxUploadSize)
         } catch let error as HTTPError {
             throw error
+        } catch is NIOTooManyBytesError {
+            // Every body the API takes is a few hundred bytes; said in the page's words, not NIO's type.
+            throw HTTPError(.contentTooLarge, message: "request body: larger than \(context.maxUploadSize / 1024) kB; nothing was done")
         } catch {
             throw HTTPError(.badRequest, message: "request body: \(error)")
         }

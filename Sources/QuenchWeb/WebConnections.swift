@@ -128,7 +128,13 @@ final class ConnectionTable: Sendable {
     private struct State {
         var entries: [ObjectIdentifier: Entry] = [:]
         var serial: UInt64 = 0
+        /// Refusals since the last one logged, and when that was.
+        var refusedUnlogged = 0
+        var refusalLoggedAt: ContinuousClock.Instant?
     }
+
+    /// A flood of connections logs at most a line each `refusalLogInterval`: a Pi's journal is not for filling.
+    static let refusalLogInterval = Duration.seconds(10)
 
     let capacity: Int
     /// At most this many live streams at once.
@@ -138,6 +144,18 @@ final class ConnectionTable: Sendable {
     init(capacity: Int) {
         self.capacity = capacity
         self.streamCapacity = max(1, capacity - WebServer.ConnectionLimits.streamReserve)
+    }
+
+    /// A connection was refused: how many to say were refused, when a line is due (the first, then
+    /// at most one each `refusalLogInterval`, counting those in between), else nil.
+    func refusalToLog(now: ContinuousClock.Instant = .now) -> Int? {
+        state.withLock { s in
+            s.refusedUnlogged += 1
+            if let last = s.refusalLoggedAt, now - last < Self.refusalLogInterval { return nil }
+            defer { s.refusedUnlogged = 0 }
+            s.refusalLoggedAt = now
+            return s.refusedUnlogged
+        }
     }
 
     /// A connection was accepted: in, perhaps in place of another (which the caller closes), or refused.
@@ -222,7 +240,10 @@ struct LimitedHTTP1Channel: ServerChildChannel {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         switch table.admit(channel) {
         case .refused:
-            logger.notice("connection refused: all \(table.capacity) connections are in requests", metadata: ["peer": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
+            if let refused = table.refusalToLog() {
+                logger.notice("connection refused: all \(table.capacity) connections are in requests",
+                              metadata: ["peer": "\(channel.remoteAddress.map { "\($0)" } ?? "?")", "refused": "\(refused)"])
+            }
             // Never registered: closing releases the descriptor. NIO drops a
             // connection whose setup failed without troubling the listener.
             channel.close(promise: nil)

@@ -169,6 +169,9 @@ final class BoundListener: Sendable {
 struct WebRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     let channel: any Channel
+    /// Every body the API takes is a few hundred bytes (a note is at most 1000 characters):
+    /// 64 kB, not Hummingbird's 2 MB, is what one request may make the server hold.
+    var maxUploadSize: Int { 64 * 1024 }
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -132,6 +132,8 @@ import Testing
         #expect(message { _ = try History.edit(env(f, "ann"), id: id, amount: nil, at: nil, note: nil, json: false) }
                     .hasPrefix("nothing to change"))
         #expect(message { _ = try History.edit(env(f, "ann"), id: id, amount: "9l", at: nil, note: nil, json: false) }.contains("in one drink"))
+        #expect(message { _ = try History.edit(env(f, "ann"), id: id, amount: "0.0001ml", at: nil, note: nil, json: false) }
+                    .contains("less than 1 mL, too little to be a drink"))
         #expect(message { _ = try History.edit(env(f, "ann"), id: id, amount: nil, at: "2999-01-01 10:00", note: nil, json: false) }.contains("in the future"))
         #expect(message { _ = try History.edit(env(f, "ann"), id: 99_999, amount: "1oz", at: nil, note: nil, json: false) }.contains("99999"))
         // Nothing half-done: the refused edits left it as it was.

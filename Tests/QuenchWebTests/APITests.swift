@@ -118,7 +118,12 @@ struct APITests {
             ("POST", "/api/remind", #"{"window":"25-3"}"#, 400, "window '25-3': '25' is not a time of day"),
             ("POST", "/api/person/alert", #"{"person":"me","after":"5min"}"#, 400, "a carer's threshold of 15 minutes to 24 hours"),
             ("POST", "/api/carer/ack", #"{"person":"me"}"#, 400, "there is no alert about me to acknowledge"),
-            ("POST", "/api/carer/ack", #"{"person":"Nobody"}"#, 400, "there is nobody called Nobody"),
+            ("POST", "/api/carer/ack", #"{"person":"Nobody"}"#, 404, "Nobody is called 'Nobody' (people: me)"),
+            // A typo's few millionths of a drop is not stored as a drink.
+            ("POST", "/api/add", #"{"amount":"1e-300ml"}"#, 400, "amount '1e-300ml': less than 1 mL, too little to be a drink"),
+            // Bodies are a few hundred bytes: a big one is refused in the page's words (not NIO's error type).
+            ("POST", "/api/add", #"{"amount":"250ml","note":""# + String(repeating: "a", count: 70_000) + #""}"#, 413,
+             "request body: larger than 64 kB; nothing was done"),
         ]
         for (method, path, body, status, text) in cases {
             let answer = try await server.client.request(method, path, headers: body == nil ? [] : json, body: body)

@@ -247,6 +247,18 @@ struct ConnectionLimitTests {
 
     /// The cap follows the descriptor limit, and the service's limit leaves the standard cap whole
     /// on a machine of up to 32 cores (the reserve grows with the event loops and request threads).
+    /// A flood of refused connections (hundreds a second) logs one line each 10 s, with how many
+    /// were refused since the last: the first at once, then none until the interval has passed.
+    @Test func refusalsAreLoggedAtMostOnceAnInterval() {
+        let table = ConnectionTable(capacity: 4)
+        let start = ContinuousClock.now
+        #expect(table.refusalToLog(now: start) == 1, "the first is said at once")
+        let step = ConnectionTable.refusalLogInterval / 1000
+        for i in 1..<1000 { #expect(table.refusalToLog(now: start + step * i) == nil) }
+        #expect(table.refusalToLog(now: start + ConnectionTable.refusalLogInterval) == 1000, "then one line for the 1000 since")
+        #expect(table.refusalToLog(now: start + ConnectionTable.refusalLogInterval + .seconds(1)) == nil)
+    }
+
     @Test func theCapStaysBelowTheDescriptorLimit() throws {
         let limits = WebServer.ConnectionLimits.standard
         let reserve = WebServer.ConnectionLimits.reservedFiles
