@@ -30,6 +30,9 @@ public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(at): \(key): unknown key (" + (suggestion.map { "did you mean \($0)?" } ?? "`quench config show` lists the keys") + ")"
         case .badValue(.environment(let name), _, let expected, let got, let reason):
             "$\(name): expected \(expected), got \(got)" + (reason.map { " (\($0))" } ?? "")
+        case .badValue(.commandLine, let option, let expected, let got, let reason):
+            // The option as typed: `--listen "127.0.0.1:99999": the port must be …`.
+            "\(option) \(got): " + (reason.map { "\($0) (expected \(expected))" } ?? "expected \(expected)")
         case .badValue(let at, let key, let expected, let got, let reason):
             "\(at): \(key): expected \(expected), got \(got)" + (reason.map { " (\($0))" } ?? "")
         case .untrusted(let problem): problem.description

@@ -49,6 +49,21 @@ public enum LogLevel: String, Sendable, CaseIterable, Codable {
     public static let expected = "one of " + allCases.map(\.rawValue).joined(separator: ", ")
 }
 
+/// A `--log-level` the config file would refuse is refused on the command line too.
+public struct LogLevelRefused: Error, CustomStringConvertible {
+    public let given: String
+    public var description: String {
+        "--log-level '\(given.shownSafely(limit: 40))': \(LogLevel.expected)"
+    }
+}
+
+extension LogLevel {
+    /// Throws `LogLevelRefused` for a name that is none of the levels (nil is no option given).
+    public static func check(_ name: String?) throws(LogLevelRefused) {
+        if let name, LogLevel(name: name) == nil { throw LogLevelRefused(given: name) }
+    }
+}
+
 /// What one layer says (the command line, the environment, one file); nil
 /// where it says nothing.
 public struct ConfigValues: Sendable, Equatable {

@@ -146,6 +146,7 @@ public struct Configuration: Sendable {
     /// fallback (the store's XDG location).
     public static func resolve(commandLine: ConfigValues, configFile: String? = nil, for program: ConfigProgram,
                                defaultDatabase: String, inputs: ConfigInputs) throws(ConfigError) -> Configuration {
+        try checkCommandLine(commandLine, workingDirectory: inputs.workingDirectory)
         var layers = [Layer(values: commandLine) { _ in .commandLine }, try environmentLayer(inputs.variables, workingDirectory: inputs.workingDirectory)]
         var files: [ConfigFileStatus] = []
         for var file in candidateFiles(for: program, configFile: configFile, variables: inputs.variables) {
@@ -218,6 +219,33 @@ public struct Configuration: Sendable {
             }
         }
         return Layer(values: values) { key in .environment(KeySpec.spec(key)?.environment ?? key.description) }
+    }
+
+    /// The options' values, each checked by its key's parser as a file's value is: an option
+    /// reaches past a file's checks otherwise (`--node-id ''` published on `quench//status`,
+    /// `--topic-prefix '#'` retried a subscription for ever, `--log-level bogus` ran).
+    private static func checkCommandLine(_ commandLine: ConfigValues, workingDirectory: String?) throws(ConfigError) {
+        for spec in KeySpec.all {
+            var given = ConfigValues()
+            guard spec.take(&given, commandLine), let said = spec.show(given) else { continue }
+            let value: TOMLValue
+            switch said {
+            case .text(let text) where spec.takesPath && !text.hasPrefix("/"):
+                // `--db day.sqlite` is ./day.sqlite: checked as the absolute path it means.
+                value = .string((workingDirectory ?? "") + "/" + text)
+            case .text(let text) where spec.example == "true" || spec.example == "false":
+                value = .boolean(text == "true")
+            case .text(let text): value = .string(text)
+            case .number(let n): value = n.rounded() == n && abs(n) < 1e15 ? .integer(Int64(n)) : .float(n)
+            case .list(let items): value = .array(items.map { .string($0) })
+            case .unset: continue
+            }
+            var check = ConfigValues()
+            if case .failure(let refusal) = spec.apply(&check, value) {
+                throw .badValue(.commandLine, key: spec.flags.first ?? spec.key.description, expected: spec.expected,
+                                got: shown(value), reason: refusal.reason)
+            }
+        }
     }
 
     /// One source's values, and where each came from.

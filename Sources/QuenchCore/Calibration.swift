@@ -30,6 +30,10 @@ public struct LevelCurve: Sendable, Hashable, Codable {
                 throw .invalidPoint(index: index, reason: "not a finite number")
             }
             guard point.ml >= 0 else { throw .invalidPoint(index: index, reason: "mL is negative") }
+            // No bottle holds more than 100 L, nor reads beyond a million in any unit.
+            guard point.ml <= BottleCalibration.largestML, abs(point.level) <= 1_000_000 else {
+                throw .invalidPoint(index: index, reason: "beyond what a bottle is (at most 100,000 mL, levels within 1,000,000)")
+            }
             guard index > 0 else { continue }
             let previous = points[index - 1]
             guard point.level > previous.level else {
@@ -38,6 +42,10 @@ public struct LevelCurve: Sendable, Hashable, Codable {
             guard point.ml >= previous.ml else {
                 throw .invalidPoint(index: index, reason: "\(point.ml.compactDescription) mL is less than the previous point's \(previous.ml.compactDescription) mL")
             }
+        }
+        // A curve whose mL never change turns every reading into the same amount: no sip ever.
+        guard let first = points.first, let last = points.last, last.ml > first.ml else {
+            throw .invalidPoint(index: points.count - 1, reason: "the curve never rises: its mL are the same everywhere")
         }
         self.points = points
     }
@@ -104,17 +112,22 @@ public enum CalibrationError: Error, Sendable, Hashable, CustomStringConvertible
         switch self {
         case .tooFewPoints(let n): "a level curve needs at least two LEVEL:ML points, got \(n)"
         case .invalidPoint(let index, let reason): "level curve point \(index + 1): \(reason)"
-        case .invalidDensity(let d): "density \(d) g/mL is not a positive number"
+        case .invalidDensity(let d): "density \(d.compactDescription) g/mL is not from 0.5 to 2 g/mL"
         case .missingLevelCurve(let unit): "a level sensor in \(unit.rawValue) needs a level curve"
         case .unitDoesNotFitSensor(let unit, let sensor): "unit \(unit.rawValue) is not a \(sensor.rawValue) unit"
-        case .invalidCapacity(let c): "capacity \(c) mL is not a positive number"
-        case .invalidEmptyWeight(let w): "empty weight \(w) g is not a non-negative number"
+        case .invalidCapacity(let c): "capacity \(c.compactDescription) mL is not from 1 to 100,000 mL"
+        case .invalidEmptyWeight(let w): "empty weight \(w.compactDescription) g is not from 0 to 100,000 g"
         }
     }
 }
 
 /// Everything needed to turn a sensor value into millilitres.
 public struct BottleCalibration: Sendable, Hashable, Codable {
+    /// What people drink weighs 0.5 to 2 g/mL (oil 0.9, water 1, honey 1.4).
+    public static let densities: ClosedRange<Double> = 0.5...2
+    /// A capacity, an empty bottle's weight (g) or a curve's mL: 100 L at most.
+    public static let largestML = 100_000.0
+
     public var unit: MeasurementUnit
     /// g/mL of the liquid (water: 1.0).
     public var density: Double
@@ -164,10 +177,10 @@ public struct BottleCalibration: Sendable, Hashable, Codable {
         capacityML: Double? = nil,
         emptyWeightG: Double? = nil
     ) throws(CalibrationError) {
-        guard density.isFinite, density > 0 else { throw .invalidDensity(density) }
+        guard Self.densities.contains(density) else { throw .invalidDensity(density) }
         if unit.sensor == .level, levelCurve == nil { throw .missingLevelCurve(unit) }
-        if let capacityML, !(capacityML.isFinite && capacityML > 0) { throw .invalidCapacity(capacityML) }
-        if let emptyWeightG, !(emptyWeightG.isFinite && emptyWeightG >= 0) { throw .invalidEmptyWeight(emptyWeightG) }
+        if let capacityML, !(capacityML >= 1 && capacityML <= Self.largestML) { throw .invalidCapacity(capacityML) }
+        if let emptyWeightG, !(emptyWeightG >= 0 && emptyWeightG <= Self.largestML) { throw .invalidEmptyWeight(emptyWeightG) }
         self.unit = unit
         self.density = density
         self.levelCurve = levelCurve

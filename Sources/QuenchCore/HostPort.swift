@@ -26,6 +26,13 @@ public struct HostPort: Sendable, Equatable {
             guard !hostBytes.contains(colon) else { throw .unbracketedIPv6 }
         }
         guard !hostBytes.isEmpty else { throw .noHost }
+        // A name (RFC 1123: letters, digits, hyphens, dots) or an address; in brackets an IPv6
+        // address, with a zone after `%`. Nothing else ends up in a link or a resolver.
+        let bracketed = bytes.first == UInt8(ascii: "[")
+        guard hostBytes.allSatisfy({ b in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
+                || b == UInt8(ascii: "-") || b == UInt8(ascii: ".") || (bracketed && (b == colon || b == UInt8(ascii: "%") || b == UInt8(ascii: "_")))
+        }) else { throw .badHost }
         guard (1...5).contains(portBytes.count), portBytes.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
             throw .badPort
         }
@@ -41,7 +48,7 @@ public struct HostPort: Sendable, Equatable {
 
 /// Why a text is not `HOST:PORT`, in words a person can act on.
 public enum HostPortProblem: Error, Sendable, Equatable, CustomStringConvertible {
-    case noClosingBracket, noPortAfterBracket, noPort, unbracketedIPv6, noHost, badPort
+    case noClosingBracket, noPortAfterBracket, noPort, unbracketedIPv6, noHost, badHost, badPort
 
     public var description: String {
         switch self {
@@ -50,6 +57,7 @@ public enum HostPortProblem: Error, Sendable, Equatable, CustomStringConvertible
         case .noPort: "no port"
         case .unbracketedIPv6: "an IPv6 address goes in brackets, [::1]:8080"
         case .noHost: "no host (0.0.0.0 for every interface)"
+        case .badHost: "the host is a name (letters, digits, - and .) or an IP address"
         case .badPort: "the port must be a number from 0 to 65535"
         }
     }

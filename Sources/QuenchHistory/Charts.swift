@@ -2,6 +2,7 @@ import FoundationEssentials
 import QuenchCharts
 import QuenchCore
 import QuenchStore
+import Threading
 
 extension History {
     /// What `quench chart` draws.
@@ -205,7 +206,16 @@ extension History {
     }
 
     /// Replaces `path` whole (written beside it, then renamed).
+    /// A regular file is replaced in one step (through a link, the file it names); a device or a
+    /// FIFO is written into (`OutputDestination`).
     static func write(_ text: String, to path: String) throws(HistoryError) {
-        do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch { throw .fileError(path: path, cause: error) }
+        do {
+            switch try OutputDestination.of(path) {
+            case .stream(let device): try OutputDestination.stream(Array(text.utf8), into: device)
+            case .replace(let file): try Data(text.utf8).write(to: URL(fileURLWithPath: file), options: .atomic)
+            }
+        } catch {
+            throw .fileError(path: path, cause: error)
+        }
     }
 }

@@ -38,8 +38,15 @@ public struct SVGRasterizer: Sendable {
     /// failure never leaves half a file where the card should be.
     public func writePNG(svg: String, width: Int, height: Int, to path: String) throws(RasterError) {
         guard let executable else { throw .notInstalled }
+        let destination: OutputDestination
+        do { destination = try OutputDestination.of(path) } catch { throw .file(path: path, cause: error) }
+        // Beside the file it replaces (a rename within one file system); for a device, in the temporary folder.
+        let beside = switch destination {
+        case .replace(let file): file
+        case .stream: (ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp") + "/quench-card"
+        }
         // Unique per call, so two cards written at once (a web server) do not share temporary files.
-        let unique = "\(path).\(ProcessInfo.processInfo.processIdentifier).\(UInt32.random(in: .min ... .max))"
+        let unique = "\(beside).\(ProcessInfo.processInfo.processIdentifier).\(UInt32.random(in: .min ... .max))"
         let input = unique + ".in.svg", output = unique + ".out.png"
         defer {
             try? FileManager.default.removeItem(atPath: input)
@@ -55,8 +62,18 @@ public struct SVGRasterizer: Sendable {
         case .timedOut: throw .timedOut(program: executable, seconds: timeout)
         case .cannotStart(let code): throw .cannotStart(program: executable, errno: code)
         }
-        // rename(2) replaces an older card in one step.
-        guard rename(output, path) == 0 else { throw .rename(path: path, errno: errno) }
+        switch destination {
+        case .replace(let file):
+            // rename(2) replaces an older card in one step.
+            guard rename(output, file) == 0 else { throw .rename(path: path, errno: errno) }
+        case .stream(let device):
+            do {
+                let png = try Data(contentsOf: URL(fileURLWithPath: output))
+                try OutputDestination.stream(Array(png), into: device)
+            } catch {
+                throw .file(path: path, cause: error)
+            }
+        }
     }
 }
 

@@ -111,6 +111,7 @@ public struct ServeCommand: AsyncParsableCommand {
             if let maxConnections, !(1...65536).contains(maxConnections) {
                 throw ValidationError("--max-connections \(maxConnections): between 1 and 65536")
             }
+            try LogLevel.check(logLevel)
         }
 
         /// The standard limits with the hidden options over them.

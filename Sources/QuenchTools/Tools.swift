@@ -198,7 +198,7 @@ public enum Calibration {
             } else if sensor == .weight {
                 probeCalibration = try BottleCalibration(unit: .g)
             } else {
-                probeCalibration = try BottleCalibration(unit: unit, levelCurve: LevelCurve([.init(level: 0, ml: 0), .init(level: 1e9, ml: 1e9)]))
+                probeCalibration = try BottleCalibration(unit: unit, levelCurve: LevelCurve([.init(level: 0, ml: 0), .init(level: 1_000_000, ml: BottleCalibration.largestML)]))
             }
         } catch { throw .calibration(error) }
         let probe = LiveDevice(address: address, addressType: record.addressType.flatMap(AddressType.init) ?? .lePublic,

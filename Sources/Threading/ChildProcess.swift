@@ -39,6 +39,12 @@ public enum ChildProcess {
         var pid: pid_t = 0
         var attributes = cleanSignals()
         defer { posix_spawnattr_destroy(&attributes) }
+        // A group of its own, so that a timeout stops what it started too (a hook's script
+        // running `yes` kept writing into our output after the script itself was killed).
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var flags: Int16 = 0
+        posix_spawnattr_getflags(&attributes, &flags)
+        posix_spawnattr_setflags(&attributes, flags | Int16(POSIX_SPAWN_SETPGROUP))
         let rc: Int32 = envp == nil ? posix_spawn(&pid, path, &actions, &attributes, &argv, environ)
             : envp!.withUnsafeMutableBufferPointer { posix_spawn(&pid, path, &actions, &attributes, &argv, $0.baseAddress) }
         if captureOutput { close(pipeFDs[1]) }
@@ -68,6 +74,7 @@ public enum ChildProcess {
             if r == pid { break }
             if r < 0, errno != EINTR { return .cannotStart(errno: errno) }
             if deadline.hasPassed {
+                kill(-pid, SIGKILL)  // the child's group: whatever it started and left running
                 kill(pid, SIGKILL)
                 while waitpid(pid, &status, 0) < 0, errno == EINTR {}
                 return .timedOut

@@ -215,7 +215,7 @@ struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "watch", abstract: "Show a device's live readings and the detector's state.")
     @Argument(help: "A paired device's address.") var address: String
     @Option(help: "Stop after this many seconds (default: Ctrl-C).", transform: parseSeconds) var seconds: Double?
-    @Option(help: .hidden) var clockRate: Double = 1
+    @Option(help: .hidden, transform: parseClockRate) var clockRate: Double = 1
     @OptionGroup var live: LiveOptions
 
     func run() async throws {
@@ -252,7 +252,7 @@ struct RunCommand: AsyncParsableCommand {
     var drainEvery: Double?
     @Flag(help: "Connected bottles other gateways are configured for too: connect one only when the claims on the broker say this gateway hears it best (default: `hand_over` in [gateway] of the config file).")
     var handOver = false
-    @Option(help: .hidden) var clockRate: Double = 1
+    @Option(help: .hidden, transform: parseClockRate) var clockRate: Double = 1
     @Flag(help: "Also publish to the MQTT broker of [mqtt] in the config file (or $QUENCH_MQTT) while running; the service uses quench-mqtt.service instead.")
     var mqtt = false
     @OptionGroup var live: LiveOptions
@@ -298,7 +298,7 @@ struct RecordCommand: AsyncParsableCommand {
     @Argument(help: "A paired device's address.") var address: String
     @Option(help: "The trace file to write.") var out: String
     @Option(help: "Stop after this many seconds (default: Ctrl-C).", transform: parseSeconds) var seconds: Double?
-    @Option(help: .hidden) var clockRate: Double = 1
+    @Option(help: .hidden, transform: parseClockRate) var clockRate: Double = 1
     @OptionGroup var live: LiveOptions
 
     func run() async throws {

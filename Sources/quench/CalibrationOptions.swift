@@ -35,6 +35,9 @@ struct CalibrationOptions: ParsableArguments {
         if let pourML, !(pourML > 0 && pourML <= 100_000) {
             throw ValidationError("--pour-ml must be between 0 and 100000 mL, not \(pourML)")
         }
+        if let minSip, !(minSip >= 0 && minSip <= 1000) {
+            throw ValidationError("--min-sip must be from 0 to 1000 mL, not \(minSip)")
+        }
     }
 
     func replayOptions() -> ReplayOptions {

@@ -36,6 +36,8 @@ struct BrokerOptions: ParsableArguments {
     @Option(help: "The prefix of Quench's own topics (default: `mqtt.topic_prefix`, else quench).") var topicPrefix: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error (default: $QUENCH_LOG, else info).") var logLevel: String?
 
+    func validate() throws { try LogLevel.check(logLevel) }
+
     var values: ConfigValues {
         var v = ConfigValues()
         (v.mqttBroker, v.mqttPasswordFile, v.mqttClientID, v.mqttCAFile, v.mqttNode) = (broker, passwordFile, clientId, caFile, node)

@@ -18,6 +18,12 @@ func parseSeconds(_ text: String) throws -> Double {
     return n
 }
 
+/// The hidden `--clock-rate` of the tests (how much faster than real time): as quenchd's, above 0, a year at most.
+func parseClockRate(_ text: String) throws -> Double {
+    guard let n = Double(text).flatMap(Configuration.duration) else { throw ValidationError("not a rate above 0") }
+    return n
+}
+
 /// Runs a command body; an error is printed as `quench: error: …` on stderr
 /// and the process exits 1.
 func runReporting(_ body: () throws -> Void) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import QuenchHistory
 import QuenchTestSupport
 import Testing
@@ -32,6 +33,46 @@ struct ChartCommandTests {
 
         let thirty = try runQuench(["chart", "30days", "--date", "2026-03-04", "--db", f.path, "--out", "-"])
         #expect(thirty.status == 0 && thirty.stdout.contains("30 days, 3 February to 4 March 2026"), "\(thirty.stderr)")
+    }
+
+    /// `--out` through a link writes the file it names, and into a FIFO (or a device, /dev/null)
+    /// writes into it; neither is replaced by a file (as root, /dev/null was).
+    @Test func outWritesThroughALinkAndIntoAFIFO() throws {
+        let f = try HistoryFixture()
+        let real = f.directory + "/real.svg", link = f.directory + "/link.svg", fifo = f.directory + "/fifo.svg"
+        try "old".write(toFile: real, atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let viaLink = try runQuench(["chart", "week", "--date", "2026-03-04", "--db", f.path, "--out", link])
+        #expect(viaLink.status == 0, "\(viaLink.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == real, "the link is still a link")
+        #expect(try String(contentsOfFile: real, encoding: .utf8).hasPrefix("<svg "), "the file it names has the chart")
+        // A reader on the FIFO, as a pipe into another program would be.
+        let read = Mutex("")
+        let reader = Thread {
+            // Plain POSIX: open blocks until the writer comes, then read to its end.
+            let fd = open(fifo, O_RDONLY)
+            guard fd >= 0 else { return }
+            defer { close(fd) }
+            var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 4096)
+            while case let n = Glibc.read(fd, &chunk, chunk.count), n > 0 { bytes += chunk.prefix(n) }
+            read.withLock { $0 = String(decoding: bytes, as: UTF8.self) }
+        }
+        reader.start()
+        let intoFIFO = try runQuench(["chart", "week", "--date", "2026-03-04", "--db", f.path, "--out", fifo])
+        #expect(intoFIFO.status == 0, "\(intoFIFO.stderr)")
+        let end = Date().addingTimeInterval(5)
+        while read.withLock({ $0.isEmpty }), Date() < end { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(read.withLock { $0.hasPrefix("<svg ") && $0.hasSuffix("</svg>\n") }, "the reader got the chart")
+        var info = stat()
+        #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "still a FIFO")
+        let simulated = try runQuench(["simulate", "--hours", "0.01", "--out", link])
+        let trace = try String(contentsOfFile: real, encoding: .utf8)
+        #expect(simulated.status == 0 && trace.hasPrefix("# quench trace"), "\(simulated.stderr)")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == real, "simulate too writes through the link")
+        try FileManager.default.createDirectory(atPath: f.directory + "/charts.svg", withIntermediateDirectories: false)
+        let folder = try runQuench(["chart", "week", "--db", f.path, "--out", f.directory + "/charts.svg"])
+        #expect(folder.status != 0 && folder.stderr.contains("is a folder, not a file to write"), "\(folder.stderr)")
     }
 
     @Test func aHouseholdChartsEachPersonsOwn() throws {

@@ -114,6 +114,10 @@ struct UserReportProcessTests {
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("QUENCH_NOW"), "\(bad.stderr)")
         #expect(!bad.stdout.contains("Simulated"))
+        // Nor one no history can hold (year 0 reached the database's CHECK in SQLite's words).
+        let yearZero = try runQuench(["goal", "set", "2l"], environment: env.merging(["QUENCH_NOW": "0000-01-01T00:00:00Z"]) { $1 })
+        #expect(yearZero.status != 0 && yearZero.stderr.contains("$QUENCH_NOW: expected an ISO 8601 time with a zone, from 1970 to 9999"),
+                "\(yearZero.stderr)")
     }
 
     @Test("--json where the output is data: demo, evaluate, serve token")

@@ -42,6 +42,20 @@ import QuenchCore
         }
     }
 
+    /// What no bottle is, from any door (an option, a profile file, an import): refused with the reason.
+    @Test func aCalibrationIsBoundedToWhatBottlesAre() {
+        func reason(_ body: () throws -> Void) -> String {
+            do { try body(); return "accepted" } catch { return "\(error)" }
+        }
+        #expect(reason { _ = try LevelCurve(parsing: "0:0,100:0") } == "level curve point 2: the curve never rises: its mL are the same everywhere")
+        #expect(reason { _ = try LevelCurve(parsing: "0:0,1e300:1e300") }.hasPrefix("level curve point 2: beyond what a bottle is"))
+        #expect(reason { _ = try LevelCurve(parsing: "0:0,100:1e9") }.hasPrefix("level curve point 2: beyond what a bottle is"))
+        #expect(reason { _ = try BottleCalibration(unit: .g, density: 1e300) } == "density 1e+300 g/mL is not from 0.5 to 2 g/mL")
+        #expect(reason { _ = try BottleCalibration(unit: .g, capacityML: 1e-320) }.hasPrefix("capacity "))
+        #expect(reason { _ = try BottleCalibration(unit: .g, emptyWeightG: 1e300) } == "empty weight 1e+300 g is not from 0 to 100,000 g")
+        #expect(reason { _ = try BottleCalibration(unit: .g, density: 1.03, capacityML: 750, emptyWeightG: 320) } == "accepted", "milk in a 750 mL bottle")
+    }
+
     @Test func levelSensorNeedsACurve() {
         #expect(throws: CalibrationError.missingLevelCurve(.mm)) { _ = try BottleCalibration(unit: .mm) }
         #expect(throws: CalibrationError.invalidDensity(0)) { _ = try BottleCalibration(unit: .g, density: 0) }

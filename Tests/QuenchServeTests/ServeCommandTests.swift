@@ -85,7 +85,7 @@ struct QuenchWebProcessTests {
         let result = try runProgram(Self.program, ["--db", folder.file("quench.sqlite"), "--listen", "127.0.0.1:99999"],
                                     environment: ["QUENCH_CONFIG": folder.file("quench.toml")])
         #expect(result.status != 0)
-        #expect(result.stderr.contains("--listen 127.0.0.1:99999: the port must be a number from 0 to 65535"), "\(result.stderr)")
+        #expect(result.stderr.contains("--listen \"127.0.0.1:99999\": the port must be a number from 0 to 65535"), "\(result.stderr)")
     }
 }
 #endif

@@ -79,4 +79,46 @@ struct ChildProcessTests {
         #expect(ChildProcess.run("/nonexistent/program", timeout: 5) == .cannotStart(errno: ENOENT))
         #expect(ChildProcess.run("/bin/sh", ["-c", "kill -KILL $$"], timeout: 5) == .killed(signal: SIGKILL))
     }
+
+    /// A hook that starts a program and never ends: at the timeout the program goes too (a
+    /// script's `yes` went on writing into quench's output, 12 GB, after the script was killed).
+    @Test func aTimeoutStopsWhatTheChildStarted() {
+        #expect(ChildProcess.run("/bin/sh", ["-c", "sleep 297 & wait"], timeout: 0.5) == .timedOut)
+        // Killed with its group: no `sleep 297` left running (a zombie, state Z, has ended).
+        let end = ContinuousClock.now + .seconds(2)
+        var left = Self.running("sleep 297")
+        while !left.isEmpty, ContinuousClock.now < end {
+            usleep(50_000)
+            left = Self.running("sleep 297")
+        }
+        #expect(left.isEmpty, "still running after the timeout: \(left)")
+    }
+
+    /// Processes whose command line is `command`, not yet ended.
+    static func running(_ command: String) -> [String] {
+        var found: [String] = []
+        guard let dir = opendir("/proc") else { return [] }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard Int(name) != nil, let cmdline = read("/proc/\(name)/cmdline"), let stat = read("/proc/\(name)/stat") else { continue }
+            let words = cmdline.split(separator: "\0").joined(separator: " ")
+            let state = stat.split(separator: ")").last?.split(separator: " ").first.map(String.init) ?? "?"
+            if words == command, state != "Z" { found.append("\(name) \(state)") }
+        }
+        return found
+    }
+
+    static func read(_ path: String) -> String? {
+        guard let f = fopen(path, "r") else { return nil }
+        defer { fclose(f) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = fread(&buffer, 1, buffer.count, f)
+            if n <= 0 { break }
+            bytes += buffer.prefix(n)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }

@@ -33,11 +33,23 @@ public enum Evaluate {
         }
     }
 
+    /// A truth file of a year's simulation is about 15 MB: anything past this is not one
+    /// (`/dev/zero` filled memory before any line was looked at).
+    public static let largestTruthFile = 64 << 20
+
     static func readWholeFile(_ path: String) throws -> String {
         var bytes: [UInt8] = []
-        try ChunkedInput(.file(path)).forEachChunk { bytes += $0 }
+        try ChunkedInput(.file(path)).forEachChunk { chunk in
+            guard bytes.count + chunk.count <= largestTruthFile else { throw TruthFileTooLarge(path: path) }
+            bytes += chunk
+        }
         return String(decoding: bytes, as: UTF8.self)
     }
+}
+
+public struct TruthFileTooLarge: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var description: String { "\(path): larger than \(Evaluate.largestTruthFile >> 20) MB, not a truth file" }
 }
 
 public struct TruthFileError: Error, Sendable, CustomStringConvertible {

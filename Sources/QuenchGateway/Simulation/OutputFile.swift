@@ -1,22 +1,37 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Threading
 
 /// A file written through a buffer into a temporary name and renamed into
 /// place on `commit()`: a failed or interrupted write never leaves a
 /// half-written file under the real name.
 public final class OutputFile {
     public let path: String
-    private let temporaryPath: String
+    /// Nil when writing straight into a device or FIFO (`OutputDestination.stream`).
+    private let temporaryPath: String?
     private var fd: Int32
     private var buffer: [UInt8] = []
     private var committed = false
 
     /// The partial file is created exclusively and never through a symlink
     /// (`O_EXCL|O_NOFOLLOW`): a link planted under the name in a shared folder
-    /// is not followed, another name is taken instead.
-    public init(path: String) throws(OutputFileError) {
-        self.path = path
+    /// is not followed, another name is taken instead. `path` itself may be a link
+    /// (the file it names is replaced), or a device or FIFO (written into).
+    public init(path given: String) throws(OutputFileError) {
+        let destination: OutputDestination
+        do { destination = try OutputDestination.of(given) } catch { throw OutputFileError(refused: error) }
+        switch destination {
+        case .stream(let device):
+            path = device
+            temporaryPath = nil
+            fd = open(device, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+            guard fd >= 0 else { throw OutputFileError(path: device, SystemError("open", errno: errno)) }
+            return
+        case .replace(let file):
+            path = file
+        }
+        let path = self.path
         var attempt = 0
         while true {
             let candidate = path + ".partial-\(getpid())" + (attempt == 0 ? "" : "-\(attempt)")
@@ -46,9 +61,15 @@ public final class OutputFile {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Flushes, syncs and renames the file into place.
+    /// Flushes, syncs and renames the file into place (a device or FIFO: flushes and closes it).
     public func commit() throws(OutputFileError) {
         try flush()
+        guard let temporaryPath else {
+            close(fd)
+            fd = -1
+            committed = true
+            return
+        }
         guard fsync(fd) == 0 else { throw OutputFileError(path: path, SystemError("fsync", errno: errno)) }
         close(fd)
         fd = -1
@@ -61,14 +82,14 @@ public final class OutputFile {
     public func discard() {
         if fd >= 0 { close(fd) }
         fd = -1
-        if !committed { unlink(temporaryPath) }
+        if !committed, let temporaryPath { unlink(temporaryPath) }
         committed = true
         buffer.removeAll()
     }
 
     deinit {
         if fd >= 0 { close(fd) }
-        if !committed { unlink(temporaryPath) }
+        if !committed, let temporaryPath { unlink(temporaryPath) }
     }
 }
 
@@ -92,10 +113,19 @@ public func writeAll(_ bytes: [UInt8], to fd: Int32) throws(SystemError) {
 
 public struct OutputFileError: Error, Sendable, CustomStringConvertible {
     public var path: String
-    public var cause: SystemError
+    /// The call that failed; nil when the path is no place to write (`refused`).
+    public var cause: SystemError?
+    public var refused: OutputDestinationError?
     public init(path: String, _ cause: SystemError) {
         self.path = path
         self.cause = cause
     }
-    public var description: String { "\(path): cannot write: \(cause)" }
+    public init(refused: OutputDestinationError) {
+        path = refused.path
+        self.refused = refused
+    }
+    public var description: String {
+        if let refused { return refused.description }
+        return "\(path): cannot write: " + (cause.map { "\($0)" } ?? "")
+    }
 }
