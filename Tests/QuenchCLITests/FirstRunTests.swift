@@ -75,6 +75,12 @@ struct FirstRunTests {
         let mode = try FileManager.default.attributesOfItem(atPath: dir + "/x.sqlite")[.posixPermissions] as? Int
         #expect(mode == 0o600)
 
+        // `--db :memory:` is a file of that name (SQLite's in-memory database said "Added" and kept nothing).
+        let memory = try runProgram("/bin/sh", ["-c", "cd \"$0\" && \"$1\" add 250ml --db :memory: >/dev/null && exec \"$1\" today --db :memory:",
+                                                dir, quenchBinary!])
+        #expect(memory.status == 0 && memory.stdout.contains("Intake    250 mL of"), "kept for the next command: \(memory.stdout) \(memory.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir + "/:memory:"))
+
         // Quench's own default folder is created.
         let home = try runQuench(["add", "250ml"], environment: ["XDG_DATA_HOME": dir + "/data"])
         #expect(home.status == 0, "\(home.stderr)")
