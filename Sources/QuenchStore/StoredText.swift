@@ -6,7 +6,7 @@ import BluetoothWire
 /// here; the import checks here first too, to name the line.
 ///
 /// Chosen so that every export re-imports: no field holds a control character
-/// (C0, DEL, C1) but a note's line breaks and tabs, so nothing is spelled `\uXXXX`; the
+/// (C0, DEL, C1, bidirectional overrides) but a note's line breaks and tabs, so nothing is spelled `\uXXXX`; the
 /// longest event, every field at its limit, is a few KB in JSON or CSV, far
 /// under the importer's 1 MB bound on one event or row (`longestEventBytes`).
 /// Lengths are in characters as SQLite's `length()` counts them (Unicode
@@ -48,9 +48,13 @@ public struct TextField: Sendable, Hashable {
         return text
     }
 
-    /// C0 controls, DEL and C1 controls (general category Cc).
+    /// C0 controls, DEL and C1 controls (general category Cc), and the bidirectional embeddings,
+    /// overrides and isolates (U+202A–U+202E, U+2066–U+2069), which make a terminal or a page
+    /// show text in another order than it is ("Trojan Source", CVE-2021-42574). Arabic and
+    /// Hebrew names need none of them.
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+            || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
     }
 
     /// Every text field of the longest event, at its limit, as the export

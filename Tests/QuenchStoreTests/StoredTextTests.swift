@@ -18,6 +18,11 @@ struct StoredTextTests {
         #expect(TextField.note.problem("a\r\nb") == "note holds the control character U+000D")
         #expect(TextField.note.problem("a\u{85}b") == "note holds the control character U+0085")
         #expect(TextField.note.problem("a\u{7F}") == "note holds the control character U+007F")
+        // A bidirectional override shows the text in another order than it is (Trojan Source).
+        #expect(TextField.note.problem("tea \u{202E}lm 052") == "note holds the control character U+202E")
+        #expect(TextField.note.problem("\u{2066}x\u{2069}") == "note holds the control character U+2066")
+        #expect(TextField.note.problem("شاي مع سارة") == nil, "right-to-left text itself is fine")
+        #expect(Person.problem(withName: "Ann\u{202E}") != nil && Person.problem(withName: "سارة") == nil)
         #expect(TextField.eventDevice.problem("tab\there") == "device holds the control character U+0009", "only a note runs over lines")
         #expect(TextField.deviceName.problem(String(repeating: "é", count: 65)) == "device name has 65 characters, at most 64")
         #expect(TextField.identity.problem("") == "identity is empty")
