@@ -40,6 +40,9 @@ public final class IntakeStore: Sendable {
     ///     (`backUpBeforeUpgrade`); by default beside the database.
     public init(path: String, mode: OpenMode = .create, busyTimeout: Double = IntakeStore.defaultBusyTimeout,
                 importBound: Double = IntakeStore.longestWrite, upgradeBackupFolder: String? = nil) throws(StoreError) {
+        // A history is a file: SQLite takes ":memory:" as a database that vanishes at close, so
+        // `--db :memory:` said "Added #1" and kept nothing. As a file name it is a file.
+        let path = path == ":memory:" ? "./:memory:" : path
         self.path = path
         self.importBound = importBound
         // Another user's file (or one in a folder they can write) is not written into, nor read.

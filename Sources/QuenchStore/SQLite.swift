@@ -100,10 +100,7 @@ final class SQLiteConnection {
         var handle: OpaquePointer?
         // FULLMUTEX off: the store serialises access, so SQLite's own locking is wasted work.
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
-        // A history is a file: SQLite takes ":memory:" (and "") as a database that vanishes at close,
-        // so `--db :memory:` said "Added #1" and kept nothing. As a file name it is a file.
-        let file = path == ":memory:" ? "./:memory:" : path
-        let status = sqlite3_open_v2(file, &handle, flags, nil)
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
             let error = SQLiteError(
                 extendedCode: handle.map(sqlite3_extended_errcode) ?? status,
