@@ -169,27 +169,10 @@ extension IntakeStore {
                 throw refused(.io, "cannot be read: \(errnoDescription(errno))", nil)
             }
             do {
-                try writeAll(buffer[0..<n], to: output)
+                try writeFully(buffer[0..<n], to: output)
             } catch {
                 throw refused(error.code == ENOSPC ? .diskFull : .io, "could not be copied to \(staging): \(error)", nil)
             }
-        }
-    }
-
-    private struct WriteFailure: Error, CustomStringConvertible {
-        var code: Int32
-        var description: String { errnoDescription(code) }
-    }
-
-    private static func writeAll(_ bytes: ArraySlice<UInt8>, to fd: Int32) throws(WriteFailure) {
-        var offset = bytes.startIndex
-        while offset < bytes.endIndex {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw WriteFailure(code: errno)
-            }
-            offset += n
         }
     }
 

@@ -43,20 +43,18 @@ public enum OutputDestination: Sendable, Equatable {
         }
     }
 
-    /// Writes all of `bytes` into the device or FIFO at `path`.
-    public static func stream(_ bytes: [UInt8], into path: String) throws(OutputDestinationError) {
+    /// Opens the device or FIFO at `path` for writing (never creating it, never as a controlling terminal).
+    public static func openStream(_ path: String) throws(OutputDestinationError) -> Int32 {
         let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else { throw .cannotWrite(path: path, errno: errno) }
+        return fd
+    }
+
+    /// Writes all of `bytes` into the device or FIFO at `path`.
+    public static func stream(_ bytes: [UInt8], into path: String) throws(OutputDestinationError) {
+        let fd = try openStream(path)
         defer { close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { all in all.baseAddress.map { write(fd, $0 + offset, all.count - offset) } ?? 0 }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .cannotWrite(path: path, errno: errno)
-            }
-            offset += n
-        }
+        do { try writeFully(bytes, to: fd) } catch { throw .cannotWrite(path: path, errno: error.code) }
     }
 }
 

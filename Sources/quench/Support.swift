@@ -11,16 +11,13 @@ import Glibc
 
 /// A number of seconds an option asks for (`--timeout`, `--seconds`): above zero, a year at
 /// most, as the config file's durations (`Configuration.duration`).
-func parseSeconds(_ text: String) throws -> Double {
-    guard let n = Double(text).flatMap(Configuration.duration) else {
-        throw ValidationError("not a number of seconds > 0, a year at most")
-    }
-    return n
-}
+func parseSeconds(_ text: String) throws -> Double { try duration(text, otherwise: "not a number of seconds > 0, a year at most") }
 
 /// The hidden `--clock-rate` of the tests (how much faster than real time): as quenchd's, above 0, a year at most.
-func parseClockRate(_ text: String) throws -> Double {
-    guard let n = Double(text).flatMap(Configuration.duration) else { throw ValidationError("not a rate above 0") }
+func parseClockRate(_ text: String) throws -> Double { try duration(text, otherwise: "not a rate above 0") }
+
+private func duration(_ text: String, otherwise refusal: String) throws -> Double {
+    guard let n = Double(text).flatMap(Configuration.duration) else { throw ValidationError(refusal) }
     return n
 }
 

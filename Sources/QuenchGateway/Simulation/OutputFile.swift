@@ -25,8 +25,10 @@ public final class OutputFile {
         case .stream(let device):
             path = device
             temporaryPath = nil
-            fd = open(device, O_WRONLY | O_CLOEXEC | O_NOCTTY)
-            guard fd >= 0 else { throw OutputFileError(path: device, SystemError("open", errno: errno)) }
+            do { fd = try OutputDestination.openStream(device) } catch {
+                guard case .cannotWrite(_, let code) = error else { throw OutputFileError(refused: error) }
+                throw OutputFileError(path: device, SystemError("open", errno: code))
+            }
             return
         case .replace(let file):
             path = file
@@ -93,22 +95,9 @@ public final class OutputFile {
     }
 }
 
-/// Writes all of `bytes` to `fd`, resuming after short writes and EINTR.
+/// Writes all of `bytes` to `fd`, resuming after short writes and EINTR (`writeFully`).
 public func writeAll(_ bytes: [UInt8], to fd: Int32) throws(SystemError) {
-    var failure: SystemError?
-    bytes.withUnsafeBytes { buffer in
-        var offset = 0
-        while offset < buffer.count {
-            let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                failure = SystemError("write", errno: errno)
-                return
-            }
-            offset += n
-        }
-    }
-    if let failure { throw failure }
+    do { try writeFully(bytes, to: fd) } catch { throw SystemError("write", errno: error.code) }
 }
 
 public struct OutputFileError: Error, Sendable, CustomStringConvertible {
