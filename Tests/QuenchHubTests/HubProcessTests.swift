@@ -353,6 +353,7 @@ struct HubProcessTests {
         #expect(try hubStore.people().map(\.name).sorted() == ["Granny", "me"], "and nobody new at the hub")
         _ = hub
     }
+
     @Test("quench hub retire: the broker drops the hub's session (no more changes kept for it) and its roster; another hub's roster stays")
     func retiringTheHub() throws {
         let broker = try MosquittoBroker()
