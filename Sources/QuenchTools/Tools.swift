@@ -79,11 +79,16 @@ public final class TraceRecorder: Sendable {
         var file: OutputFile
         var failure: OutputFileError?
         var readings = 0
+        var firstReadingAt: ContinuousClock.Instant?
     }
     private let state: Mutex<State>
 
     /// Readings written so far.
     public var readings: Int { state.withLock { $0.readings } }
+
+    /// How long `record` waits for a first reading before it gives up: a
+    /// recording's seconds count from its first reading.
+    public static let firstReadingWithin = 60.0
 
     public init(path: String, device: LiveDevice, started: Timestamp) throws(ToolError) {
         let file: OutputFile
@@ -105,7 +110,17 @@ public final class TraceRecorder: Sendable {
         state.withLock { s in
             guard s.failure == nil else { return }
             do throws(OutputFileError) { try s.file.write(TraceWriter.row(reading, decimals: 2)); s.readings += 1 } catch { s.failure = error }
+            if s.firstReadingAt == nil { s.firstReadingAt = .now }
         }
+    }
+
+    /// Whether a recording of `seconds` that began at `began` is over: `seconds`
+    /// after the first reading (a slow connection takes nothing from it), or
+    /// without one after `firstReadingWithin`.
+    func isOver(seconds: Double, began: ContinuousClock.Instant, firstReadingWithin: Double) -> Bool {
+        let first = state.withLock { $0.firstReadingAt }
+        let (from, limit) = first.map { ($0, seconds) } ?? (began, firstReadingWithin)
+        return (ContinuousClock.now - from).seconds >= limit
     }
 
     public func commit() throws(ToolError) {
@@ -121,20 +136,24 @@ public final class TraceRecorder: Sendable {
         state.withLock { $0.file.discard() }
     }
 
-    /// Records `device` for `seconds` (nil: until `stop`) into `path`; the
-    /// file appears only once complete, and not at all without readings.
-    /// Returns the number of readings written.
+    /// Records `device` into `path` for `seconds` from its first reading (nil:
+    /// until `stop`); with no reading within `firstReadingWithin` seconds, it
+    /// gives up. The file appears only once complete, and not at all without
+    /// readings. Returns the number of readings written.
     @discardableResult
     public static func record(_ device: LiveDevice, to path: String, seconds: Double?, options: Gateway.Options = .init(),
                               transport: LiveTransport, stop: StopSignal = StopSignal(), stopOnSignals: Bool = true,
-                              logger: Logger) throws(ToolError) -> Int {
+                              firstReadingWithin: Double = firstReadingWithin, logger: Logger) throws(ToolError) -> Int {
         // The header's `started` is the session clock's t = 0, so rows and events line up with wall time.
         let recorder = try TraceRecorder(path: path, device: device, started: options.started)
-        _ = LiveSession.run(device, seconds: seconds, observer: LiveObserver(reading: { _, r, _, _ in recorder.append(r) }),
-                            logger: logger, options: options, transport: transport, stop: stop, stopOnSignals: stopOnSignals)
+        let began = ContinuousClock.now
+        let isOver = seconds.map { s in { recorder.isOver(seconds: s, began: began, firstReadingWithin: firstReadingWithin) } }
+        _ = LiveSession.run(device, seconds: nil, observer: LiveObserver(reading: { _, r, _, _ in recorder.append(r) }),
+                            logger: logger, options: options, transport: transport, stop: stop, stopOnSignals: stopOnSignals,
+                            endWhen: isOver)
         guard recorder.readings > 0 else {
             recorder.discard()
-            throw .noReadings(address: device.label, seconds: seconds ?? 0)
+            throw .noReadings(address: device.label, seconds: seconds == nil ? 0 : firstReadingWithin)
         }
         do { try recorder.commit() } catch {
             recorder.discard()

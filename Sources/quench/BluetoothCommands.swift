@@ -297,7 +297,8 @@ struct RecordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "record", abstract: "Record a device's readings as a trace v1 file, for replay.")
     @Argument(help: "A paired device's address.") var address: String
     @Option(help: "The trace file to write.") var out: String
-    @Option(help: "Stop after this many seconds (default: Ctrl-C).", transform: parseSeconds) var seconds: Double?
+    @Option(help: "Seconds to record, counted from the first reading (default: until Ctrl-C); with no reading within \(Int(TraceRecorder.firstReadingWithin)) s, it gives up.",
+            transform: parseSeconds) var seconds: Double?
     @Option(help: .hidden, transform: parseClockRate) var clockRate: Double = 1
     @OptionGroup var live: LiveOptions
 

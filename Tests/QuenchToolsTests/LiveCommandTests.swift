@@ -111,11 +111,44 @@ struct LiveCommandTests {
         options.connectTimeout = 0.2
         options.backoff = Backoff(initial: 0.05, factor: 2, maximum: 0.2)
         let path = dir.appendingPathComponent("none.csv").path
-        #expect(throws: ToolError.self) {
-            try TraceRecorder.record(device, to: path, seconds: 0.8, options: options, transport: Self.transport([]),
-                                     stopOnSignals: false, logger: F.logger)
+        // Asked for 30 s, it gives up when no first reading has come within (here) 0.8 s.
+        let error = #expect(throws: ToolError.self) {
+            try TraceRecorder.record(device, to: path, seconds: 30, options: options, transport: Self.transport([]),
+                                     stopOnSignals: false, firstReadingWithin: 0.8, logger: F.logger)
         }
+        #expect(error.map { "\($0)" } == "no readings from F0:00:00:00:00:02 within 0.8 s")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+
+    /// A radio that takes `delay` seconds over each connection, as a busy or distant device does.
+    struct SlowRadio: ATTConnector {
+        let radio: SimulatedRadio
+        let delay: Double
+        func connect(to device: LiveDevice, timeout: Double, stop: StopSignal) throws(LiveError) -> any ATTBearer {
+            if stop.wait(seconds: delay) { throw .stopped }
+            return try radio.connect(to: device, timeout: timeout, stop: stop)
+        }
+    }
+
+    @Test("record --seconds: the seconds count from the first reading, so a slow connection does not eat the recording")
+    func recordSecondsFromTheFirstReading() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // In real time: 10 readings a second, a connection that takes 1.5 s, a recording of 1 s.
+        let (p, _) = Self.peripheral(.weightScale, Self.weightAddress, F.weightScenario(seed: 22), speed: 1)
+        defer { p.shutdown() }
+        let device = LiveDevice(address: Self.weightAddress, profile: .weightScale, calibration: try BottleCalibration(unit: .g))
+        let path = dir.appendingPathComponent("slow.csv").path
+        let transport = LiveTransport(connector: SlowRadio(radio: SimulatedRadio([p]), delay: 1.5),
+                                      advertisements: { _ throws(LiveError) in throw .stopped })
+        let n = try TraceRecorder.record(device, to: path, seconds: 1, options: Gateway.Options(), transport: transport,
+                                         stopOnSignals: false, logger: F.logger)
+        let (_, readings) = try TraceParser.parse(try String(contentsOfFile: path, encoding: .utf8))
+        #expect(readings.count == n)
+        let span = (readings.last?.t ?? 0) - (readings.first?.t ?? 0)
+        #expect(n >= 7 && span >= 0.7, "\(n) readings over \(span) s after a 1.5 s connection; a second's worth (10) expected")
+        #expect(span <= 1.5, "recorded \(span) s for --seconds 1")
+        #expect(readings.first.map { $0.t >= 1.4 } == true, "the first reading at t=\(readings.first?.t ?? -1), before the connection could be up")
     }
 
     // MARK: - watch
