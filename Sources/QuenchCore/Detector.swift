@@ -1007,12 +1007,18 @@ struct NoiseEstimate: Sendable, Codable {
     private var last = Double.nan
     private var lastValue = Double.nan
     private var lastT = 0.0
-    /// Smallest non-zero step seen, in the sensor's own units: its resolution.
+    /// Smallest non-zero step seen twice, in the sensor's own units: its resolution.
     /// Kept in those units because what one step is worth in mL depends, for a
     /// level sensor, on where in the bottle the level stands: 1 % is 4 mL in a
     /// neck and 8 mL in the body, and a band of the neck's step split a level
     /// dithering between two of the body's steps (its sips were confirmed 15–30 s late).
     private var unitResolution = Double.infinity
+    /// The smallest step seen once and not yet twice. A step is the resolution
+    /// only once it comes again: a coarse scale at rest reads one value for
+    /// minutes, so its first step may be a grasp of 40 g, and a band of 1.6
+    /// times that took the grasp into the level before the sip (a Mi scale
+    /// in the VM: a 60 mL sip stored as 73.3, after a refill of 13.3).
+    private var unconfirmedStep = Double.infinity
     /// mL per sensor unit where the level stands now.
     private var mlPerUnit = 1.0
     /// Differences averaged so far, while fewer than one time constant's worth:
@@ -1043,6 +1049,7 @@ struct NoiseEstimate: Sendable, Codable {
         lastValue = try c.decodeIfPresent(Double.self, forKey: .lastValue) ?? .nan
         lastT = try c.decode(Double.self, forKey: .lastT)
         unitResolution = try c.decodeIfPresent(Double.self, forKey: .unitResolution) ?? .infinity
+        unconfirmedStep = try c.decodeIfPresent(Double.self, forKey: .unconfirmedStep) ?? .infinity
         mlPerUnit = try c.decodeIfPresent(Double.self, forKey: .mlPerUnit) ?? 1
         warmingUp = try c.decodeIfPresent(Int.self, forKey: .warmingUp) ?? Int.max
         floor = try c.decode(Double.self, forKey: .floor)
@@ -1057,8 +1064,17 @@ struct NoiseEstimate: Sendable, Codable {
         defer { last = x; lastValue = value; lastT = t }
         guard !last.isNaN else { return }
         let unitStep = abs(value - lastValue)
-        if (unitStep > 1e-9 && unitStep < unitResolution) || perUnit != mlPerUnit {
-            unitResolution = unitStep > 1e-9 ? min(unitStep, unitResolution) : unitResolution
+        var finer = false
+        if unitStep > 1e-9, unitStep < unitResolution {
+            // Within 1 %: values on the wire's grid differ by float rounding once converted.
+            if unconfirmedStep.isFinite, abs(unitStep - unconfirmedStep) <= 0.01 * unconfirmedStep {
+                unitResolution = unitStep
+                finer = true
+            } else if unitStep < unconfirmedStep {
+                unconfirmedStep = unitStep
+            }
+        }
+        if finer || perUnit != mlPerUnit {
             mlPerUnit = perUnit
             updateTolerance()
         }

@@ -186,6 +186,23 @@ import QuenchSimulator
         #expect(abs((events.first?.ml ?? 0) - 40) <= 5, "one 5 g step either way")
     }
 
+    /// A Mi scale at rest: 5 g steps, no noise that shows, one broadcast a second, so
+    /// the first step it ever shows is the grasp before a lift. After a few seconds
+    /// without broadcasts (lost, or a busy gateway), two readings and the grasp once
+    /// made a refill of the grasp and a sip larger by as much.
+    @Test(arguments: [30.0, 37, 38, 39])
+    func aCoarseScaleAtRestWhoseFirstStepIsAGrasp(heardAgainAt: Double) throws {
+        let calibration = try BottleCalibration(unit: .g, emptyWeightG: 180)
+        var readings = (0..<30).map { Reading(t: Double($0), value: 880) }
+        readings += stride(from: heardAgainAt, to: 40, by: 1).map { Reading(t: $0, value: 880) }
+        readings += [Reading(t: 40, value: 920), Reading(t: 40.25, value: 905), Reading(t: 40.5, value: 475)]
+        readings += (41..<46).map { Reading(t: Double($0), value: 0) }
+        readings += [Reading(t: 46, value: 160), Reading(t: 46.25, value: 820)] + (47..<62).map { Reading(t: Double($0), value: 820) }
+        let events = detect(readings, calibration: calibration)
+        #expect(events.map(\.kind) == [.sip], "\(events)")
+        #expect(events.first.map { abs($0.ml - 60) < 0.01 } == true, "\(events)")
+    }
+
     @Test func levelSensorTiltedWhileDrinking() {
         let (events, truth) = run(Scenario(Self.level).idle(20).sip(ml: 25).idle(30).sip(ml: 40).idle(30).refill(to: 700).idle(30))
         #expect(events.map(\.kind) == [.sip, .sip, .refill], "\(events)")
