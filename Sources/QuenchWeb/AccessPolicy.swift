@@ -33,10 +33,13 @@ public struct AccessPolicy: Sendable {
         public var origin: String?
         public var fetchSite: String?
         public var contentType: String?
+        /// Whether the path takes this method at all: one it does not take is
+        /// answered as such (405, by the router), not refused for its body.
+        public var pathTakesMethod: Bool
 
         public init(method: String, path: String, queryToken: String? = nil, cookieToken: String? = nil,
                     authorization: String? = nil, host: String? = nil, origin: String? = nil,
-                    fetchSite: String? = nil, contentType: String? = nil) {
+                    fetchSite: String? = nil, contentType: String? = nil, pathTakesMethod: Bool = true) {
             self.method = method
             self.path = path
             self.queryToken = queryToken
@@ -46,6 +49,7 @@ public struct AccessPolicy: Sendable {
             self.origin = origin
             self.fetchSite = fetchSite
             self.contentType = contentType
+            self.pathTakesMethod = pathTakesMethod
         }
 
         var isWrite: Bool { !["GET", "HEAD", "OPTIONS"].contains(method) }
@@ -88,7 +92,7 @@ public struct AccessPolicy: Sendable {
                     return .refuse(status: 403, reason: "cross-origin write refused (Origin \(origin))")
                 }
             }
-            guard let type = request.contentType, type.lowercased().hasPrefix("application/json") else {
+            guard !request.pathTakesMethod || request.contentType?.lowercased().hasPrefix("application/json") == true else {
                 return .refuse(status: 415, reason: "writes take a JSON body (Content-Type: application/json)")
             }
         }

@@ -4,15 +4,28 @@ import Hummingbird
 import Logging
 import NIOCore
 import QuenchCore
+import Synchronization
 
 /// Every error the server answers has the API's one shape, `{"error":"…"}`.
 /// Hummingbird's own would otherwise reach the client as `{"error":{"message":…}}`
 /// (a body that is not the JSON asked for) or with no body at all (no such
 /// path, a body too large, anything else thrown).
 struct JSONErrors<Context: RequestContext>: RouterMiddleware {
+    /// The paths the server answers and their methods: a known path asked with
+    /// another method is a 405 that names them (RFC 9110 §15.5.6), not a 404.
+    let routes: RouteTable
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound && error.body == nil {
+            // The router's own 404: no path matched, or no method of one that did.
+            let allowed = routes.methods(for: request.uri.path)
+            guard !allowed.isEmpty else { return Responses.error(.notFound, Self.message(.notFound, request)) }
+            let names = allowed.map(\.rawValue).joined(separator: ", ")
+            var response = Responses.error(.methodNotAllowed, "\(request.uri.path.shownSafely()) takes \(names), not \(request.method.rawValue.shownSafely())")
+            response.headers[.allow] = names
+            return response
         } catch let error as HTTPError {
             var response = Responses.error(error.status, error.body ?? Self.message(error.status, request))
             response.headers.append(contentsOf: error.headers)
@@ -81,5 +94,27 @@ extension Request {
             return context.codingPath.isEmpty ? "not JSON (\(context.debugDescription))" : "\(field(context.codingPath)): \(context.debugDescription)"
         @unknown default: return "\(error)"
         }
+    }
+}
+
+/// Each path the server answers and the methods it takes there, as the routes
+/// register them; `:name` segments match any one segment. HEAD goes with GET
+/// (the router answers it from GET's response).
+final class RouteTable: Sendable {
+    private let routes = Mutex<[(method: HTTPRequest.Method, segments: [Substring])]>([])
+
+    func add(_ method: HTTPRequest.Method, _ path: String) {
+        routes.withLock { $0.append((method, path.split(separator: "/"))) }
+    }
+
+    /// The methods `path` takes, in a fixed order (GET, HEAD, POST); none for an unknown path.
+    func methods(for path: String) -> [HTTPRequest.Method] {
+        let asked = path.split(separator: "/")
+        let methods = routes.withLock { routes in
+            Set(routes.filter { route in
+                route.segments.count == asked.count && zip(route.segments, asked).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
+            }.map(\.method.rawValue))
+        }
+        return [HTTPRequest.Method.get, .head, .post].filter { $0 == .head ? methods.contains("GET") : methods.contains($0.rawValue) }
     }
 }

@@ -26,121 +26,123 @@ struct Routes: Sendable {
     let databaseSeen = DatabaseSeen()
     /// The last PNG cards made.
     let cards = CardCache()
+    /// Each path's methods, as registered here (for JSONErrors' 405).
+    let table: RouteTable
 
     func register(on router: Router<WebRequestContext>) {
-        router.get("/") { request, _ in Responses.asset(Assets.page, type: "text/html; charset=utf-8", for: request) }
-        router.get("/app.js") { request, _ in Responses.asset(Assets.script, type: "text/javascript; charset=utf-8", for: request) }
-        router.get("/app.css") { request, _ in Responses.asset(Assets.style, type: "text/css; charset=utf-8", for: request) }
-        router.get("/icon.svg") { request, _ in Responses.asset(Assets.icon, type: "image/svg+xml", for: request) }
-        router.get("/icon-192.png") { request, _ in Responses.asset(Assets.icon192, type: "image/png", for: request) }
-        router.get("/icon-512.png") { request, _ in Responses.asset(Assets.icon512, type: "image/png", for: request) }
-        router.get("/manifest.webmanifest") { request, _ in Responses.asset(Assets.manifest, type: "application/manifest+json", for: request) }
+        get(router, "/") { request, _ in Responses.asset(Assets.page, type: "text/html; charset=utf-8", for: request) }
+        get(router, "/app.js") { request, _ in Responses.asset(Assets.script, type: "text/javascript; charset=utf-8", for: request) }
+        get(router, "/app.css") { request, _ in Responses.asset(Assets.style, type: "text/css; charset=utf-8", for: request) }
+        get(router, "/icon.svg") { request, _ in Responses.asset(Assets.icon, type: "image/svg+xml", for: request) }
+        get(router, "/icon-192.png") { request, _ in Responses.asset(Assets.icon192, type: "image/png", for: request) }
+        get(router, "/icon-512.png") { request, _ in Responses.asset(Assets.icon512, type: "image/png", for: request) }
+        get(router, "/manifest.webmanifest") { request, _ in Responses.asset(Assets.manifest, type: "application/manifest+json", for: request) }
         // Asked for again at each visit, so a new version of the page reaches the phones.
-        router.get("/sw.js") { request, _ in
+        get(router, "/sw.js") { request, _ in
             var response = Responses.asset(Assets.serviceWorker, type: "text/javascript; charset=utf-8", for: request)
             response.headers[.cacheControl] = "no-cache"
             return response
         }
 
-        router.get("/api/today") { request, _ in
+        get(router, "/api/today") { request, _ in
             await answer(request) { env, q throws(HistoryError) in try History.today(env, date: q["date"], json: true) }
         }
-        router.get("/api/log") { request, _ in
+        get(router, "/api/log") { request, _ in
             await answer(request) { env, q throws(HistoryError) in
                 try History.log(env, since: q["since"], until: q["until"], device: q["device"], limit: try q.int("limit"),
                                 includeDeleted: q["deleted"] == "true", csv: false, json: true)
             }
         }
-        router.get("/api/stats") { request, _ in
+        get(router, "/api/stats") { request, _ in
             await answer(request) { env, q throws(HistoryError) in try History.stats(env, days: try q.int("days") ?? 7, json: true) }
         }
-        router.get("/api/calendar") { request, _ in
+        get(router, "/api/calendar") { request, _ in
             await answer(request) { env, q throws(HistoryError) in try History.calendar(env, month: q["month"], json: true) }
         }
-        router.get("/api/goal") { request, _ in
+        get(router, "/api/goal") { request, _ in
             await answer(request) { env, _ throws(HistoryError) in try History.showGoal(env, json: true) }
         }
-        router.get("/api/remind") { request, _ in
+        get(router, "/api/remind") { request, _ in
             await answer(request) { env, _ throws(HistoryError) in try History.remind(env, json: true) }
         }
-        router.get("/api/state") { request, _ in
+        get(router, "/api/state") { request, _ in
             await answer(request) { env, _ throws(HistoryError) in History.json(try History.personState(env)) }
         }
 
         // Everyone at a glance (the carer's view): each person's state, as MQTT publishes it.
-        router.get("/api/household") { request, _ in
+        get(router, "/api/household") { request, _ in
             await answer(request) { env, _ throws(HistoryError) in History.json(try History.personStates(env)) }
         }
         // The carer's view: everyone, the one longest without a drink in their waking hours first.
-        router.get("/api/carer") { request, _ in
+        get(router, "/api/carer") { request, _ in
             await answer(request) { env, _ throws(HistoryError) in try History.carer(env, json: true) }
         }
-        router.post("/api/person/alert") { request, context in
+        post(router, "/api/person/alert") { request, context in
             let body = try await request.json(as: AlertRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in
                 try History.setPersonAlert(env, name: body.person, after: body.after, json: true)
             }
         }
         // A carer has seen the alert about someone (`quench carer ack`).
-        router.post("/api/carer/ack") { request, context in
+        post(router, "/api/carer/ack") { request, context in
             let body = try await request.json(as: PersonRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in
                 try History.acknowledgeCarerAlert(env, name: body.person, json: true)
             }
         }
-        router.get("/api/people") { request, _ in
+        get(router, "/api/people") { request, _ in
             await answer(request) { env, _ throws(HistoryError) in try History.people(env, json: true) }
         }
 
-        router.post("/api/add") { request, context in
+        post(router, "/api/add") { request, context in
             let body = try await request.json(as: AddRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in
                 try History.add(env, amount: body.amount, at: body.at, note: body.note, json: true, identity: try body.identity())
             }
         }
-        router.post("/api/edit") { request, context in
+        post(router, "/api/edit") { request, context in
             let body = try await request.json(as: EditRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in
                 try History.edit(env, id: body.id, amount: body.amount, at: body.at, note: body.note, json: true)
             }
         }
-        router.post("/api/delete") { request, context in
+        post(router, "/api/delete") { request, context in
             let body = try await request.json(as: IDRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in try History.delete(env, id: body.id, json: true) }
         }
-        router.post("/api/restore") { request, context in
+        post(router, "/api/restore") { request, context in
             let body = try await request.json(as: IDRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in try History.restore(env, id: body.id, json: true) }
         }
-        router.post("/api/undo") { request, context in
+        post(router, "/api/undo") { request, context in
             try await request.noArguments(context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in try History.undo(env, json: true) }
         }
 
         // The page's settings: `quench goal set`, `goal recommend`, `remind set`, `remind snooze`.
-        router.post("/api/goal") { request, context in
+        post(router, "/api/goal") { request, context in
             let body = try await request.json(as: GoalRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in try History.setGoal(env, amount: body.goal, from: nil, json: true) }
         }
-        router.get("/api/goal/recommend") { request, _ in
+        get(router, "/api/goal/recommend") { request, _ in
             await answer(request) { env, q throws(HistoryError) in
                 guard let weight = q["weight"] else { throw .invalidArgument("weight: give the body weight, e.g. weight=70kg") }
                 return try History.recommendGoal(env, weight: weight, exercise: q["exercise"], save: false, json: true)
             }
         }
-        router.post("/api/remind") { request, context in
+        post(router, "/api/remind") { request, context in
             let body = try await request.json(as: ReminderRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in
                 try History.setReminders(env, mode: body.mode, window: body.window, after: body.after, every: body.every, slack: nil, json: true)
             }
         }
-        router.post("/api/remind/snooze") { request, context in
+        post(router, "/api/remind/snooze") { request, context in
             let body = try await request.json(as: SnoozeRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in try History.snoozeReminders(env, duration: body.duration, json: true) }
         }
 
         // The charts `quench chart` draws, inlined by the page (the same renderer).
-        router.get("/api/chart/:file") { request, context in
+        get(router, "/api/chart/:file") { request, context in
             guard let kind = Self.name(context.parameters.get("file"), ext: ".svg").flatMap(History.ChartKind.init(rawValue:)) else {
                 return Responses.error(.notFound, "charts: week.svg, 30days.svg, month.svg, day.svg")
             }
@@ -149,7 +151,7 @@ struct Routes: Sendable {
             }
         }
         // The card `quench share` makes: the page's "share" links.
-        router.get("/api/share/:file") { request, context in
+        get(router, "/api/share/:file") { request, context in
             let file = context.parameters.get("file") ?? ""
             guard let period = (Self.name(file, ext: ".png") ?? Self.name(file, ext: ".svg")).flatMap(History.SharePeriod.init(rawValue:)) else {
                 return Responses.error(.notFound, "cards: day.png, week.png, day.svg, week.svg")
@@ -167,7 +169,9 @@ struct Routes: Sendable {
             }
         }
 
-        router.get("/api/events") { _, context in
+        get(router, "/api/events") { request, context in
+            // HEAD (answered through this handler) starts no stream: no subscription whose body never runs.
+            guard request.method != .head else { return Self.liveEventsResponse(body: ResponseBody()) }
             guard connections.startStream(context.channel) else {
                 var refused = Responses.error(.serviceUnavailable, "too many live pages are open (at most \(connections.streamCapacity)); this one is not live")
                 refused.headers[.connection] = "close"
@@ -175,6 +179,18 @@ struct Routes: Sendable {
             }
             return liveEvents()
         }
+    }
+
+    private func get<Output: ResponseGenerator>(_ router: Router<WebRequestContext>, _ path: String,
+                                                _ handler: @escaping @Sendable (Request, WebRequestContext) async throws -> Output) {
+        table.add(.get, path)
+        router.get(RouterPath(path), use: handler)
+    }
+
+    private func post<Output: ResponseGenerator>(_ router: Router<WebRequestContext>, _ path: String,
+                                                 _ handler: @escaping @Sendable (Request, WebRequestContext) async throws -> Output) {
+        table.add(.post, path)
+        router.post(RouterPath(path), use: handler)
     }
 
     /// Runs a history call off the event loop (SQLite blocks) with this
@@ -241,7 +257,11 @@ struct Routes: Sendable {
             }
             try await writer.finish(nil)
         }
-        return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
+        return Self.liveEventsResponse(body: body)
+    }
+
+    static func liveEventsResponse(body: ResponseBody) -> Response {
+        Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
     }
 }
 

@@ -73,10 +73,12 @@ public enum WebServer {
         logger.info("at most \(cap) connections (\(openFiles) open files allowed)")
         let connections = ConnectionTable(capacity: cap)
         let feed = ChangeFeed()
-        let router = Router(context: WebRequestContext.self)
-        router.add(middleware: JSONErrors())
-        router.add(middleware: AccessGuard(listener: options.listen, bound: bound, tokenFile: tokenFile, connections: connections))
-        Routes(environment: options.environment, feed: feed, connections: connections, logger: logger).register(on: router)
+        // HEAD answered as GET without the body (curl -I, link checkers, uptime monitors).
+        let router = Router(context: WebRequestContext.self, options: .autoGenerateHeadEndpoints)
+        let routes = RouteTable()
+        router.add(middleware: JSONErrors(routes: routes))
+        router.add(middleware: AccessGuard(listener: options.listen, bound: bound, tokenFile: tokenFile, connections: connections, routes: routes))
+        Routes(environment: options.environment, feed: feed, connections: connections, logger: logger, table: routes).register(on: router)
 
         let watcher = ChangeWatcher(store: store, feed: feed, interval: options.pollInterval, heartbeat: options.heartbeatInterval, logger: logger)
         let limits = options.limits
@@ -187,6 +189,7 @@ struct AccessGuard: RouterMiddleware {
     /// Nil when the address resolved was loopback.
     let tokenFile: TokenFile?
     let connections: ConnectionTable
+    let routes: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var token: AccessToken?
@@ -208,7 +211,7 @@ struct AccessGuard: RouterMiddleware {
             cookieToken: request.cookies[AccessPolicy.cookieName]?.value,
             authorization: request.headers[.authorization], host: request.head.authority,
             origin: request.headers[.origin], fetchSite: request.headers[HTTPField.Name("Sec-Fetch-Site")!],
-            contentType: request.headers[.contentType])
+            contentType: request.headers[.contentType], pathTakesMethod: routes.methods(for: request.uri.path).contains(request.method))
         switch policy.decide(parts) {
         case .allow:
             connections.trust(context.channel)

@@ -110,7 +110,7 @@ struct APITests {
             ("POST", "/api/add", #"{"amount":250}"#, 400, "request body: `amount` should be a string"),
             ("POST", "/api/delete", #"{"id":1.5}"#, 400, "request body: `id`: 1.5 is not an event id (a whole number)"),
             ("POST", "/api/delete", #"{"id":"1"}"#, 400, "request body: `id` should be a whole number"),
-            ("PUT", "/api/add", #"{"amount":"250ml"}"#, 404, "nothing at /api/add"),
+            ("PUT", "/api/add", #"{"amount":"250ml"}"#, 405, "/api/add takes POST, not PUT"),
             ("GET", "/api/chart/year.svg", nil, 404, "charts: week.svg"),
             // The field as the API names it, not the command line's option.
             ("GET", "/api/stats?days=0", nil, 400, "days must be between 1 and 36600"),
@@ -133,6 +133,40 @@ struct APITests {
             #expect(object?.count == 1 && (object?["error"] as? String)?.contains(text) == true,
                     "\(method) \(path): \(answer.body) is not {\"error\": \"…\(text)…\"}")
             #expect(!answer.body.contains("\"--") && !answer.body.contains(" --"), "\(method) \(path): an option in \(answer.body)")
+        }
+    }
+
+    /// HEAD is GET without the body (curl -I, an uptime monitor); a path the server
+    /// knows, asked with a method it does not take there, is a 405 with `Allow`.
+    @Test func headAndMethodsAPathDoesNotTake() async throws {
+        let fixture = try WebFixture(days: 2)
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        for path in ["/", "/api/today", "/api/chart/week.svg"] {
+            let get = try await server.client.request("GET", path)
+            let head = try await server.client.request("HEAD", path)
+            #expect(get.status == 200 && head.status == 200, "\(path): GET \(get.status), HEAD \(head.status)")
+            #expect(head.bytes.isEmpty, "HEAD \(path) sent a body of \(head.bytes.count) bytes")
+            #expect(head.header("Content-Type") == get.header("Content-Type"), "HEAD \(path)")
+        }
+        // The live stream's HEAD ends at once (its GET never does), and starts no stream.
+        let events = try await server.client.request("HEAD", "/api/events")
+        #expect(events.status == 200 && events.bytes.isEmpty && events.header("Content-Type") == "text/event-stream", "\(events)")
+        let cases: [(String, String, String)] = [
+            ("POST", "/api/today", "GET, HEAD"),
+            ("DELETE", "/api/chart/week.svg", "GET, HEAD"),
+            ("GET", "/api/add", "POST"),
+            ("PATCH", "/api/goal", "GET, HEAD, POST"),
+        ]
+        for (method, path, allowed) in cases {
+            let answer = try await server.client.request(method, path)
+            #expect(answer.status == 405, "\(method) \(path): \(answer.status) \(answer.body)")
+            #expect(answer.header("Allow") == allowed, "\(method) \(path): Allow \(answer.header("Allow") ?? "none")")
+            #expect((answer.json as? [String: Any])?["error"] as? String == "\(path) takes \(allowed), not \(method)", "\(answer.body)")
+        }
+        // An unknown path is still a 404, whatever the method.
+        for method in ["GET", "POST", "HEAD"] {
+            #expect(try await server.client.request(method, "/api/nothing").status == 404, "\(method) /api/nothing")
         }
     }
 

@@ -60,6 +60,12 @@ import Glibc
         #expect(write(type: "application/x-www-form-urlencoded")
                 == .refuse(status: 415, reason: "writes take a JSON body (Content-Type: application/json)"))
         #expect(write(type: nil) == .refuse(status: 415, reason: "writes take a JSON body (Content-Type: application/json)"))
+        // A method the path does not take goes on to its 405, whatever the body; the same-origin rules still hold.
+        let elsewhere = AccessPolicy.Request(method: "DELETE", path: "/api/today", cookieToken: right, host: "pi.local:8080", pathTakesMethod: false)
+        #expect(network.decide(elsewhere) == .allow)
+        var crossSite = elsewhere
+        crossSite.fetchSite = "cross-site"
+        #expect(network.decide(crossSite) == .refuse(status: 403, reason: "cross-site write refused"))
         // The same rules on loopback: a page on another site could otherwise post to 127.0.0.1.
         #expect(loopback.decide(.init(method: "POST", path: "/api/add", host: "127.0.0.1:8080", origin: "https://evil.example",
                                       contentType: "application/json")) == .refuse(status: 403, reason: "cross-origin write refused (Origin https://evil.example)"))
