@@ -154,6 +154,8 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
+            // HTTP/1's own request head, which knows its version (HTTP10Close).
+            .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["Page"], swiftSettings: importedMembersOnly, plugins: ["EmbedPage"]),

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 import QuenchHistory
 // Hummingbird's HTTP parts (`HTTPRequestPart`); in its graph already, as NIOCore is.
 import NIOHTTPTypes
@@ -256,13 +257,38 @@ struct LimitedHTTP1Channel: ServerChildChannel {
         }
         let table = table
         channel.closeFuture.whenComplete { _ in table.closed(channel) }
-        let ready = http1.setup(channel: channel, logger: logger)
+        // Added before the channel reads anything: this runs while it is set up.
+        let ready = http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let pipeline = channel.pipeline.syncOperations
+            try pipeline.addHandler(HTTP10Close(), position: .after(try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)))
+            return value
+        }
         ready.whenFailure { _ in channel.close(promise: nil) }
         return ready
     }
 
     func handle(value: Value, logger: Logger) async {
         await http1.handle(value: value, logger: logger)
+    }
+}
+
+/// An HTTP/1.0 request closes its connection after the answer unless it asks
+/// to keep it (RFC 9112 §9.3). The shared HTTP types Hummingbird works in carry
+/// no version, so it kept a 1.0 client's connection until the idle timeout (a
+/// minute, for ApacheBench or a script reading to the end): here, before they
+/// lose it, such a request says `Connection: close`, as does a 1.1 request
+/// whose `Connection` lists `close` among other tokens or in capitals.
+final class HTTP10Close: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head(var head) = unwrapInboundIn(data), !head.isKeepAlive else {
+            context.fireChannelRead(data)
+            return
+        }
+        head.headers.replaceOrAdd(name: "Connection", value: "close")
+        context.fireChannelRead(wrapInboundOut(.head(head)))
     }
 }
 

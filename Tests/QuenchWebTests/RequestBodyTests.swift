@@ -12,7 +12,8 @@ import Glibc
 ///   connection closed (before, it held a connection for as long as it trickled);
 /// - a chunked body the HTTP parser rejects is answered 400 `{"error":"request body: …"}`
 ///   (before: 500), and `POST /api/undo` with one undoes nothing (before: 200, a drink deleted);
-/// - a request head the parser rejects is answered 400 with a JSON body (before: empty).
+/// - a request head the parser rejects is answered 400 with a JSON body (before: empty);
+/// - an HTTP/1.0 request's connection closes after its answer (before: held for the idle minute).
 @Suite(.serialized)
 struct RequestBodyTests {
     static var missing: String? {
@@ -37,10 +38,10 @@ struct RequestBodyTests {
                 if not chunk: return got, True
                 got += chunk
             return got, False
-        def raw(data):
+        def raw(data, seconds=10):
             s = socket.create_connection((host, port), timeout=10)
             s.sendall(data)
-            got, closed = read_all(s)
+            got, closed = read_all(s, seconds)
             s.close()
             return answer(got, closed)
         def answer(got, closed):
@@ -86,6 +87,12 @@ struct RequestBodyTests {
         out["lowercase_method"] = raw(b"get / HTTP/1.1\r\nHost: x\r\n\r\n")
         out["http_9"] = raw(b"GET / HTTP/9.9\r\nHost: x\r\n\r\n")
         out["two_lengths"] = raw(("POST /api/add HTTP/1.1\r\n%sContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}" % head).encode())
+        # HTTP/1.0 closes after the answer unless it asks to keep the connection; so does a
+        # 1.1 request whose Connection says close in capitals (each within 3 s, not the idle minute).
+        hosted = "Host: %s:%d\r\n" % (host, port)
+        out["http10"] = raw(("GET /api/today HTTP/1.0\r\n%s\r\n" % hosted).encode(), 3)
+        out["http10_keep_alive"] = raw(("GET /api/today HTTP/1.0\r\n%sConnection: keep-alive\r\n\r\n" % hosted).encode(), 1)
+        out["http11_close"] = raw(("GET /api/today HTTP/1.1\r\n%sConnection: Close\r\n\r\n" % hosted).encode(), 3)
         out["page_after"] = urllib.request.urlopen(base + "/", timeout=5).status
         print(json.dumps(out))
         """#
@@ -126,6 +133,12 @@ struct RequestBodyTests {
             #expect(a.error?.hasPrefix("not a valid HTTP/1.1 request") == true, "\(key): \(out[key] ?? "")")
             #expect(a.closed, "\(key)")
         }
+        for key in ["http10", "http10_keep_alive", "http11_close"] {
+            #expect(answer(key).status == "HTTP/1.1 200 OK", "\(key): \(out[key] ?? "")")
+        }
+        #expect(answer("http10").closed, "an HTTP/1.0 request's connection is still open 3 s after its answer: \(out)")
+        #expect(answer("http11_close").closed, "`Connection: Close`'s connection is still open 3 s after its answer: \(out)")
+        #expect(!answer("http10_keep_alive").closed, "an HTTP/1.0 request that asked to keep its connection lost it: \(out)")
         #expect(out["page_after"] as? Int == 200)
         #expect(server.stop() == 0, "\(log)")
     }
