@@ -76,7 +76,12 @@ extension History {
         if book.isDefault {
             lines.append("Daily goal\(c.whose): \(Format.volume(report.currentMl, c.units)) (the default; set yours with `quench goal set 2000ml`)")
         } else {
-            lines.append("Daily goal\(c.whose): \(Format.volume(report.currentMl, c.units)) since \(report.from ?? "-")")
+            if let current, current.startDay > c.today {
+                // Only goals from a later day: the first one set stands for the days before it too.
+                lines.append("Daily goal\(c.whose): \(Format.volume(report.currentMl, c.units)), the first goal set (from \(current.startDay), and for the days before it)")
+            } else {
+                lines.append("Daily goal\(c.whose): \(Format.volume(report.currentMl, c.units)) since \(report.from ?? "-")")
+            }
             if book.goals.count > 1 {
                 lines.append(Format.table(["From", "Goal"], book.goals.reversed().map { [$0.startDay.description, Format.volume($0.ml, c.units)] },
                                           align: [.left, .right]).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))

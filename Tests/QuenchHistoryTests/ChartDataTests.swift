@@ -40,6 +40,16 @@ import Testing
         #expect(bars.svg.contains("goal 2,000 to 2,500 mL"))
     }
 
+    /// Only a goal from a later day: it stands for today too, and `goal` says so
+    /// rather than "since" a day still to come.
+    @Test func aFirstGoalFromALaterDay() throws {
+        let f = try HistoryFixture(populate: false)
+        let set = try History.setGoal(f.environment(), amount: "2500ml", from: "2026-04-01", json: false)
+        #expect(set == "Daily goal set to 2,500 mL from 2026-04-01.\nDaily goal: 2,500 mL, the first goal set (from 2026-04-01, and for the days before it)")
+        _ = try History.setGoal(f.environment(), amount: "1800ml", from: "2026-03-04", json: false)
+        #expect(try History.showGoal(f.environment(), json: false).hasPrefix("Daily goal: 1,800 mL since 2026-03-04\n"))
+    }
+
     @Test func aMonthHasItsDaysToCome() throws {
         let f = try HistoryFixture()
         let bars = try History.monthBars(f.environment(), containing: "2026-03-04")
