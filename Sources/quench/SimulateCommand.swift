@@ -2,6 +2,7 @@ import ArgumentParser
 import QuenchCore
 import QuenchGateway
 import QuenchSimulator
+import QuenchStore
 
 extension SimulationConfiguration.Preset: ExpressibleByArgument {}
 
@@ -20,6 +21,11 @@ struct SimulateCommand: ParsableCommand {
 
     func validate() throws {
         guard hours > 0, hours <= 24 * 366 else { throw ValidationError("--hours must be between 0 and 8784") }
+        // Where a history could keep its events: a replay with --store refuses any outside.
+        if let started, !(IntakeEvent.plausibleTime.contains(started.secondsSince1970)
+                          && IntakeEvent.plausibleTime.contains(started.secondsSince1970 + hours * 3600)) {
+            throw ValidationError("--started \(started.iso8601): the simulated hours must lie between 1970 and the end of 9999")
+        }
     }
 
     func run() throws {
