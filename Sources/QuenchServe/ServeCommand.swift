@@ -173,7 +173,10 @@ public struct ServeCommand: AsyncParsableCommand {
             let configuration = try web.configuration()
             let listen = try configuration.listenAddress()
             let path = configuration.tokenPath
-            let token = try rotate ? AccessToken.rotate(at: path) : AccessToken.loadOrCreate(at: path)
+            // Asked before anything else ran here: the default place's folder (the database's) may not exist yet.
+            let defaultPlace = configuration.webTokenFile.value == nil
+            let token = try rotate ? AccessToken.rotate(at: path, creatingFolder: defaultPlace)
+                : AccessToken.loadOrCreate(at: path, creatingFolder: defaultPlace)
             try AccessToken.giveToDatabaseOwner(path, database: configuration.database.value)
             let links = WebServer.tokenLinks(token, listen: listen, addresses: WebServer.localAddresses(), tokenFile: path)
             print(json ? JSONOutput.encode(links) : WebServer.tokenLinksText(links))

@@ -17,9 +17,19 @@ public struct AccessToken: Sendable, Equatable {
     init(value: String) { self.value = value }
 
     /// The token in `path`, created (O_EXCL, 0600) when missing; two processes
-    /// racing to create it both end up with the one that won.
-    public static func loadOrCreate(at path: String) throws(WebError) -> AccessToken {
+    /// racing to create it both end up with the one that won. With
+    /// `creatingFolder` (the default place, beside a database not made yet) a
+    /// missing folder is made owner-only, as the database's would be.
+    public static func loadOrCreate(at path: String, creatingFolder: Bool = false) throws(WebError) -> AccessToken {
         if let existing = try load(at: path) { return existing }
+        if creatingFolder {
+            // Each missing folder on the way, owner-only (as `mkdir -p -m 700` would make the last).
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+            for end in parts.indices where !parts[end].isEmpty {
+                let folder = parts[...end].joined(separator: "/")
+                if mkdir(folder, 0o700) != 0 && errno != EEXIST { throw .tokenFile(path: path, errno: errno, doing: "making the folder of") }
+            }
+        }
         // Made where another user could swap it: they would know the token.
         if let problem = FileTrust.check(path, folderOwnersData: true) { throw .untrustedTokenFile(problem) }
         let token = AccessToken(value: randomHex(byteCount))
@@ -40,9 +50,9 @@ public struct AccessToken: Sendable, Equatable {
     }
 
     /// A new token replacing the old one: every phone must open a new link.
-    public static func rotate(at path: String) throws(WebError) -> AccessToken {
+    public static func rotate(at path: String, creatingFolder: Bool = false) throws(WebError) -> AccessToken {
         if unlink(path) != 0 && errno != ENOENT { throw .tokenFile(path: path, errno: errno, doing: "removing") }
-        return try loadOrCreate(at: path)
+        return try loadOrCreate(at: path, creatingFolder: creatingFolder)
     }
 
     /// The token in `path`; nil when there is none. A file another user could

@@ -147,6 +147,13 @@ struct UserReportProcessTests {
         #expect(loopback.stdout.contains("The token is only needed off loopback"))
         let one = try runQuench(["serve", "token", "--db", dir + "/q.sqlite", "--listen", "192.0.2.7:8081"])
         #expect(one.stdout.contains("  http://192.0.2.7:8081/?token="), "\(one.stdout)")
+        // Asked first on a new machine, before the database's folder exists: it is made, owner-only.
+        let fresh = dir + "/new/quench"
+        let first = try runQuench(["serve", "token", "--db", fresh + "/q.sqlite", "--listen", "192.0.2.7:8081"])
+        #expect(first.status == 0 && first.stdout.contains("?token="), "\(first.stderr)")
+        var info = stat()
+        #expect(stat(fresh, &info) == 0 && info.st_mode & 0o777 == 0o700, "the folder \(fresh): mode \(String(info.st_mode & 0o777, radix: 8))")
+        #expect(stat(fresh + "/web-token", &info) == 0 && info.st_mode & 0o777 == 0o600)
     }
 
     @Test("a port in use is said in words, with a non-zero status that is not the configuration's 78")
