@@ -243,7 +243,7 @@ public struct SipDetector: Sendable, Codable {
             if state == .disturbed { noteTiltJump(ml, at: t) }
             lastML = ml
         }
-        noise.observe(ml, value: value, mlPerUnit: perUnit, at: t)
+        noise.observe(ml, value: value, mlPerUnit: perUnit, at: t, coarsestStepML: policy.coarsestStepML)
         add(ml, at: t, into: &events)
     }
 
@@ -678,6 +678,11 @@ enum DetectorPolicy: UInt8, Sendable, Hashable, Codable {
     /// The noise band's floor (mL) and how fast it follows the stream: load
     /// cells change noise quickly, a level sensor's noise is slow to judge.
     var noiseFloorML: Double { self == .weight ? 4 : 3 }
+    /// The coarsest step a sensor of this kind is taken to have (mL): a scale's
+    /// is 5 g (a SIG scale's wire), 4.5 g (0.01 lb) or finer, so a step of more
+    /// than 10 g is more likely the hand. A level sensor's 1 % is 20 mL in a 2 L
+    /// bottle: no bound.
+    var coarsestStepML: Double { self == .weight ? 10 : .infinity }
     var noiseTimeConstant: Double { self == .weight ? 1.5 : 30 }
 }
 
@@ -1013,12 +1018,16 @@ struct NoiseEstimate: Sendable, Codable {
     /// neck and 8 mL in the body, and a band of the neck's step split a level
     /// dithering between two of the body's steps (its sips were confirmed 15–30 s late).
     private var unitResolution = Double.infinity
-    /// The smallest step seen once and not yet twice. A step is the resolution
-    /// only once it comes again: a coarse scale at rest reads one value for
-    /// minutes, so its first step may be a grasp of 40 g, and a band of 1.6
-    /// times that took the grasp into the level before the sip (a Mi scale
-    /// in the VM: a 60 mL sip stored as 73.3, after a refill of 13.3).
+    /// The smallest step seen but not yet often enough to be the resolution,
+    /// and how often. A coarse scale at rest reads one value for minutes, so its
+    /// first step may be a grasp of 40 g, and a band of 1.6 times that took the
+    /// grasp into the level before the sip (a Mi scale in the VM: a 60 mL sip
+    /// stored as 73.3, after a refill of 13.3). A step comes twice before it is
+    /// the resolution; one coarser than a sensor of the kind is taken to have
+    /// (`DetectorPolicy.coarsestStepML`: a press and its release are two equal
+    /// steps) four times, as only a sensor dithering between its steps does.
     private var unconfirmedStep = Double.infinity
+    private var unconfirmedSeen = 0
     /// mL per sensor unit where the level stands now.
     private var mlPerUnit = 1.0
     /// Differences averaged so far, while fewer than one time constant's worth:
@@ -1049,7 +1058,14 @@ struct NoiseEstimate: Sendable, Codable {
         lastValue = try c.decodeIfPresent(Double.self, forKey: .lastValue) ?? .nan
         lastT = try c.decode(Double.self, forKey: .lastT)
         unitResolution = try c.decodeIfPresent(Double.self, forKey: .unitResolution) ?? .infinity
-        unconfirmedStep = try c.decodeIfPresent(Double.self, forKey: .unconfirmedStep) ?? .infinity
+        if let unconfirmed = try c.decodeIfPresent(Double.self, forKey: .unconfirmedStep) {
+            unconfirmedStep = unconfirmed
+            unconfirmedSeen = try c.decodeIfPresent(Int.self, forKey: .unconfirmedSeen) ?? 1
+        } else {
+            // Kept when the first step was the resolution: it may be a grasp, and must come again.
+            (unconfirmedStep, unconfirmedSeen) = (unitResolution, unitResolution.isFinite ? 1 : 0)
+            unitResolution = .infinity
+        }
         mlPerUnit = try c.decodeIfPresent(Double.self, forKey: .mlPerUnit) ?? 1
         warmingUp = try c.decodeIfPresent(Int.self, forKey: .warmingUp) ?? Int.max
         floor = try c.decode(Double.self, forKey: .floor)
@@ -1058,9 +1074,10 @@ struct NoiseEstimate: Sendable, Codable {
     }
 
     /// Takes a reading as `x` mL, the sensor's `value`, and what one unit of
-    /// it is worth there (`mlPerUnit`).
+    /// it is worth there (`mlPerUnit`); a step worth more than `coarsestStepML`
+    /// must come four times to be the resolution, not two.
     @inline(__always)
-    mutating func observe(_ x: Double, value: Double, mlPerUnit perUnit: Double, at t: Double) {
+    mutating func observe(_ x: Double, value: Double, mlPerUnit perUnit: Double, at t: Double, coarsestStepML: Double) {
         defer { last = x; lastValue = value; lastT = t }
         guard !last.isNaN else { return }
         let unitStep = abs(value - lastValue)
@@ -1068,10 +1085,13 @@ struct NoiseEstimate: Sendable, Codable {
         if unitStep > 1e-9, unitStep < unitResolution {
             // Within 1 %: values on the wire's grid differ by float rounding once converted.
             if unconfirmedStep.isFinite, abs(unitStep - unconfirmedStep) <= 0.01 * unconfirmedStep {
-                unitResolution = unitStep
-                finer = true
+                unconfirmedSeen += 1
+                if unconfirmedSeen >= (unitStep * abs(perUnit) <= coarsestStepML ? 2 : 4) {
+                    unitResolution = unitStep
+                    finer = true
+                }
             } else if unitStep < unconfirmedStep {
-                unconfirmedStep = unitStep
+                (unconfirmedStep, unconfirmedSeen) = (unitStep, 1)
             }
         }
         if finer || perUnit != mlPerUnit {

@@ -290,4 +290,38 @@ import Testing
         #expect(judged.map(\.kind) == [.pour], "\(judged)")
         #expect(abs((judged.first?.ml ?? 0) - 400) <= 15, "\(judged)")
     }
+
+    /// The version before took a sensor's first step for its resolution, which on a quiet
+    /// coarse scale may be a grasp: a resolution it kept must come again before it counts.
+    @Test func aResolutionKeptByTheVersionBeforeMustComeAgain() throws {
+        let calibration = try BottleCalibration(unit: .g, emptyWeightG: 180)
+        var detector = SipDetector(calibration: calibration)
+        var events: [DetectedEvent] = []
+        for t in 0..<30 { detector.process(Reading(t: Double(t), value: 880), into: &events) }
+        let now = DetectorCheckpoint(device: "A", detector: detector, t: 29, wall: 1_800_000_000, bootID: "", sinceBoot: 1)
+        /// As the version before wrote it, after a grasp of 40 g had been its first step.
+        func earlier(_ value: Any) -> Any {
+            if let array = value as? [Any] { return array.map(earlier) }
+            guard var object = value as? [String: Any] else { return value }
+            if object["unconfirmedStep"] != nil {
+                object["unconfirmedStep"] = nil
+                object["unconfirmedSeen"] = nil
+                object["unitResolution"] = 40.0
+                object["tolerance"] = 60.0
+            }
+            return object.mapValues(earlier)
+        }
+        let old = try JSONSerialization.data(withJSONObject: earlier(try JSONSerialization.jsonObject(with: Self.encode(now))))
+        #expect(String(decoding: old, as: UTF8.self).contains("\"unitResolution\":40"))
+        var resumed = try Self.decode(old).detector
+        // Heard again 9 s later (a restart), the grasp, the lift, the bottle back 60 mL lighter.
+        var readings = (38..<40).map { Reading(t: Double($0), value: 880) }
+        readings += [Reading(t: 40, value: 920), Reading(t: 40.25, value: 905), Reading(t: 40.5, value: 475)]
+        readings += (41..<46).map { Reading(t: Double($0), value: 0) }
+        readings += [Reading(t: 46, value: 160), Reading(t: 46.25, value: 820)] + (47..<62).map { Reading(t: Double($0), value: 820) }
+        for r in readings { resumed.process(r, into: &events) }
+        resumed.finish(into: &events)
+        let judged = events.filter { !$0.kind.isDiagnostic }
+        #expect(judged.map(\.kind) == [.sip] && judged.first.map { abs($0.ml - 60) < 0.01 } == true, "\(judged)")
+    }
 }

@@ -189,11 +189,12 @@ import QuenchSimulator
     /// A Mi scale at rest: 5 g steps, no noise that shows, one broadcast a second, so
     /// the first step it ever shows is the grasp before a lift. After a few seconds
     /// without broadcasts (lost, or a busy gateway), two readings and the grasp once
-    /// made a refill of the grasp and a sip larger by as much.
-    @Test(arguments: [30.0, 37, 38, 39])
-    func aCoarseScaleAtRestWhoseFirstStepIsAGrasp(heardAgainAt: Double) throws {
+    /// made a refill of the grasp and a sip larger by as much. A touch earlier on (a
+    /// press of `touch` g and its release: two equal steps) is no resolution either.
+    @Test(arguments: [(30.0, nil), (37, nil), (38, nil), (39, nil), (38, 40.0), (38, 20), (30, 40)] as [(Double, Double?)])
+    func aCoarseScaleAtRestWhoseFirstStepIsAGrasp(heardAgainAt: Double, touch: Double?) throws {
         let calibration = try BottleCalibration(unit: .g, emptyWeightG: 180)
-        var readings = (0..<30).map { Reading(t: Double($0), value: 880) }
+        var readings = (0..<30).map { Reading(t: Double($0), value: $0 == 20 && touch != nil ? 880 + (touch ?? 0) : 880) }
         readings += stride(from: heardAgainAt, to: 40, by: 1).map { Reading(t: $0, value: 880) }
         readings += [Reading(t: 40, value: 920), Reading(t: 40.25, value: 905), Reading(t: 40.5, value: 475)]
         readings += (41..<46).map { Reading(t: Double($0), value: 0) }
