@@ -317,7 +317,10 @@ async function showCharts() {
 // The goal and the reminders, as `quench goal` and `quench remind` say them.
 function showSettings(goal, remind) {
   for (const n of document.querySelectorAll(".unit-name")) n.textContent = units === "oz" ? "fl oz" : "mL";
-  $("goal-now").textContent = "Daily goal: " + volume(goal.current_ml) + (goal.is_default ? " (the usual starting point, not set yet)" : " since " + goal.from);
+  // Only goals from a later day: the first stands for today too, as `quench goal` says.
+  const later = currentDay && goal.from > currentDay;
+  $("goal-now").textContent = "Daily goal: " + volume(goal.current_ml) + (goal.is_default ? " (the usual starting point, not set yet)"
+    : later ? ", the first goal set (from " + goal.from + ", and for the days before it)" : " since " + goal.from);
   if (document.activeElement !== $("goal-amount") && !$("goal-amount").value) $("goal-amount").placeholder = units === "oz" ? (goal.current_ml / OZ).toFixed(0) : String(Math.round(goal.current_ml));
   const next = remind.mode === "off" ? "Reminders are off."
     : remind.snoozed_until ? "Snoozed until " + clock(remind.snoozed_until) + "."
