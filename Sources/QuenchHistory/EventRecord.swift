@@ -60,6 +60,10 @@ public struct EventRecord: Codable, Sendable {
         guard IntakeEvent.holds(ml: ml) else {
             throw .invalidArgument("ml \(ml) is not a positive number of mL up to \(Int(IntakeEvent.largestML))")
         }
+        // As `add` and the page refuse it: no one drinks that much at once.
+        if kind == .sip, ml > HistoryInput.maximumDrinkML {
+            throw .invalidArgument("ml \(ml): a sip of more than \(Int(HistoryInput.maximumDrinkML)) mL in one drink")
+        }
         let instant: Timestamp
         if let time {
             guard IntakeEvent.plausibleTime.contains(time) else { throw .invalidArgument("time \(time) is not epoch seconds between 1970 and 9999") }

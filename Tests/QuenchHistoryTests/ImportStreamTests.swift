@@ -105,6 +105,21 @@ import Testing
         #expect(try store.events(EventQuery(includeDeleted: true)).map(\.identity) == ["before"])
     }
 
+    /// A sip no one could drink, refused as `add` refuses it; a refill that big is a refill.
+    @Test func aSipOverFiveLitresIsRefusedAsAddRefusesIt() throws {
+        let (store, folder) = try store()
+        _ = folder
+        let error = message {
+            _ = try History.importStream(ByteSource(bytes: Array("kind,ml,time\nsip,250,1790000000\nsip,99999,1790000100\n".utf8)),
+                                         file: "t.csv", into: store, now: Self.now)
+        }
+        #expect(error == "cannot import t.csv line 3: ml 99999.0: a sip of more than 5000 mL in one drink; nothing was imported", "\(error)")
+        #expect(try store.events(EventQuery(includeDeleted: true)).map(\.identity) == ["before"])
+        let refill = try History.importStream(ByteSource(bytes: Array("kind,ml,time\nsip,5000,1790000000\nrefill,20000,1790000100\n".utf8)),
+                                              file: "t.csv", into: store, now: Self.now)
+        #expect(refill.inserted == 2)
+    }
+
     static let validExport = """
         {"format": "quench-export", "version": 1,
          "settings": {"units": "ml", "day_start_hour": 4, "time_zone": "Europe/London"},
