@@ -71,9 +71,12 @@ extension History {
     }
 
     /// `--at` of a drink: now when absent; never in the future (a minute of slack for clocks) nor before 1970.
-    static func drinkTime(_ at: String?, _ c: HistoryContext) throws(HistoryError) -> (Timestamp, DayCalendar.LocalTimeFit) {
+    /// A bare time of day is on `onDayOf`'s day when given (an edit keeps its drink's day), else the latest one past.
+    static func drinkTime(_ at: String?, _ c: HistoryContext, onDayOf: Timestamp? = nil) throws(HistoryError) -> (Timestamp, DayCalendar.LocalTimeFit) {
         try HistoryInput.option("--at") { () throws(HistoryError) in
-            let (time, fit) = try at.map { (a) throws(HistoryError) in try HistoryInput.instantFitted(a, calendar: c.calendar, now: c.now) }
+            let (time, fit) = try at.map { (a) throws(HistoryError) in
+                try HistoryInput.instantFitted(a, calendar: c.calendar, now: c.now, onDayOf: onDayOf)
+            }
                 ?? (c.now, .exact)
             // Drinks from the future are typos.
             guard time <= c.now.adding(60) else {
@@ -108,7 +111,8 @@ extension History {
                 return ml
             }
         }
-        let time = try at.map { (a) throws(HistoryError) in try drinkTime(a, c).0 }
+        // `--at 09:05` mends the time of that drink's day, not today's.
+        let time = try at.map { (a) throws(HistoryError) in try drinkTime(a, c, onDayOf: before.time).0 }
         let event = try c.run { (store) throws(StoreError) in try store.editEvent(id: id, ml: ml, time: time, note: note.map { Optional($0) }) }
         return try editText(c, action: "edited", event, json: json)
     }

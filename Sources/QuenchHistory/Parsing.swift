@@ -108,7 +108,7 @@ public enum HistoryInput {
 
     /// The same, with how a local time fitted a day the clocks changed on
     /// (`.exact` for every other form).
-    static func instantFitted(_ text: String, calendar: DayCalendar, now: Timestamp) throws(HistoryError)
+    static func instantFitted(_ text: String, calendar: DayCalendar, now: Timestamp, onDayOf: Timestamp? = nil) throws(HistoryError)
         -> (instant: Timestamp, fit: DayCalendar.LocalTimeFit) {
         let t = text.trimmingSpaces()
         switch t.lowercased() {
@@ -132,6 +132,12 @@ public enum HistoryInput {
         }
         if parts.count == 1, t.contains(":") {
             let seconds = try timeOfDay(t, whole: text)
+            if let onDayOf {
+                // That instant's day as a history counts it: before the day's start hour is after midnight.
+                let day = calendar.day(of: onDayOf)
+                let date = seconds >= calendar.dayStartHour * 3600 ? day : day.adding(days: 1)
+                return calendar.fit(localSeconds: date.number * 86_400 + seconds)
+            }
             var date = calendar.wallClock(now).date
             var candidate = calendar.fit(localSeconds: date.number * 86_400 + seconds)
             if candidate.instant > now {
@@ -182,10 +188,14 @@ public enum HistoryInput {
 
     private static func timeOfDay(_ text: String, whole: String) throws(HistoryError) -> Int {
         let fields = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard (2...3).contains(fields.count), fields.allSatisfy({ $0.count == 2 }),
-              let h = Int(fields[0]), let m = Int(fields[1]), let s = fields.count == 3 ? Int(fields[2]) : 0,
-              (0..<24).contains(h), (0..<60).contains(m), (0..<60).contains(s)
+        // The hour as people write it too (9:30); minutes and seconds in two digits.
+        guard (2...3).contains(fields.count), (1...2).contains(fields[0].count), fields.dropFirst().allSatisfy({ $0.count == 2 }),
+              fields.allSatisfy({ $0.allSatisfy { ("0"..."9").contains($0) } }),
+              let h = Int(fields[0]), let m = Int(fields[1]), let s = fields.count == 3 ? Int(fields[2]) : 0
         else { throw .invalidDate(whole, reason: "the time of day should be HH:MM or HH:MM:SS") }
+        guard (0..<24).contains(h), (0..<60).contains(m), (0..<60).contains(s) else {
+            throw .invalidDate(whole, reason: "no such time of day (00:00 to 23:59:59)")
+        }
         return h * 3600 + m * 60 + s
     }
 }

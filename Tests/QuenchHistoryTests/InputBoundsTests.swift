@@ -68,6 +68,37 @@ import Testing
         }
     }
 
+    /// A time of day as people write it (9:30 as well as 09:30), and nothing else.
+    @Test func aTimeOfDayAsPeopleWriteIt() throws {
+        let (morning, _) = try HistoryInput.instantFitted("9:30", calendar: calendar, now: now)
+        #expect(morning.iso8601 == "2026-03-04T09:30:00Z")
+        #expect(try HistoryInput.instantFitted("09:30:15", calendar: calendar, now: now).instant.iso8601 == "2026-03-04T09:30:15Z")
+        for text in ["24:00", "9:60", "23:59:60"] {
+            #expect(described { _ = try HistoryInput.instantFitted(text, calendar: calendar, now: now) }
+                    == "invalid date '\(text)': no such time of day (00:00 to 23:59:59)", "\(text)")
+        }
+        for text in ["+9:30", "9:3", "930:00", "9:30:5", ":30", "9:+3", "９:30"] {
+            #expect(described { _ = try HistoryInput.instantFitted(text, calendar: calendar, now: now) }
+                    == "invalid date '\(text)': the time of day should be HH:MM or HH:MM:SS", "\(text)")
+        }
+        // On a given instant's day, as a history counts it (from 04:00): 01:30 is after that day's midnight.
+        let drink = Timestamp(iso8601: "2026-03-02T12:30:00Z")!
+        #expect(try HistoryInput.instantFitted("9:05", calendar: calendar, now: now, onDayOf: drink).instant.iso8601 == "2026-03-02T09:05:00Z")
+        #expect(try HistoryInput.instantFitted("01:30", calendar: calendar, now: now, onDayOf: drink).instant.iso8601 == "2026-03-03T01:30:00Z")
+    }
+
+    /// `edit --at 09:05` mends the time on the drink's own day; it does not move it to today.
+    @Test func anEditedTimeStaysOnItsDrinksDay() throws {
+        let f = try HistoryFixture()
+        let store = try IntakeStore(path: f.path, mode: .existing)
+        let lunch = try #require(try store.events(EventQuery()).first { $0.identity == "manual|fixture-1" }?.id)
+        _ = try History.edit(f.environment(), id: lunch, amount: nil, at: "13:05", note: nil, json: false)
+        #expect(try store.event(id: lunch)?.time.iso8601 == "2026-03-02T13:05:00Z")
+        // A whole date still moves it; a time past now on its day is still refused.
+        _ = try History.edit(f.environment(), id: lunch, amount: nil, at: "2026-03-01T20:00", note: nil, json: false)
+        #expect(try store.event(id: lunch)?.time.iso8601 == "2026-03-01T20:00:00Z")
+    }
+
     @Test func windowsTakeWholeHoursOrClockTimes() throws {
         #expect(try HistoryInput.window("7-23") == (420, 1380))
         #expect(try HistoryInput.window("07:00-23:00") == (420, 1380))
