@@ -86,6 +86,9 @@ public final class TraceRecorder: Sendable {
     /// Readings written so far.
     public var readings: Int { state.withLock { $0.readings } }
 
+    /// The write that failed, if one did (nothing is written after it).
+    var failure: OutputFileError? { state.withLock { $0.failure } }
+
     /// How long `record` waits for a first reading before it gives up: a
     /// recording's seconds count from its first reading.
     public static let firstReadingWithin = 60.0
@@ -151,9 +154,14 @@ public final class TraceRecorder: Sendable {
         _ = LiveSession.run(device, seconds: nil, observer: LiveObserver(reading: { _, r, _, _ in recorder.append(r) }),
                             logger: logger, options: options, transport: transport, stop: stop, stopOnSignals: stopOnSignals,
                             endWhen: isOver)
+        // A write that failed is said as such, even when it was the first.
+        if let failure = recorder.failure {
+            recorder.discard()
+            throw .output(failure)
+        }
         guard recorder.readings > 0 else {
             recorder.discard()
-            throw .noReadings(address: device.label, seconds: seconds == nil ? 0 : firstReadingWithin)
+            throw .noReadings(address: device.label, seconds: (ContinuousClock.now - began).seconds)
         }
         do { try recorder.commit() } catch {
             recorder.discard()
