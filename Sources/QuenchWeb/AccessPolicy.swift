@@ -33,8 +33,9 @@ public struct AccessPolicy: Sendable {
         public var origin: String?
         public var fetchSite: String?
         public var contentType: String?
-        /// Whether the path takes this method at all: one it does not take is
-        /// answered as such (405, by the router), not refused for its body.
+        /// False only for a path the routes know asked with a method it does not
+        /// take: that is answered as such (405, by the router), not refused for
+        /// its body. An unknown path keeps every check.
         public var pathTakesMethod: Bool
 
         public init(method: String, path: String, queryToken: String? = nil, cookieToken: String? = nil,

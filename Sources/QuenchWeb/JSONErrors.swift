@@ -107,6 +107,14 @@ final class RouteTable: Sendable {
         routes.withLock { $0.append((method, path.split(separator: "/"))) }
     }
 
+    /// Whether `path` is one the routes registered and `method` is not among its methods:
+    /// an unknown path is not known to refuse anything (so a route registered some other way
+    /// keeps every check), only a known one asked with the wrong method.
+    func refuses(_ method: HTTPRequest.Method, at path: String) -> Bool {
+        let allowed = methods(for: path)
+        return !allowed.isEmpty && !allowed.contains(method)
+    }
+
     /// The methods `path` takes, in a fixed order (GET, HEAD, POST); none for an unknown path.
     func methods(for path: String) -> [HTTPRequest.Method] {
         let asked = path.split(separator: "/")

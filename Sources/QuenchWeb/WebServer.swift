@@ -211,7 +211,7 @@ struct AccessGuard: RouterMiddleware {
             cookieToken: request.cookies[AccessPolicy.cookieName]?.value,
             authorization: request.headers[.authorization], host: request.head.authority,
             origin: request.headers[.origin], fetchSite: request.headers[HTTPField.Name("Sec-Fetch-Site")!],
-            contentType: request.headers[.contentType], pathTakesMethod: routes.methods(for: request.uri.path).contains(request.method))
+            contentType: request.headers[.contentType], pathTakesMethod: !routes.refuses(request.method, at: request.uri.path))
         switch policy.decide(parts) {
         case .allow:
             connections.trust(context.channel)

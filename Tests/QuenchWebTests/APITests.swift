@@ -164,10 +164,12 @@ struct APITests {
             #expect(answer.header("Allow") == allowed, "\(method) \(path): Allow \(answer.header("Allow") ?? "none")")
             #expect((answer.json as? [String: Any])?["error"] as? String == "\(path) takes \(allowed), not \(method)", "\(answer.body)")
         }
-        // An unknown path is still a 404, whatever the method.
+        // An unknown path is still a 404, whatever the method; a write to it still needs its JSON body first.
         for method in ["GET", "POST", "HEAD"] {
-            #expect(try await server.client.request(method, "/api/nothing").status == 404, "\(method) /api/nothing")
+            let answer = try await server.client.request(method, "/api/nothing", headers: [("Content-Type", "application/json")], body: method == "POST" ? "{}" : nil)
+            #expect(answer.status == 404, "\(method) /api/nothing: \(answer.status)")
         }
+        #expect(try await server.client.request("POST", "/api/nothing").status == 415)
     }
 
     /// Issue 19: the page's door takes what the command line takes, up to the
