@@ -34,7 +34,9 @@ struct DemoCommand: ParsableCommand {
             let day = Demo.simulateDay(hours: hours, seed: seed, started: started)
             let output = StandardOutput()
             if !json {
-                output.write("Simulated \(TraceWriter.fixed(hours, places: 0)) h of a bottle on a kitchen scale (seed \(seed)), "
+                // Whole hours as before (16 h); a part of one as the summary says it (30 min), not rounded to 1 h.
+                let span = hours == hours.rounded() ? "\(Int(hours)) h" : EventFormat.duration(hours * 3600)
+                output.write("Simulated \(span) of a bottle on a kitchen scale (seed \(seed)), "
                              + "\(DemoDay.longDate(started, calendar)) from 08:00 (\(calendar.timeZone.identifier)).\n\n")
                 output.write(EventFormat.tableHeader + "\n")
                 for event in day.events {

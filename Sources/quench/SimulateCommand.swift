@@ -20,7 +20,7 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Ground-truth CSV to write (t_start,t_end,kind,ml).") var truth: String?
 
     func validate() throws {
-        guard hours > 0, hours <= 24 * 366 else { throw ValidationError("--hours must be between 0 and 8784") }
+        guard hours > 0, hours <= 24 * 366 else { throw ValidationError("--hours must be more than 0 and at most 8784 (a year)") }
         // Where a history could keep its events: a replay with --store refuses any outside.
         if let started, !(IntakeEvent.plausibleTime.contains(started.secondsSince1970)
                           && IntakeEvent.plausibleTime.contains(started.secondsSince1970 + hours * 3600)) {

@@ -95,6 +95,9 @@ struct UserReportProcessTests {
                 "\(demo.stdout)")
         #expect(demo.stdout.contains("\n  2026-11-25 08:09:50.103  sip        22.6"), "\(demo.stdout)")
         #expect(demo.stdout.contains("intake  2730.7 mL in 101 sips"))
+        // Part of an hour is said as the summary says it, not rounded to an hour.
+        let half = try runQuench(["demo", "--hours", "0.5", "--no-store"], environment: env)
+        #expect(half.stdout.hasPrefix("Simulated 30 min of a bottle") && half.stdout.contains(" readings over 30 min\n"), "\(half.stdout)")
         // The hint, run as printed (the path has no spaces).
         let hint = try #require(demo.stdout.split(separator: "\n").first { $0.hasPrefix("try: ") })
         let words = hint.dropFirst("try: quench ".count).split(separator: " ").map(String.init)

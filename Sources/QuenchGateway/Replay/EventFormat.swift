@@ -55,7 +55,8 @@ public enum EventFormat {
         return TraceWriter.fixed(value, places: places)
     }
 
-    static func duration(_ seconds: Double) -> String {
+    /// A span as the summaries say it: `45 s`, `30 min`, `16 h 0 min`.
+    public static func duration(_ seconds: Double) -> String {
         // A garbage trace can span 1e19 s: shown as days, never an integer overflow.
         guard seconds.isFinite, seconds < 1e12 else { return seconds.isFinite ? "\(TraceWriter.fixed(seconds / 86400, places: 0)) days" : "\(seconds) s" }
         let s = Int(seconds.rounded())
