@@ -155,7 +155,7 @@ extension History {
         return try editText(c, action: deleted ? "deleted" : "restored", event, json: json)
     }
 
-    /// `quench undo`: soft-deletes the person's most recent event.
+    /// `quench undo`: soft-deletes the person's event stored last (a drink just added with an earlier `--at` too).
     /// - Parameter command: a remote command's id (Home Assistant): recorded with the delete, so
     ///   the same command again deletes nothing more and says `already deleted`.
     public static func undo(_ environment: HistoryEnvironment, json: Bool, command: String? = nil) throws(HistoryError) -> String {

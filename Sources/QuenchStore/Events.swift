@@ -260,13 +260,14 @@ extension IntakeStore {
         }
     }
 
-    /// Soft-deletes the newest live event (by time, then id) of `person` (nil: anyone's); nil when there is none.
+    /// Soft-deletes the live event of `person` (nil: anyone's) stored last (by id, whatever its time); nil when there is none.
     public func deleteNewest(person: Int64? = nil) throws(StoreError) -> IntakeEvent? {
         try write("undoing the last event") { db in try Self.deleteNewest(person: person, db) }
     }
 
     static func deleteNewest(person: Int64?, _ db: SQLiteConnection) throws -> IntakeEvent? {
-        guard let id = try db.first("SELECT id FROM intake_event WHERE deleted = 0 AND (?1 IS NULL OR person = ?1) ORDER BY time DESC, id DESC LIMIT 1",
+        // The last stored, not the latest in time: `add 200ml --at 08:00` then `undo` takes back that drink.
+        guard let id = try db.first("SELECT id FROM intake_event WHERE deleted = 0 AND (?1 IS NULL OR person = ?1) ORDER BY id DESC LIMIT 1",
                                     [person], { row -> Int64 in row[0] }) else {
             return nil
         }

@@ -2,7 +2,7 @@ import ArgumentParser
 import QuenchHistory
 
 struct Undo: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Delete the most recent event (reversible with restore).")
+    static let configuration = CommandConfiguration(abstract: "Delete the event stored last, whatever time it was given (reversible with restore).")
     @OptionGroup var options: StoreOptions
     @OptionGroup var who: PersonOption
 

@@ -105,7 +105,8 @@ import Testing
         #expect(added["person"] as? String == "Ann" && (added["today_ml"] as? Double ?? 0) > 736)
         #expect(try json(History.today(env(f, "me"), json: true))["intake_ml"] as? Double == 500, "not mine")
         let undone = try json(History.undo(env(f, "me"), json: true))
-        #expect((undone["event"] as? [String: Any])?["ml"] as? Double == 100, "my newest, not Ann's juice")
+        // My event stored last (the fixture stores the lunch of the 2nd last), not Ann's juice.
+        #expect((undone["event"] as? [String: Any])?["ml"] as? Double == 330, "my last stored, not Ann's juice")
         let id = try #require((added["event"] as? [String: Any])?["id"] as? Int)
         #expect(message { _ = try History.delete(env(f, "me"), id: Int64(id), json: false) } == "event \(id) is Ann's, not me's")
         // Without a name, the id says whose.

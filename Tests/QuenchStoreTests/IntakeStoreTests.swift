@@ -204,6 +204,9 @@ import Testing
         let restored = try store.setDeleted(id: newest.id!, false)
         #expect(!restored.deleted)
         #expect(throws: StoreError.self) { try store.setDeleted(id: 999, true) }
+        // A drink added after them but given an earlier time is what an undo takes back: the last stored.
+        let forgotten = try store.addManual(ml: 200, at: t0.adding(-3600), note: "forgot", identity: "manual|forgot", recordedAt: t0.adding(600))
+        #expect(try store.deleteNewest()?.id == forgotten.id)
     }
 
     @Test func sipTotalsGroupBySegmentShift() throws {
