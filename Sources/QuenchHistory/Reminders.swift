@@ -95,7 +95,7 @@ extension History {
     public static func snoozeReminders(_ environment: HistoryEnvironment, duration: String, json: Bool) throws(HistoryError) -> String {
         let c = try environment.context(creating: true)
         let until = duration.lowercased() == "off" ? nil
-            : c.now.adding(try HistoryInput.option("snooze") { () throws(HistoryError) in try HistoryInput.minutes(duration) } * 60)
+            : c.now.adding(try HistoryInput.option("duration") { () throws(HistoryError) in try HistoryInput.minutes(duration) } * 60)
         try c.run { (store) throws(StoreError) in try store.snoozeReminders(until: until, person: c.personID) }
         return try remind(environment, json: json)
     }

@@ -447,8 +447,23 @@ enum Responses {
     /// saved, never SQLite's text or codes, a command or an option (the server's
     /// log has the whole error). A value refused says the store's own words,
     /// which name the field.
-    /// `--window '25-3': …` → `window '25-3': …`: a message that starts with an option names the field.
-    static func fieldName(_ text: String) -> String { text.hasPrefix("--") ? String(text.dropFirst(2)) : text }
+    /// `--window '25-3': …` → `window '25-3': …`: an option in a message (at its start, or after a
+    /// space, a bracket or a quote) is the field the API names without its dashes.
+    static func fieldName(_ text: String) -> String {
+        let characters = Array(text)
+        var out = ""
+        var i = 0
+        while i < characters.count {
+            let boundary = i == 0 || " (`'\"".contains(characters[i - 1])
+            if boundary, i + 2 < characters.count, characters[i] == "-", characters[i + 1] == "-", ("a"..."z").contains(characters[i + 2]) {
+                i += 2
+                continue
+            }
+            out.append(characters[i])
+            i += 1
+        }
+        return out
+    }
 
     static func message(for error: HistoryError) -> String {
         switch error {

@@ -108,7 +108,7 @@ struct HistoryProcessTests {
             (["person", "units", "me", "gallons"], "unknown unit 'gallons' (their units are ml, oz for US fluid ounces, or household)"),
             (["calendar", "--month", "2026-13"], "--month: invalid date"),
             (["delete", "4242"], "there is no event 4242"),
-            (["remind", "snooze", "3"], "snooze: invalid amount '3': give a unit: 3min or 3h"),
+            (["remind", "snooze", "3"], "duration: invalid amount '3': give a unit: 3min or 3h"),
             (["remind", "set", "--window", "7-"], "--window '7-': '' is not a time of day; expected HH:MM-HH:MM or whole hours H-H"),
             (["goal", "set", "2000ml", "--from", "0999-01-01"], "--from: invalid date '0999-01-01': before 1970"),
         ] {

@@ -116,6 +116,9 @@ struct APITests {
             ("GET", "/api/stats?days=0", nil, 400, "days must be between 1 and 36600"),
             ("GET", "/api/chart/week.svg?date=0001-01-07", nil, 400, "date: invalid date '0001-01-07': before 1970"),
             ("POST", "/api/remind", #"{"window":"25-3"}"#, 400, "window '25-3': '25' is not a time of day"),
+            // Every option in a message is the field (it said `is not before --until`), and a snooze's is `duration`.
+            ("GET", "/api/log?since=2026-03-04&until=2026-03-03", nil, 400, "since 2026-03-04"),
+            ("POST", "/api/remind/snooze", #"{"duration":"3"}"#, 400, "duration: invalid amount '3': give a unit"),
             ("POST", "/api/person/alert", #"{"person":"me","after":"5min"}"#, 400, "a carer's threshold of 15 minutes to 24 hours"),
             ("POST", "/api/carer/ack", #"{"person":"me"}"#, 400, "there is no alert about me to acknowledge"),
             ("POST", "/api/carer/ack", #"{"person":"Nobody"}"#, 404, "Nobody is called 'Nobody' (people: me)"),
