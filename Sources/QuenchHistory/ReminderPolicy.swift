@@ -65,7 +65,7 @@ public enum ReminderPolicy {
         case .off: return verdict(false, nil, "reminders are off")
         case .pace, .hourly: break
         }
-        guard s.intakeML < s.goalML else { return verdict(false, nil, "the goal is met: no more reminders today") }
+        guard s.intakeML < s.goalML else { return verdict(false, nil, "the goal is met") }
 
         // The earliest moment every condition holds, and which one holds it back.
         var earliest = s.windowStart

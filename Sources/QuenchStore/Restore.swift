@@ -91,7 +91,7 @@ extension IntakeStore {
         } catch let error as StoreError {
             throw error
         } catch let error as SQLiteError where error.primaryCode == SQLITE_NOTADB {
-            throw refused(.notADatabase, "is not an SQLite database")
+            throw refused(.notADatabase, "is not an SQLite database (an export goes back in with `quench import`)")
         } catch let error as SQLiteError where error.primaryCode == SQLITE_CORRUPT {
             throw refused(.corrupt, "is damaged", cause: error)
         } catch {

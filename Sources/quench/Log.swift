@@ -12,6 +12,10 @@ struct Log: ParsableCommand {
     @Flag(help: "Include deleted events.") var deleted = false
     @Flag(help: "Print CSV (the export's columns).") var csv = false
 
+    func validate() throws {
+        if csv && options.json { throw ValidationError("--csv and --json: choose one") }
+    }
+
     func run() throws {
         var output = StandardOutput()
         try History.log(options.environment(who), since: since, until: until, device: device, limit: limit,

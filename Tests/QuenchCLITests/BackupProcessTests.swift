@@ -99,7 +99,7 @@ struct BackupProcessTests {
         try Data("not a database at all".utf8).write(to: URL(fileURLWithPath: text))
         let r = try runQuench(["restore", text, "--db", db])
         #expect(r.status == 1)
-        #expect(r.stderr == "quench: error: \(text) is not an SQLite database; nothing was replaced\n")
+        #expect(r.stderr == "quench: error: \(text) is not an SQLite database (an export goes back in with `quench import`); nothing was replaced\n")
         #expect(r.stdout.isEmpty)
         #expect(try runQuench(["export", "--format", "csv", "--db", db]).stdout == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).allSatisfy { !$0.contains("replaced") && !$0.hasPrefix(".") })

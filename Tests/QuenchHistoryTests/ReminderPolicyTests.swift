@@ -96,6 +96,11 @@ import Testing
         #expect(abs(v.paceML - 285.714) < 0.01 && !v.behind && !v.due)
         #expect(v.nextAt == Self.at(8 + 0.2 * 14))
         #expect(v.reason == "when the pace passes 400 mL (intake + 150 mL slack)")
+        // Met: said once, as `remind` ("Next  none today: the goal is met") and the page show it.
+        var met = s
+        met.intakeML = 2000
+        let done = ReminderPolicy.judge(met, .defaults) { _ in "" }
+        #expect(done.reason == "the goal is met" && done.nextAt == nil && !done.due)
         // Said in the person's unit.
         let ounces = ReminderPolicy.judge(s, .defaults, volume: { VolumeText.volume($0, .usFluidOunce) }) { _ in "" }
         #expect(ounces.reason == "when the pace passes 13.5 oz (intake + 5.1 oz slack)", "\(ounces.reason)")
