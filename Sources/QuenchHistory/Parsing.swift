@@ -12,6 +12,17 @@ public enum HistoryInput {
     /// Smallest: below a millilitre is a typo (`0.0001ml`, `1e-300ml`), not a drink.
     public static let minimumDrinkML = 1.0
 
+    /// The units a bare number could have meant, as a drink (1 mL to 5 L): `1.5l, 1.5oz (US fl oz) or
+    /// 1.5ml`, `250ml`; not `250oz` (7.4 L) or `0.0015l`.
+    static func unitsThatFit(_ number: Double) -> String {
+        let n = number.compactDescription
+        let drink = minimumDrinkML...maximumDrinkML
+        let fits = [(number * 1000, "\(n)l"), (number, "\(n)ml"), (VolumeUnit.usFluidOunce.millilitres(number), "\(n)oz (US fl oz)")]
+            .filter { drink.contains($0.0) }.map(\.1)
+        guard let last = fits.last else { return "such as 250ml, 0.5l or 8oz" }
+        return fits.count == 1 ? last : fits.dropLast().joined(separator: ", ") + " or " + last
+    }
+
     /// `250ml`, `250 mL`, `0.5l`, `8oz`, `68 oz`, `8 fl oz`; a bare number is
     /// in `defaultUnit`, and refused without one (a drink of "250" could be mL or oz).
     public static func volume(_ text: String, defaultUnit: VolumeUnit?) throws(HistoryError) -> Double {
@@ -19,9 +30,7 @@ public enum HistoryInput {
         let ml: Double
         switch unit {
         case "":
-            guard let defaultUnit else {
-                throw .invalidAmount(text, reason: "give a unit: \(number.compactDescription)ml, \((number / 1000).compactDescription)l or \(number.compactDescription)oz (US fl oz)")
-            }
+            guard let defaultUnit else { throw .invalidAmount(text, reason: "give a unit: " + unitsThatFit(number)) }
             ml = defaultUnit.millilitres(number)
         case "ml", "millilitre", "millilitres", "milliliter", "milliliters": ml = number
         case "cl": ml = number * 10

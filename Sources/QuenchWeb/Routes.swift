@@ -50,7 +50,7 @@ struct Routes: Sendable {
         get(router, "/api/log") { request, _ in
             await answer(request) { env, q throws(HistoryError) in
                 try History.log(env, since: q["since"], until: q["until"], device: q["device"], limit: try q.int("limit"),
-                                includeDeleted: q["deleted"] == "true", csv: false, json: true)
+                                includeDeleted: try q.flag("deleted"), csv: false, json: true)
             }
         }
         get(router, "/api/stats") { request, _ in
@@ -405,6 +405,16 @@ struct Query: Sendable {
         guard let text = self[key] else { return nil }
         guard let value = Int(text) else { throw .invalidArgument("\(key)=\(text.prefix(40)): not a whole number") }
         return value
+    }
+
+    /// `true` or `false` (`1`, `0`); absent is false. Anything else is said, not taken as false.
+    func flag(_ key: String) throws(HistoryError) -> Bool {
+        guard let text = self[key] else { return false }
+        switch text.lowercased() {
+        case "true", "1": return true
+        case "false", "0": return false
+        default: throw .invalidArgument("\(key)=\(String(text.prefix(40)).shownSafely()): expected true or false")
+        }
     }
 }
 

@@ -118,6 +118,11 @@ import Testing
         #expect(try HistoryInput.minutes("30m") == 30)
         #expect(try HistoryInput.minutes("2h") == 120)
         #expect(described { _ = try HistoryInput.minutes("3") } == "invalid amount '3': give a unit: 3min or 3h")
+        // A bare amount: the units in which it would be a drink (1 mL to 5 L), not 250oz (7.4 L) or 0.0015l.
+        for (text, fits) in [("250", "250ml"), ("1.5", "1.5l, 1.5ml or 1.5oz (US fl oz)"), ("8", "8ml or 8oz (US fl oz)"),
+                             ("0.5", "0.5l or 0.5oz (US fl oz)"), ("9000", "such as 250ml, 0.5l or 8oz")] {
+            #expect(described { _ = try HistoryInput.volume(text, defaultUnit: nil) } == "invalid amount '\(text)': give a unit: \(fits)")
+        }
         #expect(described { _ = try HistoryInput.minutes("3d") } == "unknown unit 'd' (a duration takes min or h, e.g. 30min or 2h)")
     }
 

@@ -119,6 +119,7 @@ struct APITests {
             // Every option in a message is the field (it said `is not before --until`), and a snooze's is `duration`.
             ("GET", "/api/log?since=2026-03-04&until=2026-03-03", nil, 400, "since 2026-03-04"),
             ("POST", "/api/remind/snooze", #"{"duration":"3"}"#, 400, "duration: invalid amount '3': give a unit"),
+            ("GET", "/api/log?deleted=yes", nil, 400, "deleted=yes: expected true or false"),
             ("POST", "/api/person/alert", #"{"person":"me","after":"5min"}"#, 400, "a carer's threshold of 15 minutes to 24 hours"),
             ("POST", "/api/carer/ack", #"{"person":"me"}"#, 400, "there is no alert about me to acknowledge"),
             ("POST", "/api/carer/ack", #"{"person":"Nobody"}"#, 404, "Nobody is called 'Nobody' (people: me)"),
