@@ -87,6 +87,14 @@ import Testing
         #expect(try HistoryInput.instantFitted("01:30", calendar: calendar, now: now, onDayOf: drink).instant.iso8601 == "2026-03-03T01:30:00Z")
     }
 
+    /// `today --date` of a day to come is refused, not shown with "Last sip …, just now".
+    @Test func todayOfADayToCome() throws {
+        let f = try HistoryFixture()
+        #expect(described { _ = try History.today(f.environment(), date: "2026-03-05", json: false) }
+                == "--date: invalid date '2026-03-05': a day still to come (today is 2026-03-04)")
+        #expect(try History.today(f.environment(), date: "2026-03-04", json: false).hasPrefix("Today, Wednesday 4 March 2026"))
+    }
+
     /// `edit --at 09:05` mends the time on the drink's own day; it does not move it to today.
     @Test func anEditedTimeStaysOnItsDrinksDay() throws {
         let f = try HistoryFixture()
