@@ -16,8 +16,12 @@ public struct IntakeBars: Sendable, Hashable {
         public var sips: Int
         /// A day of the period still to come (the rest of this month): no bar.
         public var isFuture: Bool
+        /// A day before the person's first sip: drawn, but not one of the days an average is over
+        /// (as `quench stats` and the share card count them).
+        public var beforeHistory: Bool
 
-        public init(date: String, label: String, name: String, ml: Double, goalMl: Double, sips: Int, isFuture: Bool = false) {
+        public init(date: String, label: String, name: String, ml: Double, goalMl: Double, sips: Int, isFuture: Bool = false,
+                    beforeHistory: Bool = false) {
             self.date = date
             self.label = label
             self.name = name
@@ -25,6 +29,7 @@ public struct IntakeBars: Sendable, Hashable {
             self.goalMl = goalMl
             self.sips = sips
             self.isFuture = isFuture
+            self.beforeHistory = beforeHistory
         }
 
         public var met: Bool { !isFuture && ml >= goalMl }
@@ -51,7 +56,10 @@ public struct IntakeBars: Sendable, Hashable {
 
     /// One sentence for `aria-label`: the period, total, daily average and days the goal was met.
     public var summary: String {
-        let counted = days.filter { !$0.isFuture }
+        // The days the history covers, as `stats` counts them; a period wholly before it, all its days.
+        let past = days.filter { !$0.isFuture }
+        let covered = past.filter { !$0.beforeHistory }
+        let counted = covered.isEmpty ? past : covered
         let total = counted.reduce(0) { $0 + $1.ml }
         let average = counted.isEmpty ? 0 : total / Double(counted.count)
         let met = counted.filter(\.met).count

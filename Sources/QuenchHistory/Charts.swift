@@ -47,12 +47,15 @@ extension History {
     static func intakeBars(_ c: HistoryContext, from first: CivilDay, through last: CivilDay, title: String) throws(HistoryError) -> IntakeBars {
         // Weekday and date under a week's bars; the day of the month alone under more.
         let short = last.number - first.number < 7
+        // The history begins at the first sip (today when there is none), as `stats` counts days.
+        let firstSip = try c.run { (store) throws(StoreError) in try store.firstSipTime(person: c.personID) }
+        let historyStart = firstSip.map { c.calendar.day(of: $0) } ?? c.today
         // One entry a day, in order: each its day by number, never read back from its text.
         let days = zip(first.number...last.number, try dayEntries(c, from: first, through: last)).map { number, entry in
             let day = CivilDay(number: number)
             let label = short ? "\(Format.weekdays[day.weekday].prefix(3)) \(day.components.day)" : "\(day.components.day)"
             return IntakeBars.Day(date: entry.date, label: label, name: Format.longDate(day), ml: entry.ml, goalMl: entry.goalMl,
-                                  sips: entry.sips, isFuture: entry.mark == "future")
+                                  sips: entry.sips, isFuture: entry.mark == "future", beforeHistory: number < historyStart.number)
         }
         return IntakeBars(title: title, days: days, unit: c.units)
     }

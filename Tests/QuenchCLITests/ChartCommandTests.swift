@@ -83,7 +83,7 @@ struct ChartCommandTests {
         #expect(anyone.status != 0 && anyone.stderr.contains("several people share this history"), "\(anyone.stderr)")
         let ben = try runQuench(["chart", "week", "--date", "2026-03-04", "--person", "Ben", "--db", f.path, "--out", "-"])
         #expect(ben.status == 0, "\(ben.stderr)")
-        #expect(ben.stdout.contains("600 mL in 7 days") && ben.stdout.contains("goal 1,500 mL"), "Ben's week, Ben's goal")
+        #expect(ben.stdout.contains("600 mL in 1 day,") && ben.stdout.contains("goal 1,500 mL"), "Ben's week (his history began today), Ben's goal")
         let me = try runQuench(["chart", "week", "--date", "2026-03-04", "--person", "me", "--db", f.path, "--out", "-"])
         #expect(me.stdout.contains("12,380 mL in 7 days"), "the fixture's history stays with its first person")
         let card = f.directory + "/ben.svg"

@@ -50,6 +50,18 @@ import Testing
         #expect(try History.showGoal(f.environment(), json: false).hasPrefix("Daily goal: 1,800 mL since 2026-03-04\n"))
     }
 
+    /// A week that began before the first sip: its average is over the days the history
+    /// covers, as `stats` and the share card say it (it divided by all seven).
+    @Test func aWeekBeforeTheHistoryBeganAveragesItsDays() throws {
+        let f = try HistoryFixture()
+        let bars = try History.intakeBars(f.environment(), days: 7, endingOn: "2026-02-28")
+        #expect(bars.days.count == 7 && bars.days.filter(\.beforeHistory).count == 4)
+        #expect(bars.summary.hasSuffix(": 5,000 mL in 3 days, 1,667 mL a day on average; goal met on 2 of 3 days."), "\(bars.summary)")
+        // The whole of a week before it: its seven days, as before.
+        let before = try History.intakeBars(f.environment(), days: 7, endingOn: "2026-02-20")
+        #expect(before.summary.hasSuffix(": 0 mL in 7 days, 0 mL a day on average; goal met on 0 of 7 days."), "\(before.summary)")
+    }
+
     @Test func aMonthHasItsDaysToCome() throws {
         let f = try HistoryFixture()
         let bars = try History.monthBars(f.environment(), containing: "2026-03-04")
