@@ -29,9 +29,8 @@ extension HistoryEnvironment {
     /// same output any day (Tests/DocSamplesTests); unset or empty, the wall clock.
     public static func clock(_ variables: [String: String]) throws(ConfigError) -> Timestamp {
         guard let text = variables["QUENCH_NOW"], !text.isEmpty else { return .wallClockNow }
-        // What a history holds: 1970 to 9999 (a year-0 clock reached the database's CHECK in SQLite's words).
-        guard text.count <= 64, let time = Timestamp(iso8601: text),
-              time.secondsSince1970 >= 0, time.secondsSince1970 < 253_402_300_800 else {
+        // What a history holds (a year-0 clock reached the database's CHECK in SQLite's words).
+        guard text.count <= 64, let time = Timestamp(iso8601: text), IntakeEvent.plausibleTime.contains(time.secondsSince1970) else {
             throw .badValue(.environment("QUENCH_NOW"), key: "QUENCH_NOW",
                             expected: "an ISO 8601 time with a zone, from 1970 to 9999 (2026-11-22T01:58:00Z)",
                             got: "\"\(text.prefix(64))\"")
