@@ -205,13 +205,15 @@ struct AccessGuard: RouterMiddleware {
             token = current
         }
         let policy = AccessPolicy(listener: listener, token: token)
-        let parts = AccessPolicy.Request(
+        var parts = AccessPolicy.Request(
             method: request.method.rawValue, path: request.uri.path,
             queryToken: request.uri.queryParameters["token"].map(String.init),
             cookieToken: request.cookies[AccessPolicy.cookieName]?.value,
             authorization: request.headers[.authorization], host: request.head.authority,
             origin: request.headers[.origin], fetchSite: request.headers[HTTPField.Name("Sec-Fetch-Site")!],
-            contentType: request.headers[.contentType], pathTakesMethod: !routes.refuses(request.method, at: request.uri.path))
+            contentType: request.headers[.contentType])
+        // Asked of writes only, the one place it matters (not on every page and API read).
+        if parts.isWrite { parts.pathTakesMethod = !routes.refuses(request.method, at: request.uri.path) }
         switch policy.decide(parts) {
         case .allow:
             connections.trust(context.channel)
