@@ -40,10 +40,11 @@ public struct BackupSet: Sendable {
     public func createFolder(likeDatabase database: String) throws(StoreError) {
         var info = stat()
         if stat(folder, &info) == 0 { return }
-        guard mkdir(folder, 0o700) == 0 || errno == EEXIST else {
-            let code = errno
-            throw StoreError(code == EACCES || code == EROFS ? .readOnly : .cannotOpen, path: folder,
-                             "cannot create the backup folder \(folder)", cause: DatabaseCopy.posixError(code))
+        do {
+            try OwnerOnlyFolder.make(folder, parents: false)
+        } catch {
+            throw StoreError(error.code == EACCES || error.code == EROFS ? .readOnly : .cannotOpen, path: folder,
+                             "cannot create the backup folder \(folder)", cause: DatabaseCopy.posixError(error.code))
         }
         if geteuid() == 0, let owner = IntakeStore.owner(of: database) { _ = chown(folder, owner.uid, owner.gid) }
     }

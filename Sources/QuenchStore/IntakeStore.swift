@@ -68,7 +68,7 @@ public final class IntakeStore: Sendable {
         // Read-only when we cannot write, or when nobody may (`chmod a-w`): root
         // passes access(2) on any file, yet a file without write bits was made
         // read-only on purpose.
-        let directory = Self.directory(of: path)
+        let directory = OwnerOnlyFolder.folder(of: path)
         let readOnly = access(path, W_OK) != 0
             || access(directory.isEmpty ? "." : directory, W_OK) != 0
             || (stat(path, &info) == 0 && info.st_mode & 0o222 == 0)
@@ -140,7 +140,7 @@ public final class IntakeStore: Sendable {
             return
         }
         guard mode != .existing else { _ = try IntakeStore(path: path, mode: .existing); return }
-        let directory = Self.directory(of: path)
+        let directory = OwnerOnlyFolder.folder(of: path)
         guard stat(directory.isEmpty ? "." : directory, &info) == 0 else {
             guard mode == .createWithFolder else { throw missingFolder(path, directory) }
             return
@@ -153,13 +153,13 @@ public final class IntakeStore: Sendable {
 
     /// The deepest folder on the way that this user may not enter, with its owner and mode: why the file cannot be seen.
     public static func noAccess(_ path: String) -> StoreError {
-        var folder = directory(of: path)
+        var folder = OwnerOnlyFolder.folder(of: path)
         var closed: (String, stat)?
         while !folder.isEmpty {
             var info = stat()
             if stat(folder, &info) == 0, access(folder, X_OK) != 0 { closed = (folder, info) }
             guard folder != "/" else { break }
-            folder = directory(of: folder)
+            folder = OwnerOnlyFolder.folder(of: folder)
         }
         let because = closed.map { folder, info in
             let owner = getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(info.st_uid)"
@@ -170,11 +170,6 @@ public final class IntakeStore: Sendable {
 
     static func missingFolder(_ path: String, _ directory: String) -> StoreError {
         StoreError(.cannotOpen, path: path, "cannot create the database \(path): the folder \(directory) does not exist")
-    }
-
-    private static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "" }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// SQLite's file header (its file format, 1.3).
@@ -214,12 +209,11 @@ public final class IntakeStore: Sendable {
     /// through a symlink): SQLite treats it as an empty database, and gives
     /// its -wal and -shm files the same mode.
     private static func createFile(_ path: String, folder: Bool) throws(StoreError) {
-        let directory = Self.directory(of: path)
+        let directory = OwnerOnlyFolder.folder(of: path)
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
             guard folder else { throw missingFolder(path, directory) }
             do {
-                try FileManager.default.createDirectory(
-                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try OwnerOnlyFolder.make(directory, parents: true)
             } catch {
                 throw StoreError(.cannotOpen, path: path, "cannot create the directory \(directory)", cause: error)
             }

@@ -23,11 +23,10 @@ public struct AccessToken: Sendable, Equatable {
     public static func loadOrCreate(at path: String, creatingFolder: Bool = false) throws(WebError) -> AccessToken {
         if let existing = try load(at: path) { return existing }
         if creatingFolder {
-            // Each missing folder on the way, owner-only (as `mkdir -p -m 700` would make the last).
-            let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
-            for end in parts.indices where !parts[end].isEmpty {
-                let folder = parts[...end].joined(separator: "/")
-                if mkdir(folder, 0o700) != 0 && errno != EEXIST { throw .tokenFile(path: path, errno: errno, doing: "making the folder of") }
+            do {
+                try OwnerOnlyFolder.make(OwnerOnlyFolder.folder(of: path), parents: true)
+            } catch {
+                throw .tokenFile(path: path, errno: error.code, doing: "making the folder of")
             }
         }
         // Made where another user could swap it: they would know the token.
