@@ -75,15 +75,19 @@ extension History {
     static func drinkTime(_ at: String?, _ c: HistoryContext, onDayOf: Timestamp? = nil) throws(HistoryError) -> (Timestamp, DayCalendar.LocalTimeFit) {
         try HistoryInput.option("--at") { () throws(HistoryError) in
             let (time, fit) = try at.map { (a) throws(HistoryError) in
-                try HistoryInput.instantFitted(a, calendar: c.calendar, now: c.now, onDayOf: onDayOf)
+                do throws(HistoryError) {
+                    return try HistoryInput.instantFitted(a, calendar: c.calendar, now: c.now, onDayOf: onDayOf)
+                } catch .invalidDate(let text, let reason) {
+                    throw .invalidTime(text, reason: reason)  // --at names a moment, written as a day or not
+                }
             }
                 ?? (c.now, .exact)
             // Drinks from the future are typos.
             guard time <= c.now.adding(60) else {
-                throw .invalidDate(at ?? "", reason: "\(Format.dateTime(time, c.calendar)) is in the future")
+                throw .invalidTime(at ?? "", reason: "\(Format.dateTime(time, c.calendar)) is in the future")
             }
             guard IntakeEvent.plausibleTime.contains(time.secondsSince1970) else {
-                throw .invalidDate(at ?? "", reason: "before 1970: a history starts on 1970-01-01 at the earliest")
+                throw .invalidTime(at ?? "", reason: "before 1970: a history starts on 1970-01-01 at the earliest")
             }
             return (time, fit)
         }

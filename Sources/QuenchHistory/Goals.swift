@@ -50,8 +50,7 @@ extension History {
     /// `quench goal set AMOUNT [--from DAY]`.
     public static func setGoal(_ environment: HistoryEnvironment, amount: String, from: String?, json: Bool) throws(HistoryError) -> String {
         let c = try environment.context(creating: true)
-        let ml = try HistoryInput.volume(amount, defaultUnit: c.units)
-        guard ml >= 100, ml <= 20_000 else { throw .invalidAmount(amount, reason: "a daily goal between 100 mL and 20 L, please") }
+        let ml = try HistoryInput.goal(amount, defaultUnit: c.units)
         let day = try from.map { (f) throws(HistoryError) in
             try HistoryInput.option("--from") { () throws(HistoryError) in try HistoryInput.day(f, calendar: c.calendar, now: c.now) }
         } ?? c.today

@@ -11,6 +11,8 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
     /// A unit that is not one of those `expected` takes.
     case unknownUnit(String, expected: UnitKind)
     case invalidDate(String, reason: String)
+    /// A moment (`--at`) or a time of day that cannot be one.
+    case invalidTime(String, reason: String)
     case invalidArgument(String)
     /// A file given to `import` that cannot be read as an export.
     case invalidImport(file: String, line: Int?, reason: String)
@@ -57,6 +59,7 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
         case .invalidAmount(let text, let reason): "invalid amount '\(text.shownSafely())': \(reason)"
         case .unknownUnit(let unit, let expected): "unknown unit '\(unit.shownSafely())' (\(expected.accepted))"
         case .invalidDate(let text, let reason): "invalid date '\(text.shownSafely())': \(reason)"
+        case .invalidTime(let text, let reason): "invalid time '\(text.shownSafely())': \(reason)"
         case .invalidArgument(let message): message
         case .invalidImport(let file, let line, let reason):
             "cannot import \(file)\(line.map { " line \($0)" } ?? ""): \(reason); nothing was imported"

@@ -14,13 +14,30 @@ public enum HistoryInput {
 
     /// The units a bare number could have meant, as a drink (1 mL to 5 L): `1.5l, 1.5oz (US fl oz) or
     /// 1.5ml`, `250ml`; not `250oz` (7.4 L) or `0.0015l`.
-    static func unitsThatFit(_ number: Double) -> String {
+    static func unitsThatFit(_ number: Double, within range: ClosedRange<Double> = minimumDrinkML...maximumDrinkML) -> String? {
         let n = number.compactDescription
-        let drink = minimumDrinkML...maximumDrinkML
         let fits = [(number * 1000, "\(n)l"), (number, "\(n)ml"), (VolumeUnit.usFluidOunce.millilitres(number), "\(n)oz (US fl oz)")]
-            .filter { drink.contains($0.0) }.map(\.1)
-        guard let last = fits.last else { return "such as 250ml, 0.5l or 8oz" }
+            .filter { range.contains($0.0) }.map(\.1)
+        guard let last = fits.last else { return nil }
         return fits.count == 1 ? last : fits.dropLast().joined(separator: ", ") + " or " + last
+    }
+
+    /// A daily goal Quench takes (mL): under 100 mL or over 20 L is a typo.
+    public static let goalML = 100.0...20_000
+
+    /// A daily goal: a volume (a bare number in `defaultUnit`) within `goalML`. A
+    /// bare number out of range was most likely meant in another unit: `2` → `2l`.
+    public static func goal(_ text: String, defaultUnit: VolumeUnit?) throws(HistoryError) -> Double {
+        let (number, unit) = try split(text)
+        let meant = unit.isEmpty ? unitsThatFit(number, within: goalML) : nil
+        if unit.isEmpty, defaultUnit == nil { throw .invalidAmount(text, reason: "give a unit: " + (meant ?? "such as 2l or 68oz")) }
+        let ml = try volume(text, defaultUnit: defaultUnit)
+        guard goalML.contains(ml) else {
+            let units = defaultUnit == .usFluidOunce ? "US fl oz" : "mL"
+            throw .invalidAmount(text, reason: "a daily goal between 100 mL and 20 L, please"
+                + (meant.map { " (a bare number is in \(units): did you mean \($0)?)" } ?? ""))
+        }
+        return ml
     }
 
     /// `250ml`, `250 mL`, `0.5l`, `8oz`, `68 oz`, `8 fl oz`; a bare number is
@@ -30,7 +47,7 @@ public enum HistoryInput {
         let ml: Double
         switch unit {
         case "":
-            guard let defaultUnit else { throw .invalidAmount(text, reason: "give a unit: " + unitsThatFit(number)) }
+            guard let defaultUnit else { throw .invalidAmount(text, reason: "give a unit: " + (unitsThatFit(number) ?? "such as 250ml, 0.5l or 8oz")) }
             ml = defaultUnit.millilitres(number)
         case "ml", "millilitre", "millilitres", "milliliter", "milliliters": ml = number
         case "cl": ml = number * 10
@@ -201,9 +218,9 @@ public enum HistoryInput {
         guard (2...3).contains(fields.count), (1...2).contains(fields[0].count), fields.dropFirst().allSatisfy({ $0.count == 2 }),
               fields.allSatisfy({ $0.allSatisfy { ("0"..."9").contains($0) } }),
               let h = Int(fields[0]), let m = Int(fields[1]), let s = fields.count == 3 ? Int(fields[2]) : 0
-        else { throw .invalidDate(whole, reason: "the time of day should be HH:MM or HH:MM:SS") }
+        else { throw .invalidTime(whole, reason: "the time of day should be HH:MM or HH:MM:SS") }
         guard (0..<24).contains(h), (0..<60).contains(m), (0..<60).contains(s) else {
-            throw .invalidDate(whole, reason: "no such time of day (00:00 to 23:59:59)")
+            throw .invalidTime(whole, reason: "no such time of day (00:00 to 23:59:59)")
         }
         return h * 3600 + m * 60 + s
     }

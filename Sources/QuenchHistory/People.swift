@@ -62,8 +62,7 @@ extension History {
     ) throws(HistoryError) -> String {
         // Checked before the store is opened: a typo creates nothing.
         let unit = try HistoryEnvironment.unitOption(units)
-        let ml = try goal.map { (g) throws(HistoryError) in try HistoryInput.volume(g, defaultUnit: unit) }
-        if let ml, !(100...20_000).contains(ml) { throw .invalidAmount(goal ?? "", reason: "a daily goal between 100 mL and 20 L, please") }
+        let ml = try goal.map { (g) throws(HistoryError) in try HistoryInput.goal(g, defaultUnit: unit) }
         // Checked before the store is opened too: a name that cannot be creates no database.
         if let refusal = Person.refusal(ofName: name) { throw .invalidArgument(refusal) }
         let store = try environment.openStore(creating: true)

@@ -23,7 +23,7 @@ struct Quench: AsyncParsableCommand {
         do {
             let arguments = Self.arguments(Array(CommandLine.arguments.dropFirst()))
             try checkCommandName(arguments)
-            var command = try parseAsRoot(arguments)
+            var command = try parseAllowingNegatives(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -44,6 +44,36 @@ struct Quench: AsyncParsableCommand {
             FileHandleStderr.write("quench: error: \(text)\n")
             Glibc.exit(code.rawValue)
         }
+    }
+
+    /// ArgumentParser reads every word that starts with `-` as an option, so
+    /// `quench add -50ml` said "Missing expected argument" and `--hours -1`
+    /// "Missing value". A negative number after an option that ArgumentParser
+    /// says wants a value is given to it (`--hours=-1`, then judged by the
+    /// option's own check); one anywhere else is refused by name.
+    static func parseAllowingNegatives(_ arguments: [String]) throws -> any ParsableCommand {
+        var arguments = arguments
+        while true {
+            do {
+                return try parseAsRoot(arguments)
+            } catch {
+                let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+                guard let index = arguments[..<end].firstIndex(where: isNegativeNumber) else { throw error }
+                let option = index > arguments.startIndex ? arguments[index - 1] : ""
+                if option.hasPrefix("--"), !option.contains("="), message(for: error).hasPrefix("Missing value for '\(option) ") {
+                    arguments[index - 1] = option + "=" + arguments.remove(at: index)
+                    continue
+                }
+                let undo = arguments.first == "add" ? "; to take a drink back: `quench undo`, or `quench delete ID`" : ""
+                throw ValidationError("'\(arguments[index])' is a negative number, and nothing here takes one\(undo)")
+            }
+        }
+    }
+
+    /// `-50ml`, `-1`, `-.5l`: a word ArgumentParser would take for short options.
+    static func isNegativeNumber(_ word: String) -> Bool {
+        let rest = word.utf8.dropFirst(word.hasPrefix("-.") ? 2 : 1)
+        return word.hasPrefix("-") && rest.first.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } == true
     }
 
     /// `quench --db PATH today` as `quench today --db PATH`: the database is

@@ -100,8 +100,8 @@ struct HistoryProcessTests {
         for (args, message) in [
             (["add", "5cups"], "unknown unit 'cups' (a volume takes ml, cl, l, or oz or fl oz for US fluid ounces)"),
             (["add", "9000ml"], "more than 5,000 mL"),
-            (["add", "250ml", "--at", "2026-02-30 10:00"], "--at: invalid date"),
-            (["add", "250ml", "--at", "1969-12-31"], "--at: invalid date '1969-12-31': before 1970"),
+            (["add", "250ml", "--at", "2026-02-30 10:00"], "--at: invalid time"),
+            (["add", "250ml", "--at", "1969-12-31"], "--at: invalid time '1969-12-31': before 1970"),
             (["remind", "set", "--after", "nan"], "--after: invalid amount 'nan'"),
             (["remind", "set", "--every", "1e300m"], "--every: "),
             (["today", "--units", "gallons"], "unknown unit 'gallons' (units are ml, or oz for US fluid ounces)"),
@@ -111,6 +111,12 @@ struct HistoryProcessTests {
             (["remind", "snooze", "3"], "duration: invalid amount '3': give a unit: 3min or 3h"),
             (["remind", "set", "--window", "7-"], "--window '7-': '' is not a time of day; expected HH:MM-HH:MM or whole hours H-H"),
             (["goal", "set", "2000ml", "--from", "0999-01-01"], "--from: invalid date '0999-01-01': before 1970"),
+            (["add", "250ml", "--at", "9:3x"], "--at: invalid time '9:3x': the time of day should be HH:MM or HH:MM:SS"),
+            // ArgumentParser takes a word starting with - for options: a negative is named, or given to its option.
+            (["add", "-50ml"], "'-50ml' is a negative number, and nothing here takes one; to take a drink back: `quench undo`"),
+            (["delete", "-3"], "'-3' is a negative number, and nothing here takes one"),
+            (["remind", "set", "--after", "-2h"], "--after: "),
+            (["today", "--date", "-1"], "--date: invalid date '-1'"),
         ] {
             let result = try runQuench(args + ["--db", f.path])
             #expect(result.status != 0, "\(args)")

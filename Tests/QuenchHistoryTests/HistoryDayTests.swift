@@ -164,7 +164,7 @@ import Testing
     @Test func beforeNineteenSeventyIsRefusedInWords() throws {
         #expect(throws: HistoryError.self) { try added("1960-01-01 10:00") }
         let error = #expect(throws: HistoryError.self) { try added("1969-12-31 23:00") }
-        #expect(error?.description == "--at: invalid date '1969-12-31 23:00': before 1970: a history starts on 1970-01-01 at the earliest")
+        #expect(error?.description == "--at: invalid time '1969-12-31 23:00': before 1970: a history starts on 1970-01-01 at the earliest")
     }
 }
 

@@ -75,11 +75,11 @@ import Testing
         #expect(try HistoryInput.instantFitted("09:30:15", calendar: calendar, now: now).instant.iso8601 == "2026-03-04T09:30:15Z")
         for text in ["24:00", "9:60", "23:59:60"] {
             #expect(described { _ = try HistoryInput.instantFitted(text, calendar: calendar, now: now) }
-                    == "invalid date '\(text)': no such time of day (00:00 to 23:59:59)", "\(text)")
+                    == "invalid time '\(text)': no such time of day (00:00 to 23:59:59)", "\(text)")
         }
         for text in ["+9:30", "9:3", "930:00", "9:30:5", ":30", "9:+3", "９:30"] {
             #expect(described { _ = try HistoryInput.instantFitted(text, calendar: calendar, now: now) }
-                    == "invalid date '\(text)': the time of day should be HH:MM or HH:MM:SS", "\(text)")
+                    == "invalid time '\(text)': the time of day should be HH:MM or HH:MM:SS", "\(text)")
         }
         // On a given instant's day, as a history counts it (from 04:00): 01:30 is after that day's midnight.
         let drink = Timestamp(iso8601: "2026-03-02T12:30:00Z")!
@@ -132,6 +132,21 @@ import Testing
             #expect(described { _ = try HistoryInput.volume(text, defaultUnit: nil) } == "invalid amount '\(text)': give a unit: \(fits)")
         }
         #expect(described { _ = try HistoryInput.minutes("3d") } == "unknown unit 'd' (a duration takes min or h, e.g. 30min or 2h)")
+    }
+
+    /// A bare goal out of range was meant in another unit: say which would fit (100 mL to 20 L).
+    @Test func aBareGoalOutOfRangeSuggestsTheUnitMeant() throws {
+        for (text, unit, hint) in [("2", VolumeUnit.ml, " (a bare number is in mL: did you mean 2l?)"),
+                                   ("70", .ml, " (a bare number is in mL: did you mean 70oz (US fl oz)?)"),
+                                   ("2", .usFluidOunce, " (a bare number is in US fl oz: did you mean 2l?)"),
+                                   ("25000", .ml, ""), ("25000ml", .ml, ""), ("2ml", .ml, "")] {
+            #expect(described { _ = try HistoryInput.goal(text, defaultUnit: unit) }
+                    == "invalid amount '\(text)': a daily goal between 100 mL and 20 L, please\(hint)", "\(text) in \(unit)")
+        }
+        #expect(described { _ = try HistoryInput.goal("2", defaultUnit: nil) } == "invalid amount '2': give a unit: 2l")
+        #expect(described { _ = try HistoryInput.goal("0.01", defaultUnit: nil) } == "invalid amount '0.01': give a unit: such as 2l or 68oz")
+        #expect(try HistoryInput.goal("2000", defaultUnit: .ml) == 2000)
+        #expect(try abs(HistoryInput.goal("68", defaultUnit: .usFluidOunce) - 2011.0) < 0.1)
     }
 
     @Test func anAmountIsFinite() {
