@@ -54,12 +54,14 @@ enum Format {
         return "\(weekdays[day.weekday]) \(c.day) \(months[c.month - 1]) \(c.year)"
     }
 
-    /// `45 min`, `3 h`, `7 h 5 min`, `2 days 4 h`: a time without a drink, a threshold.
+    /// `45 min`, `3 h`, `7 h 5 min`, `58 h`: a time without a drink in waking hours, a
+    /// threshold. Never in days: 58 waking hours are four days of the calendar, and
+    /// "2 days 10 h" read as two (the last drink's date says when).
     static func span(minutes: Int) -> String {
         let m = max(0, minutes)
         if m < 60 { return "\(m) min" }
         if m < 48 * 60 { return m % 60 == 0 ? "\(m / 60) h" : "\(m / 60) h \(m % 60) min" }
-        return m / 60 % 24 == 0 ? "\(m / 1440) days" : "\(m / 1440) days \(m / 60 % 24) h"
+        return "\(m / 60) h"
     }
 
     /// `just now`, `23 min ago`, `2 h 5 min ago`, `3 days ago`.

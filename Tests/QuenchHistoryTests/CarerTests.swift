@@ -70,6 +70,20 @@ import Testing
         #expect(try store.person(id: ann.id)?.alertAfterMinutes == nil)
     }
 
+    /// Days without a drink are said in waking hours, not as "2 days 10 h" of them, which a carer
+    /// reads as two days of the calendar when the last drink was four days ago.
+    @Test func longWithoutADrinkIsSaidInWakingHoursNotDays() throws {
+        let folder = try TemporaryFolder()
+        let store = try IntakeStore(path: folder.path + "/q.sqlite")
+        let me = try #require(try store.person(named: "me"))
+        _ = try store.addManual(ml: 250, at: Self.at(10), note: nil, identity: "sunday", person: me.id)
+        try store.setPersonAlert(id: me.id, afterMinutes: 180)
+        // 10:00 on the 24th to 12:00 on the 28th: 12 + 3 × 14 + 4 = 58 waking hours.
+        let text = try History.carer(Self.environment(folder, 4 * 24 + 12), json: false)
+        #expect(text.contains("58 h (over)") && !text.contains("days"), "\(text)")
+        #expect(text.contains("2026-11-24 10:00"), "the last drink's date says when: \(text)")
+    }
+
     @Test("an alert nobody acknowledges is sent again each time the threshold passes once more, once each; acknowledged, it stops")
     func anUnacknowledgedAlertIsSentAgain() throws {
         let folder = try TemporaryFolder()

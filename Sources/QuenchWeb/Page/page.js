@@ -389,9 +389,10 @@ function showHousehold(people) {
 // The carer's view: everyone, the one longest without a drink (in their waking hours) first, as
 // `quench carer` sorts them; over their threshold, marked and said first. The threshold is set here.
 const THRESHOLDS = [["off", "Not flagged"], ["60", "after 1 h"], ["120", "after 2 h"], ["180", "after 3 h"], ["240", "after 4 h"], ["360", "after 6 h"], ["480", "after 8 h"]];
+// Waking hours, never days (58 of them are four days of the calendar): as `quench carer` says them.
 const span = (minutes) => minutes < 60 ? minutes + " min" : minutes < 2880
   ? Math.floor(minutes / 60) + " h" + (minutes % 60 ? " " + (minutes % 60) + " min" : "")
-  : Math.floor(minutes / 1440) + " days";
+  : Math.floor(minutes / 60) + " h";
 // After a tap here the rows keep their places (a glass logged for Gran must not slide Sam's button
 // under the finger); "Sort again", or a minute without a tap, puts them in the server's order.
 let carerHeld = null, carerHeldAt = 0;
