@@ -260,7 +260,7 @@ struct LimitedHTTP1Channel: ServerChildChannel {
         // Added before the channel reads anything: this runs while it is set up.
         let ready = http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = channel.pipeline.syncOperations
-            try pipeline.addHandler(HTTP10Close(), position: .after(try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)))
+            try pipeline.addHandler(RequestHeadCheck(), position: .after(try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)))
             return value
         }
         ready.whenFailure { _ in channel.close(promise: nil) }
@@ -272,23 +272,63 @@ struct LimitedHTTP1Channel: ServerChildChannel {
     }
 }
 
-/// An HTTP/1.0 request closes its connection after the answer unless it asks
-/// to keep it (RFC 9112 §9.3). The shared HTTP types Hummingbird works in carry
-/// no version, so it kept a 1.0 client's connection until the idle timeout (a
-/// minute, for ApacheBench or a script reading to the end): here, before they
-/// lose it, such a request says `Connection: close`, as does a 1.1 request
-/// whose `Connection` lists `close` among other tokens or in capitals.
-final class HTTP10Close: ChannelInboundHandler, RemovableChannelHandler {
+/// What only the request head's HTTP/1.1 form shows, checked before Hummingbird
+/// turns it into the shared HTTP types (which carry no version and keep one Host):
+/// - a request with more than one `Host`, or an HTTP/1.1 request with none, is
+///   answered 400 `{"error":…}` and its connection closed (RFC 9112 §3.2: a
+///   server MUST). Before, the first `Host` was judged and any other ignored;
+/// - an HTTP/1.0 request closes its connection after the answer unless it asks
+///   to keep it (RFC 9112 §9.3). Hummingbird kept a 1.0 client's connection
+///   until the idle timeout (a minute, for ApacheBench or a script reading to
+///   the end): here such a request says `Connection: close`, as does a 1.1
+///   request whose `Connection` lists `close` among other tokens or in capitals.
+final class RequestHeadCheck: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// The request was refused here: its body is dropped, and the connection is closing.
+    private var refused = false
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .head(var head) = unwrapInboundIn(data), !head.isKeepAlive else {
+        guard !refused else { return }
+        guard case .head(var head) = unwrapInboundIn(data) else {
+            context.fireChannelRead(data)
+            return
+        }
+        if let problem = Self.hostProblem(head) {
+            refuse(context, problem)
+            return
+        }
+        guard !head.isKeepAlive else {
             context.fireChannelRead(data)
             return
         }
         head.headers.replaceOrAdd(name: "Connection", value: "close")
         context.fireChannelRead(wrapInboundOut(.head(head)))
+    }
+
+    /// Why the head's `Host` fields cannot name one server (RFC 9112 §3.2); nil when they can.
+    static func hostProblem(_ head: HTTPRequestHead) -> String? {
+        let hosts = head.headers["Host"].count
+        if hosts > 1 { return "\(hosts) Host headers; a request names one host" }
+        if hosts == 0, head.version != .http1_0, head.version != .http0_9 { return "no Host header; an HTTP/1.1 request names its host" }
+        return nil
+    }
+
+    private func refuse(_ context: ChannelHandlerContext, _ problem: String) {
+        refused = true
+        let body = ByteBuffer(string: History.json(["error": "not a valid HTTP/1.1 request (\(problem))"]) + "\n")
+        let head = HTTPResponseHead(version: .http1_1, status: .badRequest, headers: [
+            "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "Connection": "close",
+            "Content-Length": String(body.readableBytes),
+        ])
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
+        let loopContext = context.loopBound
+        written.futureResult.whenComplete { _ in loopContext.value.close(promise: nil) }
     }
 }
 
