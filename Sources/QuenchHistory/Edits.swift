@@ -129,7 +129,7 @@ extension History {
         }
         if let named = environment.person {
             let person = try environment.selectedPerson(in: store)
-            guard event.person?.lowercased() == person.name.lowercased() else {
+            guard event.person.map({ Person.sameName($0, person.name) }) ?? false else {
                 throw .invalidArgument("event \(id) is \((event.person ?? "nobody").shownSafely(limit: 40))'s, not \(named.shownSafely(limit: 40))'s")
             }
         }

@@ -72,7 +72,7 @@ public struct HistoryEnvironment: Sendable {
 
     func selectedPerson(among people: [Person]) throws(HistoryError) -> Person {
         if let person {
-            guard let found = people.first(where: { $0.name.lowercased() == person.lowercased() }) else {
+            guard let found = people.first(where: { Person.sameName($0.name, person) }) else {
                 throw .unknownPerson(person, people: people.map(\.name))
             }
             return found

@@ -85,7 +85,7 @@ extension History {
         let lifetime = try c.run { (store) throws(StoreError) in try store.lifetimeIntake(person: c.personID) }
         // The bottles that are theirs now.
         let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
-            .filter { $0.person?.lowercased() == person.lowercased() }
+            .filter { $0.person.map { Person.sameName($0, person) } ?? false }
         let links = try c.run { (store) throws(StoreError) in try store.deviceLinks() }
         let remaining = Dictionary(today.bottles.map { ($0.device, $0) }, uniquingKeysWith: { a, _ in a })
         let bottles = devices.map { d in

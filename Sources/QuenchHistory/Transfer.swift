@@ -56,7 +56,7 @@ extension History {
                 exported.append(ExportedPerson(name: person.name, units: person.units, goals: goals))
             }
             let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
-                .filter { device in c.person.map { device.person?.lowercased() == $0.name.lowercased() } ?? true }
+                .filter { device in c.person.map { person in device.person.map { Person.sameName($0, person.name) } ?? false } ?? true }
             func member(_ key: String, _ json: String) -> String {
                 // The encoder spells an empty list over three lines (a line break is never inside a JSON string).
                 let value = json.filter { !$0.isWhitespace } == "[]" ? "[]" : json.replacing("\n", with: "\n  ")
@@ -366,7 +366,7 @@ final class ImportedPeople {
             if let problem = Person.problem(withName: name) {
                 throw .invalidArgument("person '\(name.shownSafely(limit: 40))': \(problem)")
             }
-            if !named.contains(where: { $0.lowercased() == name.lowercased() }) { named.append(name) }
+            if !named.contains(where: { Person.sameName($0, name) }) { named.append(name) }
         }
         let wanted: String
         if let selected { wanted = selected } else if let name { wanted = name } else { wanted = try fallback.get() }

@@ -30,6 +30,11 @@ public struct Person: Sendable, Hashable, Codable {
     /// The schema's CHECK on `person.name`, in characters.
     public static let maximumNameLength = 40
 
+    /// Whether two names are one person's: whatever the case (Unicode's, not
+    /// only ASCII's) and however an accent is encoded (Swift compares strings by
+    /// canonical equivalence). The one definition: the store and every command use it.
+    public static func sameName(_ a: String, _ b: String) -> Bool { a.lowercased() == b.lowercased() }
+
     /// Why `name` cannot be a person's name, said whole (the name shown safely); nil when it can.
     public static func refusal(ofName name: String) -> String? {
         problem(withName: name).map { "'\(name.shownSafely(limit: 40))' cannot be a person's name: \($0)" }
@@ -44,6 +49,8 @@ public struct Person: Sendable, Hashable, Codable {
         guard !name.unicodeScalars.contains(where: { TextField.isControl($0) || "/+#,".unicodeScalars.contains($0) }) else {
             return "a name without control characters, '/', '+', '#' or ','"
         }
+        // What bytes that were not UTF-8 became on the way in: the name typed is not this one.
+        guard !name.unicodeScalars.contains("\u{FFFD}") else { return "a name in UTF-8 (it holds bytes that are not)" }
         return nil
     }
 }
@@ -84,8 +91,10 @@ extension IntakeStore {
         try read("reading person \(name.shownSafely(limit: 40))") { db in try Self.person(named: name, db) }
     }
 
+    /// Compared in Swift, `Person.sameName`: SQLite's NOCASE folds only ASCII, so
+    /// "ZOË" was a second person beside "Zoë", whom no name could then reach.
     static func person(named name: String, _ db: SQLiteConnection) throws -> Person? {
-        try db.first("SELECT \(personColumns) FROM person WHERE name = ? COLLATE NOCASE", [name], person)
+        try db.all("SELECT \(personColumns) FROM person ORDER BY id", [], person).first { Person.sameName($0.name, name) }
     }
 
     /// The person with that id; nil when there is none.

@@ -74,6 +74,28 @@ struct PeopleStoreTests {
         #expect(try store.events(EventQuery(limit: 1)).first?.person == "me")
     }
 
+    /// One name, one person, as people read names: SQLite's NOCASE folded only ASCII, so
+    /// "ZOË" was added beside "Zoë" and no name could reach the second.
+    @Test func aNameIsTakenWhateverItsCaseOrItsAccentsEncoding() throws {
+        let dir = NSTemporaryDirectory() + "people-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try IntakeStore(path: dir + "/q.sqlite")
+        let zoe = try store.addPerson(name: "Zoë")
+        let asa = try store.addPerson(name: "ÅSA")
+        for (taken, by) in [("ZOË", "Zoë"), ("zoe\u{0308}", "Zoë"), ("åsa", "ÅSA"), ("A\u{030A}sa", "ÅSA")] {
+            let error = #expect(throws: StoreError.self, "\(taken)") { try store.addPerson(name: taken) }
+            #expect(error?.description.contains("there is already someone called \(by)") == true, "\(String(describing: error))")
+        }
+        #expect(try store.person(named: "zoe\u{0308}")?.id == zoe.id)
+        #expect(try store.person(named: "åsa")?.id == asa.id)
+        let ben = try store.addPerson(name: "Ben")
+        #expect(throws: StoreError.self) { try store.renamePerson(id: ben.id, to: "ZOË") }
+        try store.renamePerson(id: zoe.id, to: "ZOË")  // their own name, in another case
+        #expect(try store.people().map(\.name) == ["me", "ZOË", "ÅSA", "Ben"])
+        #expect(Person.problem(withName: "Zo\u{FFFD}") == "a name in UTF-8 (it holds bytes that are not)")
+    }
+
     @Test("two people: events by device owner, goals, reminders and totals apart; reassigning keeps the past")
     func isolationAndReassignment() throws {
         let dir = TemporaryDirectory()
