@@ -56,6 +56,23 @@ public enum OutputDestination: Sendable, Equatable {
         defer { close(fd) }
         do { try writeFully(bytes, to: fd) } catch { throw .cannotWrite(path: path, errno: error.code) }
     }
+
+    /// Whether two paths name one file: the same file now (device and inode, so
+    /// `./t.csv`, a link or a hard link count), or the same place in a folder
+    /// for a file not made yet. Two outputs of one command must not be one file.
+    public static func sameFile(_ a: String, _ b: String) -> Bool {
+        if a == b { return true }
+        var first = stat(), second = stat()
+        if stat(a, &first) == 0, stat(b, &second) == 0 { return first.st_dev == second.st_dev && first.st_ino == second.st_ino }
+        func place(_ path: String) -> String? {
+            let folder = OwnerOnlyFolder.folder(of: path)
+            let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
+            guard let resolved = realpath(folder.isEmpty ? "." : folder, nil) else { return nil }
+            defer { free(resolved) }
+            return String(cString: resolved) + "/" + name
+        }
+        return place(a).map { $0 == place(b) } ?? false
+    }
 }
 
 /// Why `--out` cannot be written, naming the path.

@@ -3,6 +3,7 @@ import QuenchCore
 import QuenchGateway
 import QuenchSimulator
 import QuenchStore
+import Threading
 
 extension SimulationConfiguration.Preset: ExpressibleByArgument {}
 
@@ -16,8 +17,11 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Seed of the simulation.") var seed: UInt64 = 1
     @Option(help: "Sensor and rate preset (default: a kitchen scale at 10 Hz).") var preset: SimulationConfiguration.Preset?
     @Option(help: "Wall-clock time of t = 0 (ISO-8601).") var started: Timestamp?
-    @Option(help: "Trace file to write.") var out: String
+    @Option(help: "Trace file to write (- for standard output).") var out: String
     @Option(help: "Ground-truth CSV to write (t_start,t_end,kind,ml).") var truth: String?
+
+    /// Where the trace goes: `-` is standard output, as `replay -` reads standard input.
+    var tracePath: String { out == "-" ? "/dev/stdout" : out }
 
     func validate() throws {
         guard hours > 0, hours <= 24 * 366 else { throw ValidationError("--hours must be more than 0 and at most 8784 (a year)") }
@@ -26,14 +30,23 @@ struct SimulateCommand: ParsableCommand {
                           && IntakeEvent.plausibleTime.contains(started.secondsSince1970 + hours * 3600)) {
             throw ValidationError("--started \(started.iso8601): the simulated hours must lie between 1970 and the end of 9999")
         }
+        // One file for both: the truth, written last, replaced the trace.
+        if truth == "-" { throw ValidationError("--truth takes a file (standard output is the trace's, with --out -)") }
+        if let truth, OutputDestination.sameFile(tracePath, truth) {
+            throw ValidationError("--truth \(truth) is where the trace goes (--out \(out)): give each its own file")
+        }
     }
 
     func run() throws {
         try runReporting {
             let configuration = Simulate.configuration(hours: hours, preset: preset, started: started)
-            let result = try Simulate.write(configuration: configuration, seed: seed, tracePath: out, truthPath: truth)
+            let result = try Simulate.write(configuration: configuration, seed: seed, tracePath: tracePath, truthPath: truth)
             let sips = result.truth[.sip] ?? (0, 0)
-            print("wrote \(out): \(result.readings) readings; truth: \(sips.count) sips (\(TraceWriter.fixed(sips.ml, places: 0)) mL), \(result.truth[.refill]?.count ?? 0) refills, \(result.truth[.pour]?.count ?? 0) pours")
+            func count(_ n: Int, _ what: String) -> String { "\(n) \(what)\(n == 1 ? "" : "s")" }
+            let summary = "wrote \(out == "-" ? "the trace" : out): \(count(result.readings, "reading")); truth: \(count(sips.count, "sip")) "
+                + "(\(TraceWriter.fixed(sips.ml, places: 0)) mL), \(count(result.truth[.refill]?.count ?? 0, "refill")), \(count(result.truth[.pour]?.count ?? 0, "pour"))"
+            // With the trace on standard output, the summary goes beside it, not into it.
+            if out == "-" { FileHandleStderr.write(summary + "\n") } else { print(summary) }
         }
     }
 }

@@ -37,6 +37,25 @@ struct ChartCommandTests {
 
     /// `--out` through a link writes the file it names, and into a FIFO (or a device, /dev/null)
     /// writes into it; neither is replaced by a file (as root, /dev/null was).
+    /// `simulate --out t.csv --truth t.csv` wrote the truth over the trace and said
+    /// "wrote t.csv: 360 readings"; `--out -` made a file called `-`.
+    @Test func simulateKeepsTheTraceAndTheTruthApartAndWritesToStandardOutput() throws {
+        let f = try HistoryFixture()
+        let trace = f.directory + "/t.csv"
+        for truth in [trace, f.directory + "/./t.csv"] {
+            let same = try runQuench(["simulate", "--hours", "0.01", "--out", trace, "--truth", truth])
+            #expect(same.status == 64 && same.stderr.contains("is where the trace goes (--out \(trace)): give each its own file"), "\(same.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: trace), "nothing written")
+        let apart = try runQuench(["simulate", "--hours", "0.01", "--seed", "3", "--out", trace, "--truth", f.directory + "/truth.csv"])
+        #expect(apart.status == 0 && apart.stdout == "wrote \(trace): 360 readings; truth: 0 sips (0 mL), 0 refills, 0 pours\n", "\(apart.stdout)")
+        let piped = try runQuench(["simulate", "--hours", "0.01", "--seed", "3", "--out", "-"], environment: ["PWD": f.directory])
+        let written = try String(contentsOfFile: trace, encoding: .utf8)
+        #expect(piped.status == 0 && piped.stdout == written, "the same trace, on standard output")
+        #expect(piped.stderr == "wrote the trace: 360 readings; truth: 0 sips (0 mL), 0 refills, 0 pours\n", "\(piped.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: f.directory + "/-") && !FileManager.default.fileExists(atPath: "-"))
+    }
+
     @Test func outWritesThroughALinkAndIntoAFIFO() throws {
         let f = try HistoryFixture()
         let real = f.directory + "/real.svg", link = f.directory + "/link.svg", fifo = f.directory + "/fifo.svg"
