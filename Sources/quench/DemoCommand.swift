@@ -56,7 +56,7 @@ struct DemoCommand: ParsableCommand {
                 let environment = try HistoryEnvironment.process(database: path, units: nil)
                 let store = try environment.openStore(creating: true)
                 let result = try PipelineStore.ingest(
-                    day.events, header: day.header, started: nil, device: "demo-bottle", source: "demo", into: store).result
+                    day.events, header: day.header, started: nil, device: "demo-bottle", source: "demo", now: environment.now, into: store).result
                 stored = (path, result.inserted, result.duplicates)
                 if !json {
                     let own = db == nil ? " (the demo's own database; your history is untouched)" : ""

@@ -105,11 +105,13 @@ struct ReplayCommand: ParsableCommand {
             }
             if let intakeStore {
                 let outcome = try PipelineStore.ingest(
-                    found, header: summary.header, started: options.started, device: device, source: source, into: intakeStore())
+                    found, header: summary.header, started: options.started, device: device, source: source,
+                    now: environment?.now ?? .wallClockNow, into: intakeStore())
                 if !json { output.write("stored: \(outcome.result.inserted) new, \(outcome.result.duplicates) already there\n") }
                 output.flush()
-                for event in outcome.refused {
-                    FileHandleStderr.write("quench: \(source): not stored: a \(event.kind.rawValue) of \(event.ml) mL at t=\(event.start) s is outside what a history holds (up to 100 L, 1970-9999)\n")
+                for refusal in outcome.refused {
+                    let event = refusal.event
+                    FileHandleStderr.write("quench: \(source): not stored: a \(event.kind.rawValue) of \(event.ml) mL at t=\(event.start) s \(refusal.reason)\n")
                 }
                 if !outcome.refused.isEmpty { throw ExitCode(1) }
             }

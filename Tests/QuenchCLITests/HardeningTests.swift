@@ -190,6 +190,30 @@ struct HardeningTests {
         #expect(rows.count == 1 && rows.first!.contains(",sip,"), "\(log.stdout)")
     }
 
+    /// `replay --store --started` a day to come stored sips dated then (or in 9999), as `add` never would.
+    @Test func replayStoreRefusesEventsInTheFuture() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var text = "# quench trace v1\n# sensor: weight\n# unit: g\nt,value\n"
+        var t = 0.0
+        for (value, seconds) in [("1000", 20.0), ("0", 4), ("970", 20)] {
+            for _ in 0..<Int(seconds * 10) { text += "\(String(format: "%.1f", t)),\(value)\n"; t += 0.1 }
+        }
+        try text.write(toFile: dir + "/sip.csv", atomically: true, encoding: .utf8)
+        let db = dir + "/q.sqlite"
+        let now = ["QUENCH_NOW": "2026-11-26T12:00:00Z"]
+        for started in ["2026-11-27T09:00:00Z", "9999-12-31T22:00:00Z"] {
+            let r = try runQuench(["replay", dir + "/sip.csv", "--store", "--started", started, "--db", db], environment: now)
+            #expect(r.status == 1, "\(started): \(r.stderr)")
+            #expect(r.stderr.contains("not stored: a sip of 30.0 mL at t=") && r.stderr.contains(" is in the future ("), "\(r.stderr)")
+            #expect(r.stderr.contains("now 2026-11-26T12:00:00Z): check the trace's started time or --started"), "\(r.stderr)")
+        }
+        let log = try runQuench(["log", "--csv", "--db", db], environment: now)
+        #expect(log.stdout.split(separator: "\n").count == 1, "only the header: \(log.stdout)")
+        let past = try runQuench(["replay", dir + "/sip.csv", "--store", "--started", "2026-11-26T09:00:00Z", "--db", db], environment: now)
+        #expect(past.status == 0 && past.stdout.contains("stored: 1 new"), "\(past.stdout)\(past.stderr)")
+    }
+
     @Test("terminal control bytes from files and notes are shown escaped, and long cells are cut")
     func controlBytesAreEscaped() throws {
         let dir = try Self.folder()

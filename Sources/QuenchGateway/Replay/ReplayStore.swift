@@ -20,9 +20,19 @@ public enum PipelineStore {
     public struct Outcome: Sendable {
         public var result: IngestResult
         /// Events outside what a history holds (an amount past 100 L, a time
-        /// outside 1970–9999): garbage from a broken trace, named, not stored.
-        public var refused: [DetectedEvent]
+        /// outside 1970–9999) or still to come: garbage from a broken trace or a
+        /// wrong `--started`, named, not stored.
+        public var refused: [Refusal]
     }
+
+    /// An event not stored, and why, in words that end a sentence about it.
+    public struct Refusal: Sendable {
+        public var event: DetectedEvent
+        public var reason: String
+    }
+
+    /// How far past the clock a stored event may lie: a minute, as `add` allows.
+    static let clockSlack = 60.0
 
     /// When the trace's t = 0 was on the wall clock, which storing needs: known from
     /// the header (or `--started`), so a replay that could not be stored fails before
@@ -37,17 +47,28 @@ public enum PipelineStore {
     /// others are stored: each event was judged on its own, so a garbage spike
     /// that made an absurd "refill" must not cost the real sips (the command
     /// names it and exits non-zero).
+    /// Events after `now` (a `--started` tomorrow, or in 9999) are refused as
+    /// `add` refuses a drink in the future: no today, streak or total could show them right.
     public static func ingest(
         _ events: [DetectedEvent], header: TraceHeader, started override: Timestamp?, device: String?,
-        source: String, into store: IntakeStore
+        source: String, now: Timestamp, into store: IntakeStore
     ) throws(Failure) -> Outcome {
         let started = try startTime(header: header, started: override, source: source)
         var kept: [DetectedEvent] = []
-        var refused: [DetectedEvent] = []
+        var refused: [Refusal] = []
         for event in events {
             let time = started.secondsSince1970 + event.start
-            let holds = IntakeEvent.holds(ml: event.ml) && IntakeEvent.plausibleTime.contains(time)
-            if holds || event.kind.isDiagnostic { kept.append(event) } else { refused.append(event) }
+            if event.kind.isDiagnostic {
+                kept.append(event)
+            } else if !IntakeEvent.holds(ml: event.ml) {
+                refused.append(Refusal(event: event, reason: "is more than a history holds (up to 100 L)"))
+            } else if !IntakeEvent.plausibleTime.contains(time) {
+                refused.append(Refusal(event: event, reason: "falls outside the years a history holds (1970-9999): check the trace's started time or --started"))
+            } else if time > now.secondsSince1970 + clockSlack {
+                refused.append(Refusal(event: event, reason: "is in the future (\(Timestamp(secondsSince1970: time).iso8601), now \(now.iso8601)): check the trace's started time or --started"))
+            } else {
+                kept.append(event)
+            }
         }
         do {
             return Outcome(result: try store.ingest(kept, device: device ?? header["device"], started: started), refused: refused)
