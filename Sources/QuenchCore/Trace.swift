@@ -429,8 +429,11 @@ public struct TraceParser: Sendable {
             let magnitude = Double(mantissa) / powersOfTen[fractionDigits]
             return negative ? -magnitude : magnitude
         }
-        guard let text = String(validating: UnsafeBufferPointer(rebasing: field[lo..<hi]), as: UTF8.self),
-              let value = Double(text), value.isFinite
+        // Only a decimal with an exponent from here: Double(_:) would also take
+        // hexadecimal (`0x10` as 16) and stop at a NUL byte as C's strtod does.
+        let rest = UnsafeBufferPointer(rebasing: field[lo..<hi])
+        guard rest.allSatisfy({ $0 &- 48 < 10 || $0 == 0x2E || $0 == 0x2B || $0 == 0x2D || $0 | 0x20 == 0x65 }),
+              let value = Double(String(decoding: rest, as: UTF8.self)), value.isFinite
         else { return nil }
         return value
     }
