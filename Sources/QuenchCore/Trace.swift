@@ -17,6 +17,9 @@ public enum TraceFormat {
     /// Header `key: value` lines kept beyond sensor, unit and started; more are
     /// counted, not kept, so a header cannot hold a trace's memory hostage.
     public static let maximumMetadata = 256
+    /// The furthest `t` from 0 (s), about 317 years: room for a logger that writes
+    /// epoch seconds, none for a corrupt row to make a trace span 10^295 days.
+    public static let largestSeconds = 1e10
 }
 
 /// The header of a trace: what it measures and when it began.
@@ -81,6 +84,7 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
     case invalidTime(String)
     case invalidValue(String)
     case timeGoesBack(previous: Double, found: Double)
+    case timeOutOfRange(Double)
     case lineTooLong
     case invalidUTF8
 
@@ -99,6 +103,7 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
         case .wrongFieldCount(let n): "expected 2 fields 't,value', found \(n)"
         case .invalidTime(let t): "t '\(t)' is not a finite number of seconds"
         case .invalidValue(let v): "value '\(v)' is not a finite number"
+        case .timeOutOfRange(let t): "t \(t.compactDescription) is beyond ±\(TraceFormat.largestSeconds.compactDescription) s (317 years)"
         case .timeGoesBack(let previous, let found): "t \(found.compactDescription) is before the previous row's \(previous.compactDescription) (t must not decrease)"
         case .lineTooLong: "longer than \(TraceFormat.maximumLineLength) bytes"
         case .invalidUTF8: "not valid UTF-8 text"
@@ -319,6 +324,7 @@ public struct TraceParser: Sendable {
         guard let t = Self.number(tField) else {
             throw TraceError(line: line, reason: .invalidTime(Self.clip(Self.lossyString(tField))))
         }
+        guard abs(t) <= TraceFormat.largestSeconds else { throw TraceError(line: line, reason: .timeOutOfRange(t)) }
         guard t >= previousT else { throw TraceError(line: line, reason: .timeGoesBack(previous: previousT, found: t)) }
         previousT = t
         if Self.isBlank(vField) { return Reading(t: t, value: nil) }
@@ -336,7 +342,8 @@ public struct TraceParser: Sendable {
     @inline(__always)
     private mutating func fastRow(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, _ emit: (Reading) -> Void) -> Int? {
         var i = start
-        guard let t = Self.plainNumber(bytes, &i), i < bytes.count, bytes[i] == 0x2C, t >= previousT else { return nil }
+        guard let t = Self.plainNumber(bytes, &i), i < bytes.count, bytes[i] == 0x2C, t >= previousT,
+              abs(t) <= TraceFormat.largestSeconds else { return nil }
         i += 1
         var value: Double?
         if i < bytes.count, bytes[i] != 0x0A, bytes[i] != 0x0D {

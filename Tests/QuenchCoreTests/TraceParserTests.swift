@@ -79,6 +79,9 @@ import QuenchTestSupport
         ("# quench trace v1\nt,value\n1,1 2\n", 3, "value '1 2'"),
         // Double(_:) alone took hexadecimal (0x10 as 16) and stopped at a NUL, as strtod does.
         ("# quench trace v1\nt,value\n0x10,1050\n", 3, "t '0x10'"),
+        ("# quench trace v1\nt,value\n0,1\n1e300,1\n", 4, "t 1e+300 is beyond ±10000000000 s (317 years)"),
+        ("# quench trace v1\nt,value\n0,1\n10000000001,1\n", 4, "is beyond ±"),
+        ("# quench trace v1\nt,value\n-10000000001,1\n", 3, "is beyond ±"),
         ("# quench trace v1\nt,value\n1,0x1p3\n", 3, "value '0x1p3'"),
         ("# quench trace v1\nt,value\n0.1,1050\u{0}\n", 3, "value '1050"),
         ("# quench trace v1\nt,value\n0.1,12345678901234567\u{0}9\n", 3, "value '12345678901234567"),
