@@ -172,9 +172,7 @@ public enum HistoryInput {
             }
             return candidate
         }
-        if let first = parts.first, first.count == 10, first.filter({ $0 == "-" }).count == 2 {
-            throw .invalidDate(text, reason: "\(first) is not a day of the calendar")
-        }
+        if let first = parts.first, let reason = whyNotADay(String(first)) { throw .invalidDate(text, reason: reason) }
         throw .invalidDate(text, reason: "expected YYYY-MM-DD, YYYY-MM-DD HH:MM, HH:MM or an ISO 8601 time such as 2026-03-02T07:30:00Z")
     }
 
@@ -184,9 +182,19 @@ public enum HistoryInput {
         case "today": return try storable(calendar.day(of: now), text)
         case "yesterday": return try storable(calendar.day(of: now).adding(days: -1), text)
         default:
-            guard let day = CivilDay(parsing: text) else { throw .invalidDate(text, reason: "expected YYYY-MM-DD") }
+            guard let day = CivilDay(parsing: text) else { throw .invalidDate(text, reason: whyNotADay(text) ?? "expected YYYY-MM-DD") }
             return try storable(day, text)
         }
+    }
+
+    /// Why `text`, written as a day (digits-MM-DD), is none: February 30, or a
+    /// year past 9999; nil when it is not written as a day at all.
+    static func whyNotADay(_ text: String) -> String? {
+        let fields = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard fields.count == 3, fields[0].count >= 4, fields[1].count == 2, fields[2].count == 2,
+              fields.allSatisfy({ $0.allSatisfy { ("0"..."9").contains($0) } }) else { return nil }
+        if fields[0].count > 4 { return "after 9999: a history ends on 9999-12-31 at the latest" }
+        return "\(text) is not a day of the calendar"
     }
 
     /// `YYYY-MM` → its first day; a month a history holds.

@@ -24,9 +24,13 @@ import Testing
             #expect(described { _ = try HistoryInput.day(text, calendar: calendar, now: now) }
                     == "invalid date '\(text)': before 1970: a history starts on 1970-01-01 at the earliest")
         }
-        for text in ["+999-01-07", "10000-01-01", "-999-01-01", " 999-01-01", "２０２６-01-01"] {
+        for text in ["+999-01-07", "-999-01-01", " 999-01-01", "２０２６-01-01", "2026-2-3"] {
             #expect(described { _ = try HistoryInput.day(text, calendar: calendar, now: now) } == "invalid date '\(text)': expected YYYY-MM-DD")
         }
+        // Written as a day, and none: said so, as for --at (it said "expected YYYY-MM-DD" of 2026-02-30).
+        #expect(described { _ = try HistoryInput.day("2026-02-30", calendar: calendar, now: now) } == "invalid date '2026-02-30': 2026-02-30 is not a day of the calendar")
+        #expect(described { _ = try HistoryInput.day("10000-01-01", calendar: calendar, now: now) }
+                == "invalid date '10000-01-01': after 9999: a history ends on 9999-12-31 at the latest")
         #expect(try HistoryInput.month("9999-12") == CivilDay(parsing: "9999-12-01"))
         #expect(described { _ = try HistoryInput.month("0999-12") } == "invalid date '0999-12': before 1970: a history starts on 1970-01-01 at the earliest")
         // Instants: each form's day, and an ISO 8601 time's UTC day.
