@@ -242,7 +242,7 @@ extension History {
     /// waking hours before the carer's view flags them.
     public static func setPersonAlert(_ environment: HistoryEnvironment, name: String, after: String, json: Bool) throws(HistoryError) -> String {
         let minutes: Int? = after.lowercased() == "off" ? nil
-            : Int(saturating: try HistoryInput.option("after") { () throws(HistoryError) in try HistoryInput.minutes(after) }.rounded())
+            : Int(saturating: try HistoryInput.option("after") { () throws(HistoryError) in try HistoryInput.minutes(after, within: Double(Person.alertAfterRange.lowerBound)...Double(Person.alertAfterRange.upperBound)) }.rounded())
         let store = try environment.openStore(creating: false)
         var named = environment
         named.person = name

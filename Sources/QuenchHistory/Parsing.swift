@@ -22,6 +22,16 @@ public enum HistoryInput {
         return fits.count == 1 ? last : fits.dropLast().joined(separator: ", ") + " or " + last
     }
 
+    /// How far behind the pace a reminder waits (mL): more than a big bottle's worth
+    /// (`--slack 99999ml`) and no reminder would ever come.
+    public static let slackML = 0.0...2000
+
+    public static func slack(_ text: String) throws(HistoryError) -> Double {
+        let ml = try volume(text, defaultUnit: nil)
+        guard slackML.contains(ml) else { throw .invalidAmount(text, reason: "up to 2,000 mL behind the pace, please (more, and no reminder would come)") }
+        return ml
+    }
+
     /// A daily goal Quench takes (mL): under 100 mL or over 20 L is a typo.
     public static let goalML = 100.0...20_000
 
@@ -98,7 +108,7 @@ public enum HistoryInput {
 
     /// A duration in minutes: `30min`, `45 m`, `1.5h`. A bare number is refused:
     /// `snooze 3` could mean minutes or hours.
-    public static func minutes(_ text: String) throws(HistoryError) -> Double {
+    public static func minutes(_ text: String, within range: ClosedRange<Double> = 0...1440) throws(HistoryError) -> Double {
         let (number, unit) = try split(text)
         let minutes: Double
         switch unit {
@@ -108,7 +118,10 @@ public enum HistoryInput {
         case "h", "hr", "hrs", "hour", "hours": minutes = number * 60
         default: throw .unknownUnit(unit, expected: .duration)
         }
-        guard (0...1440).contains(minutes) else { throw .invalidAmount(text, reason: "between 0 and 24 hours, please") }
+        guard range.contains(minutes) else {
+            let (low, high) = (Int(range.lowerBound), Int(range.upperBound))
+            throw .invalidAmount(text, reason: "between \(low == 0 ? "0" : Format.span(minutes: low)) and \(Format.span(minutes: high)), please")
+        }
         return minutes
     }
 

@@ -77,7 +77,7 @@ extension History {
         if let window { (settings.wakeFromMinute, settings.wakeUntilMinute) = try HistoryInput.window(window) }
         if let after { settings.afterMinutes = try HistoryInput.option("--after") { () throws(HistoryError) in try HistoryInput.minutes(after) } }
         if let every { settings.everyMinutes = try HistoryInput.option("--every") { () throws(HistoryError) in try HistoryInput.minutes(every) } }
-        if let slack { settings.slackML = try HistoryInput.volume(slack, defaultUnit: nil) }
+        if let slack { settings.slackML = try HistoryInput.option("--slack") { () throws(HistoryError) in try HistoryInput.slack(slack) } }
         if let problem = settings.problem {
             // Said by the option that set it, as `--mode` above is.
             let said = switch problem {

@@ -142,7 +142,7 @@ extension IntakeStore {
     /// Sets how long someone may go without a drink before the carer's view flags them (nil: not watched).
     public func setPersonAlert(id: Int64, afterMinutes minutes: Int?) throws(StoreError) {
         if let minutes, !Person.alertAfterRange.contains(minutes) {
-            throw StoreError(.invalidValue, path: path, "a carer's threshold of \(Person.alertAfterRange.lowerBound) minutes to \(Person.alertAfterRange.upperBound / 60) hours, please (not \(minutes) minutes)")
+            throw StoreError(.invalidValue, path: path, "a carer's threshold of \(Person.alertAfterRange.lowerBound) minutes to \(Person.alertAfterRange.upperBound / 60) hours, please (not \(minutes) minute\(minutes == 1 ? "" : "s"))")
         }
         try write("setting the carer's threshold of person \(id)") { db in
             try db.run("UPDATE person SET alert_after_minutes = ? WHERE id = ?", [minutes, id])

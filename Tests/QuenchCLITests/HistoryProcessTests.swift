@@ -117,6 +117,10 @@ struct HistoryProcessTests {
             (["delete", "-3"], "'-3' is a negative number, and nothing here takes one"),
             (["remind", "set", "--after", "-2h"], "--after: "),
             (["today", "--date", "-1"], "--date: invalid date '-1'"),
+            // A slack no day could use up: reminders would never come (it was taken).
+            (["remind", "set", "--slack", "99999ml"], "--slack: invalid amount '99999ml': up to 2,000 mL behind the pace, please"),
+            // The carer's threshold names its own range, not the 0 to 24 hours of any duration.
+            (["person", "alert", "me", "999h"], "after: invalid amount '999h': between 15 min and 24 h, please"),
         ] {
             let result = try runQuench(args + ["--db", f.path])
             #expect(result.status != 0, "\(args)")

@@ -94,7 +94,7 @@ struct CarerAndHistoryPageTests {
             #expect(try await browser.waitUntil("return document.getElementById('carer-summary').textContent === 'Nobody is over their threshold.'") != nil)
             // A threshold out of range is refused in words, naming what is allowed.
             let refused = try await server.client.postJSON("/api/person/alert", ["person": "Gran", "after": "26h"])
-            #expect(refused.status == 400 && refused.body.contains("between 0 and 24 hours"), "\(refused.body)")
+            #expect(refused.status == 400 && refused.body.contains("after: invalid amount '26h': between 15 min and 24 h, please"), "\(refused.body)")
             // On a desktop, light and dark: across the page, nothing beyond it.
             try await browser.command("POST", "/goog/cdp/execute", ["cmd": "Emulation.setDeviceMetricsOverride",
                                                                    "params": ["width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false]])
