@@ -49,11 +49,23 @@ extension Request {
     /// field (Hummingbird's own decoding called `{"id":"1"}` "not valid JSON").
     func json<T: Decodable>(as type: T.Type, context: some RequestContext) async throws -> T {
         let buffer = try await wholeBody(context: context)
+        let data = Data(buffer.readableBytesView)
+        let value: T
+        let fields: [String]
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+            value = try JSONDecoder().decode(T.self, from: data)
+            fields = try JSONDecoder().decode(ObjectFields.self, from: data).names
         } catch let error as DecodingError {
             throw HTTPError(.badRequest, message: "request body: " + Self.describe(error))
         }
+        // A field the request does not take is refused, not ignored: `"not"` for
+        // `"note"` lost the note with a 200. A request's stored properties are its fields.
+        let known = Mirror(reflecting: value).children.compactMap(\.label)
+        if let unknown = fields.first(where: { !known.contains($0) }) {
+            throw HTTPError(.badRequest, message: "request body: `\(unknown.shownSafely(limit: 40))` is not a field of this request (it takes "
+                + known.map { "`\($0)`" }.joined(separator: ", ") + ")")
+        }
+        return value
     }
 
     /// A body that must be empty or `{}` (a write that takes no arguments), read
@@ -79,6 +91,20 @@ extension Request {
             throw HTTPError(.contentTooLarge, message: "request body: larger than \(context.maxUploadSize / 1024) kB; nothing was done")
         } catch {
             throw HTTPError(.badRequest, message: "request body: \(error)")
+        }
+    }
+
+    /// The names of a JSON object's fields, in no particular order.
+    private struct ObjectFields: Decodable {
+        struct Name: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        let names: [String]
+        init(from decoder: any Decoder) throws {
+            names = try decoder.container(keyedBy: Name.self).allKeys.map(\.stringValue)
         }
     }
 

@@ -203,6 +203,7 @@ struct Routes: Sendable {
     func answer(_ request: Request, writes: Bool = false, type: String? = nil,
                 _ body: @escaping @Sendable (HistoryEnvironment, Query) throws(HistoryError) -> [UInt8]) async -> Response {
         let query = Query(request.uri)
+        if let problem = query.problem { return Responses.error(.badRequest, problem) }
         // `?person=` is `--person`: whose history (needed once several people share it).
         var now = environment
         now.now = .wallClockNow
@@ -361,20 +362,30 @@ struct IDRequest: Decodable, Sendable {
 /// A request's query, as the history functions take their options.
 struct Query: Sendable {
     let values: [String: String]
+    /// Why the query cannot be read as one value a name: a stray `%` (`person=%ZZ`
+    /// was no person at all), or a name given twice (the last one won).
+    let problem: String?
 
     /// As a form encodes it (WHATWG application/x-www-form-urlencoded): `+` is a space, then
     /// percent-decoding; `URLSearchParams` (the page) writes "Ann Lee" as `Ann+Lee`.
     init(_ uri: URI) {
         var values: [String: String] = [:]
+        var problem: String?
         for pair in (uri.query ?? "").split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let key = Self.decoded(parts[0]), !key.isEmpty else { continue }
-            values[key] = parts.count > 1 ? Self.decoded(parts[1]) ?? "" : ""
+            guard let key = Self.decoded(parts[0]), let value = parts.count > 1 ? Self.decoded(parts[1]) : "" else {
+                problem = problem ?? "query: `\(String(pair.prefix(60)).shownSafely())` is not percent-encoded UTF-8"
+                continue
+            }
+            guard !key.isEmpty else { continue }
+            if values[key] != nil { problem = problem ?? "query: `\(key.shownSafely(limit: 40))` is given more than once" }
+            values[key] = value
         }
         self.values = values
+        self.problem = problem
     }
 
-    /// nil for a stray `%` or bytes that are not UTF-8 (the pair is then left out).
+    /// nil for a stray `%` or bytes that are not UTF-8.
     static func decoded(_ text: Substring) -> String? {
         var bytes: [UInt8] = []
         var utf8 = text.utf8[...]

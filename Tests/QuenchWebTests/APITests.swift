@@ -120,7 +120,12 @@ struct APITests {
             ("GET", "/api/log?since=2026-03-04&until=2026-03-03", nil, 400, "since 2026-03-04"),
             ("POST", "/api/remind/snooze", #"{"duration":"3"}"#, 400, "duration: invalid amount '3': give a unit"),
             ("GET", "/api/log?deleted=yes", nil, 400, "deleted=yes: expected true or false"),
-            ("POST", "/api/person/alert", #"{"person":"me","after":"5min"}"#, 400, "a carer's threshold of 15 minutes to 24 hours"),
+            ("POST", "/api/person/alert", #"{"person":"me","after":"5min"}"#, 400, "after: invalid amount '5min': between 15 min and 24 h, please"),
+            // A field the request does not take is refused, not ignored (a typo lost the note), and so is a query read two ways.
+            ("POST", "/api/add", #"{"amount":"250ml","nite":"after the run"}"#, 400,
+             "request body: `nite` is not a field of this request (it takes `amount`, `at`, `note`, `key`)"),
+            ("GET", "/api/today?person=%ZZ", nil, 400, "query: `person=%ZZ` is not percent-encoded UTF-8"),
+            ("GET", "/api/today?person=me&person=Ann", nil, 400, "query: `person` is given more than once"),
             ("POST", "/api/carer/ack", #"{"person":"me"}"#, 400, "there is no alert about me to acknowledge"),
             ("POST", "/api/carer/ack", #"{"person":"Nobody"}"#, 404, "Nobody is called 'Nobody' (people: me)"),
             // A typo's few millionths of a drop is not stored as a drink.
