@@ -110,7 +110,7 @@ public struct CustomProfile: Sendable, Hashable {
             let signed = value.type.isSigned && raw >> (bits - 1) & 1 == 1 ? Int64(raw) - (1 << bits) : Int64(raw)
             number = signed == value.missing ? nil : Double(signed)
         }
-        let reading = number.map { $0 * value.scale + value.add }
+        let reading = number.map { $0 * value.scale + value.add }.flatMap { $0.isFinite ? $0 : nil }
         return [ProfileReading(value: reading, unit: unit, flags: reading == nil ? .unsuccessful : [])]
     }
 
@@ -318,6 +318,9 @@ private struct FieldReader {
 }
 
 extension CustomProfile {
+    /// The longest `name` (Unicode scalars), as profiles.md says.
+    public static let longestName = 64
+
     /// Parses and validates a profile file's JSON text.
     public init(json: [UInt8]) throws(ProfileFileError) {
         // Named by its byte: the decoder would report it as a problem with some field.
@@ -336,6 +339,13 @@ extension CustomProfile {
 
         let name = try top.requiredString("name")
         guard !name.isEmpty else { throw ProfileFileError(field: "name", reason: .invalid("must not be empty")) }
+        // It is shown in listings, logs and errors: bounded, and nothing a terminal would obey.
+        guard name.unicodeScalars.count <= Self.longestName else {
+            throw ProfileFileError(field: "name", reason: .invalid("has \(name.unicodeScalars.count) characters, at most \(Self.longestName)"))
+        }
+        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+            throw ProfileFileError(field: "name", reason: .invalid("must not hold control characters"))
+        }
 
         let sensorText = try top.requiredString("sensor")
         guard let sensor = SensorKind(rawValue: sensorText) else {
@@ -408,9 +418,12 @@ extension CustomProfile {
         guard endian == "little" || endian == "big" else {
             throw ProfileFileError(field: "value.endian", reason: .invalid("\"\(endian)\" is not little or big"))
         }
+        // Bounded so that every raw value (up to f32's 3.4e38) scales to a finite reading.
         let scale = try val.number("scale") ?? 1
         guard scale != 0 else { throw ProfileFileError(field: "value.scale", reason: .invalid("must not be 0")) }
+        guard abs(scale) <= 1e6 else { throw ProfileFileError(field: "value.scale", reason: .invalid("\(scale) is beyond ±1000000")) }
         let add = try val.number("add") ?? 0
+        guard abs(add) <= 1e9 else { throw ProfileFileError(field: "value.add", reason: .invalid("\(add) is beyond ±1000000000")) }
         let missing = try val.integer("missing")
         if let m = missing {
             guard let range = type.integerRange else {

@@ -188,11 +188,29 @@ struct CaptureBuilder {
         #expect {
             _ = try Self.replay(dir + "/scale.btsnoop", device: "D0:11:22:33:44:55")
         } throws: { error in
-            guard case .noReadings(_, let device, _, let ads, let values) = error as? BTSnoopReplayError else { return false }
+            guard case .noReadings(_, let device, _, let ads, let values, _, _) = error as? BTSnoopReplayError else { return false }
             return device?.description == "D0:11:22:33:44:55" && ads == 2 && values == Self.grams.count
         }
         #expect(throws: ProfileArgumentError.self) { _ = try BTSnoopReplayOptions(parsingDevice: "F0:F1", profile: nil) }
         #expect(throws: ProfileArgumentError.self) { _ = try BTSnoopReplayOptions(parsingDevice: nil, profile: "weight-scal") }
+    }
+
+    /// A profile whose value lies past every payload's end read nothing, and the
+    /// error said only "no readings": it now gives the first payload's decode error.
+    @Test func aProfileThatDecodesNothingSaysWhy() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.write(Self.sipCapture(), to: dir + "/scale.btsnoop")
+        let profile = #"{"name": "far", "sensor": "weight", "unit": "g", "source": {"kind": "characteristic", "service": "181D", "characteristic": "2A9D"}, "value": {"type": "u16", "offset": 30}}"#
+        try profile.write(toFile: dir + "/far.json", atomically: true, encoding: .utf8)
+        let error = #expect(throws: BTSnoopReplayError.self) { _ = try Self.replay(dir + "/scale.btsnoop", profile: dir + "/far.json") }
+        guard case .noReadings(_, _, _, _, _, let undecodable, let first)? = error else {
+            Issue.record("not noReadings: \(String(describing: error))")
+            return
+        }
+        #expect(undecodable == Self.grams.count && first != nil, "each indication was tried")
+        let text = error?.description ?? ""
+        #expect(text.contains("payloads did not decode, the first: ") && text.contains("far payload"), "\(text)")
     }
 
     /// Broadcast scales repeat each frame: repeats are one reading. While the

@@ -155,6 +155,12 @@ import Testing
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8", "scale": 0}}"#, "value.scale"),
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8", "scale": "1"}}"#, "value.scale"),
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8", "missing": 256}}"#, "value.missing"),
+        // Every reading infinite, and the replay said "0 sips" (new-user trial).
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8", "scale": 1e308, "add": 1}}"#, "value.scale"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8", "add": -1e308}}"#, "value.add"),
+        // Shown in listings and errors: at most 64 characters, none a terminal obeys.
+        (#"{"name": "\#(String(repeating: "x", count: 65))", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}}"#, "name"),
+        (#"{"name": "a\u001b[2Jb", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}}"#, "name"),
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "f32", "missing": 0}}"#, "value.missing"),
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}, "match": {"service": "nope"}}"#, "match.service"),
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}, "matches": {}}"#, "matches"),

@@ -50,7 +50,10 @@ public enum BTSnoopReplayError: Error, Sendable, CustomStringConvertible {
     /// The file is not a btsnoop capture, or is truncated or corrupt; the error names the byte offset.
     case malformedCapture(path: String, DecodeError)
     /// Nothing in the capture decoded as readings of the device (or of any known profile).
-    case noReadings(path: String, device: BluetoothAddress?, profile: DeviceProfile?, advertisements: Int, attValues: Int)
+    /// `undecodable`: payloads the profile was asked to read and could not, with the
+    /// first one's error (a value past the payload's end names its byte offset).
+    case noReadings(path: String, device: BluetoothAddress?, profile: DeviceProfile?, advertisements: Int, attValues: Int,
+                    undecodable: Int = 0, firstUndecodable: DecodeError? = nil)
     /// `--unit`/`--sensor` that the profile's readings cannot be expressed in.
     case unitDoesNotFitProfile(path: String, MeasurementUnit, DeviceProfile)
 
@@ -58,11 +61,12 @@ public enum BTSnoopReplayError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .malformedCapture(let path, let e):
             return "\(path): not a usable btsnoop capture: \(e)"
-        case .noReadings(let path, let device, let profile, let ads, let values):
+        case .noReadings(let path, let device, let profile, let ads, let values, let undecodable, let first):
             let whom = device.map { "from \($0)" } ?? "from any device"
             let how = profile.map { " as \($0.identifier)" } ?? " of a known profile"
+            let undecoded = first.map { "; \(undecodable) payload\(undecodable == 1 ? "" : "s") did not decode, the first: \($0)" } ?? ""
             return "\(path): no readings \(whom)\(how) (the capture holds \(ads) advertising report\(ads == 1 ? "" : "s")"
-                + " and \(values) notification\(values == 1 ? "" : "s")/indication\(values == 1 ? "" : "s"))"
+                + " and \(values) notification\(values == 1 ? "" : "s")/indication\(values == 1 ? "" : "s")\(undecoded))"
         case .unitDoesNotFitProfile(let path, let unit, let profile):
             return "\(path): \(profile.identifier) readings are in \(profile.unit.rawValue) and cannot be given in \(unit.rawValue)"
         }
@@ -163,7 +167,8 @@ public enum BTSnoopReplay {
         }
         guard var pipeline, var result else {
             throw BTSnoopReplayError.noReadings(path: source.description, device: capture.device, profile: capture.profile,
-                                                advertisements: selector.advertisements, attValues: selector.attValues)
+                                                advertisements: selector.advertisements, attValues: selector.attValues,
+                                                undecodable: selector.undecodable, firstUndecodable: selector.firstUndecodable)
         }
         result.summary = try pipeline.finish(onEvent: onEvent)
         result.undecodable = selector.undecodable
@@ -177,7 +182,7 @@ public enum BTSnoopReplay {
     /// `choosing` follows the other candidates: how the caller's front end picks one.
     public static func notes(_ result: BTSnoopReplayResult, source: String, choosing: String = "") -> [String] {
         let device = result.device?.description ?? "an unknown peer (its connection began before the capture)"
-        var notes = ["\(source): replaying \(device) as \(result.profile.identifier)"]
+        var notes = ["\(source): replaying \(device) as \(result.profile.name.shownSafely(limit: 64))"]
         if !result.otherDevices.isEmpty {
             notes.append("\(source): other devices that fit a profile: "
                          + result.otherDevices.map(\.description).joined(separator: ", ") + choosing)
@@ -248,8 +253,9 @@ struct DeviceSelector {
         do {
             decoded = try candidate.profile.decode(payload)
         } catch {
-            // Before a device is chosen, a payload that does not decode just means "not this one".
-            if chosen != nil {
+            // Before a device is chosen, a payload that does not decode just means "not this one",
+            // unless the profile was named: then it is why nothing is read.
+            if chosen != nil || wantedProfile != nil {
                 undecodable += 1
                 if firstUndecodable == nil { firstUndecodable = error }
             }
