@@ -104,7 +104,8 @@ struct PairCommand: AsyncParsableCommand {
     @Flag(help: "The device uses a random static address (skips the scan when --profile is given).") var random = false
     @Option(help: "Bottle capacity in mL.") var capacity: Double?
     @Option(help: "Empty bottle's weight in g.") var tare: Double?
-    @Option(help: ArgumentHelp("Level-sensor calibration points.", valueName: "L:ML,L:ML,...")) var levelCurve: LevelCurve?
+    @Option(help: ArgumentHelp("Level-sensor calibration points.", valueName: "L:ML,L:ML,..."), transform: parseLevelCurve)
+    var levelCurve: LevelCurve?
     @Option(help: "Density of the liquid in g/mL.") var density: Double = 1
     @Option(help: "Seconds allowed for finding, connecting and the first reading, each.", transform: parseSeconds) var timeout: Double = 10
     @OptionGroup var who: PersonOption

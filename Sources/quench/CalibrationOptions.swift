@@ -4,7 +4,8 @@ import QuenchGateway
 
 /// Options shared by every command that turns readings into events.
 struct CalibrationOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Level-sensor calibration: LEVEL:ML points, level increasing.", valueName: "L:ML,L:ML,..."))
+    @Option(help: ArgumentHelp("Level-sensor calibration: LEVEL:ML points, level increasing.", valueName: "L:ML,L:ML,..."),
+            transform: parseLevelCurve)
     var levelCurve: LevelCurve?
 
     @Option(help: "Density of the liquid in g/mL.")
@@ -55,13 +56,19 @@ struct CalibrationOptions: ParsableArguments {
     }
 }
 
-extension LevelCurve: ExpressibleByArgument {
-    public init?(argument: String) { try? self.init(parsing: argument) }
+/// `--level-curve`: ArgumentParser says the parser's reason after "The value … is invalid".
+func parseLevelCurve(_ text: String) throws -> LevelCurve {
+    do { return try LevelCurve(parsing: text) } catch { throw ValidationError(error.description) }
+}
+
+/// `--started`: ISO 8601 with a zone, or why not.
+func parseInstant(_ text: String) throws -> Timestamp {
+    guard let time = Timestamp(iso8601: text) else {
+        throw ValidationError("expected ISO 8601 with a zone, such as 2026-03-02T07:30:00Z")
+    }
+    return time
 }
 
 extension SensorKind: ExpressibleByArgument {}
 extension MeasurementUnit: ExpressibleByArgument {}
 
-extension Timestamp: ExpressibleByArgument {
-    public init?(argument: String) { self.init(iso8601: argument) }
-}

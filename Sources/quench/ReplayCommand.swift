@@ -32,7 +32,7 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "One JSON object a line per event.")
     var json = false
 
-    @Option(help: "Wall-clock start (ISO-8601) for a trace without '# started:'.")
+    @Option(help: "Wall-clock start (ISO-8601) for a trace without '# started:'.", transform: parseInstant)
     var started: Timestamp?
 
     @Flag(help: "Also write the events into the intake store (idempotent).")

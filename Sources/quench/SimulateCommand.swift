@@ -16,7 +16,7 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Hours to simulate.") var hours: Double = 8
     @Option(help: "Seed of the simulation.") var seed: UInt64 = 1
     @Option(help: "Sensor and rate preset (default: a kitchen scale at 10 Hz).") var preset: SimulationConfiguration.Preset?
-    @Option(help: "Wall-clock time of t = 0 (ISO-8601).") var started: Timestamp?
+    @Option(help: "Wall-clock time of t = 0 (ISO-8601).", transform: parseInstant) var started: Timestamp?
     @Option(help: "Trace file to write (- for standard output).") var out: String
     @Option(help: "Ground-truth CSV to write (t_start,t_end,kind,ml).") var truth: String?
 

@@ -190,6 +190,18 @@ struct HardeningTests {
         #expect(rows.count == 1 && rows.first!.contains(",sip,"), "\(log.stdout)")
     }
 
+    /// An option's value refused with its reason, not only "is invalid" (new-user trial).
+    @Test func aRefusedOptionValueSaysWhy() throws {
+        for (args, reason) in [
+            (["--level-curve", "10:0,5:100"], "level curve point 2: level 5 is not above the previous point's 10"),
+            (["--level-curve", "0:0"], "a level curve needs at least two LEVEL:ML points, got 1"),
+            (["--started", "2026-11-25 09:00"], "expected ISO 8601 with a zone, such as 2026-03-02T07:30:00Z"),
+        ] {
+            let r = try runQuench(["replay", "/nonexistent.csv"] + args)
+            #expect(r.status == 64 && r.stderr.contains("is invalid for '\(args[0]) ") && r.stderr.contains(reason), "\(args): \(r.stderr)")
+        }
+    }
+
     /// `replay --store --started` a day to come stored sips dated then (or in 9999), as `add` never would.
     @Test func replayStoreRefusesEventsInTheFuture() throws {
         let dir = try Self.folder()
