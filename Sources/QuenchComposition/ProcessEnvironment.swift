@@ -20,8 +20,12 @@ extension HistoryEnvironment {
         let color = isatty(STDOUT_FILENO) == 1 && !noColor && variables["TERM"] != "dumb"
         // `configuration(_:)` has already refused a bad QUENCH_NOW.
         let now = (try? clock(variables)) ?? .wallClockNow
-        return HistoryEnvironment(databasePath: configuration.database.value, now: now, units: configuration.units.value,
-                                  color: color, variables: variables, person: configuration.person.value)
+        var environment = HistoryEnvironment(databasePath: configuration.database.value, now: now, units: configuration.units.value,
+                                             color: color, variables: variables, person: configuration.person.value)
+        if configuration.person.value != nil, configuration.person.source != .commandLine {
+            environment.personNamedIn = configuration.person.source.description
+        }
+        return environment
     }
 
     /// `QUENCH_NOW` (ISO 8601 with a zone) stands in for the wall clock in the

@@ -24,7 +24,12 @@ public struct HistoryEnvironment: Sendable {
     /// (any case): `--person`, else `QUENCH_PERSON`, else `person` in the config
     /// file. nil is enough while the household has one person; with several,
     /// those functions refuse, naming them (`HistoryError.personNeeded`).
-    public var person: String?
+    public var person: String? {
+        didSet { personNamedIn = nil }  // named anew here (a query, an argument)
+    }
+    /// Where `person` was named when not on the command line (`$QUENCH_PERSON`,
+    /// `/etc/quench.toml:3`), said beside "nobody is called …": the person did not type it here.
+    public var personNamedIn: String?
     /// Whether a write may create the database when it is missing. The web server says no once it
     /// has seen the file: a history deleted under it is an accident to report, not a fresh start.
     public var createsDatabase = true
@@ -73,7 +78,8 @@ public struct HistoryEnvironment: Sendable {
     func selectedPerson(among people: [Person]) throws(HistoryError) -> Person {
         if let person {
             guard let found = people.first(where: { Person.sameName($0.name, person) }) else {
-                throw .unknownPerson(person, people: people.map(\.name))
+                let unknown = HistoryError.unknownPerson(person, people: people.map(\.name))
+                throw personNamedIn.map { .inOption("person (\($0))", unknown) } ?? unknown
             }
             return found
         }

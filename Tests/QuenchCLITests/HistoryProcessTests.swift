@@ -95,6 +95,21 @@ struct HistoryProcessTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: f.path)) == before)
     }
 
+    /// A person named by the environment or a file is said to come from there: the person at the
+    /// keyboard did not type it (it said only "nobody is called 'nobody'").
+    @Test func anUnknownPersonSaysWhereItWasNamed() throws {
+        let f = try HistoryFixture()
+        let fromEnvironment = try runQuench(["today", "--db", f.path], environment: ["QUENCH_PERSON": "nobody"])
+        #expect(fromEnvironment.status != 0 && fromEnvironment.stderr.contains("person ($QUENCH_PERSON): nobody is called 'nobody'"), "\(fromEnvironment.stderr)")
+        let config = f.directory + "/q.toml"
+        try "person = \"nobody\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(chmod(config, 0o600) == 0)
+        let fromFile = try runQuench(["today", "--db", f.path], environment: ["QUENCH_CONFIG": config])
+        #expect(fromFile.status != 0 && fromFile.stderr.contains("person (\(config):1): nobody is called 'nobody'"), "\(fromFile.stderr)")
+        let typed = try runQuench(["today", "--db", f.path, "--person", "nobody"], environment: ["QUENCH_PERSON": "me"])
+        #expect(typed.status != 0 && typed.stderr.contains("quench: error: nobody is called 'nobody'"), "\(typed.stderr)")
+    }
+
     @Test func badInputExitsNonZero() throws {
         let f = try HistoryFixture()
         for (args, message) in [
