@@ -93,8 +93,8 @@ public final class ImportSession {
     /// Someone the file names: added (with `units`, created `at`) when the household has nobody of that name.
     public func addPerson(named name: String, units: VolumeUnit?, at time: Timestamp = .wallClockNow) throws(StoreError) {
         try store.checkName(name)
-        guard personIndex[name.lowercased()] == nil else { return }
-        personIndex[name.lowercased()] = people.count
+        guard personIndex[Person.nameKey(name)] == nil else { return }
+        personIndex[Person.nameKey(name)] = people.count
         people.append((name, units, time))
     }
 

@@ -33,7 +33,11 @@ public struct Person: Sendable, Hashable, Codable {
     /// Whether two names are one person's: whatever the case (Unicode's, not
     /// only ASCII's) and however an accent is encoded (Swift compares strings by
     /// canonical equivalence). The one definition: the store and every command use it.
-    public static func sameName(_ a: String, _ b: String) -> Bool { a.lowercased() == b.lowercased() }
+    public static func sameName(_ a: String, _ b: String) -> Bool { nameKey(a) == nameKey(b) }
+
+    /// A name as `sameName` compares it, for a dictionary's key: upper then lower
+    /// case, so ß and SS, or a final ς and Σ, fold alike (`lowercased()` alone kept them apart).
+    public static func nameKey(_ name: String) -> String { name.uppercased().lowercased() }
 
     /// Why `name` cannot be a person's name, said whole (the name shown safely); nil when it can.
     public static func refusal(ofName name: String) -> String? {
@@ -91,10 +95,18 @@ extension IntakeStore {
         try read("reading person \(name.shownSafely(limit: 40))") { db in try Self.person(named: name, db) }
     }
 
-    /// Compared in Swift, `Person.sameName`: SQLite's NOCASE folds only ASCII, so
-    /// "ZOË" was a second person beside "Zoë", whom no name could then reach.
+    /// Compared as `Person.sameName` does: SQLite's NOCASE folds only ASCII, so
+    /// "ZOË" was a second person beside "Zoë", whom no name could then reach. The
+    /// index answers first (a NOCASE match is always the same name; the hub asks
+    /// this for each event it holds); on a miss, everyone is compared in Swift, the
+    /// name spelt exactly before one the same but for case (two such may exist in a
+    /// history from before).
     static func person(named name: String, _ db: SQLiteConnection) throws -> Person? {
-        try db.all("SELECT \(personColumns) FROM person ORDER BY id", [], person).first { Person.sameName($0.name, name) }
+        if let indexed = try db.first("SELECT \(personColumns) FROM person WHERE name = ? COLLATE NOCASE", [name], person) {
+            return indexed
+        }
+        let everyone = try db.all("SELECT \(personColumns) FROM person ORDER BY id", [], person)
+        return everyone.first { $0.name == name } ?? everyone.first { Person.sameName($0.name, name) }
     }
 
     /// The person with that id; nil when there is none.

@@ -276,7 +276,10 @@ struct LimitedHTTP1Channel: ServerChildChannel {
 /// turns it into the shared HTTP types (which carry no version and keep one Host):
 /// - a request with more than one `Host`, or an HTTP/1.1 request with none, is
 ///   answered 400 `{"error":…}` and its connection closed (RFC 9112 §3.2: a
-///   server MUST). Before, the first `Host` was judged and any other ignored;
+///   server MUST). Before, the first `Host` was judged and any other ignored.
+///   The head goes on marked (`refusedField`, its Hosts removed, `Connection:
+///   close`) and `AccessGuard` answers it before anything else: in its turn
+///   among pipelined requests, through the one error writer;
 /// - an HTTP/1.0 request closes its connection after the answer unless it asks
 ///   to keep it (RFC 9112 §9.3). Hummingbird kept a 1.0 client's connection
 ///   until the idle timeout (a minute, for ApacheBench or a script reading to
@@ -285,26 +288,26 @@ struct LimitedHTTP1Channel: ServerChildChannel {
 final class RequestHeadCheck: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
 
-    /// The request was refused here: its body is dropped, and the connection is closing.
-    private var refused = false
+    /// Set here only (a client's own is removed): why the head cannot be answered.
+    static let refusedField = "Quench-Refused-Head"
+
+    /// The error said of a request that is not valid HTTP/1.1, here and for the parser's refusals.
+    static func message(_ problem: String) -> String { "not a valid HTTP/1.1 request (\(problem))" }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !refused else { return }
         guard case .head(var head) = unwrapInboundIn(data) else {
             context.fireChannelRead(data)
             return
         }
+        head.headers.remove(name: Self.refusedField)
         if let problem = Self.hostProblem(head) {
-            refuse(context, problem)
-            return
+            head.headers.remove(name: "Host")
+            head.headers.add(name: Self.refusedField, value: problem)
+            head.headers.replaceOrAdd(name: "Connection", value: "close")
+        } else if !head.isKeepAlive {
+            head.headers.replaceOrAdd(name: "Connection", value: "close")
         }
-        guard !head.isKeepAlive else {
-            context.fireChannelRead(data)
-            return
-        }
-        head.headers.replaceOrAdd(name: "Connection", value: "close")
         context.fireChannelRead(wrapInboundOut(.head(head)))
     }
 
@@ -314,21 +317,6 @@ final class RequestHeadCheck: ChannelInboundHandler, RemovableChannelHandler {
         if hosts > 1 { return "\(hosts) Host headers; a request names one host" }
         if hosts == 0, head.version != .http1_0, head.version != .http0_9 { return "no Host header; an HTTP/1.1 request names its host" }
         return nil
-    }
-
-    private func refuse(_ context: ChannelHandlerContext, _ problem: String) {
-        refused = true
-        let body = ByteBuffer(string: History.json(["error": "not a valid HTTP/1.1 request (\(problem))"]) + "\n")
-        let head = HTTPResponseHead(version: .http1_1, status: .badRequest, headers: [
-            "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "Connection": "close",
-            "Content-Length": String(body.readableBytes),
-        ])
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
-        let written = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
-        let loopContext = context.loopBound
-        written.futureResult.whenComplete { _ in loopContext.value.close(promise: nil) }
     }
 }
 
@@ -487,7 +475,7 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
             closeAfterAnswer = !table.isTrusted(context.channel) || response.headerFields[.connection] == "close" || failed != nil
             if let failed, response.status == .badRequest, response.headerFields[.contentLength] == "0" {
                 // Hummingbird's answer to a request its parser rejected: head and end, no body.
-                let body = ByteBuffer(string: History.json(["error": "not a valid HTTP/1.1 request (\(failed))"]) + "\n")
+                let body = ByteBuffer(string: History.json(["error": RequestHeadCheck.message("\(failed)")]) + "\n")
                 response.headerFields[.contentLength] = String(body.readableBytes)
                 response.headerFields[.contentType] = "application/json; charset=utf-8"
                 response.headerFields[.connection] = "close"

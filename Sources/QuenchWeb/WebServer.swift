@@ -184,6 +184,8 @@ struct WebRequestContext: RequestContext {
 /// Applies `AccessPolicy` to every request, with the token its file holds now.
 struct AccessGuard: RouterMiddleware {
     typealias Context = WebRequestContext
+    /// `RequestHeadCheck`'s mark on a head it refused.
+    static let refusedHead = HTTPField.Name(RequestHeadCheck.refusedField)!
     let listener: ListenAddress
     let bound: BoundListener
     /// Nil when the address resolved was loopback.
@@ -192,6 +194,11 @@ struct AccessGuard: RouterMiddleware {
     let routes: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let problem = request.headers[Self.refusedHead] {
+            var refused = Responses.error(.badRequest, RequestHeadCheck.message(problem))
+            refused.headers[.connection] = "close"
+            return refused
+        }
         var token: AccessToken?
         // Without a token only on a socket known to be bound to loopback; anything else fails closed.
         if tokenFile == nil, bound.address.withLock({ $0 })?.isLoopback != true {

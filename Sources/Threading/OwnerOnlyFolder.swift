@@ -20,7 +20,8 @@ public enum OwnerOnlyFolder {
     /// Makes `path` (0700) when it is missing, and with `parents` each missing
     /// folder above it too; a folder already there is left as it is, whoever made it.
     public static func make(_ path: String, parents: Bool) throws(Failure) {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        var parts = path.split(separator: "/", omittingEmptySubsequences: false)[...]
+        while parts.count > 1, parts.last?.isEmpty == true { parts = parts.dropLast() }  // `backups/`: backups
         let first = parents ? parts.startIndex : parts.index(before: parts.endIndex)
         for end in parts.indices where end >= first && !parts[end].isEmpty {
             let folder = parts[...end].joined(separator: "/")

@@ -57,6 +57,8 @@ struct Quench: AsyncParsableCommand {
             do {
                 return try parseAsRoot(arguments)
             } catch {
+                // --help and --version are answers, not errors about a word.
+                guard exitCode(for: error) != .success else { throw error }
                 let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
                 guard let index = arguments[..<end].firstIndex(where: isNegativeNumber) else { throw error }
                 let option = index > arguments.startIndex ? arguments[index - 1] : ""

@@ -17,11 +17,8 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Seed of the simulation.") var seed: UInt64 = 1
     @Option(help: "Sensor and rate preset (default: a kitchen scale at 10 Hz).") var preset: SimulationConfiguration.Preset?
     @Option(help: "Wall-clock time of t = 0 (ISO-8601).", transform: parseInstant) var started: Timestamp?
-    @Option(help: "Trace file to write (- for standard output).") var out: String
+    @Option(help: "Trace file to write (- for standard output, as `replay -` reads standard input).") var out: String
     @Option(help: "Ground-truth CSV to write (t_start,t_end,kind,ml).") var truth: String?
-
-    /// Where the trace goes: `-` is standard output, as `replay -` reads standard input.
-    var tracePath: String { out == "-" ? "/dev/stdout" : out }
 
     func validate() throws {
         guard hours > 0, hours <= 24 * 366 else { throw ValidationError("--hours must be more than 0 and at most 8784 (a year)") }
@@ -32,7 +29,7 @@ struct SimulateCommand: ParsableCommand {
         }
         // One file for both: the truth, written last, replaced the trace.
         if truth == "-" { throw ValidationError("--truth takes a file (standard output is the trace's, with --out -)") }
-        if let truth, OutputDestination.sameFile(tracePath, truth) {
+        if let truth, out != "-", OutputDestination.sameFile(out, truth) {
             throw ValidationError("--truth \(truth) is where the trace goes (--out \(out)): give each its own file")
         }
     }
@@ -40,7 +37,7 @@ struct SimulateCommand: ParsableCommand {
     func run() throws {
         try runReporting {
             let configuration = Simulate.configuration(hours: hours, preset: preset, started: started)
-            let result = try Simulate.write(configuration: configuration, seed: seed, tracePath: tracePath, truthPath: truth)
+            let result = try Simulate.write(configuration: configuration, seed: seed, tracePath: out, truthPath: truth)
             let sips = result.truth[.sip] ?? (0, 0)
             func count(_ n: Int, _ what: String) -> String { "\(n) \(what)\(n == 1 ? "" : "s")" }
             let summary = "wrote \(out == "-" ? "the trace" : out): \(count(result.readings, "reading")); truth: \(count(sips.count, "sip")) "

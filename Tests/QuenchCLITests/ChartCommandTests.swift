@@ -49,11 +49,18 @@ struct ChartCommandTests {
         #expect(!FileManager.default.fileExists(atPath: trace), "nothing written")
         let apart = try runQuench(["simulate", "--hours", "0.01", "--seed", "3", "--out", trace, "--truth", f.directory + "/truth.csv"])
         #expect(apart.status == 0 && apart.stdout == "wrote \(trace): 360 readings; truth: 0 sips (0 mL), 0 refills, 0 pours\n", "\(apart.stdout)")
-        let piped = try runQuench(["simulate", "--hours", "0.01", "--seed", "3", "--out", "-"], environment: ["PWD": f.directory])
+        let piped = try runQuench(["simulate", "--hours", "0.01", "--seed", "3", "--out", "-"])
         let written = try String(contentsOfFile: trace, encoding: .utf8)
         #expect(piped.status == 0 && piped.stdout == written, "the same trace, on standard output")
         #expect(piped.stderr == "wrote the trace: 360 readings; truth: 0 sips (0 mL), 0 refills, 0 pours\n", "\(piped.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: f.directory + "/-") && !FileManager.default.fileExists(atPath: "-"))
+        #expect(!FileManager.default.fileExists(atPath: "-"), "no file called '-' where quench ran")
+        // Standard output redirected to a file is appended to, not replaced (as /dev/stdout was).
+        let all = f.directory + "/all.csv"
+        try "kept\n".write(toFile: all, atomically: true, encoding: .utf8)
+        let quench = try #require(quenchBinary)
+        let appended = try runProgram("/bin/sh", ["-c", "\"$0\" simulate --hours 0.01 --seed 3 --out - >> \"$1\"", quench, all])
+        #expect(appended.status == 0, "\(appended.stderr)")
+        #expect(try String(contentsOfFile: all, encoding: .utf8) == "kept\n" + written, "the earlier contents stay, the trace after them")
     }
 
     @Test func outWritesThroughALinkAndIntoAFIFO() throws {

@@ -110,6 +110,12 @@ struct HistoryProcessTests {
         #expect(typed.status != 0 && typed.stderr.contains("quench: error: nobody is called 'nobody'"), "\(typed.stderr)")
     }
 
+    /// A negative number does not hide --help's answer.
+    @Test func helpBesideANegativeNumberIsStillHelp() throws {
+        let help = try runQuench(["simulate", "--hours", "-1", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("USAGE: quench simulate"), "\(help.stdout)\(help.stderr)")
+    }
+
     @Test func badInputExitsNonZero() throws {
         let f = try HistoryFixture()
         for (args, message) in [

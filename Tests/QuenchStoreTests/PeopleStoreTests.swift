@@ -94,6 +94,8 @@ struct PeopleStoreTests {
         try store.renamePerson(id: zoe.id, to: "ZOË")  // their own name, in another case
         #expect(try store.people().map(\.name) == ["me", "ZOË", "ÅSA", "Ben"])
         #expect(Person.problem(withName: "Zo\u{FFFD}") == "a name in UTF-8 (it holds bytes that are not)")
+        // Case as Unicode folds it, not as lowercased() alone: ß is SS, a final ς is Σ.
+        #expect(Person.sameName("Strauß", "STRAUSS") && Person.sameName("ΝΙΚΟΣ", "Νικος") && !Person.sameName("Zoe", "Zoë"))
     }
 
     @Test("two people: events by device owner, goals, reminders and totals apart; reassigning keeps the past")

@@ -24,7 +24,7 @@ struct RequestBodyTests {
     }
 
     static let probe = #"""
-        import json, os, select, socket, time, urllib.request
+        import json, os, re, select, socket, time, urllib.request
         base = os.environ["BASE"]
         host, port = base.split("//")[1].split(":"); port = int(port)
         head = "Host: %s:%d\r\nContent-Type: application/json\r\n" % (host, port)
@@ -93,6 +93,14 @@ struct RequestBodyTests {
         out["two_hosts"] = raw(("POST /api/add HTTP/1.1\r\n%sHost: elsewhere.example\r\nContent-Length: 17\r\n\r\n{\"amount\":\"50ml\"}" % head).encode())
         out["no_host"] = raw(b"GET /api/today HTTP/1.1\r\n\r\n")
         out["log_unchanged_by_hosts"] = log() == before_hosts
+        # Pipelined: a good write, then a head with two Hosts; answered in order, the write's first.
+        s = socket.create_connection((host, port), timeout=10)
+        s.sendall(("POST /api/add HTTP/1.1\r\n%sContent-Length: 18\r\n\r\n{\"amount\":\"125ml\"}" % head).encode()
+                  + ("GET /api/today HTTP/1.1\r\n%sHost: elsewhere.example\r\n\r\n" % head).encode())
+        got, closed = read_all(s, 5)
+        s.close()
+        out["pipelined_statuses"] = [m.decode() for m in re.findall(rb"HTTP/1\.1 \d{3} [A-Za-z ]*", got)]
+        out["pipelined_closed"] = closed
         # HTTP/1.0 closes after the answer unless it asks to keep the connection; so does a
         # 1.1 request whose Connection says close in capitals (each within 3 s, not the idle minute).
         hosted = "Host: %s:%d\r\n" % (host, port)
@@ -136,6 +144,8 @@ struct RequestBodyTests {
         #expect(answer("two_hosts").error == "not a valid HTTP/1.1 request (2 Host headers; a request names one host)", "\(out)")
         #expect(answer("no_host").error == "not a valid HTTP/1.1 request (no Host header; an HTTP/1.1 request names its host)", "\(out)")
         #expect(out["log_unchanged_by_hosts"] as? Bool == true, "a write with two Hosts wrote: \(out)")
+        #expect(out["pipelined_statuses"] as? [String] == ["HTTP/1.1 200 OK", "HTTP/1.1 400 Bad Request"] && out["pipelined_closed"] as? Bool == true,
+                "each pipelined request answered in its turn: \(out)")
         for key in ["lowercase_method", "http_9", "two_lengths", "two_hosts", "no_host"] {
             let a = answer(key)
             #expect(a.status == "HTTP/1.1 400 Bad Request", "\(key): \(out[key] ?? "")")

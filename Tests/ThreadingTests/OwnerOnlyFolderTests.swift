@@ -33,6 +33,8 @@ struct OwnerOnlyFolderTests {
         defer { try? FileManager.default.removeItem(atPath: root) }
         try OwnerOnlyFolder.make(root + "/backups", parents: false)
         #expect(mode(root + "/backups") == 0o700)
+        try OwnerOnlyFolder.make(root + "/trailing/", parents: false)
+        #expect(mode(root + "/trailing") == 0o700, "a trailing slash names the same folder")
         #expect(throws: OwnerOnlyFolder.Failure(folder: root + "/x/backups", code: ENOENT)) {
             try OwnerOnlyFolder.make(root + "/x/backups", parents: false)
         }

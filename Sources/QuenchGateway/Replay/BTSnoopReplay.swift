@@ -168,7 +168,7 @@ public enum BTSnoopReplay {
         guard var pipeline, var result else {
             throw BTSnoopReplayError.noReadings(path: source.description, device: capture.device, profile: capture.profile,
                                                 advertisements: selector.advertisements, attValues: selector.attValues,
-                                                undecodable: selector.undecodable, firstUndecodable: selector.firstUndecodable)
+                                                undecodable: selector.undecodableUnchosen, firstUndecodable: selector.firstUndecodableUnchosen)
         }
         result.summary = try pipeline.finish(onEvent: onEvent)
         result.undecodable = selector.undecodable
@@ -224,6 +224,9 @@ struct DeviceSelector {
     private(set) var attValues = 0
     private(set) var undecodable = 0
     private(set) var firstUndecodable: DecodeError?
+    /// Payloads the named profile could not read before any device was chosen.
+    private(set) var undecodableUnchosen = 0
+    private(set) var firstUndecodableUnchosen: DecodeError?
 
     init(device: BluetoothAddress?, profile: DeviceProfile?, unit: MeasurementUnit?) {
         wantedDevice = device
@@ -253,11 +256,14 @@ struct DeviceSelector {
         do {
             decoded = try candidate.profile.decode(payload)
         } catch {
-            // Before a device is chosen, a payload that does not decode just means "not this one",
-            // unless the profile was named: then it is why nothing is read.
-            if chosen != nil || wantedProfile != nil {
+            if chosen != nil {
                 undecodable += 1
                 if firstUndecodable == nil { firstUndecodable = error }
+            } else if wantedProfile != nil {
+                // Before a device is chosen, "not this one" (another device's payload, perhaps);
+                // kept for the error when the named profile reads nothing at all.
+                undecodableUnchosen += 1
+                if firstUndecodableUnchosen == nil { firstUndecodableUnchosen = error }
             }
             return nil
         }

@@ -19,6 +19,15 @@ public final class OutputFile {
     /// is not followed, another name is taken instead. `path` itself may be a link
     /// (the file it names is replaced), or a device or FIFO (written into).
     public init(path given: String) throws(OutputFileError) {
+        // `-`: this process's standard output, written into as it is: a file it was redirected
+        // to (`>> all.csv`) is appended to, never replaced, as /dev/stdout would have been.
+        if given == "-" {
+            path = "standard output"
+            temporaryPath = nil
+            fd = dup(STDOUT_FILENO)
+            guard fd >= 0 else { throw OutputFileError(path: path, SystemError("dup", errno: errno)) }
+            return
+        }
         let destination: OutputDestination
         do { destination = try OutputDestination.of(given) } catch { throw OutputFileError(refused: error) }
         switch destination {

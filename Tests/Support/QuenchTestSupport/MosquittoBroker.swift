@@ -12,10 +12,10 @@ public final class MosquittoBroker: @unchecked Sendable {
     public static var isInstalled: Bool { path != nil }
     public static let missing = "mosquitto is not installed: apt-get install -y mosquitto (the CI's .ci/run does)"
 
-    public let port: Int
+    public private(set) var port: Int
     public let folder: String
     /// The TLS listener's port, when started with `tls`.
-    public let tlsPort: Int?
+    public private(set) var tlsPort: Int?
     private var process: ChildProcess.Running?
 
     public struct TLS: Sendable {
@@ -36,6 +36,24 @@ public final class MosquittoBroker: @unchecked Sendable {
         folder = try TemporaryFolder.create("quench-mosquitto")
         port = try TestPorts.next()
         tlsPort = tls == nil ? nil : try TestPorts.next()
+        // A port free when TestPorts handed it out can be bound by another process before mosquitto
+        // binds it (seen once in CI: "Address already in use"): then the next ports, a few times.
+        for attempt in 1... {
+            try configure(users: users, tls: tls, acl: acl)
+            do {
+                try start()
+                return
+            } catch where attempt < 4 && log.contains("Address already in use") {
+                kill()
+                try? FileManager.default.removeItem(atPath: folder + "/broker.log")
+                port = try TestPorts.next()
+                tlsPort = tls == nil ? nil : try TestPorts.next()
+            }
+        }
+    }
+
+    /// Writes `mosquitto.conf` for `port` (and `tlsPort`).
+    private func configure(users: [String: String], tls: TLS?, acl: String?) throws {
         var conf = """
             per_listener_settings false
             \(getuid() == 0 ? "user root" : "")
@@ -69,7 +87,6 @@ public final class MosquittoBroker: @unchecked Sendable {
             conf += "acl_file \(folder)/acl\n"
         }
         try conf.write(toFile: folder + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        try start()
     }
 
     public var url: String { "mqtt://127.0.0.1:\(port)" }
