@@ -15,6 +15,8 @@ public struct CarerReport: Sendable, Encodable {
         /// Minutes of their waking hours since the last drink, up to `CarerReport.reach`;
         /// nil when they have no drink at all.
         public var quietMinutes: Int?
+        /// The last drink is more than `CarerReport.reach` days ago: `quietMinutes` stopped growing there.
+        public var quietBeyondReach = false
         /// `08:00-22:00`: when time without a drink counts.
         public var wakingHours: String
         /// Whether now is inside those hours.
@@ -60,7 +62,8 @@ extension History {
         if json { return JSONOutput.encode(report) }
         let rows = report.people.map { e -> [String] in
             let unit = VolumeUnit(rawValue: e.units) ?? .ml
-            let quiet = e.quietMinutes.map { Format.span(minutes: $0) } ?? "no drink yet"
+            // Past the reach the figure stopped growing: "420 h" would say 17 days of a drink months ago.
+            let quiet = e.quietBeyondReach ? "over \(CarerReport.reach) days" : e.quietMinutes.map { Format.span(minutes: $0) } ?? "no drink yet"
             return [e.person.shownSafely(limit: 40), e.overdue ? quiet + " (over)" : quiet,
                     // Its date and wall-clock time, as written (the household's zone).
                     e.lastDrinkAt.map { $0.prefix(10) + " " + $0.dropFirst(11).prefix(5) } ?? "-",
@@ -115,6 +118,7 @@ extension History {
             let (start, end) = settings.wakingWindow(on: c.calendar.wallClock(c.now).date, c.calendar)
             let alert = person.alertAfterMinutes
             let awake = c.now >= start && c.now < end
+            let beyondReach = last.map { $0.time < c.now.adding(-Double(CarerReport.reach) * 86_400) } ?? false
             var entry = CarerReport.Entry(
                 person: person.name, units: c.units.rawValue, intakeMl: (intake * 10).rounded() / 10, goalMl: goal,
                 lastDrinkAt: last.map { Format.localISO($0.time, c.calendar) }, quietMinutes: quiet,
@@ -122,6 +126,7 @@ extension History {
                 awake: awake, alertAfterMinutes: alert,
                 // Only while they are awake: a carer reading "over" at night would go and wake them.
                 overdue: awake && (alert.map { limit in quiet.map { $0 >= limit } ?? true } ?? false))
+            entry.quietBeyondReach = beyondReach
             let lastDrink = CarerAlert.spell(after: last)
             if let sent = try c.run({ (store) throws(StoreError) in try store.carerAlert(person: person.id, lastDrink: lastDrink) }) {
                 entry.alertSentAt = Format.localISO(sent.raisedAt, c.calendar)

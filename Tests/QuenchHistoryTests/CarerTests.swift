@@ -82,6 +82,11 @@ import Testing
         let text = try History.carer(Self.environment(folder, 4 * 24 + 12), json: false)
         #expect(text.contains("58 h (over)") && !text.contains("days"), "\(text)")
         #expect(text.contains("2026-11-24 10:00"), "the last drink's date says when: \(text)")
+        // Past the 30 days the figure is counted over, it says so, not "420 h" of a drink months ago.
+        let months = try History.carer(Self.environment(folder, 200 * 24 + 12), json: false)
+        #expect(months.contains("over 30 days (over)") && !months.contains("420 h"), "\(months)")
+        #expect(try History.carerReport(Self.environment(folder, 200 * 24 + 12)).people.first?.quietBeyondReach == true)
+        #expect(try History.carerReport(Self.environment(folder, 4 * 24 + 12)).people.first?.quietBeyondReach == false)
     }
 
     @Test("an alert nobody acknowledges is sent again each time the threshold passes once more, once each; acknowledged, it stops")

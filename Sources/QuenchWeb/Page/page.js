@@ -410,7 +410,8 @@ function showCarer(report) {
     : over.map((p) => p.person).join(", ") + (over.length === 1 ? " is" : " are") + " over their threshold.";
   $("carer-list").replaceChildren(...people.map((p) => {
     const amount = quickAmounts(p.person)[1];
-    const quiet = p.quiet_minutes == null ? "No drink recorded" : p.quiet_minutes < 1 ? "Drank just now" : span(p.quiet_minutes) + " without a drink";
+    const quiet = p.quiet_minutes == null ? "No drink recorded" : p.quiet_beyond_reach ? "Over 30 days without a drink"
+      : p.quiet_minutes < 1 ? "Drank just now" : span(p.quiet_minutes) + " without a drink";
     const current = p.alert_after_minutes == null ? "off" : String(p.alert_after_minutes);
     const choices = THRESHOLDS.some(([v]) => v === current) ? THRESHOLDS
       : [...THRESHOLDS, [current, "after " + span(+current)]].sort((a, b) => (a[0] === "off" ? -1 : +a[0]) - (b[0] === "off" ? -1 : +b[0]));
