@@ -93,13 +93,14 @@ extension History {
         }
     }
 
-    /// `quench edit ID [--amount A] [--at TIME] [--note TEXT]`: mends a drink (a typo, an amount a
-    /// sensor misjudged, when it was really drunk; `--note ''` removes the note). An id names one
+    /// `quench edit ID [--amount A] [--at TIME] [--note TEXT] [--to NAME]`: mends a drink (a typo,
+    /// an amount a sensor misjudged, when it was really drunk; `--note ''` removes the note; `--to`
+    /// gives it to who really drank it, as when a household shares a bottle). An id names one
     /// event whoever drank it; a person named must be its drinker, as for `delete`.
     public static func edit(_ environment: HistoryEnvironment, id: Int64, amount: String?, at: String?, note: String?,
-                            json: Bool) throws(HistoryError) -> String {
-        guard amount != nil || at != nil || note != nil else {
-            throw .invalidArgument("nothing to change: give --amount, --at or --note")
+                            to: String? = nil, json: Bool) throws(HistoryError) -> String {
+        guard amount != nil || at != nil || note != nil || to != nil else {
+            throw .invalidArgument("nothing to change: give --amount, --at, --note or --to")
         }
         let before = try ownEvent(environment, id: id)
         guard before.kind == .sip else {
@@ -117,8 +118,20 @@ extension History {
         }
         // `--at 09:05` mends the time of that drink's day, not today's.
         let time = try at.map { (a) throws(HistoryError) in try drinkTime(a, c, onDayOf: before.time).0 }
-        let event = try c.run { (store) throws(StoreError) in try store.editEvent(id: id, ml: ml, time: time, note: note.map { Optional($0) }) }
-        return try editText(c, action: "edited", event, json: json)
+        // Whoever it goes to must be in the household: named as any person is, the error listing everyone.
+        let drinker = try to.map { (name) throws(HistoryError) in
+            var named = environment
+            named.person = name
+            return try HistoryInput.option("--to") { () throws(HistoryError) in try named.selectedPerson(in: c.store) }
+        }
+        let event = try c.run { (store) throws(StoreError) in
+            try store.editEvent(id: id, ml: ml, time: time, note: note.map { Optional($0) }, person: drinker?.id)
+        }
+        // Said with the day of whoever has it now.
+        guard let drinker, drinker.id != c.personID else { return try editText(c, action: "edited", event, json: json) }
+        var theirs = environment
+        theirs.person = drinker.name
+        return try editText(try theirs.context(creating: false), action: "edited", event, json: json)
     }
 
     /// The event `id`, checked to be the named person's when one is named.

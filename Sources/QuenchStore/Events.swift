@@ -230,7 +230,9 @@ extension IntakeStore {
     /// Changes a drink's amount, time or note (nil: unchanged; an empty note removes it); returns it as
     /// it now is. The event keeps its identity: a sync or a publisher sees a `changed` event.
     @discardableResult
-    public func editEvent(id: Int64, ml: Double?, time: Timestamp?, note: String??) throws(StoreError) -> IntakeEvent {
+    /// `person`: the id of whoever really drank it (the outbox's `changed` row then carries it
+    /// to Home Assistant and the hub, as for an amount or a time).
+    public func editEvent(id: Int64, ml: Double?, time: Timestamp?, note: String??, person: Int64? = nil) throws(StoreError) -> IntakeEvent {
         let stored = note.map { TextField.note.stored($0) }
         if let stored, let text = stored, let problem = TextField.note.problem(text) {
             throw StoreError(.invalidValue, path: path, "editing event \(id) failed: \(problem); nothing was changed")
@@ -238,9 +240,10 @@ extension IntakeStore {
         return try write("editing event \(id)") { db in
             // One statement: the outbox's `changed` row and the met-span triggers fire once per edit.
             try db.run("""
-                UPDATE intake_event SET ml = coalesce(?1, ml), time = coalesce(?2, time), note = CASE WHEN ?3 THEN ?4 ELSE note END
+                UPDATE intake_event SET ml = coalesce(?1, ml), time = coalesce(?2, time), note = CASE WHEN ?3 THEN ?4 ELSE note END,
+                                        person = coalesce(?6, person)
                 WHERE id = ?5
-                """, [ml, time.map { IntakeEvent.roundedToMillisecond($0).secondsSince1970 }, stored != nil, stored ?? nil, id])
+                """, [ml, time.map { IntakeEvent.roundedToMillisecond($0).secondsSince1970 }, stored != nil, stored ?? nil, id, person])
             guard let event = try Self.event(id: id, db) else { throw StoreError.noSuchEvent(id, path: path) }
             return event
         }

@@ -423,6 +423,17 @@ enum Schema {
         Migration(identifier: "v20: when a carer's alert was last sent", sql: """
             ALTER TABLE carer_alert ADD COLUMN last_sent_at REAL;
             """),
+        // A drink given to who really drank it (`quench edit --to`) is a change to publish, as an
+        // amount or a time is: Home Assistant's and the hub's totals of both people follow it.
+        Migration(identifier: "v21: a drink's new drinker goes out as a change", sql: """
+            DROP TRIGGER IF EXISTS mqtt_outbox_changed;
+            CREATE TRIGGER mqtt_outbox_changed AFTER UPDATE OF time, ml, person ON intake_event
+                WHEN (OLD.time <> NEW.time OR OLD.ml <> NEW.ml OR OLD.person IS NOT NEW.person)
+                     AND (SELECT enabled FROM mqtt_outbox_state WHERE id = 1) = 1
+            BEGIN
+                INSERT INTO mqtt_outbox (identity, change, at) VALUES (NEW.identity, 'changed', (julianday('now') - 2440587.5) * 86400.0);
+            END;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

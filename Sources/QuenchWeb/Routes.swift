@@ -103,7 +103,7 @@ struct Routes: Sendable {
         post(router, "/api/edit") { request, context in
             let body = try await request.json(as: EditRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in
-                try History.edit(env, id: body.id, amount: body.amount, at: body.at, note: body.note, json: true)
+                try History.edit(env, id: body.id, amount: body.amount, at: body.at, note: body.note, to: body.to, json: true)
             }
         }
         post(router, "/api/delete") { request, context in
@@ -266,12 +266,14 @@ struct Routes: Sendable {
     }
 }
 
-/// `quench edit ID [--amount] [--at] [--note]`.
+/// `quench edit ID [--amount] [--at] [--note] [--to]`.
 struct EditRequest: Decodable, Sendable {
     var id: Int64
     var amount: String?
     var at: String?
     var note: String?
+    /// Who really drank it: `--to`.
+    var to: String?
 }
 
 /// `quench goal set GOAL`.

@@ -142,6 +142,23 @@ import Testing
         #expect(unchanged == after)
     }
 
+    @Test("a drink from a shared bottle given to who really drank it: both days follow, the report is the new drinker's")
+    func aDrinkGoesToWhoDrankIt() throws {
+        let f = try household()
+        let added = try json(History.add(env(f, "ann"), amount: "300ml", at: "11:00", note: nil, json: true))
+        let id = Int64(try #require((added["event"] as? [String: Any])?["id"] as? Int))
+        func intake(_ who: String) throws -> Double { try #require(try json(History.today(env(f, who), json: true))["intake_ml"] as? Double) }
+        let (ann, me) = (try intake("ann"), try intake("me"))
+        let moved = try json(History.edit(env(f, nil), id: id, amount: nil, at: nil, note: nil, to: "ME", json: true))
+        #expect(moved["person"] as? String == "me", "the report is the new drinker's: \(moved)")
+        #expect(try intake("ann") == ann - 300 && intake("me") == me + 300)
+        #expect(message { _ = try History.edit(env(f, nil), id: id, amount: nil, at: nil, note: nil, to: "Nobody", json: false) }
+                    .hasPrefix("--to: nobody is called 'Nobody' (people: me, Ann"))
+        #expect(message { _ = try History.edit(env(f, "ann"), id: id, amount: nil, at: nil, note: nil, to: "ann", json: false) }
+                    == "event \(id) is me's, not ann's", "a named person must still be the drinker")
+        #expect(try intake("me") == me + 300, "the refused moves changed nothing")
+    }
+
     @Test("reassigning a bottle: the past stays with whoever drank it, the next sips are the new owner's")
     func reassignment() throws {
         let f = try household()

@@ -43,6 +43,21 @@ struct OutboxTests {
         #expect(try s.outbox(after: 0, limit: 100).map(\.change) == ["restored", "changed", "reminder"])
     }
 
+    /// `quench edit --to`: a drink's new drinker is a change to publish (Home Assistant's and the
+    /// hub's totals of both people follow it); an edit that names its own drinker is none.
+    @Test func aDrinkGivenToAnotherPersonGoesOutAsAChange() throws {
+        let s = try store()
+        let ann = try s.addPerson(name: "Ann")
+        try s.setOutbox(enabled: true)
+        let b = try s.addManual(ml: 250, at: Timestamp(secondsSince1970: 1_790_000_100), note: nil, identity: "b")
+        let moved = try s.editEvent(id: b.id!, ml: nil, time: nil, note: nil, person: ann.id)
+        #expect(moved.person == "Ann")
+        _ = try s.editEvent(id: b.id!, ml: nil, time: nil, note: nil, person: ann.id)  // already hers: no row
+        let entries = try s.outbox(after: 0, limit: 100)
+        #expect(entries.map { "\($0.identity) \($0.change)" } == ["b new", "b changed"])
+        #expect(entries.last?.event?.person == "Ann", "the entry carries the drink's drinker now")
+    }
+
     @Test("bounded: past the bound the oldest rows go and are counted")
     func bounded() throws {
         let s = try store()
