@@ -63,6 +63,16 @@ extension FixedWidthInteger where Self: SignedInteger {
     }
 }
 
+extension Unicode.Scalar {
+    /// C0 controls, DEL and C1 controls (general category Cc), and the bidirectional embeddings,
+    /// overrides and isolates (U+202A–U+202E, U+2066–U+2069), which make a terminal or a page
+    /// show text in another order than it is ("Trojan Source", CVE-2021-42574): what no name
+    /// Quench keeps or shows may hold. Arabic and Hebrew names need none of them.
+    public var isControlOrBidiOverride: Bool {
+        value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+    }
+}
+
 extension String {
     /// The text with the password of each `scheme://user:password@host` in it
     /// replaced by `***` (the journal and a terminal's scroll-back keep what is shown).

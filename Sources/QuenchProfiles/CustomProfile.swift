@@ -343,8 +343,8 @@ extension CustomProfile {
         guard name.unicodeScalars.count <= Self.longestName else {
             throw ProfileFileError(field: "name", reason: .invalid("has \(name.unicodeScalars.count) characters, at most \(Self.longestName)"))
         }
-        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
-            throw ProfileFileError(field: "name", reason: .invalid("must not hold control characters"))
+        guard !name.unicodeScalars.contains(where: \.isControlOrBidiOverride) else {
+            throw ProfileFileError(field: "name", reason: .invalid("must not hold control characters or bidirectional overrides"))
         }
 
         let sensorText = try top.requiredString("sensor")

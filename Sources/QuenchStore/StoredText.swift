@@ -48,14 +48,8 @@ public struct TextField: Sendable, Hashable {
         return text
     }
 
-    /// C0 controls, DEL and C1 controls (general category Cc), and the bidirectional embeddings,
-    /// overrides and isolates (U+202A–U+202E, U+2066–U+2069), which make a terminal or a page
-    /// show text in another order than it is ("Trojan Source", CVE-2021-42574). Arabic and
-    /// Hebrew names need none of them.
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-            || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
-    }
+    /// `Unicode.Scalar.isControlOrBidiOverride`: what no field holds but its `allowedControls`.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.isControlOrBidiOverride }
 
     /// Every text field of the longest event, at its limit, as the export
     /// writes it (at most 4 bytes a character, a quote escaped as 2), plus the

@@ -161,6 +161,7 @@ import Testing
         // Shown in listings and errors: at most 64 characters, none a terminal obeys.
         (#"{"name": "\#(String(repeating: "x", count: 65))", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}}"#, "name"),
         (#"{"name": "a\u001b[2Jb", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}}"#, "name"),
+        (#"{"name": "scale\u202Eelacs", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}}"#, "name"),
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "f32", "missing": 0}}"#, "value.missing"),
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}, "match": {"service": "nope"}}"#, "match.service"),
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8"}, "matches": {}}"#, "matches"),
