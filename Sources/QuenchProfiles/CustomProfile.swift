@@ -327,6 +327,8 @@ extension CustomProfile {
         if let bad = String.firstInvalidUTF8Offset(json) {
             throw ProfileFileError(field: "", reason: .invalid("byte offset \(bad) is not valid UTF-8 text"))
         }
+        // Named by line and column, and a key given twice refused (the decoder keeps the last in silence).
+        if let problem = JSONSyntax.firstProblem(in: json) { throw ProfileFileError(field: "", reason: .invalid(problem.description)) }
         let root: JSONValue
         do {
             root = try JSONDecoder().decode(JSONValue.self, from: Data(json))

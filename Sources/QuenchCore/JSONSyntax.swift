@@ -1,0 +1,192 @@
+/// Where a JSON text (RFC 8259) first goes wrong, by line and column, before a
+/// decoder reads it: Foundation's decoder says only "The given data was not
+/// valid JSON", and takes the last of two equal keys without a word. For files
+/// people write by hand (device profiles): each problem names its place.
+public enum JSONSyntax {
+    /// A place in the text and what is wrong there.
+    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        /// 1-based, counting `\n`.
+        public let line: Int
+        /// 1-based, in bytes from the line's start.
+        public let column: Int
+        public let byteOffset: Int
+        public let reason: String
+        public var description: String { "line \(line), column \(column): \(reason)" }
+    }
+
+    /// Objects and arrays nested deeper are refused: the checker recurses.
+    public static let deepestNesting = 256
+
+    /// The first problem in `bytes`, or nil when it is one JSON value with no key twice in an object.
+    public static func firstProblem(in bytes: [UInt8]) -> Problem? {
+        var scanner = Scanner(bytes: bytes)
+        do throws(Problem) {
+            scanner.skipSpace()
+            try scanner.value(depth: 0)
+            scanner.skipSpace()
+            if scanner.at < bytes.count { throw scanner.problem("more after the end of the JSON value") }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var at = 0
+
+        func problem(_ reason: String, at offset: Int? = nil) -> Problem {
+            let end = min(offset ?? at, bytes.count)
+            var line = 1, lineStart = 0
+            for i in 0..<end where bytes[i] == UInt8(ascii: "\n") {
+                line += 1
+                lineStart = i + 1
+            }
+            return Problem(line: line, column: end - lineStart + 1, byteOffset: end, reason: reason)
+        }
+
+        var current: UInt8? { at < bytes.count ? bytes[at] : nil }
+
+        mutating func skipSpace() {
+            while let c = current, c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { at += 1 }
+        }
+
+        mutating func expect(_ c: UInt8, _ what: String) throws(Problem) {
+            guard current == c else { throw problem(current == nil ? "the text ends where \(what) should be" : "expected \(what)") }
+            at += 1
+        }
+
+        mutating func value(depth: Int) throws(Problem) {
+            guard let c = current else { throw problem("the text ends where a value should be") }
+            switch c {
+            case UInt8(ascii: "{"):
+                guard depth < JSONSyntax.deepestNesting else { throw problem("nested more than \(JSONSyntax.deepestNesting) deep") }
+                try object(depth: depth + 1)
+            case UInt8(ascii: "["):
+                guard depth < JSONSyntax.deepestNesting else { throw problem("nested more than \(JSONSyntax.deepestNesting) deep") }
+                try array(depth: depth + 1)
+            case UInt8(ascii: "\""): _ = try string()
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
+            case UInt8(ascii: "t"): try literal("true")
+            case UInt8(ascii: "f"): try literal("false")
+            case UInt8(ascii: "n"): try literal("null")
+            default: throw problem("expected a value (an object, a list, text in double quotes, a number, true, false or null)")
+            }
+        }
+
+        mutating func object(depth: Int) throws(Problem) {
+            at += 1
+            skipSpace()
+            if current == UInt8(ascii: "}") {
+                at += 1
+                return
+            }
+            var seen: [[UInt8]: Int] = [:]
+            while true {
+                skipSpace()
+                let keyAt = at
+                guard current == UInt8(ascii: "\"") else { throw problem("expected a key in double quotes") }
+                let key = try string()
+                if let first = seen[key] {
+                    let earlier = problem("", at: first)
+                    throw problem("`\(String(decoding: key, as: UTF8.self).shownSafely(limit: 40))` is given twice in one object (first at line \(earlier.line), column \(earlier.column))", at: keyAt)
+                }
+                seen[key] = keyAt
+                skipSpace()
+                try expect(UInt8(ascii: ":"), "`:` after the key")
+                skipSpace()
+                try value(depth: depth)
+                skipSpace()
+                if current == UInt8(ascii: ",") {
+                    at += 1
+                    skipSpace()
+                    if current == UInt8(ascii: "}") { throw problem("a comma before `}`") }
+                    continue
+                }
+                try expect(UInt8(ascii: "}"), "`,` or `}`")
+                return
+            }
+        }
+
+        mutating func array(depth: Int) throws(Problem) {
+            at += 1
+            skipSpace()
+            if current == UInt8(ascii: "]") {
+                at += 1
+                return
+            }
+            while true {
+                skipSpace()
+                try value(depth: depth)
+                skipSpace()
+                if current == UInt8(ascii: ",") {
+                    at += 1
+                    skipSpace()
+                    if current == UInt8(ascii: "]") { throw problem("a comma before `]`") }
+                    continue
+                }
+                try expect(UInt8(ascii: "]"), "`,` or `]`")
+                return
+            }
+        }
+
+        /// The string's bytes as written (escapes kept: two keys equal only once unescaped are not caught).
+        mutating func string() throws(Problem) -> [UInt8] {
+            let start = at
+            at += 1
+            while let c = current {
+                switch c {
+                case UInt8(ascii: "\""):
+                    at += 1
+                    return Array(bytes[(start + 1)..<(at - 1)])
+                case UInt8(ascii: "\\"):
+                    at += 1
+                    guard let e = current else { break }
+                    if e == UInt8(ascii: "u") {
+                        for _ in 0..<4 {
+                            at += 1
+                            guard let h = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(h) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(h | 0x20)
+                            else { throw problem("\\u takes four hexadecimal digits") }
+                        }
+                    } else if !"\"\\/bfnrt".utf8.contains(e) {
+                        throw problem("an escape that JSON does not have")
+                    }
+                    at += 1
+                case 0..<0x20:
+                    throw problem("a control character inside text (a line break must be written \\n)")
+                default:
+                    at += 1
+                }
+            }
+            throw problem("text that is never closed (its `\"` is at line \(problem("", at: start).line), column \(problem("", at: start).column))")
+        }
+
+        mutating func number() throws(Problem) {
+            if current == UInt8(ascii: "-") { at += 1 }
+            func digits() -> Int {
+                var n = 0
+                while let c = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) { at += 1; n += 1 }
+                return n
+            }
+            let integerStart = at
+            guard digits() > 0 else { throw problem("a number needs a digit here") }
+            if bytes[integerStart] == UInt8(ascii: "0"), at - integerStart > 1 { throw problem("a number does not start with 0", at: integerStart) }
+            if current == UInt8(ascii: ".") {
+                at += 1
+                guard digits() > 0 else { throw problem("a number needs a digit after its point") }
+            }
+            if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+                at += 1
+                if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { at += 1 }
+                guard digits() > 0 else { throw problem("a number needs a digit in its exponent") }
+            }
+        }
+
+        mutating func literal(_ word: String) throws(Problem) {
+            for c in word.utf8 {
+                guard current == c else { throw problem("expected \(word)") }
+                at += 1
+            }
+        }
+    }
+}
