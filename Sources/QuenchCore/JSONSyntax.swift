@@ -74,15 +74,33 @@ public enum JSONSyntax {
             }
         }
 
-        mutating func object(depth: Int) throws(Problem) {
+        /// Past an opening `{` or `[`: true when `closing` follows at once (an empty one, read).
+        mutating func isEmpty(closing: UInt8) -> Bool {
             at += 1
             skipSpace()
-            if current == UInt8(ascii: "}") {
-                at += 1
-                return
+            guard current == closing else { return false }
+            at += 1
+            return true
+        }
+
+        /// After a member or an element: true when a comma brings another, false once `closing` is read.
+        mutating func another(closing: UInt8) throws(Problem) -> Bool {
+            skipSpace()
+            let name = closing == UInt8(ascii: "}") ? "`}`" : "`]`"
+            guard current == UInt8(ascii: ",") else {
+                try expect(closing, "`,` or \(name)")
+                return false
             }
+            at += 1
+            skipSpace()
+            if current == closing { throw problem("a comma before \(name)") }
+            return true
+        }
+
+        mutating func object(depth: Int) throws(Problem) {
+            if isEmpty(closing: UInt8(ascii: "}")) { return }
             var seen: [[UInt8]: Int] = [:]
-            while true {
+            repeat {
                 skipSpace()
                 let keyAt = at
                 guard current == UInt8(ascii: "\"") else { throw problem("expected a key in double quotes") }
@@ -96,38 +114,15 @@ public enum JSONSyntax {
                 try expect(UInt8(ascii: ":"), "`:` after the key")
                 skipSpace()
                 try value(depth: depth)
-                skipSpace()
-                if current == UInt8(ascii: ",") {
-                    at += 1
-                    skipSpace()
-                    if current == UInt8(ascii: "}") { throw problem("a comma before `}`") }
-                    continue
-                }
-                try expect(UInt8(ascii: "}"), "`,` or `}`")
-                return
-            }
+            } while try another(closing: UInt8(ascii: "}"))
         }
 
         mutating func array(depth: Int) throws(Problem) {
-            at += 1
-            skipSpace()
-            if current == UInt8(ascii: "]") {
-                at += 1
-                return
-            }
-            while true {
+            if isEmpty(closing: UInt8(ascii: "]")) { return }
+            repeat {
                 skipSpace()
                 try value(depth: depth)
-                skipSpace()
-                if current == UInt8(ascii: ",") {
-                    at += 1
-                    skipSpace()
-                    if current == UInt8(ascii: "]") { throw problem("a comma before `]`") }
-                    continue
-                }
-                try expect(UInt8(ascii: "]"), "`,` or `]`")
-                return
-            }
+            } while try another(closing: UInt8(ascii: "]"))
         }
 
         /// The string's bytes as written (escapes kept: two keys equal only once unescaped are not caught).
