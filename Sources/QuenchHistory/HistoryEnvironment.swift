@@ -77,8 +77,7 @@ public struct HistoryEnvironment: Sendable {
 
     func selectedPerson(among people: [Person]) throws(HistoryError) -> Person {
         if let person {
-            // Spelt exactly first: a history from before may hold two names the same but for case.
-            guard let found = people.first(where: { $0.name == person }) ?? people.first(where: { Person.sameName($0.name, person) }) else {
+            guard let found = Person.named(person, in: people) else {
                 let unknown = HistoryError.unknownPerson(person, people: people.map(\.name))
                 throw personNamedIn.map { .inOption("person (\($0))", unknown) } ?? unknown
             }

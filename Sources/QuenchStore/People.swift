@@ -39,6 +39,12 @@ public struct Person: Sendable, Hashable, Codable {
     /// case, so ß and SS, or a final ς and Σ, fold alike (`lowercased()` alone kept them apart).
     public static func nameKey(_ name: String) -> String { name.uppercased().lowercased() }
 
+    /// The one of `people` called `name`: spelt exactly first (a history from before may hold
+    /// two names the same but for case), else by `sameName`; nil when nobody is.
+    public static func named(_ name: String, in people: [Person]) -> Person? {
+        people.first { $0.name == name } ?? people.first { sameName($0.name, name) }
+    }
+
     /// Why `name` cannot be a person's name, said whole (the name shown safely); nil when it can.
     public static func refusal(ofName name: String) -> String? {
         problem(withName: name).map { "'\(name.shownSafely(limit: 40))' cannot be a person's name: \($0)" }
@@ -50,7 +56,7 @@ public struct Person: Sendable, Hashable, Codable {
         // Counted as the schema's CHECK counts (code points), so a name that passes here is stored.
         guard !name.isEmpty, name.unicodeScalars.count <= maximumNameLength else { return "a name of 1 to \(maximumNameLength) characters, please" }
         guard name == name.trimmingSpaces, !name.hasPrefix("-") else { return "a name neither starting with '-' nor with spaces around it" }
-        guard !name.unicodeScalars.contains(where: { TextField.isControl($0) || "/+#,".unicodeScalars.contains($0) }) else {
+        guard !name.unicodeScalars.contains(where: { $0.isControlOrBidiOverride || "/+#,".unicodeScalars.contains($0) }) else {
             return "a name without control characters, '/', '+', '#' or ','"
         }
         // What bytes that were not UTF-8 became on the way in: the name typed is not this one.
@@ -105,8 +111,7 @@ extension IntakeStore {
         if let indexed = try db.first("SELECT \(personColumns) FROM person WHERE name = ? COLLATE NOCASE", [name], person) {
             return indexed
         }
-        let everyone = try db.all("SELECT \(personColumns) FROM person ORDER BY id", [], person)
-        return everyone.first { $0.name == name } ?? everyone.first { Person.sameName($0.name, name) }
+        return Person.named(name, in: try db.all("SELECT \(personColumns) FROM person ORDER BY id", [], person))
     }
 
     /// The person with that id; nil when there is none.

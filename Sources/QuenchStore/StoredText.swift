@@ -1,4 +1,5 @@
 import BluetoothWire
+import QuenchCore
 
 /// The one definition of the text a history holds: for each text field, how
 /// long it may be and what it may contain. Every door (the web API, the
@@ -35,7 +36,7 @@ public struct TextField: Sendable, Hashable {
         let count = text.unicodeScalars.count
         if count == 0 { return "\(name) is empty" }
         if count > maxCharacters { return "\(name) has \(count) characters, at most \(maxCharacters)" }
-        if let control = text.unicodeScalars.first(where: { Self.isControl($0) && !allowedControls.contains($0) }) {
+        if let control = text.unicodeScalars.first(where: { $0.isControlOrBidiOverride && !allowedControls.contains($0) }) {
             return "\(name) holds the control character U+\(String(control.value, radix: 16, uppercase: true).leftPadded(4))"
         }
         return nil
@@ -48,8 +49,6 @@ public struct TextField: Sendable, Hashable {
         return text
     }
 
-    /// `Unicode.Scalar.isControlOrBidiOverride`: what no field holds but its `allowedControls`.
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.isControlOrBidiOverride }
 
     /// Every text field of the longest event, at its limit, as the export
     /// writes it (at most 4 bytes a character, a quote escaped as 2), plus the
