@@ -26,6 +26,25 @@ struct FamilyPageTests {
         #expect(errors.isEmpty, "console: \(errors)")
     }
 
+    /// What of the open edit form is cramped at `width` px: a label wrapped or not beside its field, a control outside the page.
+    static func crampedEditForm(_ browser: WebDriver, width: Int) async throws -> [String] {
+        try await browser.run("""
+            const wrong = [];
+            for (const label of document.querySelectorAll('.edit-form label')) {
+              const l = label.getBoundingClientRect(), f = document.getElementById(label.htmlFor).getBoundingClientRect();
+              const lineHeight = parseFloat(getComputedStyle(label).lineHeight) || 20;
+              if (l.height > 1.6 * lineHeight) wrong.push(label.textContent + ': wraps');
+              const middle = (l.top + l.bottom) / 2;
+              if (middle < f.top || middle > f.bottom || l.right > f.left) wrong.push(label.textContent + ': not beside its field');
+            }
+            for (const e of document.querySelectorAll('.edit-form input, .edit-form select, .edit-form button')) {
+              const r = e.getBoundingClientRect();
+              if (r.right > arguments[0] || r.left < 0) wrong.push((e.id || e.textContent) + ': outside the page');
+            }
+            return wrong
+            """, [width]) as? [String] ?? ["the page did not answer"]
+    }
+
     @Test func aTypedNumberIsThePersonsUnitAndUndoTakesBackWhatWasDoneHere() async throws {
         let fixture = try WebFixture()
         let server = try await ServerProcess(database: fixture.database)
@@ -92,22 +111,9 @@ struct FamilyPageTests {
             // On the narrowest phone each label stays on one line beside its own field, and all of it in the page's width.
             try await browser.viewport(width: 320, height: 700)
             _ = try await browser.run("document.querySelector('.edit-form').scrollIntoView({ block: 'center' }); return true")
-            let cramped = try await browser.run("""
-                const wrong = [];
-                for (const label of document.querySelectorAll('.edit-form label')) {
-                  const l = label.getBoundingClientRect(), f = document.getElementById(label.htmlFor).getBoundingClientRect();
-                  const lineHeight = parseFloat(getComputedStyle(label).lineHeight) || 20;
-                  if (l.height > 1.6 * lineHeight) wrong.push(label.textContent + ': wraps');
-                  const middle = (l.top + l.bottom) / 2;
-                  if (middle < f.top || middle > f.bottom || l.right > f.left) wrong.push(label.textContent + ': not beside its field');
-                }
-                for (const e of document.querySelectorAll('.edit-form input, .edit-form button')) {
-                  const r = e.getBoundingClientRect();
-                  if (r.right > 320 || r.left < 0) wrong.push((e.id || e.textContent) + ': outside the page');
-                }
-                return wrong
-                """) as? [String]
-            #expect(cramped == [], "at 320 px: \(cramped ?? ["?"])")
+            #expect(try await browser.run("return document.getElementById('edit-to') === null") as? Bool == true, "one person: no one to give it to")
+            let cramped = try await Self.crampedEditForm(browser, width: 320)
+            #expect(cramped == [], "at 320 px: \(cramped)")
             _ = try await browser.screenshot(to: screenshotFolder + "/phone-320-edit.png")
             try await browser.viewport(width: 390, height: 844)
             _ = try await browser.run("document.getElementById('edit-amount').value = ''; return true")
@@ -129,6 +135,53 @@ struct FamilyPageTests {
             // The month as words, not "2026-11".
             let month = try await Self.text(browser, "calendar-title")
             #expect(month.wholeMatch(of: /[A-Z][a-z]+ \d{4}/) != nil, "\(month)")
+            try await Self.noConsoleErrors(browser)
+        }
+    }
+
+    /// One bottle on a shared scale counts every drink as its owner's: the person who did not drink it
+    /// gives it, from its edit form, to who did, and can take that back.
+    @Test func aDrinkIsGivenToWhoReallyDrankItAndTheGiftUndone() async throws {
+        let fixture = try WebFixture()
+        _ = try fixture.quench(["person", "add", "Sam", "--units", "oz"])
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        func samsIntake() throws -> Double? { try fixture.json(["today", "--person", "Sam"])["intake_ml"] as? Double }
+        try await WebDriver.session(width: 390, height: 844) { browser in
+            // The address spells the person in its own case: the form still knows whose drink it is.
+            try await browser.open(server.url + "/?person=ME")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            let start = try #require(try await Self.intake(browser))
+            let teaID = try #require(try await browser.run(
+                "return [...document.querySelectorAll('#sips tbody tr')].find((r) => r.textContent.includes('tea')).dataset.id") as? String)
+            try await browser.click("#sips tbody tr[data-id='\(teaID)'] button[data-focus='edit-\(teaID)']")
+            #expect(try await browser.waitUntil("return document.getElementById('edit-to') !== null") != nil)
+            let choices = try await browser.run("return [...document.querySelectorAll('#edit-to option')].map((o) => o.value + (o.selected ? '*' : ''))") as? [String]
+            #expect(choices == ["me*", "Sam"], "everyone, the drink's own drinker chosen: \(choices ?? [])")
+            try await browser.viewport(width: 320, height: 700)
+            _ = try await browser.run("document.querySelector('.edit-form').scrollIntoView({ block: 'center' }); return true")
+            let cramped = try await Self.crampedEditForm(browser, width: 320)
+            #expect(cramped == [], "at 320 px: \(cramped)")
+            _ = try await browser.screenshot(to: screenshotFolder + "/phone-320-edit-drunk-by.png")
+            try await browser.viewport(width: 390, height: 844)
+
+            // Saved unchanged but for who drank it: it leaves this day and joins Sam's, said in Sam's units.
+            try await browser.click("#edit-to option[value='Sam']")
+            try await browser.click(".edit-form button[type=submit]")
+            #expect(try await Self.waitForIntake(browser, start - 330), "the tea left me's day")
+            let said = try await Self.text(browser, "edit-status")
+            #expect(said.hasPrefix("Gave 11.2 fl oz at ") && said.hasSuffix(" to Sam (tea)"), "\(said)")
+            #expect(try samsIntake() == 330)
+            #expect(try await browser.run("return document.querySelector(\"#sips tbody tr[data-id='\(teaID)']\") === null") as? Bool == true)
+            let undo = try await Self.text(browser, "undo")
+            #expect(undo.hasPrefix("Undo giving ") && undo.hasSuffix(" to Sam"), "\(undo)")
+
+            // Taken back: the tea is me's again, Sam's day as it was.
+            try await browser.click("#undo")
+            #expect(try await Self.waitForIntake(browser, start), "the gift undone")
+            #expect(try await Self.text(browser, "edit-status").hasPrefix("Undone: giving "))
+            #expect(try samsIntake() == 0)
+            #expect(try fixture.quench(["log", "--json", "--person", "me"]).contains("\"note\":\"tea\""))
             try await Self.noConsoleErrors(browser)
         }
     }

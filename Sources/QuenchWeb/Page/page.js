@@ -188,15 +188,21 @@ function sipRow(e, names, inDrink) {
   return editing === e.id ? [row, editRow(e)] : [row];
 }
 
-// A drink mended in place: its amount (in the person's units), its time, its note.
+// A drink mended in place: its amount (in the person's units), its time, its note, and in a household
+// who really drank it (a shared bottle on one scale counts every drink as its owner's).
 let editing = null;
 function editRow(e) {
   const amount = el("input", { id: "edit-amount", inputmode: "decimal", autocomplete: "off", value: units === "oz" ? (e.ml / OZ).toFixed(1) : String(Math.round(e.ml * 10) / 10) });
   const time = el("input", { id: "edit-time", type: "time", value: clock(e.at) });
   const note = el("input", { id: "edit-note", maxlength: "1000", autocomplete: "off", value: e.note || "" });
+  const household = (knownPeople || []).map((p) => p.person);
+  const owner = (personNamed(person) || {}).person;  // as stored: the address may spell it in another case
+  const drinker = household.length > 1 && owner ? el("select", { id: "edit-to" },
+    ...household.map((name) => el("option", name === owner ? { selected: "", value: name } : { value: name }, name))) : null;
   const form = el("form", { class: "edit-form", "aria-label": "Edit the drink at " + clock(e.at) },
     el("label", { for: "edit-amount" }, "Amount (" + (units === "oz" ? "fl oz" : "mL") + ")"), amount,
     el("label", { for: "edit-time" }, "At"), time, el("label", { for: "edit-note" }, "Note"), note,
+    ...(drinker ? [el("label", { for: "edit-to" }, "Drunk by"), drinker] : []),
     el("button", { type: "submit", class: "write", "data-focus": "edit-save" }, "Save"),
     el("button", { type: "button", onclick: () => { editing = null; refresh(); } }, "Cancel"));
   form.addEventListener("submit", async (event) => {
@@ -211,6 +217,7 @@ function editRow(e) {
       time.focus(); said(time.value + " has not come yet today (nothing was changed)", true); return;
     }
     if (note.value !== (e.note || "")) change.note = note.value;
+    if (drinker && drinker.value !== owner) change.to = drinker.value;
     if (Object.keys(change).length === 1) { editing = null; refresh(); return; }
     const done = await act("edit", change, person, e);
     if (done) { editing = null; await refresh(); restoreFocus("edit-" + e.id); }
@@ -546,8 +553,11 @@ async function act(action, body, who = person, before = null) {
   restoreFocus();
   if (!report) return false;
   const words = { add: "Added", delete: "Deleted", restore: "Restored", edit: "Changed to" }[action];
-  said(words + " " + describe(report.event, who) + (report.event.note ? " (" + report.event.note + ")" : "") + (who !== person ? " for " + report.person : ""));
-  done.push({ action, event: report.event, who, before });
+  // A drink given to someone else is theirs now: said with their units, and undone in their name.
+  const to = body.to ? report.person : null;
+  said(to ? "Gave " + describe(report.event, to) + " to " + to + (report.event.note ? " (" + report.event.note + ")" : "")
+    : words + " " + describe(report.event, who) + (report.event.note ? " (" + report.event.note + ")" : "") + (who !== person ? " for " + report.person : ""));
+  done.push({ action, event: report.event, who, before, to });
   updateUndo();
   await refresh();
   restoreFocus();
@@ -571,21 +581,24 @@ function updateUndo() {
   const words = { add: "adding", delete: "deleting", restore: "restoring", edit: "the change to" };
   // aria-disabled, not disabled: the button keeps the focus of someone who undoes twice.
   $("undo").setAttribute("aria-disabled", String(writing || !last));
-  $("undo").textContent = last ? "Undo " + words[last.action] + " " + describe(last.event, last.who) + (last.who !== person ? " for " + last.who : "") : "Undo";
+  $("undo").textContent = last ? "Undo " + (last.to ? "giving" : words[last.action]) + " " + describe(last.event, last.who) + whose(last) : "Undo";
 }
+
+// Whose drink a thing done here was, when not this page's person's: or to whom it was given.
+const whose = (last) => last.to ? " to " + last.to : last.who !== person ? " for " + last.who : "";
 
 async function undoLast() {
   const last = done[done.length - 1];
   if (!last || writing) return;
   // An edit is undone by putting back what it changed; a delete by a restore; an add or a restore by a delete.
   const [reverse, body] = last.action === "edit"
-    ? ["edit", { id: last.event.id, amount: last.before.ml + "ml", at: last.before.at, note: last.before.note || "" }]
+    ? ["edit", { id: last.event.id, amount: last.before.ml + "ml", at: last.before.at, note: last.before.note || "", ...(last.to ? { to: last.who } : {}) }]
     : [last.action === "delete" ? "restore" : "delete", { id: last.event.id }];
-  const report = await write(reverse, body, last.who);
+  const report = await write(reverse, body, last.to || last.who);
   if (!report) return;
   done.pop();
   updateUndo();
-  said("Undone: " + { add: "added", delete: "deleted", restore: "restored", edit: "changed" }[last.action] + " " + describe(last.event, last.who) + (last.who !== person ? " for " + last.who : ""));
+  said("Undone: " + (last.to ? "giving" : { add: "added", delete: "deleted", restore: "restored", edit: "changed" }[last.action]) + " " + describe(last.event, last.who) + whose(last));
   await refresh();
 }
 
