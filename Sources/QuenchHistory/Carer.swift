@@ -115,7 +115,7 @@ extension History {
             let settings = try c.run { (store) throws(StoreError) in try store.reminder(person: c.personID) }.settings
             let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1), person: c.personID) }
             let quiet = last.map { wakingSeconds(from: $0.time, until: c.now, settings, c.calendar) / 60 }.map { Int(saturating: $0.rounded(.down)) }
-            let (start, end) = settings.wakingWindow(on: c.calendar.wallClock(c.now).date, c.calendar)
+            let (_, start, end) = settings.currentWakingWindow(at: c.now, c.calendar)
             let alert = person.alertAfterMinutes
             let awake = c.now >= start && c.now < end
             let beyondReach = last.map { $0.time < c.now.adding(-Double(CarerReport.reach) * 86_400) } ?? false
@@ -234,8 +234,8 @@ extension History {
         let start = max(from, until.adding(-Double(CarerReport.reach) * 86_400))
         guard start < until else { return 0 }
         var total = 0.0
-        let last = calendar.wallClock(until).date.number
-        for number in calendar.wallClock(start).date.number...last {
+        // From the day before: its window may run past midnight into the first day.
+        for number in calendar.day(of: start).number - 1...calendar.day(of: until).number {
             let (open, close) = settings.wakingWindow(on: CivilDay(number: number), calendar)
             let overlap = min(close, until).secondsSince1970 - max(open, start).secondsSince1970
             if overlap > 0 { total += overlap }

@@ -99,8 +99,11 @@ public enum HistoryInput {
             return h * 60 + m
         }
         let (from, until) = (try minute(parts[0]), try minute(parts[1]))
-        guard from < until else { throw .invalidArgument("--window '\(text.shownSafely())' must start before it ends, within one day") }
-        return (from, until)
+        // Past midnight is the next morning (a night shift's 22-6); 24:00 is midnight's other name.
+        guard from % 1440 != until % 1440 || (from, until) == (0, 1440) else {
+            throw .invalidArgument("--window '\(text.shownSafely())' ends when it starts; all day is 00:00-24:00")
+        }
+        return (from % 1440, until == 0 ? 1440 : until)
     }
 
     /// Minutes after midnight as `HH:MM`.

@@ -66,6 +66,8 @@ public enum ReminderPolicy {
         case .pace, .hourly: break
         }
         guard s.intakeML < s.goalML else { return verdict(false, nil, "the goal is met") }
+        // Its window is over: the next is the next day's, with its own intake and pace.
+        guard s.now < s.windowEnd else { return verdict(false, nil, "the waking window closed at \(describe(s.windowEnd))") }
 
         // The earliest moment every condition holds, and which one holds it back.
         var earliest = s.windowStart

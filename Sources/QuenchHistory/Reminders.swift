@@ -17,6 +17,8 @@ public struct ReminderReport: Sendable, Encodable {
     public var afterMinutes: Double
     public var everyMinutes: Double
     public var intakeMl: Double
+    /// Set when the intake is the waking day's (a night's window), not the household day's: since then.
+    public var intakeSince: String?
     public var goalMl: Double
     public var paceMl: Double
     public var behindByMl: Double
@@ -38,6 +40,8 @@ public struct ReminderGiven: Sendable, Encodable, Equatable {
     public var personId: Int64
     public var at: String?
     public var intakeMl: Double
+    /// Set when the intake is the waking day's (a night's window), not the household day's: since then.
+    public var intakeSince: String?
     public var goalMl: Double
     public var paceMl: Double
     public var behindByMl: Double
@@ -165,10 +169,14 @@ extension History {
     static func reminderReport(_ c: HistoryContext) throws(HistoryError) -> (ReminderReport, ReminderPolicy.Verdict) {
         let record = try c.run { (store) throws(StoreError) in try store.reminder(person: c.personID) }
         let settings = record.settings
+        let (day, windowStart, windowEnd) = settings.currentWakingWindow(at: c.now, c.calendar)
         let today = c.calendar.wallClock(c.now).date
-        let (windowStart, windowEnd) = settings.wakingWindow(on: today, c.calendar)
-        let day = c.today
-        let intake = try c.dailyTotals(from: day, through: day)[day.number]?.ml ?? 0
+        // A window within its day paces that day's drinks. One past the next day's start (a night's)
+        // paces the waking day's: the drinks since the window before it closed.
+        let intakeSince = windowEnd > c.calendar.start(of: day.adding(days: 1))
+            ? settings.wakingWindow(on: day.adding(days: -1), c.calendar).end : nil
+        let intake = if let intakeSince { try c.intake(from: intakeSince, until: c.now.adding(1)) }
+            else { try c.dailyTotals(from: day, through: day)[day.number]?.ml ?? 0 }
         let goal = try c.goalBook().goal(on: day)
         let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1), person: c.personID) }
         let situation = ReminderPolicy.Situation(
@@ -181,7 +189,7 @@ extension History {
             person: c.personName, mode: settings.mode.rawValue,
             window: settings.wakingHours,
             slackMl: settings.slackML, afterMinutes: settings.afterMinutes, everyMinutes: settings.everyMinutes,
-            intakeMl: intake, goalMl: goal, paceMl: verdict.paceML, behindByMl: verdict.behindByML, behind: verdict.behind,
+            intakeMl: intake, intakeSince: intakeSince.map { Format.localISO($0, c.calendar) }, goalMl: goal, paceMl: verdict.paceML, behindByMl: verdict.behindByML, behind: verdict.behind,
             due: verdict.due, nextAt: verdict.nextAt.map { Format.localISO($0, c.calendar) }, reason: verdict.reason,
             lastDrinkAt: last.map { Format.localISO($0.time, c.calendar) },
             lastReminderAt: record.lastRemindedAt.map { Format.localISO($0, c.calendar) },
@@ -194,7 +202,8 @@ extension History {
         var rows: [(String, String)] = [
             ("Reminders", r.mode == "off" ? "off" : "\(r.mode), \(r.window), after \(ReminderPolicy.minutes(r.afterMinutes)) without a drink, "
                 + "at most every \(ReminderPolicy.minutes(r.everyMinutes))" + (r.mode == "pace" ? ", slack \(Format.volume(r.slackMl, u))" : "")),
-            ("Intake", "\(Format.volume(r.intakeMl, u)) of \(Format.volume(r.goalMl, u))"),
+            ("Intake", "\(Format.volume(r.intakeMl, u)) of \(Format.volume(r.goalMl, u))"
+                + (r.intakeSince.flatMap { Timestamp(iso8601: $0) }.map { " since \(Format.dateTime($0, c.calendar)), when the last waking window closed" } ?? "")),
             ("Pace now", Format.volume(r.paceMl, u) + (r.behind ? ": behind by \(Format.volume(r.behindByMl, u))" : ": on pace")),
         ]
         if let until = r.snoozedUntil.flatMap({ Timestamp(iso8601: $0) }) { rows.append(("Snoozed", "until \(Format.dateTime(until, c.calendar))")) }
@@ -241,11 +250,31 @@ enum ReminderHook {
 }
 
 extension ReminderSettings {
-    /// A day's waking window on the local calendar: when the reminders' pace runs, and when a
-    /// carer counts time without a drink.
-    func wakingWindow(on date: CivilDay, _ calendar: DayCalendar) -> (start: Timestamp, end: Timestamp) {
-        (calendar.instant(atLocalSeconds: date.number * 86_400 + wakeFromMinute * 60),
-         calendar.instant(atLocalSeconds: date.number * 86_400 + wakeUntilMinute * 60))
+    /// The waking window that opens on household day `day`, on the local calendar: when the
+    /// reminders' pace runs, and when a carer counts time without a drink. It opens at or after
+    /// the hour the day begins; one that ends past midnight (a night shift's 20:00-08:00) ends on
+    /// the next date, past the next day's start too when the household's days begin at 04:00.
+    func wakingWindow(on day: CivilDay, _ calendar: DayCalendar) -> (start: Timestamp, end: Timestamp) {
+        let dayStart = calendar.dayStartHour * 60
+        let from = wakeFromMinute < dayStart ? wakeFromMinute + 1440 : wakeFromMinute
+        return (calendar.instant(atLocalSeconds: day.number * 86_400 + from * 60),
+                calendar.instant(atLocalSeconds: day.number * 86_400 + (from + wakingMinutes) * 60))
+    }
+
+    /// How long the window is: an end before the start is the next morning's; 00:00-24:00 is all day.
+    var wakingMinutes: Int {
+        let length = (wakeUntilMinute - wakeFromMinute + 1440) % 1440
+        return length == 0 ? 1440 : length
+    }
+
+    /// The window open at `now`, else the next to open: the one of `now`'s household day, or
+    /// the day before's while it is still open (a night's window across the day's start).
+    func currentWakingWindow(at now: Timestamp, _ calendar: DayCalendar) -> (day: CivilDay, start: Timestamp, end: Timestamp) {
+        let today = calendar.day(of: now)
+        let yesterday = wakingWindow(on: today.adding(days: -1), calendar)
+        if now < yesterday.end { return (today.adding(days: -1), yesterday.start, yesterday.end) }
+        let window = wakingWindow(on: today, calendar)
+        return (today, window.start, window.end)
     }
 
     /// `08:00-22:00`, as `remind set --window` takes it.

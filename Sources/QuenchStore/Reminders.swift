@@ -13,6 +13,7 @@ public struct ReminderSettings: Sendable, Hashable, Codable {
 
     public var mode: Mode
     /// The waking window, minutes after local midnight: the goal is spread over it, and no reminder comes outside it.
+    /// An end before the start is the next morning's (a night shift's 22:00-06:00).
     public var wakeFromMinute: Int
     public var wakeUntilMinute: Int
     /// Behind means below the pace by more than this.
@@ -45,7 +46,7 @@ public struct ReminderSettings: Sendable, Hashable, Codable {
 
         public var description: String {
             switch self {
-            case .window: "the waking window must start before it ends, within one day (e.g. 08:00-22:00)"
+            case .window: "the waking window must be times of day that differ (e.g. 08:00-22:00, or 22:00-06:00 for a night)"
             case .slack(let most): "the slack must be 0 to \(most) mL"
             case .after(let r): "the wait before a reminder must be \(r.lowerBound) to \(r.upperBound) minutes"
             case .every(let r): "the time between reminders must be \(r.lowerBound) to \(r.upperBound) minutes"
@@ -55,7 +56,8 @@ public struct ReminderSettings: Sendable, Hashable, Codable {
 
     /// What is wrong with these settings, nil when they hold.
     public var problem: Problem? {
-        guard (0..<1440).contains(wakeFromMinute), (1...1440).contains(wakeUntilMinute), wakeFromMinute < wakeUntilMinute else {
+        // An end before the start is the next morning's (a night shift); the window is never empty.
+        guard (0..<1440).contains(wakeFromMinute), (1...1440).contains(wakeUntilMinute), wakeFromMinute != wakeUntilMinute % 1440 || wakeFromMinute == 0 else {
             return .window
         }
         guard slackML.isFinite, slackML >= 0, slackML <= IntakeEvent.largestML else { return .slack(maxML: Int(IntakeEvent.largestML)) }

@@ -434,6 +434,34 @@ enum Schema {
                 INSERT INTO mqtt_outbox (identity, change, at) VALUES (NEW.identity, 'changed', (julianday('now') - 2440587.5) * 86400.0);
             END;
             """),
+        // A waking window may end the next morning (a night shift's 20:00-08:00): the table's
+        // check said the end comes after the start, and SQLite changes a check only by a rebuild
+        // (which drops the reminder trigger, made again as in v10).
+        Migration(identifier: "v22: waking windows past midnight", sql: """
+            CREATE TABLE night_reminder (
+                person            INTEGER PRIMARY KEY REFERENCES person(id) ON DELETE CASCADE,
+                mode              TEXT NOT NULL CHECK (mode IN ('pace', 'hourly', 'off')),
+                wake_from_minute  INTEGER NOT NULL CHECK (wake_from_minute BETWEEN 0 AND 1439),
+                wake_until_minute INTEGER NOT NULL CHECK (wake_until_minute BETWEEN 1 AND 1440
+                                                          AND (wake_until_minute % 1440 <> wake_from_minute OR wake_from_minute = 0)),
+                slack_ml          REAL NOT NULL CHECK (slack_ml >= 0),
+                after_minutes     REAL NOT NULL CHECK (after_minutes >= 0),
+                every_minutes     REAL NOT NULL CHECK (every_minutes >= 1),
+                last_reminded_at  REAL,
+                snoozed_until     REAL
+            ) STRICT;
+            INSERT INTO night_reminder SELECT person, mode, wake_from_minute, wake_until_minute, slack_ml, after_minutes, every_minutes,
+                                              last_reminded_at, snoozed_until FROM reminder;
+            DROP TABLE reminder;
+            ALTER TABLE night_reminder RENAME TO reminder;
+            CREATE TRIGGER mqtt_outbox_reminder AFTER UPDATE OF last_reminded_at ON reminder
+                WHEN NEW.last_reminded_at IS NOT NULL AND NEW.last_reminded_at IS NOT OLD.last_reminded_at
+                    AND (SELECT enabled FROM mqtt_outbox_state WHERE id = 1) = 1
+            BEGIN
+                INSERT INTO mqtt_outbox (identity, change, at, person)
+                VALUES ('reminder|' || (SELECT name FROM person WHERE id = NEW.person), 'reminder', NEW.last_reminded_at, NEW.person);
+            END;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

@@ -71,7 +71,7 @@ struct RemindCommand: ParsableCommand {
         @OptionGroup var options: StoreOptions
         @OptionGroup var who: PersonOption
         @Option(help: "pace (when behind), hourly (every --every in the window) or off.") var mode: String?
-        @Option(help: ArgumentHelp("The waking window: 07:00-22:30, or whole hours, 7-23.", valueName: "HH:MM-HH:MM")) var window: String?
+        @Option(help: ArgumentHelp("The waking window: 07:00-22:30, or whole hours, 7-23; 22-6 ends the next morning (a night shift).", valueName: "HH:MM-HH:MM")) var window: String?
         @Option(help: "Only when the last drink is at least this long ago: 60min, 1.5h.") var after: String?
         @Option(help: "At most this often: 60min, 2h.") var every: String?
         @Option(help: "Behind means below the pace by more than this: 150ml, 5oz.") var slack: String?

@@ -29,6 +29,58 @@ import Testing
         #expect(minutes(-24 * 400, 12) <= Double(CarerReport.reach + 1) * 14 * 60)
     }
 
+    /// A night shift: awake 20:00-08:00 while the household's days begin at 04:00. Their window runs
+    /// across that hour: the carer counts its hours and no others, and the reminders pace what they
+    /// drank since they woke, not since 04:00.
+    @Test func aNightShiftsWindowRunsPastMidnightAndPastTheDaysStart() throws {
+        let folder = try TemporaryFolder()
+        let store = try IntakeStore(path: folder.path + "/q.sqlite")
+        let me = try #require(try store.person(named: "me"))
+        _ = try History.setReminders(Self.environment(folder, 12), mode: nil, window: "20-8", after: nil, every: nil, slack: nil, json: true)
+        #expect(try store.reminder(person: me.id).settings.wakingHours == "20:00-08:00")
+        let settings = try store.reminder(person: me.id).settings
+        let calendar = DayCalendar(timeZone: LocalZone(identifier: "UTC")!, dayStartHour: 4)
+        func minutes(_ from: Double, _ until: Double) -> Double { History.wakingSeconds(from: Self.at(from), until: Self.at(until), settings, calendar) / 60 }
+        #expect(minutes(22, 24 + 3) == 300, "22:00 to 03:00, across midnight")
+        #expect(minutes(24 + 3, 24 + 6) == 180, "03:00 to 06:00, across the day's start at 04:00")
+        #expect(minutes(24 + 7, 24 + 21) == 120, "07:00 to 08:00, asleep, then 20:00 to 21:00")
+        #expect(minutes(24 + 9, 24 + 19) == 0, "asleep all day")
+
+        // Awake through the night and asleep by day, whichever household day it is.
+        _ = try store.addManual(ml: 400, at: Self.at(21), note: nil, identity: "evening", person: me.id)
+        _ = try store.addManual(ml: 300, at: Self.at(24 + 2), note: nil, identity: "night", person: me.id)
+        for (hour, awake, quiet) in [(24 + 3.0, true, 60), (24 + 5.0, true, 180), (24 + 12.0, false, 360), (24 + 21.0, true, 420)] {
+            let entry = try #require(try History.carerReport(Self.environment(folder, hour)).people.first)
+            #expect(entry.awake == awake && entry.quietMinutes == quiet, "\(hour - 24) h: \(entry)")
+        }
+
+        // The pace at 05:00 (day 2 began at 04:00): 9 h of the 12 h window, against the 700 mL drunk since 08:00 yesterday.
+        let early = try History.reminderReport(try Self.environment(folder, 24 + 5).context(creating: false)).0
+        #expect(early.intakeMl == 700 && early.intakeSince == "2026-11-24T08:00:00+00:00", "\(early)")
+        #expect(abs(early.paceMl - 2000 * 9 / 12) < 0.01 && early.behind, "\(early)")
+        let text = try History.remind(Self.environment(folder, 24 + 5), json: false)
+        #expect(text.contains("700 mL of 2,000 mL since 2026-11-24 08:00, when the last waking window closed"), "\(text)")
+        // Asleep from 08:00: nothing is due until the next window, which counts from 08:00 (nothing drunk since).
+        for hour: Double in [24 + 9, 24 + 21] {
+            let later = try History.reminderReport(try Self.environment(folder, hour).context(creating: false)).0
+            #expect(later.intakeMl == 0 && later.intakeSince == "2026-11-25T08:00:00+00:00", "\(hour - 24) h: \(later)")
+            #expect(hour < 24 + 20 ? !later.due && (later.nextAt ?? "") >= "2026-11-25T20:00" : later.due, "\(hour - 24) h: \(later)")
+        }
+    }
+
+    /// After the window closes, the next reminder is not said to be due at a time already past.
+    @Test func afterTheWindowClosesNoReminderIsDueInThePast() throws {
+        let folder = try TemporaryFolder()
+        let store = try IntakeStore(path: folder.path + "/q.sqlite")
+        let me = try #require(try store.person(named: "me"))
+        _ = try store.addManual(ml: 300, at: Self.at(10), note: nil, identity: "morning", person: me.id)
+        for hour: Double in [23, 24 + 2] {
+            let report = try History.reminderReport(try Self.environment(folder, hour).context(creating: false)).0
+            #expect(!report.due && report.nextAt == nil && report.reason.hasPrefix("the waking window closed at "), "\(hour): \(report)")
+            #expect(report.intakeMl == 300 && report.intakeSince == nil, "still the household day of the 24th")
+        }
+    }
+
     @Test func overTheirThresholdFirstThenTheLongestWithoutADrink() throws {
         let folder = try TemporaryFolder()
         let store = try IntakeStore(path: folder.path + "/q.sqlite")

@@ -123,7 +123,13 @@ import Testing
                     "\(text): \(message)")
             #expect(!message.contains("date"), "not a date: \(message)")
         }
-        #expect(described { _ = try HistoryInput.window("23-7") } == "--window '23-7' must start before it ends, within one day")
+        // Past midnight is the next morning: a night shift's window.
+        #expect(try HistoryInput.window("23-7") == (1380, 420))
+        #expect(try HistoryInput.window("20:00-00:00") == (1200, 1440))
+        #expect(try HistoryInput.window("24-8") == (0, 480))
+        for text in ["8-8", "0-0", "24-24", "07:30-7:30"] {
+            #expect(described { _ = try HistoryInput.window(text) } == "--window '\(text)' ends when it starts; all day is 00:00-24:00")
+        }
     }
 
     @Test func aDurationNeedsItsUnit() throws {

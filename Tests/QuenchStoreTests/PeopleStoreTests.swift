@@ -98,6 +98,32 @@ struct PeopleStoreTests {
         #expect(Person.sameName("Strauß", "STRAUSS") && Person.sameName("ΝΙΚΟΣ", "Νικος") && !Person.sameName("Zoe", "Zoë"))
     }
 
+    @Test("a waking window past midnight (a night shift) is kept, from a v6 database too; one that ends when it starts is refused, by the table as well")
+    func aNightsWindowIsKept() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("v6.sqlite")
+        try Self.version6(path)
+        let store = try IntakeStore(path: path, mode: .existing)
+        let me = try #require(try store.person(named: "me"))
+        var night = try store.reminder(person: me.id).settings
+        (night.wakeFromMinute, night.wakeUntilMinute) = (20 * 60, 8 * 60)
+        #expect(night.problem == nil)
+        try store.saveReminderSettings(night, person: me.id)
+        #expect(try store.reminder(person: me.id).settings == night)
+        #expect(try store.reminder(person: me.id).lastRemindedAt == Timestamp(secondsSince1970: 1_790_000_400), "the row's history kept by the rebuild")
+        var allDay = night
+        (allDay.wakeFromMinute, allDay.wakeUntilMinute) = (0, 1440)
+        #expect(allDay.problem == nil)
+        var never = night
+        never.wakeUntilMinute = never.wakeFromMinute
+        #expect(never.problem == .window)
+        let refused = try store.write("test") { db in
+            do { try db.run("UPDATE reminder SET wake_until_minute = wake_from_minute WHERE person = ?", [me.id]); return false } catch { return true }
+        }
+        #expect(refused, "the table's own check")
+        #expect(try store.reminder(person: me.id).settings == night)
+    }
+
     @Test("two people: events by device owner, goals, reminders and totals apart; reassigning keeps the past")
     func isolationAndReassignment() throws {
         let dir = TemporaryDirectory()
