@@ -96,6 +96,10 @@ extension History {
         var entry: CarerReport.Entry
         var personID: Int64
         var lastDrink: String
+        /// When a carer acknowledged the spell's alert, if they did.
+        var acknowledgedAt: Timestamp?
+        /// When the waking window they are in opened (nil: asleep).
+        var awakeSince: Timestamp?
     }
 
     /// Everyone's `CarerWatch`, in the order of `people`, and the time they were made at.
@@ -115,9 +119,9 @@ extension History {
             let settings = try c.run { (store) throws(StoreError) in try store.reminder(person: c.personID) }.settings
             let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1), person: c.personID) }
             let quiet = last.map { wakingSeconds(from: $0.time, until: c.now, settings, c.calendar) / 60 }.map { Int(saturating: $0.rounded(.down)) }
-            let (_, start, end) = settings.currentWakingWindow(at: c.now, c.calendar)
             let alert = person.alertAfterMinutes
-            let awake = c.now >= start && c.now < end
+            let awakeSince = settings.wakingWindow(containing: c.now, c.calendar)?.start
+            let awake = awakeSince != nil
             let beyondReach = last.map { $0.time < c.now.adding(-Double(CarerReport.reach) * 86_400) } ?? false
             var entry = CarerReport.Entry(
                 person: person.name, units: c.units.rawValue, intakeMl: (intake * 10).rounded() / 10, goalMl: goal,
@@ -128,13 +132,15 @@ extension History {
                 overdue: awake && (alert.map { limit in quiet.map { $0 >= limit } ?? true } ?? false))
             entry.quietBeyondReach = beyondReach
             let lastDrink = CarerAlert.spell(after: last)
-            if let sent = try c.run({ (store) throws(StoreError) in try store.carerAlert(person: person.id, lastDrink: lastDrink) }) {
+            let sent = try c.run { (store) throws(StoreError) in try store.carerAlert(person: person.id, lastDrink: lastDrink) }
+            if let sent {
                 entry.alertSentAt = Format.localISO(sent.raisedAt, c.calendar)
                 entry.alertAcknowledgedAt = sent.acknowledgedAt.map { Format.localISO($0, c.calendar) }
                 entry.alertSends = sent.sends
                 entry.alertLastSentAt = Format.localISO(sent.lastSentAt, c.calendar)
             }
-            watches.append(CarerWatch(entry: entry, personID: person.id, lastDrink: lastDrink))
+            watches.append(CarerWatch(entry: entry, personID: person.id, lastDrink: lastDrink, acknowledgedAt: sent?.acknowledgedAt,
+                                      awakeSince: awakeSince))
         }
         return (watches, at)
     }
@@ -164,8 +170,18 @@ extension History {
             let e = watch.entry
             // How many thresholds have passed (1 for someone with no drink at all: no time has passed since one).
             let due = max(1, e.alertAfterMinutes.flatMap { limit in e.quietMinutes.map { $0 / max(limit, 1) } } ?? 1)
-            if let sent = e.alertSends {
-                guard e.alertAcknowledgedAt == nil else { continue }
+            var reopened = false
+            if let sent = e.alertSends, let acknowledged = watch.acknowledgedAt {
+                // An acknowledgement holds for the waking hours it was given in: once the next
+                // window opens with the spell still going on (a dry night into a new day), the
+                // carer is told again, and it waits for a new acknowledgement.
+                guard let awakeSince = watch.awakeSince, acknowledged < awakeSince else { continue }
+                let claimed = try HistoryContext.run { () throws(StoreError) in
+                    try store.reopenCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, acknowledged: acknowledged, sends: max(due, sent), at: now)
+                }
+                guard claimed else { continue }
+                reopened = true
+            } else if let sent = e.alertSends {
                 let claimed = try HistoryContext.run { () throws(StoreError) in
                     try store.sendCarerAlertAgain(person: watch.personID, lastDrink: watch.lastDrink, after: sent, for: due, at: now)
                 }
@@ -181,10 +197,12 @@ extension History {
             let name = e.person.shownSafely(limit: 40)
             let limit = e.alertAfterMinutes.map { Format.span(minutes: $0) } ?? "-"
             let repeated = e.alertSends != nil
+            let acknowledgement = reopened ? "; acknowledged \(e.alertAcknowledgedAt.map { Self.wallClock($0, today: at) } ?? "-"), before these waking hours"
+                : repeated ? "; not acknowledged" : ""
             let message = e.quietMinutes.map { quiet in
                 "\(name) has \(repeated ? "still " : "")had nothing to drink for \(Format.span(minutes: quiet)) of their waking hours "
-                    + "(last drink \(e.lastDrinkAt.map { Self.wallClock($0, today: at) } ?? "-"); alert after \(limit)\(repeated ? "; not acknowledged" : ""))"
-            } ?? "\(name) has no drink recorded at all (alert after \(limit))"
+                    + "(last drink \(e.lastDrinkAt.map { Self.wallClock($0, today: at) } ?? "-"); alert after \(limit)\(acknowledgement))"
+            } ?? "\(name) has no drink recorded at all (alert after \(limit)\(acknowledgement))"
             var fields = ["person": e.person, "alert_after_minutes": e.alertAfterMinutes.map(String.init) ?? "", "sends": String(due)]
             if let quiet = e.quietMinutes { fields["quiet_minutes"] = String(quiet) }
             if let last = e.lastDrinkAt { fields["last_drink_at"] = last }
@@ -234,8 +252,8 @@ extension History {
         let start = max(from, until.adding(-Double(CarerReport.reach) * 86_400))
         guard start < until else { return 0 }
         var total = 0.0
-        // From the day before: its window may run past midnight into the first day.
-        for number in calendar.day(of: start).number - 1...calendar.day(of: until).number {
+        // A day either side: a night's window runs into the next day, one that opens before its day begins back.
+        for number in calendar.day(of: start).number - 1...calendar.day(of: until).number + 1 {
             let (open, close) = settings.wakingWindow(on: CivilDay(number: number), calendar)
             let overlap = min(close, until).secondsSince1970 - max(open, start).secondsSince1970
             if overlap > 0 { total += overlap }

@@ -10,6 +10,8 @@ public struct EditReport: Sendable, Encodable {
     public var event: EventRecordOutput
     public var todayMl: Double
     public var goalMl: Double
+    /// Whose it was, when the edit gave it to someone else (`--to`).
+    public var from: String?
 }
 
 /// An event as `--json` shows it after an edit.
@@ -83,7 +85,7 @@ extension History {
             }
                 ?? (c.now, .exact)
             // Drinks from the future are typos.
-            guard time <= c.now.adding(60) else {
+            guard time <= c.now.adding(IntakeEvent.clockSlack) else {
                 throw .invalidTime(at ?? "", reason: "\(Format.dateTime(time, c.calendar)) is in the future")
             }
             guard IntakeEvent.plausibleTime.contains(time.secondsSince1970) else {
@@ -131,7 +133,7 @@ extension History {
         guard let drinker, drinker.id != c.personID else { return try editText(c, action: "edited", event, json: json) }
         var theirs = environment
         theirs.person = drinker.name
-        return try editText(try theirs.context(creating: false), action: "edited", event, json: json)
+        return try editText(try theirs.context(creating: false), action: "edited", event, json: json, from: c.personName)
     }
 
     /// The event `id`, checked to be the named person's when one is named.
@@ -195,7 +197,7 @@ extension History {
         try setDeleted(environment, id: id, false, json: json)
     }
 
-    static func editText(_ c: HistoryContext, action: String, _ e: IntakeEvent, json: Bool) throws(HistoryError) -> String {
+    static func editText(_ c: HistoryContext, action: String, _ e: IntakeEvent, json: Bool, from: String? = nil) throws(HistoryError) -> String {
         let day = c.today
         let today = try c.dailyTotals(from: day, through: day)[day.number]?.ml ?? 0
         let goal = try c.goalBook().goal(on: day)
@@ -205,10 +207,11 @@ extension History {
                 person: c.personName, action: action,
                 event: EventRecordOutput(id: id, kind: e.kind.rawValue, ml: e.ml, at: Format.localISO(e.time, c.calendar),
                                          source: e.source.rawValue, note: e.note, deleted: e.deleted),
-                todayMl: today, goalMl: goal))
+                todayMl: today, goalMl: goal, from: from))
         }
         var line = "\(action.prefix(1).uppercased() + action.dropFirst()) #\(id): \(e.kind.rawValue) \(Format.volume(e.ml, c.units)) at \(Format.dateTime(e.time, c.calendar))"
         if let note = e.note { line += " (\(note.shownSafely(limit: 200)))" }
+        if let from { line += ", now \(c.personName.shownSafely(limit: 40))'s (was \(from.shownSafely(limit: 40))'s)" }
         if e.deleted { line += "\nUndo with `quench restore \(id)`." }
         line += "\nToday\(c.whose): \(Format.volume(today, c.units)) of \(Format.volume(goal, c.units))."
         return line

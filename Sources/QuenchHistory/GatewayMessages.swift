@@ -136,7 +136,7 @@ public enum GatewayMessages {
         if let rssi = c.rssi, !(-128...127).contains(rssi) { throw .invalidArgument("rssi \(rssi) is not between -128 and 127 dBm") }
         func time(_ text: String, _ field: String) throws(HistoryError) -> Timestamp {
             guard let t = Timestamp(iso8601: text) else { throw .invalidArgument("\(field) '\(text.shownSafely(limit: 40))' is not an ISO 8601 time") }
-            guard t.secondsSince1970 <= now.secondsSince1970 + 60 else { throw .invalidArgument("\(field) \(text) is in the future") }
+            guard t.secondsSince1970 <= now.secondsSince1970 + IntakeEvent.clockSlack else { throw .invalidArgument("\(field) \(text) is in the future") }
             return t
         }
         let heard: Timestamp?, heldUntil: Timestamp?

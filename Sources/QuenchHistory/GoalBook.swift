@@ -37,12 +37,6 @@ extension HistoryContext {
     }
 
     /// The person's intake per day for `days` (inclusive range), from the store's SQL totals.
-    /// Intake (mL) in `[from, until)`, whatever days it spans.
-    func intake(from: Timestamp, until: Timestamp) throws(HistoryError) -> Double {
-        let segments = calendar.segments(from: from, until: until)
-        return try run { (store) throws(StoreError) in try store.sipTotalsByDay(segments, person: personID) }.values.reduce(0) { $0 + $1.ml }
-    }
-
     func dailyTotals(from first: CivilDay, through last: CivilDay) throws(HistoryError) -> [Int: DayTotal] {
         let segments = calendar.segments(from: calendar.start(of: first), until: calendar.start(of: last.adding(days: 1)))
         return try run { (store) throws(StoreError) in try store.sipTotalsByDay(segments, person: personID) }

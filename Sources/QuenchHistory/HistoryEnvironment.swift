@@ -100,7 +100,7 @@ public struct HistoryEnvironment: Sendable {
         let people = try HistoryContext.run { () throws(StoreError) in try store.people() }
         let selected = everyone && person == nil ? nil : try selectedPerson(among: people)
         return HistoryContext(
-            store: store, now: now, calendar: DayCalendar(timeZone: zone, dayStartHour: settings.dayStartHour),
+            store: store, now: now, calendar: DayCalendar(timeZone: zone, dayStartHour: selected?.dayStartHour ?? settings.dayStartHour),
             units: units ?? selected?.units ?? settings.units, color: color, settings: settings, person: selected,
             shared: people.count > 1)
     }

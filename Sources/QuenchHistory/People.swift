@@ -17,6 +17,9 @@ public struct PeopleReport: Sendable, Encodable {
         public var devices: [String]
         /// Events, deleted ones included.
         public var events: Int
+        /// When their days begin, `HH:MM`: their own (`person day-start`), else the household's.
+        public var dayStart: String
+        public var dayStartIsOwn: Bool
     }
 
     public var people: [Entry]
@@ -44,16 +47,21 @@ extension History {
             let holdings = try c.run { (store) throws(StoreError) in try store.holdings(of: person.id) }
             entries.append(.init(name: person.name, goalMl: book.goal(on: c.today), goalIsDefault: book.isDefault,
                                  units: c.units.rawValue, unitsAreOwn: person.units != nil && environment.units == nil,
-                                 devices: holdings.devices, events: holdings.events))
+                                 devices: holdings.devices, events: holdings.events,
+                                 dayStart: HistoryInput.clock(c.calendar.dayStartHour * 60), dayStartIsOwn: person.dayStartHour != nil))
         }
         if json { return JSONOutput.encode(PeopleReport(people: entries)) }
+        // When their days begin only once someone's differ from the household's: most households never set it.
+        let ownDays = entries.contains { $0.dayStartIsOwn }
         let rows = entries.map { e -> [String] in
             let unit = VolumeUnit(rawValue: e.units) ?? .ml
             return [e.name.shownSafely(limit: 40), Format.volume(e.goalMl, unit) + (e.goalIsDefault ? " (default)" : ""),
                     Format.unitName(unit) + (e.unitsAreOwn ? "" : " (household)"),
                     e.devices.isEmpty ? "-" : e.devices.map { $0.shownSafely(limit: 40) }.joined(separator: ", "), Format.grouped(e.events)]
+                + (ownDays ? [e.dayStart + (e.dayStartIsOwn ? "" : " (household)")] : [])
         }
-        return Format.table(["Name", "Goal today", "Units", "Devices", "Events"], rows, align: [.left, .right, .left, .left, .right])
+        return Format.table(["Name", "Goal today", "Units", "Devices", "Events"] + (ownDays ? ["Day starts"] : []), rows,
+                            align: [.left, .right, .left, .left, .right, .left])
     }
 
     /// `quench person add NAME [--goal AMOUNT] [--units ml|oz]`.
@@ -99,6 +107,33 @@ extension History {
         try HistoryContext.run { () throws(StoreError) in try store.setPersonUnits(id: person.id, unit) }
         return try personChanged(named, PersonChange(action: "units", person: person.name, detail: unit?.rawValue), json: json,
                                  text: "\(person.name.shownSafely(limit: 40)) now sees \(unit.map { Format.unitName($0) } ?? "the household's units").")
+    }
+
+    /// `quench person day-start NAME HOUR|household`: the hour their days begin (a night shift's,
+    /// while they sleep), or the household's again. Their today, totals, streaks and reminders
+    /// follow; said with what their waking window then does.
+    public static func setPersonDayStart(_ environment: HistoryEnvironment, name: String, hour text: String, json: Bool) throws(HistoryError) -> String {
+        let hour: Int?
+        if text.lowercased() == "household" { hour = nil } else {
+            let digits = text.hasSuffix(":00") ? String(text.dropLast(3)) : text
+            guard digits.count <= 2, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let h = Int(digits), (0...23).contains(h) else {
+                throw .invalidArgument("day start '\(text.shownSafely())' is not an hour from 0 to 23 (e.g. 14 or 14:00), or household")
+            }
+            hour = h
+        }
+        let store = try environment.openStore(creating: false)
+        var named = environment
+        named.person = name
+        let person = try named.selectedPerson(in: store)
+        try HistoryContext.run { () throws(StoreError) in try store.setPersonDayStart(id: person.id, hour: hour) }
+        named.person = person.name
+        let c = try named.context(creating: false)
+        let settings = try c.run { (store) throws(StoreError) in try store.reminder(person: c.personID).settings }
+        let shown = person.name.shownSafely(limit: 40)
+        var text = "\(shown)'s days now begin at \(HistoryInput.clock(c.calendar.dayStartHour * 60))" + (hour == nil ? ", as the household's do." : ".")
+        if let note = settings.dayStartNote(c.calendar, person: person.name) { text += " Note: " + note + "." }
+        return try personChanged(named, PersonChange(action: "day-start", person: person.name, detail: hour.map { HistoryInput.clock($0 * 60) }),
+                                 json: json, text: text)
     }
 
     /// `quench person remove NAME [--move-to OTHER]`: refused while they have

@@ -17,8 +17,6 @@ public struct ReminderReport: Sendable, Encodable {
     public var afterMinutes: Double
     public var everyMinutes: Double
     public var intakeMl: Double
-    /// Set when the intake is the waking day's (a night's window), not the household day's: since then.
-    public var intakeSince: String?
     public var goalMl: Double
     public var paceMl: Double
     public var behindByMl: Double
@@ -29,6 +27,8 @@ public struct ReminderReport: Sendable, Encodable {
     public var lastDrinkAt: String?
     public var lastReminderAt: String?
     public var snoozedUntil: String?
+    /// Why the pace restarts mid-window (a window past the hour the person's days begin), and what to do.
+    public var note: String?
 }
 
 /// A reminder given, as MQTT publishes it (Home Assistant's event entity needs
@@ -40,8 +40,6 @@ public struct ReminderGiven: Sendable, Encodable, Equatable {
     public var personId: Int64
     public var at: String?
     public var intakeMl: Double
-    /// Set when the intake is the waking day's (a night's window), not the household day's: since then.
-    public var intakeSince: String?
     public var goalMl: Double
     public var paceMl: Double
     public var behindByMl: Double
@@ -169,14 +167,10 @@ extension History {
     static func reminderReport(_ c: HistoryContext) throws(HistoryError) -> (ReminderReport, ReminderPolicy.Verdict) {
         let record = try c.run { (store) throws(StoreError) in try store.reminder(person: c.personID) }
         let settings = record.settings
-        let (day, windowStart, windowEnd) = settings.currentWakingWindow(at: c.now, c.calendar)
+        let day = c.today
+        let (windowStart, windowEnd) = settings.wakingWindow(on: day, c.calendar)
         let today = c.calendar.wallClock(c.now).date
-        // A window within its day paces that day's drinks. One past the next day's start (a night's)
-        // paces the waking day's: the drinks since the window before it closed.
-        let intakeSince = windowEnd > c.calendar.start(of: day.adding(days: 1))
-            ? settings.wakingWindow(on: day.adding(days: -1), c.calendar).end : nil
-        let intake = if let intakeSince { try c.intake(from: intakeSince, until: c.now.adding(1)) }
-            else { try c.dailyTotals(from: day, through: day)[day.number]?.ml ?? 0 }
+        let intake = try c.dailyTotals(from: day, through: day)[day.number]?.ml ?? 0
         let goal = try c.goalBook().goal(on: day)
         let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1), person: c.personID) }
         let situation = ReminderPolicy.Situation(
@@ -189,11 +183,12 @@ extension History {
             person: c.personName, mode: settings.mode.rawValue,
             window: settings.wakingHours,
             slackMl: settings.slackML, afterMinutes: settings.afterMinutes, everyMinutes: settings.everyMinutes,
-            intakeMl: intake, intakeSince: intakeSince.map { Format.localISO($0, c.calendar) }, goalMl: goal, paceMl: verdict.paceML, behindByMl: verdict.behindByML, behind: verdict.behind,
+            intakeMl: intake, goalMl: goal, paceMl: verdict.paceML, behindByMl: verdict.behindByML, behind: verdict.behind,
             due: verdict.due, nextAt: verdict.nextAt.map { Format.localISO($0, c.calendar) }, reason: verdict.reason,
             lastDrinkAt: last.map { Format.localISO($0.time, c.calendar) },
             lastReminderAt: record.lastRemindedAt.map { Format.localISO($0, c.calendar) },
-            snoozedUntil: record.snoozedUntil.flatMap { $0 > c.now ? Format.localISO($0, c.calendar) : nil })
+            snoozedUntil: record.snoozedUntil.flatMap { $0 > c.now ? Format.localISO($0, c.calendar) : nil },
+            note: settings.dayStartNote(c.calendar, person: c.personName))
         return (report, verdict)
     }
 
@@ -202,8 +197,7 @@ extension History {
         var rows: [(String, String)] = [
             ("Reminders", r.mode == "off" ? "off" : "\(r.mode), \(r.window), after \(ReminderPolicy.minutes(r.afterMinutes)) without a drink, "
                 + "at most every \(ReminderPolicy.minutes(r.everyMinutes))" + (r.mode == "pace" ? ", slack \(Format.volume(r.slackMl, u))" : "")),
-            ("Intake", "\(Format.volume(r.intakeMl, u)) of \(Format.volume(r.goalMl, u))"
-                + (r.intakeSince.flatMap { Timestamp(iso8601: $0) }.map { " since \(Format.dateTime($0, c.calendar)), when the last waking window closed" } ?? "")),
+            ("Intake", "\(Format.volume(r.intakeMl, u)) of \(Format.volume(r.goalMl, u))"),
             ("Pace now", Format.volume(r.paceMl, u) + (r.behind ? ": behind by \(Format.volume(r.behindByMl, u))" : ": on pace")),
         ]
         if let until = r.snoozedUntil.flatMap({ Timestamp(iso8601: $0) }) { rows.append(("Snoozed", "until \(Format.dateTime(until, c.calendar))")) }
@@ -214,6 +208,7 @@ extension History {
         } else {
             rows.append(("Next", "none today: \(r.reason)"))
         }
+        if let note = r.note { rows.append(("Note", note)) }
         return Format.fields(rows)
     }
 }
@@ -250,15 +245,18 @@ enum ReminderHook {
 }
 
 extension ReminderSettings {
-    /// The waking window that opens on household day `day`, on the local calendar: when the
-    /// reminders' pace runs, and when a carer counts time without a drink. It opens at or after
-    /// the hour the day begins; one that ends past midnight (a night shift's 20:00-08:00) ends on
-    /// the next date, past the next day's start too when the household's days begin at 04:00.
+    /// Day `day`'s waking window on the local calendar: when the reminders' pace runs, and when a
+    /// carer counts time without a drink. One that ends before it starts ends the next morning (a
+    /// night shift's 20:00-08:00); of the two dates it could begin on, the one that puts more of
+    /// it inside the day (from the hour the person's days begin). All day is the whole day.
     func wakingWindow(on day: CivilDay, _ calendar: DayCalendar) -> (start: Timestamp, end: Timestamp) {
         let dayStart = calendar.dayStartHour * 60
-        let from = wakeFromMinute < dayStart ? wakeFromMinute + 1440 : wakeFromMinute
+        let length = wakingMinutes
+        var from = length == 1440 ? dayStart : wakeFromMinute
+        func inside(_ from: Int) -> Int { min(from + length, dayStart + 1440) - max(from, dayStart) }
+        if inside(from + 1440) > inside(from) { from += 1440 }
         return (calendar.instant(atLocalSeconds: day.number * 86_400 + from * 60),
-                calendar.instant(atLocalSeconds: day.number * 86_400 + (from + wakingMinutes) * 60))
+                calendar.instant(atLocalSeconds: day.number * 86_400 + (from + length) * 60))
     }
 
     /// How long the window is: an end before the start is the next morning's; 00:00-24:00 is all day.
@@ -267,14 +265,27 @@ extension ReminderSettings {
         return length == 0 ? 1440 : length
     }
 
-    /// The window open at `now`, else the next to open: the one of `now`'s household day, or
-    /// the day before's while it is still open (a night's window across the day's start).
-    func currentWakingWindow(at now: Timestamp, _ calendar: DayCalendar) -> (day: CivilDay, start: Timestamp, end: Timestamp) {
-        let today = calendar.day(of: now)
-        let yesterday = wakingWindow(on: today.adding(days: -1), calendar)
-        if now < yesterday.end { return (today.adding(days: -1), yesterday.start, yesterday.end) }
-        let window = wakingWindow(on: today, calendar)
-        return (today, window.start, window.end)
+    /// The waking window `now` is in, nil when asleep: the window of its day, or of a day either
+    /// side (a night's window runs into the next day; one that opens before the day begins, back).
+    func wakingWindow(containing now: Timestamp, _ calendar: DayCalendar) -> (start: Timestamp, end: Timestamp)? {
+        let today = calendar.day(of: now).number
+        return (today - 1...today + 1).lazy.map { wakingWindow(on: CivilDay(number: $0), calendar) }.first { now >= $0.start && now < $0.end }
+    }
+
+    func isAwake(at now: Timestamp, _ calendar: DayCalendar) -> Bool { wakingWindow(containing: now, calendar) != nil }
+
+    /// Why the pace will not follow this window whole, when it runs past the hour days begin:
+    /// each day keeps the part of it inside the day, so the pace starts again mid-window. The way
+    /// out is a day that begins while asleep (the middle of the hours asleep); nil when it fits.
+    func dayStartNote(_ calendar: DayCalendar, person: String) -> String? {
+        guard wakingMinutes < 1440 else { return nil }
+        let dayStart = calendar.dayStartHour * 60
+        let from = (wakeFromMinute - dayStart + 1440) % 1440
+        guard from + wakingMinutes > 1440 else { return nil }
+        let asleep = 1440 - wakingMinutes
+        let suggested = ((wakeUntilMinute + asleep / 2) / 60) % 24
+        return "the waking window \(wakingHours) spans \(HistoryInput.clock(dayStart)), when \(person.shownSafely(limit: 40))'s days begin, "
+            + "so the pace starts again at \(HistoryInput.clock(dayStart)): `quench person day-start \(person.shownSafely(limit: 40)) \(suggested)` begins them while asleep"
     }
 
     /// `08:00-22:00`, as `remind set --window` takes it.

@@ -214,7 +214,7 @@ extension History {
             var event: IntakeEvent
             do {
                 let record = try EventRecord(csv: Dictionary(zip(names, row.fields), uniquingKeysWith: { a, _ in a }))
-                event = try record.event(now: now)
+                event = try record.importedEvent(now: now)
                 event.person = try people.name(event.person)
             } catch {
                 throw .invalidImport(file: file, line: row.line, reason: "\(error)")
@@ -323,7 +323,7 @@ extension History {
             if index == 0 { try checkFormat(atEnd: false) }
             let record = try decode(EventRecord.self, bytes, "event \(index + 1)", offset)
             var event: IntakeEvent
-            do { event = try record.event(now: now) } catch {
+            do { event = try record.importedEvent(now: now) } catch {
                 throw failure("event \(index + 1)", offset, "\(error)")
             }
             // Nobody named and nobody selected: said with the event's place.

@@ -66,6 +66,19 @@ extension IntakeStore {
         }
     }
 
+    /// Claims the sending again of `person`'s alert since `lastDrink` that a carer acknowledged at
+    /// `acknowledged`, the spell still going on: it is open again, sent for `sends` thresholds.
+    /// Whether this call claimed it (false: claimed already, here or by another process).
+    public func reopenCarerAlert(person: Int64, lastDrink: String, acknowledged: Timestamp, sends: Int, at time: Timestamp) throws(StoreError) -> Bool {
+        try write("sending an acknowledged carer's alert again") { db in
+            try db.run("""
+                UPDATE carer_alert SET acknowledged_at = NULL, sends = ?, last_sent_at = ?
+                WHERE person = ? AND last_drink = ? AND acknowledged_at = ?
+                """, [max(sends, 1), time.secondsSince1970, person, lastDrink, acknowledged.secondsSince1970])
+            return db.changes == 1
+        }
+    }
+
     /// The alert of `person`'s spell since `lastDrink`, if one was raised.
     public func carerAlert(person: Int64, lastDrink: String) throws(StoreError) -> CarerAlert? {
         try read("reading a carer's alert") { db in try Self.carerAlert(db, person: person, lastDrink: lastDrink) }

@@ -12,13 +12,17 @@ public struct Person: Sendable, Hashable, Codable {
     /// How long they may go without a drink in their waking hours before the carer's
     /// view flags them, in minutes; nil: not watched.
     public var alertAfterMinutes: Int?
+    /// The hour their days begin; nil: the household's (`quench settings --day-start`). A night
+    /// shift's days begin while they sleep, not in the middle of their waking hours.
+    public var dayStartHour: Int?
 
-    public init(id: Int64, name: String, units: VolumeUnit? = nil, createdAt: Timestamp, alertAfterMinutes: Int? = nil) {
+    public init(id: Int64, name: String, units: VolumeUnit? = nil, createdAt: Timestamp, alertAfterMinutes: Int? = nil, dayStartHour: Int? = nil) {
         self.id = id
         self.name = name
         self.units = units
         self.createdAt = createdAt
         self.alertAfterMinutes = alertAfterMinutes
+        self.dayStartHour = dayStartHour
     }
 
     /// The schema's CHECK on `person.alert_after_minutes`: a quarter of an hour to a day.
@@ -82,13 +86,14 @@ extension String {
 }
 
 extension IntakeStore {
-    static let personColumns = "id, name, units, created_at, alert_after_minutes"
+    static let personColumns = "id, name, units, created_at, alert_after_minutes, day_start_hour"
 
     static func person(_ row: SQLiteRow) throws -> Person {
         let unitText: String? = row[2]
         let alertAfter: Int? = row[4]
+        let dayStart: Int? = row[5]
         return Person(id: row[0], name: row[1], units: unitText.flatMap(VolumeUnit.init(rawValue:)),
-                      createdAt: Timestamp(secondsSince1970: row[3]), alertAfterMinutes: alertAfter)
+                      createdAt: Timestamp(secondsSince1970: row[3]), alertAfterMinutes: alertAfter, dayStartHour: dayStart)
     }
 
     /// Everyone, in the order they were added.
@@ -153,6 +158,14 @@ extension IntakeStore {
     public func setPersonUnits(id: Int64, _ units: VolumeUnit?) throws(StoreError) {
         try write("setting the units of person \(id)") { db in
             try db.run("UPDATE person SET units = ? WHERE id = ?", [units?.rawValue, id])
+        }
+    }
+
+    /// Sets the hour someone's days begin (nil: the household's).
+    public func setPersonDayStart(id: Int64, hour: Int?) throws(StoreError) {
+        if let hour, !(0...23).contains(hour) { throw StoreError(.invalidValue, path: path, "a day starts at an hour from 0 to 23, not \(hour)") }
+        try write("setting when the days of person \(id) begin") { db in
+            try db.run("UPDATE person SET day_start_hour = ? WHERE id = ?", [hour, id])
         }
     }
 

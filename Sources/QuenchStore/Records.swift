@@ -17,6 +17,9 @@ public struct IntakeEvent: Sendable, Hashable, Codable {
     /// Epoch seconds a history holds, from just after 1970 to the end of 9999:
     /// what dates can show. A time outside it (or not finite) is a broken input.
     public static let plausibleTime = 1.0...253_402_300_799.0
+    /// How far past the clock an event may lie (seconds): clocks disagree by that much. More is a
+    /// typo or a wrong clock, and no today, streak or total could show it right.
+    public static let clockSlack = 60.0
 
     /// Whether an amount is one a history holds: finite, positive, at most `largestML`.
     public static func holds(ml: Double) -> Bool { ml.isFinite && ml > 0 && ml <= largestML }

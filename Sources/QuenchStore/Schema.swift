@@ -434,10 +434,12 @@ enum Schema {
                 INSERT INTO mqtt_outbox (identity, change, at) VALUES (NEW.identity, 'changed', (julianday('now') - 2440587.5) * 86400.0);
             END;
             """),
-        // A waking window may end the next morning (a night shift's 20:00-08:00): the table's
-        // check said the end comes after the start, and SQLite changes a check only by a rebuild
-        // (which drops the reminder trigger, made again as in v10).
-        Migration(identifier: "v22: waking windows past midnight", sql: """
+        // Night shifts. A waking window may end the next morning (20:00-08:00): the table's check
+        // said the end comes after the start, and SQLite changes a check only by a rebuild (which
+        // drops the reminder trigger, made again as in v10). And a person's days may begin at an
+        // hour of their own (NULL: the household's), while they sleep.
+        Migration(identifier: "v22: night shifts", sql: """
+            ALTER TABLE person ADD COLUMN day_start_hour INTEGER CHECK (day_start_hour BETWEEN 0 AND 23);
             CREATE TABLE night_reminder (
                 person            INTEGER PRIMARY KEY REFERENCES person(id) ON DELETE CASCADE,
                 mode              TEXT NOT NULL CHECK (mode IN ('pace', 'hourly', 'off')),
@@ -465,7 +467,8 @@ enum Schema {
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer
-    /// Quench may report more: its extra migrations only add, so it still reads.
+    /// Quench may report more: its extra migrations only add, so it still reads (a
+    /// night's waking window from v22 on reads to the older one as never awake).
     static func appliedCount(_ db: SQLiteConnection) throws -> Int {
         let version = try db.first("PRAGMA user_version") { row -> Int in row[0] } ?? 0
         if version > 0 { return version }

@@ -491,7 +491,9 @@ enum Responses {
     static func message(for error: HistoryError) -> String {
         switch error {
         // The field as the page and the API name it: `at`, not the command line's `--at`.
-        case .inOption(let option, let inner) where !isStore(inner): return "\(fieldName(option)): \(message(for: inner))"
+        case .inOption(let option, let inner) where !isStore(inner):
+            let said = message(for: inner)
+            return "\(fieldName(option)): \(said.prefix(1).lowercased() + said.dropFirst())"
         case .inOption(_, let inner): return message(for: inner)
         case .unknownPerson(let name, let people):
             return "Nobody is called '\(name.shownSafely(limit: 40))' (people: \(people.map { $0.shownSafely(limit: 40) }.joined(separator: ", ")))"

@@ -76,7 +76,7 @@ struct CarerCommand: ParsableCommand {
 struct PersonCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "person", abstract: "Add, rename or remove someone in the household; their units; a carer's threshold.",
-        subcommands: [Add.self, Rename.self, Units.self, Alert.self, Remove.self])
+        subcommands: [Add.self, Rename.self, Units.self, DayStart.self, Alert.self, Remove.self])
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add someone, with their own goal and units.")
@@ -112,6 +112,19 @@ struct PersonCommand: ParsableCommand {
 
         func run() throws {
             emit(try History.setPersonUnits(HistoryEnvironment.process(database: db, units: nil), name: name, units: units, json: json))
+        }
+    }
+
+    struct DayStart: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "day-start",
+            abstract: "Set the hour someone's days begin (a night shift's, while they sleep), or household (the setting's).")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "Their name.") var name: String
+        @Argument(help: "An hour, 0 to 23 (14 or 14:00), or household.") var hour: String
+
+        func run() throws {
+            emit(try History.setPersonDayStart(options.environment(), name: name, hour: hour, json: options.json))
         }
     }
 

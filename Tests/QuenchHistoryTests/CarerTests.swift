@@ -29,16 +29,17 @@ import Testing
         #expect(minutes(-24 * 400, 12) <= Double(CarerReport.reach + 1) * 14 * 60)
     }
 
-    /// A night shift: awake 20:00-08:00 while the household's days begin at 04:00. Their window runs
-    /// across that hour: the carer counts its hours and no others, and the reminders pace what they
-    /// drank since they woke, not since 04:00.
-    @Test func aNightShiftsWindowRunsPastMidnightAndPastTheDaysStart() throws {
+    /// A night shift: awake 20:00-08:00. The carer counts those hours and no others, across midnight
+    /// and across the hour the household's days begin (04:00). While the person's days begin at
+    /// 04:00 too, the reminders say their pace starts again then, and how to mend it; with days of
+    /// their own from 14:00, today, the reminders, the page's state and the carer agree on one day.
+    @Test func aNightShiftsWindowRunsPastMidnightAndTheirDaysBeginWhileTheySleep() throws {
         let folder = try TemporaryFolder()
         let store = try IntakeStore(path: folder.path + "/q.sqlite")
         let me = try #require(try store.person(named: "me"))
         _ = try History.setReminders(Self.environment(folder, 12), mode: nil, window: "20-8", after: nil, every: nil, slack: nil, json: true)
-        #expect(try store.reminder(person: me.id).settings.wakingHours == "20:00-08:00")
         let settings = try store.reminder(person: me.id).settings
+        #expect(settings.wakingHours == "20:00-08:00")
         let calendar = DayCalendar(timeZone: LocalZone(identifier: "UTC")!, dayStartHour: 4)
         func minutes(_ from: Double, _ until: Double) -> Double { History.wakingSeconds(from: Self.at(from), until: Self.at(until), settings, calendar) / 60 }
         #expect(minutes(22, 24 + 3) == 300, "22:00 to 03:00, across midnight")
@@ -46,26 +47,60 @@ import Testing
         #expect(minutes(24 + 7, 24 + 21) == 120, "07:00 to 08:00, asleep, then 20:00 to 21:00")
         #expect(minutes(24 + 9, 24 + 19) == 0, "asleep all day")
 
-        // Awake through the night and asleep by day, whichever household day it is.
         _ = try store.addManual(ml: 400, at: Self.at(21), note: nil, identity: "evening", person: me.id)
         _ = try store.addManual(ml: 300, at: Self.at(24 + 2), note: nil, identity: "night", person: me.id)
         for (hour, awake, quiet) in [(24 + 3.0, true, 60), (24 + 5.0, true, 180), (24 + 12.0, false, 360), (24 + 21.0, true, 420)] {
             let entry = try #require(try History.carerReport(Self.environment(folder, hour)).people.first)
             #expect(entry.awake == awake && entry.quietMinutes == quiet, "\(hour - 24) h: \(entry)")
         }
+        let split = try History.remind(Self.environment(folder, 24 + 5), json: false)
+        #expect(split.contains("Note       the waking window 20:00-08:00 spans 04:00, when me's days begin, so the pace starts again at 04:00: "
+                               + "`quench person day-start me 14` begins them while asleep"), "\(split)")
 
-        // The pace at 05:00 (day 2 began at 04:00): 9 h of the 12 h window, against the 700 mL drunk since 08:00 yesterday.
-        let early = try History.reminderReport(try Self.environment(folder, 24 + 5).context(creating: false)).0
-        #expect(early.intakeMl == 700 && early.intakeSince == "2026-11-24T08:00:00+00:00", "\(early)")
-        #expect(abs(early.paceMl - 2000 * 9 / 12) < 0.01 && early.behind, "\(early)")
-        let text = try History.remind(Self.environment(folder, 24 + 5), json: false)
-        #expect(text.contains("700 mL of 2,000 mL since 2026-11-24 08:00, when the last waking window closed"), "\(text)")
-        // Asleep from 08:00: nothing is due until the next window, which counts from 08:00 (nothing drunk since).
-        for hour: Double in [24 + 9, 24 + 21] {
-            let later = try History.reminderReport(try Self.environment(folder, hour).context(creating: false)).0
-            #expect(later.intakeMl == 0 && later.intakeSince == "2026-11-25T08:00:00+00:00", "\(hour - 24) h: \(later)")
-            #expect(hour < 24 + 20 ? !later.due && (later.nextAt ?? "") >= "2026-11-25T20:00" : later.due, "\(hour - 24) h: \(later)")
-        }
+        // Their days from 14:00: at 05:00 the night's 700 mL is today's everywhere, against 9 h of the 12 h window.
+        let said = try History.setPersonDayStart(Self.environment(folder, 24 + 5), name: "ME", hour: "14:00", json: false)
+        #expect(said.hasPrefix("me's days now begin at 14:00.\n") && said.contains("Day starts") && said.hasSuffix("14:00"), "\(said)")
+        #expect(try store.person(id: me.id)?.dayStartHour == 14)
+        let c = try Self.environment(folder, 24 + 5).context(creating: false)
+        let (reminder, _) = try History.reminderReport(c)
+        let state = try History.personState(c)
+        let today = try History.todayReport(c)
+        let carer = try #require(try History.carerReport(Self.environment(folder, 24 + 5)).people.first)
+        #expect(today.intakeMl == 700 && reminder.intakeMl == 700 && state.intakeMl == 700 && carer.intakeMl == 700)
+        #expect(abs(reminder.paceMl - 2000 * 9 / 12) < 0.01 && reminder.behind && state.behind && reminder.note == nil, "\(reminder)")
+        // From 08:00 asleep: the window has closed, and no reminder is said to be due at a time past.
+        let morning = try History.reminderReport(try Self.environment(folder, 24 + 9).context(creating: false)).0
+        #expect(!morning.due && morning.nextAt == nil && morning.reason == "the waking window closed at 08:00", "\(morning)")
+        // Their next day began at 14:00: at 21:00 nothing drunk yet, and a reminder due.
+        let evening = try History.reminderReport(try Self.environment(folder, 24 + 21).context(creating: false)).0
+        #expect(evening.intakeMl == 0 && evening.due, "\(evening)")
+        // The household's days, and everyone else's, still begin at 04:00.
+        #expect(try History.settings(Self.environment(folder, 24 + 21), units: nil, dayStart: nil, timeZone: nil, json: false).contains("Day starts  04:00"))
+
+        #expect(throws: HistoryError.self) { try History.setPersonDayStart(Self.environment(folder, 12), name: "me", hour: "24", json: false) }
+        #expect(throws: HistoryError.self) { try History.setPersonDayStart(Self.environment(folder, 12), name: "me", hour: "2pm", json: false) }
+        _ = try History.setPersonDayStart(Self.environment(folder, 12), name: "me", hour: "household", json: true)
+        #expect(try store.person(id: me.id)?.dayStartHour == nil)
+    }
+
+    /// A window that opens before the day begins (03:00, days from 04:00), and all day: each is
+    /// the window of the day that holds most of it, so its pace is that day's.
+    @Test func aWindowThatOpensBeforeTheDayBeginsIsThatDays() throws {
+        let folder = try TemporaryFolder()
+        let store = try IntakeStore(path: folder.path + "/q.sqlite")
+        let me = try #require(try store.person(named: "me"))
+        _ = try store.addManual(ml: 500, at: Self.at(3.5), note: nil, identity: "early", person: me.id)
+        _ = try History.setReminders(Self.environment(folder, 1), mode: nil, window: "3-21", after: nil, every: nil, slack: nil, json: true)
+        let calendar = DayCalendar(timeZone: LocalZone(identifier: "UTC")!, dayStartHour: 4)
+        let settings = try store.reminder(person: me.id).settings
+        #expect(settings.isAwake(at: Self.at(3.5), calendar) && !settings.isAwake(at: Self.at(22), calendar) && !settings.isAwake(at: Self.at(2.5), calendar))
+        // At 12:00 the window is 03:00-21:00 of this date, 9 h of 18 gone; the 03:30 drink was the day before's.
+        let noon = try History.reminderReport(try Self.environment(folder, 12).context(creating: false)).0
+        #expect(abs(noon.paceMl - 1000) < 0.01 && noon.intakeMl == 0 && noon.note != nil, "\(noon)")
+        _ = try History.setReminders(Self.environment(folder, 12), mode: nil, window: "0-24", after: nil, every: nil, slack: nil, json: true)
+        let allDay = try History.reminderReport(try Self.environment(folder, 10).context(creating: false)).0
+        #expect(abs(allDay.paceMl - 2000 * 6 / 24) < 0.01 && allDay.note == nil, "from 04:00, not midnight: \(allDay)")
+        #expect(try store.reminder(person: me.id).settings.isAwake(at: Self.at(3.9), calendar))
     }
 
     /// After the window closes, the next reminder is not said to be due at a time already past.
@@ -76,8 +111,8 @@ import Testing
         _ = try store.addManual(ml: 300, at: Self.at(10), note: nil, identity: "morning", person: me.id)
         for hour: Double in [23, 24 + 2] {
             let report = try History.reminderReport(try Self.environment(folder, hour).context(creating: false)).0
-            #expect(!report.due && report.nextAt == nil && report.reason.hasPrefix("the waking window closed at "), "\(hour): \(report)")
-            #expect(report.intakeMl == 300 && report.intakeSince == nil, "still the household day of the 24th")
+            #expect(!report.due && report.nextAt == nil && report.reason.hasPrefix("the waking window closed at ") && report.reason.hasSuffix("22:00"), "\(hour): \(report)")
+            #expect(report.intakeMl == 300, "still the day of the 24th")
         }
     }
 
@@ -141,7 +176,7 @@ import Testing
         #expect(try History.carerReport(Self.environment(folder, 4 * 24 + 12)).people.first?.quietBeyondReach == false)
     }
 
-    @Test("an alert nobody acknowledges is sent again each time the threshold passes once more, once each; acknowledged, it stops")
+    @Test("an alert nobody acknowledges is sent again each time the threshold passes once more, once each; acknowledged, it stops until their next waking hours")
     func anUnacknowledgedAlertIsSentAgain() throws {
         let folder = try TemporaryFolder()
         let store = try IntakeStore(path: folder.path + "/q.sqlite")
@@ -169,10 +204,21 @@ import Testing
         #expect(try deliver(21.6).isEmpty)
         let shownLate = try History.carerReport(Self.environment(folder, 21.6)).people.first
         #expect(shownLate?.alertSends == 4 && shownLate?.alertLastSentAt == "2026-11-24T21:30:00+00:00")
-        // Acknowledged: not sent again, however long the spell lasts (16 h of waking hours by 11:00 the next day).
+        // Acknowledged: not sent again in those waking hours, nor in the night.
         _ = try History.acknowledgeCarerAlert(Self.environment(folder, 21.7), name: "Gran", json: false)
-        #expect(try deliver(24 + 11).isEmpty)
-        #expect(try !store.sendCarerAlertAgain(person: gran.id, lastDrink: "gran-9", after: 4, for: 5, at: Self.at(35)), "acknowledged: nothing to claim")
+        #expect(try deliver(21.9).isEmpty && deliver(24 + 7.9).isEmpty)
+        #expect(try !store.sendCarerAlertAgain(person: gran.id, lastDrink: "gran-9", after: 4, for: 5, at: Self.at(24 + 7.9)), "acknowledged: nothing to claim")
+        // Still nothing when her next waking hours begin: yesterday's acknowledgement does not hide a dry
+        // night into a new day. Told again, once, and it waits for a new acknowledgement.
+        let morning = try deliver(24 + 8.5)
+        #expect(morning.map(\.message) == ["Gran has still had nothing to drink for 13 h 30 min of their waking hours (last drink 2026-11-24 09:00; "
+                                            + "alert after 3 h; acknowledged 2026-11-24 21:42, before these waking hours)"], "\(morning)")
+        #expect(try deliver(24 + 8.6).isEmpty, "claimed once")
+        #expect(try History.carerReport(Self.environment(folder, 24 + 8.6)).people.first { $0.person == "Gran" }?.alertAcknowledgedAt == nil)
+        #expect(try !store.reopenCarerAlert(person: gran.id, lastDrink: "gran-9", acknowledged: Self.at(21.7), sends: 4, at: Self.at(24 + 8.7)),
+                "a second timer finds it claimed")
+        _ = try History.acknowledgeCarerAlert(Self.environment(folder, 24 + 9), name: "Gran", json: false)
+        #expect(try deliver(24 + 11).isEmpty, "acknowledged again in these waking hours")
 
         // A threshold set (or a timer started) long into a spell: the first alert counts the
         // thresholds already passed, and the next run does not send it again at once.

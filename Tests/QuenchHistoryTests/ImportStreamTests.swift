@@ -110,12 +110,12 @@ import Testing
         let (store, folder) = try store()
         _ = folder
         let error = message {
-            _ = try History.importStream(ByteSource(bytes: Array("kind,ml,time\nsip,250,1790000000\nsip,99999,1790000100\n".utf8)),
+            _ = try History.importStream(ByteSource(bytes: Array("kind,ml,time\nsip,250,1790000000\nsip,99999,1789999900\n".utf8)),
                                          file: "t.csv", into: store, now: Self.now)
         }
         #expect(error == "cannot import t.csv line 3: ml 99999.0: a sip of more than 5000 mL in one drink; nothing was imported", "\(error)")
         #expect(try store.events(EventQuery(includeDeleted: true)).map(\.identity) == ["before"])
-        let refill = try History.importStream(ByteSource(bytes: Array("kind,ml,time\nsip,5000,1790000000\nrefill,20000,1790000100\n".utf8)),
+        let refill = try History.importStream(ByteSource(bytes: Array("kind,ml,time\nsip,5000,1790000000\nrefill,20000,1789999900\n".utf8)),
                                               file: "t.csv", into: store, now: Self.now)
         #expect(refill.inserted == 2)
     }
@@ -126,8 +126,8 @@ import Testing
          "goals": [{"start_day": "2026-01-01", "ml": 2000, "set_at": {"seconds_since1970": 1790000000}}],
          "devices": [],
          "events": [
-          {"kind": "sip", "ml": 20, "time": 1790000100, "identity": "a", "note": "first"},
-          {"kind": "refill", "ml": 500, "time": 1790000200, "remaining_ml": 600, "source": "sensor", "device": "AA"},
+          {"kind": "sip", "ml": 20, "time": 1789999100, "identity": "a", "note": "first"},
+          {"kind": "refill", "ml": 500, "time": 1789999200, "remaining_ml": 600, "source": "sensor", "device": "AA"},
           {"kind": "pour", "ml": 30, "at": "2026-09-21T10:00:00Z", "deleted": true}
          ]}
         """
@@ -181,6 +181,25 @@ import Testing
         }
         // Both outcomes occur: the mutations reach past the first check.
         #expect(imported > 100 && refused > 100, "imported \(imported), refused \(refused)")
+    }
+
+    /// A time in the future is refused as `add` refuses it, naming the row: times written in local
+    /// time with a `Z`, or by a machine whose clock ran ahead, would wait unseen until their day.
+    /// A minute of slack for clocks, as `add` allows.
+    @Test func eventsAfterTheClockAreRefusedWithTheirPlace() throws {
+        let (store, folder) = try store()
+        _ = folder
+        func importing(_ text: String) -> String {
+            message { _ = try History.importStream(ByteSource(bytes: Array(text.utf8)), file: "t", into: store, now: Self.now) }
+        }
+        #expect(importing("kind,ml,at\nsip,200,2026-09-21T13:00:00Z\nsip,300,2026-09-21T16:00:00Z\n")
+            == "cannot import t line 3: 2026-09-21T16:00:00Z is in the future (now 2026-09-21T14:13:20Z): check the zone of its times, "
+               + "or the clock that wrote them; nothing was imported")
+        let json = #"{"format": "quench-export", "version": 2, "events": [{"kind": "sip", "ml": 5, "time": 1790003600}]}"#
+        #expect(importing(json).contains("event 1 (byte offset 53): 2026-09-21T15:13:20Z is in the future"), "\(importing(json))")
+        #expect(try store.events(EventQuery(includeDeleted: true)).map(\.identity) == ["before"], "nothing imported")
+        #expect(importing("kind,ml,time\nsip,200,1790000059\n") == "", "within the minute clocks may disagree by")
+        #expect(try store.events().count == 2)
     }
 
     /// Issue 19: the importer's bounds on one event (JSON) and one row (CSV)

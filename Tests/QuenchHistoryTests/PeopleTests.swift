@@ -150,8 +150,12 @@ import Testing
         func intake(_ who: String) throws -> Double { try #require(try json(History.today(env(f, who), json: true))["intake_ml"] as? Double) }
         let (ann, me) = (try intake("ann"), try intake("me"))
         let moved = try json(History.edit(env(f, nil), id: id, amount: nil, at: nil, note: nil, to: "ME", json: true))
-        #expect(moved["person"] as? String == "me", "the report is the new drinker's: \(moved)")
+        #expect(moved["person"] as? String == "me" && moved["from"] as? String == "Ann", "the report is the new drinker's: \(moved)")
         #expect(try intake("ann") == ann - 300 && intake("me") == me + 300)
+        // Said as a gift, in words: whose it is now and whose it was.
+        let back = try History.edit(env(f, nil), id: id, amount: nil, at: nil, note: nil, to: "ann", json: false)
+        #expect(back.hasPrefix("Edited #\(id): sip 10.1 oz at ") && back.contains(", now Ann's (was me's)\nToday (Ann): "), "in Ann's ounces: \(back)")
+        _ = try History.edit(env(f, nil), id: id, amount: nil, at: nil, note: nil, to: "me", json: true)
         #expect(message { _ = try History.edit(env(f, nil), id: id, amount: nil, at: nil, note: nil, to: "Nobody", json: false) }
                     .hasPrefix("--to: nobody is called 'Nobody' (people: me, Ann"))
         #expect(message { _ = try History.edit(env(f, "ann"), id: id, amount: nil, at: nil, note: nil, to: "ann", json: false) }

@@ -122,6 +122,13 @@ struct PeopleStoreTests {
         }
         #expect(refused, "the table's own check")
         #expect(try store.reminder(person: me.id).settings == night)
+        // Their days of their own: none until set, an hour of the day when set.
+        #expect(me.dayStartHour == nil)
+        try store.setPersonDayStart(id: me.id, hour: 14)
+        #expect(try store.person(id: me.id)?.dayStartHour == 14)
+        #expect(throws: StoreError.self) { try store.setPersonDayStart(id: me.id, hour: 24) }
+        try store.setPersonDayStart(id: me.id, hour: nil)
+        #expect(try store.person(named: "me")?.dayStartHour == nil)
     }
 
     @Test("two people: events by device owner, goals, reminders and totals apart; reassigning keeps the past")

@@ -174,12 +174,12 @@ struct FamilyPageTests {
             #expect(try samsIntake() == 330)
             #expect(try await browser.run("return document.querySelector(\"#sips tbody tr[data-id='\(teaID)']\") === null") as? Bool == true)
             let undo = try await Self.text(browser, "undo")
-            #expect(undo.hasPrefix("Undo giving ") && undo.hasSuffix(" to Sam"), "\(undo)")
+            #expect(undo.hasPrefix("Undo giving 11.2 fl oz at ") && undo.hasSuffix(" to Sam"), "in Sam's units, as said: \(undo)")
 
             // Taken back: the tea is me's again, Sam's day as it was.
             try await browser.click("#undo")
             #expect(try await Self.waitForIntake(browser, start), "the gift undone")
-            #expect(try await Self.text(browser, "edit-status").hasPrefix("Undone: giving "))
+            #expect(try await Self.text(browser, "edit-status").hasPrefix("Undone: giving 11.2 fl oz at "))
             #expect(try samsIntake() == 0)
             #expect(try fixture.quench(["log", "--json", "--person", "me"]).contains("\"note\":\"tea\""))
             try await Self.noConsoleErrors(browser)

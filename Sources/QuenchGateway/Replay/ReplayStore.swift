@@ -31,9 +31,6 @@ public enum PipelineStore {
         public var reason: String
     }
 
-    /// How far past the clock a stored event may lie: a minute, as `add` allows.
-    static let clockSlack = 60.0
-
     /// When the trace's t = 0 was on the wall clock, which storing needs: known from
     /// the header (or `--started`), so a replay that could not be stored fails before
     /// it reads a reading.
@@ -64,7 +61,7 @@ public enum PipelineStore {
                 refused.append(Refusal(event: event, reason: "is more than a history holds (up to 100 L)"))
             } else if !IntakeEvent.plausibleTime.contains(time) {
                 refused.append(Refusal(event: event, reason: "falls outside the years a history holds (1970-9999): check the trace's started time or --started"))
-            } else if time > now.secondsSince1970 + clockSlack {
+            } else if time > now.secondsSince1970 + IntakeEvent.clockSlack {
                 refused.append(Refusal(event: event, reason: "is in the future (\(Timestamp(secondsSince1970: time).iso8601), now \(now.iso8601)): check the trace's started time or --started"))
             } else {
                 kept.append(event)

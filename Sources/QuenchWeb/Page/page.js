@@ -581,7 +581,7 @@ function updateUndo() {
   const words = { add: "adding", delete: "deleting", restore: "restoring", edit: "the change to" };
   // aria-disabled, not disabled: the button keeps the focus of someone who undoes twice.
   $("undo").setAttribute("aria-disabled", String(writing || !last));
-  $("undo").textContent = last ? "Undo " + (last.to ? "giving" : words[last.action]) + " " + describe(last.event, last.who) + whose(last) : "Undo";
+  $("undo").textContent = last ? "Undo " + (last.to ? "giving" : words[last.action]) + " " + describe(last.event, last.to || last.who) + whose(last) : "Undo";
 }
 
 // Whose drink a thing done here was, when not this page's person's: or to whom it was given.
@@ -598,7 +598,7 @@ async function undoLast() {
   if (!report) return;
   done.pop();
   updateUndo();
-  said("Undone: " + (last.to ? "giving" : { add: "added", delete: "deleted", restore: "restored", edit: "changed" }[last.action]) + " " + describe(last.event, last.who) + whose(last));
+  said("Undone: " + (last.to ? "giving" : { add: "added", delete: "deleted", restore: "restored", edit: "changed" }[last.action]) + " " + describe(last.event, last.to || last.who) + whose(last));
   await refresh();
 }
 
