@@ -74,7 +74,15 @@ extension History {
                                  align: [.left, .right, .left, .right, .left, .right])
         let flagged = report.overdue == 0 ? "Nobody is over their threshold."
             : report.overdue == 1 ? "1 person is over their threshold." : "\(report.overdue) people are over their threshold."
-        return table + "\n" + flagged
+        // The alerts of the spells going on, as the page shows them: a carer at a terminal sees
+        // that one was sent, and that an acknowledgement took.
+        let alerts = report.people.compactMap { e -> String? in
+            guard let sent = e.alertSentAt else { return nil }
+            let again = e.alertLastSentAt.flatMap { $0 == sent ? nil : ", again \(Self.wallClock($0, today: report.at))" } ?? ""
+            let seen = e.alertAcknowledgedAt.map { "acknowledged \(Self.wallClock($0, today: report.at))" } ?? "not acknowledged"
+            return "Alert about \(e.person.shownSafely(limit: 40)) sent \(Self.wallClock(sent, today: report.at))\(again); \(seen)."
+        }
+        return ([table, flagged] + alerts).joined(separator: "\n")
     }
 
     public static func carerReport(_ environment: HistoryEnvironment) throws(HistoryError) -> CarerReport {

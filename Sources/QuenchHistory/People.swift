@@ -81,8 +81,17 @@ extension History {
             let c = try theirs.context(creating: false)
             try c.run { (store) throws(StoreError) in try store.setGoal(ml: ml, from: c.today, setAt: c.now, person: person.id) }
         }
-        return try personChanged(theirs, PersonChange(action: "added", person: person.name), json: json,
-                                 text: "Added \(person.name.shownSafely(limit: 40)).")
+        // A household set up by adding everyone still has the history's first person, "me", with
+        // nothing of theirs: said once, with what to do (a new user did not know who "me" was).
+        var text = "Added \(person.name.shownSafely(limit: 40))."
+        if let first = try HistoryContext.run({ () throws(StoreError) in try store.person(named: Person.defaultName) }),
+           first.name == Person.defaultName, first.id != person.id,
+           case let holdings = try HistoryContext.run({ () throws(StoreError) in try store.holdings(of: first.id) }),
+           holdings.events == 0, holdings.devices.isEmpty {
+            text += " The history's first person is still called \(Person.defaultName), with nothing of theirs: "
+                + "`quench person rename \(Person.defaultName) NAME` names them, `quench person remove \(Person.defaultName)` removes them."
+        }
+        return try personChanged(theirs, PersonChange(action: "added", person: person.name), json: json, text: text)
     }
 
     /// `quench person rename OLD NEW`: their history, goals, reminders and devices follow.

@@ -205,7 +205,10 @@ import Testing
         let shownLate = try History.carerReport(Self.environment(folder, 21.6)).people.first
         #expect(shownLate?.alertSends == 4 && shownLate?.alertLastSentAt == "2026-11-24T21:30:00+00:00")
         // Acknowledged: not sent again in those waking hours, nor in the night.
+        #expect(try History.carer(Self.environment(folder, 21.65), json: false).hasSuffix("Alert about Gran sent 12:30, again 21:30; not acknowledged."))
         _ = try History.acknowledgeCarerAlert(Self.environment(folder, 21.7), name: "Gran", json: false)
+        let seen = try History.carer(Self.environment(folder, 21.8), json: false)
+        #expect(seen.hasSuffix("Alert about Gran sent 12:30, again 21:30; acknowledged 21:42."), "the table's reader sees it took: \(seen)")
         #expect(try deliver(21.9).isEmpty && deliver(24 + 7.9).isEmpty)
         #expect(try !store.sendCarerAlertAgain(person: gran.id, lastDrink: "gran-9", after: 4, for: 5, at: Self.at(24 + 7.9)), "acknowledged: nothing to claim")
         // Still nothing when her next waking hours begin: yesterday's acknowledgement does not hide a dry

@@ -142,6 +142,22 @@ import Testing
         #expect(unchanged == after)
     }
 
+    @Test("adding everyone to a new history says who the first person, me, is and what to do; not once me has drunk")
+    func theFirstPersonIsNamedWhenOthersAreAdded() throws {
+        let folder = try TemporaryFolder()
+        func env(_ person: String? = nil) -> HistoryEnvironment {
+            var e = HistoryEnvironment(databasePath: folder.path + "/new.sqlite", now: HistoryFixture.now, timeZone: LocalZone(identifier: "UTC")!)
+            e.person = person
+            return e
+        }
+        let added = try History.addPerson(env(), name: "Ann", goal: nil, units: nil, json: false)
+        #expect(added.hasPrefix("Added Ann. The history's first person is still called me, with nothing of theirs: "
+                                + "`quench person rename me NAME` names them, `quench person remove me` removes them.\n"), "\(added)")
+        #expect(!(try History.addPerson(env(), name: "Ben", goal: nil, units: "oz", json: true)).contains("first person"), "not in JSON")
+        _ = try History.add(env("me"), amount: "250ml", at: nil, note: nil, json: false)
+        #expect(try History.addPerson(env(), name: "Cy", goal: nil, units: nil, json: false).hasPrefix("Added Cy.\n"), "me drinks: nothing to say")
+    }
+
     @Test("a drink from a shared bottle given to who really drank it: both days follow, the report is the new drinker's")
     func aDrinkGoesToWhoDrankIt() throws {
         let f = try household()
