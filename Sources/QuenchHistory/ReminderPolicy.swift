@@ -78,9 +78,9 @@ public enum ReminderPolicy {
             why = reason()
         }
         notBefore(s.lastDrink?.adding(settings.afterMinutes * 60),
-                  "\(minutes(settings.afterMinutes)) after the last drink (\(s.lastDrink.map(describe) ?? "-"))")
+                  "\(minutes(settings.afterMinutes)) after the last drink, at \(s.lastDrink.map(describe) ?? "-")")
         notBefore(s.lastReminder?.adding(settings.everyMinutes * 60),
-                  "\(minutes(settings.everyMinutes)) after the last reminder (\(s.lastReminder.map(describe) ?? "-"))")
+                  "\(minutes(settings.everyMinutes)) after the last reminder, at \(s.lastReminder.map(describe) ?? "-")")
         notBefore(s.snoozedUntil, "snoozed until \(s.snoozedUntil.map(describe) ?? "-")")
         if settings.mode == .pace {
             // The pace passes intake + slack when goal × fraction of the window = intake + slack.

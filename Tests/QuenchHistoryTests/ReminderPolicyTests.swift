@@ -140,7 +140,7 @@ import Testing
         #expect(!(try History.deliverReminder(environment(folder, 14.5), command: nil)).delivered)
         #expect(try History.deliverReminder(environment(folder, 15.01), command: nil).delivered)
         let status = try History.remind(environment(folder, 15.5), json: false)
-        #expect(status.contains("Next       2026-11-24 16:00: 60 min after the last reminder (15:00)"), "\(status)")
+        #expect(status.contains("Next       2026-11-24 16:00: 60 min after the last reminder, at 15:00"), "\(status)")
     }
 
     @Test func aCommandThatHangsIsStoppedAndSaid() throws {
