@@ -106,8 +106,9 @@ extension History {
         var lastDrink: String
         /// When a carer acknowledged the spell's alert, if they did.
         var acknowledgedAt: Timestamp?
-        /// When the waking window they are in opened (nil: asleep).
-        var awakeSince: Timestamp?
+        /// The acknowledgement was given in waking hours now over (or, given while they slept, in
+        /// the ones that followed): it no longer holds.
+        var acknowledgementLapsed: Bool
     }
 
     /// Everyone's `CarerWatch`, in the order of `people`, and the time they were made at.
@@ -128,8 +129,7 @@ extension History {
             let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1), person: c.personID) }
             let quiet = last.map { wakingSeconds(from: $0.time, until: c.now, settings, c.calendar) / 60 }.map { Int(saturating: $0.rounded(.down)) }
             let alert = person.alertAfterMinutes
-            let awakeSince = settings.wakingWindow(containing: c.now, c.calendar)?.start
-            let awake = awakeSince != nil
+            let awake = settings.wakingWindow(containing: c.now, c.calendar) != nil
             let beyondReach = last.map { $0.time < c.now.adding(-Double(CarerReport.reach) * 86_400) } ?? false
             var entry = CarerReport.Entry(
                 person: person.name, units: c.units.rawValue, intakeMl: (intake * 10).rounded() / 10, goalMl: goal,
@@ -147,8 +147,9 @@ extension History {
                 entry.alertSends = sent.sends
                 entry.alertLastSentAt = Format.localISO(sent.lastSentAt, c.calendar)
             }
+            let lapsed = sent?.acknowledgedAt.map { c.now >= settings.wakingEnd(after: $0, c.calendar) } ?? false
             watches.append(CarerWatch(entry: entry, personID: person.id, lastDrink: lastDrink, acknowledgedAt: sent?.acknowledgedAt,
-                                      awakeSince: awakeSince))
+                                      acknowledgementLapsed: lapsed))
         }
         return (watches, at)
     }
@@ -167,7 +168,7 @@ extension History {
     /// their threshold whose spell without a drink has none yet; and again, while nobody has
     /// acknowledged it, each time the threshold passes once more (3 h, then 6 h, 9 h... of their
     /// waking hours): a carer who missed the first push is told again, and one who has seen it is
-    /// not. Each spell's alert is raised once in the database (its key), and each sending again is
+    /// not, for the waking hours they saw it in; still no drink in the next ones, told again. Each spell's alert is raised once in the database (its key), and each sending again is
     /// claimed there by its count, so two timers, or a hub and a gateway on one file, send each once.
     public static func deliverCarerAlerts(_ environment: HistoryEnvironment) throws(HistoryError) -> [CarerDelivery] {
         let (watches, at) = try carerWatches(environment)
@@ -180,10 +181,10 @@ extension History {
             let due = max(1, e.alertAfterMinutes.flatMap { limit in e.quietMinutes.map { $0 / max(limit, 1) } } ?? 1)
             var reopened = false
             if let sent = e.alertSends, let acknowledged = watch.acknowledgedAt {
-                // An acknowledgement holds for the waking hours it was given in: once the next
-                // window opens with the spell still going on (a dry night into a new day), the
-                // carer is told again, and it waits for a new acknowledgement.
-                guard let awakeSince = watch.awakeSince, acknowledged < awakeSince else { continue }
+                // An acknowledgement holds for the waking hours it was given in (or, given while
+                // they slept, the next): still no drink in later ones (a dry night into a new day),
+                // the carer is told again, and it waits for a new acknowledgement.
+                guard watch.acknowledgementLapsed else { continue }
                 let claimed = try HistoryContext.run { () throws(StoreError) in
                     try store.reopenCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, acknowledged: acknowledged, sends: max(due, sent), at: now)
                 }
@@ -211,7 +212,8 @@ extension History {
                 "\(name) has \(repeated ? "still " : "")had nothing to drink for \(Format.span(minutes: quiet)) of their waking hours "
                     + "(last drink \(e.lastDrinkAt.map { Self.wallClock($0, today: at) } ?? "-"); alert after \(limit)\(acknowledgement))"
             } ?? "\(name) has no drink recorded at all (alert after \(limit)\(acknowledgement))"
-            var fields = ["person": e.person, "alert_after_minutes": e.alertAfterMinutes.map(String.init) ?? "", "sends": String(due)]
+            var fields = ["person": e.person, "alert_after_minutes": e.alertAfterMinutes.map(String.init) ?? "",
+                          "sends": String(max(due, e.alertSends ?? 0))]
             if let quiet = e.quietMinutes { fields["quiet_minutes"] = String(quiet) }
             if let last = e.lastDrinkAt { fields["last_drink_at"] = last }
             deliveries.append(CarerDelivery(person: e.person, message: message, fields: fields))
@@ -243,7 +245,10 @@ extension History {
         guard let watch = watches.first(where: { $0.personID == person.id }), watch.entry.alertSentAt != nil else { throw noAlert }
         let now = environment.now
         let alert = try HistoryContext.run { () throws(StoreError) in
-            try store.acknowledgeCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, at: now)
+            // One given in waking hours now over no longer holds: this takes its place (else the
+            // next timer would send it again at once, moments after the carer said they saw it).
+            try store.acknowledgeCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, at: now,
+                                            lapsed: watch.acknowledgementLapsed ? watch.acknowledgedAt : nil)
         }
         guard let alert, let acknowledgedAt = alert.alert.acknowledgedAt else { throw noAlert }
         var named = environment
@@ -260,9 +265,7 @@ extension History {
         let start = max(from, until.adding(-Double(CarerReport.reach) * 86_400))
         guard start < until else { return 0 }
         var total = 0.0
-        // A day either side: a night's window runs into the next day, one that opens before its day begins back.
-        for number in calendar.day(of: start).number - 1...calendar.day(of: until).number + 1 {
-            let (open, close) = settings.wakingWindow(on: CivilDay(number: number), calendar)
+        for (open, close) in settings.wakingWindows(around: calendar.day(of: start).number...calendar.day(of: until).number, calendar) {
             let overlap = min(close, until).secondsSince1970 - max(open, start).secondsSince1970
             if overlap > 0 { total += overlap }
         }

@@ -102,13 +102,14 @@ public struct EventRecord: Codable, Sendable {
         return event
     }
 
-    /// An event of a file `import` reads: as `event(now:)`, and not after the clock, as `add` and
-    /// `replay --store` refuse one: a time written in the wrong zone, or by a machine whose clock
-    /// ran ahead, would wait unseen until its day came. (The hub takes a gateway's events whatever
-    /// its clock says: refusing them would lose them.)
+    /// An event of a file `import` reads: as `event(now:)`; one from elsewhere (no `recorded_at`)
+    /// not after the clock, as `add` and `replay --store` refuse one: a time written in the wrong
+    /// zone would wait unseen until its day came. A history's own export is taken whole, as it was
+    /// stored (a machine whose clock ran fast stored some ahead, and every export re-imports); and
+    /// the hub takes a gateway's events whatever its clock says: refusing them would lose them.
     func importedEvent(now: Timestamp) throws(HistoryError) -> IntakeEvent {
         let event = try event(now: now)
-        guard event.time <= now.adding(IntakeEvent.clockSlack) else {
+        guard recordedAt != nil || event.time <= now.adding(IntakeEvent.clockSlack) else {
             throw .invalidArgument("\(event.time.iso8601) is in the future (now \(now.iso8601)): check the zone of its times, or the clock that wrote them")
         }
         return event

@@ -82,7 +82,7 @@ extension History {
             try c.run { (store) throws(StoreError) in try store.setGoal(ml: ml, from: c.today, setAt: c.now, person: person.id) }
         }
         // A household set up by adding everyone still has the history's first person, "me", with
-        // nothing of theirs: said once, with what to do (a new user did not know who "me" was).
+        // nothing of theirs: said while that lasts, with what to do (a new user did not know who "me" was).
         var text = "Added \(person.name.shownSafely(limit: 40))."
         if let first = try HistoryContext.run({ () throws(StoreError) in try store.person(named: Person.defaultName) }),
            first.name == Person.defaultName, first.id != person.id,

@@ -15,20 +15,24 @@ public enum ReminderPolicy {
     /// Everything the policy looks at.
     public struct Situation: Sendable {
         public var now: Timestamp
-        /// Today's waking window (the caller places it on the local calendar).
+        /// Today's waking window (the caller places it on the local calendar), but for the hours
+        /// `asleep` inside it: a night's window across the hour the day begins is the day's morning
+        /// and evening, the sleep between them left out.
         public var windowStart: Timestamp
         public var windowEnd: Timestamp
+        public var asleep: (start: Timestamp, end: Timestamp)?
         public var intakeML: Double
         public var goalML: Double
         public var lastDrink: Timestamp?
         public var lastReminder: Timestamp?
         public var snoozedUntil: Timestamp?
 
-        public init(now: Timestamp, windowStart: Timestamp, windowEnd: Timestamp, intakeML: Double, goalML: Double,
-                    lastDrink: Timestamp?, lastReminder: Timestamp?, snoozedUntil: Timestamp?) {
+        public init(now: Timestamp, windowStart: Timestamp, windowEnd: Timestamp, asleep: (start: Timestamp, end: Timestamp)? = nil,
+                    intakeML: Double, goalML: Double, lastDrink: Timestamp?, lastReminder: Timestamp?, snoozedUntil: Timestamp?) {
             self.now = now
             self.windowStart = windowStart
             self.windowEnd = windowEnd
+            self.asleep = asleep.flatMap { $0.start < $0.end ? $0 : nil }
             self.intakeML = intakeML
             self.goalML = goalML
             self.lastDrink = lastDrink
@@ -53,8 +57,23 @@ public enum ReminderPolicy {
     /// `volume` says an amount in the person's unit (the reason is shown to them), `describe` a time.
     public static func judge(_ s: Situation, _ settings: ReminderSettings, volume: (Double) -> String = { VolumeText.volume($0, .ml) },
                              describe: (Timestamp) -> String) -> Verdict {
-        let window = max(1, s.windowEnd.secondsSince1970 - s.windowStart.secondsSince1970)
-        let elapsed = min(max(0, s.now.secondsSince1970 - s.windowStart.secondsSince1970), window)
+        let span = max(0, s.windowEnd.secondsSince1970 - s.windowStart.secondsSince1970)
+        let sleep = s.asleep.map { $0.end.secondsSince1970 - $0.start.secondsSince1970 } ?? 0
+        let window = max(1, span - sleep)
+        /// Waking seconds of the window before `t`.
+        func waking(before t: Timestamp) -> Double {
+            let since = min(max(0, t.secondsSince1970 - s.windowStart.secondsSince1970), span)
+            let slept = s.asleep.map { min(max(0, t.secondsSince1970 - $0.start.secondsSince1970), sleep) } ?? 0
+            return since - slept
+        }
+        /// When `seconds` of the window's waking time have passed.
+        func instant(afterWaking seconds: Double) -> Timestamp {
+            let t = s.windowStart.adding(seconds)
+            guard let asleep = s.asleep, t >= asleep.start else { return t }
+            return t.adding(sleep)
+        }
+        func isAsleep(_ t: Timestamp) -> Bool { s.asleep.map { t >= $0.start && t < $0.end } ?? false }
+        let elapsed = waking(before: s.now)
         let pace = s.goalML * elapsed / window
         let behindBy = max(0, pace - s.intakeML)
         let behind = s.intakeML < pace - settings.slackML
@@ -88,8 +107,13 @@ public enum ReminderPolicy {
             guard needed < s.goalML else {
                 return verdict(false, nil, "within \(volume(settings.slackML)) of the goal: the pace cannot leave them behind today")
             }
-            let behindFrom = s.windowStart.adding(needed / s.goalML * window)
+            let behindFrom = instant(afterWaking: needed / s.goalML * window)
             notBefore(behindFrom, "when the pace passes \(volume(needed)) (intake + \(volume(settings.slackML)) slack)")
+        }
+        // Asleep between a night's two pieces: not before they wake.
+        if let asleep = s.asleep, isAsleep(max(earliest, s.now)) {
+            earliest = asleep.end
+            why = "the waking window opens again at \(describe(asleep.end))"
         }
         if s.now >= earliest, s.now < s.windowEnd {
             let reason = settings.mode == .pace

@@ -168,13 +168,13 @@ extension History {
         let record = try c.run { (store) throws(StoreError) in try store.reminder(person: c.personID) }
         let settings = record.settings
         let day = c.today
-        let (windowStart, windowEnd) = settings.wakingWindow(on: day, c.calendar)
+        let (windowStart, windowEnd, asleep) = settings.wakingDay(day, c.calendar)
         let today = c.calendar.wallClock(c.now).date
         let intake = try c.dailyTotals(from: day, through: day)[day.number]?.ml ?? 0
         let goal = try c.goalBook().goal(on: day)
         let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1), person: c.personID) }
         let situation = ReminderPolicy.Situation(
-            now: c.now, windowStart: windowStart, windowEnd: windowEnd, intakeML: intake, goalML: goal,
+            now: c.now, windowStart: windowStart, windowEnd: windowEnd, asleep: asleep, intakeML: intake, goalML: goal,
             lastDrink: last?.time, lastReminder: record.lastRemindedAt, snoozedUntil: record.snoozedUntil)
         let verdict = ReminderPolicy.judge(situation, settings, volume: { Format.volume($0, c.units) }) { time in
             c.calendar.wallClock(time).date == today ? Format.time(time, c.calendar) : Format.dateTime(time, c.calendar)
@@ -245,18 +245,45 @@ enum ReminderHook {
 }
 
 extension ReminderSettings {
-    /// Day `day`'s waking window on the local calendar: when the reminders' pace runs, and when a
-    /// carer counts time without a drink. One that ends before it starts ends the next morning (a
-    /// night shift's 20:00-08:00); of the two dates it could begin on, the one that puts more of
-    /// it inside the day (from the hour the person's days begin). All day is the whole day.
+    /// The waking window that opens on the date of `day`, on the local calendar (all day: the
+    /// whole of `day`). One that ends before it starts ends the next morning: a night shift's 20:00-08:00.
     func wakingWindow(on day: CivilDay, _ calendar: DayCalendar) -> (start: Timestamp, end: Timestamp) {
+        let from = wakingMinutes == 1440 ? calendar.dayStartHour * 60 : wakeFromMinute
+        return (calendar.instant(atLocalSeconds: day.number * 86_400 + from * 60),
+                calendar.instant(atLocalSeconds: day.number * 86_400 + (from + wakingMinutes) * 60))
+    }
+
+    /// The waking windows that open on the dates of `days`, and of a day either side: a night's
+    /// runs into the next day, and one that opens before its day begins belongs partly to the one before.
+    func wakingWindows(around days: ClosedRange<Int>, _ calendar: DayCalendar) -> [(start: Timestamp, end: Timestamp)] {
+        (days.lowerBound - 1...days.upperBound + 1).map { wakingWindow(on: CivilDay(number: $0), calendar) }
+    }
+
+    /// When the waking hours of `t` end: the end of the window it is in, or, asleep, of the next.
+    func wakingEnd(after t: Timestamp, _ calendar: DayCalendar) -> Timestamp {
+        let day = calendar.day(of: t).number
+        return wakingWindows(around: day...day + 1, calendar).map(\.end).filter { $0 > t }.min() ?? t
+    }
+
+    /// The waking window `now` is in; nil when asleep.
+    func wakingWindow(containing now: Timestamp, _ calendar: DayCalendar) -> (start: Timestamp, end: Timestamp)? {
+        let today = calendar.day(of: now).number
+        return wakingWindows(around: today...today, calendar).first { now >= $0.start && now < $0.end }
+    }
+
+    /// The waking hours inside household day `day`, for its pace: from `start` to `end`, but for the
+    /// hours `asleep` between. A window inside the day is itself. One across the hour the day begins
+    /// (a night's, when the day begins at 04:00) is two pieces of it, the morning's end and the
+    /// evening's start, so the whole day, the sleep between them left out.
+    func wakingDay(_ day: CivilDay, _ calendar: DayCalendar) -> (start: Timestamp, end: Timestamp, asleep: (start: Timestamp, end: Timestamp)?) {
         let dayStart = calendar.dayStartHour * 60
         let length = wakingMinutes
-        var from = length == 1440 ? dayStart : wakeFromMinute
-        func inside(_ from: Int) -> Int { min(from + length, dayStart + 1440) - max(from, dayStart) }
-        if inside(from + 1440) > inside(from) { from += 1440 }
-        return (calendar.instant(atLocalSeconds: day.number * 86_400 + from * 60),
-                calendar.instant(atLocalSeconds: day.number * 86_400 + (from + length) * 60))
+        func at(_ minutes: Int) -> Timestamp { calendar.instant(atLocalSeconds: day.number * 86_400 + minutes * 60) }
+        guard length < 1440 else { return (at(dayStart), at(dayStart + 1440), nil) }
+        let from = wakeFromMinute < dayStart ? wakeFromMinute + 1440 : wakeFromMinute
+        guard from + length > dayStart + 1440 else { return (at(from), at(from + length), nil) }
+        let sleep = (from + length) % 1440 < dayStart ? (from + length) % 1440 + 1440 : (from + length) % 1440
+        return (at(dayStart), at(dayStart + 1440), (at(sleep), at(sleep + 1440 - length)))
     }
 
     /// How long the window is: an end before the start is the next morning's; 00:00-24:00 is all day.
@@ -265,18 +292,10 @@ extension ReminderSettings {
         return length == 0 ? 1440 : length
     }
 
-    /// The waking window `now` is in, nil when asleep: the window of its day, or of a day either
-    /// side (a night's window runs into the next day; one that opens before the day begins, back).
-    func wakingWindow(containing now: Timestamp, _ calendar: DayCalendar) -> (start: Timestamp, end: Timestamp)? {
-        let today = calendar.day(of: now).number
-        return (today - 1...today + 1).lazy.map { wakingWindow(on: CivilDay(number: $0), calendar) }.first { now >= $0.start && now < $0.end }
-    }
-
-    func isAwake(at now: Timestamp, _ calendar: DayCalendar) -> Bool { wakingWindow(containing: now, calendar) != nil }
-
     /// Why the pace will not follow this window whole, when it runs past the hour days begin:
-    /// each day keeps the part of it inside the day, so the pace starts again mid-window. The way
-    /// out is a day that begins while asleep (the middle of the hours asleep); nil when it fits.
+    /// each day keeps the parts of it inside the day (`wakingDay`), so the pace starts again
+    /// mid-window. The way out is a day that begins while asleep (the middle of the hours
+    /// asleep); nil when it fits.
     func dayStartNote(_ calendar: DayCalendar, person: String) -> String? {
         guard wakingMinutes < 1440 else { return nil }
         let dayStart = calendar.dayStartHour * 60
@@ -284,8 +303,11 @@ extension ReminderSettings {
         guard from + wakingMinutes > 1440 else { return nil }
         let asleep = 1440 - wakingMinutes
         let suggested = ((wakeUntilMinute + asleep / 2) / 60) % 24
-        return "the waking window \(wakingHours) spans \(HistoryInput.clock(dayStart)), when \(person.shownSafely(limit: 40))'s days begin, "
-            + "so the pace starts again at \(HistoryInput.clock(dayStart)): `quench person day-start \(person.shownSafely(limit: 40)) \(suggested)` begins them while asleep"
+        let shown = person.shownSafely(limit: 40)
+        // As a shell takes it: "Ann Lee" is one word.
+        let word = shown.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } ? shown : "'" + shown.replacing("'", with: "'\\''") + "'"
+        return "the waking window \(wakingHours) spans \(HistoryInput.clock(dayStart)), when \(shown)'s days begin, "
+            + "so the pace starts again at \(HistoryInput.clock(dayStart)): `quench person day-start \(word) \(suggested)` begins them while asleep"
     }
 
     /// `08:00-22:00`, as `remind set --window` takes it.

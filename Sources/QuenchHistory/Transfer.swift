@@ -20,6 +20,9 @@ struct ExportedPerson: Codable {
     var name: String
     var units: VolumeUnit?
     var goals: [Goal]
+    /// Their own day start and carer's threshold (absent in older exports, and when not set).
+    var dayStartHour: Int?
+    var alertAfterMinutes: Int?
 }
 
 extension History {
@@ -53,7 +56,8 @@ extension History {
             var exported: [ExportedPerson] = []
             for person in people {
                 let goals = try c.run { (store) throws(StoreError) in try store.goals(person: person.id) }
-                exported.append(ExportedPerson(name: person.name, units: person.units, goals: goals))
+                exported.append(ExportedPerson(name: person.name, units: person.units, goals: goals,
+                                               dayStartHour: person.dayStartHour, alertAfterMinutes: person.alertAfterMinutes))
             }
             let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
                 .filter { device in c.person.map { person in device.person.map { Person.sameName($0, person.name) } ?? false } ?? true }
@@ -293,7 +297,8 @@ extension History {
                         throw failure("person \(index + 1)", offset, "name '\(person.name.shownSafely(limit: 40))': \(problem)")
                     }
                     try checkGoals(person.goals, "person \(index + 1) (\(person.name.shownSafely(limit: 40))): goal", offset)
-                    let name = try people.name(person.name, units: person.units)
+                    let name = try people.name(person.name, own: ImportSession.PersonSettings(
+                        units: person.units, dayStartHour: person.dayStartHour, alertAfterMinutes: person.alertAfterMinutes))
                     try HistoryContext.run { () throws(StoreError) in try session.addGoals(person.goals, person: name) }
                     goalCount += person.goals.count
                 }
@@ -361,7 +366,7 @@ final class ImportedPeople {
     }
 
     /// The name `name` is stored under (nil: the file names nobody), noting the person to add when missing.
-    func name(_ name: String?, units: VolumeUnit? = nil) throws(HistoryError) -> String {
+    func name(_ name: String?, own: ImportSession.PersonSettings = ImportSession.PersonSettings()) throws(HistoryError) -> String {
         if let name {
             if let problem = Person.problem(withName: name) {
                 throw .invalidArgument("person '\(name.shownSafely(limit: 40))': \(problem)")
@@ -371,7 +376,7 @@ final class ImportedPeople {
         let wanted: String
         if let selected { wanted = selected } else if let name { wanted = name } else { wanted = try fallback.get() }
         if known.insert(wanted.lowercased()).inserted {
-            try HistoryContext.run { () throws(StoreError) in try session.addPerson(named: wanted, units: selected == nil ? units : nil, at: now) }
+            try HistoryContext.run { () throws(StoreError) in try session.addPerson(named: wanted, own: selected == nil ? own : ImportSession.PersonSettings(), at: now) }
         }
         return wanted
     }

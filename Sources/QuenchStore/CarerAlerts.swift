@@ -3,9 +3,10 @@ import QuenchCore
 /// A carer's alert (table `carer_alert`): someone went without a drink past their threshold
 /// (`Person.alertAfterMinutes`) in their waking hours. There is one per dry spell, and the spell
 /// is named by the drink before it (its identity), so a new drink ends it: raised once,
-/// acknowledged once, however many timers, pages and hubs look at the same database. Until it is
-/// acknowledged it is sent again each time the threshold passes once more (`sends`), and each
-/// sending is claimed in the database too.
+/// acknowledged once for the waking hours it is acknowledged in, however many timers, pages and
+/// hubs look at the same database. Until it is acknowledged it is sent again each time the
+/// threshold passes once more (`sends`); still going on in the next waking hours, it is open
+/// again (`reopenCarerAlert`); each sending is claimed in the database too.
 public struct CarerAlert: Sendable, Hashable {
     public var person: Int64
     /// The identity of the last drink before the spell; `CarerAlert.noDrink` when they had none.
@@ -85,12 +86,15 @@ extension IntakeStore {
     }
 
     /// Acknowledges the alert of `person`'s spell since `lastDrink`, once: an alert acknowledged
-    /// before keeps its first time (`acknowledged` false). Nil when no alert was raised for that spell.
-    public func acknowledgeCarerAlert(person: Int64, lastDrink: String, at time: Timestamp) throws(StoreError)
+    /// before keeps its first time (`acknowledged` false), unless that acknowledgement is `lapsed`
+    /// (given in waking hours now over: this one takes its place). Nil when no alert was raised for that spell.
+    public func acknowledgeCarerAlert(person: Int64, lastDrink: String, at time: Timestamp, lapsed: Timestamp? = nil) throws(StoreError)
         -> (alert: CarerAlert, acknowledged: Bool)? {
         try write("acknowledging a carer's alert") { db in
-            try db.run("UPDATE carer_alert SET acknowledged_at = ? WHERE person = ? AND last_drink = ? AND acknowledged_at IS NULL",
-                       [time.secondsSince1970, person, lastDrink])
+            try db.run("""
+                UPDATE carer_alert SET acknowledged_at = ?
+                WHERE person = ? AND last_drink = ? AND (acknowledged_at IS NULL OR acknowledged_at = ?)
+                """, [time.secondsSince1970, person, lastDrink, lapsed?.secondsSince1970])
             let acknowledged = db.changes == 1
             return try Self.carerAlert(db, person: person, lastDrink: lastDrink).map { ($0, acknowledged) }
         }

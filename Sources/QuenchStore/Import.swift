@@ -65,7 +65,7 @@ public final class ImportSession {
     let store: IntakeStore
     private var settings: Settings?
     /// People to add when missing, in the order named; lower-cased name → index.
-    private var people: [(name: String, units: VolumeUnit?, at: Timestamp)] = []
+    private var people: [(name: String, own: PersonSettings, at: Timestamp)] = []
     private var personIndex: [String: Int] = [:]
     private var goals: [(person: String, goals: [Goal])] = []
     private var devices: [(device: Device, calibration: String?)] = []
@@ -90,12 +90,31 @@ public final class ImportSession {
         self.settings = settings
     }
 
-    /// Someone the file names: added (with `units`, created `at`) when the household has nobody of that name.
-    public func addPerson(named name: String, units: VolumeUnit?, at time: Timestamp = .wallClockNow) throws(StoreError) {
+    /// What a person's export carries of theirs besides the name and goals: applied to someone the import adds.
+    public struct PersonSettings: Sendable {
+        public var units: VolumeUnit?
+        public var dayStartHour: Int?
+        public var alertAfterMinutes: Int?
+        public init(units: VolumeUnit? = nil, dayStartHour: Int? = nil, alertAfterMinutes: Int? = nil) {
+            self.units = units
+            self.dayStartHour = dayStartHour
+            self.alertAfterMinutes = alertAfterMinutes
+        }
+    }
+
+    /// Someone the file names: added (with `own`, created `at`) when the household has nobody of that name.
+    public func addPerson(named name: String, own: PersonSettings = PersonSettings(), at time: Timestamp = .wallClockNow) throws(StoreError) {
         try store.checkName(name)
+        if let hour = own.dayStartHour, !(0...23).contains(hour) {
+            throw StoreError(.invalidValue, path: store.path, "\(name.shownSafely(limit: 40))'s day start \(hour) is not an hour from 0 to 23")
+        }
+        if let minutes = own.alertAfterMinutes, !Person.alertAfterRange.contains(minutes) {
+            throw StoreError(.invalidValue, path: store.path, "\(name.shownSafely(limit: 40))'s carer's threshold of \(minutes) minutes is not "
+                             + "\(Person.alertAfterRange.lowerBound) to \(Person.alertAfterRange.upperBound)")
+        }
         guard personIndex[Person.nameKey(name)] == nil else { return }
         personIndex[Person.nameKey(name)] = people.count
-        people.append((name, units, time))
+        people.append((name, own, time))
     }
 
     /// Someone's goals; they must be named by `addPerson` or be in the household.
@@ -143,7 +162,9 @@ public final class ImportSession {
         var outcome = ImportOutcome()
         if let settings { try IntakeStore.upsertSettings(settings, db) }
         for person in people where try IntakeStore.person(named: person.name, db) == nil {
-            _ = try IntakeStore.addPerson(name: person.name, units: person.units, at: person.at, db)
+            let added = try IntakeStore.addPerson(name: person.name, units: person.own.units, at: person.at, db)
+            try db.run("UPDATE person SET day_start_hour = ?, alert_after_minutes = ? WHERE id = ?",
+                       [person.own.dayStartHour, person.own.alertAfterMinutes, added.id])
             outcome.peopleAdded += 1
         }
         for (person, goals) in goals {

@@ -56,6 +56,13 @@ import Testing
         let split = try History.remind(Self.environment(folder, 24 + 5), json: false)
         #expect(split.contains("Note       the waking window 20:00-08:00 spans 04:00, when me's days begin, so the pace starts again at 04:00: "
                                + "`quench person day-start me 14` begins them while asleep"), "\(split)")
+        // Until then their day from 04:00 holds the window's morning and its evening: at 05:00 one hour of
+        // its twelve has passed, and the night's drinks were yesterday's. Reminded still, not left silent.
+        let dawn = try History.reminderReport(try Self.environment(folder, 24 + 5).context(creating: false)).0
+        #expect(dawn.intakeMl == 0 && abs(dawn.paceMl - 2000.0 / 12) < 0.01 && dawn.due, "\(dawn)")
+        let day = try History.reminderReport(try Self.environment(folder, 24 + 9).context(creating: false)).0
+        #expect(!day.due && day.nextAt == "2026-11-25T20:00:00+00:00" && day.reason == "the waking window opens again at 20:00", "asleep: \(day)")
+        #expect(abs(day.paceMl - 2000.0 * 4 / 12) < 0.01, "the morning's 4 h counted, the sleep not: \(day)")
 
         // Their days from 14:00: at 05:00 the night's 700 mL is today's everywhere, against 9 h of the 12 h window.
         let said = try History.setPersonDayStart(Self.environment(folder, 24 + 5), name: "ME", hour: "14:00", json: false)
@@ -81,10 +88,12 @@ import Testing
         #expect(throws: HistoryError.self) { try History.setPersonDayStart(Self.environment(folder, 12), name: "me", hour: "2pm", json: false) }
         _ = try History.setPersonDayStart(Self.environment(folder, 12), name: "me", hour: "household", json: true)
         #expect(try store.person(id: me.id)?.dayStartHour == nil)
+        // The command it suggests is one a shell takes, whatever the name.
+        #expect(settings.dayStartNote(calendar, person: "Ann O'Neil")?.hasSuffix("`quench person day-start 'Ann O'\\''Neil' 14` begins them while asleep") == true)
     }
 
-    /// A window that opens before the day begins (03:00, days from 04:00), and all day: each is
-    /// the window of the day that holds most of it, so its pace is that day's.
+    /// A window that opens before the day begins (03:00, days from 04:00), and all day: each day's
+    /// pace runs over the waking hours inside that day.
     @Test func aWindowThatOpensBeforeTheDayBeginsIsThatDays() throws {
         let folder = try TemporaryFolder()
         let store = try IntakeStore(path: folder.path + "/q.sqlite")
@@ -93,14 +102,16 @@ import Testing
         _ = try History.setReminders(Self.environment(folder, 1), mode: nil, window: "3-21", after: nil, every: nil, slack: nil, json: true)
         let calendar = DayCalendar(timeZone: LocalZone(identifier: "UTC")!, dayStartHour: 4)
         let settings = try store.reminder(person: me.id).settings
-        #expect(settings.isAwake(at: Self.at(3.5), calendar) && !settings.isAwake(at: Self.at(22), calendar) && !settings.isAwake(at: Self.at(2.5), calendar))
-        // At 12:00 the window is 03:00-21:00 of this date, 9 h of 18 gone; the 03:30 drink was the day before's.
+        #expect(settings.wakingWindow(containing: Self.at(3.5), calendar) != nil)
+        #expect(settings.wakingWindow(containing: Self.at(22), calendar) == nil && settings.wakingWindow(containing: Self.at(2.5), calendar) == nil)
+        // The day from 04:00 holds 04:00-21:00 and the next 03:00-04:00: at 12:00, 8 h of its 18; the
+        // 03:30 drink was the day before's, as `today` says.
         let noon = try History.reminderReport(try Self.environment(folder, 12).context(creating: false)).0
-        #expect(abs(noon.paceMl - 1000) < 0.01 && noon.intakeMl == 0 && noon.note != nil, "\(noon)")
+        #expect(abs(noon.paceMl - 2000.0 * 8 / 18) < 0.01 && noon.intakeMl == 0 && noon.note != nil, "\(noon)")
         _ = try History.setReminders(Self.environment(folder, 12), mode: nil, window: "0-24", after: nil, every: nil, slack: nil, json: true)
         let allDay = try History.reminderReport(try Self.environment(folder, 10).context(creating: false)).0
         #expect(abs(allDay.paceMl - 2000 * 6 / 24) < 0.01 && allDay.note == nil, "from 04:00, not midnight: \(allDay)")
-        #expect(try store.reminder(person: me.id).settings.isAwake(at: Self.at(3.9), calendar))
+        #expect(try store.reminder(person: me.id).settings.wakingWindow(containing: Self.at(3.9), calendar) != nil)
     }
 
     /// After the window closes, the next reminder is not said to be due at a time already past.
@@ -222,6 +233,17 @@ import Testing
                 "a second timer finds it claimed")
         _ = try History.acknowledgeCarerAlert(Self.environment(folder, 24 + 9), name: "Gran", json: false)
         #expect(try deliver(24 + 11).isEmpty, "acknowledged again in these waking hours")
+        #expect(try deliver(48 + 8.5).count == 1, "the next morning, still nothing: told again")
+        // Seen at night (23:00, asleep): it holds for the waking hours that follow, not past them.
+        #expect(try History.acknowledgeCarerAlert(Self.environment(folder, 48 + 23), name: "Gran", json: false) == "Acknowledged the alert about Gran.")
+        #expect(try deliver(72 + 9).isEmpty && deliver(72 + 21.9).isEmpty, "23:00's holds through the next day's waking hours")
+        #expect(try deliver(96 + 8.5).count == 1)
+        // Pressed when new waking hours had begun, before a timer ran: it takes the lapsed one's place, and no push follows.
+        _ = try History.acknowledgeCarerAlert(Self.environment(folder, 96 + 9), name: "Gran", json: false)
+        #expect(try History.acknowledgeCarerAlert(Self.environment(folder, 120 + 8.02), name: "Gran", json: false) == "Acknowledged the alert about Gran.")
+        #expect(try deliver(120 + 8.1).isEmpty)
+        #expect(try History.acknowledgeCarerAlert(Self.environment(folder, 120 + 9), name: "Gran", json: false)
+                == "The alert about Gran was already acknowledged at 08:01.")
 
         // A threshold set (or a timer started) long into a spell: the first alert counts the
         // thresholds already passed, and the next run does not send it again at once.

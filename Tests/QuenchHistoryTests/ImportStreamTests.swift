@@ -200,6 +200,9 @@ import Testing
         #expect(try store.events(EventQuery(includeDeleted: true)).map(\.identity) == ["before"], "nothing imported")
         #expect(importing("kind,ml,time\nsip,200,1790000059\n") == "", "within the minute clocks may disagree by")
         #expect(try store.events().count == 2)
+        // A history's own export, with when each was recorded: taken as it was stored, ahead or not.
+        #expect(importing("kind,ml,time,recorded_at\nsip,300,1790007200,1790007200\n") == "", "an export re-imports")
+        #expect(try store.events().count == 3)
     }
 
     /// Issue 19: the importer's bounds on one event (JSON) and one row (CSV)

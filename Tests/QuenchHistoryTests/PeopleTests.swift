@@ -254,8 +254,12 @@ import Testing
     func exportImportRoundTrip() throws {
         let f = try household()
         _ = try History.setGoal(env(f, "ann"), amount: "1800ml", from: "2026-03-01", json: false)
+        // Her nights: days of her own and a carer's threshold travel with her.
+        _ = try History.setPersonDayStart(env(f, nil), name: "Ann", hour: "11", json: true)
+        _ = try History.setPersonAlert(env(f, nil), name: "Ann", after: "3h", json: true)
         let exported = try History.export(env(f, nil), format: .json, since: nil, until: nil)
         #expect(exported.contains("\"version\" : 2") && exported.contains("\"people\" : ["))
+        #expect(exported.contains("\"day_start_hour\" : 11") && exported.contains("\"alert_after_minutes\" : 180"), "\(exported.prefix(900))")
         let file = f.directory + "/backup.json"
         try exported.write(toFile: file, atomically: true, encoding: .utf8)
 
@@ -268,6 +272,8 @@ import Testing
         freshAnn.person = "Ann"
         let annGoals = try json(History.showGoal(freshAnn, json: true))
         #expect(annGoals["current_ml"] as? Double == 1500 && (annGoals["history"] as? [Any])?.count == 2, "her goals came with her")
+        let annThere = try IntakeStore(path: fresh.databasePath, mode: .existing).person(named: "Ann")
+        #expect(annThere?.dayStartHour == 11 && annThere?.alertAfterMinutes == 180, "and her days and threshold")
         #expect(try History.export(fresh, format: .csv, since: nil, until: nil) == History.export(env(f, nil), format: .csv, since: nil, until: nil))
 
         // One person's export holds theirs alone.

@@ -88,7 +88,7 @@ struct StoredTextTests {
         }
         do {
             _ = try store.importing(wrap: { $0 }) { (session) throws(StoreError) in
-                try session.addPerson(named: "newcomer", units: nil)
+                try session.addPerson(named: "newcomer")
                 try session.insert(Array(rows[..<1000]))
                 try session.insert(Array(rows[1000...]))
             }
