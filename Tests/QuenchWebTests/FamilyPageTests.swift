@@ -186,6 +186,49 @@ struct FamilyPageTests {
         }
     }
 
+    /// After midnight, before the day begins (04:00), last evening is still today: a drink moved to a
+    /// later time last evening is not refused as "not come yet" (the page read the day's start wrong).
+    @Test func afterMidnightLastEveningIsStillToday() async throws {
+        let fixture = try WebFixture(hour: 1)
+        _ = try fixture.quench(["add", "200ml", "--at", "23:40", "--note", "nightcap"])
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        try await WebDriver.session(width: 390, height: 844) { browser in
+            try await browser.open(server.url + "/")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            let id = try #require(try await browser.run(
+                "return [...document.querySelectorAll('#sips tbody tr')].find((r) => r.textContent.includes('nightcap')).dataset.id") as? String)
+            try await browser.click("#sips tbody tr[data-id='\(id)'] button[data-focus='edit-\(id)']")
+            #expect(try await browser.waitUntil("return document.getElementById('edit-time') !== null") != nil)
+            _ = try await browser.run("document.getElementById('edit-time').value = '23:50'; return true")
+            try await browser.click(".edit-form button[type=submit]")
+            #expect(try await browser.waitUntil("return /Changed to|nothing was changed/.test(document.getElementById('edit-status').textContent)") != nil)
+            let said = try await Self.text(browser, "edit-status")
+            #expect(said == "Changed to 200 mL at 23:50 (nightcap)", "\(said)")
+            #expect(try fixture.quench(["log", "--json"]).contains("\"note\":\"nightcap\""))
+            try await Self.noConsoleErrors(browser)
+        }
+    }
+
+    /// Someone whose days begin at an hour of their own (a night shift's) has their own today on
+    /// their page: at 15:00 with days from 16:00, it is still yesterday for them.
+    @Test func aPersonsPageKeepsTheirOwnDay() async throws {
+        let fixture = try WebFixture()
+        _ = try fixture.quench(["person", "add", "Sam"])
+        _ = try fixture.quench(["person", "day-start", "Sam", "16"])
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        let theirs = try #require(try fixture.json(["today", "--person", "Sam"])["date"] as? String)
+        let mine = try #require(try fixture.json(["today", "--person", "me"])["date"] as? String)
+        #expect(theirs < mine, "Sam's day began yesterday at 16:00")
+        try await WebDriver.session(width: 390, height: 844) { browser in
+            try await browser.open(server.url + "/?person=Sam")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            #expect(try await browser.run("return currentDay") as? String == theirs)
+            try await Self.noConsoleErrors(browser)
+        }
+    }
+
     @Test func aNameWithASpaceAScriptOrAnEmojiOpensItsOwnPage() async throws {
         let fixture = try WebFixture()
         let names = ["Ann Lee", "سارة", "Zoë 💧"]

@@ -13,11 +13,11 @@ import Glibc
 /// where it is now mid-afternoon (so today has sips whatever the hour the test
 /// runs), and a `quench serve` on a free loopback port reading it.
 final class WebFixture: Sendable {
-    /// A zone where it is about 15:00 at `now` (inside everyone's waking hours), and its offset in hours.
+    /// A zone where it is about 15:00 (or `hour`) at `now` (inside everyone's waking hours), and its offset in hours.
     /// Etc/GMT-N is UTC+N (POSIX's inverted sign).
-    static func afternoon(_ now: Double) -> (zone: String, offset: Int) {
+    static func afternoon(_ now: Double, hour: Int = 15) -> (zone: String, offset: Int) {
         let utcHour = Int(now.truncatingRemainder(dividingBy: 86400) / 3600)
-        var offset = 15 - utcHour
+        var offset = hour - utcHour
         if offset > 12 { offset -= 24 }
         if offset < -11 { offset += 24 }
         return (offset == 0 ? "Etc/UTC" : "Etc/GMT\(offset > 0 ? "-" : "+")\(abs(offset))", offset)
@@ -28,12 +28,13 @@ final class WebFixture: Sendable {
     let zone: String
     static let bottle = "C4:7C:8D:6A:12:34"
 
-    init(days: Int = 42, seed: UInt64 = 11) throws {
+    /// `hour`: about when it is now in the fixture's zone (15:00 unless said).
+    init(days: Int = 42, seed: UInt64 = 11, hour: Int = 15) throws {
         folder = try TemporaryFolder.create("quench-web")
         database = folder + "/quench.sqlite"
         let now = Date().timeIntervalSince1970
         let offset: Int
-        (zone, offset) = Self.afternoon(now)
+        (zone, offset) = Self.afternoon(now, hour: hour)
 
         let store = try IntakeStore(path: database)
         try store.saveSettings(Settings(units: .ml, dayStartHour: 4, timeZone: zone))

@@ -63,7 +63,10 @@ const nowClock = () => new Date().toLocaleTimeString("en-GB", { hour: "2-digit",
 // Whether a time of day has not come yet in the household's day (which starts at its day start, 04:00
 // unless set: at 01:00, 23:30 was last evening's, still today's).
 function isToCome(time) {
-  const now = nowClock(), start = shownDay && shownDay.day_start ? shownDay.day_start.slice(11, 16) : "00:00";
+  // `day_start` is the day's "HH:MM" (a full ISO time in older answers): read as the latter, "04:00"
+  // was "", and at 01:00 a drink at 23:30 was refused as "not come yet".
+  const given = shownDay && shownDay.day_start ? shownDay.day_start : "00:00";
+  const now = nowClock(), start = given.length > 5 ? given.slice(11, 16) : given;
   return now >= start ? time > now : time > now && time < start;
 }
 function ago(iso) {
@@ -473,7 +476,9 @@ async function refresh() {
       const view = pageView(people);
       const carer = view === "carer", household = view === "household";
       showView(view);
-      if (people[0]) { units = people[0].units || units; currentDay = people[0].date; currentMonth = currentDay.slice(0, 7); }
+      // The day of whoever the page shows: a night shift's days may begin at an hour of their own.
+      const shown = personNamed(person) || people[0];
+      if (shown) { units = shown.units || units; currentDay = shown.date; currentMonth = currentDay.slice(0, 7); }
       showHousehold(people);
       if (carer) showCarer(await getJSON("carer"));
       if (!household && !carer) {
