@@ -29,6 +29,8 @@ public struct ReminderReport: Sendable, Encodable {
     public var snoozedUntil: String?
     /// Why the pace restarts mid-window (a window past the hour the person's days begin), and what to do.
     public var note: String?
+    /// The hour their days could begin instead, while they sleep (`person day-start`), when there is a note.
+    public var suggestedDayStart: Int?
 }
 
 /// A reminder given, as MQTT publishes it (Home Assistant's event entity needs
@@ -188,7 +190,7 @@ extension History {
             lastDrinkAt: last.map { Format.localISO($0.time, c.calendar) },
             lastReminderAt: record.lastRemindedAt.map { Format.localISO($0, c.calendar) },
             snoozedUntil: record.snoozedUntil.flatMap { $0 > c.now ? Format.localISO($0, c.calendar) : nil },
-            note: settings.dayStartNote(c.calendar, person: c.personName))
+            note: settings.dayStartNote(c.calendar, person: c.personName), suggestedDayStart: settings.suggestedDayStart(c.calendar))
         return (report, verdict)
     }
 
@@ -297,17 +299,22 @@ extension ReminderSettings {
     /// mid-window. The way out is a day that begins while asleep (the middle of the hours
     /// asleep); nil when it fits.
     func dayStartNote(_ calendar: DayCalendar, person: String) -> String? {
-        guard wakingMinutes < 1440 else { return nil }
+        guard let suggested = suggestedDayStart(calendar) else { return nil }
         let dayStart = calendar.dayStartHour * 60
-        let from = (wakeFromMinute - dayStart + 1440) % 1440
-        guard from + wakingMinutes > 1440 else { return nil }
-        let asleep = 1440 - wakingMinutes
-        let suggested = ((wakeUntilMinute + asleep / 2) / 60) % 24
         let shown = person.shownSafely(limit: 40)
         // As a shell takes it: "Ann Lee" is one word.
         let word = shown.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } ? shown : "'" + shown.replacing("'", with: "'\\''") + "'"
         return "the waking window \(wakingHours) spans \(HistoryInput.clock(dayStart)), when \(shown)'s days begin, "
             + "so the pace starts again at \(HistoryInput.clock(dayStart)): `quench person day-start \(word) \(suggested)` begins them while asleep"
+    }
+
+    /// An hour for days to begin while asleep (the middle of the hours asleep), when the window
+    /// runs past the hour they begin now; nil when it fits in a day.
+    func suggestedDayStart(_ calendar: DayCalendar) -> Int? {
+        guard wakingMinutes < 1440 else { return nil }
+        let dayStart = calendar.dayStartHour * 60
+        guard (wakeFromMinute - dayStart + 1440) % 1440 + wakingMinutes > 1440 else { return nil }
+        return ((wakeUntilMinute + (1440 - wakingMinutes) / 2) / 60) % 24
     }
 
     /// `08:00-22:00`, as `remind set --window` takes it.

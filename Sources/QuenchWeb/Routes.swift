@@ -77,6 +77,12 @@ struct Routes: Sendable {
         get(router, "/api/carer") { request, _ in
             await answer(request) { env, _ throws(HistoryError) in try History.carer(env, json: true) }
         }
+        post(router, "/api/person/day-start") { request, context in
+            let body = try await request.json(as: DayStartRequest.self, context: context)
+            return await answer(request, writes: true) { env, _ throws(HistoryError) in
+                try History.setPersonDayStart(env, name: body.person, hour: body.hour, json: true)
+            }
+        }
         post(router, "/api/person/alert") { request, context in
             let body = try await request.json(as: AlertRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in
@@ -298,6 +304,12 @@ struct PersonRequest: Decodable, Sendable {
 struct AlertRequest: Decodable, Sendable {
     var person: String
     var after: String
+}
+
+/// `quench person day-start NAME HOUR|household`.
+struct DayStartRequest: Decodable, Sendable {
+    var person: String
+    var hour: String
 }
 
 /// `quench remind snooze DURATION` (`off` ends it).

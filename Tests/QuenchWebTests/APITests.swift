@@ -121,6 +121,7 @@ struct APITests {
             ("POST", "/api/remind/snooze", #"{"duration":"3"}"#, 400, "duration: invalid amount '3': give a unit"),
             ("GET", "/api/log?deleted=yes", nil, 400, "deleted=yes: expected true or false"),
             ("POST", "/api/person/alert", #"{"person":"me","after":"5min"}"#, 400, "after: invalid amount '5min': between 15 min and 24 h, please"),
+            ("POST", "/api/person/day-start", #"{"person":"me","hour":"25"}"#, 400, "day start '25' is not an hour from 0 to 23 (e.g. 14 or 14:00), or household"),
             // A field the request does not take is refused, not ignored (a typo lost the note), and so is a query read two ways.
             ("POST", "/api/add", #"{"amount":"250ml","nite":"after the run"}"#, 400,
              "request body: `nite` is not a field of this request (it takes `amount`, `at`, `note`, `key`)"),

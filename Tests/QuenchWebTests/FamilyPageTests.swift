@@ -229,6 +229,36 @@ struct FamilyPageTests {
         }
     }
 
+    /// A night shift sets their waking hours on the page: the page says the pace would start again
+    /// at 04:00, the hour their days begin, and one tap begins their days while they sleep.
+    @Test func aNightShiftBeginsTheirDaysWhileTheySleepFromThePage() async throws {
+        let fixture = try WebFixture()
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        try await WebDriver.session(width: 390, height: 844) { browser in
+            try await browser.open(server.url + "/")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            #expect(try await browser.run("return document.getElementById('day-start-fix').hidden") as? Bool == true, "a day's window: nothing to say")
+            _ = try await browser.run("document.getElementById('reminder-window').value = ''; return true")
+            try await browser.type("#reminder-window", "20-8")
+            try await browser.click("#reminder-form button[type=submit]")
+            #expect(try await browser.waitUntil("return !document.getElementById('day-start-fix').hidden") != nil)
+            #expect(try await Self.text(browser, "day-start-note") == "Your waking hours, 20:00-08:00, run past the hour your days begin, so your pace starts again then.")
+            #expect(try await Self.text(browser, "day-start-fix") == "Begin my days at 14:00, while I sleep")
+            try await browser.viewport(width: 320, height: 700)
+            _ = try await browser.run("document.getElementById('day-start-fix').scrollIntoView({ block: 'center' }); return true")
+            let right = try await browser.run("return document.getElementById('day-start-fix').getBoundingClientRect().right") as? Double
+            #expect((right ?? 999) <= 320, "inside a 320 px phone: \(right ?? -1)")
+            _ = try await browser.screenshot(to: screenshotFolder + "/phone-320-night-shift.png")
+            try await browser.click("#day-start-fix")
+            #expect(try await browser.waitUntil("return document.getElementById('edit-status').textContent === 'Your days now begin at 14:00'") != nil)
+            #expect(try await browser.waitUntil("return document.getElementById('day-start-fix').hidden") != nil, "nothing more to mend")
+            let people = try #require(try fixture.json(["people"])["people"] as? [[String: Any]])
+            #expect(people.first?["day_start"] as? String == "14:00" && people.first?["day_start_is_own"] as? Bool == true, "\(people)")
+            try await Self.noConsoleErrors(browser)
+        }
+    }
+
     @Test func aNameWithASpaceAScriptOrAnEmojiOpensItsOwnPage() async throws {
         let fixture = try WebFixture()
         let names = ["Ann Lee", "سارة", "Zoë 💧"]

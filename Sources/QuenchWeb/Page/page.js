@@ -338,6 +338,16 @@ function showSettings(goal, remind) {
     : remind.next_at ? "Next reminder at " + clock(remind.next_at) + ": " + remind.reason + "."
     : "No reminder to come today: " + remind.reason + ".";
   $("next-reminder").textContent = next;
+  // A night's waking hours across the hour the day begins: the pace starts again then, and one tap
+  // begins their days while they sleep instead (`quench person day-start`).
+  const fix = remind.suggested_day_start;
+  $("day-start-note").hidden = $("day-start-fix").hidden = fix == null;
+  if (fix != null) {
+    const hour = String(fix).padStart(2, "0") + ":00";
+    $("day-start-note").textContent = "Your waking hours, " + remind.window + ", run past the hour your days begin, so your pace starts again then.";
+    $("day-start-fix").textContent = "Begin my days at " + hour + ", while I sleep";
+    $("day-start-fix").dataset.hour = String(fix);
+  }
   // A live update never overwrites a form the person has changed since it was last saved.
   if (reminderEdits === reminderEditsSaved) { $("reminder-mode").value = remind.mode; $("reminder-window").value = remind.window; }
 }
@@ -732,6 +742,8 @@ document.addEventListener("DOMContentLoaded", async () => {
     b.addEventListener("click", () => setting("remind/snooze", { duration: b.dataset.snooze },
       (r) => r.snoozed_until ? "Reminders snoozed until " + clock(r.snoozed_until) : "Reminders back on"));
   }
+  $("day-start-fix").addEventListener("click", () => setting("person/day-start", { person: (personNamed(person) || knownPeople[0]).person, hour: $("day-start-fix").dataset.hour },
+    (r) => "Your days now begin at " + r.detail));
   for (const kind of ["input", "change"]) $("reminder-form").addEventListener(kind, () => { reminderEdits++; });
   $("reminder-form").addEventListener("submit", async (e) => {
     e.preventDefault();
