@@ -6,6 +6,9 @@ import QuenchGateway
 import QuenchHistory
 import QuenchProfiles
 import QuenchStore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,7 +35,8 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "One JSON object a line per event.")
     var json = false
 
-    @Option(help: "Wall-clock start (ISO-8601) for a trace without '# started:'.", transform: parseInstant)
+    @Option(help: "Wall-clock start (ISO-8601) for a trace without '# started:', or in place of one (a recorder's clock that was wrong).",
+            transform: parseInstant)
     var started: Timestamp?
 
     @Flag(help: "Also write the events into the intake store (idempotent).")
@@ -69,7 +73,7 @@ struct ReplayCommand: ParsableCommand {
             var found: [DetectedEvent] = []
             var started: Timestamp?
             let onStart: (TraceHeader, BottleCalibration) throws -> Void = { header, _ in
-                started = header.started ?? options.started
+                started = options.started ?? header.started
                 if intakeStore != nil { _ = try PipelineStore.startTime(header: header, started: options.started, source: file ?? btsnoop ?? "-") }
                 if !json { output.write(EventFormat.tableHeader + "\n") }
             }
@@ -100,10 +104,15 @@ struct ReplayCommand: ParsableCommand {
                 summary = try Replay.run(TraceSource(argument: source), options: options, onStart: onStart, onEvent: onEvent)
             }
             if !json { output.write("\n" + EventFormat.summary(summary) + "\n") }
+            if let doubt = summary.unitDoubt { output.flush(); FileHandleStderr.write("quench: \(source): \(doubt)\n") }
             if summary.header.droppedMetadata > 0 {
                 FileHandleStderr.write("quench: \(source): \(summary.header.droppedMetadata) header lines beyond the first \(TraceFormat.maximumMetadata) were not kept\n")
             }
-            if let intakeStore {
+            // Nothing to store: no database is made for it (one that is there is left as it is).
+            if let intakeStore, let environment, !found.contains(where: { !$0.kind.isDiagnostic }),
+               access(environment.databasePath, F_OK) != 0 {
+                if !json { output.write("stored: nothing to store\n") }
+            } else if let intakeStore {
                 let outcome = try PipelineStore.ingest(
                     found, header: summary.header, started: options.started, device: device, source: source,
                     now: environment?.now ?? .wallClockNow, into: intakeStore())

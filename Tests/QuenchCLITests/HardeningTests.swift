@@ -226,6 +226,47 @@ struct HardeningTests {
         #expect(past.status == 0 && past.stdout.contains("stored: 1 new"), "\(past.stdout)\(past.stderr)")
     }
 
+    /// From a developer's trial: a recorder's wrong clock mended with --started (the header's used
+    /// to win, in silence); a unit typo that gives no events is said; an idle trace stored makes no
+    /// database; evaluate --json names what it missed.
+    @Test func replayTellsADeveloperWhatWentWrong() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var text = "# quench trace v1\n# sensor: weight\n# unit: g\n# started: 2019-11-22T08:32:11Z\nt,value\n"
+        var t = 0.0
+        for (value, seconds) in [("1000", 20.0), ("0", 4), ("970", 20)] {
+            for _ in 0..<Int(seconds * 10) { text += "\(String(format: "%.1f", t)),\(value)\n"; t += 0.1 }
+        }
+        try text.write(toFile: dir + "/sip.csv", atomically: true, encoding: .utf8)
+        let mended = try runQuench(["replay", dir + "/sip.csv", "--json", "--started", "2026-03-02T07:30:00Z"])
+        #expect(mended.status == 0 && mended.stdout.contains("\"start_at\":\"2026-03-02T07:30:2"), "--started wins over the header: \(mended.stdout)")
+        let kg = try runQuench(["replay", dir + "/sip.csv", "--unit", "kg"])
+        #expect(kg.status == 0 && kg.stderr.contains("most readings weigh over 20 kg read in kg, more than a bottle on a scale: is the unit right"), "\(kg.stderr)")
+        let right = try runQuench(["replay", dir + "/sip.csv"])
+        #expect(right.stdout.contains("1 sip") && !right.stderr.contains("unit right"), "\(right.stderr)")
+
+        var idle = "# quench trace v1\n# sensor: weight\n# unit: g\n# started: 2026-11-26T09:00:00Z\nt,value\n"
+        for i in 0..<300 { idle += "\(Double(i) / 10),1000\n" }
+        try idle.write(toFile: dir + "/idle.csv", atomically: true, encoding: .utf8)
+        let stored = try runQuench(["replay", dir + "/idle.csv", "--store", "--db", dir + "/idle.sqlite"], environment: ["QUENCH_NOW": "2026-11-26T12:00:00Z"])
+        #expect(stored.status == 0 && stored.stdout.contains("stored: nothing to store"), "\(stored.stdout)\(stored.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/idle.sqlite"), "no database for nothing")
+
+        #expect(try runQuench(["simulate", "--hours", "1", "--seed", "7", "--out", dir + "/s.csv", "--truth", dir + "/t.csv"]).status == 0)
+        // One sip of the truth moved 10 minutes away: the detector's is then one spurious, the truth's one missed.
+        let truth = try String(contentsOfFile: dir + "/t.csv", encoding: .utf8).split(separator: "\n").map(String.init)
+        let first = try #require(truth.firstIndex { $0.contains(",sip,") })
+        let fields = truth[first].split(separator: ",").map(String.init)
+        let moved = [String((Double(fields[0]) ?? 0) + 600), String((Double(fields[1]) ?? 0) + 600)] + fields.dropFirst(2)
+        try (truth[..<first] + [moved.joined(separator: ",")] + truth[(first + 1)...]).joined(separator: "\n").write(toFile: dir + "/t2.csv", atomically: true, encoding: .utf8)
+        let scored = try runQuench(["evaluate", dir + "/s.csv", dir + "/t2.csv", "--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(scored.stdout.utf8)) as? [String: Any], "\(scored.stdout)\(scored.stderr)")
+        let missed = try #require(report["missed"] as? [[String: Any]])
+        let spurious = try #require(report["spurious"] as? [[String: Any]])
+        #expect(missed.count == 1 && missed.first?["type"] as? String == "sip" && missed.first?["start"] != nil, "\(missed)")
+        #expect(spurious.count == 1 && spurious.first?["type"] as? String == "sip" && spurious.first?["ml"] != nil, "\(spurious)")
+    }
+
     @Test("terminal control bytes from files and notes are shown escaped, and long cells are cut")
     func controlBytesAreEscaped() throws {
         let dir = try Self.folder()

@@ -71,8 +71,28 @@ public struct ReplaySummary: Sendable, Hashable {
     public var pourML = 0.0
     /// What the last event said is left in the bottle.
     public var remainingML: Double?
+    /// Every 256th reading of a scale (`sampled`), and how many of them weighed more than any
+    /// bottle could (`overweight`): a wrong unit shows in them when nothing else does (a gram
+    /// trace read as kg gives no events, its noise a thousand times too wide to settle).
+    public var sampled = 0, overweight = 0
 
     public init() {}
+
+    /// A doubt about the trace's unit, when most of what stood on the scale weighed over 20 kg
+    /// (a load cell's spikes reach that, but not most readings): said, since the events say nothing.
+    public var unitDoubt: String? {
+        guard let calibration, calibration.unit.sensor == .weight, sampled >= 2, overweight * 2 > sampled else { return nil }
+        return "most readings weigh over \(Int(Self.heaviestBottleML / 1000)) kg read in \(calibration.unit.rawValue), "
+            + "more than a bottle on a scale: is the unit right (`# unit:` in the header, or --unit)?"
+    }
+
+    static let heaviestBottleML = 20_000.0
+
+    mutating func sample(_ reading: Reading) {
+        guard let calibration, calibration.unit.sensor == .weight, let value = reading.value else { return }
+        sampled += 1
+        if calibration.millilitres(value) > Self.heaviestBottleML { overweight += 1 }
+    }
 
     mutating func count(_ event: DetectedEvent) {
         switch event.kind {
@@ -104,9 +124,10 @@ public struct ReplayPipeline {
     /// Runs a batch of readings (non-decreasing `t`) through the detector.
     public mutating func process(_ batch: [Reading], onEvent: (DetectedEvent) throws -> Void) rethrows {
         guard let first = batch.first else { return }
-        for reading in batch {
+        for (i, reading) in batch.enumerated() {
             detector.process(reading, into: &events)
             if !events.isEmpty { try drain(onEvent) }
+            if i & 255 == 0 { summary.sample(reading) }
         }
         summary.readings += batch.count
         if firstT == nil { firstT = first.t }
@@ -117,6 +138,7 @@ public struct ReplayPipeline {
     public mutating func process(_ reading: Reading, onEvent: (DetectedEvent) throws -> Void) rethrows {
         detector.process(reading, into: &events)
         if !events.isEmpty { try drain(onEvent) }
+        if summary.readings & 255 == 0 { summary.sample(reading) }
         summary.readings += 1
         if firstT == nil { firstT = reading.t }
         lastT = reading.t

@@ -35,7 +35,7 @@ public enum PipelineStore {
     /// the header (or `--started`), so a replay that could not be stored fails before
     /// it reads a reading.
     public static func startTime(header: TraceHeader, started override: Timestamp?, source: String) throws(Failure) -> Timestamp {
-        guard let started = header.started ?? override else { throw .noStartTime(source: source) }
+        guard let started = override ?? header.started else { throw .noStartTime(source: source) }
         return started
     }
 

@@ -20,8 +20,14 @@ public enum Evaluate {
                 + ",\"total_error_percent\":\(EventFormat.number(k.totalErrorPercent, 3))"
                 + ",\"truth_ml\":\(EventFormat.number(k.truthTotalML, 2)),\"detected_ml\":\(EventFormat.number(k.detectedTotalML, 2))}"
         }
+        // Each one, to find in the trace: a count alone said how many, not where (detector.md promised them).
+        let missed = report.missed.map { m in
+            "{\"type\":\"\(m.kind.rawValue)\",\"start\":\(TraceWriter.fixed(m.tStart, places: 3)),\"end\":\(TraceWriter.fixed(m.tEnd, places: 3))"
+                + ",\"ml\":\(TraceWriter.fixed(m.ml, places: 2))}"
+        }
+        let spurious = report.spurious.map { EventFormat.jsonLine($0, started: nil) }
         return "{\"sip\":\(kind(report.sip)),\"refill\":\(kind(report.refill)),\"pour\":\(kind(report.pour))"
-            + ",\"missed\":\(report.missed.count),\"spurious\":\(report.spurious.count)}"
+            + ",\"missed\":[\(missed.joined(separator: ","))],\"spurious\":[\(spurious.joined(separator: ","))]}"
     }
 
     public static func readTruth(_ path: String) throws -> [TruthEvent] {
