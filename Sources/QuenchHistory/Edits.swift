@@ -99,6 +99,10 @@ extension History {
     /// an amount a sensor misjudged, when it was really drunk; `--note ''` removes the note; `--to`
     /// gives it to who really drank it, as when a household shares a bottle). An id names one
     /// event whoever drank it; a person named must be its drinker, as for `delete`.
+    // Not optimised: the 6.3 compiler's CopyPropagation crashes on this function in release builds
+    // ("Found ownership error": HistoryContext's person read after its borrow ends), whatever its
+    // shape; an edit is one command, never a hot path.
+    @_optimize(none)
     public static func edit(_ environment: HistoryEnvironment, id: Int64, amount: String?, at: String?, note: String?,
                             to: String? = nil, json: Bool) throws(HistoryError) -> String {
         guard amount != nil || at != nil || note != nil || to != nil else {
@@ -111,29 +115,40 @@ extension History {
         var owner = environment
         owner.person = before.person
         let c = try owner.context(creating: false)
-        let ml = try amount.map { (a) throws(HistoryError) in
-            try HistoryInput.option("--amount") { () throws(HistoryError) in
-                let ml = try HistoryInput.volume(a, defaultUnit: c.units)
-                try checkDrinkSize(ml, said: a, c)
-                return ml
-            }
-        }
-        // `--at 09:05` mends the time of that drink's day, not today's.
-        let time = try at.map { (a) throws(HistoryError) in try drinkTime(a, c, onDayOf: before.time).0 }
-        // Whoever it goes to must be in the household: named as any person is, the error listing everyone.
-        let drinker = try to.map { (name) throws(HistoryError) in
-            var named = environment
-            named.person = name
-            return try HistoryInput.option("--to") { () throws(HistoryError) in try named.selectedPerson(in: c.store) }
-        }
+        let change = try editChange(environment, c, of: before, amount: amount, at: at, to: to)
+        let (ml, time, drinkerID, newNote) = (change.ml, change.time, change.drinker?.id, note.map { Optional($0) })
         let event = try c.run { (store) throws(StoreError) in
-            try store.editEvent(id: id, ml: ml, time: time, note: note.map { Optional($0) }, person: drinker?.id)
+            try store.editEvent(id: id, ml: ml, time: time, note: newNote, person: drinkerID)
         }
+        let drinker = change.drinker
         // Said with the day of whoever has it now.
         guard let drinker, drinker.id != c.personID else { return try editText(c, action: "edited", event, json: json) }
         var theirs = environment
         theirs.person = drinker.name
-        return try editText(try theirs.context(creating: false), action: "edited", event, json: json, from: c.personName)
+        let giver = before.person
+        return try editText(try theirs.context(creating: false), action: "edited", event, json: json, from: giver)
+    }
+
+    /// What `edit` is asked to change, each checked and said by its option.
+    static func editChange(_ environment: HistoryEnvironment, _ c: HistoryContext, of before: IntakeEvent,
+                           amount: String?, at: String?, to: String?) throws(HistoryError) -> (ml: Double?, time: Timestamp?, drinker: Person?) {
+        var change: (ml: Double?, time: Timestamp?, drinker: Person?) = (nil, nil, nil)
+        if let amount {
+            change.ml = try HistoryInput.option("--amount") { () throws(HistoryError) in
+                let ml = try HistoryInput.volume(amount, defaultUnit: c.units)
+                try checkDrinkSize(ml, said: amount, c)
+                return ml
+            }
+        }
+        // `--at 09:05` mends the time of that drink's day, not today's.
+        if let at { change.time = try drinkTime(at, c, onDayOf: before.time).0 }
+        // Whoever it goes to must be in the household: named as any person is, the error listing everyone.
+        if let to {
+            var named = environment
+            named.person = to
+            change.drinker = try HistoryInput.option("--to") { () throws(HistoryError) in try named.selectedPerson(in: c.store) }
+        }
+        return change
     }
 
     /// The event `id`, checked to be the named person's when one is named.
