@@ -246,7 +246,9 @@ struct CaptureBuilder {
         #expect(abs(sip.start - 20) <= 1)
     }
 
-    @Test func truncatedCaptureNamesTheByteOffset() throws {
+    /// A capture stopped while it was being written (btmon's Ctrl-C) ends inside its last record:
+    /// replayed up to it, and where it ends is said. A file that is not one, or cut in its header, is refused.
+    @Test func aCaptureCutShortIsReplayedToItsLastWholeRecordAndSaysWhere() throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let whole = Self.sipCapture()
@@ -255,12 +257,19 @@ struct CaptureBuilder {
         let cut = whole.count - (Self.grams.count - 10) * (24 + 4 + 4 + 6) + 30
         try Self.write(Array(whole[..<cut]), to: dir + "/cut.btsnoop")
         let recordStart = cut - 30
+        let (result, _, _) = try Self.replay(dir + "/cut.btsnoop")
+        #expect(result.summary.readings == 10, "the ten indications before the cut")
+        #expect(result.cutShort?.offset == recordStart)
+        let notes = BTSnoopReplay.notes(result, source: "cut.btsnoop")
+        #expect(notes.contains { $0.hasPrefix("cut.btsnoop: the capture ends inside its last record (") && $0.contains("at byte \(recordStart)") },
+                "\(notes)")
+
+        try Self.write(Array(whole[..<10]), to: dir + "/header.btsnoop")
         #expect {
-            _ = try Self.replay(dir + "/cut.btsnoop")
+            _ = try Self.replay(dir + "/header.btsnoop")
         } throws: { error in
             guard case .malformedCapture(_, let decode) = error as? BTSnoopReplayError else { return false }
-            let text = "\(error)"
-            return decode.offset == recordStart && text.contains("at byte \(recordStart)") && text.contains("cut.btsnoop")
+            return decode.context == "btsnoop file header"
         }
 
         try Self.write(Array("not a capture".utf8), to: dir + "/text.btsnoop")

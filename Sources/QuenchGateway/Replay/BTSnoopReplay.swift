@@ -86,6 +86,8 @@ public struct BTSnoopReplayResult: Sendable {
     /// Other devices whose traffic fits a profile (at most `otherDevicesLimit`), to choose with `--device`.
     public var otherDevices: [BluetoothAddress] = []
     public static let otherDevicesLimit = 16
+    /// Where the capture ended inside its last record, when it did (that record skipped).
+    public var cutShort: DecodeError?
 }
 
 extension ProfileReading {
@@ -160,10 +162,17 @@ public enum BTSnoopReplay {
                 try handle(record)
             }
         }
+        // A capture stopped while it was being written (btmon's Ctrl-C, a log copied mid-write) ends
+        // inside its last record: that record is skipped and said, the readings before it kept.
+        // Anything else wrong with the file refuses it.
+        var cutShort: DecodeError?
         do {
             try reader.finish()
         } catch {
-            throw BTSnoopReplayError.malformedCapture(path: source.description, error)
+            guard case .truncated = error.reason, error.context.hasPrefix("btsnoop record") else {
+                throw BTSnoopReplayError.malformedCapture(path: source.description, error)
+            }
+            cutShort = error
         }
         guard var pipeline, var result else {
             throw BTSnoopReplayError.noReadings(path: source.description, device: capture.device, profile: capture.profile,
@@ -171,6 +180,7 @@ public enum BTSnoopReplay {
                                                 undecodable: selector.undecodableUnchosen, firstUndecodable: selector.firstUndecodableUnchosen)
         }
         result.summary = try pipeline.finish(onEvent: onEvent)
+        result.cutShort = cutShort
         result.undecodable = selector.undecodable
         result.firstUndecodable = selector.firstUndecodable
         result.otherDevices = selector.otherDevices.sorted()
@@ -186,6 +196,9 @@ public enum BTSnoopReplay {
         if !result.otherDevices.isEmpty {
             notes.append("\(source): other devices that fit a profile: "
                          + result.otherDevices.map(\.description).joined(separator: ", ") + choosing)
+        }
+        if let cut = result.cutShort {
+            notes.append("\(source): the capture ends inside its last record (\(cut)): stopped while it was written; that record is skipped")
         }
         if let first = result.firstUndecodable {
             notes.append("\(source): skipped \(result.undecodable) payload\(result.undecodable == 1 ? "" : "s") that did not decode; first: \(first)")
