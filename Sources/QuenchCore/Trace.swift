@@ -261,9 +261,6 @@ public struct TraceParser: Sendable {
             if parseNumberPair(text) { throw TraceError(line: line, reason: .missingColumns) }
             throw TraceError(line: line, reason: .unexpectedColumns(found: Self.clip(string)))
         }
-        if let unit = header.unit, let sensor = header.sensor, unit.sensor != sensor {
-            throw TraceError(line: line, reason: .unitDoesNotFitSensor(unit: unit, sensor: sensor))
-        }
         inReadings = true
     }
 
@@ -308,6 +305,11 @@ public struct TraceParser: Sendable {
             } else {
                 header.droppedMetadata += 1
             }
+        }
+        // Said at the line of the second of the two, where the mismatch shows (it was said at the
+        // `t,value` line, a line the person had not got wrong).
+        if let unit = header.unit, let sensor = header.sensor, unit.sensor != sensor {
+            throw TraceError(line: line, reason: .unitDoesNotFitSensor(unit: unit, sensor: sensor))
         }
     }
 

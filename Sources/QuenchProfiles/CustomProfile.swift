@@ -322,7 +322,9 @@ extension CustomProfile {
     public static let longestName = 64
 
     /// Parses and validates a profile file's JSON text.
-    public init(json: [UInt8]) throws(ProfileFileError) {
+    public init(json file: [UInt8]) throws(ProfileFileError) {
+        // A UTF-8 byte order mark (Notepad writes one) is not part of the text, as for a trace.
+        let json = file.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(file.dropFirst(3)) : file
         // Named by its byte: the decoder would report it as a problem with some field.
         if let bad = String.firstInvalidUTF8Offset(json) {
             throw ProfileFileError(field: "", reason: .invalid("byte offset \(bad) is not valid UTF-8 text"))

@@ -57,7 +57,9 @@ import QuenchTestSupport
         ("# quench trace v2\nt,value\n", 1, "expected '# quench trace v1'"),
         ("# quench trace v1\n# unit: furlong\nt,value\n", 2, "unknown unit 'furlong'"),
         ("# quench trace v1\n# sensor: sonar\nt,value\n", 2, "unknown sensor 'sonar'"),
-        ("# quench trace v1\n# sensor: level\n# unit: g\nt,value\n", 4, "unit g is not a unit of a level sensor"),
+        // At the second of the two, where the mismatch shows; either way round.
+        ("# quench trace v1\n# sensor: level\n# unit: g\nt,value\n", 3, "unit g is not a unit of a level sensor"),
+        ("# quench trace v1\n# unit: mm\n# device: x\n# sensor: weight\nt,value\n", 4, "unit mm is not a unit of a weight sensor"),
         ("# quench trace v1\n# unit: g\n# unit: kg\nt,value\n", 3, "'unit' is given twice"),
         ("# quench trace v1\n# started: yesterday\nt,value\n", 2, "started 'yesterday'"),
         ("# quench trace v1\n# started: 2026-02-30T00:00:00Z\nt,value\n", 2, "started"),

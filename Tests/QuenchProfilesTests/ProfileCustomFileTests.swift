@@ -26,6 +26,8 @@ import Testing
         #expect(r.count == 1 && abs(r[0].value! - 30.0) < 1e-9 && r[0].unit == .mm)
         #expect(throws: DecodeError(context: "DIY level bottle payload", field: "value (u16)", offset: 0,
                                     reason: .truncated(needed: 2, available: 1))) { try p.decode([0x2C]) }
+        // Saved by an editor that writes a byte order mark (Notepad): the same profile.
+        #expect(try CustomProfile(json: [0xEF, 0xBB, 0xBF] + Array(Self.exampleText.utf8)) == p)
     }
 
     @Test func everyTypeEndiannessAndScale() throws {
