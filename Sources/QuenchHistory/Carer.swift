@@ -168,8 +168,9 @@ extension History {
     /// their threshold whose spell without a drink has none yet; and again, while nobody has
     /// acknowledged it, each time the threshold passes once more (3 h, then 6 h, 9 h... of their
     /// waking hours): a carer who missed the first push is told again, and one who has seen it is
-    /// not, for the waking hours they saw it in; still no drink in the next ones, told again. Each spell's alert is raised once in the database (its key), and each sending again is
-    /// claimed there by its count, so two timers, or a hub and a gateway on one file, send each once.
+    /// not, for the waking hours they saw it in; still no drink in the next ones, told again. Each
+    /// spell's alert is raised once in the database (its key), and each sending again is claimed
+    /// there by its count, so two timers, or a hub and a gateway on one file, send each once.
     public static func deliverCarerAlerts(_ environment: HistoryEnvironment) throws(HistoryError) -> [CarerDelivery] {
         let (watches, at) = try carerWatches(environment)
         let store = try environment.openStore(creating: false)

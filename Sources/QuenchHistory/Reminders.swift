@@ -283,7 +283,7 @@ extension ReminderSettings {
         func at(_ minutes: Int) -> Timestamp { calendar.instant(atLocalSeconds: day.number * 86_400 + minutes * 60) }
         guard length < 1440 else { return (at(dayStart), at(dayStart + 1440), nil) }
         let from = wakeFromMinute < dayStart ? wakeFromMinute + 1440 : wakeFromMinute
-        guard from + length > dayStart + 1440 else { return (at(from), at(from + length), nil) }
+        guard crossesDayStart(calendar) else { return (at(from), at(from + length), nil) }
         let sleep = (from + length) % 1440 < dayStart ? (from + length) % 1440 + 1440 : (from + length) % 1440
         return (at(dayStart), at(dayStart + 1440), (at(sleep), at(sleep + 1440 - length)))
     }
@@ -311,10 +311,14 @@ extension ReminderSettings {
     /// An hour for days to begin while asleep (the middle of the hours asleep), when the window
     /// runs past the hour they begin now; nil when it fits in a day.
     func suggestedDayStart(_ calendar: DayCalendar) -> Int? {
-        guard wakingMinutes < 1440 else { return nil }
-        let dayStart = calendar.dayStartHour * 60
-        guard (wakeFromMinute - dayStart + 1440) % 1440 + wakingMinutes > 1440 else { return nil }
+        guard crossesDayStart(calendar) else { return nil }
         return ((wakeUntilMinute + (1440 - wakingMinutes) / 2) / 60) % 24
+    }
+
+    /// Whether the window runs past the hour days begin, so that a day holds two pieces of it
+    /// (all day never does: it is the whole day).
+    func crossesDayStart(_ calendar: DayCalendar) -> Bool {
+        wakingMinutes < 1440 && (wakeFromMinute - calendar.dayStartHour * 60 + 1440) % 1440 + wakingMinutes > 1440
     }
 
     /// `08:00-22:00`, as `remind set --window` takes it.

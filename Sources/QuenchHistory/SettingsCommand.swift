@@ -15,7 +15,7 @@ extension History {
             settings.units = try HistoryEnvironment.unitOption(units) ?? settings.units
         }
         if let dayStart {
-            guard (0...23).contains(dayStart) else { throw .invalidArgument("--day-start must be an hour from 0 to 23") }
+            guard Settings.dayStartHours.contains(dayStart) else { throw .invalidArgument("--day-start must be an hour from 0 to 23") }
             settings.dayStartHour = dayStart
         }
         if let timeZone {

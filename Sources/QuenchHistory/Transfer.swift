@@ -277,7 +277,7 @@ extension History {
                 if let zone = settings.timeZone, LocalZone(identifier: zone) == nil {
                     throw failure("settings", offset, "unknown time zone '\(zone.shownSafely(limit: 60))' (an IANA name such as Europe/London)")
                 }
-                guard (0...23).contains(settings.dayStartHour) else {
+                guard Settings.dayStartHours.contains(settings.dayStartHour) else {
                     throw failure("settings", offset, "day start hour \(settings.dayStartHour) is not between 0 and 23")
                 }
                 try HistoryContext.run { () throws(StoreError) in try session.replaceSettings(settings) }

@@ -105,7 +105,7 @@ public final class ImportSession {
     /// Someone the file names: added (with `own`, created `at`) when the household has nobody of that name.
     public func addPerson(named name: String, own: PersonSettings = PersonSettings(), at time: Timestamp = .wallClockNow) throws(StoreError) {
         try store.checkName(name)
-        if let hour = own.dayStartHour, !(0...23).contains(hour) {
+        if let hour = own.dayStartHour, !Settings.dayStartHours.contains(hour) {
             throw StoreError(.invalidValue, path: store.path, "\(name.shownSafely(limit: 40))'s day start \(hour) is not an hour from 0 to 23")
         }
         if let minutes = own.alertAfterMinutes, !Person.alertAfterRange.contains(minutes) {

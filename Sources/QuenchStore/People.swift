@@ -163,7 +163,7 @@ extension IntakeStore {
 
     /// Sets the hour someone's days begin (nil: the household's).
     public func setPersonDayStart(id: Int64, hour: Int?) throws(StoreError) {
-        if let hour, !(0...23).contains(hour) { throw StoreError(.invalidValue, path: path, "a day starts at an hour from 0 to 23, not \(hour)") }
+        if let hour, !Settings.dayStartHours.contains(hour) { throw StoreError(.invalidValue, path: path, "a day starts at an hour from 0 to 23, not \(hour)") }
         try write("setting when the days of person \(id) begin") { db in
             try db.run("UPDATE person SET day_start_hour = ? WHERE id = ?", [hour, id])
         }

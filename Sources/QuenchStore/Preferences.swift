@@ -181,7 +181,7 @@ extension IntakeStore {
     }
 
     func checkSettings(_ settings: Settings) throws(StoreError) {
-        guard (0...23).contains(settings.dayStartHour) else {
+        guard Settings.dayStartHours.contains(settings.dayStartHour) else {
             throw StoreError(.invalidValue, path: path, "day start hour \(settings.dayStartHour) is not between 0 and 23")
         }
     }

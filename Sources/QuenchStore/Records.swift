@@ -162,6 +162,9 @@ public struct Settings: Sendable, Hashable, Codable {
 
     public static let defaults = Settings(units: .ml, dayStartHour: 4, timeZone: nil)
 
+    /// The hours a day may begin at: the schema's CHECK on `settings.day_start_hour` and `person.day_start_hour`.
+    public static let dayStartHours = 0...23
+
     public init(units: VolumeUnit, dayStartHour: Int, timeZone: String?) {
         self.units = units
         self.dayStartHour = dayStartHour

@@ -74,6 +74,11 @@ import Testing
         #expect(message { _ = try split(deep) }.contains("nests deeper than 64 levels"))
     }
 
+    /// What importing `text` into `store`, as the file `t`, said: "" when it imported.
+    func importing(_ text: String, into store: IntakeStore) -> String {
+        message { _ = try History.importStream(ByteSource(bytes: Array(text.utf8)), file: "t", into: store, now: Self.now) }
+    }
+
     /// A store with one event, and what it exports, to compare after a refused import.
     func store() throws -> (IntakeStore, TemporaryFolder) {
         let folder = try TemporaryFolder()
@@ -189,19 +194,16 @@ import Testing
     @Test func eventsAfterTheClockAreRefusedWithTheirPlace() throws {
         let (store, folder) = try store()
         _ = folder
-        func importing(_ text: String) -> String {
-            message { _ = try History.importStream(ByteSource(bytes: Array(text.utf8)), file: "t", into: store, now: Self.now) }
-        }
-        #expect(importing("kind,ml,at\nsip,200,2026-09-21T13:00:00Z\nsip,300,2026-09-21T16:00:00Z\n")
+        #expect(importing("kind,ml,at\nsip,200,2026-09-21T13:00:00Z\nsip,300,2026-09-21T16:00:00Z\n", into: store)
             == "cannot import t line 3: 2026-09-21T16:00:00Z is in the future (now 2026-09-21T14:13:20Z): check the zone of its times, "
                + "or the clock that wrote them; nothing was imported")
         let json = #"{"format": "quench-export", "version": 2, "events": [{"kind": "sip", "ml": 5, "time": 1790003600}]}"#
-        #expect(importing(json).contains("event 1 (byte offset 53): 2026-09-21T15:13:20Z is in the future"), "\(importing(json))")
+        #expect(importing(json, into: store).contains("event 1 (byte offset 53): 2026-09-21T15:13:20Z is in the future"), "\(importing(json, into: store))")
         #expect(try store.events(EventQuery(includeDeleted: true)).map(\.identity) == ["before"], "nothing imported")
-        #expect(importing("kind,ml,time\nsip,200,1790000059\n") == "", "within the minute clocks may disagree by")
+        #expect(importing("kind,ml,time\nsip,200,1790000059\n", into: store) == "", "within the minute clocks may disagree by")
         #expect(try store.events().count == 2)
         // A history's own export, with when each was recorded: taken as it was stored, ahead or not.
-        #expect(importing("kind,ml,time,recorded_at\nsip,300,1790007200,1790007200\n") == "", "an export re-imports")
+        #expect(importing("kind,ml,time,recorded_at\nsip,300,1790007200,1790007200\n", into: store) == "", "an export re-imports")
         #expect(try store.events().count == 3)
     }
 
@@ -224,21 +226,18 @@ import Testing
     @Test func textBeyondTheRulesIsRefusedWithItsPlace() throws {
         let (store, folder) = try store()
         _ = folder
-        func refusal(_ text: String) -> String {
-            message { _ = try History.importStream(ByteSource(bytes: Array(text.utf8)), file: "t", into: store, now: Self.now) }
-        }
-        #expect(refusal("kind,ml,time,note\nsip,1,1790000000,ok\nsip,1,1790000001,\"\u{1B}[31mred\"\n")
+        #expect(importing("kind,ml,time,note\nsip,1,1790000000,ok\nsip,1,1790000001,\"\u{1B}[31mred\"\n", into: store)
             == "cannot import t line 3: note holds the control character U+001B; nothing was imported")
-        #expect(refusal("kind,ml,time,note\nsip,1,1790000000,\(CSV.line([StrangeText.line(1001)]))\n").contains("line 2: note has 1001 characters, at most 1000"))
-        #expect(refusal("kind,ml,time,device\nsip,1,1790000000,\(String(repeating: "d", count: 65))\n").contains("line 2: device has 65 characters"))
+        #expect(importing("kind,ml,time,note\nsip,1,1790000000,\(CSV.line([StrangeText.line(1001)]))\n", into: store).contains("line 2: note has 1001 characters, at most 1000"))
+        #expect(importing("kind,ml,time,device\nsip,1,1790000000,\(String(repeating: "d", count: 65))\n", into: store).contains("line 2: device has 65 characters"))
         let device = { (address: String) in
             #"{"format": "quench-export", "version": 2, "devices": [{"address": "\#(address)", "added_at": {"seconds_since1970": 1}}], "events": []}"#
         }
-        #expect(refusal(device("ZZ")) == "cannot import t: device 1 (byte offset 53): address: 'ZZ' is not a Bluetooth address "
+        #expect(importing(device("ZZ"), into: store) == "cannot import t: device 1 (byte offset 53): address: 'ZZ' is not a Bluetooth address "
                 + "(six hex pairs: AA:BB:CC:DD:EE:FF); nothing was imported")
-        let escaped = refusal(device(#"\u001b[31mAA:BB:CC:DD:EE:FF"#))
+        let escaped = importing(device(#"\u001b[31mAA:BB:CC:DD:EE:FF"#), into: store)
         #expect(escaped.contains("'\\u{1B}[31mAA:BB:CC:DD:EE:FF' is not a Bluetooth address") && !escaped.contains("\u{1B}"), "\(escaped)")
-        #expect(refusal(#"{"format": "quench-export", "version": 2, "devices": [{"address": "AA:BB:CC:DD:EE:FF", "name": "a\u0007", "added_at": {"seconds_since1970": 1}}]}"#)
+        #expect(importing(#"{"format": "quench-export", "version": 2, "devices": [{"address": "AA:BB:CC:DD:EE:FF", "name": "a\u0007", "added_at": {"seconds_since1970": 1}}]}"#, into: store)
             .contains("device 1 (byte offset 53): device name holds the control character U+0007"))
         #expect(try store.events(EventQuery(includeDeleted: true)).map(\.identity) == ["before"] && store.listDevices().isEmpty)
         // An address in another case or with dashes is stored as Quench writes it.

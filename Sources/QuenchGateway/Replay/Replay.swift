@@ -8,7 +8,7 @@ public struct ReplayOptions: Sendable {
     public var density = 1.0
     public var capacityML: Double?
     public var tareG: Double?
-    /// Wall-clock time of t = 0 when the header has no `started`.
+    /// Wall-clock time of t = 0, in place of the header's `started` (a recorder's wrong clock) or where it has none.
     public var started: Timestamp?
     public var detector = DetectorConfiguration()
 

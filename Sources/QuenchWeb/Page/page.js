@@ -366,6 +366,8 @@ function chartTap(event) {
 // a card with their ring, in their own units, with a quick add for them.
 // Someone of the household, as its last answer said them (names compare without case).
 const personNamed = (name) => (name && knownPeople && knownPeople.find((p) => p.person.toLowerCase() === name.toLowerCase())) || null;
+// Whose page this is: the person named in its address, else the household's first (its only one, on a page with a day).
+const shownPerson = () => personNamed(person) || (knownPeople || [])[0] || null;
 // What a tap adds for them, in their units, as the server says (Home Assistant's buttons add the same).
 const quickAmounts = (name) => (personNamed(name) || {}).quick_amounts || [];
 const amountText = (a) => a.replace("ml", " mL").replace("oz", " fl oz");
@@ -487,7 +489,7 @@ async function refresh() {
       const carer = view === "carer", household = view === "household";
       showView(view);
       // The day of whoever the page shows: a night shift's days may begin at an hour of their own.
-      const shown = personNamed(person) || people[0];
+      const shown = shownPerson();
       if (shown) { units = shown.units || units; currentDay = shown.date; currentMonth = currentDay.slice(0, 7); }
       showHousehold(people);
       if (carer) showCarer(await getJSON("carer"));
@@ -570,8 +572,9 @@ async function act(action, body, who = person, before = null) {
   const words = { add: "Added", delete: "Deleted", restore: "Restored", edit: "Changed to" }[action];
   // A drink given to someone else is theirs now: said with their units, and undone in their name.
   const to = body.to ? report.person : null;
-  said(to ? "Gave " + describe(report.event, to) + " to " + to + (report.event.note ? " (" + report.event.note + ")" : "")
-    : words + " " + describe(report.event, who) + (report.event.note ? " (" + report.event.note + ")" : "") + (who !== person ? " for " + report.person : ""));
+  const note = report.event.note ? " (" + report.event.note + ")" : "";
+  said(to ? "Gave " + describe(report.event, to) + " to " + to + note
+    : words + " " + describe(report.event, who) + note + (who !== person ? " for " + report.person : ""));
   done.push({ action, event: report.event, who, before, to });
   updateUndo();
   await refresh();
@@ -742,7 +745,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     b.addEventListener("click", () => setting("remind/snooze", { duration: b.dataset.snooze },
       (r) => r.snoozed_until ? "Reminders snoozed until " + clock(r.snoozed_until) : "Reminders back on"));
   }
-  $("day-start-fix").addEventListener("click", () => setting("person/day-start", { person: (personNamed(person) || knownPeople[0]).person, hour: $("day-start-fix").dataset.hour },
+  $("day-start-fix").addEventListener("click", () => setting("person/day-start", { person: shownPerson().person, hour: $("day-start-fix").dataset.hour },
     (r) => "Your days now begin at " + r.detail));
   for (const kind of ["input", "change"]) $("reminder-form").addEventListener(kind, () => { reminderEdits++; });
   $("reminder-form").addEventListener("submit", async (e) => {
