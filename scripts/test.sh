@@ -157,4 +157,16 @@ totals=$(sed -n 's/.*<testsuite [^>]*tests="\([0-9]*\)" failures="\([0-9]*\)" sk
 read -r passed failed skipped reported <<< "$totals"
 [ "$reported" -eq "${#shards[@]}" ] || echo "test: only $reported of ${#shards[@]} processes wrote their results"
 echo "tests: $passed passed, $failed failed, $skipped skipped"
+# What failed, once more at the very end: a CI page that keeps only the tail of a long run still
+# shows it (a VM shard's failure was printed minutes before the end, and the page kept none of it).
+# Each issue's line and the two after it (the expectation's message), at most 12 issues a shard.
+if [ "$status" -ne 0 ]; then
+    for log in "$logs"/*.log; do
+        grep -q '✘' "$log" || continue
+        echo "failed in $(basename "$log" .log):"
+        grep -A2 '✘.*recorded an issue' "$log" | grep -v '^--$' | head -36 | cut -c1-600
+    done
+    # A guest's kernel crash is run again once (BLEVMHarness.boot); one that crashed twice says so here.
+    grep -l 'exit 123 (the guest kernel crashed)' "$logs"/vm-*.log 2>/dev/null | sed 's|.*/|a guest kernel crashed in |'
+fi
 exit $status
