@@ -284,10 +284,22 @@ struct LimitedHTTP1Channel: ServerChildChannel {
 ///   to keep it (RFC 9112 §9.3). Hummingbird kept a 1.0 client's connection
 ///   until the idle timeout (a minute, for ApacheBench or a script reading to
 ///   the end): here such a request says `Connection: close`, as does a 1.1
-///   request whose `Connection` lists `close` among other tokens or in capitals.
-final class RequestHeadCheck: ChannelInboundHandler, RemovableChannelHandler {
+///   request whose `Connection` lists `close` among other tokens or in capitals;
+/// - an answer of no known length (the live page's event stream) to an HTTP/1.0
+///   request is sent as HTTP/1.0: its body runs to the connection's close, which
+///   follows its end (RFC 9112 §7: chunked, which NIO's encoder chose for a 1.1
+///   answer, MUST NOT go to a 1.0 client, which shows the chunk sizes as data).
+final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// The versions of the requests not yet answered, oldest first (pipelined
+    /// heads pass here before the pipeline handler holds them back; answers go in order).
+    private var versions: [HTTPVersion] = []
+    /// The answer being written runs to the connection's close.
+    private var closesAtEnd = false
 
     /// Set here only (a client's own is removed): why the head cannot be answered.
     static let refusedField = "Quench-Refused-Head"
@@ -301,6 +313,7 @@ final class RequestHeadCheck: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         head.headers.remove(name: Self.refusedField)
+        versions.append(head.version)
         if let problem = Self.hostProblem(head) {
             head.headers.remove(name: "Host")
             head.headers.add(name: Self.refusedField, value: problem)
@@ -309,6 +322,36 @@ final class RequestHeadCheck: ChannelInboundHandler, RemovableChannelHandler {
             head.headers.replaceOrAdd(name: "Connection", value: "close")
         }
         context.fireChannelRead(wrapInboundOut(.head(head)))
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case var .head(response):
+            // An interim answer (100 Continue) comes before the request's own.
+            guard response.status.code >= 200 else { break }
+            let version = versions.isEmpty ? HTTPVersion.http1_1 : versions.removeFirst()
+            let lengthKnown = response.headers.contains(name: "Content-Length")
+                || response.status == .noContent || response.status == .notModified
+            guard version.major == 1, version.minor == 0, !lengthKnown else { break }
+            response.version = .http1_0
+            response.headers.replaceOrAdd(name: "Connection", value: "close")
+            response.headers.remove(name: "Transfer-Encoding")
+            closesAtEnd = true
+            context.write(wrapOutboundOut(.head(response)), promise: promise)
+            return
+        case .body:
+            break
+        case .end:
+            guard closesAtEnd else { break }
+            closesAtEnd = false
+            let written = context.eventLoop.makePromise(of: Void.self)
+            context.writeAndFlush(data, promise: written)
+            let loopContext = context.loopBound
+            written.futureResult.whenComplete { _ in loopContext.value.close(promise: nil) }
+            written.futureResult.cascade(to: promise)
+            return
+        }
+        context.write(data, promise: promise)
     }
 
     /// Why the head's `Host` fields cannot name one server (RFC 9112 §3.2); nil when they can.

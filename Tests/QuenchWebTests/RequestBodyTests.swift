@@ -14,6 +14,7 @@ import Glibc
 ///   (before: 500), and `POST /api/undo` with one undoes nothing (before: 200, a drink deleted);
 /// - a request head the parser rejects is answered 400 with a JSON body (before: empty);
 /// - an HTTP/1.0 request's connection closes after its answer (before: held for the idle minute);
+/// - the live stream goes to an HTTP/1.0 client unchunked, to the close (before: chunk sizes in its data);
 /// - two Host headers, or none in HTTP/1.1, are answered 400 (before: the first judged, or 403).
 @Suite(.serialized)
 struct RequestBodyTests {
@@ -107,6 +108,13 @@ struct RequestBodyTests {
         out["http10"] = raw(("GET /api/today HTTP/1.0\r\n%s\r\n" % hosted).encode(), 3)
         out["http10_keep_alive"] = raw(("GET /api/today HTTP/1.0\r\n%sConnection: keep-alive\r\n\r\n" % hosted).encode(), 1)
         out["http11_close"] = raw(("GET /api/today HTTP/1.1\r\n%sConnection: Close\r\n\r\n" % hosted).encode(), 3)
+        # The live stream (no length) to HTTP/1.0, which cannot read chunked: plain data to the close.
+        s = socket.create_connection((host, port), timeout=10)
+        s.sendall(("GET /api/events HTTP/1.0\r\n%sConnection: keep-alive\r\n\r\n" % hosted).encode())
+        got, _ = read_all(s, 2)
+        s.close()
+        stream_head, _, stream_body = got.partition(b"\r\n\r\n")
+        out["http10_stream"] = {"head": stream_head.decode(errors="replace"), "body": stream_body[:40].decode(errors="replace")}
         out["page_after"] = urllib.request.urlopen(base + "/", timeout=5).status
         print(json.dumps(out))
         """#
@@ -158,6 +166,11 @@ struct RequestBodyTests {
         #expect(answer("http10").closed, "an HTTP/1.0 request's connection is still open 3 s after its answer: \(out)")
         #expect(answer("http11_close").closed, "`Connection: Close`'s connection is still open 3 s after its answer: \(out)")
         #expect(!answer("http10_keep_alive").closed, "an HTTP/1.0 request that asked to keep its connection lost it: \(out)")
+        let stream = out["http10_stream"] as? [String: String] ?? [:]
+        let streamHead = (stream["head"] ?? "").lowercased()
+        #expect(streamHead.hasPrefix("http/1.0 200 ok") && !streamHead.contains("transfer-encoding") && streamHead.contains("connection: close"),
+                "the live stream's head to an HTTP/1.0 client: \(stream)")
+        #expect(stream["body"]?.hasPrefix("retry: ") == true, "the stream's data, not a chunk size first: \(stream)")
         #expect(out["page_after"] as? Int == 200)
         #expect(server.stop() == 0, "\(log)")
     }
