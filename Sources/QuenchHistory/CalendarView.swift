@@ -9,7 +9,8 @@ public struct CalendarReport: Sendable, Encodable {
         public var sips: Int
         public var goalMl: Double
         public var met: Bool
-        /// `met` (≥ 100 %), `half` (≥ 50 %), `some`, `none`, or `future`.
+        /// `met` (≥ 100 %), `half` (≥ 50 %), `some`, `none`, `future`, or `before`
+        /// (a day before the person's first sip: not a day without a drink, and not counted).
         public var mark: String
     }
 
@@ -35,7 +36,15 @@ extension History {
     static func calendarReport(_ c: HistoryContext, first: CivilDay) throws(HistoryError) -> CalendarReport {
         let comps = first.components
         let count = Timestamp.daysIn(month: comps.month, year: comps.year)
-        let days = try dayEntries(c, from: first, through: first.adding(days: count - 1))
+        // The history begins at the first sip (today when there is none), as `stats` counts days.
+        let historyStart = try c.firstSipDay() ?? c.today
+        let last = first.adding(days: count - 1)
+        let days = zip(first.number...last.number, try dayEntries(c, from: first, through: last)).map { number, day in
+            guard day.mark == "none", number < historyStart.number else { return day }
+            var before = day
+            before.mark = "before"
+            return before
+        }
         return CalendarReport(
             person: c.personName, month: String(first.description.prefix(7)), units: c.units.rawValue, totalMl: days.reduce(0) { $0 + $1.ml },
             goalMetDays: days.filter(\.met).count, days: days)
@@ -57,13 +66,20 @@ extension History {
         }
     }
 
+    /// How the month did, over its days from the person's first sip until today.
+    static func counted(_ r: CalendarReport) -> String {
+        let days = r.days.filter { $0.mark != "future" && $0.mark != "before" }.count
+        guard days > 0 else { return r.days.contains { $0.mark == "before" } ? "before the history begins" : "all to come" }
+        return "goal met on \(r.goalMetDays) of \(days) day\(days == 1 ? "" : "s")"
+    }
+
     /// Marks without colour: `#` goal met, `+` half or more, `-` less, `.` nothing.
     static func renderCalendar(_ r: CalendarReport, _ c: HistoryContext) -> String {
         guard let firstDay = r.days.first.flatMap({ CivilDay(parsing: $0.date) }) else { return "" }
         let comps = firstDay.components
         let title = "\(Format.months[comps.month - 1]) \(comps.year)"
         var lines = [title + String(repeating: " ", count: max(0, 20 - title.count))
-                     + "  \(Format.volume(r.totalMl, c.units)), goal met on \(r.goalMetDays) of \(r.days.filter { $0.mark != "future" }.count) days"]
+                     + "  \(Format.volume(r.totalMl, c.units)), " + counted(r)]
         lines.append("  Mon  Tue  Wed  Thu  Fri  Sat  Sun")
         // Monday-first columns (ISO 8601 weeks).
         let lead = (firstDay.weekday + 6) % 7

@@ -48,8 +48,7 @@ extension History {
         // Weekday and date under a week's bars; the day of the month alone under more.
         let short = last.number - first.number < 7
         // The history begins at the first sip (today when there is none), as `stats` counts days.
-        let firstSip = try c.run { (store) throws(StoreError) in try store.firstSipTime(person: c.personID) }
-        let historyStart = firstSip.map { c.calendar.day(of: $0) } ?? c.today
+        let historyStart = try c.firstSipDay() ?? c.today
         // One entry a day, in order: each its day by number, never read back from its text.
         let days = zip(first.number...last.number, try dayEntries(c, from: first, through: last)).map { number, entry in
             let day = CivilDay(number: number)

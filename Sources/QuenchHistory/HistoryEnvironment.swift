@@ -136,6 +136,12 @@ struct HistoryContext {
     func run<T>(_ body: (IntakeStore) throws(StoreError) -> T) throws(HistoryError) -> T {
         do { return try body(store) } catch { throw .store(error) }
     }
+
+    /// The day of the person's first sip, where their history begins (nil with none yet):
+    /// the days before it are not counted as days without a drink.
+    func firstSipDay() throws(HistoryError) -> CivilDay? {
+        try run { (store) throws(StoreError) in try store.firstSipTime(person: personID) }.map { calendar.day(of: $0) }
+    }
 }
 
 extension VolumeUnit {

@@ -37,7 +37,7 @@ extension History {
         let today = c.today
         let first = today.adding(days: -(days - 1))
         let book = try c.goalBook()
-        let firstSip = try c.run { (store) throws(StoreError) in try store.firstSipTime(person: c.personID) }.map { c.calendar.day(of: $0) }
+        let firstSip = try c.firstSipDay()
         let counted = max(1, today.number - max(first.number, firstSip?.number ?? today.number) + 1)
 
         var metDays = try MetDays(c, book: book, firstSip: firstSip, from: first)

@@ -60,7 +60,13 @@ import Testing
         let colored = try History.calendar(f.environment(color: true), month: "2026-02", json: false)
         #expect(colored.contains("\u{1B}[32m26#"))
         #expect(colored.contains("\u{1B}[31m28-"))
-        #expect(colored.contains("\u{1B}[2m 2."))
+        // Before the first sip (the 26th), days are blank: not days without a drink, and not counted.
+        #expect(colored.contains("\u{1B}[2m 2 \u{1B}"))
+        let march = try #require(try JSONSerialization.jsonObject(with: Data(try History.calendar(f.environment(), month: "2026-03", json: true).utf8)) as? [String: Any])
+        let marks = (march["days"] as? [[String: Any]] ?? []).compactMap { $0["mark"] as? String }
+        #expect(!marks.contains("before") && marks.contains("future"), "March follows the first sip: \(marks)")
+        let january = try History.calendar(f.environment(), month: "2026-01", json: false)
+        #expect(january.hasPrefix("January 2026          0 mL, before the history begins\n"), "\(january)")
     }
 
     @Test func goals() throws {

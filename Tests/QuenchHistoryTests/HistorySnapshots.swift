@@ -38,13 +38,13 @@ enum Snapshots {
           Average sip     774 mL
         """
     static let calendarFebruary = """
-        February 2026         5,000 mL, goal met on 2 of 28 days
+        February 2026         5,000 mL, goal met on 2 of 3 days
           Mon  Tue  Wed  Thu  Fri  Sat  Sun
-                                         1.
-           2.   3.   4.   5.   6.   7.   8.
-           9.  10.  11.  12.  13.  14.  15.
-          16.  17.  18.  19.  20.  21.  22.
-          23.  24.  25.  26#  27#  28-
+                                         1
+           2    3    4    5    6    7    8
+           9   10   11   12   13   14   15
+          16   17   18   19   20   21   22
+          23   24   25   26#  27#  28-
         # goal met   + half or more   - under half   . nothing
         """
     static let goalShow = """
