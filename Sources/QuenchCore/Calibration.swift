@@ -105,6 +105,8 @@ public enum CalibrationError: Error, Sendable, Hashable, CustomStringConvertible
     case invalidDensity(Double)
     case missingLevelCurve(MeasurementUnit)
     case unitDoesNotFitSensor(MeasurementUnit, SensorKind)
+    /// A level curve given for a scale, which weighs and has no use for one.
+    case levelCurveForScale(MeasurementUnit)
     case invalidCapacity(Double)
     case invalidEmptyWeight(Double)
 
@@ -115,6 +117,7 @@ public enum CalibrationError: Error, Sendable, Hashable, CustomStringConvertible
         case .invalidDensity(let d): "density \(d.compactDescription) g/mL is not from 0.5 to 2 g/mL"
         case .missingLevelCurve(let unit): "a level sensor in \(unit.rawValue) needs a level curve"
         case .unitDoesNotFitSensor(let unit, let sensor): "unit \(unit.rawValue) is not a \(sensor.rawValue) unit"
+        case .levelCurveForScale(let unit): "a level curve is for a level sensor, and unit \(unit.rawValue) is a scale's (weight)"
         case .invalidCapacity(let c): "capacity \(c.compactDescription) mL is not from 1 to 100,000 mL"
         case .invalidEmptyWeight(let w): "empty weight \(w.compactDescription) g is not from 0 to 100,000 g"
         }

@@ -55,6 +55,12 @@ struct ErrorAdviceTests {
                 == "quench: error: \(noUnit): the header gives no '# unit:' (use --unit g|kg|lb|oz|mm|percent|raw)\n")
         #expect(try failure(["replay", noCurve, "--db", db])
                 == "quench: error: \(noCurve): a level sensor in mm needs a level curve (--level-curve LEVEL:ML,LEVEL:ML,...)\n")
+        // A curve for a scale's trace was ignored in silence: a wrong trace, or a wrong option.
+        let grams = dir + "/grams.trace"
+        try "# quench trace v1\n# unit: g\nt,value\n0.0,500.0\n".write(toFile: grams, atomically: true, encoding: .utf8)
+        #expect(try failure(["replay", grams, "--level-curve", "0:0,100:500", "--db", db])
+                == "quench: error: \(grams): a level curve is for a level sensor, and unit g is a scale's (weight): leave out --level-curve, "
+                + "or, if the trace is a level sensor's, say so with --unit mm|percent|raw\n")
 
         // A reminder setting out of bounds is said by its option.
         #expect(try failure(["remind", "set", "--every", "0min", "--db", db]) == "quench: error: reminders: --every must be 1 to 1440 minutes\n")

@@ -9,7 +9,7 @@ struct CalibrationErrorWordsTests {
     @Test func everyCaseSaysTheFactOnly() {
         let errors: [CalibrationError] = [
             .tooFewPoints(1), .invalidPoint(index: 0, reason: "level is not a number"), .invalidDensity(-1), .missingLevelCurve(.mm),
-            .unitDoesNotFitSensor(.g, .level), .invalidCapacity(0), .invalidEmptyWeight(-1),
+            .unitDoesNotFitSensor(.g, .level), .levelCurveForScale(.g), .invalidCapacity(0), .invalidEmptyWeight(-1),
         ]
         for error in errors { expectNoCommandLineText(error.description) }
         #expect(CalibrationError.missingLevelCurve(.mm).description == "a level sensor in mm needs a level curve")

@@ -23,6 +23,10 @@ public struct ReplayOptions: Sendable {
         if let sensor, unit.sensor != sensor {
             throw .calibration(path: source.description, .unitDoesNotFitSensor(unit, sensor))
         }
+        // Said, not ignored: a curve given for a scale's trace is a mistaken trace or option.
+        if levelCurve != nil, unit.sensor == .weight {
+            throw .calibration(path: source.description, .levelCurveForScale(unit))
+        }
         do {
             // The header may carry the bottle's calibration (`quench simulate`
             // and `quench record` write it); options given on the command line win.
