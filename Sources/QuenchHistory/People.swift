@@ -15,8 +15,10 @@ public struct PeopleReport: Sendable, Encodable {
         public var units: String
         public var unitsAreOwn: Bool
         public var devices: [String]
-        /// Events, deleted ones included.
+        /// Events, as `log` lists them (deleted ones apart, in `deleted_events`).
         public var events: Int
+        /// Deleted events, which `restore` brings back (and which `person remove` moves too).
+        public var deletedEvents: Int
         /// When their days begin, `HH:MM`: their own (`person day-start`), else the household's.
         public var dayStart: String
         public var dayStartIsOwn: Bool
@@ -47,7 +49,7 @@ extension History {
             let holdings = try c.run { (store) throws(StoreError) in try store.holdings(of: person.id) }
             entries.append(.init(name: person.name, goalMl: book.goal(on: c.today), goalIsDefault: book.isDefault,
                                  units: c.units.rawValue, unitsAreOwn: person.units != nil && environment.units == nil,
-                                 devices: holdings.devices, events: holdings.events,
+                                 devices: holdings.devices, events: holdings.events - holdings.deleted, deletedEvents: holdings.deleted,
                                  dayStart: HistoryInput.clock(c.calendar.dayStartHour * 60), dayStartIsOwn: person.dayStartHour != nil))
         }
         if json { return JSONOutput.encode(PeopleReport(people: entries)) }
@@ -57,7 +59,7 @@ extension History {
             let unit = VolumeUnit(rawValue: e.units) ?? .ml
             return [e.name.shownSafely(limit: 40), Format.volume(e.goalMl, unit) + (e.goalIsDefault ? " (default)" : ""),
                     Format.unitName(unit) + (e.unitsAreOwn ? "" : " (household)"),
-                    e.devices.isEmpty ? "-" : e.devices.map { $0.shownSafely(limit: 40) }.joined(separator: ", "), Format.grouped(e.events)]
+                    e.devices.isEmpty ? "-" : e.devices.map { $0.shownSafely(limit: 40) }.joined(separator: ", "), Format.grouped(e.events) + (e.deletedEvents > 0 ? " (+\(Format.grouped(e.deletedEvents)) deleted)" : "")]
                 + (ownDays ? [e.dayStart + (e.dayStartIsOwn ? "" : " (household)")] : [])
         }
         return Format.table(["Name", "Goal today", "Units", "Devices", "Events"] + (ownDays ? ["Day starts"] : []), rows,
@@ -164,7 +166,10 @@ extension History {
         let holdings = try HistoryContext.run { () throws(StoreError) in try store.holdings(of: person.id) }
         if receiver == nil, holdings.events > 0 || !holdings.devices.isEmpty {
             var what: [String] = []
-            if holdings.events > 0 { what.append("\(Format.grouped(holdings.events)) event\(holdings.events == 1 ? "" : "s")") }
+            if holdings.events > 0 {
+                what.append("\(Format.grouped(holdings.events)) event\(holdings.events == 1 ? "" : "s")"
+                            + (holdings.deleted > 0 ? " (\(Format.grouped(holdings.deleted)) of them deleted, which restore brings back)" : ""))
+            }
             if !holdings.devices.isEmpty { what.append("device\(holdings.devices.count == 1 ? "" : "s") \(holdings.devices.joined(separator: ", "))") }
             throw .invalidArgument("\(person.name.shownSafely(limit: 40)) still has \(what.joined(separator: " and ")); "
                                    + "nothing was removed (give them to someone with --move-to NAME)")

@@ -73,6 +73,8 @@ public struct Person: Sendable, Hashable, Codable {
 public struct PersonHoldings: Sendable, Hashable {
     /// Events, deleted ones included (they are history too, and can be restored).
     public var events: Int
+    /// Of `events`, those deleted.
+    public var deleted: Int
     public var devices: [String]
 }
 
@@ -184,6 +186,7 @@ extension IntakeStore {
         try read("reading what is someone's") { db in
             PersonHoldings(
                 events: try db.first("SELECT COUNT(*) FROM intake_event WHERE person = ?", [person]) { row -> Int in row[0] } ?? 0,
+                deleted: try db.first("SELECT COUNT(*) FROM intake_event WHERE person = ? AND deleted = 1", [person]) { row -> Int in row[0] } ?? 0,
                 devices: try db.all("SELECT address FROM device WHERE person = ? ORDER BY address", [person]) { row -> String in row[0] })
         }
     }

@@ -241,6 +241,15 @@ import Testing
 
         #expect(message { _ = try History.removePerson(env(f, nil), name: "Annie", moveTo: nil, json: false) }
                 == "Annie still has 2 events and device AA:00:00:00:00:0A; nothing was removed (give them to someone with --move-to NAME)")
+        // A deleted event is not one `log` lists: counted apart (it was counted as one of hers).
+        let undone = try json(History.undo(env(f, "Annie"), json: true))
+        let listed = try json(History.people(env(f, nil), json: true))["people"] as? [[String: Any]] ?? []
+        #expect(listed.map { $0["events"] as? Int } == [17, 1] && listed.map { $0["deleted_events"] as? Int } == [0, 1], "\(listed)")
+        let table = try History.people(env(f, nil), json: false)
+        #expect(table.hasSuffix("AA:00:00:00:00:0A  1 (+1 deleted)"), "\(table)")
+        #expect(message { _ = try History.removePerson(env(f, nil), name: "Annie", moveTo: nil, json: false) }
+                .hasPrefix("Annie still has 2 events (1 of them deleted, which restore brings back) and device"))
+        _ = try History.restore(env(f, nil), id: try #require((undone["event"] as? [String: Any])?["id"] as? Int64, "\(undone)"), json: false)
         _ = try History.addPerson(env(f, nil), name: "Guest", goal: nil, units: nil, json: false)
         #expect(try History.removePerson(env(f, nil), name: "guest", moveTo: nil, json: false) == "Removed Guest.")
         #expect(try History.removePerson(env(f, nil), name: "Annie", moveTo: "me", json: false)

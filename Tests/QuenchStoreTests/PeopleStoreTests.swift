@@ -162,13 +162,13 @@ struct PeopleStoreTests {
         try store.ingest(sips(1, ml: 40, from: 600), device: "AA:00:00:00:00:01", started: t0)
         #expect(try store.sipTotalsByDay(day, person: me.id).values.map(\.ml) == [30])
         #expect(try store.sipTotalsByDay(day, person: ann.id).values.map(\.ml) == [140])
-        #expect(try store.holdings(of: me.id) == PersonHoldings(events: 3, devices: []))
+        #expect(try store.holdings(of: me.id) == PersonHoldings(events: 3, deleted: 0, devices: []))
 
         // Removing: refused while they have history, unless it goes to someone; never the last person.
         #expect(throws: StoreError.self) { try store.removePerson(id: ann.id, movingTo: nil) }
         try store.removePerson(id: ann.id, movingTo: me.id)
         #expect(try store.people().map(\.name) == ["me"])
-        #expect(try store.holdings(of: me.id) == PersonHoldings(events: 6, devices: ["AA:00:00:00:00:01", "AA:00:00:00:00:02"]))
+        #expect(try store.holdings(of: me.id) == PersonHoldings(events: 6, deleted: 0, devices: ["AA:00:00:00:00:01", "AA:00:00:00:00:02"]))
         #expect(throws: StoreError.self) { try store.removePerson(id: me.id, movingTo: nil) }
         try store.renamePerson(id: me.id, to: "Sam")
         #expect(try store.events(EventQuery(limit: 1)).first?.person == "Sam")
