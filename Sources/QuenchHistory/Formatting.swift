@@ -18,6 +18,12 @@ enum Format {
 
     static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 
+    /// A person's name as a shell takes it in a command we suggest: "Ann Lee" is one word.
+    static func shellWord(_ name: String) -> String {
+        let shown = name.shownSafely(limit: 40)
+        return shown.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } ? shown : "'" + shown.replacing("'", with: "'\\''") + "'"
+    }
+
     /// `HH:MM` on the local wall clock.
     static func clock(_ time: Timestamp, _ calendar: DayCalendar) -> String {
         let w = calendar.wallClock(time)

@@ -30,6 +30,16 @@ public struct HistoryEnvironment: Sendable {
     /// Where `person` was named when not on the command line (`$QUENCH_PERSON`,
     /// `/etc/quench.toml:3`), said beside "nobody is called …": the person did not type it here.
     public var personNamedIn: String?
+    /// For a command over everyone's history unless one is named on its command line (`export`):
+    /// a person named in the environment or a file is left out, and the note says so. Else a
+    /// `QUENCH_PERSON` set for a shell cut a move to a new Pi down to one person's history.
+    public func everyoneUnlessNamedHere() -> (environment: HistoryEnvironment, note: String?) {
+        guard let source = personNamedIn, let name = person else { return (self, nil) }
+        var everyone = self
+        everyone.person = nil
+        return (everyone, "everyone's history, not only \(name.shownSafely(limit: 40))'s (named in \(source)): --person \(Format.shellWord(name)) for theirs alone")
+    }
+
     /// Whether a write may create the database when it is missing. The web server says no once it
     /// has seen the file: a history deleted under it is an accident to report, not a fresh start.
     public var createsDatabase = true

@@ -302,8 +302,7 @@ extension ReminderSettings {
         guard let suggested = suggestedDayStart(calendar) else { return nil }
         let dayStart = calendar.dayStartHour * 60
         let shown = person.shownSafely(limit: 40)
-        // As a shell takes it: "Ann Lee" is one word.
-        let word = shown.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } ? shown : "'" + shown.replacing("'", with: "'\\''") + "'"
+        let word = Format.shellWord(person)
         return "the waking window \(wakingHours) spans \(HistoryInput.clock(dayStart)), when \(shown)'s days begin, "
             + "so the pace starts again at \(HistoryInput.clock(dayStart)): `quench person day-start \(word) \(suggested)` begins them while asleep"
     }

@@ -15,6 +15,8 @@ struct Export: ParsableCommand {
 
     func run() throws {
         var output = StandardOutput()
-        try History.export(HistoryEnvironment.process(database: db, units: nil, person: person), format: format, since: since, until: until, to: &output)
+        let (environment, note) = try HistoryEnvironment.process(database: db, units: nil, person: person).everyoneUnlessNamedHere()
+        if let note { FileHandleStderr.write("quench: export: \(note)\n") }
+        try History.export(environment, format: format, since: since, until: until, to: &output)
     }
 }

@@ -201,6 +201,14 @@ struct HistoryProcessTests {
         }
         let drink = try runQuench(["add", "250ml", "--person", "ann", "--json"] + db)
         #expect(drink.status == 0 && drink.stdout.contains("\"person\":\"ann\""), "\(drink.stderr)")
+        // A person set for a shell does not cut an export (a move to a new Pi) down to theirs; --person does.
+        let everyone = try runQuench(["export"] + db)
+        let shellPerson = try runQuench(["export"] + db, environment: ["QUENCH_PERSON": "ann"])
+        #expect(shellPerson.status == 0 && shellPerson.stdout == everyone.stdout && everyone.stdout.contains(",me\n") && everyone.stdout.contains(",ann\n"))
+        #expect(shellPerson.stderr == "quench: export: everyone's history, not only ann's (named in $QUENCH_PERSON): --person ann for theirs alone\n",
+                "\(shellPerson.stderr)")
+        let hers = try runQuench(["export", "--person", "ann"] + db, environment: ["QUENCH_PERSON": "me"])
+        #expect(hers.stderr.isEmpty && !hers.stdout.contains(",me\n") && hers.stdout.contains(",ann\n"), "\(hers.stdout)")
         let today = try runQuench(["today", "--json"] + db, environment: ["QUENCH_PERSON": "ann"])
         #expect(today.stdout.contains("\"intake_ml\":250") && today.stdout.contains("\"person\":\"ann\""), "\(today.stdout)")
         let unknown = try runQuench(["today", "--person", "bob"] + db)
