@@ -102,6 +102,9 @@ public struct EventRecord: Codable, Sendable {
         return event
     }
 
+    /// Whether the event's identity is made here, from the row: a file from elsewhere names none.
+    var derivesIdentity: Bool { TextField.identity.stored(identity) == nil }
+
     /// An event of a file `import` reads: as `event(now:)`; one from elsewhere (no `recorded_at`)
     /// not after the clock, as `add` and `replay --store` refuse one: a time written in the wrong
     /// zone would wait unseen until its day came. A history's own export is taken whole, as it was

@@ -211,6 +211,7 @@ extension History {
         guard names.contains("kind"), names.contains("ml"), names.contains("time") || names.contains("at") else {
             throw .invalidImport(file: file, line: header.line, reason: "the header needs kind, ml and time or at columns")
         }
+        var alike = AlikeRows()
         while let row = try rows.next() {
             guard row.fields.count == names.count else {
                 throw .invalidImport(file: file, line: row.line, reason: "\(row.fields.count) fields, the header has \(names.count)")
@@ -219,6 +220,7 @@ extension History {
             do {
                 let record = try EventRecord(csv: Dictionary(zip(names, row.fields), uniquingKeysWith: { a, _ in a }))
                 event = try record.importedEvent(now: now)
+                if record.derivesIdentity { event.identity = alike.numbered(event.identity) }
                 event.person = try people.name(event.person)
             } catch {
                 throw .invalidImport(file: file, line: row.line, reason: "\(error)")
@@ -232,6 +234,7 @@ extension History {
         add: (IntakeEvent) throws(HistoryError) -> Void
     ) throws(HistoryError) -> (goals: Int, devices: Int) {
         var goalCount = 0, deviceCount = 0
+        var alike = AlikeRows()
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         func failure(_ what: String, _ offset: Int, _ reason: String) -> HistoryError {
@@ -331,6 +334,7 @@ extension History {
             do { event = try record.importedEvent(now: now) } catch {
                 throw failure("event \(index + 1)", offset, "\(error)")
             }
+            if record.derivesIdentity { event.identity = alike.numbered(event.identity) }
             // Nobody named and nobody selected: said with the event's place.
             do { event.person = try people.name(event.person) } catch {
                 throw failure("event \(index + 1)", offset, "\(error)")
@@ -339,6 +343,35 @@ extension History {
         })
         try checkFormat(atEnd: true)
         return (goalCount, deviceCount)
+    }
+}
+
+/// Rows from elsewhere (no identity) that are alike, the same kind, time, device and mL, are each
+/// a drink: two glasses logged in the same minute, or two people's at dinner. Their identities, made
+/// from those fields, were one, so all but the first were taken for repeats. The second alike is
+/// `…#2`, the third `…#3`, in the file's order, so that importing the file again finds each stored.
+/// Alike rows are looked for among the last 4,096 distinct ones (a file keeps a moment's rows
+/// together, and an import's memory stays bounded); further apart, a repeat is the same drink.
+struct AlikeRows {
+    static let remembered = 4096
+    private var seen: [String: Int] = [:]
+    private var ring: [String] = []
+    private var next = 0
+
+    mutating func numbered(_ identity: String) -> String {
+        if let count = seen[identity] {
+            seen[identity] = count + 1
+            return identity + "#\(count + 1)"
+        }
+        if ring.count < Self.remembered {
+            ring.append(identity)
+        } else {
+            seen[ring[next]] = nil
+            ring[next] = identity
+            next = (next + 1) % Self.remembered
+        }
+        seen[identity] = 1
+        return identity
     }
 }
 

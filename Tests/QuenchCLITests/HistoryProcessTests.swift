@@ -31,6 +31,23 @@ import Testing
         }
     }
 
+    @Test("rows from elsewhere that are alike (two glasses in one minute, two people at dinner) are each a drink, and a second import finds each")
+    func alikeRowsAreEachADrink() throws {
+        let f = try HistoryFixture(populate: false)
+        try FileManager.default.createDirectory(atPath: f.directory, withIntermediateDirectories: true)
+        let file = f.directory + "/dinner.csv"
+        try ("kind,ml,at,person\nsip,250,2026-03-02T19:00:00Z,me\nsip,250,2026-03-02T19:00:00Z,ann\n"
+             + "sip,250,2026-03-02T19:00:00Z,ann\nsip,200,2026-03-02T19:00:00Z,ann\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let first = try History.importFile(f.environment(), path: file, json: true)
+        #expect(first.contains("\"inserted\":4") && first.contains("\"duplicates\":0"), "\(first)")
+        let again = try History.importFile(f.environment(), path: file, json: true)
+        #expect(again.contains("\"inserted\":0") && again.contains("\"duplicates\":4"), "\(again)")
+        let store = try IntakeStore(path: f.path)
+        let events = try store.events()
+        #expect(events.map(\.ml).reduce(0, +) == 950)
+        #expect(events.filter { $0.person == "ann" }.count == 3 && events.filter { $0.person == "me" }.count == 1)
+    }
+
     @Test func badImportsWriteNothing() throws {
         let f = try HistoryFixture(populate: false)
         try FileManager.default.createDirectory(atPath: f.directory, withIntermediateDirectories: true)
