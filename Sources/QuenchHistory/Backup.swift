@@ -1,5 +1,8 @@
 import QuenchCore
 import QuenchStore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `quench backup` and `quench restore FILE`: the words around the store's
 /// backup and restore (`IntakeStore.backUp`, `IntakeStore.restore`).
@@ -47,8 +50,18 @@ extension History {
     /// `quench restore FILE`: the backup in place of the database, the history
     /// it replaces kept beside it (`IntakeStore.restore`).
     public static func restoreBackup(_ environment: HistoryEnvironment, file: String, json: Bool) throws(HistoryError) -> String {
+        // The demo's day is never anyone's intake (README), and would have replaced a real history.
+        func resolved(_ path: String) -> String? {
+            guard let real = realpath(path, nil) else { return nil }
+            defer { free(real) }
+            return String(cString: real)
+        }
+        if let backup = resolved(file), backup == resolved(StoreLocation.demoPath(environment: environment.variables)) {
+            throw .invalidArgument("\(file) is the demo's database (a simulated day), not a backup; nothing was replaced")
+        }
         let outcome = try HistoryContext.run { () throws(StoreError) in
-            try IntakeStore.restore(backup: file, into: environment.databasePath, at: environment.now)
+            try IntakeStore.restore(backup: file, into: environment.databasePath, at: environment.now,
+                                    makingFolder: StoreLocation.creationMode(for: environment.databasePath, environment: environment.variables) == .createWithFolder)
         }
         if json {
             return JSONOutput.encode(RestoreReport(

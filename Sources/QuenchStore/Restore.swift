@@ -18,7 +18,9 @@ extension IntakeStore {
     /// nothing written before the lock is lost and nothing can be written in
     /// between. Running services (quenchd, quench-web) wait for the lock like
     /// any other writer, then go on with the restored history.
-    public static func restore(backup file: String, into path: String, at time: Timestamp,
+    /// `makingFolder`: the database's folder is made when missing (Quench's own default location,
+    /// as the first write there makes it: a backup restored on a new machine).
+    public static func restore(backup file: String, into path: String, at time: Timestamp, makingFolder: Bool = false,
                                busyTimeout: Double = IntakeStore.defaultBusyTimeout) throws(StoreError) -> RestoreOutcome {
         func refused(_ code: StoreError.Code, _ why: String, cause: (any Error)? = nil) -> StoreError {
             StoreError(code, path: file, "\(file) \(why); nothing was replaced", cause: cause)
@@ -28,13 +30,21 @@ extension IntakeStore {
             throw refused(.cannotOpen, "cannot be read: \(errnoDescription(errno))")
         }
         guard info.st_mode & S_IFMT == S_IFREG else { throw refused(.notADatabase, "is not a regular file") }
+        // A copy that never got its bytes (a full disk, a pulled USB stick): SQLite would take it for an empty database.
+        guard info.st_size > 0 else { throw refused(.notADatabase, "is an empty file, not a backup (a copy that did not finish?)") }
         var side = stat()
+        if stat(path, &side) == 0, side.st_dev == info.st_dev, side.st_ino == info.st_ino {
+            throw refused(.invalidValue, "is the database itself (\(path)), not a backup of it")
+        }
         if stat(file + "-wal", &side) == 0, side.st_size > 0 {
             throw refused(.invalidValue, "has a write-ahead log beside it (\(file)-wal): it is a database in use, not a backup (back it up, and restore the backup)")
         }
         let (folder, name) = DatabaseCopy.split(path)
-        guard stat(folder.isEmpty ? "." : folder, &info) == 0 else {
-            throw refused(.cannotOpen, "was not restored: the folder \(folder) does not exist")
+        if stat(folder.isEmpty ? "." : folder, &info) != 0 {
+            guard makingFolder else { throw refused(.cannotOpen, "was not restored: the folder \(folder) does not exist (make it, or choose another --db)") }
+            do { try OwnerOnlyFolder.make(folder, parents: true) } catch {
+                throw refused(.cannotOpen, "was not restored: \(error)", cause: error)
+            }
         }
         // Opening the store checks the live file as every command does (whose it is, what it is).
         var live: IntakeStore?

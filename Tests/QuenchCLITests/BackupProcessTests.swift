@@ -103,6 +103,23 @@ struct BackupProcessTests {
         #expect(r.stdout.isEmpty)
         #expect(try runQuench(["export", "--format", "csv", "--db", db]).stdout == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).allSatisfy { !$0.contains("replaced") && !$0.hasPrefix(".") })
+        // On a new machine, where nothing was recorded yet, the backup becomes the history in Quench's
+        // own folder (made, owner-only, as the first `add` there would make it); any other --db's folder is not made.
+        let backup = try runQuench(["backup", "--dir", folder.path, "--db", db])
+        #expect(backup.status == 0, "\(backup.stderr)")
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasPrefix("quench-") && $0.hasSuffix(".sqlite") })
+        let home = folder.file("new-pi")
+        let fresh = try runQuench(["restore", folder.file(file)], environment: ["HOME": home, "XDG_DATA_HOME": "", "QUENCH_DB": ""])
+        #expect(fresh.status == 0 && fresh.stdout.contains("into \(home)/.local/share/quench/quench.sqlite"), "\(fresh.stdout)\(fresh.stderr)")
+        let made = try FileManager.default.attributesOfItem(atPath: home + "/.local/share/quench")
+        #expect((made[.posixPermissions] as? Int) == 0o700)
+        // The demo's simulated day is no one's history.
+        let demoHome = ["HOME": home, "XDG_DATA_HOME": "", "QUENCH_DB": "", "QUENCH_NOW": "2026-11-26T12:00:00Z"]
+        #expect(try runQuench(["demo"], environment: demoHome).status == 0)
+        let demo = try runQuench(["restore", home + "/.local/share/quench/demo.sqlite"], environment: demoHome)
+        #expect(demo.status == 1 && demo.stderr.contains("is the demo's database (a simulated day), not a backup; nothing was replaced"), "\(demo.stderr)")
+        let elsewhere = try runQuench(["restore", folder.file(file), "--db", folder.file("no-such-folder/q.sqlite")])
+        #expect(elsewhere.status == 1 && elsewhere.stderr.contains("the folder \(folder.file("no-such-folder")) does not exist"), "\(elsewhere.stderr)")
         // A number is still an event's id.
         let undelete = try runQuench(["restore", "1", "--db", db])
         #expect(undelete.stderr.contains("event 1 is not deleted"), "\(undelete.stderr)")

@@ -240,7 +240,7 @@ struct BackupTests {
     }
 
     /// Each refused file: the error says which file and why, and the database is as it was.
-    @Test(arguments: ["text", "damaged", "foreign", "foreign-with-version", "newer", "missing", "folder", "live-wal"])
+    @Test(arguments: ["text", "damaged", "foreign", "foreign-with-version", "newer", "missing", "folder", "live-wal", "empty", "itself"])
     func restoreRefusesWhatIsNotABackupItCanUse(_ kind: String) throws {
         let folder = TemporaryFolder()
         let path = folder.file("quench.sqlite")
@@ -249,9 +249,15 @@ struct BackupTests {
             _ = try store.addManual(ml: 100, at: t0.adding(Double(i) * 60), note: String(repeating: "n", count: 200), identity: "manual|\(i)")
         }
         let before = try Self.rows(path)
-        let bad = folder.file("bad.sqlite")
+        var bad = folder.file("bad.sqlite")
         let expected: (StoreError.Code, String)
         switch kind {
+        case "empty":  // a copy that never got its bytes: SQLite would take it for an empty database
+            try Data().write(to: URL(fileURLWithPath: bad))
+            expected = (.notADatabase, "is an empty file, not a backup")
+        case "itself":  // its log beside it too: said as what it is, not as a database in use
+            bad = path
+            expected = (.invalidValue, "is the database itself")
         case "text":
             try Data("id,kind,ml\n1,sip,100\n".utf8).write(to: URL(fileURLWithPath: bad))
             expected = (.notADatabase, "is not an SQLite database")
