@@ -112,6 +112,10 @@ extension History {
         guard before.kind == .sip else {
             throw .invalidArgument("event \(id) is a \(before.kind.rawValue), not a drink: only drinks are edited")
         }
+        // Its restore would bring it back, not undo the edit: the order is restore, then edit.
+        guard !before.deleted else {
+            throw .invalidArgument("event \(id) is deleted: `quench restore \(id)` brings it back, then it can be edited")
+        }
         var owner = environment
         owner.person = before.person
         let c = try owner.context(creating: false)
@@ -133,21 +137,24 @@ extension History {
     static func editChange(_ environment: HistoryEnvironment, _ c: HistoryContext, of before: IntakeEvent,
                            amount: String?, at: String?, to: String?) throws(HistoryError) -> (ml: Double?, time: Timestamp?, drinker: Person?) {
         var change: (ml: Double?, time: Timestamp?, drinker: Person?) = (nil, nil, nil)
+        // Whoever it goes to must be in the household: named as any person is, the error listing everyone.
+        var units = c.units
+        if let to {
+            var named = environment
+            named.person = to
+            change.drinker = try HistoryInput.option("--to") { () throws(HistoryError) in try named.selectedPerson(in: c.store) }
+            // A bare number given with it is in their units, as what is said back is.
+            units = try named.context(creating: false).units
+        }
         if let amount {
             change.ml = try HistoryInput.option("--amount") { () throws(HistoryError) in
-                let ml = try HistoryInput.volume(amount, defaultUnit: c.units)
+                let ml = try HistoryInput.volume(amount, defaultUnit: units)
                 try checkDrinkSize(ml, said: amount, c)
                 return ml
             }
         }
         // `--at 09:05` mends the time of that drink's day, not today's.
         if let at { change.time = try drinkTime(at, c, onDayOf: before.time).0 }
-        // Whoever it goes to must be in the household: named as any person is, the error listing everyone.
-        if let to {
-            var named = environment
-            named.person = to
-            change.drinker = try HistoryInput.option("--to") { () throws(HistoryError) in try named.selectedPerson(in: c.store) }
-        }
         return change
     }
 
@@ -157,7 +164,8 @@ extension History {
         guard let event = try HistoryContext.run({ () throws(StoreError) in try store.event(id: id) }) else {
             throw .store(StoreError.noSuchEvent(id, path: store.path))
         }
-        if let named = environment.person {
+        // An id names one event: the person a shell or a file names (QUENCH_PERSON) does not stand in its way.
+        if let named = environment.person, environment.personNamedIn == nil {
             let person = try environment.selectedPerson(in: store)
             guard event.person.map({ Person.sameName($0, person.name) }) ?? false else {
                 throw .invalidArgument("event \(id) is \((event.person ?? "nobody").shownSafely(limit: 40))'s, not \(named.shownSafely(limit: 40))'s")

@@ -177,6 +177,16 @@ import Testing
         #expect(message { _ = try History.edit(env(f, "ann"), id: id, amount: nil, at: nil, note: nil, to: "ann", json: false) }
                     == "event \(id) is me's, not ann's", "a named person must still be the drinker")
         #expect(try intake("me") == me + 300, "the refused moves changed nothing")
+        // One named by a shell (QUENCH_PERSON) is not: the id names the drink.
+        var shell = env(f, "ann")
+        shell.personNamedIn = "$QUENCH_PERSON"
+        // A bare amount given with --to is in the new drinker's units (Ann's ounces), as the answer is.
+        let given = try json(History.edit(shell, id: id, amount: "10", at: nil, note: nil, to: "ann", json: true))
+        #expect(given["person"] as? String == "Ann" && abs(((given["event"] as? [String: Any])?["ml"] as? Double ?? 0) - 295.7) < 0.1, "\(given)")
+        // A deleted drink is restored before it is edited: its restore would not undo the edit.
+        _ = try History.delete(env(f, nil), id: id, json: false)
+        #expect(message { _ = try History.edit(env(f, nil), id: id, amount: "200ml", at: nil, note: nil, json: false) }
+                    == "event \(id) is deleted: `quench restore \(id)` brings it back, then it can be edited")
     }
 
     @Test("reassigning a bottle: the past stays with whoever drank it, the next sips are the new owner's")
