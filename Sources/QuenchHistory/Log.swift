@@ -12,9 +12,12 @@ extension History {
         let c = try environment.context(creating: false)
         if let limit, limit < 1 { throw .invalidArgument("--limit must be at least 1") }
         let range = try HistoryInput.range(since: since, until: until, calendar: c.calendar, now: c.now)
+        // The table shows the newest 50 unless told, and one more is read to know whether it stops short.
+        let shown = limit ?? (csv || json ? nil : 50)
+        let tableLimit = shown.map { $0 == Int.max ? $0 : $0 + 1 }
         let query = EventQuery(
             since: range.since, until: range.until,
-            device: device, includeDeleted: includeDeleted, limit: limit ?? (csv || json ? nil : 50), person: c.personID)
+            device: device, includeDeleted: includeDeleted, limit: csv || json ? shown : tableLimit, person: c.personID)
         try c.run { (store) throws(StoreError) in
             try store.reading { (reader) throws(StoreError) in
                 if json {
@@ -23,10 +26,21 @@ extension History {
                     try CSV.write(reader, query, to: &output)
                 } else {
                     var table = Format.TableLayout(logHeader(c), align: logAlignment)
-                    try reader.forEach(query) { table.measure(logRow($0, c)) }
+                    var read = 0
+                    try reader.forEach(query) { event in
+                        read += 1
+                        if read <= shown ?? .max { table.measure(logRow(event, c)) }
+                    }
                     guard table.rows > 0 else { output.write("No events.\n"); return }
                     output.write(table.line(logHeader(c)) + "\n")
-                    try reader.forEach(query) { output.write(table.line(logRow($0, c)) + "\n") }
+                    var written = 0
+                    try reader.forEach(query) { event in
+                        written += 1
+                        if written <= shown ?? .max { output.write(table.line(logRow(event, c)) + "\n") }
+                    }
+                    if let shown, read > shown {
+                        output.write("The newest \(Format.grouped(shown)) shown; older ones with --limit N, or --since DATE.\n")
+                    }
                 }
             }
         }

@@ -47,6 +47,9 @@ import Testing
         let f = try HistoryFixture()
         check(try History.log(f.environment(), since: "2026-03-02", until: nil, device: nil, limit: 6,
                               includeDeleted: false, csv: false, json: false), Snapshots.log, "log")
+        // All of it shown: nothing said of more.
+        let whole = try History.log(f.environment(), since: "2026-03-02", until: nil, device: nil, limit: 100, includeDeleted: false, csv: false, json: false)
+        #expect(!whole.contains("shown;") && whole.split(separator: "\n").count > 7, "\(whole)")
     }
 
     @Test func stats() throws {
