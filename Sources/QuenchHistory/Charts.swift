@@ -192,10 +192,13 @@ extension History {
     }
 
     /// `--date`: a day (`YYYY-MM-DD`, `today`, `yesterday`); today when not given.
+    /// `--date` (`?date=`) of `today` and the charts: a day of the history, never one to come
+    /// (it has no intake and no last sip yet: `today` said "Last sip …, just now", a chart drew empty days).
     static func chartDay(_ c: HistoryContext, _ text: String?) throws(HistoryError) -> CivilDay {
-        try text.map { (t) throws(HistoryError) in
-            try HistoryInput.option("--date") { () throws(HistoryError) in try HistoryInput.day(t, calendar: c.calendar, now: c.now) }
-        } ?? c.today
+        guard let text else { return c.today }
+        let day = try HistoryInput.option("--date") { () throws(HistoryError) in try HistoryInput.day(text, calendar: c.calendar, now: c.now) }
+        if day > c.today { throw .inOption("--date", .invalidDate(text, reason: "a day still to come (today is \(c.today))")) }
+        return day
     }
 
     /// `2 to 8 March 2026`, `26 February to 4 March 2026`, `28 December 2025 to 3 January 2026`.

@@ -34,10 +34,6 @@ extension History {
     public static func today(_ environment: HistoryEnvironment, date: String? = nil, json: Bool) throws(HistoryError) -> String {
         let context = try environment.context(creating: false)
         let day = try chartDay(context, date)
-        // A day to come has no intake and no last sip yet (it said "Last sip …, just now").
-        if let date, day > context.today {
-            throw .inOption("--date", .invalidDate(date, reason: "a day still to come (today is \(context.today))"))
-        }
         let report = try todayReport(context, day: day)
         return json ? JSONOutput.encode(report) : renderToday(report, context)
     }

@@ -188,8 +188,11 @@ import Testing
                                                  includeDeleted: false, csv: false, json: false) }.hasPrefix("--since: invalid date"))
         #expect(described { _ = try History.shareCard(f.environment(), period: .day, name: String(repeating: "x", count: 41)) }
                 .hasSuffix("a name of up to 40 characters, please"))
-        // The bounds themselves work: the last month a history holds, drawn.
-        #expect(try History.chart(f.environment(), kind: .month, date: "9999-12-31", out: "-").contains("December 9999"))
+        // The bounds themselves work: the last month a history holds is a month to come, said as such.
+        #expect(described { _ = try History.chart(f.environment(), kind: .month, date: "9999-12-31", out: "-") }
+                == "--date: invalid date '9999-12-31': a day still to come (today is 2026-03-04)")
+        #expect(described { _ = try History.chart(f.environment(), kind: .week, date: "2026-03-05", out: "-") }.hasSuffix("a day still to come (today is 2026-03-04)"))
+        #expect(try History.chart(f.environment(), kind: .week, date: "2026-03-04", out: "-").contains("4 March 2026"))
         #expect(try History.chart(f.environment(), kind: .thirtyDays, date: "1970-01-01", out: "-").contains("1969"))
     }
 }
