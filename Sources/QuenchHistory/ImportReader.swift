@@ -262,7 +262,11 @@ struct JSONExportReader {
     private mutating func another(closing: UInt8, inside: String, after: String) throws(HistoryError) -> Bool {
         let offset = try skipWhitespaceOffset()
         switch try source.next() {
-        case UInt8(ascii: ","): return true
+        case UInt8(ascii: ","):
+            // JSON allows no comma before the close (an editor's or a script's habit): said as that.
+            _ = try skipWhitespaceOffset()
+            if try source.peek() == closing { throw failure(offset, "a ',' after \(after), where '\(Character(UnicodeScalar(closing)))' ends \(inside): JSON allows no comma there") }
+            return true
         case closing: return false
         case nil: throw failure(offset, "the file ends inside \(inside) (cut short?)")
         default: throw failure(offset, "expected ',' or '\(Character(UnicodeScalar(closing)))' after \(after)")

@@ -70,6 +70,11 @@ import Testing
         #expect(message { _ = try split(#"{"a": 1, "a": 2}"#) }.contains("byte offset 9: the key \"a\" appears twice"))
         #expect(message { _ = try split(#"{"a": 1} x"#) }.contains("byte offset 9: text after the end of the JSON object"))
         #expect(message { _ = try split("[1]") }.contains("byte offset 0: expected a JSON object"))
+        // A trailing comma is named as one (it was "event 2: not valid JSON", of an event that is not there).
+        #expect(message { _ = try split(#"{"events": [{"kind": "sip"}, ]}"#) }
+                    .contains("byte offset 27: a ',' after event 1, where ']' ends the events: JSON allows no comma there"))
+        #expect(message { _ = try split(#"{"version": 2,}"#) }
+                    .contains("byte offset 13: a ',' after the value of \"version\", where '}' ends the JSON object: JSON allows no comma there"))
         let deep = "{\"events\": [" + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "]}"
         #expect(message { _ = try split(deep) }.contains("nests deeper than 64 levels"))
     }
