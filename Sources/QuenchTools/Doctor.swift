@@ -115,7 +115,7 @@ public enum Doctor {
                     : "not there yet; only root or this user can write the folders it would be made in"
                 return Check(name: file.name, status: .ok, detail: "\(file.path): \(detail)", fix: nil)
             }
-            return Check(name: file.name, status: .problem, detail: problem.description, fix: problem.fix)
+            return Check(name: file.name, status: .problem, detail: problem.fact, fix: problem.fix)
         }
     }
 

@@ -9,7 +9,11 @@ extension Doctor {
     /// When the last backup of the database was taken, from the names in its
     /// backup folder (`BackupSet`); a warning when there is none or it is old.
     /// Kept apart from `run` so that it can be added to any report.
-    public static func lastBackup(_ set: BackupSet, now: Timestamp) -> Check {
+    /// `databaseExists`: false on a new machine, with nothing to back up yet (`quench backup` would refuse).
+    public static func lastBackup(_ set: BackupSet, now: Timestamp, databaseExists: Bool = true) -> Check {
+        guard databaseExists else {
+            return Check(name: "backup", status: .info, detail: "nothing to back up yet: the first drink recorded makes the database", fix: nil)
+        }
         let fix = "sudo systemctl enable --now quench-backup.timer (daily), or `quench backup` now; docs/backup.md"
         guard let backups = set.list() else {
             return Check(name: "backup", status: .warning, detail: "no backup yet: the folder \(set.folder) does not exist or cannot be read",

@@ -35,7 +35,11 @@ extension Doctor {
         case .needsMigration:
             fix = "it needs an upgrade this user cannot write: sudo systemctl restart quench (the service upgrades it), or run this as its owner"
         case .untrusted:
-            fix = FileTrust.check(path, folderOwnersData: true)?.fix ?? "chmod go-w \(quoted) and the folders above it"
+            // The file itself is the "database file" line's, with its fix: said once. A side file (-wal) is said here.
+            if FileTrust.check(path, folderOwnersData: true) != nil {
+                return Check(name: "database", status: .problem, detail: "\(path): not opened, since another user could have written it (see the database file line)", fix: nil)
+            }
+            fix = "chmod go-w \(quoted)-wal \(quoted)-shm, or move them aside if they are not this user's"
         case .busy:
             fix = "another process holds it locked: `fuser -v \(quoted)` names it; try again"
         case .diskFull:

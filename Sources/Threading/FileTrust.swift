@@ -142,14 +142,17 @@ public struct UntrustedFile: Error, Sendable, Equatable, CustomStringConvertible
         return steps.joined(separator: " && ")
     }
 
-    public var description: String {
+    public var description: String { fact + " (fix: \(fix))" }
+
+    /// What is wrong, without the fix (`quench doctor` says the fix on a line of its own).
+    public var fact: String {
         if tooManyLinks {
-            return "\(file): refused: more than \(FileTrust.maxLinks) symlinks to follow at \(path), a loop (fix: \(fix))"
+            return "\(file): refused: more than \(FileTrust.maxLinks) symlinks to follow at \(path), a loop"
         }
         let what = path == file || !isFolder ? "it is" : "its folder \(path) is"
         let mode = "0" + String(mode, radix: 8)
         return "\(file): refused: \(what) owned by \(Self.userName(owner)) (uid \(owner)), mode \(mode), "
-            + "so \(wrongOwner ? "another user" : "a user other than its owner") could have written it (fix: \(fix))"
+            + "so \(wrongOwner ? "another user" : "a user other than its owner") could have written it"
     }
 
     /// The user's name, or the uid when it has none.

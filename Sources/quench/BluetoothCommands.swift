@@ -353,7 +353,7 @@ struct DoctorCommand: ParsableCommand {
         }
         var report = Doctor.run(databasePath: path, files: files, probes: probes)
         let backups = BackupSet(folder: configuration.backupDir.value ?? BackupSet.defaultFolder(forDatabase: path), database: path)
-        report = Doctor.report(report.checks + [Doctor.lastBackup(backups, now: probes.now())])
+        report = Doctor.report(report.checks + [Doctor.lastBackup(backups, now: probes.now(), databaseExists: FileManager.default.fileExists(atPath: path))])
         print(store.json ? Doctor.json(report) : Doctor.text(report))
         if !report.healthy { throw ExitCode(1) }
     }

@@ -15,6 +15,9 @@ import Testing
         let backups = folder.file("backups")
         let set = BackupSet(folder: backups, database: database)
 
+        // A new machine: nothing recorded, nothing to back up (`quench backup` would refuse), so no warning.
+        let newMachine = Doctor.lastBackup(set, now: Self.now, databaseExists: false)
+        #expect(newMachine.status == .info && newMachine.fix == nil && newMachine.detail.hasPrefix("nothing to back up yet"), "\(newMachine)")
         let missing = Doctor.lastBackup(set, now: Self.now)
         #expect(missing.status == .warning && missing.detail.contains("\(backups) does not exist"), "\(missing)")
         #expect(missing.fix?.contains("quench-backup.timer") == true)
