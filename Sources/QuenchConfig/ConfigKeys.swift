@@ -132,7 +132,7 @@ public struct KeySpec: Sendable {
                 meaning: "Volumes in millilitres or US fluid ounces in the history commands (today, log, stats, ...).",
                 example: "\"ml\"", check: { $0.string.flatMap { VolumeUnit(rawValue: $0.lowercased()) } }, show: { .text($0.rawValue) }),
         KeySpec(.person, \.person, expects: "a person's name (a non-empty string)",
-                defaultText: "the only person (with several, those commands ask)", unset: "the only one", environment: "QUENCH_PERSON",
+                defaultText: "the only person (with several, those commands ask)", unset: "none named", environment: "QUENCH_PERSON",
                 flags: ["--person"], meaning: "Whose history the history commands show when several people share the database (`quench people`).",
                 example: "\"me\"", check: nonEmpty, show: { .text($0) }),
         KeySpec(.devices, \.devices, expects: "an array of Bluetooth addresses like \"F0:F1:F2:F3:F4:F5\"", default: [],
