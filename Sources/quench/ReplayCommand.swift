@@ -116,7 +116,10 @@ struct ReplayCommand: ParsableCommand {
                 let outcome = try PipelineStore.ingest(
                     found, header: summary.header, started: options.started, device: device, source: source,
                     now: environment?.now ?? .wallClockNow, into: intakeStore())
-                if !json { output.write("stored: \(outcome.result.inserted) new, \(outcome.result.duplicates) already there\n") }
+                if !json {
+                    output.write("stored: \(outcome.result.inserted) new, \(outcome.result.duplicates) already there"
+                                 + (outcome.person.map { PipelineStore.whose($0) } ?? "") + "\n")
+                }
                 output.flush()
                 for refusal in outcome.refused {
                     let event = refusal.event

@@ -41,6 +41,20 @@ struct UserReportProcessTests {
         }
     }
 
+    @Test("replay --store in a household says whose the events became: the device's owner, else the first person")
+    func aStoredReplaySaysWhose() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let t = try trace(dir, started: Timestamp(iso8601: "2026-03-02T07:30:00Z"))
+        let db = dir + "/q.sqlite"
+        let alone = try runQuench(["replay", t, "--store", "--db", db])
+        #expect(alone.stdout.hasSuffix("stored: 2 new, 0 already there\n"), "one person: nothing to say: \(alone.stdout)")
+        #expect(try runQuench(["person", "add", "Ann", "--db", db]).status == 0)
+        let household = try runQuench(["replay", t, "--store", "--db", db, "--device", "AA:BB:CC:DD:EE:09"])
+        #expect(household.stdout.hasSuffix("stored: 0 new, 2 already there, me's (the household's first person: the device is nobody's; "
+                                           + "`quench edit ID --to NAME` gives a drink to who drank it)\n"), "\(household.stdout)")
+    }
+
     @Test("a trace without '# started:' fails before it is replayed, and leaves no database")
     func aTraceWithoutAStartFailsFirst() throws {
         let dir = try Self.folder()

@@ -23,12 +23,22 @@ public enum PipelineStore {
         /// outside 1970–9999) or still to come: garbage from a broken trace or a
         /// wrong `--started`, named, not stored.
         public var refused: [Refusal]
+        /// Whose the events are, said where several people share the history: the device's
+        /// owner (`byOwner`), else the household's first person.
+        public var person: (name: String, byOwner: Bool)?
     }
 
     /// An event not stored, and why, in words that end a sentence about it.
     public struct Refusal: Sendable {
         public var event: DetectedEvent
         public var reason: String
+    }
+
+    /// Whose the stored events are, after "stored: …", in a household.
+    public static func whose(_ person: (name: String, byOwner: Bool)) -> String {
+        let name = person.name.shownSafely(limit: 40)
+        return person.byOwner ? ", \(name)'s (the device is theirs)"
+            : ", \(name)'s (the household's first person: the device is nobody's; `quench edit ID --to NAME` gives a drink to who drank it)"
     }
 
     /// When the trace's t = 0 was on the wall clock, which storing needs: known from
@@ -67,8 +77,18 @@ public enum PipelineStore {
                 kept.append(event)
             }
         }
-        do {
-            return Outcome(result: try store.ingest(kept, device: device ?? header["device"], started: started), refused: refused)
+        do throws(StoreError) {
+            let label = device ?? header["device"]
+            let result = try store.ingest(kept, device: label, started: started)
+            // As the store gives them: to the device's owner, else to the household's first person.
+            let people = try store.people()
+            var whose: (name: String, byOwner: Bool)?
+            if people.count > 1, let first = people.first {
+                let owners = try store.deviceOwners()
+                let owner = label.flatMap { owners[$0] }.flatMap { id in people.first { $0.id == id } }
+                whose = owner.map { ($0.name, true) } ?? (first.name, false)
+            }
+            return Outcome(result: result, refused: refused, person: whose)
         } catch {
             throw .store(error)
         }
