@@ -49,6 +49,10 @@ extension Request {
     /// field (Hummingbird's own decoding called `{"id":"1"}` "not valid JSON").
     func json<T: Decodable>(as type: T.Type, context: some RequestContext) async throws -> T {
         let buffer = try await wholeBody(context: context)
+        // Strict RFC 8259 first: Foundation's decoder takes a trailing comma and the last of a key given twice.
+        if let problem = JSONSyntax.firstProblem(in: Array(buffer.readableBytesView)) {
+            throw HTTPError(.badRequest, message: "request body: not valid JSON at byte \(problem.byteOffset): \(problem.reason)")
+        }
         let data = Data(buffer.readableBytesView)
         let value: T
         let fields: [String]

@@ -105,7 +105,10 @@ struct APITests {
         let cases: [(String, String, String?, Int, String)] = [
             ("GET", "/nothing-here", nil, 404, "nothing at /nothing-here"),
             ("POST", "/api/add", "{}", 400, "request body: `amount` is missing"),
-            ("POST", "/api/add", "nope", 400, "request body: not JSON"),
+            ("POST", "/api/add", "nope", 400, "request body: not valid JSON at byte 1: expected null"),
+            // Strict JSON: a trailing comma and a key given twice (the decoder took the last) are said where they are.
+            ("POST", "/api/add", #"{"amount":"250ml",}"#, 400, "request body: not valid JSON at byte 18: a comma before `}`"),
+            ("POST", "/api/add", #"{"amount":"25ml","amount":"900ml"}"#, 400, "`amount` is given twice in one object"),
             ("POST", "/api/add", "[1]", 400, "request body: expected a JSON object"),
             ("POST", "/api/add", #"{"amount":250}"#, 400, "request body: `amount` should be a string"),
             ("POST", "/api/delete", #"{"id":1.5}"#, 400, "request body: `id`: 1.5 is not an event id (a whole number)"),
