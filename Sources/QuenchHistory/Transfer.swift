@@ -240,9 +240,14 @@ extension History {
         func failure(_ what: String, _ offset: Int, _ reason: String) -> HistoryError {
             .invalidImport(file: file, line: nil, reason: "\(what) (byte offset \(offset)): \(reason)")
         }
-        func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8], _ what: String, _ offset: Int) throws(HistoryError) -> T {
+        func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8], _ what: String, _ offset: Int, strict: Bool = true) throws(HistoryError) -> T {
             if let bad = String.firstInvalidUTF8Offset(bytes) {
                 throw failure(what, offset, "the byte at offset \(offset + bad) is not valid UTF-8 text")
+            }
+            // The header's members strictly (a trailing comma, a key given twice: Foundation's decoder takes both,
+            // the last of the two); the events, millions of them, as the decoder reads them.
+            if strict, let problem = JSONSyntax.firstProblem(in: bytes) {
+                throw failure(what, offset + problem.byteOffset, "not valid JSON: \(problem.reason)")
             }
             do { return try decoder.decode(T.self, from: Data(bytes)) } catch {
                 throw failure(what, offset, (error as? DecodingError)?.summary(snakeCase: true) ?? "\(error)")
@@ -329,7 +334,7 @@ extension History {
             }
         }, event: { (index, bytes, offset) throws(HistoryError) in
             if index == 0 { try checkFormat(atEnd: false) }
-            let record = try decode(EventRecord.self, bytes, "event \(index + 1)", offset)
+            let record = try decode(EventRecord.self, bytes, "event \(index + 1)", offset, strict: false)
             var event: IntakeEvent
             do { event = try record.importedEvent(now: now) } catch {
                 throw failure("event \(index + 1)", offset, "\(error)")

@@ -92,6 +92,17 @@ import Testing
         return (store, folder)
     }
 
+    @Test("an export's header is strict JSON: a trailing comma or a key given twice is refused where it is, and nothing is imported")
+    func aHeaderIsStrictJSON() throws {
+        let (store, _) = try store()
+        let event = #"{"kind":"sip","ml":100,"at":"2026-03-04T09:00:00Z"}"#
+        #expect(importing(#"{"format":"quench-export","version":2,"settings":{"units":"oz",},"events":["# + event + "]}", into: store)
+                    == "cannot import t: settings (byte offset 63): not valid JSON: a comma before `}`; nothing was imported")
+        #expect(importing(#"{"format":"quench-export","version":2,"settings":{"units":"oz","units":"ml"},"events":["# + event + "]}", into: store)
+                    .contains("settings (byte offset 63): not valid JSON: `units` is given twice in one object"))
+        #expect(try store.events().count == 1, "nothing imported")
+    }
+
     @Test func importedEventsArriveInBatchesAndTwiceIsOnce() throws {
         let (store, folder) = try store()
         _ = folder
