@@ -185,7 +185,7 @@ public struct KeySpec: Sendable {
         KeySpec(.mqttNode, \.mqttNode, expects: "a non-empty string", defaultText: "the host name", unset: "the host name",
                 flags: ["--node"], meaning: "This gateway's name as Home Assistant shows it; renaming it changes no topic or id.",
                 example: "\"kitchen\"", check: nonEmpty, show: { .text($0) }),
-        KeySpec(.mqttNodeID, \.mqttNodeID, expects: "1 to 64 of a-z, 0-9, _ and -",
+        KeySpec(.mqttNodeID, \.mqttNodeID, expects: "1 to 64 of a-z, 0-9, _ and - (not hub, the hub's own)",
                 defaultText: "from /etc/machine-id (else a random id kept in the database)", unset: "from the machine id",
                 flags: ["--node-id"],
                 meaning: "This gateway's id in topics (quench/NODEID/...) and Home Assistant's unique ids: set it to keep a replaced machine's entities.",
@@ -321,7 +321,7 @@ private func notifyURLText(_ value: TOMLValue) -> String? {
 
 /// As `MQTTSettings.isValidNodeID` (QuenchConfig does not link QuenchMQTT): a topic level and an id.
 private func nodeID(_ value: TOMLValue) -> String? {
-    guard let text = value.string, (1...64).contains(text.utf8.count),
+    guard let text = value.string, text != "hub", (1...64).contains(text.utf8.count),
           text.utf8.allSatisfy({ (0x61...0x7a).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5f || $0 == 0x2d }) else { return nil }
     return text
 }

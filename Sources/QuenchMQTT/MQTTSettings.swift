@@ -159,9 +159,11 @@ public struct MQTTSettings: Sendable {
         return name.isEmpty ? "gateway" : name
     }
 
-    /// Whether `id` will do as a node id: 1 to 64 of `a-z`, `0-9`, `_`, `-`.
+    /// Whether `id` will do as a node id: 1 to 64 of `a-z`, `0-9`, `_`, `-`; not `hub`, whose topics
+    /// are the hub's (its roster: a gateway retired as `hub` cleared it).
     public static func isValidNodeID(_ id: String) -> Bool {
-        (1...64).contains(id.utf8.count) && id.utf8.allSatisfy { (0x61...0x7a).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5f || $0 == 0x2d }
+        id != "hub" && (1...64).contains(id.utf8.count)
+            && id.utf8.allSatisfy { (0x61...0x7a).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5f || $0 == 0x2d }
     }
 
     /// Letters, digits, `_` and `-` only: safe in a topic level and in Home Assistant's ids.
