@@ -38,6 +38,9 @@ struct HubCommand: ParsableCommand {
         @Flag(help: "Take the device off the roster: each gateway keeps it with whoever has it there.") var nobody = false
         @OptionGroup var store: StoreOptions
         @OptionGroup var who: PersonOption
+        func validate() throws {
+            if nobody, who.person != nil { throw ValidationError("--nobody takes the device off the roster, --person gives it to someone: one of them") }
+        }
         func run() throws {
             emit(try History.assignAtHub(store.environment(who), address: address, nobody: nobody, json: store.json))
         }
