@@ -132,7 +132,8 @@ extension History {
             let awake = settings.wakingWindow(containing: c.now, c.calendar) != nil
             let beyondReach = last.map { $0.time < c.now.adding(-Double(CarerReport.reach) * 86_400) } ?? false
             var entry = CarerReport.Entry(
-                person: person.name, units: c.units.rawValue, intakeMl: (intake * 10).rounded() / 10, goalMl: goal,
+                // Unrounded, as `today` gives it: rounded here and again in the text, 750.48 mL read 751 beside today's 750.
+                person: person.name, units: c.units.rawValue, intakeMl: intake, goalMl: goal,
                 lastDrinkAt: last.map { Format.localISO($0.time, c.calendar) }, quietMinutes: quiet,
                 wakingHours: settings.wakingHours,
                 awake: awake, alertAfterMinutes: alert,

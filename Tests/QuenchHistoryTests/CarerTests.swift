@@ -146,6 +146,10 @@ import Testing
         #expect(report.people[0].alertAfterMinutes == 180 && report.people[0].awake && report.people[0].lastDrinkAt == "2026-11-24T09:00:00+00:00")
         let text = try History.carer(Self.environment(folder, 14), json: false)
         #expect(text.contains("5 h (over)") && text.hasSuffix("1 person is over their threshold."), "\(text)")
+        // Rounded once, as `today` rounds it: 250.48 mL is 250 (it read 251, rounded to 250.5 first).
+        _ = try store.addManual(ml: 0.48, at: Self.at(13), note: nil, identity: "me-drop", person: me.id)
+        let mine = try History.carer(Self.environment(folder, 14), json: false)
+        #expect(mine.contains("250 mL of 2,000 mL") && !mine.contains("251 mL"), "\(mine)")
 
         // Ben watched after 15 minutes: over too, and first (longer without a drink).
         try store.setPersonAlert(id: ben.id, afterMinutes: 15)
