@@ -102,6 +102,12 @@ extension History {
         var named = environment
         named.person = old
         let person = try named.selectedPerson(in: store)
+        // The hub matches a gateway's events by name: renamed here alone, they would be someone new there.
+        if try HistoryContext.run({ () throws(StoreError) in try store.isLinkedToHub(person: person.id) }) {
+            throw .invalidArgument("\(person.name.shownSafely(limit: 40)) is the hub's (its roster gives them a device here): rename them at the hub, "
+                                   + "which renames them at every gateway (`quench person rename \(Format.shellWord(person.name)) \(Format.shellWord(new)) --db HUB.sqlite`); "
+                                   + "renamed here alone, the hub would count their next drinks as someone new's")
+        }
         try HistoryContext.run { () throws(StoreError) in try store.renamePerson(id: person.id, to: new) }
         named.person = new
         return try personChanged(named, PersonChange(action: "renamed", person: new, detail: person.name), json: json,

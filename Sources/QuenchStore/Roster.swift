@@ -109,6 +109,13 @@ extension IntakeStore {
         return applied
     }
 
+    /// Whether the hub's roster linked the person `id` here to someone at the hub.
+    public func isLinkedToHub(person id: Int64) throws(StoreError) -> Bool {
+        try read("reading whether someone is the hub's") { db in
+            ((try db.first("SELECT hub_person FROM person WHERE id = ?", [id]) { row -> Int64? in row[0] }) ?? nil) != nil
+        }
+    }
+
     /// The person here the hub's id `hubID` was linked to, if any.
     private static func person(linkedTo hubID: Int64, _ db: SQLiteConnection) throws -> Person? {
         try db.first("SELECT \(personColumns) FROM person WHERE hub_person = ?", [hubID], Self.person)

@@ -269,6 +269,19 @@ import Testing
         #expect(message { _ = try History.removePerson(env(f, nil), name: "me", moveTo: nil, json: false) }.contains("cannot remove the only person"))
     }
 
+    @Test("someone the hub's roster gave a device is renamed at the hub, not at a gateway alone (the hub would count them as someone new)")
+    func theHubsPeopleAreRenamedAtTheHub() throws {
+        let f = try household()
+        let store = try IntakeStore(path: f.path, mode: .existing)
+        _ = try store.applyRoster([RosterEntry(address: Self.annBottle, person: "Ann", personId: 7)], at: HistoryFixture.now)
+        #expect(message { _ = try History.renamePerson(env(f, nil), from: "ann", to: "Annie", json: false) }
+                    .hasPrefix("Ann is the hub's (its roster gives them a device here): rename them at the hub, which renames them at every gateway "
+                               + "(`quench person rename Ann Annie --db HUB.sqlite`)"))
+        #expect(try store.people().map(\.name) == ["me", "Ann"], "nobody renamed")
+        // Someone the hub does not know is renamed here as ever.
+        #expect(try History.renamePerson(env(f, nil), from: "me", to: "Sam", json: false).hasPrefix("Renamed me to Sam."))
+    }
+
     @Test("export then import, two people: the same people, goals, devices and events, each theirs")
     func exportImportRoundTrip() throws {
         let f = try household()
