@@ -132,6 +132,11 @@ extension Topics {
     public func commandResult(_ state: PersonState) -> String { command(state) + "/result" }
     /// The subscription that receives every person's commands.
     public var commands: String { base + "/person/+/command" }
+    /// `online` while `quench mqtt run` takes commands, `offline` once it stopped or after a
+    /// `quench mqtt sync` (which says `online` on the status for its states, and is gone the
+    /// next moment); retained. The controls need it and the status both: a drink pressed
+    /// after a sync was lost, its button still offered.
+    public var takingCommands: String { base + "/commands" }
 }
 
 /// The publisher's side: a message on a command topic in, the result to publish out.

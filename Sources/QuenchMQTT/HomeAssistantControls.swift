@@ -25,6 +25,11 @@ extension HomeAssistantDiscovery {
             var config = Config(name: name, uniqueId: "\(gatewayID)_\(person)_\(object)", stateTopic: nil, valueTemplate: nil,
                                 availability: [Availability(topic: topics.availability)], device: device)
             fill(&config)
+            // What sends a command is offered only while `quench mqtt run` is there to take it.
+            if config.commandTopic != nil {
+                config.availability.append(Availability(topic: topics.takingCommands))
+                config.availabilityMode = "all"
+            }
             // What reads a state expires with it after a `sync`; what only sends has no state to go stale.
             if config.stateTopic != nil, component != "number" { config.expireAfter = expireAfter }
             out.append(Entity(component: component, object: "\(person)_\(object)", owner: "gateway", config: config))

@@ -174,7 +174,10 @@ public final class MQTTPublisher {
         stateDue = .now
         report.connections += 1
         connectedAt = .now
-        if announcesAvailability { try publishOther(OutgoingMessage(topic: topics.availability, payload: "online", retain: true)) }
+        if announcesAvailability {
+            try publishOther(OutgoingMessage(topic: topics.availability, payload: "online", retain: true))
+            try publishOther(OutgoingMessage(topic: topics.takingCommands, payload: "online", retain: true))
+        }
         logger.info("connected to the MQTT broker", metadata: ["broker": "\(settings.broker)", "client_id": "\(clientID)", "node_id": "\(topics.node)"])
     }
 
@@ -403,6 +406,7 @@ public final class MQTTPublisher {
         recordAcknowledgements()
         if let client, announcesAvailability {
             // A clean goodbye: the will is not sent on DISCONNECT, so say offline first.
+            _ = try? client.publish(topic: topics.takingCommands, payload: Array("offline".utf8), qos: 1, retain: true)
             _ = try? client.publish(topic: topics.availability, payload: Array("offline".utf8), qos: 1, retain: true)
             _ = try? client.loop(timeoutMS: 100)
             client.disconnect()
@@ -560,7 +564,9 @@ public final class MQTTPublisher {
             try connect(within: min(timeout, 10))
             stateDue = .now
             // Nothing stays to say `offline`: the entities expire instead (`expire_after`, `syncFreshness`).
+            // Nobody stays to take a command either: the controls say so at once.
             try publishOther(OutgoingMessage(topic: topics.availability, payload: "online", retain: true))
+            try publishOther(OutgoingMessage(topic: topics.takingCommands, payload: "offline", retain: true))
             while true {
                 try turn()
                 let drained = inflight.isEmpty && otherInflight.isEmpty && !needDiscovery

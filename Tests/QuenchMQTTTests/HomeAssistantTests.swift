@@ -220,6 +220,17 @@ struct HomeAssistantTests {
         hall.signal(SIGTERM)
         hall.wait()
         hallRunning = false
+        // Before that, kept up to date by `quench mqtt sync` alone for a while: its states are shown, its controls
+        // are not (nobody would take a drink pressed now: it was lost, the button still offered).
+        let synced = try runQuench(["mqtt", "sync", "--db", hallPath, "--broker", broker.url, "--node", "Hall", "--node-id", "hall", "--discovery", "device"],
+                                   environment: ["TZ": "Europe/London"])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        var hallStates: [String: [String: Any]] = [:]
+        #expect(waitFor(15) {
+            hallStates = try ha.states()
+            return hallStates[entity("quench_hall_p1_drink_250ml")]?["state"] as? String == "unavailable"
+                && hallStates[entity("quench_hall_p1_intake_today")]?["state"] as? String == "500"
+        }, "after a sync, the hall's button: \(hallStates[entity("quench_hall_p1_drink_250ml")] ?? [:]), intake: \(hallStates[entity("quench_hall_p1_intake_today")] ?? [:])")
         let retired = try runQuench(["mqtt", "retire", "--db", hallPath, "--broker", broker.url, "--node-id", "hall"])
         #expect(retired.status == 0 && retired.stdout.hasPrefix("cleared "), "\(retired.stdout)\(retired.stderr)")
         var left: [String] = []
