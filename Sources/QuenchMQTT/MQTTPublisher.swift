@@ -511,6 +511,12 @@ public final class MQTTPublisher {
                 logger.warning("a hub's request is refused", metadata: ["topic": "\(message.topic)", "reason": "\(error)"])
                 continue
             }
+            // The hub's own history published for Home Assistant: the hub is asking itself, and would
+            // drop the answer (its whole history, at each of its reconnects) as its own.
+            guard request.hub != identity.databaseID else {
+                logger.debug("a request from the hub this database is: not answered", metadata: ["hub": "\(request.hub)"])
+                continue
+            }
             let answer: (through: Int64, whole: Bool, events: [IntakeEvent])
             do { answer = try store.gatewayAnswer(fromSeq: request.fromSeq(answering: identity.databaseID)) } catch {
                 logger.error("cannot read the history for a hub", metadata: ["error": "\(error)"])

@@ -221,6 +221,34 @@ struct IdentityTests {
         #expect((json(subscriber.last("quench/testpi/person/\(ann.id)/state"))?["person"] as? String) == "Ann Smith")
     }
 
+    @Test("the hub's own history, published for Home Assistant, does not answer the hub's requests (its whole history, at each reconnect); another hub's, it does")
+    func theHubIsNotAnsweredByItsOwnHistory() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-own-hub")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-own-hub") })
+        let (path, store) = try database()
+        _ = try store.addManual(ml: 210, at: .wallClockNow, note: nil, identity: "manual|house")
+        let own = try store.mqttIdentity().databaseID
+        let s = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "house", nodeID: "house")
+        let run = running(s, path)
+        defer { _ = run.stop() }
+        #expect(subscriber.waitFor(seconds: 10) { subscriber.last("quench/house/status")?.payload == Array("online".utf8) })
+        let asker = try MQTTClient(clientID: "hub-asks")
+        var connected = false
+        asker.onConnect = { connected = $0 == 0 }
+        try asker.connect(host: "127.0.0.1", port: Int32(broker.port))
+        #expect(LiveFixture.waitFor(5) { (try? asker.loop(timeoutMS: 20)) != nil && connected })
+        for hub in [own, "0123456789abcdef"] {
+            let request = GatewayMessages.request(GatewayMessages.Request(hub: hub, fromSeq: 0, databaseID: nil))
+            _ = try asker.publish(topic: "quench/house/sync", payload: Array(request.utf8), qos: 1, retain: false)
+            for _ in 0..<10 { try asker.loop(timeoutMS: 20) }
+        }
+        #expect(subscriber.waitFor(seconds: 10) { !subscriber.messages.filter { $0.topic == "quench/house/answer" }.isEmpty })
+        _ = subscriber.waitFor(seconds: 1) { false }
+        #expect(subscriber.messages.filter { $0.topic == "quench/house/answer" }.count == 1, "one answer, to the other hub")
+    }
+
     @Test("two reminders given during an outage arrive as two messages, each with what was true when it was given")
     func remindersAsGiven() throws {
         let broker = try MosquittoBroker()
