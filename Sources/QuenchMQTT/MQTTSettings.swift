@@ -184,6 +184,8 @@ public enum MQTTSetupError: Error, Sendable, CustomStringConvertible {
     case store(String)
     /// Another process publishes this database (one at a time: two would send each change twice).
     case busy(ProcessHolder)
+    /// Another hub process holds this hub's database (and its session on the broker).
+    case hubBusy(ProcessHolder)
 
     public var description: String {
         switch self {
@@ -196,6 +198,9 @@ public enum MQTTSetupError: Error, Sendable, CustomStringConvertible {
         case .busy(let other):
             "\(other.command) (pid \(other.pid), since \(other.since.iso8601)) publishes this database to MQTT now; "
                 + "one publisher at a time (stop it, or let it publish: `quench mqtt status` says what waits)"
+        case .hubBusy(let other):
+            "\(other.command) (pid \(other.pid), since \(other.since.iso8601)) is this hub now, with its session on the broker; "
+                + "one hub process at a time (stop it first: sudo systemctl stop quench-hub)"
         }
     }
 }

@@ -26,6 +26,8 @@ struct HubCommand: ParsableCommand {
             let (configuration, settings) = try mqtt.checkedSettings(store)
             let logger = LiveLogging.bootstrap(level: mqtt.logLevel ?? configuration.logLevel.value.rawValue)
             let hub = try Hub(settings: settings, databasePath: try store.environment().databasePath, logger: logger)
+            try hub.claim()
+            defer { hub.release() }
             untilStopped(seconds: seconds, logger: logger) { hub.run(shouldStop: $0) }
         }
     }
@@ -73,6 +75,8 @@ struct HubCommand: ParsableCommand {
             // Warnings only, unless asked (as `quench mqtt retire`): the answer is on stdout.
             let logger = LiveLogging.bootstrap(level: mqtt.logLevel ?? configuration.logLevel(otherwise: .warning).rawValue)
             let hub = try Hub(settings: settings, databasePath: try store.environment().databasePath, logger: logger)
+            try hub.claim()
+            defer { hub.release() }
             let retired = try hub.retire(timeout: timeout)
             if store.json {
                 print(History.json(retired))

@@ -400,6 +400,14 @@ struct HubProcessTests {
         var hub: Running? = try Running(["hub", "run", "--db", hubPath, "--broker", broker.url, "--seconds", "60"])
         #expect(Self.waitFor(seconds: 20) { keptRoster("look-1")?.contains("Gran") == true },
                 "the hub published its roster")
+        // One hub process a database: a second run, or a retire, beside it is refused (two under one client id
+        // knocked each other off the broker, over and over; a retire ended the running hub's session).
+        for command in [["hub", "run", "--seconds", "5"], ["hub", "retire"]] {
+            let beside = try runQuench(command + ["--db", hubPath, "--broker", broker.url])
+            #expect(beside.status != 0 && beside.stderr.contains("is this hub now, with its session on the broker; one hub process at a time"),
+                    "\(command): \(beside.stderr)")
+        }
+        #expect(keptRoster("look-1b")?.contains("Gran") == true, "the running hub's roster stays")
         hub?.kill9()
         hub = nil
         // While it is down the broker keeps the gateways' changes for it (the control: that is what retiring ends).
