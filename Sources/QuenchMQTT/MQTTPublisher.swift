@@ -147,6 +147,9 @@ public final class MQTTPublisher {
                 if message.topic == topics.homeAssistantStatus, String(decoding: message.payload, as: UTF8.self) == "online" {
                     needDiscovery = true
                     stateDue = .now
+                    // The states too, as the docs say, not only those that changed: a broker restarted
+                    // without persistence holds none of them retained.
+                    lastPayloads = [:]
                 } else if message.topic.hasSuffix("/command"), commands.count < 100 {
                     commands.append(message)
                 } else if message.topic == topics.syncRequests, hubRequests.count < 4 {

@@ -249,6 +249,29 @@ struct IdentityTests {
         #expect(subscriber.messages.filter { $0.topic == "quench/house/answer" }.count == 1, "one answer, to the other hub")
     }
 
+    @Test("Home Assistant back online: discovery and every state sent again, unchanged ones too (a broker without persistence kept none)")
+    func homeAssistantOnlineGetsEverythingAgain() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-ha-online")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-ha-online") })
+        let (path, _) = try database()
+        let s = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi", nodeID: "testpi")
+        let run = running(s, path)
+        defer { _ = run.stop() }
+        let state = "quench/testpi/person/1/state", config = "homeassistant/sensor/quench_testpi/p1_intake_today/config"
+        func count(_ topic: String) -> Int { subscriber.messages.filter { $0.topic == topic }.count }
+        #expect(subscriber.waitFor(seconds: 10) { count(state) == 1 && count(config) == 1 })
+        let ha = try MQTTClient(clientID: "ha-itself")
+        var connected = false
+        ha.onConnect = { connected = $0 == 0 }
+        try ha.connect(host: "127.0.0.1", port: Int32(broker.port))
+        #expect(LiveFixture.waitFor(5) { (try? ha.loop(timeoutMS: 20)) != nil && connected })
+        _ = try ha.publish(topic: "homeassistant/status", payload: Array("online".utf8), qos: 1, retain: false)
+        for _ in 0..<10 { try ha.loop(timeoutMS: 20) }
+        #expect(subscriber.waitFor(seconds: 10) { count(state) == 2 && count(config) == 2 }, "state \(count(state)), config \(count(config))")
+    }
+
     @Test("two reminders given during an outage arrive as two messages, each with what was true when it was given")
     func remindersAsGiven() throws {
         let broker = try MosquittoBroker()
