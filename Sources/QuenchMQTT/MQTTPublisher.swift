@@ -98,8 +98,6 @@ public final class MQTTPublisher {
         self.logger = logger
         self.announcesAvailability = announcesAvailability
         self.command = command ?? (announcesAvailability ? "quench mqtt run" : "quench mqtt sync")
-        let process = ProcessIdentity.current
-        me = ProcessHolder(pid: process.pid, started: process.started, command: self.command, since: .wallClockNow)
         do {
             store = try environment.openIntakeStore(creating: false)
             // From now on every change enters the outbox.
@@ -110,6 +108,9 @@ public final class MQTTPublisher {
             throw .store("\(error)")
         }
         topics = Topics(settings, nodeID: settings.nodeID ?? identity.nodeID)
+        // Named with its node id: `mqtt status` without the publisher's options resolves another.
+        let process = ProcessIdentity.current
+        me = ProcessHolder(pid: process.pid, started: process.started, command: "\(self.command) --node-id \(topics.node)", since: .wallClockNow)
         for warning in settings.readableFileWarnings() { logger.warning("a secret is readable by other users", metadata: ["file": "\(warning)"]) }
         clientID = settings.effectiveClientID(nodeID: topics.node, databaseID: identity.databaseID)
     }

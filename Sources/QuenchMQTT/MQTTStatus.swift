@@ -21,11 +21,13 @@ public struct MQTTStatus: Sendable, Encodable {
     /// The longest wait between connection attempts: the publisher is back at most this long after the broker.
     public var reconnectWithinS: Double
 
-    public static func read(store: IntakeStore, nodeID configuredNode: String?, clientID configuredClient: String?,
+    /// `nodeIDFrom`: where a configured node id was given (`--node-id` on the command line, a file's line).
+    public static func read(store: IntakeStore, nodeID configuredNode: String?, nodeIDFrom: String? = nil, clientID configuredClient: String?,
                             maximumBackoff: Double = MQTTSettings.defaultMaximumBackoff) throws(StoreError) -> MQTTStatus {
         let s = try store.outboxStatus()
         let identity = try store.mqttIdentity()
-        let (node, from) = NodeID.resolve(configured: configuredNode, database: identity.nodeID)
+        var (node, from) = NodeID.resolve(configured: configuredNode, database: identity.nodeID)
+        if configuredNode != nil, let nodeIDFrom { from = nodeIDFrom }
         let holder = try store.roleHolder(MQTTPublisher.role).flatMap { h in
             ProcessIdentity.isRunning(pid: h.pid, started: h.started) ? "\(h.command) (pid \(h.pid)) since \(h.since.iso8601)" : nil
         }

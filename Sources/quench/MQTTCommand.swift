@@ -180,8 +180,9 @@ struct MQTTCommand: ParsableCommand {
 
         func run() throws {
             let configuration = try store.configuration(mqtt.values)
-            let s = try MQTTStatus.read(store: try store.environment().openIntakeStore(creating: false),
-                                        nodeID: configuration.mqttNodeID.value, clientID: configuration.mqttClientID.value)
+            let from = configuration.mqttNodeID.source
+            let s = try MQTTStatus.read(store: try store.environment().openIntakeStore(creating: false), nodeID: configuration.mqttNodeID.value,
+                                        nodeIDFrom: from == .commandLine ? "--node-id" : "mqtt.node_id, \(from)", clientID: configuration.mqttClientID.value)
             print(store.json ? History.json(s) : s.text)
         }
     }
