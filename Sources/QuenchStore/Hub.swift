@@ -41,6 +41,20 @@ public struct HubGateway: Sendable, Hashable, Encodable {
 
     /// Changes between `throughSeq` and `highestSeq` the hub has not had.
     public var missing: Bool { highestSeq > throughSeq }
+
+    private enum CodingKeys: String, CodingKey { case databaseID = "databaseId", node, throughSeq, highestSeq, applied, seenAt, missing }
+
+    /// As every JSON the commands print: a time in ISO 8601 (it was `{"seconds_since1970": …}`).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(databaseID, forKey: .databaseID)
+        try c.encode(node, forKey: .node)
+        try c.encode(throughSeq, forKey: .throughSeq)
+        try c.encode(highestSeq, forKey: .highestSeq)
+        try c.encode(applied, forKey: .applied)
+        try c.encode(seenAt.iso8601, forKey: .seenAt)
+        try c.encode(missing, forKey: .missing)
+    }
 }
 
 extension IntakeStore {

@@ -125,6 +125,8 @@ struct HubProcessTests {
         let status = try runQuench(["hub", "status", "--json", "--db", hubPath])
         let listed = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [[String: Any]])
         #expect(Set(listed.compactMap { $0["node"] as? String }) == ["kitchen", "bedroom"], "\(status.stdout)")
+        #expect(listed.allSatisfy { ($0["seen_at"] as? String).flatMap(Timestamp.init(iso8601:)) != nil && $0["database_id"] is String },
+                "times in ISO 8601, as every JSON the commands print: \(status.stdout)")
         let text = try runQuench(["today", "--db", hubPath, "--person", "Bo"])
         #expect(text.status == 0 && text.stdout.contains("Bo"), "the hub's people are the gateways' (\(text.stdout) \(text.stderr))")
         // The carer's view at the hub: everyone from every room.
