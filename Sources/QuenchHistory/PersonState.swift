@@ -104,7 +104,9 @@ extension History {
             intakeMl: today.intakeMl, goalMl: today.goalMl, progressPercent: (today.progress * 1000).rounded() / 10,
             // To 10 mL: the pace moves with the clock, and each new value is a row in Home Assistant's recorder
             // (to the tenth of a mL it was one every 30 s, ~1 700 a day per person); 10 mL is a few an hour.
-            paceMl: (remind.paceMl / 10).rounded() * 10, behind: remind.behind, behindByMl: (remind.behindByMl / 10).rounded() * 10,
+            // The goal itself once the pace reaches it (the window closed): 1,892.7 mL to 10 mL read 63.9 of a 64.0 fl oz goal.
+            paceMl: remind.paceMl >= today.goalMl ? today.goalMl : (remind.paceMl / 10).rounded() * 10,
+            behind: remind.behind, behindByMl: (remind.behindByMl / 10).rounded() * 10,
             lastSipAt: today.lastSipAt,
             lastReminderAt: remind.lastReminderAt, reminderReason: remind.reason, reminderDue: verdict.due,
             stillToDrinkMl: (max(0, today.goalMl - today.intakeMl) * 10).rounded() / 10, lifetimeMl: (lifetime * 10).rounded() / 10,

@@ -76,6 +76,10 @@ import Testing
         #expect(today.intakeMl == 700 && reminder.intakeMl == 700 && state.intakeMl == 700 && carer.intakeMl == 700)
         #expect(abs(reminder.paceMl - 2000 * 9 / 12) < 0.01 && reminder.behind && state.behind && reminder.note == nil, "\(reminder)")
         // From 08:00 asleep: the window has closed, and no reminder is said to be due at a time past.
+        // The state's pace is then the goal itself, not the goal to 10 mL (1,892.7 mL read 63.9 of a 64.0 fl oz goal).
+        _ = try History.setGoal(Self.environment(folder, 24 + 9), amount: "64oz", from: nil, json: false)
+        let closed = try History.personState(try Self.environment(folder, 24 + 9).context(creating: false))
+        #expect(abs(closed.paceMl - closed.goalMl) < 1e-9 && abs(closed.goalMl - 1892.7) < 0.1, "\(closed.paceMl) of \(closed.goalMl)")
         let morning = try History.reminderReport(try Self.environment(folder, 24 + 9).context(creating: false)).0
         #expect(!morning.due && morning.nextAt == nil && morning.reason == "the waking window closed at 08:00", "\(morning)")
         // Their next day began at 14:00: at 21:00 nothing drunk yet, and a reminder due.
