@@ -94,6 +94,15 @@ struct BrowserTests {
             let labels = try await browser.run("return document.querySelector('#chart-week svg').getAttribute('aria-label')") as? String
             #expect(labels != nil && week.contains("aria-label=\"\(labels!)"), "the page's chart is the CLI's: \(labels ?? "none")")
             #expect(try await browser.run("return document.querySelectorAll('#chart-30days svg, #chart-day svg').length") as? Int == 2)
+            // Narrowed (a window, a phone turned): drawn again for the new width, not the wide drawing scaled down.
+            let drawnWidth = "return +document.querySelector('#chart-day svg').getAttribute('viewBox').split(' ')[2]"
+            let wide = try await browser.run(drawnWidth) as? Double ?? 0
+            try await browser.viewport(width: 390, height: 1000)
+            let narrowed = try await browser.waitUntil("return (\(drawnWidth.dropFirst(7))) < 400 ? true : null")
+            let narrow = try await browser.run(drawnWidth) as? Double ?? 0
+            #expect(narrowed != nil, "the day chart is still drawn \(narrow) wide (it was \(wide))")
+            try await browser.viewport(width: 1280, height: 1000)
+            #expect(try await browser.waitUntil("return (\(drawnWidth.dropFirst(7))) >= \(wide) - 1 ? true : null") != nil, "drawn wide again")
             // Everything a keyboard or a screen reader reaches has a name.
             let unnamed = try await browser.run("""
                 return [...document.querySelectorAll('button, a, input, select')].filter((e) => !e.closest('[hidden]')).filter((e) =>

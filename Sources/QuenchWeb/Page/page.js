@@ -315,14 +315,32 @@ async function moveMonth(by, today = shownDay) {
   catch (error) { $("calendar-day").textContent = "Cannot load " + monthName(calendarMonth) + ": " + error.message; }
 }
 
+// The width each chart was last drawn for.
+const chartWidths = {};
 async function showCharts() {
   for (const kind of ["day", "week", "30days"]) {
     // Laid out for the width it is shown at: a phone's text at its size, not an 800-wide drawing shrunk.
     const width = Math.max(240, Math.min(800, Math.floor($("chart-" + kind).clientWidth || 800)));
+    chartWidths[kind] = width;
     const params = day ? { date: day, width } : { width };
     try { $("chart-" + kind).innerHTML = await call("chart/" + kind + ".svg", params); } catch (_) { $("chart-" + kind).textContent = ""; }
   }
 }
+
+// Drawn again for a new width (a phone turned, a window narrowed), once it has settled: a drawing
+// for the old one was scaled, its labels running together ("01:0004:00") or shrunk to 7 px.
+let resizeTimer = null;
+window.addEventListener("resize", () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(() => {
+    const moved = ["day", "week", "30days"].some((kind) => {
+      const box = $("chart-" + kind);
+      const now = box ? Math.max(240, Math.min(800, Math.floor(box.clientWidth))) : 0;
+      return box && box.clientWidth > 0 && chartWidths[kind] && Math.abs(now - chartWidths[kind]) >= 24;
+    });
+    if (moved) showCharts();
+  }, 250);
+});
 
 // The goal and the reminders, as `quench goal` and `quench remind` say them.
 function showSettings(goal, remind) {
