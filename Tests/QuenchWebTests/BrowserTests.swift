@@ -72,6 +72,22 @@ struct BrowserTests {
             #expect(try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 350)") != nil)
             #expect(try fixture.json(["today"])["intake_ml"] as? Double == before + 350)
 
+            // Targets a finger finds: the calendar's day numbers (they were 18 px tall), Edit and Delete apart at 320 px.
+            for width in [390, 320] {
+                try await browser.viewport(width: width, height: 844)
+                let smallest = try await browser.run("""
+                    return Math.min(...[...document.querySelectorAll('#calendar a.day')].map((a) => a.getBoundingClientRect().height))
+                    """) as? Double ?? 0
+                #expect(smallest >= 24, "calendar day numbers \(smallest) px tall at \(width) px")
+                let gap = try await browser.run("""
+                    const b = document.querySelectorAll('#sips tbody tr:first-child td.actions button');
+                    if (b.length < 2) return 99;
+                    const r0 = b[0].getBoundingClientRect(), r1 = b[1].getBoundingClientRect();
+                    return Math.max(r1.top - r0.bottom, r1.left - r0.right);
+                    """) as? Double ?? 0
+                #expect(gap >= 4, "Edit and Delete \(gap) px apart at \(width) px")
+            }
+            _ = try await browser.fullPageScreenshot(to: screenshotFolder + "/phone-320-full.png", width: 320)
             let errors = try await browser.consoleEntries().filter { $0.level == "SEVERE" || $0.level == "WARNING" }
             #expect(errors.isEmpty, "console: \(errors)")
             _ = try await browser.screenshot(to: screenshotFolder + "/phone-after.png")
