@@ -186,11 +186,7 @@ extension History {
         let before = try ownEvent(environment, id: id)
         var owner = environment
         // As `undo` with nothing to undo: a change that would change nothing is refused, and said.
-        guard before.deleted != deleted else {
-            throw .invalidArgument(deleted
-                ? "event \(id) is already deleted (nothing to delete; `quench restore \(id)` brings it back)"
-                : "event \(id) is not deleted (nothing to restore; `quench log --deleted` lists deleted events)")
-        }
+        guard before.deleted != deleted else { throw .unchanged(id: id, deleted: deleted) }
         owner.person = before.person
         let c = try owner.context(creating: false)
         let event = try c.run { (store) throws(StoreError) in try store.setDeleted(id: id, deleted) }

@@ -51,6 +51,9 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
     }
     /// A file Quench would obey (the reminder's command) that another user could have written.
     case untrustedFile(UntrustedFile)
+    /// A delete of an event already deleted (`deleted` true), or a restore of one that is not:
+    /// the fact only; the command line adds what to type, the page has its own Restore.
+    case unchanged(id: Int64, deleted: Bool)
 
     public var description: String {
         switch self {
@@ -72,6 +75,7 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
             "nobody is called '\(name.shownSafely(limit: 40))' (people: \(people.map { $0.shownSafely(limit: 40) }.joined(separator: ", ")); "
                 + "`quench person add NAME` adds someone)"
         case .inOption(let option, let error): "\(option): \(error.description)"
+        case .unchanged(let id, let deleted): deleted ? "event \(id) is already deleted (nothing to delete)" : "event \(id) is not deleted (nothing to restore)"
         }
     }
 }

@@ -116,7 +116,7 @@ extension Request {
         func field(_ path: [any CodingKey]) -> String { "`" + path.map(\.stringValue).joined(separator: ".") + "`" }
         switch error {
         case let .keyNotFound(key, context): return "\(field(context.codingPath + [key])) is missing"
-        case let .valueNotFound(_, context): return "\(field(context.codingPath)) is null"
+        case let .valueNotFound(_, context): return context.codingPath.isEmpty ? "expected a JSON object" : "\(field(context.codingPath)) is null"
         case let .typeMismatch(type, context):
             let expected = type == String.self ? "a string" : type == Int64.self || type == Int.self ? "a whole number" : "\(type)"
             return context.codingPath.isEmpty ? "expected a JSON object" : "\(field(context.codingPath)) should be \(expected)"

@@ -38,7 +38,17 @@ func runReporting(_ body: () throws -> Void) throws {
 /// An error as this command line says it: the library's fact, then what to
 /// type about it (`CommandLineAdvice`). Every error a command prints comes through here.
 func commandLineMessage(for error: any Error) -> String {
-    CommandLineAdvice.message(Quench.message(for: error), leaf: innermost(error))
+    let leaf = innermost(error)
+    return CommandLineAdvice.message(Quench.message(for: error), leaf: leaf) + (historyAdvice(for: leaf) ?? "")
+}
+
+/// What to type about the history's own facts (`CommandLineAdvice` is quenchd's too, which has no history commands).
+private func historyAdvice(for leaf: any Error) -> String? {
+    switch leaf {
+    case HistoryError.unchanged(let id, true): "; `quench restore \(id)` brings it back"
+    case HistoryError.unchanged(_, false): "; `quench log --deleted` lists deleted events"
+    default: nil
+    }
 }
 
 /// The error a wrapper of these layers ends its description with (the gateway's own, `CommandLineAdvice` unwraps).

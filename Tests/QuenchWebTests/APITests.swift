@@ -110,9 +110,12 @@ struct APITests {
             ("POST", "/api/add", #"{"amount":"250ml",}"#, 400, "request body: not valid JSON at byte 18: a comma before `}`"),
             ("POST", "/api/add", #"{"amount":"25ml","amount":"900ml"}"#, 400, "`amount` is given twice in one object"),
             ("POST", "/api/add", "[1]", 400, "request body: expected a JSON object"),
+            ("POST", "/api/delete", "null", 400, "request body: expected a JSON object"),
             ("POST", "/api/add", #"{"amount":250}"#, 400, "request body: `amount` should be a string"),
             ("POST", "/api/delete", #"{"id":1.5}"#, 400, "request body: `id`: 1.5 is not an event id (a whole number)"),
             ("POST", "/api/delete", #"{"id":"1"}"#, 400, "request body: `id` should be a whole number"),
+            // The fact, without the command line's advice (the page has its own Restore).
+            ("POST", "/api/restore", #"{"id":1}"#, 400, "event 1 is not deleted (nothing to restore)"),
             ("PUT", "/api/add", #"{"amount":"250ml"}"#, 405, "/api/add takes POST, not PUT"),
             ("GET", "/api/chart/year.svg", nil, 404, "charts: week.svg"),
             // The field as the API names it, not the command line's option.
@@ -146,6 +149,7 @@ struct APITests {
             #expect(object?.count == 1 && (object?["error"] as? String)?.contains(text) == true,
                     "\(method) \(path): \(answer.body) is not {\"error\": \"…\(text)…\"}")
             #expect(!answer.body.contains("\"--") && !answer.body.contains(" --"), "\(method) \(path): an option in \(answer.body)")
+            #expect(!answer.body.contains("`quench "), "\(method) \(path): a command in \(answer.body)")
         }
     }
 
