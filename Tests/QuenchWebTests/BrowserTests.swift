@@ -71,6 +71,9 @@ struct BrowserTests {
             try await browser.click("#quick-add button[type=submit]")
             #expect(try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 350)") != nil)
             #expect(try fixture.json(["today"])["intake_ml"] as? Double == before + 350)
+            // Add with nothing typed says so, not the bar's last word.
+            try await browser.click("#quick-add button[type=submit]")
+            #expect(try await browser.waitUntil("return document.getElementById('edit-status').textContent.startsWith('Type an amount first')") != nil)
 
             // Targets a finger finds: the calendar's day numbers (they were 18 px tall), Edit and Delete apart at 320 px.
             for width in [390, 320] {

@@ -727,7 +727,8 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("quick-add").addEventListener("submit", async (e) => {
     e.preventDefault();
     const amount = $("custom-amount").value.trim();
-    if (!amount) { $("custom-amount").focus(); return; }
+    // Said, not left to the bar's last word (an earlier refusal stayed there as if it were this one's).
+    if (!amount) { $("custom-amount").focus(); said("Type an amount first, such as " + (units === "oz" ? "8" : "250") + " (nothing was changed)", true); return; }
     const time = $("custom-time").value, note = $("custom-note").value.trim();
     const wrong = amountProblem(amount);
     if (wrong) { $("custom-amount").focus(); said(wrong + " (nothing was changed)", true); return; }
