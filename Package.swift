@@ -145,7 +145,7 @@ let package = Package(
         ]),
         // `quench hub`: one history from every gateway on the broker.
         .target(name: "QuenchHub", dependencies: [
-            "MQTT", "QuenchMQTT", "QuenchHistory", "QuenchStore", "QuenchCore", "Threading",
+            "MQTT", "QuenchMQTT", "QuenchHistory", "QuenchStore", "QuenchCore",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The page and its JSON API (`quench serve`), a process of its own so quenchd stays small.

@@ -5,7 +5,6 @@ import QuenchCore
 import QuenchHistory
 import QuenchMQTT
 import QuenchStore
-import Threading
 
 /// `quench hub run`: one history from every gateway on the broker (docs/hub.md).
 /// It subscribes to `PREFIX/+/event` (and the gateways' answers and status) in a
@@ -47,10 +46,8 @@ public final class Hub {
     private var publishedRoster: String?
     private var rosterVersion: Int64?
     public private(set) var report = Report()
-    /// This process, as the database's `hub` role names it while it holds it.
-    private let me: ProcessHolder
-    private var holding = false
-    static let role = "hub"
+    /// One hub process a database: this one while it holds the `hub` role.
+    private var role = RoleHolding(role: "hub", command: "quench hub")
 
     /// A gateway is asked again at most this often (seconds).
     public var askInterval = 5.0
@@ -68,28 +65,16 @@ public final class Hub {
             throw .store("\(error)")
         }
         clientID = settings.clientID ?? "quench-hub-\(databaseID)"
-        let process = ProcessIdentity.current
-        me = ProcessHolder(pid: process.pid, started: process.started, command: "quench hub", since: .wallClockNow)
         for warning in settings.readableFileWarnings() { logger.warning("a secret is readable by other users", metadata: ["file": "\(warning)"]) }
     }
 
     /// One hub process a database at a time (`run`, `retire`): two under one client id knock each other
     /// off the broker, over and over, and a retire under a running hub ended its session.
     public func claim() throws(MQTTSetupError) {
-        guard !holding else { return }
-        let other: ProcessHolder?
-        do { other = try store.claimRole(Self.role, me) { ProcessIdentity.isRunning(pid: $0.pid, started: $0.started) } } catch {
-            throw .store("\(error)")
-        }
-        if let other { throw .hubBusy(other) }
-        holding = true
+        if let other = try role.claim(in: store) { throw .hubBusy(other) }
     }
 
-    public func release() {
-        guard holding else { return }
-        holding = false
-        try? store.releaseRole(Self.role, me)
-    }
+    public func release() { role.release(in: store) }
 
     // MARK: - Connection
 

@@ -79,8 +79,7 @@ public final class MQTTPublisher {
     private var lastReset: [Int64: (dayStart: Timestamp, text: String)] = [:]
     private var connectedAt = ContinuousClock.now
     private var shortInARow = 0
-    private let me: ProcessHolder
-    private var holding = false
+    private var role: RoleHolding
     public private(set) var report = Report()
 
     /// How often the retained state is looked at even when nothing changed (the pace moves with the clock;
@@ -109,8 +108,7 @@ public final class MQTTPublisher {
         }
         topics = Topics(settings, nodeID: settings.nodeID ?? identity.nodeID)
         // Named with its node id: `mqtt status` without the publisher's options resolves another.
-        let process = ProcessIdentity.current
-        me = ProcessHolder(pid: process.pid, started: process.started, command: "\(self.command) --node-id \(topics.node)", since: .wallClockNow)
+        role = RoleHolding(role: Self.role, command: "\(self.command) --node-id \(topics.node)")
         for warning in settings.readableFileWarnings() { logger.warning("a secret is readable by other users", metadata: ["file": "\(warning)"]) }
         clientID = settings.effectiveClientID(nodeID: topics.node, databaseID: identity.databaseID)
     }
@@ -119,20 +117,10 @@ public final class MQTTPublisher {
 
     /// Becomes this database's one publisher; throws `.busy` naming the process that is.
     public func claim() throws(MQTTSetupError) {
-        guard !holding else { return }
-        let other: ProcessHolder?
-        do { other = try store.claimRole(Self.role, me) { ProcessIdentity.isRunning(pid: $0.pid, started: $0.started) } } catch {
-            throw .store("\(error)")
-        }
-        if let other { throw .busy(other) }
-        holding = true
+        if let other = try role.claim(in: store) { throw .busy(other) }
     }
 
-    private func release() {
-        guard holding else { return }
-        holding = false
-        try? store.releaseRole(Self.role, me)
-    }
+    private func release() { role.release(in: store) }
 
     static let role = "mqtt"
 

@@ -234,15 +234,9 @@ struct IdentityTests {
         let run = running(s, path)
         defer { _ = run.stop() }
         #expect(subscriber.waitFor(seconds: 10) { subscriber.last("quench/house/status")?.payload == Array("online".utf8) })
-        let asker = try MQTTClient(clientID: "hub-asks")
-        var connected = false
-        asker.onConnect = { connected = $0 == 0 }
-        try asker.connect(host: "127.0.0.1", port: Int32(broker.port))
-        #expect(LiveFixture.waitFor(5) { (try? asker.loop(timeoutMS: 20)) != nil && connected })
+        let asker = try connectedTestClient("hub-asks", port: broker.port)
         for hub in [own, "0123456789abcdef"] {
-            let request = GatewayMessages.request(GatewayMessages.Request(hub: hub, fromSeq: 0, databaseID: nil))
-            _ = try asker.publish(topic: "quench/house/sync", payload: Array(request.utf8), qos: 1, retain: false)
-            for _ in 0..<10 { try asker.loop(timeoutMS: 20) }
+            try asker.publishNow("quench/house/sync", GatewayMessages.request(GatewayMessages.Request(hub: hub, fromSeq: 0, databaseID: nil)))
         }
         #expect(subscriber.waitFor(seconds: 10) { !subscriber.messages.filter { $0.topic == "quench/house/answer" }.isEmpty })
         _ = subscriber.waitFor(seconds: 1) { false }
@@ -262,13 +256,7 @@ struct IdentityTests {
         let state = "quench/testpi/person/1/state", config = "homeassistant/sensor/quench_testpi/p1_intake_today/config"
         func count(_ topic: String) -> Int { subscriber.messages.filter { $0.topic == topic }.count }
         #expect(subscriber.waitFor(seconds: 10) { count(state) == 1 && count(config) == 1 })
-        let ha = try MQTTClient(clientID: "ha-itself")
-        var connected = false
-        ha.onConnect = { connected = $0 == 0 }
-        try ha.connect(host: "127.0.0.1", port: Int32(broker.port))
-        #expect(LiveFixture.waitFor(5) { (try? ha.loop(timeoutMS: 20)) != nil && connected })
-        _ = try ha.publish(topic: "homeassistant/status", payload: Array("online".utf8), qos: 1, retain: false)
-        for _ in 0..<10 { try ha.loop(timeoutMS: 20) }
+        try connectedTestClient("ha-itself", port: broker.port).publishNow("homeassistant/status", "online")
         #expect(subscriber.waitFor(seconds: 10) { count(state) == 2 && count(config) == 2 }, "state \(count(state)), config \(count(config))")
     }
 

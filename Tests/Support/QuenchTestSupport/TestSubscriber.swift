@@ -62,3 +62,29 @@ public final class TestSubscriber: Sendable {
 
     deinit { stopping.store(true, ordering: .relaxed) }
 }
+
+/// A client connected to the broker on loopback `port`, to publish as another program would
+/// (Home Assistant, a hub, a gateway's claim); nil connection is a thrown error, not a wait that passes.
+public func connectedTestClient(_ clientID: String, port: Int) throws -> MQTTClient {
+    let client = try MQTTClient(clientID: clientID)
+    let connected = Atomic<Bool>(false)
+    client.onConnect = { if $0 == 0 { connected.store(true, ordering: .relaxed) } }
+    try client.connect(host: "127.0.0.1", port: Int32(port))
+    let end = Date().addingTimeInterval(5)
+    while !connected.load(ordering: .relaxed), Date() < end { try client.loop(timeoutMS: 20) }
+    guard connected.load(ordering: .relaxed) else { throw TestClientError(clientID: clientID, port: port) }
+    return client
+}
+
+public struct TestClientError: Error, CustomStringConvertible {
+    let clientID: String, port: Int
+    public var description: String { "\(clientID) did not connect to 127.0.0.1:\(port) within 5 s" }
+}
+
+extension MQTTClient {
+    /// Publishes and turns the loop a few times, so the message is on its way before the test reads.
+    public func publishNow(_ topic: String, _ payload: String, retain: Bool = false) throws {
+        _ = try publish(topic: topic, payload: Array(payload.utf8), qos: 1, retain: retain)
+        for _ in 0..<10 { try loop(timeoutMS: 20) }
+    }
+}
