@@ -34,9 +34,19 @@ enum BleVM {
         do {
             let binary = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
             let start = ContinuousClock.now
-            let result = try BLEVMHarness.boot(
-                packageRoot: packageRoot, options: ["--timeout", "300", "--controller", controller], peripherals: peripherals,
-                command: [binary, "--testing-library", "swift-testing", "--filter", "VMInner/(\(tests.joined(separator: "|")))\\(\\)"])
+            func run() throws -> BLEVMHarness.Result {
+                try BLEVMHarness.boot(
+                    packageRoot: packageRoot, options: ["--timeout", "150", "--controller", controller], peripherals: peripherals,
+                    command: [binary, "--testing-library", "swift-testing", "--filter", "VMInner/(\(tests.joined(separator: "|")))\\(\\)"])
+            }
+            // These guests end in 15-45 s, a loaded CI machine's in twice that. One that ran out of time had printed
+            // nothing (its output is buffered, and lost when it is killed), once in a dozen CI runs at 300 s: it is
+            // run once more on a fresh VM, and the first run is said.
+            var result = try run()
+            if result.status == 124 {
+                print("ble-vm \(tests.joined(separator: ", ")) (\(controller)): the guest ran out of time (exit 124)\n\(result.output)\nble-vm: running it once more")
+                result = try run()
+            }
             let took = ContinuousClock.now - start
             print("ble-vm \(tests.joined(separator: ", ")) (\(controller)): exit \(result.status) after \(took)\n\(result.output)")
             return result.harnessFailed ? .unavailable("the ble-vm harness could not start (exit 125)") : .ran(result, took)
