@@ -110,9 +110,17 @@ function amountProblem(text) {
   return null;
 }
 // A typed amount: a bare number is in the person's own unit ("330" is 330 mL; for an fl oz person "12" is 12 fl oz).
+// What the page sent for what was typed (`12` became `12oz`): a refusal quotes what the person typed.
+const typedAs = new Map();
 function typedAmount(text) {
   const t = text.trim().replace(/^(\d+),(\d+)/, "$1.$2");
-  return /^\d+(\.\d+)?$/.test(t) ? t + (units === "oz" ? "oz" : "ml") : t;
+  const sent = /^\d+(\.\d+)?$/.test(t) ? t + (units === "oz" ? "oz" : "ml") : t;
+  if (sent !== text.trim()) typedAs.set(sent, text.trim());
+  return sent;
+}
+function inTheirWords(message) {
+  for (const [sent, typed] of typedAs) message = message.split("'" + sent + "'").join("'" + typed + "'");
+  return message;
 }
 
 function showToday(today, state) {
@@ -573,7 +581,8 @@ async function write(action, body, who) {
   try {
     return await post(action, body, who);
   } catch (error) {
-    said(error.message + (/nothing was (saved|changed)/.test(error.message) ? "" : " (nothing was changed)"), true);
+    const message = inTheirWords(error.message);
+    said(message + (/nothing was (saved|changed)/.test(message) ? "" : " (nothing was changed)"), true);
     return null;
   } finally {
     writing = false;
