@@ -1,5 +1,6 @@
 import QuenchCore
 import QuenchStore
+import Threading
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,12 +52,7 @@ extension History {
     /// it replaces kept beside it (`IntakeStore.restore`).
     public static func restoreBackup(_ environment: HistoryEnvironment, file: String, json: Bool) throws(HistoryError) -> String {
         // The demo's day is never anyone's intake (README), and would have replaced a real history.
-        func resolved(_ path: String) -> String? {
-            guard let real = realpath(path, nil) else { return nil }
-            defer { free(real) }
-            return String(cString: real)
-        }
-        if let backup = resolved(file), backup == resolved(StoreLocation.demoPath(environment: environment.variables)) {
+        if access(file, F_OK) == 0, OutputDestination.sameFile(file, StoreLocation.demoPath(environment: environment.variables)) {
             throw .invalidArgument("\(file) is the demo's database (a simulated day), not a backup; nothing was replaced")
         }
         let outcome = try HistoryContext.run { () throws(StoreError) in

@@ -33,11 +33,9 @@ extension History {
                     }
                     guard table.rows > 0 else { output.write("No events.\n"); return }
                     output.write(table.line(logHeader(c)) + "\n")
-                    var written = 0
-                    try reader.forEach(query) { event in
-                        written += 1
-                        if written <= shown ?? .max { output.write(table.line(logRow(event, c)) + "\n") }
-                    }
+                    var rows = query
+                    rows.limit = shown
+                    try reader.forEach(rows) { output.write(table.line(logRow($0, c)) + "\n") }
                     if let shown, read > shown {
                         output.write("The newest \(Format.grouped(shown)) shown; older ones with --limit N, or --since DATE.\n")
                     }

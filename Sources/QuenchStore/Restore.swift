@@ -32,10 +32,10 @@ extension IntakeStore {
         guard info.st_mode & S_IFMT == S_IFREG else { throw refused(.notADatabase, "is not a regular file") }
         // A copy that never got its bytes (a full disk, a pulled USB stick): SQLite would take it for an empty database.
         guard info.st_size > 0 else { throw refused(.notADatabase, "is an empty file, not a backup (a copy that did not finish?)") }
-        var side = stat()
-        if stat(path, &side) == 0, side.st_dev == info.st_dev, side.st_ino == info.st_ino {
+        if OutputDestination.sameFile(file, path) {
             throw refused(.invalidValue, "is the database itself (\(path)), not a backup of it")
         }
+        var side = stat()
         if stat(file + "-wal", &side) == 0, side.st_size > 0 {
             throw refused(.invalidValue, "has a write-ahead log beside it (\(file)-wal): it is a database in use, not a backup (back it up, and restore the backup)")
         }

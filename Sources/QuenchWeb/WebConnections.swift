@@ -344,11 +344,7 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             guard closesAtEnd else { break }
             closesAtEnd = false
-            let written = context.eventLoop.makePromise(of: Void.self)
-            context.writeAndFlush(data, promise: written)
-            let loopContext = context.loopBound
-            written.futureResult.whenComplete { _ in loopContext.value.close(promise: nil) }
-            written.futureResult.cascade(to: promise)
+            closeOnceWritten(context, data, promise)
             return
         }
         context.write(data, promise: promise)
@@ -538,12 +534,17 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
                 context.write(data, promise: promise)
                 return
             }
-            // Closed once the answer is out, not before (a close drops what is unwritten).
-            let written = context.eventLoop.makePromise(of: Void.self)
-            context.writeAndFlush(data, promise: written)
-            let loopContext = context.loopBound
-            written.futureResult.whenComplete { _ in loopContext.value.close(promise: nil) }
-            written.futureResult.cascade(to: promise)
+            closeOnceWritten(context, data, promise)
         }
     }
+}
+
+/// Writes an answer's last part and closes the connection once it is out, not before
+/// (a close drops what is unwritten).
+private func closeOnceWritten(_ context: ChannelHandlerContext, _ data: NIOAny, _ promise: EventLoopPromise<Void>?) {
+    let written = context.eventLoop.makePromise(of: Void.self)
+    context.writeAndFlush(data, promise: written)
+    let loopContext = context.loopBound
+    written.futureResult.whenComplete { _ in loopContext.value.close(promise: nil) }
+    written.futureResult.cascade(to: promise)
 }

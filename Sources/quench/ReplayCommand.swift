@@ -10,6 +10,13 @@ import QuenchStore
 import Glibc
 #endif
 
+/// Whose the stored events are, after "stored: …", in a household.
+private func whose(_ person: (name: String, byOwner: Bool)) -> String {
+    let name = person.name.shownSafely(limit: 40)
+    return person.byOwner ? ", \(name)'s (the device is theirs)"
+        : ", \(name)'s (the household's first person: the device is nobody's; `quench edit ID --to NAME` gives a drink to who drank it)"
+}
+
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
@@ -118,7 +125,7 @@ struct ReplayCommand: ParsableCommand {
                     now: environment?.now ?? .wallClockNow, into: intakeStore())
                 if !json {
                     output.write("stored: \(outcome.result.inserted) new, \(outcome.result.duplicates) already there"
-                                 + (outcome.person.map { PipelineStore.whose($0) } ?? "") + "\n")
+                                 + (outcome.person.map(whose) ?? "") + "\n")
                 }
                 output.flush()
                 for refusal in outcome.refused {

@@ -174,12 +174,8 @@ struct HardeningTests {
     func replayStoreRefusesOnlyTheGarbage() throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var text = "# quench trace v1\n# sensor: weight\n# unit: g\n# started: 2026-03-02T07:30:00Z\nt,value\n"
-        var t = 0.0
-        func hold(_ value: String, _ seconds: Double) {
-            for _ in 0..<Int(seconds * 10) { text += "\(String(format: "%.1f", t)),\(value)\n"; t += 0.1 }
-        }
-        hold("1000", 20); hold("0", 4); hold("970", 20); hold("0", 4); hold("200000970", 20)
+        let text = Self.heldTrace(header: "# quench trace v1\n# sensor: weight\n# unit: g\n# started: 2026-03-02T07:30:00Z\nt,value\n",
+                               holding: [("1000", 20), ("0", 4), ("970", 20), ("0", 4), ("200000970", 20)])
         try text.write(toFile: dir + "/garbage.csv", atomically: true, encoding: .utf8)
         let db = dir + "/q.sqlite"
         let r = try runQuench(["replay", dir + "/garbage.csv", "--store", "--db", db])
@@ -202,15 +198,21 @@ struct HardeningTests {
         }
     }
 
+    /// A 10 Hz scale's trace after `header`, each value held for its seconds; by default a bottle of
+    /// 1,000 g for 20 s, lifted for 4 s, back at 970 g for 20 s (one 30 mL sip).
+    static func heldTrace(header: String, holding values: [(String, Double)] = [("1000", 20), ("0", 4), ("970", 20)]) -> String {
+        var text = header, t = 0.0
+        for (value, seconds) in values {
+            for _ in 0..<Int(seconds * 10) { text += "\(String(format: "%.1f", t)),\(value)\n"; t += 0.1 }
+        }
+        return text
+    }
+
     /// `replay --store --started` a day to come stored sips dated then (or in 9999), as `add` never would.
     @Test func replayStoreRefusesEventsInTheFuture() throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var text = "# quench trace v1\n# sensor: weight\n# unit: g\nt,value\n"
-        var t = 0.0
-        for (value, seconds) in [("1000", 20.0), ("0", 4), ("970", 20)] {
-            for _ in 0..<Int(seconds * 10) { text += "\(String(format: "%.1f", t)),\(value)\n"; t += 0.1 }
-        }
+        let text = Self.heldTrace(header: "# quench trace v1\n# sensor: weight\n# unit: g\nt,value\n")
         try text.write(toFile: dir + "/sip.csv", atomically: true, encoding: .utf8)
         let db = dir + "/q.sqlite"
         let now = ["QUENCH_NOW": "2026-11-26T12:00:00Z"]
@@ -232,11 +234,7 @@ struct HardeningTests {
     @Test func replayTellsADeveloperWhatWentWrong() throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var text = "# quench trace v1\n# sensor: weight\n# unit: g\n# started: 2019-11-22T08:32:11Z\nt,value\n"
-        var t = 0.0
-        for (value, seconds) in [("1000", 20.0), ("0", 4), ("970", 20)] {
-            for _ in 0..<Int(seconds * 10) { text += "\(String(format: "%.1f", t)),\(value)\n"; t += 0.1 }
-        }
+        let text = Self.heldTrace(header: "# quench trace v1\n# sensor: weight\n# unit: g\n# started: 2019-11-22T08:32:11Z\nt,value\n")
         try text.write(toFile: dir + "/sip.csv", atomically: true, encoding: .utf8)
         let mended = try runQuench(["replay", dir + "/sip.csv", "--json", "--started", "2026-03-02T07:30:00Z"])
         #expect(mended.status == 0 && mended.stdout.contains("\"start_at\":\"2026-03-02T07:30:2"), "--started wins over the header: \(mended.stdout)")

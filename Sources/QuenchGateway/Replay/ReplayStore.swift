@@ -34,13 +34,6 @@ public enum PipelineStore {
         public var reason: String
     }
 
-    /// Whose the stored events are, after "stored: …", in a household.
-    public static func whose(_ person: (name: String, byOwner: Bool)) -> String {
-        let name = person.name.shownSafely(limit: 40)
-        return person.byOwner ? ", \(name)'s (the device is theirs)"
-            : ", \(name)'s (the household's first person: the device is nobody's; `quench edit ID --to NAME` gives a drink to who drank it)"
-    }
-
     /// When the trace's t = 0 was on the wall clock, which storing needs: known from
     /// the header (or `--started`), so a replay that could not be stored fails before
     /// it reads a reading.

@@ -110,17 +110,16 @@ function amountProblem(text) {
   return null;
 }
 // A typed amount: a bare number is in the person's own unit ("330" is 330 mL; for an fl oz person "12" is 12 fl oz).
-// What the page sent for what was typed (`12` became `12oz`): a refusal quotes what the person typed.
-const typedAs = new Map();
+// What the page last sent for what was typed (`12` became `12oz`): a refusal quotes what the person typed.
+let lastTyped = null;
 function typedAmount(text) {
   const t = text.trim().replace(/^(\d+),(\d+)/, "$1.$2");
   const sent = /^\d+(\.\d+)?$/.test(t) ? t + (units === "oz" ? "oz" : "ml") : t;
-  if (sent !== text.trim()) typedAs.set(sent, text.trim());
+  lastTyped = { sent, typed: text.trim() };
   return sent;
 }
 function inTheirWords(message) {
-  for (const [sent, typed] of typedAs) message = message.split("'" + sent + "'").join("'" + typed + "'");
-  return message;
+  return lastTyped ? message.split("'" + lastTyped.sent + "'").join("'" + lastTyped.typed + "'") : message;
 }
 
 function showToday(today, state) {
@@ -323,12 +322,14 @@ async function moveMonth(by, today = shownDay) {
   catch (error) { $("calendar-day").textContent = "Cannot load " + monthName(calendarMonth) + ": " + error.message; }
 }
 
+// The width a chart is drawn for: the width it is shown at (a phone's text at its size, not an
+// 800-wide drawing shrunk), 240 to 800.
+const chartWidth = (kind) => Math.max(240, Math.min(800, Math.floor($("chart-" + kind).clientWidth || 800)));
 // The width each chart was last drawn for.
 const chartWidths = {};
 async function showCharts() {
   for (const kind of ["day", "week", "30days"]) {
-    // Laid out for the width it is shown at: a phone's text at its size, not an 800-wide drawing shrunk.
-    const width = Math.max(240, Math.min(800, Math.floor($("chart-" + kind).clientWidth || 800)));
+    const width = chartWidth(kind);
     chartWidths[kind] = width;
     const params = day ? { date: day, width } : { width };
     try { $("chart-" + kind).innerHTML = await call("chart/" + kind + ".svg", params); } catch (_) { $("chart-" + kind).textContent = ""; }
@@ -341,11 +342,8 @@ let resizeTimer = null;
 window.addEventListener("resize", () => {
   clearTimeout(resizeTimer);
   resizeTimer = setTimeout(() => {
-    const moved = ["day", "week", "30days"].some((kind) => {
-      const box = $("chart-" + kind);
-      const now = box ? Math.max(240, Math.min(800, Math.floor(box.clientWidth))) : 0;
-      return box && box.clientWidth > 0 && chartWidths[kind] && Math.abs(now - chartWidths[kind]) >= 24;
-    });
+    const moved = ["day", "week", "30days"].some((kind) =>
+      $("chart-" + kind).clientWidth > 0 && chartWidths[kind] && Math.abs(chartWidth(kind) - chartWidths[kind]) >= 24);
     if (moved) showCharts();
   }, 250);
 });
