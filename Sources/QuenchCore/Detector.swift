@@ -314,6 +314,10 @@ public struct SipDetector: Sendable, Codable {
     /// bottle gone and back), as a scale's pour rule counts it.
     static let pourHandlingSeconds = 2.5
 
+    /// Readings at least this far apart (seconds) are slow: a short stay on the
+    /// scale may show only two calm ones.
+    static let slowReadingSeconds = 0.7
+
     /// Long after the bottle came back, a level confirms after this hold.
     static let calmConfirmSeconds = 3.0
 
@@ -356,13 +360,16 @@ public struct SipDetector: Sendable, Codable {
             return
         }
         outliers.add(x, at: t)
-        guard outliers.brokeRun(tolerance: tol) else { return }
+        // Read slowly, a bottle set down between two lifts may show two calm readings
+        // with a hand's press between them: both belong to the level it stood at.
+        let keepsFirst = policy.bottleLeavesSensor && interval.seconds >= Self.slowReadingSeconds && isPresent(x)
+        guard outliers.brokeRun(tolerance: tol, keepingFirstPastASpike: keepsFirst) else { return }
         // The signal moved: the current run is over.
         let (restartValue, restartT, firstT) = outliers.restart()
         runEnded(firstOutlierAt: firstT, into: &events)
         run.start(restartValue, at: restartT)
         shift.reset()
-        if outliers.consistentPair { run.add(outliers.lastValue, at: outliers.lastT) }
+        if outliers.startsWithTwo { run.add(outliers.lastValue, at: outliers.lastT) }
         outliers.clear()
         afterInlier(at: t, into: &events)
     }
@@ -449,6 +456,15 @@ public struct SipDetector: Sendable, Codable {
                 // something put on the empty scale; what comes next tells.
                 disturbance.lightLevel = run.judgedLevel
             }
+        } else if policy.bottleLeavesSensor, disturbance.heldLevel == nil, run.count == 2,
+                  interval.seconds >= Self.slowReadingSeconds, run.duration >= configuration.settleSeconds, isPresent(run.mean) {
+            // Read once a second, a bottle set down for a few seconds between the tap and
+            // a drink may show only two calm readings between the hand's press and its
+            // grasp: they are the level it stood at, unless a level holds after them.
+            // Left out, a refill and the drink after it were judged as one (+86 mL).
+            disturbance.heldLevel = run.judgedLevel
+            disturbance.heldStart = run.start
+            disturbance.heldEnd = t
         }
     }
 
@@ -986,17 +1002,28 @@ struct OutlierRun: Sendable, Codable {
 
     /// The last two outliers agree with each other.
     private(set) var consistentPair = false
+    /// The first and last of three agree, with a spike between them (nil in a
+    /// checkpoint from before it was kept).
+    private var spikeBetween: Bool?
 
-    mutating func brokeRun(tolerance: Double) -> Bool {
+    /// The new run starts with two readings, the newest added after `restart()`.
+    var startsWithTwo: Bool { consistentPair || spikeBetween == true }
+
+    mutating func brokeRun(tolerance: Double, keepingFirstPastASpike: Bool) -> Bool {
         guard count >= 2 else { return false }
         consistentPair = abs(lastValue - previousValue) <= 2 * tolerance
+        spikeBetween = keepingFirstPastASpike && !consistentPair && count >= 3 && abs(x2 - x0) <= 2 * tolerance
         return consistentPair || count >= 3
     }
 
-    /// Where a new run starts: the older of a consistent pair (the newer is added
-    /// after), or the newest sample; plus when the move began.
+    /// Where a new run starts: the older of two that agree (the newer is added
+    /// after), or the newest sample; plus when the move began. A spike between
+    /// the two that agree does not cost the new level its first reading (read
+    /// once a second, a short stay may have only two calm ones).
     func restart() -> (value: Double, t: Double, firstT: Double) {
-        consistentPair ? (previousValue, previousT, t0) : (lastValue, lastT, t0)
+        if consistentPair { return (previousValue, previousT, t0) }
+        if spikeBetween == true { return (x0, t0, t0) }
+        return (lastValue, lastT, t0)
     }
 }
 

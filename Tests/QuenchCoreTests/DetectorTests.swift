@@ -328,4 +328,42 @@ import QuenchSimulator
         #expect(events.first?.kind == .sip)
         #expect(abs((events.first?.ml ?? 0) - 20) <= 0.5, "\(events)")
     }
+
+    /// Read once a second, a bottle filled at the tap, set down for a few seconds and lifted
+    /// again to drink (issue 20's big drinks): between the hand's press after the put-down and
+    /// its grasp before the lift, only two calm readings showed the level it stood at, with a
+    /// spike between them (simulated bottle 76 of the big drinks). They are that level: the
+    /// refill and the drink after it are two events. (Before, no level had held three
+    /// readings, and the two were judged as one change: a refill of 86 mL, a drink of 339 lost.)
+    /// Forty bottles, each a different press, spike (up, or down like a knock), drink and time away.
+    @Test func aShortStayBetweenTheTapAndADrinkAtOneHertz() {
+        var random = SeededRandom(seed: 20)
+        for bottle in 0..<40 {
+            var readings: [Reading] = []
+            var t = 0.0
+            func read(_ grams: Double) {
+                readings.append(Reading(t: t + random.uniform(-0.1, 0.1), value: (grams + random.normal() * 0.8).rounded()))
+                t += 1
+            }
+            func hold(_ grams: Double, _ seconds: Int) { for _ in 0..<seconds { read(grams) } }
+            let before = random.uniform(450, 650), refill = random.uniform(300, 450)
+            let full = before + refill, drink = random.uniform(150, 400)
+            hold(before, 30)
+            hold(0, Int(random.uniform(12, 20)))            // at the tap
+            read(full)                                      // set down
+            read(full + random.uniform(60, 150))            // the hand presses
+            read(full + random.uniform(20, 50))
+            read(full)
+            read(bottle % 2 == 0 ? full + random.uniform(400, 1500) : full * random.uniform(0.5, 0.8))  // a spike
+            read(full)
+            read(full * random.uniform(0.3, 0.6))           // the grasp
+            hold(0, Int(drink / random.uniform(10, 18) + 2.5))  // drinking, 10–18 mL/s
+            hold(full - drink, 40)
+            let events = detect(readings, calibration: try! BottleCalibration(unit: .g)).filter { !$0.kind.isDiagnostic }
+            #expect(events.map(\.kind) == [.refill, .sip], "bottle \(bottle): \(events)")
+            guard events.count == 2 else { continue }
+            #expect(abs(events[0].ml - refill) <= 3, "bottle \(bottle): refill \(refill) read \(events[0].ml)")
+            #expect(abs(events[1].ml - drink) <= 3, "bottle \(bottle): drink \(drink) read \(events[1].ml)")
+        }
+    }
 }
