@@ -26,15 +26,13 @@ extension ConfigInputs {
 
     /// The file's bytes; `.absent` when there is none (nor the folder it would be in).
     static func readFile(_ path: String) -> FileRead {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            return code == ENOENT || code == ENOTDIR ? .absent : .problem(.errno(code))
+        let fd: Int32
+        switch RegularFile.openForReading(path) {
+        case .success(let opened): fd = opened
+        case .failure(.errno(let code)): return code == ENOENT || code == ENOTDIR ? .absent : .problem(.errno(code))
+        case .failure(.notRegular): return .problem(.notAFile)
         }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return .problem(.errno(errno)) }
-        guard info.st_mode & S_IFMT == S_IFREG else { return .problem(.notAFile) }
         // A file another user could have written is not obeyed: it may name a command run as root.
         if let problem = FileTrust.check(path) { return .untrusted(problem) }
         var bytes: [UInt8] = []

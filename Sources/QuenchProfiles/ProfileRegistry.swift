@@ -78,12 +78,13 @@ public struct ProfileRegistry: Sendable {
 
 
     private static func readFile(_ path: String) throws(ProfileLookupError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .cannotRead(path: path, errno: errno) }
+        let fd: Int32
+        switch RegularFile.openForReading(path) {
+        case .success(let opened): fd = opened
+        case .failure(.errno(let code)): throw .cannotRead(path: path, errno: code)
+        case .failure(.notRegular): throw .notAFile(path: path)
+        }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .cannotRead(path: path, errno: errno) }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .notAFile(path: path) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {

@@ -57,9 +57,18 @@ public struct AccessToken: Sendable, Equatable {
     /// The token in `path`; nil when there is none. A file another user could
     /// have written (a token they planted, so they know it) is refused.
     static func load(at path: String) throws(WebError) -> AccessToken? {
-        guard let file = fopen(path, "r") else {
-            if errno == ENOENT { return nil }
-            throw .tokenFile(path: path, errno: errno, doing: "reading")
+        let fd: Int32
+        switch RegularFile.openForReading(path) {
+        case .success(let opened): fd = opened
+        case .failure(.errno(let code)):
+            if code == ENOENT { return nil }
+            throw .tokenFile(path: path, errno: code, doing: "reading")
+        case .failure(.notRegular): throw .tokenNotAFile(path: path)
+        }
+        guard let file = fdopen(fd, "r") else {
+            let code = errno
+            close(fd)
+            throw .tokenFile(path: path, errno: code, doing: "reading")
         }
         defer { fclose(file) }
         if let problem = FileTrust.check(path, folderOwnersData: true) { throw .untrustedTokenFile(problem) }

@@ -10,6 +10,8 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
     case tokenFile(path: String, errno: Int32, doing: String)
     /// A token file holding something else (edited by hand, truncated).
     case badTokenFile(path: String)
+    /// The token's path names a folder, a pipe or a device.
+    case tokenNotAFile(path: String)
     /// A token file (or its folder) another user could have written: they would know the token.
     case untrustedTokenFile(UntrustedFile)
     /// A token file other users can read (as ssh refuses a private key they can read): they could open the page.
@@ -28,7 +30,7 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
     /// restarted on. An address in use is not: the other server may go away.
     public var isConfigurationProblem: Bool {
         switch self {
-        case .badListenAddress, .untrustedTokenFile, .exposedTokenFile: true
+        case .badListenAddress, .untrustedTokenFile, .exposedTokenFile, .tokenNotAFile: true
         case .cannotListen(_, let cause): [EACCES, EADDRNOTAVAIL].contains(Self.errno(of: cause))
         // A name may resolve once the network is up: that one is worth a restart.
         case .listenAddress(_, let check, _): if case .notOnThisMachine = check { true } else { false }
@@ -47,6 +49,8 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
             return "--listen \(text): \(reason) (expected HOST:PORT, e.g. 127.0.0.1:8080 or 0.0.0.0:8080)"
         case let .tokenFile(path, errno, doing):
             return "\(doing) the access token \(path): \(String(cString: strerror(errno)))"
+        case let .tokenNotAFile(path):
+            return "the access token \(path) is not a regular file (a folder, a pipe or a device); remove it and run `quench serve token` to make a new one"
         case let .badTokenFile(path):
             return "the access token file \(path) does not hold a token; remove it and run `quench serve token` to make a new one"
         case let .untrustedTokenFile(problem):

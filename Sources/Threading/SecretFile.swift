@@ -11,8 +11,12 @@ public enum SecretFile {
     /// The first line, without its line ending; the reason in words when the
     /// file cannot be read or its first line is empty.
     public static func firstLine(_ path: String) -> Result<String, Problem> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(Problem(reason: String(cString: strerror(errno)))) }
+        let fd: Int32
+        switch RegularFile.openForReading(path) {
+        case .success(let opened): fd = opened
+        case .failure(.errno(let code)): return .failure(Problem(reason: String(cString: strerror(code))))
+        case .failure(.notRegular): return .failure(Problem(reason: "it is not a regular file (a folder, a pipe or a device)"))
+        }
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: 4096)
         let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }

@@ -1,3 +1,4 @@
+import Foundation
 import QuenchConfig
 import QuenchTestSupport
 import Testing
@@ -171,6 +172,17 @@ import Testing
         #expect(read(folder.file("none.toml")) == .absent)
         #expect(read(folder.file("none/deeper.toml")) == .absent)
         #expect(read(folder.path) == .problem(.notAFile))
+        // A FIFO: refused at once, not read when something writes to it (it hung quenchd).
+        #expect(mkfifo(folder.file("fifo.toml"), 0o600) == 0)
+        let writer = Thread {
+            Thread.sleep(forTimeInterval: 5)
+            let fd = open(folder.file("fifo.toml"), O_WRONLY | O_NONBLOCK)
+            if fd >= 0 { close(fd) }
+        }
+        writer.start()
+        let started = Date()
+        #expect(read(folder.file("fifo.toml")) == .problem(.notAFile))
+        #expect(Date().timeIntervalSince(started) < 2, "the read waited for a writer")
         try "units = \"oz\"\n".write(toFile: folder.file("q.toml"), atomically: true, encoding: .utf8)
         #expect(read(folder.file("q.toml")) == .contents(Array("units = \"oz\"\n".utf8)))
         #expect(ConfigInputs.process().variables["PATH"] != nil)
