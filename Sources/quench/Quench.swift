@@ -54,21 +54,30 @@ struct Quench: AsyncParsableCommand {
     static func parseAllowingNegatives(_ arguments: [String]) throws -> any ParsableCommand {
         var arguments = arguments
         while true {
+            let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+            // Set when the parse failed over a word; nil when a negative number was read as
+            // short options that include -h: `-2h` is `-2 -h` to ArgumentParser, which answers
+            // with its help and exit 0 (`person alert Dad -2h` printed the help, set nothing).
+            var failure: (any Error)?
             do {
-                return try parseAsRoot(arguments)
+                let command = try parseAsRoot(arguments)
+                let askedForHelp = arguments[..<end].contains { ["-h", "--help", "help"].contains($0) }
+                guard String(describing: type(of: command)) == "HelpCommand", !askedForHelp,
+                      arguments[..<end].contains(where: isNegativeNumber) else { return command }
             } catch {
                 // --help and --version are answers, not errors about a word.
                 guard exitCode(for: error) != .success else { throw error }
-                let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
-                guard let index = arguments[..<end].firstIndex(where: isNegativeNumber) else { throw error }
-                let option = index > arguments.startIndex ? arguments[index - 1] : ""
-                if option.hasPrefix("--"), !option.contains("="), message(for: error).hasPrefix("Missing value for '\(option) ") {
-                    arguments[index - 1] = option + "=" + arguments.remove(at: index)
-                    continue
-                }
-                let undo = arguments.first == "add" ? "; to take a drink back: `quench undo`, or `quench delete ID`" : ""
-                throw ValidationError("'\(arguments[index])' is a negative number, and nothing here takes one\(undo)")
+                failure = error
             }
+            guard let index = arguments[..<end].firstIndex(where: isNegativeNumber) else { throw failure ?? ExitCode.failure }
+            let option = index > arguments.startIndex ? arguments[index - 1] : ""
+            if option.hasPrefix("--"), !option.contains("="),
+               failure.map({ message(for: $0).hasPrefix("Missing value for '\(option) ") }) ?? true {
+                arguments[index - 1] = option + "=" + arguments.remove(at: index)
+                continue
+            }
+            let undo = arguments.first == "add" ? "; to take a drink back: `quench undo`, or `quench delete ID`" : ""
+            throw ValidationError("'\(arguments[index])' is a negative number, and nothing here takes one\(undo)")
         }
     }
 

@@ -153,6 +153,9 @@ struct HistoryProcessTests {
             // ArgumentParser takes a word starting with - for options: a negative is named, or given to its option.
             (["add", "-50ml"], "'-50ml' is a negative number, and nothing here takes one; to take a drink back: `quench undo`"),
             (["delete", "-3"], "'-3' is a negative number, and nothing here takes one"),
+            // `-2h` is `-2 -h` to ArgumentParser: it printed the help and exited 0, setting nothing.
+            (["person", "alert", "me", "-2h"], "'-2h' is a negative number, and nothing here takes one"),
+            (["remind", "snooze", "-1.5h"], "'-1.5h' is a negative number, and nothing here takes one"),
             (["remind", "set", "--after", "-2h"], "--after: "),
             (["today", "--date", "-1"], "--date: invalid date '-1'"),
             // A slack no day could use up: reminders would never come (it was taken).
