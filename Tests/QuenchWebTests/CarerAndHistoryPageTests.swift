@@ -43,6 +43,9 @@ struct CarerAndHistoryPageTests {
         let sent = try fixture.quench(["carer", "--notify"])
         // (5 h, or 5 h and a minute on a slow machine: her drink was put 5 h before the fixture's now.)
         #expect(sent.hasPrefix("carer's alert: Gran has still had nothing to drink for 5 h"), "\(sent)")
+        // And one about Bob (never a drink) sent yesterday, unanswered: its time says its day.
+        let bobID = try #require(try store.people().first { $0.name == "Bob Lee" }?.id)
+        #expect(try store.raiseCarerAlert(person: bobID, lastDrink: CarerAlert.noDrink, at: .wallClockNow.adding(-26 * 3600)))
 
         try await WebDriver.session { browser in
             try await browser.open(server.url + "/?view=carer")
@@ -54,6 +57,28 @@ struct CarerAndHistoryPageTests {
             #expect(gran.contains("5 h") && gran.contains("without a drink") && gran.contains("(over 2 h)"), "\(gran)")
             #expect(try await browser.run("return document.querySelector('#carer-list li[data-person=\"Gran\"]').classList.contains('overdue')") as? Bool == true)
             #expect(gran.contains("Alert sent ") && gran.contains(", again "), "\(gran)")
+            // Yesterday's alert with its day; today's with its time alone (it read "Alert sent 13:30" at 12:51).
+            let alertState = { (who: String) async throws -> String in
+                try await browser.run("return document.querySelector('#carer-list li[data-person=\"\(who)\"] .alert-state').textContent") as? String ?? ""
+            }
+            let bobAlert = try await alertState("Bob Lee"), granAlert = try await alertState("Gran")
+            #expect(bobAlert.range(of: #"^Alert sent [A-Z][a-z]+day \d{1,2} [A-Z][a-z]+ \d\d:\d\d$"#, options: .regularExpression) != nil, "\(bobAlert)")
+            #expect(granAlert.range(of: #"^Alert sent \d\d:\d\d, again \d\d:\d\d$"#, options: .regularExpression) != nil, "\(granAlert)")
+            // The household's cards say an unanswered alert too, linking to the carer's view: "On pace"
+            // beside it let a glance at the household miss it.
+            try await browser.open(server.url + "/")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            let cards = try await browser.run("""
+                return [...document.querySelectorAll('#people li')].map((li) => li.dataset.person + ': ' + (li.querySelector('.alert-state')?.textContent ?? ''))
+                """) as? [String] ?? []
+            #expect(cards.count == 3 && cards.contains("me: "), "\(cards)")
+            #expect(cards.contains { $0.range(of: #"^Gran: Carer alert sent \d\d:\d\d, not acknowledged$"#, options: .regularExpression) != nil }, "\(cards)")
+            #expect(cards.contains { $0.range(of: #"^Bob Lee: Carer alert sent [A-Z][a-z]+day \d{1,2} [A-Z][a-z]+ \d\d:\d\d, not acknowledged$"#,
+                                              options: .regularExpression) != nil }, "\(cards)")
+            #expect(try await browser.run("return document.querySelector('#people li[data-person=\"Gran\"] .alert-state a').getAttribute('href')") as? String == "/?view=carer")
+            _ = try await browser.fullPageScreenshot(to: screenshotFolder + "/phone-household-alert.png", width: 390)
+            try await browser.open(server.url + "/?view=carer")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             _ = try await browser.fullPageScreenshot(to: screenshotFolder + "/phone-carer.png", width: 390)
             // A carer acknowledges it: said, shown, and the button gone (a second one would say when the first was).
             try await browser.click("#carer-list li[data-person='Gran'] button[data-focus='ack-Gran']")

@@ -59,6 +59,9 @@ const localDate = (iso) => {
     .formatToParts(new Date(iso)).map((p) => [p.type, p.value]));
   return parts.year + "-" + parts.month + "-" + parts.day;
 };
+// A time with its day when that is not `today` (YYYY-MM-DD): a carer's alert sent yesterday at
+// 13:30 read "Alert sent 13:30" at 12:51, a time still to come.
+const stamp = (iso, today) => (localDate(iso) === today ? "" : longDay(localDate(iso)) + " ") + clock(iso);
 const nowClock = () => new Date().toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: zone });
 // Whether a time of day has not come yet in the household's day (which starts at its day start, 04:00
 // unless set: at 01:00, 23:30 was last evening's, still today's).
@@ -405,7 +408,7 @@ function smallRing(fraction, met) {
   return holder.firstChild;
 }
 function showHousehold(people) {
-  const several = people.length > 1;
+  const several = people.length > 1, today = localDate(new Date().toISOString());
   $("household-link").hidden = !several || (!person && query.get("view") !== "carer");
   $("carer-link").hidden = query.get("view") === "carer";
   $("person-pick").hidden = !several;
@@ -425,7 +428,11 @@ function showHousehold(people) {
         el("p", {}, el("span", { class: "intake", "data-ml": p.intake_ml }, volume(p.intake_ml, p.units)), " of " + volume(p.goal_ml, p.units) + " · " + percent + "\u00a0%"),
         el("p", { class: p.behind ? "behind" : "ahead" }, p.intake_ml >= p.goal_ml ? "Goal met" : p.behind ? "Behind by " + volume(p.behind_by_ml, p.units) : "On pace"),
         el("p", { class: "last" + (quiet !== null && quiet >= 3 ? " behind" : "") },
-          p.last_sip_at ? "Last drink " + clock(p.last_sip_at) + " (" + ago(p.last_sip_at) + ")" : "No drink yet")),
+          p.last_sip_at ? "Last drink " + stamp(p.last_sip_at, today) + " (" + ago(p.last_sip_at) + ")" : "No drink yet"),
+        // The carer's alert is on everyone's card, not only in the carer's view: "On pace" beside
+        // an unanswered alert let a glance at the household miss it.
+        ...(p.carer_alert_open ? [el("p", { class: "alert-state behind" },
+          el("a", { href: "/?view=carer" }, "Carer alert sent " + stamp(p.carer_alert_sent_at, today)), ", not acknowledged")] : [])),
       el("button", { type: "button", class: "add write", "data-focus": "quick-" + amount + "-" + p.person, "aria-label": "Add " + amountText(amount) + " for " + p.person,
         onclick: () => { carerHeld = [...document.querySelectorAll("#carer-list li")].map((li) => li.dataset.person); carerHeldAt = Date.now(); act("add", { amount }, p.person); } },
         "+" + amountText(amount)));
@@ -448,7 +455,7 @@ function carerOrder(people) {
   return [...people].sort((a, b) => (place.get(a.person) ?? 1e9) - (place.get(b.person) ?? 1e9));
 }
 function showCarer(report) {
-  const people = carerOrder(report.people);
+  const people = carerOrder(report.people), today = localDate(report.at);
   const held = carerHeld !== null && people.some((p, i) => p.person !== report.people[i].person);
   $("carer-resort").hidden = !held;
   const over = report.people.filter((p) => p.overdue);
@@ -469,12 +476,12 @@ function showCarer(report) {
       el("div", { class: "person-text" },
         el("a", { href: "/?person=" + encodeURIComponent(p.person), class: "person-name" }, p.person),
         el("p", { class: "quiet" }, quiet + (p.overdue ? " (over " + (p.alert_after_minutes != null ? span(p.alert_after_minutes) : "") + ")" : "")),
-        el("p", {}, (p.last_drink_at ? "Last drink " + (p.last_drink_at.slice(0, 10) === report.at.slice(0, 10) ? "" : longDay(p.last_drink_at.slice(0, 10)) + " ") + clock(p.last_drink_at) + " · today " : "Today ")
+        el("p", {}, (p.last_drink_at ? "Last drink " + stamp(p.last_drink_at, today) + " · today " : "Today ")
           + volume(p.intake_ml, p.units) + " of " + volume(p.goal_ml, p.units)),
         el("p", { class: "hint" }, "Waking hours " + p.waking_hours.replace("-", "–") + (p.awake ? "" : " (outside them now)")),
-        ...(p.alert_sent_at ? [el("p", { class: "alert-state" }, "Alert sent " + clock(p.alert_sent_at)
-          + (p.alert_last_sent_at && p.alert_last_sent_at !== p.alert_sent_at ? ", again " + clock(p.alert_last_sent_at) : "")
-          + (p.alert_acknowledged_at ? ", acknowledged " + clock(p.alert_acknowledged_at) : ""))] : [])),
+        ...(p.alert_sent_at ? [el("p", { class: "alert-state" }, "Alert sent " + stamp(p.alert_sent_at, today)
+          + (p.alert_last_sent_at && p.alert_last_sent_at !== p.alert_sent_at ? ", again " + stamp(p.alert_last_sent_at, today) : "")
+          + (p.alert_acknowledged_at ? ", acknowledged " + stamp(p.alert_acknowledged_at, today) : ""))] : [])),
       ...(p.alert_sent_at && !p.alert_acknowledged_at ? [el("button", { type: "button", class: "write", "data-focus": "ack-" + p.person,
         "aria-label": "Acknowledge the alert about " + p.person,
         onclick: () => setting("carer/ack", { person: p.person }, () => "Acknowledged the alert about " + p.person) }, "Acknowledge")] : []),
