@@ -52,7 +52,7 @@ public enum CommandLineAdvice {
         case LiveError.noDevices: ": pair one with `quench pair ADDRESS`"
         case LiveError.notCalibrated(let address): " (run `quench calibrate \(address)`)"
         case CalibrationError.missingLevelCurve: " (--level-curve LEVEL:ML,LEVEL:ML,...)"
-        case CalibrationError.levelCurveForScale: ": leave out --level-curve, or, if the trace is a level sensor's, say so with --unit mm|percent|raw"
+        case CalibrationError.levelCurveForScale: ": leave out --level-curve (or the header's `# level-curve:`), or, if the trace is a level sensor's, say so with --unit mm|percent|raw"
         case PipelineStore.Failure.noStartTime: "; give --started to store its events"
         case ReplayError.missingUnit: " (use --unit g|kg|lb|oz|mm|percent|raw)"
         case BTSnoopReplayError.noReadings: "; try --device or --profile"

@@ -12,9 +12,7 @@ public struct LevelCurve: Sendable, Hashable, Codable {
         /// Parses `LEVEL:ML` (two finite numbers, spaces allowed around each).
         public init?(parsing text: some StringProtocol) {
             let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count == 2, let level = Double(parts[0].trimmingSpaces), let ml = Double(parts[1].trimmingSpaces),
-                  level.isFinite, ml.isFinite
-            else { return nil }
+            guard parts.count == 2, let level = TraceParser.decimal(parts[0]), let ml = TraceParser.decimal(parts[1]) else { return nil }
             self.init(level: level, ml: ml)
         }
     }

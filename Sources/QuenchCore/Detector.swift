@@ -271,7 +271,7 @@ public struct SipDetector: Sendable, Codable {
     /// Level readings that map this far outside the curve (below empty, as a
     /// fraction of the full volume; above full, as a multiple of it) are garbage.
     static let plausibleBelowEmpty = 0.05
-    static let plausibleAboveFull = 1.2
+    public static let plausibleAboveFull = 1.2
     /// Slosh moves a level by millimetres; a tilted sensor's garbage jumps by
     /// a large part of the bottle (this fraction of its volume).
     static let tiltJumpFraction = 0.15

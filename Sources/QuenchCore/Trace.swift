@@ -86,6 +86,9 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
     case timeGoesBack(previous: Double, found: Double)
     case timeOutOfRange(Double)
     case lineTooLong
+    /// `capacity-ml` or `empty-weight-g` that is no number in its range (it was ignored).
+    case invalidBottleValue(key: String, found: String, expected: String)
+    case invalidLevelCurve(CalibrationError)
     case invalidUTF8
 
     public var description: String {
@@ -106,6 +109,8 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
         case .timeOutOfRange(let t): "t \(t.compactDescription) is beyond ±\(TraceFormat.largestSeconds.compactDescription) s (317 years)"
         case .timeGoesBack(let previous, let found): "t \(found.compactDescription) is before the previous row's \(previous.compactDescription) (t must not decrease)"
         case .lineTooLong: "longer than \(TraceFormat.maximumLineLength) bytes"
+        case .invalidBottleValue(let key, let found, let expected): "\(key) '\(found)' is not \(expected)"
+        case .invalidLevelCurve(let error): "level-curve: \(error)"
         case .invalidUTF8: "not valid UTF-8 text"
         }
     }
@@ -299,6 +304,22 @@ public struct TraceParser: Sendable {
                 throw TraceError(line: line, reason: .invalidStarted(Self.clip(String(value))))
             }
             header.started = started
+        case "capacity-ml", "empty-weight-g", "level-curve":
+            // The bottle's calibration, which replay uses: checked here, where its line is known
+            // (an unreadable one was ignored, and 0x64 read as 100).
+            guard header[key] == nil else { throw TraceError(line: line, reason: .duplicateKey(key)) }
+            if key == "level-curve" {
+                do throws(CalibrationError) { _ = try LevelCurve(parsing: String(value)) } catch { throw TraceError(line: line, reason: .invalidLevelCurve(error)) }
+            } else {
+                let capacity = key == "capacity-ml"
+                let range = capacity ? 1...BottleCalibration.largestML : 0...BottleCalibration.largestML
+                guard let number = Self.decimal(value), range.contains(number) else {
+                    throw TraceError(line: line, reason: .invalidBottleValue(
+                        key: key, found: Self.clip(String(value)),
+                        expected: capacity ? "a number of mL from 1 to 100,000" : "a number of grams from 0 to 100,000"))
+                }
+            }
+            header.metadata.append(.init(key: key, value: String(value)))
         default:
             if header.metadata.count < TraceFormat.maximumMetadata {
                 header.metadata.append(.init(key: key, value: String(value)))
@@ -458,6 +479,14 @@ public struct TraceParser: Sendable {
 
     /// Keeps quoted input short in messages.
     static func clip(_ s: String) -> String { s.shownSafely(limit: 57) }
+
+    /// A number as the trace format writes one (`-12.5`, `1.25e3`; spaces around it): the
+    /// rule for every number a trace, its header, a level curve or a truth file holds, so
+    /// that hexadecimal (`0x64` as 100), `nan` and `inf` are refused there as in the rows.
+    public static func decimal(_ text: some StringProtocol) -> Double? {
+        var text = String(text)
+        return text.withUTF8 { number($0) }
+    }
 }
 
 extension String {

@@ -52,7 +52,7 @@ public enum TruthProblem: Sendable, Hashable, CustomStringConvertible {
         case .wrongFieldCount(let n): "expected 4 fields '\(TruthFormat.columns)', found \(n)"
         case .invalidTime(let column, let found): "\(column) '\(found)' is not a finite number of seconds"
         case .unknownKind(let k): "unknown kind '\(k)' (expected sip, refill or pour)"
-        case .invalidML(let m): "ml '\(m)' is not a finite, non-negative number"
+        case .invalidML(let m): "ml '\(m)' is not a number of mL above 0 and at most 100,000"
         case .endBeforeStart(let start, let end): "t_end \(end.compactDescription) is before t_start \(start.compactDescription)"
         case .lineTooLong: "longer than \(TraceFormat.maximumLineLength) bytes"
         }
@@ -83,17 +83,17 @@ public struct TruthParser: Sendable {
         }
         let fields = body.split(separator: ",", omittingEmptySubsequences: false).map(\.trimmingWhitespace)
         guard fields.count == 4 else { throw TruthError(line: line, reason: .wrongFieldCount(fields.count)) }
-        guard let start = Double(fields[0]), start.isFinite else {
+        guard let start = TraceParser.decimal(fields[0]) else {
             throw TruthError(line: line, reason: .invalidTime(column: "t_start", found: TraceParser.clip(String(fields[0]))))
         }
-        guard let end = Double(fields[1]), end.isFinite else {
+        guard let end = TraceParser.decimal(fields[1]) else {
             throw TruthError(line: line, reason: .invalidTime(column: "t_end", found: TraceParser.clip(String(fields[1]))))
         }
         guard end >= start else { throw TruthError(line: line, reason: .endBeforeStart(start: start, end: end)) }
         guard let kind = EventKind(rawValue: fields[2].lowercased()), TruthFormat.kinds.contains(kind) else {
             throw TruthError(line: line, reason: .unknownKind(TraceParser.clip(String(fields[2]))))
         }
-        guard let ml = Double(fields[3]), ml.isFinite, ml >= 0 else {
+        guard let ml = TraceParser.decimal(fields[3]), ml > 0, ml <= BottleCalibration.largestML else {
             throw TruthError(line: line, reason: .invalidML(TraceParser.clip(String(fields[3]))))
         }
         return TruthEvent(tStart: start, tEnd: end, kind: kind, ml: ml)

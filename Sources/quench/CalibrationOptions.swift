@@ -39,6 +39,17 @@ struct CalibrationOptions: ParsableArguments {
         if let minSip, !(minSip >= 0 && minSip <= 1000) {
             throw ValidationError("--min-sip must be from 0 to 1000 mL, not \(minSip)")
         }
+        // Named as the options they are: said as the trace's calibration, "FILE: density 5 g/mL …"
+        // blamed the file for what the command line gave.
+        if !BottleCalibration.densities.contains(density) {
+            throw ValidationError("--density must be from 0.5 to 2 g/mL, not \(density.compactDescription)")
+        }
+        if let capacity, !(capacity >= 1 && capacity <= BottleCalibration.largestML) {
+            throw ValidationError("--capacity must be from 1 to 100000 mL, not \(capacity.compactDescription)")
+        }
+        if let tare, !(tare >= 0 && tare <= BottleCalibration.largestML) {
+            throw ValidationError("--tare must be from 0 to 100000 g, not \(tare.compactDescription)")
+        }
     }
 
     func replayOptions() -> ReplayOptions {

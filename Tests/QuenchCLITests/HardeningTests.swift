@@ -242,6 +242,15 @@ struct HardeningTests {
         #expect(kg.status == 0 && kg.stderr.contains("most readings weigh over 20 kg read in kg, more than a bottle on a scale: is the unit right"), "\(kg.stderr)")
         let right = try runQuench(["replay", dir + "/sip.csv"])
         #expect(right.stdout.contains("1 sip") && !right.stderr.contains("unit right"), "\(right.stderr)")
+        // A level trace above its curve's top: its readings are taken for a tilted sensor's garbage,
+        // and no event came with nothing said.
+        var level = "# quench trace v1\n# unit: mm\nt,value\n"
+        for i in 0..<300 { level += "\(i),\(i < 150 ? 150 : 140)\n" }
+        try level.write(toFile: dir + "/level.csv", atomically: true, encoding: .utf8)
+        let low = try runQuench(["replay", dir + "/level.csv", "--level-curve", "0:0,100:420"])
+        #expect(low.status == 0 && low.stderr.contains("most readings are above the level curve's top (100 mm is 420 mL)"), "\(low.stderr)")
+        let fits = try runQuench(["replay", dir + "/level.csv", "--level-curve", "0:0,200:840"])
+        #expect(fits.status == 0 && !fits.stderr.contains("curve right") && fits.stdout.contains("1 sip"), "\(fits.stdout)\(fits.stderr)")
 
         var idle = "# quench trace v1\n# sensor: weight\n# unit: g\n# started: 2026-11-26T09:00:00Z\nt,value\n"
         for i in 0..<300 { idle += "\(Double(i) / 10),1000\n" }

@@ -148,6 +148,10 @@ private func trueSip(_ start: Double, _ end: Double, _ ml: Double) -> TruthEvent
         ("t_start,t_end,kind,ml\n1,2,sip,-3\n", 2, .invalidML("-3")),
         ("t_start,t_end,kind,ml\n1,2,sip,\n", 2, .invalidML("")),
         ("t_start,t_end,kind,ml\n\n\n1,2,sip,inf\n", 4, .invalidML("inf")),
+        // As a trace's numbers: hexadecimal was read (0x3c as 60), and 0 or 1e300 mL taken.
+        ("t_start,t_end,kind,ml\n0x3c,64,sip,40\n", 2, .invalidTime(column: "t_start", found: "0x3c")),
+        ("t_start,t_end,kind,ml\n1,2,sip,0\n", 2, .invalidML("0")),
+        ("t_start,t_end,kind,ml\n1,2,sip,1e300\n", 2, .invalidML("1e300")),
         ("t_start,t_end,kind,ml\n" + String(repeating: "1", count: 5000) + "\n", 2, .lineTooLong),
     ]
 

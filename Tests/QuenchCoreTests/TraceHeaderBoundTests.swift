@@ -15,3 +15,16 @@ import Testing
         #expect(readings.count == 2)
     }
 }
+
+/// The bottle's calibration a header carries is kept as written, for replay.
+@Suite struct TraceHeaderBottleTests {
+    @Test func capacityEmptyWeightAndCurveAreKept() throws {
+        let text = "# quench trace v1\n# unit: g\n# capacity-ml: 750\n# empty-weight-g: 180.5\nt,value\n0,900\n"
+        let (header, _) = try TraceParser.parse(text)
+        #expect(header["capacity-ml"] == "750" && header["empty-weight-g"] == "180.5")
+        let (level, _) = try TraceParser.parse("# quench trace v1\n# unit: mm\n# level-curve: 0:0, 100:420 ,180:750\nt,value\n0,50\n")
+        #expect(level["level-curve"] == "0:0, 100:420 ,180:750")
+        #expect(try LevelCurve(parsing: "0:0,1.5e2:420").points.last?.level == 150)
+        #expect(throws: CalibrationError.invalidPoint(index: 1, reason: "'0xC8:420' is not LEVEL:ML")) { try LevelCurve(parsing: "0:0,0xC8:420") }
+    }
+}

@@ -23,8 +23,9 @@ public struct ReplayOptions: Sendable {
         if let sensor, unit.sensor != sensor {
             throw .calibration(path: source.description, .unitDoesNotFitSensor(unit, sensor))
         }
-        // Said, not ignored: a curve given for a scale's trace is a mistaken trace or option.
-        if levelCurve != nil, unit.sensor == .weight {
+        // Said, not ignored: a curve given for a scale's trace (as an option, or in its
+        // header) is a mistaken trace or option.
+        if levelCurve != nil || header["level-curve"] != nil, unit.sensor == .weight {
             throw .calibration(path: source.description, .levelCurveForScale(unit))
         }
         do {
@@ -75,9 +76,10 @@ public struct ReplaySummary: Sendable, Hashable {
     public var pourML = 0.0
     /// What the last event said is left in the bottle.
     public var remainingML: Double?
-    /// Every 256th reading of a scale (`sampled`), and how many of them weighed more than any
-    /// bottle could (`overweight`): a wrong unit shows in them when nothing else does (a gram
-    /// trace read as kg gives no events, its noise a thousand times too wide to settle).
+    /// Every 256th reading (`sampled`), and how many of them weighed more than any bottle could,
+    /// or read a level far above the curve's top (`overweight`): a wrong unit or curve shows in
+    /// them when nothing else does (a gram trace read as kg gives no events, its noise a thousand
+    /// times too wide to settle; a level sensor's readings above its curve are taken for garbage).
     public var sampled = 0, overweight = 0
 
     public init() {}
@@ -85,7 +87,12 @@ public struct ReplaySummary: Sendable, Hashable {
     /// A doubt about the trace's unit, when most of what stood on the scale weighed over 20 kg
     /// (a load cell's spikes reach that, but not most readings): said, since the events say nothing.
     public var unitDoubt: String? {
-        guard let calibration, calibration.unit.sensor == .weight, sampled >= 2, overweight * 2 > sampled else { return nil }
+        guard let calibration, sampled >= 2, overweight * 2 > sampled else { return nil }
+        if let curve = calibration.levelCurve {
+            return "most readings are above the level curve's top (\(curve.highestLevel.compactDescription) "
+                + "\(calibration.unit.rawValue) is \(curve.points[curve.points.count - 1].ml.compactDescription) mL), "
+                + "so they read as a tilted sensor's garbage: is the curve right (`# level-curve:` in the header, or --level-curve)?"
+        }
         return "most readings weigh over \(Int(Self.heaviestBottleML / 1000)) kg read in \(calibration.unit.rawValue), "
             + "more than a bottle on a scale: is the unit right (`# unit:` in the header, or --unit)?"
     }
@@ -93,9 +100,14 @@ public struct ReplaySummary: Sendable, Hashable {
     static let heaviestBottleML = 20_000.0
 
     mutating func sample(_ reading: Reading) {
-        guard let calibration, calibration.unit.sensor == .weight, let value = reading.value else { return }
+        guard let calibration, let value = reading.value else { return }
         sampled += 1
-        if calibration.millilitres(value) > Self.heaviestBottleML { overweight += 1 }
+        if let curve = calibration.levelCurve {
+            // Where the detector takes a level for garbage (`SipDetector.plausibleAboveFull`).
+            if calibration.millilitres(value) > SipDetector.plausibleAboveFull * curve.points[curve.points.count - 1].ml + 1 { overweight += 1 }
+        } else if calibration.millilitres(value) > Self.heaviestBottleML {
+            overweight += 1
+        }
     }
 
     mutating func count(_ event: DetectedEvent) {
