@@ -15,7 +15,8 @@ import Glibc
 /// - a request head the parser rejects is answered 400 with a JSON body (before: empty);
 /// - an HTTP/1.0 request's connection closes after its answer (before: held for the idle minute);
 /// - the live stream goes to an HTTP/1.0 client unchunked, to the close (before: chunk sizes in its data);
-/// - two Host headers, or none in HTTP/1.1, are answered 400 (before: the first judged, or 403).
+/// - two Host headers, or none in HTTP/1.1, are answered 400 (before: the first judged, or 403);
+/// - a client more than 16 requests ahead of its answers is closed (before: read on, 1.7 GB).
 @Suite(.serialized)
 struct RequestBodyTests {
     static var missing: String? {
@@ -102,6 +103,14 @@ struct RequestBodyTests {
         s.close()
         out["pipelined_statuses"] = [m.decode() for m in re.findall(rb"HTTP/1\.1 \d{3} [A-Za-z ]*", got)]
         out["pipelined_closed"] = closed
+        # Up to 16 requests ahead of their answers are each answered in turn; a client further
+        # ahead, as no browser is, is closed (200 a packet, never read, took the server to 1.7 GB).
+        for n in (16, 200):
+            s = socket.create_connection((host, port), timeout=10)
+            s.sendall(("GET /icon.svg HTTP/1.1\r\n%s\r\n" % head).encode() * n)
+            got, closed = read_all(s, 2)
+            s.close()
+            out["pipelined_%d" % n] = {"answered": len(re.findall(rb"HTTP/1\.1 200 OK", got)), "closed": closed}
         # HTTP/1.0 closes after the answer unless it asks to keep the connection; so does a
         # 1.1 request whose Connection says close in capitals (each within 3 s, not the idle minute).
         hosted = "Host: %s:%d\r\n" % (host, port)
@@ -154,6 +163,10 @@ struct RequestBodyTests {
         #expect(out["log_unchanged_by_hosts"] as? Bool == true, "a write with two Hosts wrote: \(out)")
         #expect(out["pipelined_statuses"] as? [String] == ["HTTP/1.1 200 OK", "HTTP/1.1 400 Bad Request"] && out["pipelined_closed"] as? Bool == true,
                 "each pipelined request answered in its turn: \(out)")
+        let within = out["pipelined_16"] as? [String: Any] ?? [:]
+        #expect(within["answered"] as? Int == 16 && within["closed"] as? Bool == false, "16 requests ahead: \(within)")
+        let ahead = out["pipelined_200"] as? [String: Any] ?? [:]
+        #expect(ahead["closed"] as? Bool == true && (ahead["answered"] as? Int ?? 200) <= 16, "a client 200 requests ahead: \(ahead)")
         for key in ["lowercase_method", "http_9", "two_lengths", "two_hosts", "no_host"] {
             let a = answer(key)
             #expect(a.status == "HTTP/1.1 400 Bad Request", "\(key): \(out[key] ?? "")")
