@@ -53,9 +53,20 @@ extension History {
         if let identity, let done = try c.run({ (store) throws(StoreError) in try store.event(identity: identity) }) {
             return try editText(c, action: "already added", done, json: json)
         }
-        let event = try c.run { (store) throws(StoreError) in
-            try store.addManual(ml: ml, at: time, note: note, identity: identity ?? "manual|\(UUID().uuidString.lowercased())", recordedAt: c.now,
-                                person: c.personID)
+        let event: IntakeEvent
+        do {
+            event = try c.run { (store) throws(StoreError) in
+                try store.addManual(ml: ml, at: time, note: note, identity: identity ?? "manual|\(UUID().uuidString.lowercased())", recordedAt: c.now,
+                                    person: c.personID)
+            }
+        } catch {
+            // Two adds with one identity at once (a double tap, a retry): the other stored it between
+            // the look above and this insert, and the identity's uniqueness refused this one. It was
+            // answered 400 "a value breaks the database's rules".
+            if let identity, let done = try c.run({ (store) throws(StoreError) in try store.event(identity: identity) }) {
+                return try editText(c, action: "already added", done, json: json)
+            }
+            throw error
         }
         let text = try editText(c, action: "added", event, json: json)
         guard let adjustment, !json else { return text }

@@ -594,6 +594,26 @@ struct FamilyPageTests {
         #expect((twice.json as? [String: Any])?["action"] as? String == "already added", "\(twice.body)")
         let bad = try await server.client.request("POST", "/api/add", headers: [("Content-Type", "application/json")], body: #"{"amount":"50ml","key":"x"}"#)
         #expect(bad.status == 400)
+        // The same key from several taps at once (a retry racing the first): each is answered, one
+        // drink stored. The later ones lost the race to the identity's uniqueness and were answered
+        // 400 "a value breaks the database's rules" (3 at once: every round of a trial's five).
+        let beforeRaces = try fixture.json(["today"])["intake_ml"] as? Double
+        for round in 0..<5 {
+            let raced = "race\(round)0123456789abcdef"
+            let answers = try await withThrowingTaskGroup(of: HTTPTestClient.Answer.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        try await server.client.request("POST", "/api/add", headers: [("Content-Type", "application/json")],
+                                                        body: #"{"amount":"50ml","key":"\#(raced)"}"#)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let actions = answers.map { ($0.json as? [String: Any])?["action"] as? String ?? "\($0.status) \($0.body)" }
+            #expect(actions.sorted() == ["added", "already added", "already added", "already added"], "round \(round): \(actions)")
+        }
+        let afterRaces = try fixture.json(["today"])["intake_ml"] as? Double
+        #expect(afterRaces == beforeRaces.map { $0 + 5 * 50 }, "one drink a round: \(String(describing: beforeRaces)) then \(String(describing: afterRaces))")
 
         try await WebDriver.session(width: 390, height: 844) { browser in
             try await browser.open(server.url + "/")
