@@ -58,7 +58,7 @@ struct RequestBodyTests {
         out = {}
         # A body trickled a byte every 0.3 s: answered once the body timeout passes, and closed.
         s = socket.create_connection((host, port), timeout=10)
-        s.sendall(("POST /api/add HTTP/1.1\r\n%sContent-Length: 100000\r\n\r\n" % head).encode())
+        s.sendall(("POST /api/add HTTP/1.1\r\n%sContent-Length: 60000\r\n\r\n" % head).encode())
         start = time.monotonic(); got = b""; sent = 0
         while time.monotonic() - start < 10 and not got:
             s.sendall(b" "); sent += 1
@@ -68,6 +68,10 @@ struct RequestBodyTests {
         out["slow"] = answer(got + rest, closed)
         out["slow_bytes_sent"] = sent
         s.close()
+        # A length declared larger than any write takes, and no body: refused at once, not after the body timeout.
+        start = time.monotonic()
+        out["declared_huge"] = raw(("POST /api/add HTTP/1.1\r\n%sContent-Length: 100000000\r\n\r\n" % head).encode(), 5)
+        out["declared_huge"]["seconds"] = time.monotonic() - start
         # Bodies the parser rejects, on the writes that read one.
         bad = {
             "size_zz": "Transfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n",
@@ -148,6 +152,10 @@ struct RequestBodyTests {
         #expect(slow.closed, "the slow body's connection is closed")
         // It was still sending when answered: the body timeout, not the idle or header one.
         #expect((out["slow_bytes_sent"] as? Int).map { $0 >= 2 } == true, "\(out)")
+        let huge = out["declared_huge"] as? [String: Any] ?? [:]
+        #expect((huge["status"] as? String)?.hasPrefix("HTTP/1.1 413 ") == true && huge["closed"] as? Bool == true
+                && (huge["seconds"] as? Double ?? 99) < 0.9, "a body declared 100 MB: \(huge)")
+        #expect((huge["error"] as? String)?.hasPrefix("request body: larger than 64 kB") == true, "\(huge)")
         for key in ["add_size_zz", "add_size_negative", "add_gzip", "undo_size_zz", "undo_size_negative", "undo_gzip"] {
             let a = answer(key)
             #expect(a.status == "HTTP/1.1 400 Bad Request", "\(key): \(out[key] ?? "")")
