@@ -45,19 +45,19 @@ struct Routes: Sendable {
         }
 
         get(router, "/api/today") { request, _ in
-            await answer(request) { env, q throws(HistoryError) in try History.today(env, date: q["date"], json: true) }
+            await answer(request, takes: ["date"]) { env, q throws(HistoryError) in try History.today(env, date: q["date"], json: true) }
         }
         get(router, "/api/log") { request, _ in
-            await answer(request) { env, q throws(HistoryError) in
+            await answer(request, takes: ["since", "until", "device", "limit", "deleted"]) { env, q throws(HistoryError) in
                 try History.log(env, since: q["since"], until: q["until"], device: q["device"], limit: try q.int("limit"),
                                 includeDeleted: try q.flag("deleted"), csv: false, json: true)
             }
         }
         get(router, "/api/stats") { request, _ in
-            await answer(request) { env, q throws(HistoryError) in try History.stats(env, days: try q.int("days") ?? 7, json: true) }
+            await answer(request, takes: ["days"]) { env, q throws(HistoryError) in try History.stats(env, days: try q.int("days") ?? 7, json: true) }
         }
         get(router, "/api/calendar") { request, _ in
-            await answer(request) { env, q throws(HistoryError) in try History.calendar(env, month: q["month"], json: true) }
+            await answer(request, takes: ["month"]) { env, q throws(HistoryError) in try History.calendar(env, month: q["month"], json: true) }
         }
         get(router, "/api/goal") { request, _ in
             await answer(request) { env, _ throws(HistoryError) in try History.showGoal(env, json: true) }
@@ -131,7 +131,7 @@ struct Routes: Sendable {
             return await answer(request, writes: true) { env, _ throws(HistoryError) in try History.setGoal(env, amount: body.goal, from: nil, json: true) }
         }
         get(router, "/api/goal/recommend") { request, _ in
-            await answer(request) { env, q throws(HistoryError) in
+            await answer(request, takes: ["weight", "exercise"]) { env, q throws(HistoryError) in
                 guard let weight = q["weight"] else { throw .invalidArgument("weight: give the body weight, e.g. weight=70kg") }
                 return try History.recommendGoal(env, weight: weight, exercise: q["exercise"], save: false, json: true)
             }
@@ -152,7 +152,7 @@ struct Routes: Sendable {
             guard let kind = Self.name(context.parameters.get("file"), ext: ".svg").flatMap(History.ChartKind.init(rawValue:)) else {
                 return Responses.error(.notFound, "charts: week.svg, 30days.svg, month.svg, day.svg")
             }
-            return await answer(request, type: "image/svg+xml") { env, q throws(HistoryError) in
+            return await answer(request, takes: ["date", "width"], type: "image/svg+xml") { env, q throws(HistoryError) in
                 try History.chart(env, kind: kind, date: q["date"], out: "-", width: try q.int("width"))
             }
         }
@@ -167,7 +167,7 @@ struct Routes: Sendable {
             // changed in the history and within the minute, is the one made (a second tap, a share
             // after a look).
             let key = "\(request.uri)|\(feed.version)|\(Int(Timestamp.wallClockNow.secondsSince1970 / 60))"
-            return await answer(request, type: png ? "image/png" : "image/svg+xml") { env, q throws(HistoryError) -> [UInt8] in
+            return await answer(request, takes: ["name"], type: png ? "image/png" : "image/svg+xml") { env, q throws(HistoryError) -> [UInt8] in
                 if png, let made = cards.made(key) { return made }
                 let bytes = try History.shareCardFile(env, period: period, name: q["name"], png: png)
                 if png { cards.keep(bytes, as: key) }
@@ -201,15 +201,16 @@ struct Routes: Sendable {
 
     /// Runs a history call off the event loop (SQLite blocks) with this
     /// request's clock, and turns its error into a status with the message.
-    func answer(_ request: Request, writes: Bool = false, type: String? = nil,
+    /// `takes`: the query's names this request reads besides `person` (every request's); any other is refused.
+    func answer(_ request: Request, writes: Bool = false, takes: [String] = [], type: String? = nil,
                 _ body: @escaping @Sendable (HistoryEnvironment, Query) throws(HistoryError) -> String) async -> Response {
-        await answer(request, writes: writes, type: type) { (env, query) throws(HistoryError) -> [UInt8] in Array(try body(env, query).utf8) }
+        await answer(request, writes: writes, takes: takes, type: type) { (env, query) throws(HistoryError) -> [UInt8] in Array(try body(env, query).utf8) }
     }
 
-    func answer(_ request: Request, writes: Bool = false, type: String? = nil,
+    func answer(_ request: Request, writes: Bool = false, takes: [String] = [], type: String? = nil,
                 _ body: @escaping @Sendable (HistoryEnvironment, Query) throws(HistoryError) -> [UInt8]) async -> Response {
         let query = Query(request.uri)
-        if let problem = query.problem { return Responses.error(.badRequest, problem) }
+        if let problem = query.problem ?? query.unknownName(takes: takes) { return Responses.error(.badRequest, problem) }
         // `?person=` is `--person`: whose history (needed once several people share it).
         var now = environment
         now.now = .wallClockNow
@@ -391,7 +392,10 @@ struct Query: Sendable {
                 problem = problem ?? "query: `\(String(pair.prefix(60)).shownSafely())` is not percent-encoded UTF-8"
                 continue
             }
-            guard !key.isEmpty else { continue }
+            guard !key.isEmpty else {
+                problem = problem ?? "query: `\(String(pair.prefix(60)).shownSafely())` has no name before its `=`"
+                continue
+            }
             if values[key] != nil { problem = problem ?? "query: `\(key.shownSafely(limit: 40))` is given more than once" }
             values[key] = value
         }
@@ -425,6 +429,15 @@ struct Query: Sendable {
     }
 
     subscript(_ key: String) -> String? { values[key].flatMap { $0.isEmpty ? nil : $0 } }
+
+    /// A name the request does not read, said with those it does: `?dat=2026-11-25` answered
+    /// today, and a share card's `?date=` today's card, as if it had been read.
+    func unknownName(takes: [String]) -> String? {
+        let names = takes + ["person"]
+        guard let stray = values.keys.sorted().first(where: { !names.contains($0) }) else { return nil }
+        return "query: `\(stray.shownSafely(limit: 40))` is not a parameter of this request (it takes "
+            + names.map { "`\($0)`" }.joined(separator: ", ") + ")"
+    }
 
     func int(_ key: String) throws(HistoryError) -> Int? {
         guard let text = self[key] else { return nil }

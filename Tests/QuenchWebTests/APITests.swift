@@ -133,6 +133,13 @@ struct APITests {
              "request body: `nite` is not a field of this request (it takes `amount`, `at`, `note`, `key`)"),
             ("GET", "/api/today?person=%ZZ", nil, 400, "query: `person=%ZZ` is not percent-encoded UTF-8"),
             ("GET", "/api/today?person=me&person=Ann", nil, 400, "query: `person` is given more than once"),
+            // A name the request does not read is refused with those it does (`?dat=` answered today, and
+            // a card's `?date=` today's card, as if read); so is a value with no name.
+            ("GET", "/api/today?dat=2026-11-25", nil, 400, "query: `dat` is not a parameter of this request (it takes `date`, `person`)"),
+            ("GET", "/api/share/day.svg?date=2026-11-25", nil, 400, "query: `date` is not a parameter of this request (it takes `name`, `person`)"),
+            ("GET", "/api/goal?units=oz", nil, 400, "query: `units` is not a parameter of this request (it takes `person`)"),
+            ("GET", "/api/log?limit=2&deleted=true&sinse=2026-01-01", nil, 400, "query: `sinse` is not a parameter"),
+            ("GET", "/api/today?=x", nil, 400, "query: `=x` has no name before its `=`"),
             ("POST", "/api/carer/ack", #"{"person":"me"}"#, 400, "there is no alert about me to acknowledge"),
             ("POST", "/api/carer/ack", #"{"person":"Nobody"}"#, 404, "Nobody is called 'Nobody' (people: me)"),
             // A typo's few millionths of a drop is not stored as a drink.
