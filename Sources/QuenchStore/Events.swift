@@ -95,9 +95,10 @@ extension IntakeStore {
     ///   - source: `.sensor` for detector output.
     ///   - recordedAt: when the rows are written (injectable for tests).
     @discardableResult
+    /// `person`: whose the events are (a replayed trace's `--person`); nil: the device's owner, else the first person.
     public func ingest(
         _ events: [DetectedEvent], device: String?, started: Timestamp, source: EventSource = .sensor,
-        recordedAt: Timestamp = .wallClockNow
+        recordedAt: Timestamp = .wallClockNow, person: String? = nil
     ) throws(StoreError) -> IngestResult {
         var rows: [IntakeEvent] = []
         rows.reserveCapacity(events.count)
@@ -107,7 +108,9 @@ extension IntakeStore {
             guard event.ml.isFinite, event.ml > 0, event.start.isFinite else {
                 throw StoreError(.invalidValue, path: path, "cannot store a \(event.kind.rawValue) of \(event.ml) mL at t=\(event.start); nothing was stored")
             }
-            rows.append(IntakeEvent.sensor(event, device: device, started: started, source: source, recordedAt: recordedAt))
+            var row = IntakeEvent.sensor(event, device: device, started: started, source: source, recordedAt: recordedAt)
+            row.person = person
+            rows.append(row)
         }
         let what = "storing \(rows.count) event\(rows.count == 1 ? "" : "s")"
         var result = try write(what) { db in

@@ -11,10 +11,15 @@ import Glibc
 #endif
 
 /// Whose the stored events are, after "stored: …", in a household.
-private func whose(_ person: (name: String, byOwner: Bool)) -> String {
+private func whose(_ person: (name: String, by: PipelineStore.Attribution)) -> String {
     let name = person.name.shownSafely(limit: 40)
-    return person.byOwner ? ", \(name)'s (the device is theirs)"
-        : ", \(name)'s (the household's first person: the device is nobody's; `quench edit ID --to NAME` gives a drink to who drank it)"
+    switch person.by {
+    case .named: return ", \(name)'s"
+    case .owner: return ", \(name)'s (the device is theirs)"
+    case .first:
+        return ", \(name)'s (the household's first person: the device is nobody's; --person NAME stores a trace as someone's, "
+            + "`quench edit ID --to NAME` gives one drink to who drank it)"
+    }
 }
 
 struct ReplayCommand: ParsableCommand {
@@ -53,6 +58,10 @@ struct ReplayCommand: ParsableCommand {
                                + "with --btsnoop, the address of the device to replay (default: the first that sends readings)."))
     var device: String?
 
+    @Option(help: ArgumentHelp("Whose the stored events are, in a household (for --store; default: the device's owner, else the first person).",
+                               valueName: "NAME"))
+    var person: String?
+
     @Option(help: databaseHelp)
     var db: String?
 
@@ -66,6 +75,7 @@ struct ReplayCommand: ParsableCommand {
         default: break
         }
         if profile != nil && btsnoop == nil { throw ValidationError("--profile applies to --btsnoop captures") }
+        if person != nil && !store { throw ValidationError("--person says whose the stored events are: give --store too") }
     }
 
     func run() throws {
@@ -122,7 +132,7 @@ struct ReplayCommand: ParsableCommand {
             } else if let intakeStore {
                 let outcome = try PipelineStore.ingest(
                     found, header: summary.header, started: options.started, device: device, source: source,
-                    now: environment?.now ?? .wallClockNow, into: intakeStore())
+                    now: environment?.now ?? .wallClockNow, person: person, into: intakeStore())
                 if !json {
                     output.write("stored: \(outcome.result.inserted) new, \(outcome.result.duplicates) already there"
                                  + (outcome.person.map(whose) ?? "") + "\n")

@@ -41,7 +41,7 @@ struct UserReportProcessTests {
         }
     }
 
-    @Test("replay --store in a household says whose the events became: the device's owner, else the first person")
+    @Test("replay --store in a household says whose the events became: the person named, the device's owner, else the first person")
     func aStoredReplaySaysWhose() throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -52,7 +52,19 @@ struct UserReportProcessTests {
         #expect(try runQuench(["person", "add", "Ann", "--db", db]).status == 0)
         let household = try runQuench(["replay", t, "--store", "--db", db, "--device", "AA:BB:CC:DD:EE:09"])
         #expect(household.stdout.hasSuffix("stored: 0 new, 2 already there, me's (the household's first person: the device is nobody's; "
-                                           + "`quench edit ID --to NAME` gives a drink to who drank it)\n"), "\(household.stdout)")
+                                           + "--person NAME stores a trace as someone's, `quench edit ID --to NAME` gives one drink to who drank it)\n"),
+                "\(household.stdout)")
+        // A trace of Ann's bottle stored as hers (a simulated bottle each: the way was an edit a drink).
+        let ann = try trace(dir, started: Timestamp(iso8601: "2026-03-03T07:30:00Z"))
+        let hers = try runQuench(["replay", ann, "--store", "--person", "ann", "--db", db])
+        #expect(hers.status == 0 && hers.stdout.hasSuffix("stored: 2 new, 0 already there, Ann's\n"), "\(hers.stdout)\(hers.stderr)")
+        let annLog = try runQuench(["log", "--person", "Ann", "--since", "2026-03-03", "--until", "2026-03-03", "--csv", "--db", db])
+        #expect(annLog.stdout.split(separator: "\n").count == 3, "Ann's two events: \(annLog.stdout)")
+        // Nobody by that name: refused before anything is stored (also when all of it is there already).
+        let nobody = try runQuench(["replay", ann, "--store", "--person", "Bob", "--db", db])
+        #expect(nobody.status == 1 && nobody.stderr.contains("nobody is called 'Bob' (people: me, Ann); nothing was stored"), "\(nobody.stderr)")
+        let notStored = try runQuench(["replay", ann, "--person", "Ann"])
+        #expect(notStored.status == 64 && notStored.stderr.contains("--person says whose the stored events are: give --store too"), "\(notStored.stderr)")
     }
 
     @Test("a trace without '# started:' fails before it is replayed, and leaves no database")

@@ -23,9 +23,13 @@ public enum PipelineStore {
         /// outside 1970–9999) or still to come: garbage from a broken trace or a
         /// wrong `--started`, named, not stored.
         public var refused: [Refusal]
-        /// Whose the events are, said where several people share the history: the device's
-        /// owner (`byOwner`), else the household's first person.
-        public var person: (name: String, byOwner: Bool)?
+        /// Whose the events are, said where several people share the history.
+        public var person: (name: String, by: Attribution)?
+    }
+
+    /// Why the events are someone's: named (`--person`), the device's owner, else the household's first person.
+    public enum Attribution: Sendable {
+        case named, owner, first
     }
 
     /// An event not stored, and why, in words that end a sentence about it.
@@ -51,7 +55,7 @@ public enum PipelineStore {
     /// `add` refuses a drink in the future: no today, streak or total could show them right.
     public static func ingest(
         _ events: [DetectedEvent], header: TraceHeader, started override: Timestamp?, device: String?,
-        source: String, now: Timestamp, into store: IntakeStore
+        source: String, now: Timestamp, person: String? = nil, into store: IntakeStore
     ) throws(Failure) -> Outcome {
         let started = try startTime(header: header, started: override, source: source)
         var kept: [DetectedEvent] = []
@@ -72,14 +76,20 @@ public enum PipelineStore {
         }
         do throws(StoreError) {
             let label = device ?? header["device"]
-            let result = try store.ingest(kept, device: label, started: started)
-            // As the store gives them: to the device's owner, else to the household's first person.
+            if let person, try !store.people().contains(where: { Person.sameName($0.name, person) }) {
+                // Said before anything is stored, also when every event is there already.
+                let names = try store.people().map { $0.name.shownSafely(limit: 40) }.joined(separator: ", ")
+                throw StoreError(.invalidValue, path: nil, "nobody is called '\(person.shownSafely(limit: 40))' (people: \(names)); nothing was stored")
+            }
+            let result = try store.ingest(kept, device: label, started: started, person: person)
+            // As the store gives them: to the person named, else the device's owner, else the household's first person.
             let people = try store.people()
-            var whose: (name: String, byOwner: Bool)?
+            var whose: (name: String, by: Attribution)?
             if people.count > 1, let first = people.first {
                 let owners = try store.deviceOwners()
                 let owner = label.flatMap { owners[$0] }.flatMap { id in people.first { $0.id == id } }
-                whose = owner.map { ($0.name, true) } ?? (first.name, false)
+                let named = person.flatMap { name in people.first { Person.sameName($0.name, name) } }
+                whose = named.map { ($0.name, .named) } ?? owner.map { ($0.name, .owner) } ?? (first.name, .first)
             }
             return Outcome(result: result, refused: refused, person: whose)
         } catch {
