@@ -150,6 +150,9 @@ public enum HistoryInput {
 
     /// The same, with how a local time fitted a day the clocks changed on
     /// (`.exact` for every other form).
+    /// A bare time of day at most this far ahead of now is refused, not taken as yesterday's.
+    static let aheadIsTodaySeconds = 2.0 * 3600
+
     static func instantFitted(_ text: String, calendar: DayCalendar, now: Timestamp, onDayOf: Timestamp? = nil) throws(HistoryError)
         -> (instant: Timestamp, fit: DayCalendar.LocalTimeFit) {
         let t = text.trimmingSpaces()
@@ -182,7 +185,14 @@ public enum HistoryInput {
             }
             var date = calendar.wallClock(now).date
             var candidate = calendar.fit(localSeconds: date.number * 86_400 + seconds)
-            if candidate.instant > now {
+            if candidate.instant > now.adding(IntakeEvent.clockSlack) {
+                // A time a little ahead of the clock is today's, typed early (a glass logged before it
+                // is drunk, a clock that is behind): it went to yesterday, and the day read 0.
+                if candidate.instant <= now.adding(Self.aheadIsTodaySeconds) {
+                    let yesterday = date.adding(days: -1)
+                    throw .invalidTime(text, reason: "\(t) is later than now (\(Format.clock(now, calendar))); for yesterday's, give its date: "
+                                       + "'\(yesterday) \(t)'")
+                }
                 date = date.adding(days: -1)
                 candidate = calendar.fit(localSeconds: date.number * 86_400 + seconds)
             }

@@ -91,6 +91,19 @@ import Testing
         #expect(try HistoryInput.instantFitted("01:30", calendar: calendar, now: now, onDayOf: drink).instant.iso8601 == "2026-03-03T01:30:00Z")
     }
 
+    /// A bare time a little ahead of the clock is today's typed early, and refused: it went to
+    /// yesterday (a glass logged five minutes before it was drunk left the day at 0). Within the
+    /// clock's minute of slack it is today's; more than two hours ahead, yesterday's as before.
+    @Test func aTimeOfDayJustAheadOfTheClock() throws {
+        let at = Timestamp(iso8601: "2026-03-04T15:00:00Z")!
+        #expect(described { _ = try HistoryInput.instantFitted("15:05", calendar: calendar, now: at) }
+                == "invalid time '15:05': 15:05 is later than now (15:00); for yesterday's, give its date: '2026-03-03 15:05'")
+        #expect(described { _ = try HistoryInput.instantFitted("16:59", calendar: calendar, now: at) }.hasPrefix("invalid time '16:59': 16:59 is later than now"))
+        #expect(try HistoryInput.instantFitted("15:00:40", calendar: calendar, now: at).instant.iso8601 == "2026-03-04T15:00:40Z")
+        #expect(try HistoryInput.instantFitted("17:01", calendar: calendar, now: at).instant.iso8601 == "2026-03-03T17:01:00Z")
+        #expect(try HistoryInput.instantFitted("14:59", calendar: calendar, now: at).instant.iso8601 == "2026-03-04T14:59:00Z")
+    }
+
     /// `today --date` of a day to come is refused, not shown with "Last sip …, just now".
     @Test func todayOfADayToCome() throws {
         let f = try HistoryFixture()
