@@ -72,7 +72,14 @@ extension History {
         }
         let table = Format.table(["Person", "Without a drink", "Last drink", "Today", "Waking hours", "Alert after"], rows,
                                  align: [.left, .right, .left, .right, .left, .right])
-        let flagged = report.overdue == 0 ? "Nobody is over their threshold."
+        // At night nobody is over, yet an alert sent in the day may still be open: said as such, not
+        // "Nobody is over their threshold." above "Alert about Dad … not acknowledged." at 23:00.
+        let asleepOpen = report.people.filter { !$0.awake && $0.alertSentAt != nil && $0.alertAcknowledgedAt == nil }
+            .map { $0.person.shownSafely(limit: 40) }
+        let flagged = report.overdue == 0 && !asleepOpen.isEmpty
+            ? "Nobody is over their threshold now: it counts in waking hours, and \(asleepOpen.joined(separator: ", ")) "
+                + (asleepOpen.count == 1 ? "is" : "are") + " outside theirs (the alert below is still open)."
+            : report.overdue == 0 ? "Nobody is over their threshold."
             : report.overdue == 1 ? "1 person is over their threshold." : "\(report.overdue) people are over their threshold."
         // The alerts of the spells going on, as the page shows them: a carer at a terminal sees
         // that one was sent, and that an acknowledgement took.
@@ -211,7 +218,9 @@ extension History {
             let acknowledgement = reopened ? "; acknowledged \(e.alertAcknowledgedAt.map { Self.wallClock($0, today: at) } ?? "-"), before these waking hours"
                 : repeated ? "; not acknowledged" : ""
             let message = e.quietMinutes.map { quiet in
-                "\(name) has \(repeated ? "still " : "")had nothing to drink for \(Format.span(minutes: quiet)) of their waking hours "
+                // Past the reach the count stopped growing: "420 h" of a drink 35 days ago was no figure at all.
+                "\(name) has \(repeated ? "still " : "")had nothing to drink for "
+                    + (e.quietBeyondReach ? "over \(CarerReport.reach) days" : "\(Format.span(minutes: quiet)) of their waking hours") + " "
                     + "(last drink \(e.lastDrinkAt.map { Self.wallClock($0, today: at) } ?? "-"); alert after \(limit)\(acknowledgement))"
             } ?? "\(name) has no drink recorded at all (alert after \(limit)\(acknowledgement))"
             var fields = ["person": e.person, "alert_after_minutes": e.alertAfterMinutes.map(String.init) ?? "",

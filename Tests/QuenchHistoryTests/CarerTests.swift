@@ -193,6 +193,26 @@ import Testing
         #expect(months.contains("over 30 days (over)") && !months.contains("420 h"), "\(months)")
         #expect(try History.carerReport(Self.environment(folder, 200 * 24 + 12)).people.first?.quietBeyondReach == true)
         #expect(try History.carerReport(Self.environment(folder, 4 * 24 + 12)).people.first?.quietBeyondReach == false)
+        // The alert says so too (it said "for 420 h of their waking hours" of a drink 200 days ago).
+        let sent = try History.deliverCarerAlerts(Self.environment(folder, 200 * 24 + 12))
+        #expect(sent.count == 1 && sent[0].message.hasPrefix("me has had nothing to drink for over 30 days (last drink 2026-11-24 10:00"),
+                "\(sent.map(\.message))")
+    }
+
+    /// At night nobody is over (waking hours 08:00-22:00), yet the day's alert is still open: said so,
+    /// not "Nobody is over their threshold." above "Alert about me … not acknowledged.".
+    @Test func atNightAnOpenAlertIsNotContradicted() throws {
+        let folder = try TemporaryFolder()
+        let store = try IntakeStore(path: folder.path + "/q.sqlite")
+        let me = try #require(try store.person(named: "me"))
+        _ = try store.addManual(ml: 250, at: Self.at(9), note: nil, identity: "morning", person: me.id)
+        try store.setPersonAlert(id: me.id, afterMinutes: 180)
+        #expect(try History.deliverCarerAlerts(Self.environment(folder, 13)).count == 1)
+        let day = try History.carer(Self.environment(folder, 14), json: false)
+        #expect(day.contains("1 person is over their threshold."), "\(day)")
+        let night = try History.carer(Self.environment(folder, 23), json: false)
+        #expect(night.contains("Nobody is over their threshold now: it counts in waking hours, and me is outside theirs (the alert below is still open).")
+                && night.contains("Alert about me sent 13:00; not acknowledged."), "\(night)")
     }
 
     @Test("an alert nobody acknowledges is sent again each time the threshold passes once more, once each; acknowledged, it stops until their next waking hours")

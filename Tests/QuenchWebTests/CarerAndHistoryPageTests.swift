@@ -137,6 +137,26 @@ struct CarerAndHistoryPageTests {
         }
     }
 
+    /// At night nobody is over (waking hours 08:00-22:00), yet the day's alert is still open: the
+    /// summary says so, as `quench carer` does, not "Nobody is over their threshold." above it.
+    @Test(.enabled(if: WebDriver.isInstalled, Comment(rawValue: WebDriver.missing)))
+    func atNightAnOpenAlertIsSaidSo() async throws {
+        let fixture = try WebFixture(hour: 23)
+        _ = try fixture.quench(["person", "alert", "me", "2h"])
+        let store = try IntakeStore(path: fixture.database)
+        let me = try #require(try store.people().first { $0.name == "me" }?.id)
+        let last = try #require(try store.lastSip(before: .wallClockNow, person: me))
+        #expect(try store.raiseCarerAlert(person: me, lastDrink: CarerAlert.spell(after: last), at: .wallClockNow.adding(-3 * 3600)))
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        try await WebDriver.session { browser in
+            try await browser.open(server.url + "/?view=carer")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            #expect(try await FamilyPageTests.text(browser, "carer-summary")
+                    == "Nobody is over their threshold now: it counts in waking hours, and me is outside theirs (the alert is still open).")
+        }
+    }
+
     @Test(.enabled(if: WebDriver.isInstalled, Comment(rawValue: WebDriver.missing)))
     func theStreakShowsItsDaysAndTheCalendarOpensEarlierMonths() async throws {
         let fixture = try WebFixture()

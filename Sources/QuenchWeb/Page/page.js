@@ -459,7 +459,12 @@ function showCarer(report) {
   const held = carerHeld !== null && people.some((p, i) => p.person !== report.people[i].person);
   $("carer-resort").hidden = !held;
   const over = report.people.filter((p) => p.overdue);
-  $("carer-summary").textContent = over.length === 0 ? "Nobody is over their threshold."
+  // At night nobody is over, yet an alert sent in the day may still be open: said, as `quench carer` says it.
+  const asleepOpen = report.people.filter((p) => !p.awake && p.alert_sent_at && !p.alert_acknowledged_at).map((p) => p.person);
+  $("carer-summary").textContent = over.length === 0 && asleepOpen.length > 0
+    ? "Nobody is over their threshold now: it counts in waking hours, and " + asleepOpen.join(", ") + (asleepOpen.length === 1 ? " is" : " are")
+      + " outside theirs (the alert is still open)."
+    : over.length === 0 ? "Nobody is over their threshold."
     : over.map((p) => p.person).join(", ") + (over.length === 1 ? " is" : " are") + " over their threshold.";
   $("carer-list").replaceChildren(...people.map((p) => {
     const amount = quickAmounts(p.person)[1];
