@@ -110,10 +110,13 @@ struct ReplayCommand: ParsableCommand {
                 let result: BTSnoopReplayResult
                 do {
                     result = try BTSnoopReplay.run(capturePath, capture: capture, options: options, onStart: onStart, onEvent: onEvent)
-                } catch BTSnoopReplayError.noReadings where capture.profile == nil && btsnoop != "-" {
+                } catch let error as BTSnoopReplayError {
                     // No readings: perhaps a bottle that reports its own sips (read again, as one).
+                    guard case .noReadings = error, capture.profile == nil, btsnoop != "-" else { throw error }
                     if try replayBottle(capturePath, capture, into: intakeStore, output) { return }
-                    throw BTSnoopReplayError.noReadings(path: capturePath.description, device: capture.device, profile: nil, advertisements: 0, attValues: 0)
+                    // As the first reading said it: what the capture holds (it said "0 advertising reports"
+                    // of a capture of 1,090).
+                    throw error
                 }
                 summary = result.summary
                 for line in BTSnoopReplay.notes(result, source: capturePath.description, choosing: " (choose with --device)") { FileHandleStderr.write("quench: \(line)\n") }

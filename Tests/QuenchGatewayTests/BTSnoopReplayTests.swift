@@ -195,6 +195,19 @@ struct CaptureBuilder {
         #expect(throws: ProfileArgumentError.self) { _ = try BTSnoopReplayOptions(parsingDevice: nil, profile: "weight-scal") }
     }
 
+    /// Through the command line, a capture of a device no profile knows says what it holds: the
+    /// command read it again as a sip-keeping bottle and then said "0 advertising reports".
+    @Test func aCaptureOfNoKnownDeviceSaysWhatItHolds() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var capture = CaptureBuilder()
+        for i in 0..<3 { capture.advertisement(from: CaptureBuilder.other, random: true, data: [0x02, 0x01, 0x06], micros: Int64(i) * 100_000) }
+        try Self.write(capture.bytes, to: dir + "/unknown.btsnoop")
+        let run = try runQuench(["replay", "--btsnoop", dir + "/unknown.btsnoop"])
+        #expect(run.status == 1 && run.stderr.contains("no readings from any device of a known profile (the capture holds 3 advertising reports"),
+                "\(run.status) \(run.stderr)")
+    }
+
     /// A profile whose value lies past every payload's end read nothing, and the
     /// error said only "no readings": it now gives the first payload's decode error.
     @Test func aProfileThatDecodesNothingSaysWhy() throws {
