@@ -606,10 +606,12 @@ public struct SipDetector: Sendable, Codable {
                     delta -= change
                     zero.observe(seen: zeroSeen - change)
                 }
-                levelAnchor = after
-            } else {
-                levelAnchor = anchor + delta
             }
+            // The drift since this event is counted from its level: `drifted` adds what moved since
+            // the last event, so the anchor moves to each. (It stayed where the zero was last seen,
+            // and each event without a lift added all the drift since then again: over days of a
+            // scale's presses and gaps the count ran to kilograms, and an empty scale read as a bottle.)
+            levelAnchor = after
         }
         let start = disturbance.start
         // A level sensor's disturbance counts as a lift, unless all it saw was

@@ -329,6 +329,43 @@ import QuenchSimulator
         #expect(abs((events.first?.ml ?? 0) - 20) <= 0.5, "\(events)")
     }
 
+    /// A scale whose zero drifts while the bottle stands (a load cell warming), with drinks that
+    /// never lift it (a pump pot's presses): each is judged against the level before it, and the
+    /// drift is counted once. It was counted again at every such drink since the zero was last
+    /// seen (2 + 4 + 6 … g), so the lift after ten of them found the empty scale 90 g "above" the
+    /// zero it expected, took that for an object put beside the bottle, and judged the drink by it.
+    @Test func driftBetweenDrinksWithoutALiftIsCountedOnce() {
+        var readings: [Reading] = []
+        var t = 0.0
+        var offset = 0.0
+        var random = SeededRandom(seed: 5)
+        func hold(_ grams: Double, _ seconds: Double, drift: Double = 0) {
+            let end = t + seconds
+            let steps = seconds * 10
+            while t < end {
+                offset += drift / steps
+                readings.append(Reading(t: t, value: grams + offset + random.normal() * 0.3))
+                t += 0.1
+            }
+        }
+        var water = 600.0
+        hold(300 + water, 30)
+        var truth: [Double] = []
+        for _ in 0..<10 {
+            hold(300 + water, 20, drift: -2)     // standing: the zero drifts down 2 g
+            water -= 15                           // a press of the pump: 15 mL out, no lift
+            truth.append(15)
+            hold(300 + water, 15)
+        }
+        hold(0, 3)                                // lifted: the empty scale shows the zero, 20 g down
+        water -= 25
+        truth.append(25)
+        hold(300 + water, 30)
+        let events = detect(readings, calibration: try! BottleCalibration(unit: .g)).filter { !$0.kind.isDiagnostic }
+        #expect(events.map(\.kind) == Array(repeating: .sip, count: 11), "\(events)")
+        for (event, ml) in zip(events, truth) { #expect(abs(event.ml - ml) <= 3, "\(event.ml) for \(ml): \(events)") }
+    }
+
     /// Read once a second, a bottle filled at the tap, set down for a few seconds and lifted
     /// again to drink (issue 20's big drinks): between the hand's press after the put-down and
     /// its grasp before the lift, only two calm readings showed the level it stood at, with a

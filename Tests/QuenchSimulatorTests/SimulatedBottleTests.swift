@@ -27,6 +27,22 @@ private func drain(_ bottle: inout SimulatedBottle, _ each: (Reading) -> Void = 
         #expect(!truthA.isEmpty)
     }
 
+    /// A load cell's zero wanders at each lift but stays within `largestZeroG` of its tare, however
+    /// long the simulation: it walked without bound (290 g by a 96 h simulation's end, more than a
+    /// bottle). Shifts of 60 g a lift, an hour each: the empty scale never reads below the bound.
+    @Test func theZeroStaysNearItsTare() {
+        for seed: UInt64 in 1...6 {
+            // A kitchen scale's hour of drinks, refills and lifts, with no noise or spikes beside the zero's shifts.
+            var configuration = SimulationConfiguration.preset(.kitchenScale)
+            configuration.behaviours = [.sips, .refills, .liftWithoutDrinking, .zeroShift]
+            configuration.zeroShiftSigmaG = 60
+            var bottle = SimulatedBottle(configuration: configuration, seed: seed)
+            var lowest = Double.infinity
+            _ = drain(&bottle) { reading in lowest = min(lowest, reading.value ?? .infinity) }
+            #expect(lowest >= -SimulatedBottle.largestZeroG - 1, "seed \(seed): the empty scale read \(lowest) g")
+        }
+    }
+
     @Test func differentSeedsDiffer() {
         let configuration = SimulationConfiguration.preset(.kitchenScale, duration: 1800)
         var a = SimulatedBottle(configuration: configuration, seed: 1)
