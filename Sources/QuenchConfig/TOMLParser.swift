@@ -54,6 +54,9 @@ struct TOMLParser {
     /// The document in `bytes` (UTF-8; invalid sequences inside strings become U+FFFD).
     static func parse(_ bytes: [UInt8]) throws(TOMLSyntaxError) -> TOMLTable {
         var parser = TOMLParser(bytes)
+        // A UTF-8 byte-order mark, as Windows editors save one: not part of the document (it was
+        // "expected a key, found a non-ASCII character" at 1:1).
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { (parser.i, parser.lineStart) = (3, 3) }
         try parser.document()
         return parser.build(0)
     }

@@ -170,7 +170,7 @@ public struct TraceParser: Sendable {
                 continue
             }
             guard let newline = Self.index(of: 0x0A, in: bytes, from: start) else {
-                guard carry.count + (count - start) <= TraceFormat.maximumLineLength else {
+                guard carry.count + (count - start) <= TraceFormat.maximumLineLength + 1 else {  // + a CRLF's \r
                     throw TraceError(line: line + 1, reason: .lineTooLong)
                 }
                 carry.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<count]))
@@ -240,6 +240,8 @@ public struct TraceParser: Sendable {
         line += 1
         var lo = 0, hi = raw.count
         if line == 1, hi >= 3, raw[0] == 0xEF, raw[1] == 0xBB, raw[2] == 0xBF { lo = 3 }  // UTF-8 BOM
+        // A CRLF line's \r is its ending, not its content: the limit is the same either way.
+        if hi > lo, raw[hi - 1] == 0x0D { hi -= 1 }
         guard hi - lo <= TraceFormat.maximumLineLength else { throw TraceError(line: line, reason: .lineTooLong) }
         while hi > lo, raw[hi - 1] == 0x0D || raw[hi - 1] == 0x20 || raw[hi - 1] == 0x09 { hi -= 1 }
         while lo < hi, raw[lo] == 0x20 || raw[lo] == 0x09 { lo += 1 }

@@ -87,6 +87,10 @@ import Testing
         #expect(error("é = 1") == "1:1: expected a key, found a non-ASCII character")
         #expect(error("x = 1 # a\u{7F}") == "1:10: the control character 0x7F in a comment")
         #expect(error("x = 1\r") == "1:6: expected the end of the line, found a carriage return")
+        // A byte-order mark, as Windows editors save one, is not part of the document; anywhere else it is a character.
+        #expect((try? parse("\u{FEFF}[gateway]\nconnect_timeout = 10\n"))?.entries.first?.key == "gateway")
+        #expect(error("\u{FEFF}x = 1 2") == "1:7: expected the end of the line, found '2'", "columns count from after the mark")
+        #expect(error("x = 1\n\u{FEFF}y = 2") == "2:1: expected a key, found a non-ASCII character")
     }
 
     /// Nesting is bounded, not recursed into without end: the stack is the limit otherwise.

@@ -112,6 +112,14 @@ import QuenchTestSupport
     @Test func overlongLineIsRefusedWithoutBuffering() {
         let text = "# quench trace v1\nt,value\n1," + String(repeating: "9", count: 10_000) + "\n"
         #expect(throws: TraceError(line: 3, reason: .lineTooLong)) { _ = try TraceParser.parse(text) }
+        // The limit is the line's content: a CRLF's \r does not count (4096 bytes passed with \n, not with \r\n).
+        let longest = "# note: " + String(repeating: "x", count: TraceFormat.maximumLineLength - 8)
+        for ending in ["\n", "\r\n"] {
+            #expect(throws: Never.self) { _ = try TraceParser.parse("# quench trace v1\(ending)\(longest)\(ending)t,value\(ending)1,2\(ending)") }
+            #expect(throws: TraceError(line: 2, reason: .lineTooLong)) {
+                _ = try TraceParser.parse("# quench trace v1\(ending)\(longest)x\(ending)t,value\(ending)")
+            }
+        }
     }
 
     @Test func invalidUTF8InHeader() {

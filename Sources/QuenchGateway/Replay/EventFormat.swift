@@ -29,7 +29,7 @@ public enum EventFormat {
 
     public static func summary(_ s: ReplaySummary) -> String {
         var lines = [
-            "\(s.readings) readings over \(duration(s.duration))",
+            "\(s.readings) reading\(s.readings == 1 ? "" : "s") over \(duration(s.duration))",
             "intake  \(TraceWriter.fixed(s.sipML, places: 1)) mL in \(s.sips) sip\(s.sips == 1 ? "" : "s")"
                 + (s.sips > 0 ? " (average \(TraceWriter.fixed(s.sipML / Double(s.sips), places: 1)) mL)" : ""),
             "refills \(s.refills) (\(TraceWriter.fixed(s.refillML, places: 0)) mL)   pours \(s.pours) (\(TraceWriter.fixed(s.pourML, places: 0)) mL, not intake)",
