@@ -73,7 +73,7 @@ public enum HistoryInput {
 
     /// A body weight in kg: `70kg`, `154 lb`, `70` (kg).
     public static func weightKG(_ text: String) throws(HistoryError) -> Double {
-        let (number, unit) = try split(text)
+        let (number, unit) = try split(text, example: "such as 70kg or 154lb")
         let kg: Double
         switch unit {
         case "", "kg": kg = number
@@ -112,29 +112,32 @@ public enum HistoryInput {
     /// A duration in minutes: `30min`, `45 m`, `1.5h`. A bare number is refused:
     /// `snooze 3` could mean minutes or hours.
     public static func minutes(_ text: String, within range: ClosedRange<Double> = 0...1440) throws(HistoryError) -> Double {
-        let (number, unit) = try split(text)
+        let (low, high) = (Int(range.lowerBound), Int(range.upperBound))
+        let bounds = "between \(low == 0 ? "0" : Format.span(minutes: low)) and \(Format.span(minutes: high))"
+        let (number, unit) = try split(text, example: "a time such as 30min or 2h")
         let minutes: Double
         switch unit {
         case "":
-            throw .invalidAmount(text, reason: "give a unit: \(number.compactDescription)min or \(number.compactDescription)h")
+            // Only the readings that could be taken: `0` offered "0min or 0h" to a threshold of 15 min at least.
+            let fits = [("min", number), ("h", number * 60)].filter { range.contains($0.1) }.map { "\(number.compactDescription)\($0.0)" }
+            throw .invalidAmount(text, reason: fits.isEmpty ? "give a unit, and a time \(bounds)" : "give a unit: " + fits.joined(separator: " or "))
         case "m", "min", "mins", "minute", "minutes": minutes = number
         case "h", "hr", "hrs", "hour", "hours": minutes = number * 60
         default: throw .unknownUnit(unit, expected: .duration)
         }
-        guard range.contains(minutes) else {
-            let (low, high) = (Int(range.lowerBound), Int(range.upperBound))
-            throw .invalidAmount(text, reason: "between \(low == 0 ? "0" : Format.span(minutes: low)) and \(Format.span(minutes: high)), please")
-        }
+        guard range.contains(minutes) else { throw .invalidAmount(text, reason: "\(bounds), please") }
         return minutes
     }
 
-    private static func split(_ text: String) throws(HistoryError) -> (Double, String) {
+    /// A number and its unit; `example` is what the caller takes, said when there is no number
+    /// (a duration was told "such as 250ml").
+    private static func split(_ text: String, example: String = "such as 250ml") throws(HistoryError) -> (Double, String) {
         let trimmed = text.trimmingSpaces()
         let numberEnd = trimmed.firstIndex { !($0.isNumber || $0 == "." || $0 == "-" || $0 == "+" || $0 == "e") } ?? trimmed.endIndex
         let numberText = String(trimmed[..<numberEnd])
         let unit = trimmed[numberEnd...].trimmingSpaces().lowercased()
         guard let number = Double(numberText), number.isFinite else {
-            throw .invalidAmount(text, reason: "expected a number followed by a unit, such as 250ml")
+            throw .invalidAmount(text, reason: "expected a number followed by a unit, \(example)")
         }
         guard number >= 0 else { throw .invalidAmount(text, reason: "cannot be negative") }
         return (number, unit)
@@ -208,7 +211,7 @@ public enum HistoryInput {
         case "today": return try storable(calendar.day(of: now), text)
         case "yesterday": return try storable(calendar.day(of: now).adding(days: -1), text)
         default:
-            guard let day = CivilDay(parsing: text) else { throw .invalidDate(text, reason: whyNotADay(text) ?? "expected YYYY-MM-DD") }
+            guard let day = CivilDay(parsing: text) else { throw .invalidDate(text, reason: whyNotADay(text) ?? "expected YYYY-MM-DD, today or yesterday") }
             return try storable(day, text)
         }
     }

@@ -162,6 +162,11 @@ struct HistoryProcessTests {
             (["remind", "set", "--slack", "99999ml"], "--slack: invalid amount '99999ml': up to 2,000 mL behind the pace, please"),
             // The carer's threshold names its own range, not the 0 to 24 hours of any duration.
             (["person", "alert", "me", "999h"], "after: invalid amount '999h': between 15 min and 24 h, please"),
+            // A duration's words are a duration's (it offered "such as 250ml"), and a bare 0 is not offered as 0min or 0h.
+            (["person", "alert", "me", "nan"], "after: invalid amount 'nan': expected a number followed by a unit, a time such as 30min or 2h"),
+            (["person", "alert", "me", "0"], "after: invalid amount '0': give a unit, and a time between 15 min and 24 h"),
+            (["person", "alert", "me", "20"], "after: invalid amount '20': give a unit: 20min"),
+            (["today", "--date", "tomorrow"], "--date: invalid date 'tomorrow': expected YYYY-MM-DD, today or yesterday"),
         ] {
             let result = try runQuench(args + ["--db", f.path])
             #expect(result.status != 0, "\(args)")

@@ -25,7 +25,7 @@ import Testing
                     == "invalid date '\(text)': before 1970: a history starts on 1970-01-01 at the earliest")
         }
         for text in ["+999-01-07", "-999-01-01", " 999-01-01", "２０２６-01-01", "2026-2-3"] {
-            #expect(described { _ = try HistoryInput.day(text, calendar: calendar, now: now) } == "invalid date '\(text)': expected YYYY-MM-DD")
+            #expect(described { _ = try HistoryInput.day(text, calendar: calendar, now: now) } == "invalid date '\(text)': expected YYYY-MM-DD, today or yesterday")
         }
         // Written as a day, and none: said so, as for --at (it said "expected YYYY-MM-DD" of 2026-02-30).
         #expect(described { _ = try HistoryInput.day("2026-02-30", calendar: calendar, now: now) } == "invalid date '2026-02-30': 2026-02-30 is not a day of the calendar")
