@@ -2,6 +2,16 @@ import QuenchCore
 import QuenchStore
 
 extension History {
+    /// What `--device` names, as the events store it: a paired device by its address in any case, or
+    /// by its name as `devices` and `today` show it ("Dad's bottle" and aa:bb:… found nothing);
+    /// any other text as typed (a replayed trace's `--device` label).
+    static func deviceLabel(_ text: String, _ c: HistoryContext) throws(HistoryError) -> String {
+        let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
+        let wanted = text.trimmingSpaces().lowercased()
+        let found = devices.first { $0.address.lowercased() == wanted } ?? devices.first { $0.name?.lowercased() == wanted }
+        return found?.address ?? text
+    }
+
     /// `quench log`: the person's events newest first, with ids. Written as read, from one
     /// snapshot: `--json` and `--csv` hold one row at a time; the table reads
     /// twice (widths, then rows) rather than keeping the rows.
@@ -17,7 +27,8 @@ extension History {
         let tableLimit = shown.map { $0 == Int.max ? $0 : $0 + 1 }
         let query = EventQuery(
             since: range.since, until: range.until,
-            device: device, includeDeleted: includeDeleted, limit: csv || json ? shown : tableLimit, person: c.personID)
+            device: try device.map { (text) throws(HistoryError) in try deviceLabel(text, c) },
+            includeDeleted: includeDeleted, limit: csv || json ? shown : tableLimit, person: c.personID)
         try c.run { (store) throws(StoreError) in
             try store.reading { (reader) throws(StoreError) in
                 if json {

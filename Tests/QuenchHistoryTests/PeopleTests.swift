@@ -38,6 +38,18 @@ import Testing
         do { try body(); return "" } catch { return "\(error)" }
     }
 
+    /// `log --device` takes a paired device as `today` and `devices` show it: its name, or its
+    /// address in any case (only the stored address, exactly, found anything: "No events.").
+    @Test func logFindsADeviceByItsNameOrAddressInAnyCase() throws {
+        let fixture = try household()
+        for text in ["Ann's bottle", "ann's BOTTLE", Self.annBottle.lowercased(), Self.annBottle] {
+            let log = try History.log(env(fixture, "Ann"), since: nil, until: nil, device: text, limit: nil, includeDeleted: false, csv: true, json: false)
+            #expect(log.split(separator: "\n").count == 3, "\(text): \(log)")
+        }
+        let other = try History.log(env(fixture, "Ann"), since: nil, until: nil, device: "the kitchen scale", limit: nil, includeDeleted: false, csv: false, json: false)
+        #expect(other == "No events.", "\(other)")
+    }
+
     @Test("with several people, a per-person command without one fails, naming them")
     func severalPeopleNeedAName() throws {
         let f = try household()
