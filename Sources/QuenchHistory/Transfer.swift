@@ -106,6 +106,8 @@ extension History {
         public var devices: Int
         /// People the import added (named in the file, missing here).
         public var peopleAdded: Int
+        /// The default person of a database made for the import, removed when nothing became theirs.
+        public var defaultPersonRemoved: String? = nil
     }
 
     /// `quench import FILE` (`-` for stdin): a CSV or JSON export, or a CSV from
@@ -120,7 +122,10 @@ extension History {
         defer { if path != "-" { close(descriptor) } }
         let existed = access(environment.databasePath, F_OK) == 0
         let store = try environment.openStore(creating: true)
-        let report: ImportReport
+        // A database made for this import holds the default first person; a household's export
+        // names its own people, and the default one, left with nothing, is removed after it.
+        let made = existed ? nil : try HistoryContext.run { () throws(StoreError) in try store.people() }.first
+        var report: ImportReport
         do {
             // With a person selected (`--person`, QUENCH_PERSON, the config file), the file is
             // theirs; else rows that name nobody (older exports, files from elsewhere) are the
@@ -134,6 +139,11 @@ extension History {
             if !existed { for suffix in ["", "-wal", "-shm"] { unlink(environment.databasePath + suffix) } }
             throw error
         }
+        if let made, environment.person == nil, report.peopleAdded > 0,
+           try HistoryContext.run({ () throws(StoreError) in try store.goals(person: made.id).isEmpty }) {
+            // Refused (and kept) when anything became theirs: the export named them, or a row named nobody.
+            if (try? store.removePerson(id: made.id, movingTo: nil)) != nil { report.defaultPersonRemoved = made.name }
+        }
         if json { return JSONOutput.encode(report) }
         var summary = "Imported \(Format.grouped(report.inserted)) of \(Format.grouped(report.events)) events from \(path)"
         if report.duplicates > 0 { summary += " (\(Format.grouped(report.duplicates)) already stored)" }
@@ -142,6 +152,9 @@ extension History {
             summary += " Goals: \(report.goals), devices: \(report.devices)."
         }
         if report.peopleAdded > 0 { summary += " People added: \(report.peopleAdded)." }
+        if let removed = report.defaultPersonRemoved {
+            summary += " The new database's first person, \(removed.shownSafely(limit: 40)), had nothing of the file's and was removed."
+        }
         return summary
     }
 

@@ -325,6 +325,27 @@ import Testing
         #expect(annOnly.split(separator: "\n").count == 3 && annOnly.hasSuffix(",Ann"))
     }
 
+    /// A household moved to a new machine: its export names Sam (the first person, renamed) and Ann.
+    /// The new database's default `me`, with nothing of the file's, is removed; it stayed, an empty
+    /// extra person in `people` and the carer's view. Kept when the file makes anything theirs.
+    @Test func aHouseholdsImportIntoANewDatabaseLeavesNoEmptyDefaultPerson() throws {
+        let f = try household()
+        _ = try History.renamePerson(env(f, nil), from: "me", to: "Sam", json: true)
+        let file = f.directory + "/household.json"
+        try History.export(env(f, nil), format: .json, since: nil, until: nil).write(toFile: file, atomically: true, encoding: .utf8)
+        var fresh = env(f, nil)
+        fresh.databasePath = f.directory + "/moved.sqlite"
+        let said = try History.importFile(fresh, path: file, json: false)
+        #expect(said.hasSuffix("The new database's first person, me, had nothing of the file's and was removed."), "\(said)")
+        #expect(try IntakeStore(path: fresh.databasePath, mode: .existing).people().map(\.name) == ["Sam", "Ann"])
+        // Into a database that was there already, nobody is removed.
+        var again = env(f, nil)
+        again.databasePath = f.directory + "/existing.sqlite"
+        _ = try IntakeStore(path: again.databasePath)
+        _ = try History.importFile(again, path: file, json: false)
+        #expect(try IntakeStore(path: again.databasePath, mode: .existing).people().map(\.name) == ["me", "Sam", "Ann"])
+    }
+
     @Test("an export from before people imports into the selected person; without one, the refusal says where")
     func oldExportsImportIntoTheSelectedPerson() throws {
         let f = try household()
