@@ -23,6 +23,26 @@ struct ExportedPerson: Codable {
     /// Their own day start and carer's threshold (absent in older exports, and when not set).
     var dayStartHour: Int?
     var alertAfterMinutes: Int?
+    /// Their reminders and waking window, when not the defaults: a carer's threshold counts in the
+    /// window, which a move to a new machine silently reset to 08:00-22:00.
+    var reminders: Reminders?
+
+    /// `ReminderSettings` as the file writes it: snake-case keys that read back (`slackML` does not).
+    struct Reminders: Codable {
+        var mode: ReminderSettings.Mode
+        var wakeFromMinute, wakeUntilMinute: Int
+        var slackMl, afterMinutes, everyMinutes: Double
+
+        init(_ s: ReminderSettings) {
+            (mode, wakeFromMinute, wakeUntilMinute) = (s.mode, s.wakeFromMinute, s.wakeUntilMinute)
+            (slackMl, afterMinutes, everyMinutes) = (s.slackML, s.afterMinutes, s.everyMinutes)
+        }
+
+        var settings: ReminderSettings {
+            ReminderSettings(mode: mode, wakeFromMinute: wakeFromMinute, wakeUntilMinute: wakeUntilMinute,
+                             slackML: slackMl, afterMinutes: afterMinutes, everyMinutes: everyMinutes)
+        }
+    }
 }
 
 extension History {
@@ -56,8 +76,10 @@ extension History {
             var exported: [ExportedPerson] = []
             for person in people {
                 let goals = try c.run { (store) throws(StoreError) in try store.goals(person: person.id) }
+                let reminders = try c.run { (store) throws(StoreError) in try store.reminder(person: person.id) }.settings
                 exported.append(ExportedPerson(name: person.name, units: person.units, goals: goals,
-                                               dayStartHour: person.dayStartHour, alertAfterMinutes: person.alertAfterMinutes))
+                                               dayStartHour: person.dayStartHour, alertAfterMinutes: person.alertAfterMinutes,
+                                               reminders: reminders == .defaults ? nil : ExportedPerson.Reminders(reminders)))
             }
             let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
                 .filter { device in c.person.map { person in device.person.map { Person.sameName($0, person.name) } ?? false } ?? true }
@@ -319,7 +341,8 @@ extension History {
                     }
                     try checkGoals(person.goals, "person \(index + 1) (\(person.name.shownSafely(limit: 40))): goal", offset)
                     let name = try people.name(person.name, own: ImportSession.PersonSettings(
-                        units: person.units, dayStartHour: person.dayStartHour, alertAfterMinutes: person.alertAfterMinutes))
+                        units: person.units, dayStartHour: person.dayStartHour, alertAfterMinutes: person.alertAfterMinutes,
+                        reminders: person.reminders?.settings))
                     try HistoryContext.run { () throws(StoreError) in try session.addGoals(person.goals, person: name) }
                     goalCount += person.goals.count
                 }

@@ -95,10 +95,13 @@ public final class ImportSession {
         public var units: VolumeUnit?
         public var dayStartHour: Int?
         public var alertAfterMinutes: Int?
-        public init(units: VolumeUnit? = nil, dayStartHour: Int? = nil, alertAfterMinutes: Int? = nil) {
+        /// Their reminders and waking window (a carer's threshold counts in it), when not the defaults.
+        public var reminders: ReminderSettings?
+        public init(units: VolumeUnit? = nil, dayStartHour: Int? = nil, alertAfterMinutes: Int? = nil, reminders: ReminderSettings? = nil) {
             self.units = units
             self.dayStartHour = dayStartHour
             self.alertAfterMinutes = alertAfterMinutes
+            self.reminders = reminders
         }
     }
 
@@ -111,6 +114,9 @@ public final class ImportSession {
         if let minutes = own.alertAfterMinutes, !Person.alertAfterRange.contains(minutes) {
             throw StoreError(.invalidValue, path: store.path, "\(name.shownSafely(limit: 40))'s carer's threshold of \(minutes) minutes is not "
                              + "\(Person.alertAfterRange.lowerBound) to \(Person.alertAfterRange.upperBound)")
+        }
+        if let problem = own.reminders?.problem {
+            throw StoreError(.invalidValue, path: store.path, "\(name.shownSafely(limit: 40))'s reminders: \(problem)")
         }
         guard personIndex[Person.nameKey(name)] == nil else { return }
         personIndex[Person.nameKey(name)] = people.count
@@ -165,6 +171,7 @@ public final class ImportSession {
             let added = try IntakeStore.addPerson(name: person.name, units: person.own.units, at: person.at, db)
             try db.run("UPDATE person SET day_start_hour = ?, alert_after_minutes = ? WHERE id = ?",
                        [person.own.dayStartHour, person.own.alertAfterMinutes, added.id])
+            if let reminders = person.own.reminders { try IntakeStore.upsertReminderSettings(reminders, person: added.id, db) }
             outcome.peopleAdded += 1
         }
         for (person, goals) in goals {

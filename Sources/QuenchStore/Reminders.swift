@@ -94,16 +94,19 @@ extension IntakeStore {
 
     public func saveReminderSettings(_ settings: ReminderSettings, person: Int64? = nil) throws(StoreError) {
         if let problem = settings.problem { throw StoreError(.invalidValue, path: path, "reminders: \(problem)") }
-        try write("saving the reminder settings") { db in
-            try db.run("""
-                INSERT INTO reminder (person, mode, wake_from_minute, wake_until_minute, slack_ml, after_minutes, every_minutes)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (person) DO UPDATE SET mode = excluded.mode, wake_from_minute = excluded.wake_from_minute,
-                    wake_until_minute = excluded.wake_until_minute, slack_ml = excluded.slack_ml,
-                    after_minutes = excluded.after_minutes, every_minutes = excluded.every_minutes
-                """, [try Self.personOrFirst(person, db), settings.mode.rawValue, settings.wakeFromMinute, settings.wakeUntilMinute, settings.slackML,
-                      settings.afterMinutes, settings.everyMinutes])
-        }
+        try write("saving the reminder settings") { db in try Self.upsertReminderSettings(settings, person: try Self.personOrFirst(person, db), db) }
+    }
+
+    /// A person's reminder settings, inside a write (saving them, or an import adding the person).
+    static func upsertReminderSettings(_ settings: ReminderSettings, person: Int64, _ db: SQLiteConnection) throws {
+        try db.run("""
+            INSERT INTO reminder (person, mode, wake_from_minute, wake_until_minute, slack_ml, after_minutes, every_minutes)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (person) DO UPDATE SET mode = excluded.mode, wake_from_minute = excluded.wake_from_minute,
+                wake_until_minute = excluded.wake_until_minute, slack_ml = excluded.slack_ml,
+                after_minutes = excluded.after_minutes, every_minutes = excluded.every_minutes
+            """, [person, settings.mode.rawValue, settings.wakeFromMinute, settings.wakeUntilMinute, settings.slackML,
+                  settings.afterMinutes, settings.everyMinutes])
     }
 
     /// A reminder went out at `time`.

@@ -301,7 +301,10 @@ import Testing
         // Her nights: days of her own and a carer's threshold travel with her.
         _ = try History.setPersonDayStart(env(f, nil), name: "Ann", hour: "11", json: true)
         _ = try History.setPersonAlert(env(f, nil), name: "Ann", after: "3h", json: true)
+        // Her waking window, which her threshold counts in (a move reset it to 08:00-22:00).
+        _ = try History.setReminders(env(f, "ann"), mode: nil, window: "07:00-21:00", after: nil, every: nil, slack: nil, json: true)
         let exported = try History.export(env(f, nil), format: .json, since: nil, until: nil)
+        #expect(exported.contains("\"wake_from_minute\" : 420"), "\(exported.prefix(1500))")
         #expect(exported.contains("\"version\" : 2") && exported.contains("\"people\" : ["))
         #expect(exported.contains("\"day_start_hour\" : 11") && exported.contains("\"alert_after_minutes\" : 180"), "\(exported.prefix(900))")
         let file = f.directory + "/backup.json"
@@ -318,6 +321,8 @@ import Testing
         #expect(annGoals["current_ml"] as? Double == 1500 && (annGoals["history"] as? [Any])?.count == 2, "her goals came with her")
         let annThere = try IntakeStore(path: fresh.databasePath, mode: .existing).person(named: "Ann")
         #expect(annThere?.dayStartHour == 11 && annThere?.alertAfterMinutes == 180, "and her days and threshold")
+        let annWindow = try IntakeStore(path: fresh.databasePath, mode: .existing).reminder(person: try #require(annThere).id).settings
+        #expect(annWindow.wakeFromMinute == 420 && annWindow.wakeUntilMinute == 1260, "and her waking window: \(annWindow)")
         #expect(try History.export(fresh, format: .csv, since: nil, until: nil) == History.export(env(f, nil), format: .csv, since: nil, until: nil))
 
         // One person's export holds theirs alone.
