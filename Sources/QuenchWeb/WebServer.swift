@@ -78,7 +78,10 @@ public enum WebServer {
         let routes = RouteTable()
         router.add(middleware: JSONErrors(routes: routes))
         router.add(middleware: AccessGuard(listener: options.listen, bound: bound, tokenFile: tokenFile, connections: connections, routes: routes))
-        Routes(environment: options.environment, feed: feed, connections: connections, logger: logger, table: routes).register(on: router)
+        let writePool = NIOThreadPool(numberOfThreads: 2)
+        writePool.start()
+        Routes(environment: options.environment, feed: feed, connections: connections, logger: logger, table: routes, writePool: writePool)
+            .register(on: router)
 
         let watcher = ChangeWatcher(store: store, feed: feed, interval: options.pollInterval, heartbeat: options.heartbeatInterval, logger: logger)
         let limits = options.limits
@@ -100,8 +103,10 @@ public enum WebServer {
         do {
             try await app.runService()
         } catch {
+            try? await writePool.shutdownGracefully()
             throw .cannotListen(options.listen.description, cause: error)
         }
+        try? await writePool.shutdownGracefully()
     }
 }
 
