@@ -101,7 +101,7 @@ extension Request {
             // Every body the API takes is a few hundred bytes; said in the page's words, not NIO's type.
             throw HTTPError(.contentTooLarge, message: "request body: larger than \(context.maxUploadSize / 1024) kB; nothing was done")
         } catch {
-            throw HTTPError(.badRequest, message: "request body: \(error)")
+            throw HTTPError(.badRequest, message: "request body: \(ParserWords.describe(error))")
         }
     }
 

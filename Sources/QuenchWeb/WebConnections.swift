@@ -531,7 +531,7 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
             closeAfterAnswer = !table.isTrusted(context.channel) || response.headerFields[.connection] == "close" || failed != nil
             if let failed, response.status == .badRequest, response.headerFields[.contentLength] == "0" {
                 // Hummingbird's answer to a request its parser rejected: head and end, no body.
-                let body = ByteBuffer(string: History.json(["error": RequestHeadCheck.message("\(failed)")]) + "\n")
+                let body = ByteBuffer(string: History.json(["error": RequestHeadCheck.message(ParserWords.describe(failed))]) + "\n")
                 response.headerFields[.contentLength] = String(body.readableBytes)
                 response.headerFields[.contentType] = "application/json; charset=utf-8"
                 response.headerFields[.connection] = "close"
