@@ -176,14 +176,20 @@ import Testing
         #expect(try store.person(id: ann.id)?.alertAfterMinutes == nil)
     }
 
-    /// Days without a drink are said in waking hours, not as "2 days 10 h" of them, which a carer
-    /// reads as two days of the calendar when the last drink was four days ago.
-    @Test func longWithoutADrinkIsSaidInWakingHoursNotDays() throws {
+    /// A history whose one person, `me`, drank 250 mL at `hour` on the 24th and is watched after 3 h.
+    static func watchedAfterADrink(at hour: Double) throws -> TemporaryFolder {
         let folder = try TemporaryFolder()
         let store = try IntakeStore(path: folder.path + "/q.sqlite")
         let me = try #require(try store.person(named: "me"))
-        _ = try store.addManual(ml: 250, at: Self.at(10), note: nil, identity: "sunday", person: me.id)
+        _ = try store.addManual(ml: 250, at: at(hour), note: nil, identity: "drink at \(hour)", person: me.id)
         try store.setPersonAlert(id: me.id, afterMinutes: 180)
+        return folder
+    }
+
+    /// Days without a drink are said in waking hours, not as "2 days 10 h" of them, which a carer
+    /// reads as two days of the calendar when the last drink was four days ago.
+    @Test func longWithoutADrinkIsSaidInWakingHoursNotDays() throws {
+        let folder = try Self.watchedAfterADrink(at: 10)
         // 10:00 on the 24th to 12:00 on the 28th: 12 + 3 × 14 + 4 = 58 waking hours.
         let text = try History.carer(Self.environment(folder, 4 * 24 + 12), json: false)
         #expect(text.contains("58 h (over)") && !text.contains("days"), "\(text)")
@@ -202,11 +208,7 @@ import Testing
     /// At night nobody is over (waking hours 08:00-22:00), yet the day's alert is still open: said so,
     /// not "Nobody is over their threshold." above "Alert about me … not acknowledged.".
     @Test func atNightAnOpenAlertIsNotContradicted() throws {
-        let folder = try TemporaryFolder()
-        let store = try IntakeStore(path: folder.path + "/q.sqlite")
-        let me = try #require(try store.person(named: "me"))
-        _ = try store.addManual(ml: 250, at: Self.at(9), note: nil, identity: "morning", person: me.id)
-        try store.setPersonAlert(id: me.id, afterMinutes: 180)
+        let folder = try Self.watchedAfterADrink(at: 9)
         #expect(try History.deliverCarerAlerts(Self.environment(folder, 13)).count == 1)
         let day = try History.carer(Self.environment(folder, 14), json: false)
         #expect(day.contains("1 person is over their threshold."), "\(day)")

@@ -620,14 +620,7 @@ struct FamilyPageTests {
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             let start = try #require(try await Self.intake(browser))
             // Another program holds the database's write lock for 3 s (as an import does).
-            let lock = Process()
-            lock.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            lock.arguments = ["-c", "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE');"
-                              + " print('locked', flush=True); time.sleep(3); c.execute('COMMIT')", fixture.database]
-            let out = Pipe()
-            lock.standardOutput = out
-            try lock.run()
-            _ = out.fileHandleForReading.availableData  // "locked"
+            let lock = try Self.holdWriteLock(fixture.database, seconds: 3)
             try await browser.click("#quick-buttons button[data-amount='250ml']")
             #expect(try await Self.text(browser, "edit-status") == "Saving…")
             #expect(try await browser.run("return document.querySelector(\"#quick-buttons button[data-amount='250ml']\").disabled") as? Bool == true)
@@ -641,6 +634,20 @@ struct FamilyPageTests {
         }
     }
 
+    /// Another program (python3's sqlite3) holding the database's write lock for `seconds`, as an
+    /// import does; returns once it holds it.
+    static func holdWriteLock(_ database: String, seconds: Int) throws -> Process {
+        let lock = Process()
+        lock.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        lock.arguments = ["-c", "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE');"
+                          + " print('locked', flush=True); time.sleep(\(seconds)); c.execute('COMMIT')", database]
+        let out = Pipe()
+        lock.standardOutput = out
+        try lock.run()
+        _ = out.fileHandleForReading.availableData  // "locked"
+        return lock
+    }
+
     /// Writes waiting on the database's lock (another program holds it, as an import does) do not
     /// hold up the reads every page makes: on the shared thread pool two waiting writes took all of
     /// it, and `GET /api/today` waited 10.2 s behind a lock held 12 s (it takes milliseconds).
@@ -648,14 +655,7 @@ struct FamilyPageTests {
         let fixture = try WebFixture()
         let server = try await ServerProcess(database: fixture.database)
         defer { _ = server.stop() }
-        let lock = Process()
-        lock.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        lock.arguments = ["-c", "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE');"
-                          + " print('locked', flush=True); time.sleep(6); c.execute('COMMIT')", fixture.database]
-        let out = Pipe()
-        lock.standardOutput = out
-        try lock.run()
-        _ = out.fileHandleForReading.availableData  // "locked"
+        let lock = try Self.holdWriteLock(fixture.database, seconds: 6)
         let before = try fixture.json(["today"])["intake_ml"] as? Double
         let writes = Task {
             try await withThrowingTaskGroup(of: Int.self) { group in
