@@ -150,7 +150,9 @@ public final class TokenFile: Sendable {
     public func current() -> AccessToken? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        let stamp = (UInt64(info.st_ino), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec))
+        // The inode's change time, not its modification time: a chmod or chown changes only the former,
+        // and a token file made readable to others while the server ran was still obeyed.
+        let stamp = (UInt64(info.st_ino), Int64(info.st_ctim.tv_sec), Int64(info.st_ctim.tv_nsec))
         return seen.withLock { seen in
             if let s = seen, (s.inode, s.modified, s.nanoseconds) == stamp { return s.token }
             guard let token = try? AccessToken.load(at: path) else { return nil }

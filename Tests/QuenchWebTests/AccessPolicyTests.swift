@@ -173,6 +173,11 @@ import Glibc
         #expect(file.current() == first, "unchanged file, same token")
         let rotated = try AccessToken.rotate(at: path)
         #expect(file.current() == rotated && rotated != first, "the server follows the file without a restart")
+        // Made readable to others while the server runs: a secret no longer, so nobody (it was still obeyed).
+        #expect(chmod(path, 0o644) == 0)
+        #expect(file.current() == nil, "a token others can read lets nobody in")
+        #expect(chmod(path, 0o600) == 0)
+        #expect(file.current() == rotated, "owner-only again, the same token")
         #expect(unlink(path) == 0)
         #expect(file.current() == nil, "no file: nobody, rather than everybody")
     }
