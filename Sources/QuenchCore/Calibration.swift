@@ -73,6 +73,8 @@ public struct LevelCurve: Sendable, Hashable, Codable {
     }
 
     public var highestLevel: Double { points[points.count - 1].level }
+    /// The mL at the highest level: the bottle full.
+    public var highestML: Double { points[points.count - 1].ml }
 
     /// The volume at `level`, in mL (never negative).
     @inlinable
@@ -128,6 +130,10 @@ public struct BottleCalibration: Sendable, Hashable, Codable {
     public static let densities: ClosedRange<Double> = 0.5...2
     /// A capacity, an empty bottle's weight (g) or a curve's mL: 100 L at most.
     public static let largestML = 100_000.0
+    /// A bottle's capacity (mL) and its empty weight (g), wherever they are given: the options, a
+    /// trace's header, a saved device.
+    public static let capacitiesML = 1...largestML
+    public static let emptyWeightsG = 0...largestML
 
     public var unit: MeasurementUnit
     /// g/mL of the liquid (water: 1.0).
@@ -180,8 +186,8 @@ public struct BottleCalibration: Sendable, Hashable, Codable {
     ) throws(CalibrationError) {
         guard Self.densities.contains(density) else { throw .invalidDensity(density) }
         if unit.sensor == .level, levelCurve == nil { throw .missingLevelCurve(unit) }
-        if let capacityML, !(capacityML >= 1 && capacityML <= Self.largestML) { throw .invalidCapacity(capacityML) }
-        if let emptyWeightG, !(emptyWeightG >= 0 && emptyWeightG <= Self.largestML) { throw .invalidEmptyWeight(emptyWeightG) }
+        if let capacityML, !Self.capacitiesML.contains(capacityML) { throw .invalidCapacity(capacityML) }
+        if let emptyWeightG, !Self.emptyWeightsG.contains(emptyWeightG) { throw .invalidEmptyWeight(emptyWeightG) }
         self.unit = unit
         self.density = density
         self.levelCurve = levelCurve

@@ -188,9 +188,8 @@ public struct SipDetector: Sendable, Codable {
         mlPerUnit = (calibration.unit.gramsPerUnit ?? 1) / calibration.density
         tareML = calibration.emptyWeightG.map { $0 / calibration.density }
         if let curve = calibration.levelCurve {
-            let top = curve.points[curve.points.count - 1].ml
-            plausibleML = -Self.plausibleBelowEmpty * top ... Self.plausibleAboveFull * top + 1
-            tiltJumpML = Self.tiltJumpFraction * top
+            plausibleML = Self.plausibleML(curve)
+            tiltJumpML = Self.tiltJumpFraction * curve.highestML
         } else {
             plausibleML = -.infinity ... .infinity
             tiltJumpML = .infinity
@@ -271,7 +270,13 @@ public struct SipDetector: Sendable, Codable {
     /// Level readings that map this far outside the curve (below empty, as a
     /// fraction of the full volume; above full, as a multiple of it) are garbage.
     static let plausibleBelowEmpty = 0.05
-    public static let plausibleAboveFull = 1.2
+    static let plausibleAboveFull = 1.2
+
+    /// The mL a level sensor on `curve` can read; beyond, its readings are garbage (replay's doubt
+    /// about a curve counts readings past the top by the same bound).
+    public static func plausibleML(_ curve: LevelCurve) -> ClosedRange<Double> {
+        -plausibleBelowEmpty * curve.highestML ... plausibleAboveFull * curve.highestML + 1
+    }
     /// Slosh moves a level by millimetres; a tilted sensor's garbage jumps by
     /// a large part of the bottle (this fraction of its volume).
     static let tiltJumpFraction = 0.15

@@ -314,7 +314,7 @@ public struct TraceParser: Sendable {
                 do throws(CalibrationError) { _ = try LevelCurve(parsing: String(value)) } catch { throw TraceError(line: line, reason: .invalidLevelCurve(error)) }
             } else {
                 let capacity = key == "capacity-ml"
-                let range = capacity ? 1...BottleCalibration.largestML : 0...BottleCalibration.largestML
+                let range = capacity ? BottleCalibration.capacitiesML : BottleCalibration.emptyWeightsG
                 guard let number = Self.decimal(value), range.contains(number) else {
                     throw TraceError(line: line, reason: .invalidBottleValue(
                         key: key, found: Self.clip(String(value)),

@@ -151,11 +151,11 @@ public enum HistoryInput {
         try instantFitted(text, calendar: calendar, now: now).instant
     }
 
-    /// The same, with how a local time fitted a day the clocks changed on
-    /// (`.exact` for every other form).
     /// A bare time of day at most this far ahead of now is refused, not taken as yesterday's.
     static let aheadIsTodaySeconds = 2.0 * 3600
 
+    /// The same, with how a local time fitted a day the clocks changed on
+    /// (`.exact` for every other form).
     static func instantFitted(_ text: String, calendar: DayCalendar, now: Timestamp, onDayOf: Timestamp? = nil) throws(HistoryError)
         -> (instant: Timestamp, fit: DayCalendar.LocalTimeFit) {
         let t = text.trimmingSpaces()

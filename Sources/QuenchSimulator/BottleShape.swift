@@ -22,7 +22,7 @@ public struct BottleShape: Sendable, Hashable {
     }
 
     public var topLevelMM: Double { curve.highestLevel }
-    public var capacityML: Double { curve.points[curve.points.count - 1].ml }
+    public var capacityML: Double { curve.highestML }
 
     /// The water height for `ml` (the inverse of the curve; clamped to the bottle).
     public func level(forML ml: Double) -> Double {

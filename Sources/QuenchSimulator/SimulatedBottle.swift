@@ -393,7 +393,7 @@ public struct SimulatedBottle: IteratorProtocol, Sequence, Sendable {
             let ramp = rng.uniform(0.15, 0.45)
             if on.zeroShift, c.sensor == .weight {
                 let shift = Swift.max(-4, Swift.min(4, rng.normal())) * c.zeroShiftSigmaG
-                // A load cell's zero wanders at each unloading, but stays within tens of grams of its tare:
+                // A load cell's zero wanders at each unloading, but stays within `largestZeroG` of its tare:
                 // unbounded, the walk reached 290 g in a 96 h simulation, and the detector read the empty
                 // scale as a bottle. A step past the bound goes the other way.
                 let to = abs(s.zero + shift) > Self.largestZeroG ? s.zero - shift : s.zero + shift

@@ -94,8 +94,8 @@ extension IntakeStore {
     ///   - started: wall-clock time of the trace's t = 0.
     ///   - source: `.sensor` for detector output.
     ///   - recordedAt: when the rows are written (injectable for tests).
+    ///   - person: whose the events are (a replayed trace's `--person`); nil: the device's owner, else the first person.
     @discardableResult
-    /// `person`: whose the events are (a replayed trace's `--person`); nil: the device's owner, else the first person.
     public func ingest(
         _ events: [DetectedEvent], device: String?, started: Timestamp, source: EventSource = .sensor,
         recordedAt: Timestamp = .wallClockNow, person: String? = nil

@@ -133,7 +133,8 @@ public final class TokenFile: Sendable {
     public let path: String
     private struct Seen {
         var inode: UInt64
-        var modified: Int64
+        /// The inode's change time (seconds, nanoseconds).
+        var changed: Int64
         var nanoseconds: Int64
         var token: AccessToken
     }
@@ -154,9 +155,9 @@ public final class TokenFile: Sendable {
         // and a token file made readable to others while the server ran was still obeyed.
         let stamp = (UInt64(info.st_ino), Int64(info.st_ctim.tv_sec), Int64(info.st_ctim.tv_nsec))
         return seen.withLock { seen in
-            if let s = seen, (s.inode, s.modified, s.nanoseconds) == stamp { return s.token }
+            if let s = seen, (s.inode, s.changed, s.nanoseconds) == stamp { return s.token }
             guard let token = try? AccessToken.load(at: path) else { return nil }
-            seen = Seen(inode: stamp.0, modified: stamp.1, nanoseconds: stamp.2, token: token)
+            seen = Seen(inode: stamp.0, changed: stamp.1, nanoseconds: stamp.2, token: token)
             return token
         }
     }

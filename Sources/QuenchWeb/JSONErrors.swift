@@ -86,20 +86,20 @@ extension Request {
     /// unknown transfer coding: the parser's error) or did not arrive whole.
     private func wholeBody(context: some RequestContext) async throws -> ByteBuffer {
         var request = self
+        // Every body the API takes is a few hundred bytes; said in the page's words, not NIO's type.
+        let tooLarge = "request body: larger than \(context.maxUploadSize / 1024) kB; nothing was done"
         // A length declared too large is refused at once, and the connection closed: it waited for the
         // body and answered 408 after the body timeout (15 s) for a size it could have judged.
         if let declared = headers[.contentLength], declared.utf8.allSatisfy({ (48...57).contains($0) }),
            declared.count > 9 || (Int(declared) ?? 0) > context.maxUploadSize {
-            throw HTTPError(.contentTooLarge, headers: [.connection: "close"],
-                            message: "request body: larger than \(context.maxUploadSize / 1024) kB; nothing was done")
+            throw HTTPError(.contentTooLarge, headers: [.connection: "close"], message: tooLarge)
         }
         do {
             return try await request.collectBody(upTo: context.maxUploadSize)
         } catch let error as HTTPError {
             throw error
         } catch is NIOTooManyBytesError {
-            // Every body the API takes is a few hundred bytes; said in the page's words, not NIO's type.
-            throw HTTPError(.contentTooLarge, message: "request body: larger than \(context.maxUploadSize / 1024) kB; nothing was done")
+            throw HTTPError(.contentTooLarge, message: tooLarge)
         } catch {
             throw HTTPError(.badRequest, message: "request body: \(ParserWords.describe(error))")
         }

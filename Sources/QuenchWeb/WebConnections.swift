@@ -324,10 +324,8 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             // A client this far ahead of its answers is not a browser (none pipelines) and is not
             // reading them: a script sending `GET /app.js` 200 times a packet and never reading
             // took the server from 46 MB to 1.7 GB. Its connection is closed, and what it sent dropped.
-            if !closing {
-                closing = true
-                context.close(promise: nil)
-            }
+            closing = true
+            context.close(promise: nil)
             return
         }
         versions.append(head.version)

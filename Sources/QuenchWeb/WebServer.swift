@@ -100,13 +100,10 @@ public enum WebServer {
                 listening(address)
             },
             logger: logger)
-        do {
-            try await app.runService()
-        } catch {
-            try? await writePool.shutdownGracefully()
-            throw .cannotListen(options.listen.description, cause: error)
-        }
+        var failure: (any Error)?
+        do { try await app.runService() } catch { failure = error }
         try? await writePool.shutdownGracefully()
+        if let failure { throw .cannotListen(options.listen.description, cause: failure) }
     }
 }
 

@@ -44,10 +44,10 @@ struct CalibrationOptions: ParsableArguments {
         if !BottleCalibration.densities.contains(density) {
             throw ValidationError("--density must be from 0.5 to 2 g/mL, not \(density.compactDescription)")
         }
-        if let capacity, !(capacity >= 1 && capacity <= BottleCalibration.largestML) {
+        if let capacity, !BottleCalibration.capacitiesML.contains(capacity) {
             throw ValidationError("--capacity must be from 1 to 100000 mL, not \(capacity.compactDescription)")
         }
-        if let tare, !(tare >= 0 && tare <= BottleCalibration.largestML) {
+        if let tare, !BottleCalibration.emptyWeightsG.contains(tare) {
             throw ValidationError("--tare must be from 0 to 100000 g, not \(tare.compactDescription)")
         }
     }

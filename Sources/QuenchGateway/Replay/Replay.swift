@@ -90,7 +90,7 @@ public struct ReplaySummary: Sendable, Hashable {
         guard let calibration, sampled >= 2, overweight * 2 > sampled else { return nil }
         if let curve = calibration.levelCurve {
             return "most readings are above the level curve's top (\(curve.highestLevel.compactDescription) "
-                + "\(calibration.unit.rawValue) is \(curve.points[curve.points.count - 1].ml.compactDescription) mL), "
+                + "\(calibration.unit.rawValue) is \(curve.highestML.compactDescription) mL), "
                 + "so they read as a tilted sensor's garbage: is the curve right (`# level-curve:` in the header, or --level-curve)?"
         }
         return "most readings weigh over \(Int(Self.heaviestBottleML / 1000)) kg read in \(calibration.unit.rawValue), "
@@ -103,8 +103,8 @@ public struct ReplaySummary: Sendable, Hashable {
         guard let calibration, let value = reading.value else { return }
         sampled += 1
         if let curve = calibration.levelCurve {
-            // Where the detector takes a level for garbage (`SipDetector.plausibleAboveFull`).
-            if calibration.millilitres(value) > SipDetector.plausibleAboveFull * curve.points[curve.points.count - 1].ml + 1 { overweight += 1 }
+            // Where the detector takes a level for garbage.
+            if calibration.millilitres(value) > SipDetector.plausibleML(curve).upperBound { overweight += 1 }
         } else if calibration.millilitres(value) > Self.heaviestBottleML {
             overweight += 1
         }

@@ -76,19 +76,20 @@ public enum PipelineStore {
         }
         do throws(StoreError) {
             let label = device ?? header["device"]
-            if let person, try !store.people().contains(where: { Person.sameName($0.name, person) }) {
+            // Read once: storing events adds nobody.
+            let people = try store.people()
+            let named = person.flatMap { name in people.first { Person.sameName($0.name, name) } }
+            if let person, named == nil {
                 // Said before anything is stored, also when every event is there already.
-                let names = try store.people().map { $0.name.shownSafely(limit: 40) }.joined(separator: ", ")
+                let names = people.map { $0.name.shownSafely(limit: 40) }.joined(separator: ", ")
                 throw StoreError(.invalidValue, path: nil, "nobody is called '\(person.shownSafely(limit: 40))' (people: \(names)); nothing was stored")
             }
             let result = try store.ingest(kept, device: label, started: started, person: person)
             // As the store gives them: to the person named, else the device's owner, else the household's first person.
-            let people = try store.people()
             var whose: (name: String, by: Attribution)?
             if people.count > 1, let first = people.first {
                 let owners = try store.deviceOwners()
                 let owner = label.flatMap { owners[$0] }.flatMap { id in people.first { $0.id == id } }
-                let named = person.flatMap { name in people.first { Person.sameName($0.name, name) } }
                 whose = named.map { ($0.name, .named) } ?? owner.map { ($0.name, .owner) } ?? (first.name, .first)
             }
             return Outcome(result: result, refused: refused, person: whose)

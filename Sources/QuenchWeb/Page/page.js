@@ -330,8 +330,9 @@ async function moveMonth(by, today = shownDay) {
 const chartWidth = (kind) => Math.max(240, Math.min(800, Math.floor($("chart-" + kind).clientWidth || 800)));
 // The width each chart was last drawn for.
 const chartWidths = {};
+const CHART_KINDS = ["day", "week", "30days"];
 async function showCharts() {
-  for (const kind of ["day", "week", "30days"]) {
+  for (const kind of CHART_KINDS) {
     const width = chartWidth(kind);
     chartWidths[kind] = width;
     const params = day ? { date: day, width } : { width };
@@ -345,7 +346,7 @@ let resizeTimer = null;
 window.addEventListener("resize", () => {
   clearTimeout(resizeTimer);
   resizeTimer = setTimeout(() => {
-    const moved = ["day", "week", "30days"].some((kind) =>
+    const moved = CHART_KINDS.some((kind) =>
       $("chart-" + kind).clientWidth > 0 && chartWidths[kind] && Math.abs(chartWidth(kind) - chartWidths[kind]) >= 24);
     if (moved) showCharts();
   }, 250);
