@@ -95,9 +95,9 @@ enum Format {
 
     /// Left-aligned label column: rows of (label, value).
     static func fields(_ rows: [(String, String)], indent: Int = 2) -> String {
-        let width = rows.map(\.0.count).max() ?? 0
+        let width = rows.map(\.0.terminalWidth).max() ?? 0
         return rows.map { label, value in
-            String(repeating: " ", count: indent) + label + String(repeating: " ", count: width - label.count + 2) + value
+            String(repeating: " ", count: indent) + label + String(repeating: " ", count: width - label.terminalWidth + 2) + value
         }.joined(separator: "\n")
     }
 
@@ -120,19 +120,19 @@ enum Format {
         private(set) var rows = 0
 
         init(_ header: [String], align: [Alignment]) {
-            widths = header.map(\.count)
+            widths = header.map(\.terminalWidth)
             self.align = align
         }
 
         mutating func measure(_ row: [String]) {
-            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.shownSafely(limit: .max).count) }
+            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.shownSafely(limit: .max).terminalWidth) }
             rows += 1
         }
 
         func line(_ cells: [String]) -> String {
             var parts: [String] = []
             for (i, cell) in cells.lazy.map({ $0.shownSafely(limit: .max) }).enumerated() {
-                let pad = String(repeating: " ", count: max(0, widths[i] - cell.count))
+                let pad = String(repeating: " ", count: max(0, widths[i] - cell.terminalWidth))
                 parts.append(align[i] == .right ? pad + cell : (i == cells.count - 1 ? cell : cell + pad))
             }
             var line = parts.joined(separator: "  ")
