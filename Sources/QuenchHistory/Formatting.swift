@@ -18,6 +18,11 @@ enum Format {
 
     static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 
+    /// A quotient as JSON carries it: to a hundredth, so an average of 333.3 mL over three sips
+    /// reads 111.1, not 111.10000000000001 (a binary fraction's noise, in every client's display).
+    /// Sums stay as stored: clients add to them and compare.
+    static func hundredths(_ x: Double) -> Double { (x * 100).rounded() / 100 }
+
     /// A person's name as a shell takes it in a command we suggest: "Ann Lee" is one word.
     static func shellWord(_ name: String) -> String {
         let shown = name.shownSafely(limit: 40)

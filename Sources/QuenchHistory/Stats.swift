@@ -62,11 +62,11 @@ extension History {
         let current = streak.map { $0.through.number - $0.from.number + 1 } ?? 0
         return StatsReport(
             person: c.personName, from: first.description, through: today.description, days: days, daysCounted: counted,
-            units: c.units.rawValue, totalMl: total, dailyAverageMl: total / Double(counted), goalMetDays: met,
+            units: c.units.rawValue, totalMl: total, dailyAverageMl: Format.hundredths(total / Double(counted)), goalMetDays: met,
             // The current streak may have ended yesterday, before a one-day period.
             currentStreak: current, currentStreakFrom: streak?.from.description, currentStreakThrough: streak?.through.description,
             longestStreak: max(longest, current), sips: sips,
-            sipsPerDay: Double(sips) / Double(counted), averageSipMl: sips > 0 ? total / Double(sips) : nil)
+            sipsPerDay: Format.hundredths(Double(sips) / Double(counted)), averageSipMl: sips > 0 ? Format.hundredths(total / Double(sips)) : nil)
     }
 
     /// Days in a row the goal was met, counting back from today; today counts

@@ -52,8 +52,8 @@ extension History {
         return TodayReport(
             person: c.personName, date: day.description, dayStart: "\(Format.two(c.calendar.dayStartHour)):00",
             timeZone: c.calendar.timeZone.identifier, units: c.units.rawValue,
-            intakeMl: total.ml, goalMl: goal, goalIsDefault: book.isDefault, progress: total.ml / goal,
-            sips: total.sips, averageSipMl: total.sips > 0 ? total.ml / Double(total.sips) : nil,
+            intakeMl: total.ml, goalMl: goal, goalIsDefault: book.isDefault, progress: (total.ml / goal * 10_000).rounded() / 10_000,
+            sips: total.sips, averageSipMl: total.sips > 0 ? Format.hundredths(total.ml / Double(total.sips)) : nil,
             lastSipAt: last.map { Format.localISO($0.time, c.calendar) },
             lastSipAgoSeconds: last.map { c.now.secondsSince1970 - $0.time.secondsSince1970 },
             bottles: recent.map { event in

@@ -176,3 +176,22 @@ import Testing
         #expect(Format.percent(0.7) == "70 %" && Format.percent(0.29) == "29 %" && Format.percent(0) == "0 %")
     }
 }
+
+/// Averages as JSON gives them to a page or Home Assistant: to a hundredth, without a binary
+/// fraction's noise (three drinks, 333.3 mL, averaged 111.10000000000001).
+@Suite struct FiguresInJSONTests {
+    @Test func averagesCarryNoFloatNoise() throws {
+        let f = try HistoryFixture(populate: false)
+        let env = f.environment(now: Timestamp(iso8601: "2026-11-24T12:00:00Z")!)
+        for (amount, at) in [("0.1L", "09:00"), ("0.2L", "10:00"), ("33.3mL", "11:00")] {
+            _ = try History.add(env, amount: amount, at: at, note: nil, json: false)
+        }
+        let today = try #require(try JSONSerialization.jsonObject(with: Data(try History.today(env, json: true).utf8)) as? [String: Any])
+        let stats = try #require(try JSONSerialization.jsonObject(with: Data(try History.stats(env, days: 7, json: true).utf8)) as? [String: Any])
+        #expect(try History.today(env, json: true).contains("\"average_sip_ml\":111.1,"))
+        #expect(today["intake_ml"] as? Double == 333.3)
+        #expect(today["progress"] as? Double == 0.1667)
+        #expect(try History.stats(env, days: 7, json: true).contains("\"average_sip_ml\":111.1,"))
+        #expect(stats["daily_average_ml"] as? Double == 333.3)
+    }
+}
