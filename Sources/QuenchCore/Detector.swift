@@ -420,8 +420,13 @@ public struct SipDetector: Sendable, Codable {
             }
             markLifted(at: run.start, into: &events)
             disturbance.lastAway = t
-            if run.count >= Self.emptyScaleReadings { disturbance.zeroSeen = run.judgedLevel - objectsML }
-            if held >= configuration.settleSeconds { emptyML = run.judgedLevel - objectsML }
+            // The empty scale's zero, from as many readings as `zeroSeen` takes: two spikes to 0 on a
+            // SIG scale at 1 Hz, a phone beside the bottle, set it a phone's weight low, and from then
+            // on the phone alone, seen at each lift, read as the bottle (simulated 240 h: 10 % of the intake).
+            if run.count >= Self.emptyScaleReadings {
+                disturbance.zeroSeen = run.judgedLevel - objectsML
+                if held >= configuration.settleSeconds { emptyML = run.judgedLevel - objectsML }
+            }
             return
         }
         // Long after the bottle came back, no hand rests on it any more and
@@ -610,6 +615,10 @@ public struct SipDetector: Sendable, Codable {
                     objectsML += change
                     delta -= change
                     zero.observe(seen: zeroSeen - change)
+                    // The empty scale, if read during this lift, was counted against the objects
+                    // as they were. Left so, a phone taken away while the bottle was off left the
+                    // zero a phone's weight low, and the next lift's empty scale read as the bottle.
+                    emptyML = zeroSeen - change
                 }
             }
             // The drift since this event is counted from its level: `drifted` adds what moved since

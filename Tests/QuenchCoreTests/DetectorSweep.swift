@@ -27,7 +27,9 @@ func sweep(seeds: UInt64, verbose: Bool = false, bySensor: Bool = false, _ confi
             for s in report.spurious { print("   spurious \(s)") }
             for m in report.matches where abs(m.truth.ml - m.detected.ml) > (Double(environment["ERROR_ML"] ?? "") ?? 3) { print("   error \(m.truth) -> \(m.detected.ml) \(m.detected.kind)") }
             if environment["PACE"] != nil {
-                let all = report.matches.map { ($0.truth.kind, $0.detected) } + report.spurious.map { (EventKind.lifted, $0) }
+                // A spurious event is named for the truth it overlaps (a pour judged a drink).
+                let overlapped = { (d: DetectedEvent) in truth.first { $0.tStart < d.end && $0.tEnd > d.start }?.kind ?? .lifted }
+                let all = report.matches.map { ($0.truth.kind, $0.detected) } + report.spurious.map { (overlapped($0), $0) }
                 for (truthKind, d) in all where d.ml >= 100 && d.kind != .refill {
                     print(String(format: "   pace %@ as %@ ml %.0f away %.1f pace %.1f left %.0f sensor %@", "\(truthKind)", "\(d.kind)", d.ml, d.end - d.start, d.ml / max(d.end - d.start - 1, 0.5), d.remainingML ?? -1, "\(configuration.sensor)"))
                 }
@@ -82,20 +84,37 @@ func detectorSweep() throws {
 func detectorDump() throws {
     let parts = ProcessInfo.processInfo.environment["DUMP"]!.split(separator: ",").map(String.init)
     let seed = UInt64(parts[0]) ?? 1
+    let from = Double(parts[2]) ?? 0, to = Double(parts[3]) ?? 3600
+    // `DUMP=0,path/to/trace.csv,FROM,TO`: a trace file (a long `quench simulate`) instead.
+    if parts[1].contains("/") {
+        let (header, readings) = try loadTrace(parts[1])
+        let value = { (key: String) in header.metadata.first { $0.key == key }.flatMap { Double($0.value) } }
+        let calibration = try BottleCalibration(unit: header.unit ?? .g, capacityML: value("capacity-ml"), emptyWeightG: value("empty-weight-g"))
+        var detector = SipDetector(calibration: calibration)
+        var events: [DetectedEvent] = []
+        for r in readings {
+            let before = events.count
+            detector.process(r, into: &events)
+            if r.t >= from, r.t <= to { printDumpLine(r, detector) }
+            for e in events[before...] where e.t >= from && e.t <= to + 30 { print("   EVENT \(e)") }
+        }
+        return
+    }
     let configuration = Situation(rawValue: parts[1]).map { SimulationConfiguration.situation($0, seed: seed, duration: 3600) }
         ?? SimulationConfiguration.randomised(seed: seed, duration: 3600)
-    let from = Double(parts[2]) ?? 0, to = Double(parts[3]) ?? 3600
     var bottle = SimulatedBottle(configuration: configuration, seed: seed)
     var detector = SipDetector(calibration: configuration.calibration)
     var events: [DetectedEvent] = []
     while let r = bottle.next() {
         let before = events.count
         detector.process(r, into: &events)
-        if r.t >= from, r.t <= to {
-            print(String(format: "%8.2f %@ %@ band %.2f level %@", r.t, r.value.map { String(format: "%8.2f", $0) } ?? "     nil",
-                         detector.phase.rawValue, detector.band, detector.level.map { String(format: "%.2f", $0) } ?? "-"))
-        }
+        if r.t >= from, r.t <= to { printDumpLine(r, detector) }
         for e in events[before...] where e.t >= from && e.t <= to + 30 { print("   EVENT \(e)") }
     }
     for t in bottle.drainTruth() where t.tEnd >= from && t.tStart <= to { print("   TRUTH \(t)") }
+}
+
+private func printDumpLine(_ r: Reading, _ detector: SipDetector) {
+    print(String(format: "%8.2f %@ %@ band %.2f level %@", r.t, r.value.map { String(format: "%8.2f", $0) } ?? "     nil",
+                 detector.phase.rawValue, detector.band, detector.level.map { String(format: "%.2f", $0) } ?? "-"))
 }

@@ -329,6 +329,79 @@ import QuenchSimulator
         #expect(abs((events.first?.ml ?? 0) - 20) <= 0.5, "\(events)")
     }
 
+    /// A phone taken from the scale while the bottle is off it (or from beside a nearly empty bottle,
+    /// which leaves less than "a bottle" counted with the phone, so it reads as the bottle lifted).
+    /// The empty scale seen then was counted against the phone still there, and stayed a phone's
+    /// weight low once the bottle was back without it: the next lift's empty scale read as the
+    /// bottle (a "sip" of all the water, then a "refill"). Simulated day 3 of the `day` preset
+    /// went to 211 % of the intake over 240 hours that way.
+    @Test(arguments: [false, true])
+    func aPhoneTakenAwayLeavesTheZeroWhereItWas(besideANearlyEmptyBottle: Bool) {
+        var readings: [Reading] = []
+        var t = 0.0
+        var random = SeededRandom(seed: 41)
+        func hold(_ grams: Double, _ seconds: Double) {
+            let end = t + seconds
+            while t < end {
+                readings.append(Reading(t: t, value: grams + random.normal() * 0.5))
+                t += 0.1
+            }
+        }
+        let phone = 213.0, tare = 180.0
+        var water = besideANearlyEmptyBottle ? 90.0 : 600.0
+        var truth: [Double] = []
+        hold(tare + water, 30)
+        hold(tare + water + phone, 30)            // a phone put down beside the bottle
+        hold(phone, 4)                            // lifted: the phone alone
+        hold(tare + water + phone, 30)
+        if besideANearlyEmptyBottle {
+            hold(tare + water, 120)               // the phone taken away: less than a bottle is left
+            hold(0, 5)                            // lifted: the empty scale
+        } else {
+            hold(phone, 4)                        // lifted again
+            hold(0, 6)                            // the phone taken away meanwhile
+        }
+        water -= 12
+        truth.append(12)
+        hold(tare + water, 40)                    // back, without the phone
+        for ml in [20.0, 15] {
+            hold(0, 15)                           // carried off for a while: nothing on the scale
+            water -= ml
+            truth.append(ml)
+            hold(tare + water, 40)
+        }
+        let events = detect(readings, calibration: try! BottleCalibration(unit: .g, emptyWeightG: tare)).filter { !$0.kind.isDiagnostic }
+        #expect(events.map(\.kind) == Array(repeating: .sip, count: truth.count), "\(events)")
+        for (event, ml) in zip(events, truth) { #expect(abs(event.ml - ml) <= 1.5, "\(event.ml) for \(ml): \(events)") }
+    }
+
+    /// The same pair of spikes at 0 while the bottle stands beside a phone, and then a lift long
+    /// enough for a level to confirm (a walk with the bottle). The pair, held over a second, set the
+    /// empty scale's zero a phone's weight low, and the phone alone, seen at that lift, read as the
+    /// bottle: a "sip" of all the water and a "refill" (simulated SIG scale, 240 h: 10 % of the intake).
+    @Test func twoSpikesAtZeroDoNotMoveTheZeroALongLiftIsJudgedBy() {
+        var readings: [Reading] = []
+        var t = 0.0
+        func hold(_ kg: Double, _ seconds: Int) {
+            for _ in 0..<seconds {
+                readings.append(Reading(t: t, value: kg))
+                t += 1
+            }
+        }
+        hold(0, 20)             // the empty scale
+        hold(0.675, 60)         // the bottle
+        hold(0.900, 60)         // a phone put down beside it
+        t += 0.25
+        hold(0, 1); t += 0.25   // two spikes to 0 in a row, a reading's jitter apart (1.25 s)
+        hold(0, 1)
+        hold(0.900, 30)
+        hold(0.225, 15)         // lifted and carried off: the phone alone
+        hold(0.880, 60)         // back, 20 mL lighter
+        let events = detect(readings, calibration: try! BottleCalibration(unit: .kg)).filter { !$0.kind.isDiagnostic }
+        #expect(events.map(\.kind) == [.sip], "\(events)")
+        #expect(abs((events.first?.ml ?? 0) - 20) <= 0.5, "\(events)")
+    }
+
     /// A scale whose zero drifts while the bottle stands (a load cell warming), with drinks that
     /// never lift it (a pump pot's presses): each is judged against the level before it, and the
     /// drift is counted once. It was counted again at every such drink since the zero was last
