@@ -302,28 +302,18 @@ import QuenchSimulator
     /// The pair comes while the bottle stands, or in a lift, after the phone alone was read.
     @Test(arguments: [false, true])
     func twoSpikesAtZeroBesideAPhoneAreNothing(atTheLift: Bool) {
-        var readings: [Reading] = []
-        var t = 0.0
-        func hold(_ kg: Double, _ seconds: Int) {
-            for _ in 0..<seconds {
-                readings.append(Reading(t: t, value: kg))
-                t += 1
-            }
-        }
-        hold(0, 20)             // the empty scale
-        hold(0.675, 60)         // the bottle
-        hold(0.900, 60)         // a phone put down beside it
+        var scale = OneHertzScale.bottleBesideAPhone()
         if atTheLift {
-            hold(0.900, 30)
+            scale.hold(0.900, 30)
         } else {
-            hold(0, 1); hold(0.015, 1)  // two spikes in a row
-            hold(0.900, 28)
+            scale.hold(0, 1); scale.hold(0.015, 1)  // two spikes in a row
+            scale.hold(0.900, 28)
         }
-        hold(0.225, 6)          // lifted: the phone alone
-        if atTheLift { hold(0, 1); hold(0.015, 1) } else { hold(0.225, 2) }
-        hold(0.880, 60)         // back, 20 mL lighter
-        hold(0.655, 60)         // the phone taken away
-        let events = detect(readings, calibration: try! BottleCalibration(unit: .kg)).filter { !$0.kind.isDiagnostic }
+        scale.hold(0.225, 6)          // lifted: the phone alone
+        if atTheLift { scale.hold(0, 1); scale.hold(0.015, 1) } else { scale.hold(0.225, 2) }
+        scale.hold(0.880, 60)         // back, 20 mL lighter
+        scale.hold(0.655, 60)         // the phone taken away
+        let events = detect(scale.readings, calibration: try! BottleCalibration(unit: .kg)).filter { !$0.kind.isDiagnostic }
         #expect(events.count == 1, "\(events)")
         #expect(events.first?.kind == .sip)
         #expect(abs((events.first?.ml ?? 0) - 20) <= 0.5, "\(events)")
@@ -380,24 +370,15 @@ import QuenchSimulator
     /// empty scale's zero a phone's weight low, and the phone alone, seen at that lift, read as the
     /// bottle: a "sip" of all the water and a "refill" (simulated SIG scale, 240 h: 10 % of the intake).
     @Test func twoSpikesAtZeroDoNotMoveTheZeroALongLiftIsJudgedBy() {
-        var readings: [Reading] = []
-        var t = 0.0
-        func hold(_ kg: Double, _ seconds: Int) {
-            for _ in 0..<seconds {
-                readings.append(Reading(t: t, value: kg))
-                t += 1
-            }
-        }
-        hold(0, 20)             // the empty scale
-        hold(0.675, 60)         // the bottle
-        hold(0.900, 60)         // a phone put down beside it
-        t += 0.25
-        hold(0, 1); t += 0.25   // two spikes to 0 in a row, a reading's jitter apart (1.25 s)
-        hold(0, 1)
-        hold(0.900, 30)
-        hold(0.225, 15)         // lifted and carried off: the phone alone
-        hold(0.880, 60)         // back, 20 mL lighter
-        let events = detect(readings, calibration: try! BottleCalibration(unit: .kg)).filter { !$0.kind.isDiagnostic }
+        var scale = OneHertzScale.bottleBesideAPhone()
+        scale.t += 0.25
+        scale.hold(0, 1)              // two spikes to 0 in a row, a reading's jitter apart (1.25 s)
+        scale.t += 0.25
+        scale.hold(0, 1)
+        scale.hold(0.900, 30)
+        scale.hold(0.225, 15)         // lifted and carried off: the phone alone
+        scale.hold(0.880, 60)         // back, 20 mL lighter
+        let events = detect(scale.readings, calibration: try! BottleCalibration(unit: .kg)).filter { !$0.kind.isDiagnostic }
         #expect(events.map(\.kind) == [.sip], "\(events)")
         #expect(abs((events.first?.ml ?? 0) - 20) <= 0.5, "\(events)")
     }
@@ -475,5 +456,27 @@ import QuenchSimulator
             #expect(abs(events[0].ml - refill) <= 3, "bottle \(bottle): refill \(refill) read \(events[0].ml)")
             #expect(abs(events[1].ml - drink) <= 3, "bottle \(bottle): drink \(drink) read \(events[1].ml)")
         }
+    }
+}
+
+/// A SIG weight scale read once a second, in kilograms.
+private struct OneHertzScale {
+    var readings: [Reading] = []
+    var t = 0.0
+
+    mutating func hold(_ kg: Double, _ seconds: Int) {
+        for _ in 0..<seconds {
+            readings.append(Reading(t: t, value: kg))
+            t += 1
+        }
+    }
+
+    /// The empty scale for 20 s, a bottle (675 g) for a minute, then a phone (225 g) put down beside it for a minute.
+    static func bottleBesideAPhone() -> OneHertzScale {
+        var scale = OneHertzScale()
+        scale.hold(0, 20)
+        scale.hold(0.675, 60)
+        scale.hold(0.900, 60)
+        return scale
     }
 }
