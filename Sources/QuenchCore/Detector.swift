@@ -308,6 +308,10 @@ public struct SipDetector: Sendable, Codable {
     /// `objectRemovalToleranceML`) is the object taken away, not a sip.
     static let objectRemovalToleranceML = 10.0
     static let objectRemovalFraction = 0.15
+    /// Nobody drinks through a straw or a pump faster than this (mL/s): a loss without a lift of
+    /// at least `smallestTakenAwayML` that came faster was something taken from the scale.
+    static let fastestUnliftedDrinkMLPerSecond = 30.0
+    static let smallestTakenAwayML = 30.0
 
     /// Tilted readings at most this many sampling intervals apart are one tilt;
     /// further apart, the later one starts another (or is a spike).
@@ -641,6 +645,11 @@ public struct SipDetector: Sendable, Codable {
             if policy.bottleLeavesSensor, !lifted, objectsML > 0,
                abs(loss - objectsML) <= max(Self.objectRemovalToleranceML, Self.objectRemovalFraction * objectsML) {
                 objectsML = 0  // the phone was taken away
+            } else if policy.bottleLeavesSensor, !lifted, loss >= Self.smallestTakenAwayML,
+                      loss / (settledAt - start + interval.seconds) > Self.fastestUnliftedDrinkMLPerSecond {
+                // Too fast to drink: something taken away whose weight was not known well (a SIG
+                // scale's zero below its floor of 0 hides part of a phone's weight at each lift).
+                objectsML = max(0, objectsML - loss)
             } else if loss >= (lifted ? configuration.minSipML : configuration.minUnliftedSipML) {
                 // Emptying into the sink needs a lift; a scale that was only
                 // pressed (a pump pot, a straw) lost what was drunk.

@@ -383,6 +383,39 @@ import QuenchSimulator
         #expect(abs((events.first?.ml ?? 0) - 20) <= 0.5, "\(events)")
     }
 
+    /// A phone taken from beside the bottle whose weight the detector does not know: it lay there
+    /// when the gateway started, or a SIG scale's zero below its floor of 0 hid part of it at each
+    /// lift (simulated SIG scales over 240 h: 3–9 % of the intake, each removal a "drink" of
+    /// 135–220 mL). 135 g gone within a second is faster than anyone drinks without lifting the
+    /// bottle: it is something taken away, and the drinks around it are judged as before.
+    @Test(arguments: [1.0, 0.1])
+    func somethingTakenAwayFasterThanAnyoneDrinksIsNoSip(secondsPerReading: Double) {
+        var readings: [Reading] = []
+        var t = 0.0
+        var random = SeededRandom(seed: 7)
+        func hold(_ grams: Double, _ seconds: Double) {
+            let end = t + seconds
+            while t < end {
+                readings.append(Reading(t: t, value: grams + random.normal() * 0.4))
+                t += secondsPerReading
+            }
+        }
+        var water = 500.0
+        hold(180 + water + 135, 60)    // the bottle, a phone beside it, as the gateway starts
+        water -= 20
+        hold(135, 5)                   // lifted: the phone alone
+        hold(180 + water + 135, 60)
+        hold(180 + water, 60)          // the phone taken away
+        water -= 20
+        hold(0, 5)                     // lifted: the empty scale
+        hold(180 + water, 60)
+        hold(180 + water + 90, 60)     // a glass put down beside it
+        hold(180 + water, 60)          // and taken away again
+        let events = detect(readings, calibration: try! BottleCalibration(unit: .g)).filter { !$0.kind.isDiagnostic }
+        #expect(events.map(\.kind) == [.sip, .sip], "\(events)")
+        for event in events { #expect(abs(event.ml - 20) <= 1.5, "\(events)") }
+    }
+
     /// A scale whose zero drifts while the bottle stands (a load cell warming), with drinks that
     /// never lift it (a pump pot's presses): each is judged against the level before it, and the
     /// drift is counted once. It was counted again at every such drink since the zero was last
