@@ -21,7 +21,8 @@ import QuenchSimulator
 
         // Straight from the simulator, one reading at a time, through values rounded as in the file.
         var bottle = SimulatedBottle(configuration: configuration, seed: 21)
-        var detector = SipDetector(calibration: configuration.calibration)
+        // The calibration as replay reads it from the file's header (the empty weight to 0.1 g).
+        var detector = SipDetector(calibration: try ReplayOptions().calibration(for: bottle.header, source: .file(folder + "/t.csv")))
         var direct: [DetectedEvent] = []
         while let reading = bottle.next() {
             let row = TraceWriter.row(reading, decimals: configuration.valueDecimals)
