@@ -137,7 +137,11 @@ extension IntakeStore {
         if let existing = try person(named: name, db) {
             throw StoreError(.invalidValue, path: nil, "there is already someone called \(existing.name.shownSafely(limit: 40))")
         }
-        try db.run("INSERT INTO person (name, units, created_at) VALUES (?, ?, ?)", [name, units?.rawValue, time.secondsSince1970])
+        // Past everyone there is and ever was (v23): a removed person's id stays theirs.
+        try db.run("""
+            INSERT INTO person (id, name, units, created_at)
+            VALUES (max(coalesce((SELECT max(id) FROM person), 0), coalesce((SELECT max(id) FROM person_retired), 0)) + 1, ?, ?, ?)
+            """, [name, units?.rawValue, time.secondsSince1970])
         return Person(id: db.lastInsertedRowID, name: name, units: units, createdAt: time)
     }
 

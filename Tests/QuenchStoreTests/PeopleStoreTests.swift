@@ -170,6 +170,11 @@ struct PeopleStoreTests {
         #expect(try store.people().map(\.name) == ["me"])
         #expect(try store.holdings(of: me.id) == PersonHoldings(events: 6, deleted: 0, devices: ["AA:00:00:00:00:01", "AA:00:00:00:00:02"]))
         #expect(throws: StoreError.self) { try store.removePerson(id: me.id, movingTo: nil) }
+        // Someone added next never gets Ann's id: Home Assistant's entities and topics hang on it.
+        let cat = try store.addPerson(name: "Cat")
+        #expect(cat.id > ann.id, "\(cat.id) after \(ann.id)")
+        try store.removePerson(id: cat.id, movingTo: nil)
+        #expect(try store.addPerson(name: "Dan").id > cat.id)
         try store.renamePerson(id: me.id, to: "Sam")
         #expect(try store.events(EventQuery(limit: 1)).first?.person == "Sam")
     }
