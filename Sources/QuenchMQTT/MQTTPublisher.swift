@@ -305,7 +305,8 @@ public final class MQTTPublisher {
         let configs = HomeAssistantDiscovery.configs(published, topics: topics, expireAfter: announcesAvailability ? nil : settings.syncFreshness,
                                                      form: settings.discoveryForm)
         if needDiscovery || Set(configs.map(\.topic)) != announced || configs.contains(where: { lastPayloads[$0.topic] != $0.message.payload }) {
-            try announce(configs)
+            // Each person's retained state is theirs as their configs are: cleared with them when they are removed.
+            try announce(configs, alsoHeld: published.map { (topics.person($0.personId), "person \($0.personId)") })
             needDiscovery = false
         }
         var messages = published.flatMap { [Messages.personState($0, topics: topics)] + Messages.deviceStates($0, topics: topics) }
@@ -340,17 +341,20 @@ public final class MQTTPublisher {
         return ProcessIdentity.isRunning(pid: holder.pid, started: holder.started)
     }
 
-    /// Discovery configs, retained; those of devices no longer paired are cleared (an empty retained payload).
-    private func announce(_ configs: [(topic: String, owner: String, message: OutgoingMessage)]) throws(MQTTError) {
+    /// Discovery configs, retained; those of devices no longer paired are cleared (an empty retained payload),
+    /// as are the other retained topics `alsoHeld` named before and no longer does (a removed person's state).
+    private func announce(_ configs: [(topic: String, owner: String, message: OutgoingMessage)],
+                          alsoHeld: [(topic: String, owner: String)]) throws(MQTTError) {
         for c in configs {
             try publishOther(c.message)
             lastPayloads[c.topic] = c.message.payload
         }
         announced = Set(configs.map(\.topic))
-        let current = Dictionary(configs.map { ($0.topic, $0.owner) }, uniquingKeysWith: { a, _ in a })
+        let current = Dictionary(configs.map { ($0.topic, $0.owner) } + alsoHeld, uniquingKeysWith: { a, _ in a })
         do {
             let before = try store.announcedTopics()
             for (topic, owner) in before where current[topic] == nil {
+                lastPayloads[topic] = nil
                 try publishOther(OutgoingMessage(topic: topic, payload: "", retain: true))
                 logger.info("discovery config cleared", metadata: ["topic": "\(topic)", "device": "\(owner)"])
             }

@@ -461,6 +461,14 @@ struct PublisherTests {
         let reminder = try #require(json(subscriber.last("quench/testpi/person/\(ann.id)/reminder")))
         #expect(reminder["person"] as? String == "Ann Lee" && reminder["goal_ml"] as? Double == 1500)
         #expect(subscriber.last("quench/testpi/person/1/reminder") == nil)
+
+        // Removed, her history given to me: her retained state goes with her entities (it stayed on
+        // the broker, and a Home Assistant restarted later read her last day from it).
+        try store.removePerson(id: ann.id, movingTo: 1)
+        _ = try publisher.sync(timeout: 10)
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last(annTopic)?.payload.isEmpty == true }, "her state is cleared")
+        #expect(subscriber.last("homeassistant/sensor/quench_testpi/p\(ann.id)_intake_today/config")?.payload.isEmpty == true)
+        #expect(subscriber.waitFor(seconds: 5) { json(subscriber.last(meTopic))?["intake_ml"] as? Double == 210 }, "mine, with her 90 mL")
     }
 }
 #endif
