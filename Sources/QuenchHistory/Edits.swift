@@ -51,7 +51,7 @@ extension History {
                 + "\(time.iso8601); for the second use --at \(later.iso8601)"
         }
         if let identity, let done = try c.run({ (store) throws(StoreError) in try store.event(identity: identity) }) {
-            return try editText(c, action: "already added", done, json: json)
+            return try alreadyAdded(done, ml: ml, identity: identity, c, json: json)
         }
         let event: IntakeEvent
         do {
@@ -64,13 +64,28 @@ extension History {
             // the look above and this insert, and the identity's uniqueness refused this one. It was
             // answered 400 "a value breaks the database's rules".
             if let identity, let done = try c.run({ (store) throws(StoreError) in try store.event(identity: identity) }) {
-                return try editText(c, action: "already added", done, json: json)
+                return try alreadyAdded(done, ml: ml, identity: identity, c, json: json)
             }
             throw error
         }
         let text = try editText(c, action: "added", event, json: json)
         guard let adjustment, !json else { return text }
         return "Note: " + adjustment.shownSafely(limit: 300) + ".\n" + text
+    }
+
+    /// A second add with a drink's identity: the same drink sent again (a retry, a double tap) is
+    /// answered as added; the id sent with another amount or for someone else is refused, naming the
+    /// drink it was used for. (It answered "already added" and stored nothing: a Home Assistant
+    /// automation that sent one fixed id for everyone's morning glass logged only the first.)
+    static func alreadyAdded(_ done: IntakeEvent, ml: Double, identity: String, _ c: HistoryContext, json: Bool) throws(HistoryError) -> String {
+        let samePerson = done.person.map { $0.lowercased() == c.personName.lowercased() } ?? true
+        guard samePerson, abs(done.ml - ml) < 0.005 else {
+            let id = identity.split(separator: "|", maxSplits: 1).last.map(String.init) ?? identity
+            throw .invalidArgument("the id '\(id.shownSafely(limit: 80))' was already used for #\(done.id ?? 0), "
+                + "\(Format.volume(done.ml, c.units)) for \((done.person ?? c.personName).shownSafely(limit: 40)) at \(Format.dateTime(done.time, c.calendar)); "
+                + "a new drink needs an id of its own")
+        }
+        return try editText(c, action: "already added", done, json: json)
     }
 
     /// One drink is from `HistoryInput.minimumDrinkML` to `maximumDrinkML`, said in the person's units.

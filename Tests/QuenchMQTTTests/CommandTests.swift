@@ -70,6 +70,15 @@ struct RemoteCommandTests {
         #expect(try add.perform(env, person: "me").hasPrefix("Added #1: sip 250 mL"))
         #expect(try add.perform(env, person: "me").hasPrefix("Already added #1: sip 250 mL"))
         #expect(try store.events().map(\.identity) == ["mqtt|ha-1"])
+        // The id again with another amount, or for someone else: refused, naming the drink it was used
+        // for (it answered "already added" and stored nothing).
+        _ = try store.addPerson(name: "Ann")
+        for (amount, person) in [(RemoteCommand.Amount.text("500ml"), "me"), (.text("250ml"), "Ann")] {
+            #expect {
+                try RemoteCommand(id: "ha-1", action: .add, amount: amount).perform(env, person: person)
+            } throws: { "\($0)".contains("the id 'ha-1' was already used for #1, 250 mL for me at ") && "\($0)".contains("a new drink needs an id of its own") }
+        }
+        #expect(try store.events().map(\.identity) == ["mqtt|ha-1"])
         _ = try RemoteCommand(id: "ha-2", action: .add, amount: .millilitres(100)).perform(env, person: "me")
         let undo = RemoteCommand(id: "ha-3", action: .undo)
         #expect(try undo.perform(env, person: "me").hasPrefix("Deleted #2"))
