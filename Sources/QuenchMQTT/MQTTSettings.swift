@@ -264,11 +264,12 @@ extension MQTTSettings {
                               isConnected: () -> Bool, connect: () throws(MQTTError) -> Void,
                               turn: () throws(MQTTError) -> Void, lost: () -> Void) {
         var attempt = 0
+        var connectedAt = ContinuousClock.now
         while !shouldStop() {
             if !isConnected() {
                 do throws(MQTTError) {
                     try connect()
-                    attempt = 0
+                    connectedAt = .now
                 } catch {
                     lost()
                     let delay = backoff(attempt: attempt)
@@ -284,10 +285,25 @@ extension MQTTSettings {
                 try turn()
             } catch {
                 lost()
-                logger.warning("lost the MQTT broker; reconnecting", metadata: ["error": "\(error)"])
+                guard ContinuousClock.now - connectedAt < .seconds(Self.shortConnectionSeconds) else {
+                    attempt = 0
+                    logger.warning("lost the MQTT broker; reconnecting", metadata: ["error": "\(error)"])
+                    continue
+                }
+                // Closed right after it was accepted (another client with this client id takes it over,
+                // or the broker drops us at once): waited for as after a failed connect. Two publishers
+                // given one client id knocked each other off 700 times in 25 s, each time "offline" and
+                // "online" to Home Assistant.
+                let delay = backoff(attempt: attempt)
+                attempt += 1
+                logger.warning("lost the MQTT broker right after connecting; reconnecting", metadata: ["error": "\(error)", "retry_in_s": "\(delay)"])
+                Self.sleep(seconds: delay, unless: shouldStop)
             }
         }
     }
+
+    /// A connection lost sooner than this after it was made is waited for before the next (seconds).
+    static let shortConnectionSeconds = 5.0
 
     /// Sleeps `seconds`, waking every 50 ms to end early once `shouldStop`.
     public static func sleep(seconds: Double, unless shouldStop: () -> Bool) {
