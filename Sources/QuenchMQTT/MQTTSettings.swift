@@ -129,6 +129,20 @@ public struct MQTTSettings: Sendable {
         for path in [passwordFile, caFile, certFile, keyFile].compactMap({ $0 }) {
             if let problem = FileTrust.check(path) { throw .untrusted(problem) }
         }
+        // Said here by name: libmosquitto answers a missing file, or a certificate without its key,
+        // with "Invalid function arguments provided."
+        if (certFile == nil) != (keyFile == nil) {
+            throw .tlsFile(certFile ?? keyFile ?? "", certFile == nil
+                ? "a client key needs its certificate (--cert, mqtt.cert_file)" : "a client certificate needs its key (--key, mqtt.key_file)")
+        }
+        for (path, what) in [(caFile, "CA file"), (certFile, "client certificate"), (keyFile, "client key")] {
+            guard let path else { continue }
+            switch RegularFile.openForReading(path) {
+            case .success(let fd): close(fd)
+            case .failure(.notRegular): throw .tlsFile(path, "the \(what) is not a regular file")
+            case .failure(.errno(let code)): throw .tlsFile(path, "the \(what) cannot be read: \(String(cString: strerror(code)))")
+            }
+        }
     }
 
     /// Why the password (or key) file is too open: other users can read it. A warning, not a
@@ -180,6 +194,8 @@ public enum MQTTSetupError: Error, Sendable, CustomStringConvertible {
     /// The password or CA file, or a folder above it, is writable by another user.
     case untrusted(UntrustedFile)
     case noBroker
+    /// A TLS file (CA, certificate, key) that is not there, cannot be read, or lacks its pair.
+    case tlsFile(String, String)
     case broker(String)
     case store(String)
     /// Another process publishes this database (one at a time: two would send each change twice).
@@ -192,7 +208,8 @@ public enum MQTTSetupError: Error, Sendable, CustomStringConvertible {
         case .badURL(let url, let why): "broker URL '\(url.shownSafely())': \(why)"
         case .passwordFile(let path, let why): "password file \(path.shownSafely()): \(why)"
         case .untrusted(let problem): problem.description
-        case .noBroker: "no broker: give --broker mqtt://HOST[:PORT] or set QUENCH_MQTT"
+        case .noBroker: "no broker: give --broker mqtt://HOST[:PORT], set QUENCH_MQTT, or `broker` under [mqtt] in the config file"
+        case .tlsFile(let path, let why): "\(path.shownSafely(limit: 240)): \(why)"
         case .broker(let why): why
         case .store(let why): why
         case .busy(let other):

@@ -25,6 +25,23 @@ struct BrokerAddressTests {
             } throws: { error in "\(error)".contains(why) && "\(error)".contains(bad.shownSafely()) }
         }
     }
+
+    /// TLS files named and checked before libmosquitto sees them: it says only "Invalid function
+    /// arguments provided." of a CA file that is not there, or a certificate without its key.
+    @Test func tlsFilesThatCannotBeUsedAreNamed() throws {
+        let folder = try TemporaryFolder()
+        let broker = try BrokerAddress(parsing: "mqtts://broker")
+        let cert = folder.path + "/client.crt"
+        try "x".write(toFile: cert, atomically: true, encoding: .utf8)
+        for (settings, said) in [
+            (MQTTSettings(broker: broker, caFile: folder.path + "/nonexistent.crt"), "/nonexistent.crt: the CA file cannot be read: No such file or directory"),
+            (MQTTSettings(broker: broker, caFile: folder.path), "the CA file is not a regular file"),
+            (MQTTSettings(broker: broker, certFile: cert), "client.crt: a client certificate needs its key (--key, mqtt.key_file)"),
+            (MQTTSettings(broker: broker, keyFile: cert), "a client key needs its certificate (--cert, mqtt.cert_file)"),
+        ] {
+            #expect { try settings.checkFiles() } throws: { "\($0)".contains(said) }
+        }
+    }
 }
 
 /// What the publisher sends, checked by a subscriber on a real broker.
