@@ -401,10 +401,14 @@ public final class MQTTPublisher {
         })
         recordAcknowledgements()
         if let client, announcesAvailability {
-            // A clean goodbye: the will is not sent on DISCONNECT, so say offline first.
-            _ = try? client.publish(topic: topics.takingCommands, payload: Array("offline".utf8), qos: 1, retain: true)
-            _ = try? client.publish(topic: topics.availability, payload: Array("offline".utf8), qos: 1, retain: true)
-            _ = try? client.loop(timeoutMS: 100)
+            // A clean goodbye: the will is not sent on DISCONNECT, so say offline first, and wait for
+            // the broker's acknowledgements (at most a second): closed with them unread, the socket
+            // went with a reset that lost the DISCONNECT, and the broker sent the will as well
+            // ("offline" twice, and "disconnected due to out of memory" in its log).
+            try? publishOther(OutgoingMessage(topic: topics.takingCommands, payload: "offline", retain: true))
+            try? publishOther(OutgoingMessage(topic: topics.availability, payload: "offline", retain: true))
+            let end = ContinuousClock.now + .seconds(1)
+            repeat { _ = try? client.loop(timeoutMS: 20) } while !otherInflight.isEmpty && ContinuousClock.now < end
             client.disconnect()
         }
         dropConnection()

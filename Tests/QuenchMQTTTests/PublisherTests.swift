@@ -407,6 +407,13 @@ struct PublisherTests {
         #expect(subscriber.waitFor(seconds: 5) { subscriber.objects(onTopicsEndingWith: "/event").contains { $0["identity"] as? String == "manual|beside" } })
         publisher.stop()
         #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/status")?.payload == Array("offline".utf8) })
+        // A clean goodbye: the DISCONNECT reaches the broker, so it does not publish the will as well.
+        // (Without it mosquitto logs the client "disconnected due to out of memory", or "closed its connection".)
+        #expect(subscriber.waitFor(seconds: 5) {
+            broker.log.split(separator: "\n").contains { $0.contains("Client quench-testpi") && $0.hasSuffix(" disconnected.") }
+        }, "\(broker.log.suffix(600))")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(subscriber.messages.filter { $0.topic == "quench/testpi/status" && $0.payload == Array("offline".utf8) }.count == 1)
         #expect(throws: MQTTSetupError.self) {
             var s = try settings(broker)
             s.passwordFile = "/nonexistent/password"
