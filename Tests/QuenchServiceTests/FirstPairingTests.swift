@@ -55,6 +55,8 @@ struct FirstPairingTests {
         // Still there, and the watchdog fed, while nothing is paired.
         let meanwhile = socket.receive(for: 1.2)
         #expect(meanwhile.contains("WATCHDOG=1") && outcome.withLock { $0 } == nil, "\(meanwhile)")
+        // And the gateway runs, as Home Assistant's "Bluetooth gateway" says (it said offline until a pairing).
+        #expect(try IntakeStore(path: path, mode: .existing).roleHolder("gateway")?.pid == getpid())
 
         // `quench pair` saves the device from another process: another connection to the file.
         let pairing = try IntakeStore(path: path, mode: .existing)
@@ -77,6 +79,7 @@ struct FirstPairingTests {
         let end2 = Date().addingTimeInterval(25)
         while Date() < end2, outcome.withLock({ $0 }) == nil { Thread.sleep(forTimeInterval: 0.05) }
         #expect(throws: Never.self) { try outcome.withLock { $0 }?.get() }
+        #expect(try pairing.roleHolder("gateway") == nil, "let go when it stops")
     }
 
     @Test("the selection: a configured device not paired and a record without calibration are each a problem, the rest run")

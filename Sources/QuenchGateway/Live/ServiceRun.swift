@@ -83,6 +83,11 @@ extension Gateway {
         }
         defer { signals.cancel() }
         let end = Deadline(seconds: request.seconds ?? .infinity)
+        // The gateway runs while it waits for a pairing too: Home Assistant's "Bluetooth gateway"
+        // (the `gateway` role, published by the MQTT publisher) said offline until a bottle was paired.
+        let process = ProcessIdentity.current
+        let holder = ProcessHolder(pid: process.pid, started: process.started, command: "quench gateway", since: .wallClockNow)
+        defer { try? store.releaseRole("gateway", holder) }
         var warned: [DeviceSelection.Problem] = []
         while !shutdown.isStopped, !end.hasPassed {
             let selection = watch.selection
@@ -94,6 +99,9 @@ extension Gateway {
                 let status = waitingStatus(selection, explain: explain)
                 logger.notice("\(status)")
                 notifier.ready(status: status)
+                do { _ = try store.claimRole("gateway", holder) { ProcessIdentity.isRunning(pid: $0.pid, started: $0.started) } } catch {
+                    logger.warning("cannot record that the gateway runs", metadata: ["error": "\(error)"])
+                }
                 waitForPairing(watch, notifier: notifier, shutdown: shutdown, end: end)
                 continue
             }
