@@ -32,7 +32,8 @@ public struct RemoteCommand: Sendable, Hashable {
         var argument: String {
             switch self {
             case .text(let s): s
-            case .millilitres(let ml): "\(ml)ml"
+            // As Home Assistant sent it: a refusal quotes `50ml`, not `50.0ml`.
+            case .millilitres(let ml): "\(ml.compactDescription)ml"
             }
         }
     }
@@ -151,7 +152,6 @@ public enum RemoteCommands {
     /// (among `states`, everyone's now). Nil when `topic` is nobody's (a person removed since).
     public static func handle(topic: String, payload: [UInt8], states: [PersonState], environment: HistoryEnvironment,
                               topics: Topics, now: Timestamp) -> Outcome? {
-        guard let state = states.first(where: { topics.command($0) == topic }) else { return nil }
         struct Result: Encodable {
             var id: String?
             var action: String?
@@ -161,6 +161,17 @@ public enum RemoteCommands {
             var at: String
         }
         var result = Result(ok: false, at: now.iso8601)
+        guard let state = states.first(where: { topics.command($0) == topic }) else {
+            // A person's command topic, for someone not here (removed, or a typo in an automation):
+            // answered on its result topic, as a refusal is (it was only logged).
+            let prefix = topics.base + "/person/", suffix = "/command"
+            guard topic.hasPrefix(prefix), topic.hasSuffix(suffix), topic.count > prefix.count + suffix.count else { return nil }
+            let id = topic.dropFirst(prefix.count).dropLast(suffix.count)
+            guard id.count <= 19, id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+            result.id = (try? RemoteCommand(parsing: payload))?.id
+            result.error = "nobody here has the id \(id) (`quench people` lists who does)"
+            return Outcome(result: OutgoingMessage(topic: topic + "/result", payload: History.json(result), retain: false), refusal: result.error)
+        }
         do throws(RemoteCommandError) {
             let command = try RemoteCommand(parsing: payload)
             (result.id, result.action) = (command.id, command.action.rawValue)

@@ -88,6 +88,9 @@ struct RemoteCommandTests {
         #expect(throws: HistoryError.self) { try RemoteCommand(id: "ha-5", action: .undo).perform(env, person: "me") }
         #expect(try RemoteCommand(id: "ha-6", action: .goal, amount: .millilitres(2500)).perform(env, person: "me").contains("2,500 mL"))
         #expect {
+            try RemoteCommand(id: "ha-6b", action: .goal, amount: .millilitres(50)).perform(env, person: "me")
+        } throws: { "\($0)".contains("'50ml'") }  // as sent: it said '50.0ml'
+        #expect {
             try RemoteCommand(id: "ha-7", action: .goal, amount: .text("50ml")).perform(env, person: "me")
         } throws: { "\($0)".contains("between 100 mL and 20 L") }
         #expect {
@@ -112,7 +115,13 @@ struct RemoteCommandTests {
         let refused = try #require(RemoteCommands.handle(topic: topic, payload: Array(#"{"id":"h2","action":"add","amount":"lots"}"#.utf8),
                                                          states: states, environment: env, topics: topics, now: .wallClockNow))
         #expect(refused.refusal?.contains("lots") == true && refused.result.payload.contains(#""ok":false"#))
-        #expect(RemoteCommands.handle(topic: "quench/testpi/person/99/command", payload: [], states: states, environment: env,
+        // Someone not here: answered on the result topic (it was only logged), nothing stored.
+        let nobody = try #require(RemoteCommands.handle(topic: "quench/testpi/person/99/command", payload: Array(#"{"id":"h3","action":"add","amount":"1l"}"#.utf8),
+                                                        states: states, environment: env, topics: topics, now: .wallClockNow))
+        #expect(nobody.result.topic == "quench/testpi/person/99/command/result" && nobody.result.payload.contains(#""ok":false"#))
+        #expect(nobody.refusal?.contains("nobody here has the id 99") == true && nobody.result.payload.contains(#""id":"h3""#), "\(nobody.result.payload)")
+        #expect(try store.events().map(\.identity) == ["mqtt|h1"])
+        #expect(RemoteCommands.handle(topic: "quench/testpi/person/x/command", payload: [], states: states, environment: env,
                                       topics: topics, now: .wallClockNow) == nil)
     }
 }
