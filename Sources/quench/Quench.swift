@@ -119,10 +119,28 @@ struct Quench: AsyncParsableCommand {
             guard let asked = words.dropFirst().first, !asked.hasPrefix("-") else { return }
             name = asked
         }
-        guard !names.contains(name) else { return }
+        guard names.contains(name) else { throw ValidationError("unknown command '\(name)'\(nearest(name, in: names))") }
+        // A group's own commands the same way (`quench mqtt snyc` said only "Unexpected argument"),
+        // unless the word is an argument of the group's default command.
+        guard words.first != "help", let group = configuration.subcommands.first(where: { $0._commandName == name }),
+              !group.configuration.subcommands.isEmpty, let sub = words.dropFirst().first, !sub.hasPrefix("-") else { return }
+        let subnames = group.configuration.subcommands.map { $0._commandName } + ["help"]
+        guard !subnames.contains(sub) else { return }
+        if let fallback = group.configuration.defaultSubcommand {
+            do {
+                _ = try fallback.parseAsRoot([sub])
+                return
+            } catch {
+                guard message(for: error).hasPrefix("Unexpected argument") else { return }
+            }
+        }
+        throw ValidationError("unknown command '\(name) \(sub)'\(nearest(sub, in: subnames, prefix: name + " "))")
+    }
+
+    /// "; did you mean `today`?" when a name is close enough to be a typo of one.
+    static func nearest(_ name: String, in names: [String], prefix: String = "") -> String {
         let nearest = names.map { ($0, editDistance($0, name)) }.min { $0.1 < $1.1 }
-        let hint = nearest.flatMap { $0.1 <= max(2, name.count / 3) ? "; did you mean `\($0.0)`?" : nil } ?? ""
-        throw ValidationError("unknown command '\(name)'\(hint)")
+        return nearest.flatMap { $0.1 <= max(2, name.count / 3) ? "; did you mean `\(prefix)\($0.0)`?" : nil } ?? ""
     }
 
     /// Levenshtein distance: insertions, deletions and substitutions (a swap of two letters is two).

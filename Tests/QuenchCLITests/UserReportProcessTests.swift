@@ -223,6 +223,12 @@ struct UserReportProcessTests {
         #expect(help.status == 64 && help.stderr.contains("unknown command 'nosuch'"), "\(help.stderr)")
         let known = try runQuench(["help", "today"])
         #expect(known.status == 0 && known.stdout.contains("OVERVIEW: Intake so far today"))
+        // A group's commands too (`mqtt snyc` said only "Unexpected argument 'snyc'"), with or without a default one.
+        for (words, said) in [(["mqtt", "snyc"], "unknown command 'mqtt snyc'; did you mean `mqtt sync`?"),
+                              (["person", "ad", "Bob"], "unknown command 'person ad'; did you mean `person add`?")] {
+            let run = try runQuench(words)
+            #expect(run.status == 64 && run.stderr.contains(said), "\(run.stderr)")
+        }
     }
 
     @Test("restore of a live event fails, naming it, and changes nothing")
