@@ -54,6 +54,8 @@ public final class MQTTPublisher {
     private var acknowledgedThrough: Int64 = 0
     private var acksToRecord = false
     private var needDiscovery = true
+    /// Discovery waits until then while Home Assistant lets go of configs in the other form (`announce`).
+    private var migrationSettles = ContinuousClock.now
     private var lastPayloads: [String: String] = [:]
     /// The discovery topics sent on this connection.
     private var announced: Set<String> = []
@@ -304,10 +306,16 @@ public final class MQTTPublisher {
         // Again when Home Assistant asks, and when a bottle was paired or forgotten, or a person added or removed.
         let configs = HomeAssistantDiscovery.configs(published, topics: topics, expireAfter: announcesAvailability ? nil : settings.syncFreshness,
                                                      form: settings.discoveryForm)
-        if needDiscovery || Set(configs.map(\.topic)) != announced || configs.contains(where: { lastPayloads[$0.topic] != $0.message.payload }) {
+        if needDiscovery || Set(configs.map(\.topic)) != announced || configs.contains(where: { lastPayloads[$0.topic] != $0.message.payload }),
+           ContinuousClock.now >= migrationSettles {
+            // The same entities in the other form: announced before a switch of `discovery`, they are migrated.
+            let otherForm: DiscoveryForm = settings.discoveryForm == .components ? .device : .components
+            let previousForm = HomeAssistantDiscovery.configs(published, topics: topics, expireAfter: announcesAvailability ? nil : settings.syncFreshness,
+                                                              form: otherForm).map(\.topic)
             // Each person's retained state is theirs as their configs are: cleared with them when they are removed.
-            try announce(configs, alsoHeld: published.map { (topics.person($0.personId), "person \($0.personId)") })
-            needDiscovery = false
+            needDiscovery = !(try announce(configs, alsoHeld: published.map { (topics.person($0.personId), "person \($0.personId)") },
+                                           migrating: Set(previousForm)))
+            if needDiscovery { stateDue = min(stateDue, migrationSettles) }
         }
         var messages = published.flatMap { [Messages.personState($0, topics: topics)] + Messages.deviceStates($0, topics: topics) }
         messages.append(OutgoingMessage(topic: topics.gateway, payload: gatewayRunning() ? "online" : "offline", retain: true))
@@ -343,16 +351,43 @@ public final class MQTTPublisher {
 
     /// Discovery configs, retained; those of devices no longer paired are cleared (an empty retained payload),
     /// as are the other retained topics `alsoHeld` named before and no longer does (a removed person's state).
+    /// Entities still here whose config was announced in the other form (`migrating`: `discovery` switched between
+    /// one config per entity and one per device) are handed over as Home Assistant provides: `{"migrate_discovery":
+    /// true}` on each old topic, which unloads the entity and keeps it registered, and the old topic cleared; the new
+    /// configs follow `migrationSeconds` later, once Home Assistant has let go of the old (sent at once, some of its
+    /// clean-up reached the entities already moved). Returns false when it only began such a hand-over.
+    /// (Announced before the old were cleared, the new configs' entities were refused as duplicates and then removed
+    /// with the old: all 22 of a gateway's, in Home Assistant 2025.4.)
     private func announce(_ configs: [(topic: String, owner: String, message: OutgoingMessage)],
-                          alsoHeld: [(topic: String, owner: String)]) throws(MQTTError) {
+                          alsoHeld: [(topic: String, owner: String)], migrating: Set<String>) throws(MQTTError) -> Bool {
+        let current = Dictionary(configs.map { ($0.topic, $0.owner) } + alsoHeld, uniquingKeysWith: { a, _ in a })
+        let before: [String: String]
+        do { before = try store.announcedTopics() } catch {
+            logger.error("cannot read the discovery topics announced before", metadata: ["error": "\(error)"])
+            before = [:]
+        }
+        let moving = before.keys.filter { current[$0] == nil && migrating.contains($0) }.sorted()
+        if !moving.isEmpty {
+            for topic in moving {
+                try publishOther(OutgoingMessage(topic: topic, payload: #"{"migrate_discovery":true}"#, retain: true))
+                try publishOther(OutgoingMessage(topic: topic, payload: "", retain: true))
+                lastPayloads[topic] = nil
+            }
+            logger.notice("discovery form changed: handing the entities over to the new configs", metadata: [
+                "old_topics": "\(moving.count)", "form": "\(settings.discoveryForm)",
+            ])
+            do { try store.setAnnounced(before.filter { !moving.contains($0.key) }) } catch {
+                logger.error("cannot record the discovery topics", metadata: ["error": "\(error)"])
+            }
+            migrationSettles = .now + .seconds(Self.migrationSeconds)
+            return false
+        }
         for c in configs {
             try publishOther(c.message)
             lastPayloads[c.topic] = c.message.payload
         }
         announced = Set(configs.map(\.topic))
-        let current = Dictionary(configs.map { ($0.topic, $0.owner) } + alsoHeld, uniquingKeysWith: { a, _ in a })
         do {
-            let before = try store.announcedTopics()
             for (topic, owner) in before where current[topic] == nil {
                 lastPayloads[topic] = nil
                 try publishOther(OutgoingMessage(topic: topic, payload: "", retain: true))
@@ -364,7 +399,11 @@ public final class MQTTPublisher {
         } catch {
             logger.error("cannot record the discovery topics", metadata: ["error": "\(error)"])
         }
+        return true
     }
+
+    /// How long Home Assistant is given to let go of entities handed over between discovery forms.
+    static let migrationSeconds = 3.0
 
     private func refreshCounts() {
         if let status = try? store.outboxStatus() {
