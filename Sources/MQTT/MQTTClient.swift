@@ -38,6 +38,9 @@ public struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch cause {
+        case .library(let code) where code == MOSQ_ERR_EAI.rawValue:
+            // libmosquitto's words are "Lookup error."
+            return "\(operation): the host name is not known here (DNS or /etc/hosts): check its spelling, or give an IP address"
         case .library(let code):
             return "\(operation): \(String(cString: mosquitto_strerror(code)))"
         case .system(let e):
@@ -51,7 +54,7 @@ public struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tls(let reason):
             return "\(operation): TLS: \(reason)\(Self.tlsHint(reason))"
         case .closedBeforeAnswer(let overTLS, let clientCertificate):
-            let hint = !overTLS ? ""
+            let hint = !overTLS ? " (a broker that speaks TLS on that port does this to plain MQTT: mqtts:// then)"
                 : clientCertificate ? " (over TLS that is how a broker refuses a client certificate: is it signed by a CA in the broker's cafile, and unexpired?)"
                 : " (over TLS that is how a broker that wants a client certificate refuses a client without one: --cert and --key, mqtt.cert_file and mqtt.key_file)"
             return "\(operation): the broker closed the connection before answering\(hint)"

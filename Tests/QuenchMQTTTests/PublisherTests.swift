@@ -370,6 +370,12 @@ struct PublisherTests {
         let plain = try runQuench(["mqtt", "sync", "--db", path, "--broker", "mqtts://localhost:\(broker.port)", "--ca-file", "\(folder)/ca.crt"])
         print("plain port: \(plain.stderr)")
         #expect(plain.status == 1 && !plain.stderr.contains("A TLS error occurred"), "\(plain.stderr)")
+        // And plain mqtt:// to the TLS port: the hint says mqtts:// (it said only that the broker closed the connection).
+        let toTLS = try runQuench(["mqtt", "sync", "--db", path, "--broker", "mqtt://localhost:\(tlsPort)"])
+        #expect(toTLS.status == 1 && toTLS.stderr.contains("mqtts:// then"), "\(toTLS.stderr)")
+        // A host name that does not resolve: said in words (libmosquitto's are "Lookup error.").
+        let unknown = try runQuench(["mqtt", "sync", "--db", path, "--broker", "mqtt://nosuchhost.invalid:1883"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("nosuchhost.invalid:1883: the host name is not known here"), "\(unknown.stderr)")
 
         // A broker that wants a client certificate signed by its CA. Under TLS 1.3 the handshake succeeds
         // without one and the broker closes the connection after it: the error says what that means.
