@@ -136,6 +136,11 @@ public enum HistoryInput {
         let numberEnd = trimmed.firstIndex { !($0.isNumber || $0 == "." || $0 == "-" || $0 == "+" || $0 == "e") } ?? trimmed.endIndex
         let numberText = String(trimmed[..<numberEnd])
         let unit = trimmed[numberEnd...].trimmingSpaces().lowercased()
+        // `0,3l` (a decimal comma) or `1,500ml` (a thousands separator): which is meant cannot be told,
+        // so neither is guessed (it said "unknown unit ',3l'").
+        if unit.first == ",", unit.dropFirst().first?.isNumber == true, !numberText.isEmpty {
+            throw .invalidAmount(text, reason: "write the number without a comma: a point before decimals (0.3l), nothing between thousands (1500ml)")
+        }
         guard let number = Double(numberText), number.isFinite else {
             throw .invalidAmount(text, reason: "expected a number followed by a unit, \(example)")
         }

@@ -183,6 +183,10 @@ import Testing
                 == "unknown unit 'cups' (a volume takes ml, cl, l, or oz or fl oz for US fluid ounces)")
         #expect(described { _ = try HistoryEnvironment.unitOption("gallons") } == "unknown unit 'gallons' (units are ml, or oz for US fluid ounces)")
         #expect(described { _ = try HistoryInput.weightKG("11st") } == "unknown unit 'st' (a weight takes kg or lb)")
+        // A comma in the number is said to be one (it was "unknown unit ',3l'"), for a decimal or thousands alike.
+        for text in ["0,3l", "1,500ml"] {
+            #expect(described { _ = try HistoryInput.volume(text, defaultUnit: nil) }.contains("write the number without a comma"), "\(text)")
+        }
         let f = try HistoryFixture()
         #expect(described { _ = try History.setPersonUnits(f.environment(), name: "me", units: "gallons", json: false) }
                 == "unknown unit 'gallons' (their units are ml, oz for US fluid ounces, or household)")
