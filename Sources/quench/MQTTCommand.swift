@@ -82,7 +82,14 @@ extension Configuration {
     /// The publisher's settings from the effective configuration.
     func mqttSettings() throws -> MQTTSettings {
         guard let url = mqttBroker.value else { throw MQTTSetupError.noBroker }
-        return MQTTSettings(broker: try BrokerAddress(parsing: url), passwordFile: mqttPasswordFile.value,
+        let broker: BrokerAddress
+        do { broker = try BrokerAddress(parsing: url) } catch {
+            // Where it was given, as every other setting's mistake says (FILE:LINE: key, $QUENCH_MQTT).
+            guard mqttBroker.source != .commandLine, case .badURL(_, let why) = error else { throw error }
+            throw ConfigError.badValue(mqttBroker.source, key: ConfigKey.mqttBroker.description, expected: "mqtt://HOST[:PORT] or mqtts://…",
+                                       got: "'\(url.shownSafely())'", reason: why)
+        }
+        return MQTTSettings(broker: broker, passwordFile: mqttPasswordFile.value,
                             clientID: mqttClientID.value, caFile: mqttCAFile.value, node: mqttNode.value, nodeID: mqttNodeID.value,
                             certFile: mqttCertFile.value, keyFile: mqttKeyFile.value,
                             discoveryForm: mqttDiscovery.value.flatMap(DiscoveryForm.init(rawValue:)) ?? .components,

@@ -108,6 +108,13 @@ struct ConfigProcessTests {
         // `quench mqtt run`, what the quench-mqtt unit runs: 78 too, for a bad file and for no broker at all.
         let run = try runQuench(["mqtt", "run", "--seconds", "1"], environment: mqtt.environment)
         #expect(run.status == 78 && run.stderr.contains("\(mqtt.config):2: mqtt.host: unknown key"), "\(run.stderr)")
+        // A broker URL the file gives wrong is named at its line, as every other value (it said only "broker URL '…'").
+        let port = try Setup("[mqtt]\nbroker = \"mqtt://127.0.0.1:99999\"\n")
+        for arguments in [["mqtt", "sync"], ["mqtt", "run", "--seconds", "1"]] {
+            let r = try runQuench(arguments, environment: port.environment)
+            #expect(r.status == (arguments[1] == "run" ? 78 : 1) && r.stderr.contains("\(port.config):2: mqtt.broker: expected mqtt://HOST[:PORT] or mqtts://…, "
+                        + "got 'mqtt://127.0.0.1:99999' (the port must be 1 to 65535)"), "\(arguments): \(r.status) \(r.stderr)")
+        }
         let none = try Setup("units = \"ml\"\n")
         var noBroker = none.environment
         noBroker["QUENCH_DB"] = none.folder.file("q.sqlite")
