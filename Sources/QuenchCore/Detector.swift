@@ -665,9 +665,7 @@ public struct SipDetector: Sendable, Codable {
         }
         if let kind {
             ml = (ml * 100).rounded() / 100
-            // The bottle is what the scale holds above its empty reading (a load cell's zero walks),
-            // less what stands beside it.
-            let remaining = calibration.remaining(settledML: after - objectsML - (policy.bottleLeavesSensor ? emptyML : 0)).map { ($0 * 10).rounded() / 10 }
+            let remaining = calibration.remaining(settledML: after - objectsML).map { ($0 * 10).rounded() / 10 }
             events.append(DetectedEvent(kind: kind, t: t, start: start, end: settledAt, ml: ml, remainingML: remaining))
         }
         if configuration.emitDiagnostics, disturbance.lifted {

@@ -89,15 +89,15 @@ struct UserReportProcessTests {
         let first = try runQuench(["demo"], environment: env)
         #expect(first.status == 0, "\(first.stderr)")
         let rows = first.stdout.split(separator: "\n").filter { $0.hasPrefix("  20") }
-        // The README's sample: 101 sips from 08:09 to 23:52, 195 mL left, every run (seed 7).
+        // The README's sample: 101 sips from 08:09 to 23:52, 220 mL left, every run (seed 7).
         #expect(rows.first?.dropFirst(13).hasPrefix("08:09:50.103  sip        22.6") == true, "\(rows.first ?? "")")
         #expect(rows.last?.dropFirst(13).hasPrefix("23:52:") == true, "\(rows.last ?? "")")
         #expect(first.stdout.contains("intake  2726.3 mL in 101 sips"), "\(first.stdout)")
-        #expect(first.stdout.contains("left in the bottle: 195 mL"))
+        #expect(first.stdout.contains("left in the bottle: 220 mL"))
         let second = try runQuench(["demo", "--json"], environment: env)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: Any])
         #expect((json["events"] as? [Any])?.count == rows.count)
-        #expect((json["summary"] as? [String: Any])?["remaining_ml"] as? Double == 194.8)  // "195 mL" in the text; the simulated bottle holds 195.7 ± 3
+        #expect((json["summary"] as? [String: Any])?["remaining_ml"] as? Double == 219.7)  // "220 mL" in the text
         #expect((json["stored"] as? [String: Any])?["inserted"] as? Int == 107)
         let demo = dir + "/quench/demo.sqlite"
         // The whole day is in the history: stored at once, all of it over.
@@ -105,7 +105,7 @@ struct UserReportProcessTests {
         let lines = log.stdout.split(separator: "\n")
         #expect(lines.count == 107, "\(lines.count)")
         let today = try runQuench(["today", "--db", demo], environment: env)
-        #expect(today.stdout.contains("Left      195 mL in demo-bottle"), "\(today.stdout)")
+        #expect(today.stdout.contains("Left      220 mL in demo-bottle"), "\(today.stdout)")
         #expect(!today.stdout.contains("no bottle reported"))
     }
 

@@ -10,15 +10,6 @@ func sweep(seeds: UInt64, verbose: Bool = false, bySensor: Bool = false, _ confi
     let environment = ProcessInfo.processInfo.environment
     // `WITHOUT=zeroShift,creep` scores the same bottles without those behaviours.
     let without = Set((environment["WITHOUT"] ?? "").split(separator: ",").compactMap { Behaviour(rawValue: String($0)) })
-    var remainingErrors: [Double] = []
-    defer {
-        if !remainingErrors.isEmpty {
-            let sorted = remainingErrors.map(abs).sorted()
-            print(String(format: "remaining: %d events, mean abs. error %.1f mL, median %.1f, 90th %.1f, mean signed %.1f", sorted.count,
-                         sorted.reduce(0, +) / Double(sorted.count), sorted[sorted.count / 2], sorted[sorted.count * 9 / 10],
-                         remainingErrors.reduce(0, +) / Double(sorted.count)))
-        }
-    }
     for seed in 1...seeds {
         var configuration = configuration(seed)
         configuration.behaviours.subtract(without)
@@ -26,15 +17,7 @@ func sweep(seeds: UInt64, verbose: Bool = false, bySensor: Bool = false, _ confi
         var detector = SipDetector(calibration: configuration.calibration)
         var events: [DetectedEvent] = []
         var truth: [TruthEvent] = []
-        while let r = bottle.next() {
-            let before = events.count
-            detector.process(r, into: &events)
-            if environment["REMAINING"] != nil {
-                for e in events[before...] where e.kind != .lifted && e.kind != .placed {
-                    if let left = e.remainingML { remainingErrors.append(left - bottle.waterML) }
-                }
-            }
-        }
+        while let r = bottle.next() { detector.process(r, into: &events) }
         detector.finish(into: &events)
         truth += bottle.drainTruth()
         let report = Evaluation.score(detected: events, truth: truth)

@@ -416,30 +416,6 @@ import QuenchSimulator
         for event in events { #expect(abs(event.ml - 20) <= 1.5, "\(events)") }
     }
 
-    /// What is left in the bottle is weighed against the empty scale's own reading, not against 0: a
-    /// load cell's zero 15 g up made every "left in the bottle" 15 mL too many (the demo's day ended
-    /// at "220 mL left" with 196 mL in the simulated bottle; it says 195 now).
-    @Test func whatIsLeftIsWeighedAgainstTheEmptyScale() {
-        var readings: [Reading] = []
-        var t = 0.0
-        var random = SeededRandom(seed: 3)
-        func hold(_ grams: Double, _ seconds: Double) {
-            let end = t + seconds
-            while t < end {
-                readings.append(Reading(t: t, value: 15 + grams + random.normal() * 0.4))  // the zero, 15 g up
-                t += 0.1
-            }
-        }
-        hold(0, 10)                    // the empty scale
-        hold(180 + 600, 30)            // the bottle: 180 g, with 600 mL
-        hold(0, 4)                     // lifted
-        hold(180 + 580, 30)            // back, 20 mL lighter
-        let events = detect(readings, calibration: try! BottleCalibration(unit: .g, capacityML: 750, emptyWeightG: 180))
-            .filter { !$0.kind.isDiagnostic }
-        #expect(events.map(\.kind) == [.sip], "\(events)")
-        #expect(abs((events.first?.remainingML ?? 0) - 580) <= 1, "\(events)")
-    }
-
     /// A scale whose zero drifts while the bottle stands (a load cell warming), with drinks that
     /// never lift it (a pump pot's presses): each is judged against the level before it, and the
     /// drift is counted once. It was counted again at every such drink since the zero was last
