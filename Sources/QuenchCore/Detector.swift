@@ -170,6 +170,9 @@ public struct SipDetector: Sendable, Codable {
         var zeroSeen: Double?
         /// A level that held while the bottle was off, light for the bottle.
         var lightLevel: Double?
+        /// The last reading of the level before it (nil in a checkpoint from before it was kept): a loss is
+        /// paced from it, so readings a link dropped count as time the loss may have taken.
+        var lastOfLevel: Double?
     }
 
     /// The tilt's time up to a level, kept when a jump came inside it.
@@ -309,8 +312,9 @@ public struct SipDetector: Sendable, Codable {
     static let objectRemovalToleranceML = 10.0
     static let objectRemovalFraction = 0.15
     /// Nobody drinks through a straw or a pump faster than this (mL/s): a loss without a lift of
-    /// at least `smallestTakenAwayML` that came faster was something taken from the scale.
-    static let fastestUnliftedDrinkMLPerSecond = 30.0
+    /// at least `smallestTakenAwayML` that came faster was something taken from the scale. (The real
+    /// coffee pot's pump pours ran at 21–23 mL/s; a phone lifted off goes within a second or two.)
+    static let fastestUnliftedDrinkMLPerSecond = 50.0
     static let smallestTakenAwayML = 30.0
 
     /// Tilted readings at most this many sampling intervals apart are one tilt;
@@ -394,7 +398,9 @@ public struct SipDetector: Sendable, Codable {
             }
         case .settled:
             reference = run.judgedLevel
+            let lastOfLevel = run.lastT
             beginDisturbance(at: t, into: &events)
+            disturbance.lastOfLevel = lastOfLevel
         case .disturbed:
             interruptedDuringDisturbance(at: t, into: &events)
         }
@@ -646,7 +652,7 @@ public struct SipDetector: Sendable, Codable {
                abs(loss - objectsML) <= max(Self.objectRemovalToleranceML, Self.objectRemovalFraction * objectsML) {
                 objectsML = 0  // the phone was taken away
             } else if policy.bottleLeavesSensor, !lifted, loss >= Self.smallestTakenAwayML,
-                      loss / (settledAt - start + interval.seconds) > Self.fastestUnliftedDrinkMLPerSecond {
+                      loss / (settledAt - (disturbance.lastOfLevel ?? start - interval.seconds)) > Self.fastestUnliftedDrinkMLPerSecond {
                 // Too fast to drink: something taken away whose weight was not known well (a SIG
                 // scale's zero below its floor of 0 hides part of a phone's weight at each lift).
                 objectsML = max(0, objectsML - loss)

@@ -56,6 +56,8 @@ public final class MQTTPublisher {
     private var needDiscovery = true
     /// Discovery waits until then while Home Assistant lets go of configs in the other form (`announce`).
     private var migrationSettles = ContinuousClock.now
+    /// Old-form config topics already handed over by this process.
+    private var handedOver = Set<String>()
     private var lastPayloads: [String: String] = [:]
     /// The discovery topics sent on this connection.
     private var announced: Set<String> = []
@@ -185,7 +187,7 @@ public final class MQTTPublisher {
     /// told the same `client_id` (or `node_id` on cloned cards) knock each other off every
     /// few hundred ms. Connections lost within seconds, again and again, say so in the log.
     private func noteLostConnection() {
-        guard ContinuousClock.now - connectedAt < .seconds(5) else {
+        guard ContinuousClock.now - connectedAt < .seconds(MQTTSettings.shortConnectionSeconds) else {
             shortInARow = 0
             return
         }
@@ -361,12 +363,14 @@ public final class MQTTPublisher {
     private func announce(_ configs: [(topic: String, owner: String, message: OutgoingMessage)],
                           alsoHeld: [(topic: String, owner: String)], migrating: Set<String>) throws(MQTTError) -> Bool {
         let current = Dictionary(configs.map { ($0.topic, $0.owner) } + alsoHeld, uniquingKeysWith: { a, _ in a })
-        let before: [String: String]
-        do { before = try store.announcedTopics() } catch {
+        // Unknown, nothing is cleared, handed over or recorded this time: recording only what is announced
+        // now would forget what still has to be cleared.
+        let before: [String: String]?
+        do { before = try store.announcedTopics().filter { !handedOver.contains($0.key) } } catch {
             logger.error("cannot read the discovery topics announced before", metadata: ["error": "\(error)"])
-            before = [:]
+            before = nil
         }
-        let moving = before.keys.filter { current[$0] == nil && migrating.contains($0) }.sorted()
+        let moving = (before ?? [:]).keys.filter { current[$0] == nil && migrating.contains($0) }.sorted()
         if !moving.isEmpty {
             for topic in moving {
                 try publishOther(OutgoingMessage(topic: topic, payload: #"{"migrate_discovery":true}"#, retain: true))
@@ -376,7 +380,9 @@ public final class MQTTPublisher {
             logger.notice("discovery form changed: handing the entities over to the new configs", metadata: [
                 "old_topics": "\(moving.count)", "form": "\(settings.discoveryForm)",
             ])
-            do { try store.setAnnounced(before.filter { !moving.contains($0.key) }) } catch {
+            // Remembered here too: a database that cannot record it does not hand them over again and again.
+            handedOver.formUnion(moving)
+            do { try store.setAnnounced((before ?? [:]).filter { !moving.contains($0.key) }) } catch {
                 logger.error("cannot record the discovery topics", metadata: ["error": "\(error)"])
             }
             migrationSettles = .now + .seconds(Self.migrationSeconds)
@@ -387,6 +393,7 @@ public final class MQTTPublisher {
             lastPayloads[c.topic] = c.message.payload
         }
         announced = Set(configs.map(\.topic))
+        guard let before else { return true }
         do {
             for (topic, owner) in before where current[topic] == nil {
                 lastPayloads[topic] = nil
@@ -415,7 +422,7 @@ public final class MQTTPublisher {
     // MARK: - Running
 
     /// `quench mqtt run` (and the gateway beside it): publishes until `shouldStop`,
-    /// reconnecting with backoff (1 s doubling to `maximumBackoff`) whenever the
+    /// reconnecting with backoff (0.5 s doubling to `maximumBackoff`) whenever the
     /// broker goes away; nothing is lost meanwhile (the outbox keeps it).
     public func run(shouldStop: () -> Bool) {
         // One publisher per database: wait while another process publishes (saying who, once).

@@ -416,6 +416,27 @@ import QuenchSimulator
         for event in events { #expect(abs(event.ml - 20) <= 1.5, "\(events)") }
     }
 
+    /// A drink without a lift while the link dropped readings for less than a gap (2.5 s at 10 Hz, two
+    /// readings at 1 Hz): its pace counts from the last reading before, so it is a drink, not something
+    /// taken away (paced from the first reading after, 40 mL came "in 0.2 s").
+    @Test(arguments: [(0.1, 2.5), (1.0, 3.0)])
+    func aDrinkHiddenByAShortDropoutIsStillADrink(secondsPerReading: Double, dropout: Double) {
+        var readings: [Reading] = []
+        var t = 0.0
+        func hold(_ grams: Double, _ seconds: Double) {
+            let end = t + seconds
+            while t < end {
+                readings.append(Reading(t: t, value: grams))
+                t += secondsPerReading
+            }
+        }
+        hold(700, 30)
+        t += dropout - secondsPerReading  // no readings meanwhile
+        hold(660, 30)
+        let events = detect(readings, calibration: try! BottleCalibration(unit: .g)).filter { !$0.kind.isDiagnostic }
+        #expect(events.map(\.kind) == [.sip] && abs((events.first?.ml ?? 0) - 40) <= 0.5, "\(events)")
+    }
+
     /// A scale whose zero drifts while the bottle stands (a load cell warming), with drinks that
     /// never lift it (a pump pot's presses): each is judged against the level before it, and the
     /// drift is counted once. It was counted again at every such drink since the zero was last
