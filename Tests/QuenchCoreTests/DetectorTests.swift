@@ -327,16 +327,8 @@ import QuenchSimulator
     /// went to 211 % of the intake over 240 hours that way.
     @Test(arguments: [false, true])
     func aPhoneTakenAwayLeavesTheZeroWhereItWas(besideANearlyEmptyBottle: Bool) {
-        var readings: [Reading] = []
-        var t = 0.0
-        var random = SeededRandom(seed: 41)
-        func hold(_ grams: Double, _ seconds: Double) {
-            let end = t + seconds
-            while t < end {
-                readings.append(Reading(t: t, value: grams + random.normal() * 0.5))
-                t += 0.1
-            }
-        }
+        var scale = SteadyScale(secondsPerReading: 0.1, noise: 0.5, seed: 41)
+        func hold(_ grams: Double, _ seconds: Double) { scale.hold(grams, seconds) }
         let phone = 213.0, tare = 180.0
         var water = besideANearlyEmptyBottle ? 90.0 : 600.0
         var truth: [Double] = []
@@ -360,7 +352,7 @@ import QuenchSimulator
             truth.append(ml)
             hold(tare + water, 40)
         }
-        let events = detect(readings, calibration: try! BottleCalibration(unit: .g, emptyWeightG: tare)).filter { !$0.kind.isDiagnostic }
+        let events = detect(scale.readings, calibration: try! BottleCalibration(unit: .g, emptyWeightG: tare)).filter { !$0.kind.isDiagnostic }
         #expect(events.map(\.kind) == Array(repeating: .sip, count: truth.count), "\(events)")
         for (event, ml) in zip(events, truth) { #expect(abs(event.ml - ml) <= 1.5, "\(event.ml) for \(ml): \(events)") }
     }
@@ -390,16 +382,8 @@ import QuenchSimulator
     /// bottle: it is something taken away, and the drinks around it are judged as before.
     @Test(arguments: [1.0, 0.1])
     func somethingTakenAwayFasterThanAnyoneDrinksIsNoSip(secondsPerReading: Double) {
-        var readings: [Reading] = []
-        var t = 0.0
-        var random = SeededRandom(seed: 7)
-        func hold(_ grams: Double, _ seconds: Double) {
-            let end = t + seconds
-            while t < end {
-                readings.append(Reading(t: t, value: grams + random.normal() * 0.4))
-                t += secondsPerReading
-            }
-        }
+        var scale = SteadyScale(secondsPerReading: secondsPerReading, noise: 0.4, seed: 7)
+        func hold(_ grams: Double, _ seconds: Double) { scale.hold(grams, seconds) }
         var water = 500.0
         hold(180 + water + 135, 60)    // the bottle, a phone beside it, as the gateway starts
         water -= 20
@@ -411,7 +395,7 @@ import QuenchSimulator
         hold(180 + water, 60)
         hold(180 + water + 90, 60)     // a glass put down beside it
         hold(180 + water, 60)          // and taken away again
-        let events = detect(readings, calibration: try! BottleCalibration(unit: .g)).filter { !$0.kind.isDiagnostic }
+        let events = detect(scale.readings, calibration: try! BottleCalibration(unit: .g)).filter { !$0.kind.isDiagnostic }
         #expect(events.map(\.kind) == [.sip, .sip], "\(events)")
         for event in events { #expect(abs(event.ml - 20) <= 1.5, "\(events)") }
     }
@@ -421,19 +405,11 @@ import QuenchSimulator
     /// taken away (paced from the first reading after, 40 mL came "in 0.2 s").
     @Test(arguments: [(0.1, 2.5), (1.0, 3.0)])
     func aDrinkHiddenByAShortDropoutIsStillADrink(secondsPerReading: Double, dropout: Double) {
-        var readings: [Reading] = []
-        var t = 0.0
-        func hold(_ grams: Double, _ seconds: Double) {
-            let end = t + seconds
-            while t < end {
-                readings.append(Reading(t: t, value: grams))
-                t += secondsPerReading
-            }
-        }
-        hold(700, 30)
-        t += dropout - secondsPerReading  // no readings meanwhile
-        hold(660, 30)
-        let events = detect(readings, calibration: try! BottleCalibration(unit: .g)).filter { !$0.kind.isDiagnostic }
+        var scale = SteadyScale(secondsPerReading: secondsPerReading, noise: 0, seed: 1)
+        scale.hold(700, 30)
+        scale.t += dropout - secondsPerReading  // no readings meanwhile
+        scale.hold(660, 30)
+        let events = detect(scale.readings, calibration: try! BottleCalibration(unit: .g)).filter { !$0.kind.isDiagnostic }
         #expect(events.map(\.kind) == [.sip] && abs((events.first?.ml ?? 0) - 40) <= 0.5, "\(events)")
     }
 
@@ -532,5 +508,26 @@ private struct OneHertzScale {
         scale.hold(0.675, 60)
         scale.hold(0.900, 60)
         return scale
+    }
+}
+
+/// A scale read every `secondsPerReading`, each reading off by seeded noise (grams).
+private struct SteadyScale {
+    let secondsPerReading: Double
+    let noise: Double
+    var random: SeededRandom
+    var readings: [Reading] = []
+    var t = 0.0
+
+    init(secondsPerReading: Double, noise: Double, seed: UInt64) {
+        (self.secondsPerReading, self.noise, random) = (secondsPerReading, noise, SeededRandom(seed: seed))
+    }
+
+    mutating func hold(_ grams: Double, _ seconds: Double) {
+        let end = t + seconds
+        while t < end {
+            readings.append(Reading(t: t, value: grams + random.normal() * noise))
+            t += secondsPerReading
+        }
     }
 }
