@@ -127,7 +127,7 @@ struct PipelineBenchmark {
         var bottle = SimulatedBottle(configuration: configuration(), seed: 1)
         var text = "# quench trace v1\r\n# sensor: weight\r\n# unit: g\r\n# logger: other\r\nt,value\r\n"
         guard let out = FileHandle(forWritingAtPath: path) ?? {
-            FileManager.default.createFile(atPath: path, contents: nil)
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
             return FileHandle(forWritingAtPath: path)
         }() else { throw BenchmarkError.failed("cannot write \(path)") }
         defer { try? out.close() }

@@ -129,7 +129,7 @@ struct ReplayCommand: ParsableCommand {
                 FileHandleStderr.write("quench: \(source): \(summary.header.droppedMetadata) header lines beyond the first \(TraceFormat.maximumMetadata) were not kept\n")
             }
             // Nothing to store: no database is made for it (one that is there is left as it is).
-            if let intakeStore, let environment, !found.contains(where: { !$0.kind.isDiagnostic }),
+            if intakeStore != nil, let environment, !found.contains(where: { !$0.kind.isDiagnostic }),
                access(environment.databasePath, F_OK) != 0 {
                 if !json { output.write("stored: nothing to store\n") }
             } else if let intakeStore {

@@ -72,7 +72,7 @@ final class LogWatch: Sendable {
                 waiting.removeAll { entry in
                     let holds = entry.condition.tally.map { $0(tallies[entry.condition.log] ?? [:]) } ?? (entry.seen >= entry.condition.needed)
                     guard holds else { return false }
-                    FileManager.default.createFile(atPath: dir.appendingPathComponent(entry.condition.flag).path, contents: nil)
+                    _ = FileManager.default.createFile(atPath: dir.appendingPathComponent(entry.condition.flag).path, contents: nil)
                     return true
                 }
                 Thread.sleep(forTimeInterval: 0.2)

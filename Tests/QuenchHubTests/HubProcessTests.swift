@@ -227,7 +227,7 @@ struct HubProcessTests {
         let broker = try MosquittoBroker(users: passwords, acl: try Self.documentedACL())
         let folder = try TemporaryFolder("quench-hub-acl")
         for (user, password) in passwords {
-            FileManager.default.createFile(atPath: folder.file(user), contents: Data((password + "\n").utf8), attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(atPath: folder.file(user), contents: Data((password + "\n").utf8), attributes: [.posixPermissions: 0o600])
         }
         let base = Timestamp(secondsSince1970: 1_790_000_000)
         var runs: [Running] = []
