@@ -252,6 +252,16 @@ struct HomeAssistantTests {
             return afterSwitch == beforeSwitch && hallStates[entity("quench_hall_p1_intake_today")]?["state"] as? String == "500"
         }, "after the switch: \(Set(beforeSwitch.keys).subtracting(afterSwitch.keys).sorted()) gone, intake \(hallStates[entity("quench_hall_p1_intake_today")] ?? [:])")
         #expect(beforeSwitch.count == 22, "\(beforeSwitch.count)")
+        // And back to one config per device: the same hand-over the other way.
+        let back = try runQuench(["mqtt", "sync", "--db", hallPath, "--broker", broker.url, "--node", "Hall", "--node-id", "hall",
+                                  "--discovery", "device"], environment: ["TZ": "Europe/London"])
+        #expect(back.status == 0, "\(back.stderr)")
+        Thread.sleep(forTimeInterval: 3)
+        #expect(waitFor(15) {
+            afterSwitch = try hallEntities()
+            hallStates = try ha.states()
+            return afterSwitch == beforeSwitch && hallStates[entity("quench_hall_p1_intake_today")]?["state"] as? String == "500"
+        }, "after switching back: \(Set(beforeSwitch.keys).subtracting(afterSwitch.keys).sorted()) gone, intake \(hallStates[entity("quench_hall_p1_intake_today")] ?? [:])")
         let retired = try runQuench(["mqtt", "retire", "--db", hallPath, "--broker", broker.url, "--node-id", "hall"])
         #expect(retired.status == 0 && retired.stdout.hasPrefix("cleared "), "\(retired.stdout)\(retired.stderr)")
         var left: [String] = []
