@@ -133,6 +133,14 @@ extension Topics {
     public func commandResult(_ state: PersonState) -> String { command(state) + "/result" }
     /// The subscription that receives every person's commands.
     public var commands: String { base + "/person/+/command" }
+    /// The person id a topic of `commands` is for (whether or not anyone here has it); nil for another topic.
+    func commandPersonID(_ topic: String) -> Int64? {
+        let prefix = base + "/person/", suffix = "/command"
+        guard topic.hasPrefix(prefix), topic.hasSuffix(suffix), topic.count > prefix.count + suffix.count else { return nil }
+        let id = topic.dropFirst(prefix.count).dropLast(suffix.count)
+        guard id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int64(id)
+    }
     /// `online` while `quench mqtt run` takes commands, `offline` once it stopped or after a
     /// `quench mqtt sync` (which says `online` on the status for its states, and is gone the
     /// next moment); retained. The controls need it and the status both: a drink pressed
@@ -164,10 +172,7 @@ public enum RemoteCommands {
         guard let state = states.first(where: { topics.command($0) == topic }) else {
             // A person's command topic, for someone not here (removed, or a typo in an automation):
             // answered on its result topic, as a refusal is (it was only logged).
-            let prefix = topics.base + "/person/", suffix = "/command"
-            guard topic.hasPrefix(prefix), topic.hasSuffix(suffix), topic.count > prefix.count + suffix.count else { return nil }
-            let id = topic.dropFirst(prefix.count).dropLast(suffix.count)
-            guard id.count <= 19, id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+            guard let id = topics.commandPersonID(topic) else { return nil }
             result.id = (try? RemoteCommand(parsing: payload))?.id
             result.error = "nobody here has the id \(id) (`quench people` lists who does)"
             return Outcome(result: OutgoingMessage(topic: topic + "/result", payload: History.json(result), retain: false), refusal: result.error)

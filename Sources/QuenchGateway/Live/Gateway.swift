@@ -63,7 +63,6 @@ public final class Gateway: Sendable {
     private let store: IntakeStore?
     /// With `Options.handOver`: this gateway's and the others' claims on its connected bottles.
     public let handOver: HandOverBoard?
-    private let process = ProcessIdentity.current
 
     /// - Parameters:
     ///   - connector: how GATT devices are reached.
@@ -179,8 +178,12 @@ public final class Gateway: Sendable {
         listener?.start()
     }
 
-    private var holder: ProcessHolder {
-        ProcessHolder(pid: process.pid, started: process.started, command: "quench gateway", since: clock.started)
+    private var holder: ProcessHolder { Self.roleHolder(since: clock.started) }
+
+    /// This process as the holder of the `gateway` role (its devices running, or waiting for a pairing).
+    static func roleHolder(since: Timestamp) -> ProcessHolder {
+        let process = ProcessIdentity.current
+        return ProcessHolder(pid: process.pid, started: process.started, command: "quench gateway", since: since)
     }
 
     /// Asks every thread to end; `wait()` then finishes the devices.

@@ -85,8 +85,7 @@ extension Gateway {
         let end = Deadline(seconds: request.seconds ?? .infinity)
         // The gateway runs while it waits for a pairing too: Home Assistant's "Bluetooth gateway"
         // (the `gateway` role, published by the MQTT publisher) said offline until a bottle was paired.
-        let process = ProcessIdentity.current
-        let holder = ProcessHolder(pid: process.pid, started: process.started, command: "quench gateway", since: .wallClockNow)
+        let holder = roleHolder(since: .wallClockNow)
         defer { try? store.releaseRole("gateway", holder) }
         var warned: [DeviceSelection.Problem] = []
         while !shutdown.isStopped, !end.hasPassed {
