@@ -209,7 +209,7 @@ let package = Package(
         .testTarget(name: "QuenchCoreTests", dependencies: ["QuenchCore", "QuenchSimulator", "QuenchTestSupport"]),
         .testTarget(name: "QuenchSimulatorTests", dependencies: ["QuenchSimulator", "QuenchCore"]),
         .testTarget(name: "QuenchStoreTests", dependencies: ["QuenchStore", "QuenchCore", "QuenchTestSupport"]),
-        .testTarget(name: "BluetoothWireTests", dependencies: ["BluetoothWire", "QuenchTestSupport"]),
+        .testTarget(name: "BluetoothWireTests", dependencies: ["BluetoothWire", "QuenchProfiles", "QuenchCore", "QuenchTestSupport"]),
         .testTarget(name: "QuenchProfilesTests", dependencies: ["QuenchProfiles", "BluetoothWire", "QuenchCore", "QuenchTestSupport"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"]),
         .testTarget(name: "GATTTests", dependencies: ["GATT", "BluetoothWire", "QuenchProfiles", "QuenchSimulator", "QuenchTestSupport"]),
@@ -254,7 +254,7 @@ let package = Package(
             "QuenchTestSupport", "Threading",
         ]),
         .testTarget(name: "QuenchServeTests", dependencies: [
-            "QuenchServe", "QuenchConfig", "QuenchWeb", "QuenchTestSupport",
+            "QuenchServe", "QuenchConfig", "QuenchWeb", "QuenchTestSupport", "Threading",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "NIOCore", package: "swift-nio"),
         ]),

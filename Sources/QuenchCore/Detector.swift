@@ -168,6 +168,8 @@ public struct SipDetector: Sendable, Codable {
         var byMeanShift = false
         /// What the empty scale read while the bottle was off (weight).
         var zeroSeen: Double?
+        /// What the empty scale read in fewer readings than `zeroSeen` takes.
+        var zeroGlimpsed: Double?
         /// A level that held while the bottle was off, light for the bottle.
         var lightLevel: Double?
         /// The last reading of the level before it (nil in a checkpoint from before it was kept): a loss is
@@ -433,6 +435,9 @@ public struct SipDetector: Sendable, Codable {
             // The empty scale's zero, from as many readings as `zeroSeen` takes: two spikes to 0 on a
             // SIG scale at 1 Hz, a phone beside the bottle, set it a phone's weight low, and from then
             // on the phone alone, seen at each lift, read as the bottle (simulated 240 h: 10 % of the intake).
+            // Fewer readings are a glimpse of it, unless they all read 0: a wire without negative
+            // weights sends a spike below zero as 0, and two such spikes in a row look like a lift.
+            if run.judgedLevel != 0 { disturbance.zeroGlimpsed = run.judgedLevel - objectsML }
             if run.count >= Self.emptyScaleReadings {
                 disturbance.zeroSeen = run.judgedLevel - objectsML
                 if held >= configuration.settleSeconds { emptyML = run.judgedLevel - objectsML }
@@ -612,13 +617,16 @@ public struct SipDetector: Sendable, Codable {
                 // something put on the empty scale, which is now the zero to judge by.
                 disturbance.zeroSeen = light - objectsML
             }
-            if let zeroSeen = disturbance.zeroSeen {
+            // A short lift at 1 Hz may show the empty scale once or twice: enough to judge a zero
+            // shift by (most lifts' error on a load cell), not to say that something beside the
+            // bottle went (two spikes to 0 on a SIG scale look like that).
+            if let zeroSeen = disturbance.zeroSeen ?? disturbance.zeroGlimpsed {
                 let shift = zero.shiftIfPersistent(seen: zeroSeen)
                 if abs(shift) <= SipDetector.largestZeroShift {
                     // Judge the bottle against the zero it was weighed on, each
                     // side, as far as the stream says offsets stay.
                     delta -= zero.observe(seen: zeroSeen) * shift
-                } else if shift > 0 || objectsML > 0 {
+                } else if disturbance.zeroSeen != nil, shift > 0 || objectsML > 0 {
                     // Too large for a zero shift: something was put down beside
                     // the bottle (or taken away) while the bottle was off.
                     let change = max(shift, -objectsML)

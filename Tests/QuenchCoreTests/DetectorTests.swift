@@ -400,6 +400,19 @@ import QuenchSimulator
         for event in events { #expect(abs(event.ml - 20) <= 1.5, "\(events)") }
     }
 
+    /// A load cell whose zero moved by 14 g as the bottle left it, read once a second and lifted
+    /// for two seconds: the empty scale shows twice, fewer than its zero takes, but enough for the
+    /// shift. Judged without it, the 20 mL drunk came out as 6 (the shift is in the level after).
+    @Test func aZeroShiftSeenInTwoReadingsIsCounted() {
+        var scale = SteadyScale(secondsPerReading: 1, noise: 0.3, seed: 5)
+        scale.hold(0, 20)              // the empty scale: its zero
+        scale.hold(180 + 500, 60)
+        scale.hold(14, 2)              // lifted: the zero has moved
+        scale.hold(14 + 180 + 480, 60)
+        let events = detect(scale.readings, calibration: try! BottleCalibration(unit: .g)).filter { !$0.kind.isDiagnostic }
+        #expect(events.map(\.kind) == [.sip] && abs((events.first?.ml ?? 0) - 20) <= 1, "\(events)")
+    }
+
     /// A drink without a lift while the link dropped readings for less than a gap (2.5 s at 10 Hz, two
     /// readings at 1 Hz): its pace counts from the last reading before, so it is a drink, not something
     /// taken away (paced from the first reading after, 40 mL came "in 0.2 s").
