@@ -55,7 +55,14 @@ public enum CommandLineAdvice {
         case CalibrationError.levelCurveForScale: ": leave out --level-curve (or the header's `# level-curve:`), or, if the trace is a level sensor's, say so with --unit mm|percent|raw"
         case PipelineStore.Failure.noStartTime: "; give --started to store its events"
         case ReplayError.missingUnit: " (use --unit g|kg|lb|oz|mm|percent|raw)"
-        case BTSnoopReplayError.noReadings: "; try --device or --profile"
+        // What was not given yet: both given, nothing of that device reads as that profile.
+        case BTSnoopReplayError.noReadings(_, let device, let profile, _, _, _, _):
+            switch (device, profile) {
+            case (nil, nil): "; try --device or --profile"
+            case (nil, _): "; try --device, or another --profile"
+            case (_, nil): "; try --profile"
+            default: "; is it the right capture, device and profile?"
+            }
         default: nil
         }
     }

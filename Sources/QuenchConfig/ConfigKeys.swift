@@ -392,24 +392,7 @@ func suggestion(for typed: ConfigKey, isTable: Bool) -> String? {
 }
 
 private func nearest(_ typed: String, among candidates: [String]) -> String? {
-    let best = candidates.map { (text: $0, distance: editDistance(typed, $0)) }.min { $0.distance < $1.distance }
-    guard let best, best.distance <= max(2, typed.count / 4) else { return nil }
-    return best.text
-}
-
-/// Levenshtein distance over characters.
-func editDistance(_ a: String, _ b: String) -> Int {
-    let (a, b) = (Array(a), Array(b))
-    guard !a.isEmpty, !b.isEmpty else { return a.count + b.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-        var row = [i] + Array(repeating: 0, count: b.count)
-        for j in 1...b.count {
-            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        previous = row
-    }
-    return previous[b.count]
+    Spelling.nearest(to: typed, among: candidates, perEdit: 4)
 }
 
 /// An adapter as Linux names it: `hci0` is index 0.

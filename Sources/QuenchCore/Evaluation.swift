@@ -206,8 +206,22 @@ public struct EvaluationReport: Sendable, Hashable, CustomStringConvertible {
             "refill recall:           \(ratio(refillRecall))",
             "refill precision:        \(ratio(refillPrecision))",
             "pour recall:             \(ratio(pourRecall))",
-        ].joined(separator: "\n")
+        ].joined(separator: "\n") + listed
     }
+
+    /// Each missed and spurious event, to find in the trace (at most `listedEach` of each; all in `--json`).
+    private var listed: String {
+        func seconds(_ t: Double) -> String { TraceWriter.fixed(t, places: 1) }
+        func some<T>(_ events: [T], _ title: String, _ text: (T) -> String) -> String {
+            guard !events.isEmpty else { return "" }
+            let more = events.count > Self.listedEach ? ["  … and \(events.count - Self.listedEach) more (all of them with --json)"] : []
+            return "\n\(title):\n" + (events.prefix(Self.listedEach).map { "  " + text($0) } + more).joined(separator: "\n")
+        }
+        return some(missed, "missed") { "\($0.kind.rawValue) of \(TraceWriter.fixed($0.ml, places: 1)) mL, \(seconds($0.tStart))–\(seconds($0.tEnd)) s" }
+            + some(spurious, "spurious") { "\($0.kind.rawValue) of \(TraceWriter.fixed($0.ml, places: 1)) mL, \(seconds($0.start))–\(seconds($0.end)) s" }
+    }
+
+    static let listedEach = 20
 }
 
 /// The acceptance targets of issue 2 ("How it will be judged").

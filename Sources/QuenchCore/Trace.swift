@@ -90,6 +90,8 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
     case invalidBottleValue(key: String, found: String, expected: String)
     case invalidLevelCurve(CalibrationError)
     case invalidUTF8
+    /// The file is a btsnoop capture (it begins `btsnoop\0`), not a trace.
+    case btsnoopCapture
 
     public var description: String {
         switch self {
@@ -112,6 +114,7 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
         case .invalidBottleValue(let key, let found, let expected): "\(key) '\(found)' is not \(expected)"
         case .invalidLevelCurve(let error): "level-curve: \(error)"
         case .invalidUTF8: "not valid UTF-8 text"
+        case .btsnoopCapture: "a btsnoop capture, not a trace: replay it with --btsnoop FILE"
         }
     }
 }
@@ -171,7 +174,8 @@ public struct TraceParser: Sendable {
             }
             guard let newline = Self.index(of: 0x0A, in: bytes, from: start) else {
                 guard carry.count + (count - start) <= TraceFormat.maximumLineLength + 1 else {  // + a CRLF's \r
-                    throw TraceError(line: line + 1, reason: .lineTooLong)
+                    let head = carry + UnsafeBufferPointer(rebasing: bytes[start..<min(count, start + 8)])
+                    throw TraceError(line: line + 1, reason: line == 0 && head.starts(with: Self.btsnoopMagic) ? .btsnoopCapture : .lineTooLong)
                 }
                 carry.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<count]))
                 return
@@ -240,6 +244,8 @@ public struct TraceParser: Sendable {
         line += 1
         var lo = 0, hi = raw.count
         if line == 1, hi >= 3, raw[0] == 0xEF, raw[1] == 0xBB, raw[2] == 0xBF { lo = 3 }  // UTF-8 BOM
+        // A capture is read with --btsnoop; as text it was "not valid UTF-8", which said nothing of that.
+        if line == 1, raw.starts(with: Self.btsnoopMagic) { throw TraceError(line: line, reason: .btsnoopCapture) }
         // A CRLF line's \r is its ending, not its content: the limit is the same either way.
         if hi > lo, raw[hi - 1] == 0x0D { hi -= 1 }
         guard hi - lo <= TraceFormat.maximumLineLength else { throw TraceError(line: line, reason: .lineTooLong) }
@@ -333,6 +339,10 @@ public struct TraceParser: Sendable {
         // `t,value` line, a line the person had not got wrong).
         if let unit = header.unit, let sensor = header.sensor, unit.sensor != sensor {
             throw TraceError(line: line, reason: .unitDoesNotFitSensor(unit: unit, sensor: sensor))
+        }
+        // The same for a curve in a scale's trace: one of the two lines is not what was meant.
+        if let unit = header.unit, unit.sensor == .weight, header["level-curve"] != nil {
+            throw TraceError(line: line, reason: .invalidLevelCurve(.levelCurveForScale(unit)))
         }
     }
 
@@ -469,6 +479,8 @@ public struct TraceParser: Sendable {
         else { return nil }
         return value
     }
+
+    private static let btsnoopMagic: [UInt8] = Array("btsnoop\0".utf8)
 
     private static func string(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) throws(TraceError) -> String {
         guard let s = String(validating: bytes, as: UTF8.self) else { throw TraceError(line: line, reason: .invalidUTF8) }

@@ -197,6 +197,8 @@ public struct ProfileFileError: Error, Sendable, CustomStringConvertible {
         case wrongType(expected: String)
         case invalid(String)
         case unknownField
+        /// An unknown field where a required one (named) is missing.
+        case misspelt(of: String)
     }
 
     /// Dotted path, e.g. `value.type`; empty for the whole file.
@@ -216,6 +218,7 @@ public struct ProfileFileError: Error, Sendable, CustomStringConvertible {
         case .wrongType(let expected): what = "must be \(expected)"
         case .invalid(let why): what = why
         case .unknownField: what = "unknown field (check the spelling)"
+        case .misspelt(let key): what = "unknown field; did you mean `\(key)`? (it is required)"
         }
         return field.isEmpty ? "profile file: \(what)" : "profile file: field `\(field)`: \(what)"
     }
@@ -263,7 +266,7 @@ private struct FieldReader {
     }
 
     mutating func requiredString(_ key: String) throws(ProfileFileError) -> String {
-        guard let s = try string(key) else { throw ProfileFileError(field: name(key), reason: .missing) }
+        guard let s = try string(key) else { throw missing(key) }
         return s
     }
 
@@ -303,6 +306,16 @@ private struct FieldReader {
     mutating func object(_ key: String) throws(ProfileFileError) -> FieldReader? {
         guard let v = raw(key) else { return nil }
         return try FieldReader(v, path: name(key))
+    }
+
+    /// A required `key` is not there: said as the unknown key beside it that is `key` misspelt
+    /// (`"units"` for `unit`), when there is one, since that is the line the person wrote.
+    func missing(_ key: String) -> ProfileFileError {
+        let unknown = object.keys.filter { !used.contains($0) }.sorted()
+        if let typo = unknown.first(where: { Spelling.nearest(to: $0, among: [key]) != nil }) {
+            return ProfileFileError(field: name(typo), reason: .misspelt(of: key))
+        }
+        return ProfileFileError(field: name(key), reason: .missing)
     }
 
     /// Fails on keys nobody asked for (typos would otherwise be silently ignored);
@@ -364,14 +377,14 @@ extension CustomProfile {
             throw ProfileFileError(field: "unit", reason: .invalid("\(unit.rawValue) is not a unit of a \(sensor.rawValue) sensor"))
         }
 
-        guard var src = try top.object("source") else { throw ProfileFileError(field: "source", reason: .missing) }
+        guard var src = try top.object("source") else { throw top.missing("source") }
         let kind = try src.requiredString("kind")
         let source: Source
         switch kind {
         case "characteristic":
-            guard let service = try src.uuid("service") else { throw ProfileFileError(field: "source.service", reason: .missing) }
+            guard let service = try src.uuid("service") else { throw src.missing("service") }
             guard let characteristic = try src.uuid("characteristic") else {
-                throw ProfileFileError(field: "source.characteristic", reason: .missing)
+                throw src.missing("characteristic")
             }
             let mode = try src.string("mode") ?? "notify"
             let interval = try src.number("pollInterval")
@@ -393,10 +406,10 @@ extension CustomProfile {
             }
             source = .characteristic(service: service, characteristic: characteristic, delivery: delivery)
         case "service-data":
-            guard let uuid = try src.uuid("uuid") else { throw ProfileFileError(field: "source.uuid", reason: .missing) }
+            guard let uuid = try src.uuid("uuid") else { throw src.missing("uuid") }
             source = .serviceData(uuid)
         case "manufacturer-data":
-            guard let company = try src.integer("company") else { throw ProfileFileError(field: "source.company", reason: .missing) }
+            guard let company = try src.integer("company") else { throw src.missing("company") }
             guard (0...0xFFFF).contains(company) else {
                 throw ProfileFileError(field: "source.company", reason: .invalid("\(company) is not a 16-bit company identifier"))
             }
@@ -408,7 +421,7 @@ extension CustomProfile {
         try src.finish(elsewhere: ["service", "characteristic", "mode", "pollInterval", "uuid", "company"],
                        because: "source.kind is \"\(kind)\"")
 
-        guard var val = try top.object("value") else { throw ProfileFileError(field: "value", reason: .missing) }
+        guard var val = try top.object("value") else { throw top.missing("value") }
         let offset = try val.integer("offset") ?? 0
         guard (0...1024).contains(offset) else {
             throw ProfileFileError(field: "value.offset", reason: .invalid("\(offset) is outside 0...1024"))
@@ -464,9 +477,9 @@ extension CustomProfile {
         }
         let service = try r.uuid("service") ?? sourceService
         guard let characteristic = try r.uuid("characteristic") else {
-            throw ProfileFileError(field: "reminder.characteristic", reason: .missing)
+            throw r.missing("characteristic")
         }
-        guard let list = r.raw("writes") else { throw ProfileFileError(field: "reminder.writes", reason: .missing) }
+        guard let list = r.raw("writes") else { throw r.missing("writes") }
         guard case .array(let items) = list else {
             throw ProfileFileError(field: "reminder.writes", reason: .wrongType(expected: "an array of hex strings"))
         }

@@ -34,10 +34,10 @@ struct CalibrationOptions: ParsableArguments {
 
     func validate() throws {
         if let pourML, !(pourML > 0 && pourML <= 100_000) {
-            throw ValidationError("--pour-ml must be between 0 and 100000 mL, not \(pourML)")
+            throw ValidationError("--pour-ml must be more than 0 and at most 100000 mL, not \(pourML.compactDescription)")
         }
         if let minSip, !(minSip >= 0 && minSip <= 1000) {
-            throw ValidationError("--min-sip must be from 0 to 1000 mL, not \(minSip)")
+            throw ValidationError("--min-sip must be from 0 to 1000 mL, not \(minSip.compactDescription)")
         }
         // Named as the options they are: said as the trace's calibration, "FILE: density 5 g/mL …"
         // blamed the file for what the command line gave.

@@ -139,22 +139,7 @@ struct Quench: AsyncParsableCommand {
 
     /// "; did you mean `today`?" when a name is close enough to be a typo of one.
     static func nearest(_ name: String, in names: [String], prefix: String = "") -> String {
-        let nearest = names.map { ($0, editDistance($0, name)) }.min { $0.1 < $1.1 }
-        return nearest.flatMap { $0.1 <= max(2, name.count / 3) ? "; did you mean `\(prefix)\($0.0)`?" : nil } ?? ""
-    }
-
-    /// Levenshtein distance: insertions, deletions and substitutions (a swap of two letters is two).
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let (a, b) = (Array(a.lowercased()), Array(b.lowercased()))
-        var previous = Array(0...b.count)
-        for i in 1...max(1, a.count) where !a.isEmpty {
-            var row = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...max(1, b.count) where !b.isEmpty {
-                row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = row
-        }
-        return a.isEmpty ? b.count : previous[b.count]
+        Spelling.nearest(to: name, among: names).map { "; did you mean `\(prefix)\($0)`?" } ?? ""
     }
 
     /// Readings to events (issue 2).

@@ -40,8 +40,8 @@ struct ReplayCommand: ParsableCommand {
                                valueName: "FILE"))
     var btsnoop: String?
 
-    @Option(help: ArgumentHelp("With --btsnoop: how to read the device (weight-scale, mi-scale, mi-body-scale, "
-                               + "decent-scale, hidrate-spark, or a profile file); default: what its traffic shows.", valueName: "P"))
+    @Option(help: ArgumentHelp("With --btsnoop: how to read the device (\(ProfileRegistry.identifiers.joined(separator: ", ")), "
+                               + "or a profile file); default: what its traffic shows.", valueName: "P"))
     var profile: String?
 
     @Flag(help: "One JSON object a line per event.")
@@ -91,7 +91,11 @@ struct ReplayCommand: ParsableCommand {
             var started: Timestamp?
             let onStart: (TraceHeader, BottleCalibration) throws -> Void = { header, _ in
                 started = options.started ?? header.started
-                if intakeStore != nil { _ = try PipelineStore.startTime(header: header, started: options.started, source: file ?? btsnoop ?? "-") }
+                if intakeStore != nil {
+                    let source = file ?? btsnoop ?? "-"
+                    _ = try PipelineStore.startTime(header: header, started: options.started, source: source)
+                    _ = try PipelineStore.deviceLabel(header: header, device: device, source: source)
+                }
                 if !json { output.write(EventFormat.tableHeader + "\n") }
             }
             let onEvent: (DetectedEvent) -> Void = { event in

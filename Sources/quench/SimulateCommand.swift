@@ -61,8 +61,10 @@ struct EvaluateCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let report = try Evaluate.run(trace: TraceSource(argument: trace), truthPath: truth, options: calibration.replayOptions())
+            let source = TraceSource(argument: trace)
+            let (report, summary) = try Evaluate.run(trace: source, truthPath: truth, options: calibration.replayOptions())
             print(json ? Evaluate.json(report) : report.description)
+            if let doubt = summary.unitDoubt { FileHandleStderr.write("quench: \(source): \(doubt)\n") }
         }
     }
 }

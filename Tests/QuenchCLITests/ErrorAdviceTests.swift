@@ -61,10 +61,11 @@ struct ErrorAdviceTests {
         #expect(try failure(["replay", grams, "--level-curve", "0:0,100:500", "--db", db])
                 == "quench: error: \(grams): a level curve is for a level sensor, and unit g is a scale's (weight): leave out --level-curve "
                 + "(or the header's `# level-curve:`), or, if the trace is a level sensor's, say so with --unit mm|percent|raw\n")
-        // In the header as well: it was ignored.
+        // In the header as well (it was ignored): said at the line of the second of the two.
         let gramsWithCurve = dir + "/grams-curve.trace"
         try "# quench trace v1\n# unit: g\n# level-curve: 0:0,100:500\nt,value\n0.0,500.0\n".write(toFile: gramsWithCurve, atomically: true, encoding: .utf8)
-        #expect(try failure(["replay", gramsWithCurve, "--db", db]).hasPrefix("quench: error: \(gramsWithCurve): a level curve is for a level sensor"))
+        #expect(try failure(["replay", gramsWithCurve, "--db", db])
+                == "quench: error: \(gramsWithCurve):3: level-curve: a level curve is for a level sensor, and unit g is a scale's (weight)\n")
         // A calibration option is named as the option, not blamed on the trace.
         for (option, value, message) in [("--density", "5", "--density must be from 0.5 to 2 g/mL, not 5"),
                                          ("--capacity", "0", "--capacity must be from 1 to 100000 mL, not 0"),

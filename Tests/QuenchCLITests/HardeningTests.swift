@@ -272,6 +272,58 @@ struct HardeningTests {
         let spurious = try #require(report["spurious"] as? [[String: Any]])
         #expect(missed.count == 1 && missed.first?["type"] as? String == "sip" && missed.first?["start"] != nil, "\(missed)")
         #expect(spurious.count == 1 && spurious.first?["type"] as? String == "sip" && spurious.first?["ml"] != nil, "\(spurious)")
+        // Without --json as well, each by its kind, size and time.
+        let listing = try runQuench(["evaluate", dir + "/s.csv", dir + "/t2.csv"])
+        let lines = listing.stdout.split(separator: "\n").map(String.init)
+        let missedLine = try #require(lines.firstIndex(of: "missed:"), "\(listing.stdout)")
+        try #require(lines.count > missedLine + 3, "\(listing.stdout)")
+        #expect(lines[missedLine + 1].hasPrefix("  sip of ") && lines[missedLine + 1].hasSuffix(" s") && lines[missedLine + 2] == "spurious:"
+                && lines[missedLine + 3].hasPrefix("  sip of "), "\(listing.stdout)")
+        // evaluate says what replay says of a unit that cannot be right: a recall of 0 alone sends one looking elsewhere.
+        let kgScored = try runQuench(["evaluate", dir + "/s.csv", dir + "/t.csv", "--unit", "kg"])
+        #expect(kgScored.status == 0 && kgScored.stdout.contains("sip recall:              0.000")
+                && kgScored.stderr.contains("most readings weigh over 20 kg read in kg"), "\(kgScored.stdout)\(kgScored.stderr)")
+    }
+
+    /// From a second developer's trial: each of these gave a wrong answer with exit 0, or an error that
+    /// sent the developer elsewhere.
+    @Test func aDevelopersHeaderMistakesAreSaid() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // A sensor but no unit was read as grams (or mm): a pound scale's trace gave no sips, exit 0.
+        try Self.heldTrace(header: "# quench trace v1\n# sensor: weight\nt,value\n").write(toFile: dir + "/lb.csv", atomically: true, encoding: .utf8)
+        let noUnit = try runQuench(["replay", dir + "/lb.csv"])
+        #expect(noUnit.status == 1 && noUnit.stderr == "quench: error: \(dir)/lb.csv: the header gives no '# unit:' (use --unit g|kg|lb|oz|mm|percent|raw)\n", "\(noUnit.stderr)")
+        // A percent sensor's top is 100 percent, whatever the curve's highest level.
+        var percent = "# quench trace v1\n# unit: percent\n# level-curve: 0:0,230:750\nt,value\n"
+        for i in 0..<300 { percent += "\(i),150\n" }
+        try percent.write(toFile: dir + "/pct.csv", atomically: true, encoding: .utf8)
+        let above = try runQuench(["replay", dir + "/pct.csv"])
+        #expect(above.status == 0 && above.stderr.contains("above the level curve's top (100 percent is 750 mL)"), "\(above.stderr)")
+        // A capture given as a trace was "not valid UTF-8 text".
+        let capture = dir + "/scale.btsnoop"
+        #expect(FileManager.default.createFile(atPath: capture, contents: Data("btsnoop\0".utf8 + [0, 0, 0, 1, 0, 0, 0x03, 0xE9] + [UInt8](repeating: 0x41, count: 5000))))
+        let binary = try runQuench(["replay", capture])
+        #expect(binary.status == 1 && binary.stderr == "quench: error: \(capture):1: a btsnoop capture, not a trace: replay it with --btsnoop FILE\n", "\(binary.stderr)")
+        // --device beside the header's own stored every event again under the other name.
+        let env = ["QUENCH_NOW": "2026-11-26T12:00:00Z"]
+        try Self.heldTrace(header: "# quench trace v1\n# unit: g\n# device: AA:BB:CC:DD:EE:FF\n# started: 2026-11-26T09:00:00Z\nt,value\n")
+            .write(toFile: dir + "/dev.csv", atomically: true, encoding: .utf8)
+        let db = dir + "/q.sqlite"
+        let first = try runQuench(["replay", dir + "/dev.csv", "--store", "--db", db], environment: env)
+        #expect(first.status == 0 && first.stdout.contains("stored: 1 new"), "\(first.stdout)\(first.stderr)")
+        let other = try runQuench(["replay", dir + "/dev.csv", "--store", "--device", "other", "--db", db], environment: env)
+        #expect(other.status == 1 && other.stderr.contains("the header says '# device: AA:BB:CC:DD:EE:FF', not 'other'"), "\(other.stderr)")
+        let same = try runQuench(["replay", dir + "/dev.csv", "--store", "--device", "AA:BB:CC:DD:EE:FF", "--db", db], environment: env)
+        #expect(same.status == 0 && same.stdout.contains("stored: 0 new, 1 already there"), "\(same.stdout)\(same.stderr)")
+        #if os(Linux)
+        // A profile given to an empty capture is named by its name, and the advice is what was not tried.
+        let empty = dir + "/empty.btsnoop"
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data("btsnoop\0".utf8 + [0, 0, 0, 1, 0, 0, 0x03, 0xE9])))
+        let none = try runQuench(["replay", "--btsnoop", empty, "--profile", "level-bottle", "--device", "AA:BB:CC:DD:EE:FF"])
+        #expect(none.status == 1 && none.stderr.contains("no readings from AA:BB:CC:DD:EE:FF as level-bottle (")
+                && none.stderr.hasSuffix("; is it the right capture, device and profile?\n"), "\(none.stderr)")
+        #endif
     }
 
     @Test("terminal control bytes from files and notes are shown escaped, and long cells are cut")

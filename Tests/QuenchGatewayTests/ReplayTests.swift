@@ -45,7 +45,7 @@ import QuenchSimulator
         let configuration = Simulate.configuration(hours: 1, preset: .levelMillimetres, started: nil)
         _ = try Simulate.write(configuration: configuration, seed: 4, tracePath: folder + "/t.csv", truthPath: folder + "/t.truth")
         // The level curve comes from the header's `level-curve`.
-        let report = try Evaluate.run(trace: .file(folder + "/t.csv"), truthPath: folder + "/t.truth", options: ReplayOptions())
+        let report = try Evaluate.run(trace: .file(folder + "/t.csv"), truthPath: folder + "/t.truth", options: ReplayOptions()).report
         #expect(report.sip.truthCount > 0)
         #expect((report.sipRecall ?? 0) >= 0.9)
     }
@@ -65,7 +65,14 @@ import QuenchSimulator
         } throws: { error in
             "\(error)".hasPrefix("\(folder)/missing.csv: cannot open: open: No such file or directory")
         }
+        // A sensor's kind does not say its unit (it was taken as mm, or g: wrong figures, exit 0).
         try "# quench trace v1\n# sensor: level\nt,value\n0,1\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try Replay.run(.file(path), options: ReplayOptions()) { _ in }
+        } throws: { error in
+            "\(error)" == "\(path): the header gives no '# unit:'"
+        }
+        try "# quench trace v1\n# sensor: level\n# unit: mm\nt,value\n0,1\n".write(toFile: path, atomically: true, encoding: .utf8)
         #expect {
             _ = try Replay.run(.file(path), options: ReplayOptions()) { _ in }
         } throws: { error in

@@ -235,6 +235,13 @@ private extension UInt32 {
                 == "profile file: field `source.characteristic`: does not apply when source.kind is \"service-data\"")
         let typo = ProfileCustomFileTests.exampleText.replacingOccurrences(of: "\"mode\"", with: "\"mdoe\"")
         #expect(refusal(Array(typo.utf8)) == "profile file: field `source.mdoe`: unknown field (check the spelling)")
+        // A required key misspelt was "required field is missing", naming a key the person believed they wrote.
+        let units = ProfileCustomFileTests.exampleText.replacingOccurrences(of: "\"unit\"", with: "\"units\"")
+        #expect(refusal(Array(units.utf8)) == "profile file: field `units`: unknown field; did you mean `unit`? (it is required)")
+        let sensor = ProfileCustomFileTests.exampleText.replacingOccurrences(of: "\"sensor\"", with: "\"Sensor\"")
+        #expect(refusal(Array(sensor.utf8)) == "profile file: field `Sensor`: unknown field; did you mean `sensor`? (it is required)")
+        let gone = ProfileCustomFileTests.exampleText.replacingOccurrences(of: "\"unit\": \"mm\",", with: "")
+        #expect(refusal(Array(gone.utf8)) == "profile file: field `unit`: required field is missing")
         let badWrite = ProfileCustomFileTests.reminderExample.replacingOccurrences(of: "030a0101000009", with: "030a01010000zz")
         #expect(refusal(Array(badWrite.utf8))
                 == #"profile file: field `reminder.writes[1]`: "030a01010000zz" is not hex bytes (e.g. "030a0000000009")"#)

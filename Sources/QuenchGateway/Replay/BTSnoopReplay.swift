@@ -63,7 +63,7 @@ public enum BTSnoopReplayError: Error, Sendable, CustomStringConvertible {
             return "\(path): not a usable btsnoop capture: \(e)"
         case .noReadings(let path, let device, let profile, let ads, let values, let undecodable, let first):
             let whom = device.map { "from \($0)" } ?? "from any device"
-            let how = profile.map { " as \($0.identifier)" } ?? " of a known profile"
+            let how = profile.map { " as \($0.name.shownSafely(limit: 64))" } ?? " of a known profile"
             let undecoded = first.map { "; \(undecodable) payload\(undecodable == 1 ? "" : "s") did not decode, the first: \($0)" } ?? ""
             return "\(path): no readings \(whom)\(how) (the capture holds \(ads) advertising report\(ads == 1 ? "" : "s")"
                 + " and \(values) notification\(values == 1 ? "" : "s")/indication\(values == 1 ? "" : "s")\(undecoded))"

@@ -17,7 +17,8 @@ public struct ReplayOptions: Sendable {
     /// The calibration for a trace with this header, or why there is none.
     public func calibration(for header: TraceHeader, source: TraceSource) throws(ReplayError) -> BottleCalibration {
         let sensor = self.sensor ?? header.sensor
-        guard let unit = self.unit ?? header.unit ?? sensor.map({ $0 == .weight ? .g : .mm }) else {
+        // Never guessed from the sensor: a pound scale's trace read as grams gave no sips, and exit 0.
+        guard let unit = self.unit ?? header.unit else {
             throw .missingUnit(path: source.description)
         }
         if let sensor, unit.sensor != sensor {
@@ -89,7 +90,9 @@ public struct ReplaySummary: Sendable, Hashable {
     public var unitDoubt: String? {
         guard let calibration, sampled >= 2, overweight * 2 > sampled else { return nil }
         if let curve = calibration.levelCurve {
-            return "most readings are above the level curve's top (\(curve.highestLevel.compactDescription) "
+            // A reading in percent is of the curve's highest level: its top is 100 percent.
+            let top = calibration.unit == .percent ? 100 : curve.highestLevel
+            return "most readings are above the level curve's top (\(top.compactDescription) "
                 + "\(calibration.unit.rawValue) is \(curve.highestML.compactDescription) mL), "
                 + "so they read as a tilted sensor's garbage: is the curve right (`# level-curve:` in the header, or --level-curve)?"
         }

@@ -6,11 +6,16 @@ import QuenchStore
 public enum PipelineStore {
     public enum Failure: Error, Sendable, CustomStringConvertible {
         case noStartTime(source: String)
+        /// `--device` names another device than the header's `# device:`.
+        case deviceDiffers(source: String, header: String, given: String)
         case store(StoreError)
 
         public var description: String {
             switch self {
             case .noStartTime(let source): "\(source): the trace has no '# started:' time"
+            case .deviceDiffers(let source, let header, let given):
+                "\(source): the header says '# device: \(header.shownSafely(limit: 80))', not '\(given.shownSafely(limit: 80))': "
+                    + "stored under another device, its events would be stored again (leave out --device)"
             case .store(let error): error.description
             }
         }
@@ -46,6 +51,15 @@ public enum PipelineStore {
         return started
     }
 
+    /// The device the events are stored under: the header's `# device:`, else `device` (`--device`).
+    /// Both, and different, is refused: an event's identity holds its device, so a trace stored
+    /// again under another name would count every drink twice.
+    public static func deviceLabel(header: TraceHeader, device: String?, source: String) throws(Failure) -> String? {
+        guard let named = header["device"] else { return device }
+        if let device, device != named { throw .deviceDiffers(source: source, header: named, given: device) }
+        return named
+    }
+
     /// Ingests `events` in one transaction; replaying the same trace again adds
     /// nothing. An event the store cannot hold is refused by itself and the
     /// others are stored: each event was judged on its own, so a garbage spike
@@ -58,6 +72,7 @@ public enum PipelineStore {
         source: String, now: Timestamp, person: String? = nil, into store: IntakeStore
     ) throws(Failure) -> Outcome {
         let started = try startTime(header: header, started: override, source: source)
+        let label = try deviceLabel(header: header, device: device, source: source)
         var kept: [DetectedEvent] = []
         var refused: [Refusal] = []
         for event in events {
@@ -75,7 +90,6 @@ public enum PipelineStore {
             }
         }
         do throws(StoreError) {
-            let label = device ?? header["device"]
             // Read once: storing events adds nobody.
             let people = try store.people()
             let named = person.flatMap { name in people.first { Person.sameName($0.name, name) } }

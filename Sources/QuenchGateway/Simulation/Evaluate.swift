@@ -2,11 +2,13 @@ import QuenchCore
 
 /// `quench evaluate TRACE TRUTH`: scores the detector against ground truth.
 public enum Evaluate {
-    public static func run(trace: TraceSource, truthPath: String, options: ReplayOptions) throws -> EvaluationReport {
+    /// The scores, and the replay's summary: its doubts about the unit or the curve are
+    /// what a recall of 0 needs said (`summary.unitDoubt`).
+    public static func run(trace: TraceSource, truthPath: String, options: ReplayOptions) throws -> (report: EvaluationReport, summary: ReplaySummary) {
         let truth = try readTruth(truthPath)
         var detected: [DetectedEvent] = []
-        _ = try Replay.run(trace, options: options) { detected.append($0) }
-        return Evaluation.score(detected: detected, truth: truth)
+        let summary = try Replay.run(trace, options: options) { detected.append($0) }
+        return (Evaluation.score(detected: detected, truth: truth), summary)
     }
 
     /// The report as one JSON object (`quench evaluate --json`): per kind the
