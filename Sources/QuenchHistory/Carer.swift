@@ -111,8 +111,10 @@ extension History {
         var entry: CarerReport.Entry
         var personID: Int64
         var lastDrink: String
+        /// The spell's alert, if one was raised.
+        var alert: CarerAlert?
         /// When a carer acknowledged the spell's alert, if they did.
-        var acknowledgedAt: Timestamp?
+        var acknowledgedAt: Timestamp? { alert?.acknowledgedAt }
         /// The acknowledgement was given in waking hours now over (or, given while they slept, in
         /// the ones that followed): it no longer holds.
         var acknowledgementLapsed: Bool
@@ -156,8 +158,7 @@ extension History {
                 entry.alertLastSentAt = Format.localISO(sent.lastSentAt, c.calendar)
             }
             let lapsed = sent?.acknowledgedAt.map { c.now >= settings.wakingEnd(after: $0, c.calendar) } ?? false
-            watches.append(CarerWatch(entry: entry, personID: person.id, lastDrink: lastDrink, acknowledgedAt: sent?.acknowledgedAt,
-                                      acknowledgementLapsed: lapsed))
+            watches.append(CarerWatch(entry: entry, personID: person.id, lastDrink: lastDrink, alert: sent, acknowledgementLapsed: lapsed))
         }
         return (watches, at)
     }
@@ -170,6 +171,28 @@ extension History {
         /// The facts, by name: `person`, `quiet_minutes`, `alert_after_minutes`, `last_drink_at` (absent: none),
         /// `sends` (1 the first time; again, how many thresholds have passed).
         public var fields: [String: String]
+        /// What was claimed in the database for this sending, to put back if it never arrives.
+        let claim: Claim
+
+        struct Claim: Sendable, Equatable {
+            var personID: Int64
+            var lastDrink: String
+            var sends: Int
+            var at: Timestamp
+            var before: CarerAlert?
+        }
+    }
+
+    /// A carer's alert whose push failed (the network, the push service down): its sending is put
+    /// back as it was, so the next `quench carer --notify` sends it again. Claimed and not put
+    /// back, the alert read "sent" while nothing had arrived, and was not sent again for a whole
+    /// threshold: the one alert a carer depends on, lost to a minute's outage.
+    public static func carerAlertNotDelivered(_ environment: HistoryEnvironment, _ delivery: CarerDelivery) throws(HistoryError) {
+        let store = try environment.openStore(creating: false)
+        let claim = delivery.claim
+        try HistoryContext.run { () throws(StoreError) in
+            try store.releaseCarerAlert(person: claim.personID, lastDrink: claim.lastDrink, sends: claim.sends, at: claim.at, before: claim.before)
+        }
     }
 
     /// `quench carer --notify` (the quench-remind timer runs it): an alert for each person now over
@@ -189,24 +212,28 @@ extension History {
             // How many thresholds have passed (1 for someone with no drink at all: no time has passed since one).
             let due = max(1, e.alertAfterMinutes.flatMap { limit in e.quietMinutes.map { $0 / max(limit, 1) } } ?? 1)
             var reopened = false
+            let claimed: Int
             if let sent = e.alertSends, let acknowledged = watch.acknowledgedAt {
                 // An acknowledgement holds for the waking hours it was given in (or, given while
                 // they slept, the next): still no drink in later ones (a dry night into a new day),
                 // the carer is told again, and it waits for a new acknowledgement.
                 guard watch.acknowledgementLapsed else { continue }
-                let claimed = try HistoryContext.run { () throws(StoreError) in
-                    try store.reopenCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, acknowledged: acknowledged, sends: max(due, sent), at: now)
+                claimed = max(due, sent, 1)
+                let reopens = try HistoryContext.run { () throws(StoreError) in
+                    try store.reopenCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, acknowledged: acknowledged, sends: claimed, at: now)
                 }
-                guard claimed else { continue }
+                guard reopens else { continue }
                 reopened = true
             } else if let sent = e.alertSends {
-                let claimed = try HistoryContext.run { () throws(StoreError) in
+                claimed = due
+                let sendsAgain = try HistoryContext.run { () throws(StoreError) in
                     try store.sendCarerAlertAgain(person: watch.personID, lastDrink: watch.lastDrink, after: sent, for: due, at: now)
                 }
-                guard claimed else { continue }
+                guard sendsAgain else { continue }
             } else {
                 // Raised late (a threshold set, or a timer started, long into the spell): sent for
                 // every threshold passed, so the next run does not send it again at once.
+                claimed = due
                 let raised = try HistoryContext.run { () throws(StoreError) in
                     try store.raiseCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, at: now, sends: due)
                 }
@@ -227,7 +254,8 @@ extension History {
                           "sends": String(max(due, e.alertSends ?? 0))]
             if let quiet = e.quietMinutes { fields["quiet_minutes"] = String(quiet) }
             if let last = e.lastDrinkAt { fields["last_drink_at"] = last }
-            deliveries.append(CarerDelivery(person: e.person, message: message, fields: fields))
+            let claim = CarerDelivery.Claim(personID: watch.personID, lastDrink: watch.lastDrink, sends: claimed, at: now, before: watch.alert)
+            deliveries.append(CarerDelivery(person: e.person, message: message, fields: fields, claim: claim))
         }
         return deliveries
     }

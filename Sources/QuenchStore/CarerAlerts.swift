@@ -80,6 +80,29 @@ extension IntakeStore {
         }
     }
 
+    /// A sending claimed at `time` for `sends` thresholds that never reached the carer (the push
+    /// failed): the alert is put back as it was before the claim (`before`; nil: it was raised by
+    /// the claim, and goes), so the next run sends it again. Only while the row is still that
+    /// claim's: one claimed or acknowledged since is left alone. Whether it was put back.
+    @discardableResult
+    public func releaseCarerAlert(person: Int64, lastDrink: String, sends: Int, at time: Timestamp, before: CarerAlert?) throws(StoreError) -> Bool {
+        try write("putting back a carer's alert that was not delivered") { db in
+            if let before {
+                try db.run("""
+                    UPDATE carer_alert SET sends = ?, last_sent_at = ?, acknowledged_at = ?
+                    WHERE person = ? AND last_drink = ? AND acknowledged_at IS NULL AND sends = ? AND last_sent_at = ?
+                    """, [before.sends, before.lastSentAt == before.raisedAt ? nil : before.lastSentAt.secondsSince1970,
+                          before.acknowledgedAt?.secondsSince1970, person, lastDrink, sends, time.secondsSince1970])
+            } else {
+                try db.run("""
+                    DELETE FROM carer_alert
+                    WHERE person = ? AND last_drink = ? AND acknowledged_at IS NULL AND sends = ? AND raised_at = ? AND last_sent_at IS NULL
+                    """, [person, lastDrink, max(sends, 1), time.secondsSince1970])
+            }
+            return db.changes == 1
+        }
+    }
+
     /// The alert of `person`'s spell since `lastDrink`, if one was raised.
     public func carerAlert(person: Int64, lastDrink: String) throws(StoreError) -> CarerAlert? {
         try read("reading a carer's alert") { db in try Self.carerAlert(db, person: person, lastDrink: lastDrink) }

@@ -40,11 +40,13 @@ struct CarerCommand: ParsableCommand {
             guard notify else { return emit(try History.carer(options.environment(), json: options.json)) }
             let notifier: Notifier?
             let deliveries: [History.CarerDelivery]
+            let environment: HistoryEnvironment
             do {
                 let configuration = try options.configuration(ConfigValues())
                 // Checked before anything is due, as `quench remind --notify` does.
                 notifier = try configuration.notifierSettings.map { settings throws(NotifyError) in try Notifier(settings) }
-                deliveries = try History.deliverCarerAlerts(HistoryEnvironment.process(configuration))
+                environment = HistoryEnvironment.process(configuration)
+                deliveries = try History.deliverCarerAlerts(environment)
             } catch let error as ConfigError {
                 throw configurationFailure(error)
             } catch let error as NotifyError {
@@ -55,7 +57,11 @@ struct CarerCommand: ParsableCommand {
                 emit("carer's alert: " + delivery.message)
                 guard let notifier else { continue }
                 let push = PushMessage.carerAlert(person: delivery.person, message: delivery.message, fields: delivery.fields)
-                if !notifier.deliver(push, what: "carer's alert") { failed = true }
+                if !notifier.deliver(push, what: "carer's alert") {
+                    failed = true
+                    try History.carerAlertNotDelivered(environment, delivery)
+                    FileHandleStderr.write("quench: the alert about \(delivery.person.shownSafely(limit: 40)) is not counted as sent: the next run sends it again\n")
+                }
             }
             if failed { throw ExitCode(1) }
         }

@@ -87,6 +87,15 @@ import Testing
         check(try History.restore(env, id: 18, json: false), Snapshots.restore, "restore")
         let json = try History.today(env, json: true)
         #expect(json.contains("\"intake_ml\":736.5882"))
+        // A sum of amounts is said as the amounts add up, not with a double's noise (1201.1599999999999 was on
+        // the page and in Home Assistant).
+        let noisy = try HistoryFixture()
+        let sums = noisy.environment()
+        func intake() throws -> String { try #require(try History.today(sums, json: true).firstMatch(of: /"intake_ml":([0-9.]+)/).map { String($0.1) }) }
+        let base = try #require(Double(try intake()))
+        for amount in ["300.12ml", "901.04ml"] { _ = try History.add(sums, amount: amount, at: "11:55", note: nil, json: false) }
+        let summed = try intake()
+        #expect(abs((Double(summed) ?? 0) - (base + 1201.16)) < 1e-6 && summed.count <= String(base).count + 3, "\(base) → \(summed)")
         #expect(throws: HistoryError.self) { try History.restore(env, id: 999, json: false) }
         #expect(throws: HistoryError.self) { try History.add(env, amount: "6l", at: nil, note: nil, json: false) }
         #expect(throws: HistoryError.self) { try History.add(env, amount: "250ml", at: "2026-03-05 09:00", note: nil, json: false) }

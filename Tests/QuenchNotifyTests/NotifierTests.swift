@@ -333,6 +333,42 @@ struct NotifierTests {
         #expect(try quench(["carer", "--json"], at: "13:00").stdout.contains("\"alert_acknowledged_at\":\"2026-11-20T12:15:00+00:00\""))
     }
 
+    /// From a carer's trial: a push that failed (the push service down, the Wi-Fi gone) counted as
+    /// sent. The alert read "sent 10:05" while nothing had arrived, and was not sent again until the
+    /// threshold had passed once more: two hours with no word. It is now put back as it was.
+    @Test("quench carer --notify: an alert whose push failed is not counted as sent, and the next run sends it, the first time and again",
+          .enabled(if: quenchBinary != nil, "SKIPPED: quench is not built (swift build)"))
+    func carerAlertThatFailsIsSentByTheNextRun() throws {
+        let server = try LocalHTTPSServer(certificates)
+        let db = folder.path + "/carer-retry.sqlite", good = folder.path + "/good.toml", down = folder.path + "/down.toml"
+        try "[notify]\nurl = \"https://localhost:\(server.port)/care-home\"\nca_file = \"\(certificates.ca)\"\n"
+            .write(toFile: good, atomically: true, encoding: .utf8)
+        try "[notify]\nurl = \"https://localhost:1/care-home\"\nca_file = \"\(certificates.ca)\"\n".write(toFile: down, atomically: true, encoding: .utf8)
+        func quench(_ arguments: [String], at time: String, config: String) throws -> ProcessResult {
+            try runQuench(arguments + ["--db", db], environment: ["QUENCH_CONFIG": config, "QUENCH_NOW": "2026-11-20T\(time):00Z", "TZ": "UTC"])
+        }
+        #expect(try quench(["add", "200ml"], at: "08:30", config: good).status == 0)
+        #expect(try quench(["person", "rename", "me", "Gran"], at: "08:30", config: good).status == 0)
+        #expect(try quench(["person", "alert", "Gran", "3h"], at: "08:30", config: good).status == 0)
+
+        let failed = try quench(["carer", "--notify"], at: "12:00", config: down)
+        #expect(failed.status == 1 && failed.stderr.contains("the alert about Gran is not counted as sent: the next run sends it again"),
+                "\(failed.stdout)\(failed.stderr)")
+        #expect(!(try quench(["carer", "--json"], at: "12:01", config: good).stdout.contains("alert_sent_at")), "not shown as sent")
+        let sent = try quench(["carer", "--notify"], at: "12:05", config: good)
+        #expect(sent.status == 0 && sent.stdout.contains("carer's alert: Gran has had nothing to drink for 3 h 35 min") && server.requests.count == 1,
+                "\(sent.stdout)\(sent.stderr)")
+        #expect(try quench(["carer", "--notify"], at: "12:10", config: good).stdout.isEmpty && server.requests.count == 1, "once")
+
+        // Sent again when the threshold has passed twice (6 h): that sending fails too, and is put back.
+        let againFailed = try quench(["carer", "--notify"], at: "15:00", config: down)
+        #expect(againFailed.status == 1 && againFailed.stderr.contains("not counted as sent"), "\(againFailed.stderr)")
+        #expect(try quench(["carer", "--json"], at: "15:01", config: good).stdout.contains("\"alert_last_sent_at\":\"2026-11-20T12:05:00+00:00\""))
+        let again = try quench(["carer", "--notify"], at: "15:05", config: good)
+        #expect(again.status == 0 && again.stdout.contains("Gran has still had nothing to drink for 6 h 35 min") && server.requests.count == 2,
+                "\(again.stdout)\(again.stderr)")
+    }
+
     @Test("what is refused before sending: http:// to another machine, other schemes, a token file others could write or that is empty")
     func refusedSettings() throws {
         for url in ["http://ntfy.example.org/topic", "ftp://example.org/x", "http://127.example.org/x", "not a url"] {

@@ -285,6 +285,9 @@ struct CarerAndHistoryPageTests {
             try await browser.open(server.url + "/?person=me&date=" + (try #require(fixture.json(["stats", "--days", "2", "--person", "me"])["from"] as? String)))
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             #expect(try await browser.run("return getComputedStyle(document.getElementById('ring-pace')).visibility") as? String == "hidden")
+            // Its quick adds are not there: they add a drink now, to today, while the page shows that day.
+            #expect(try await browser.run("return getComputedStyle(document.getElementById('quick-buttons')).display") as? String == "none")
+            #expect(try await browser.run("return document.getElementById('add-more').open") as? Bool == true)
 
             // In the household, Sam's quick add is said in his units, and so is its Undo.
             try await browser.open(server.url + "/?view=household")
