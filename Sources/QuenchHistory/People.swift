@@ -180,6 +180,14 @@ extension History {
             throw .invalidArgument("\(person.name.shownSafely(limit: 40)) still has \(what.joined(separator: " and ")); "
                                    + "nothing was removed (give them to someone with --move-to NAME)")
         }
+        // Their own settings go with them, said before they are gone: a carer who removed Gran to add her
+        // again found her threshold, waking hours and goal back at the defaults, with no word of it.
+        named.person = person.name
+        let own = try named.context(creating: false)
+        let goal = try own.goalBook().goal(on: own.today)
+        let waking = try own.run { (store) throws(StoreError) in try store.reminder(person: person.id) }.settings.wakingHours
+        var settings = ["a daily goal of \(Format.volume(goal, own.units))", "waking hours \(waking)"]
+        if let alert = person.alertAfterMinutes { settings.append("a carer's alert after \(Format.span(minutes: alert))") }
         try HistoryContext.run { () throws(StoreError) in try store.removePerson(id: person.id, movingTo: receiver?.id) }
         let change = PersonChange(action: "removed", person: person.name, detail: receiver?.name)
         if json { return JSONOutput.encode(change) }
@@ -189,7 +197,7 @@ extension History {
                 + (holdings.devices.isEmpty ? "" : " and \(holdings.devices.joined(separator: ", "))")
                 + " now \(receiver.name.shownSafely(limit: 40))'s"
         }
-        return text + "."
+        return text + ". Their settings went with them: " + settings.joined(separator: ", ") + "."
     }
 
     /// `quench devices assign ADDRESS --person NAME`: the device's next events
