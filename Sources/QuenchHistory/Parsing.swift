@@ -59,7 +59,7 @@ public enum HistoryInput {
         case "":
             guard let defaultUnit else { throw .invalidAmount(text, reason: "give a unit: " + (unitsThatFit(number) ?? "such as 250ml, 0.5l or 8oz")) }
             ml = defaultUnit.millilitres(number)
-        case "ml", "millilitre", "millilitres", "milliliter", "milliliters": ml = number
+        case "ml", "mls", "millilitre", "millilitres", "milliliter", "milliliters": ml = number
         case "cl": ml = number * 10
         case "l", "litre", "litres", "liter", "liters": ml = number * 1000
         case "oz", "floz", "fl oz", "fl.oz", "fl. oz": ml = VolumeUnit.usFluidOunce.millilitres(number)

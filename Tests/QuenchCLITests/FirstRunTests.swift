@@ -104,6 +104,9 @@ struct FirstRunTests {
         #expect(bare.status == 1)
         #expect(bare.stderr == "quench: error: invalid amount '250': give a unit: 250ml\n")
         #expect(!FileManager.default.fileExists(atPath: db), "a refused amount creates no database")
+        // Said as people say it, the unit apart (it was "Unexpected argument 'ml'").
+        let apart = try runQuench(["add", "150", "ml", "--db", db + ".apart"])
+        #expect(apart.status == 0 && apart.stdout.hasPrefix("Added #1: sip 150 mL at "), "\(apart.stdout)\(apart.stderr)")
 
         _ = try runQuench(["add", "250ml", "--db", db])
         let before = try runQuench(["--db", db, "log", "--csv"])

@@ -100,6 +100,7 @@ import Testing
     @Test func amounts() throws {
         #expect(try HistoryInput.volume("250ml", defaultUnit: .ml) == 250)
         #expect(try HistoryInput.volume("250 mL", defaultUnit: .ml) == 250)
+        #expect(try HistoryInput.volume("250mls", defaultUnit: .ml) == 250)  // as people write it
         #expect(try HistoryInput.volume("0.5l", defaultUnit: .ml) == 500)
         #expect(abs(try HistoryInput.volume("8oz", defaultUnit: .ml) - 236.588) < 0.001)
         #expect(abs(try HistoryInput.volume("68 oz", defaultUnit: .ml) - 2011.0) < 0.1)
