@@ -508,3 +508,40 @@ extension CustomProfile {
         return ReminderSignal(service: service, characteristic: characteristic, writes: writes, pause: pause, withResponse: withResponse)
     }
 }
+
+extension CustomProfile {
+    /// What the profile reads, and from where, in words (`quench profile FILE`): a developer
+    /// checks a profile file before there is a device to try it on.
+    public var summary: [String] {
+        var lines = ["\(name): a \(sensor.rawValue) sensor's readings in \(unit.rawValue)"]
+        switch source {
+        case .characteristic(let service, let characteristic, let delivery):
+            let how = switch delivery {
+            case .notify: "notified"
+            case .indicate: "indicated"
+            case .readPoll(let interval): "read every \(interval.compactDescription) s"
+            }
+            lines.append("from: characteristic \(characteristic) of service \(service), \(how)")
+        case .serviceData(let uuid):
+            lines.append("from: the service data of \(uuid) in its advertisements")
+        case .manufacturerData(let company):
+            lines.append("from: the manufacturer data of company 0x\([UInt8(company >> 8), UInt8(company & 0xFF)].hexString.uppercased()) in its advertisements")
+        }
+        var reading = "value: \(value.type.rawValue)"
+        if value.type.width > 1 { reading += value.bigEndian ? " big-endian" : " little-endian" }
+        reading += " at byte \(value.offset)"
+        if value.scale != 1 { reading += " × \(value.scale.compactDescription)" }
+        if value.add != 0 { reading += (value.add < 0 ? " − " : " + ") + abs(value.add).compactDescription }
+        reading += " \(unit.rawValue)"
+        if let missing = value.missing { reading += "; \(missing) is no reading" }
+        lines.append(reading)
+        var match: [String] = []
+        if let namePrefix { match.append("a name beginning \"\(namePrefix)\"") }
+        if let matchService { match.append("service \(matchService) advertised") }
+        lines.append("matches: " + (match.isEmpty ? "a device whose advertisements show its source" : match.joined(separator: " and ")))
+        if let reminder {
+            lines.append("reminder: \(reminder.writes.count) write\(reminder.writes.count == 1 ? "" : "s") to characteristic \(reminder.characteristic)")
+        }
+        return lines
+    }
+}

@@ -144,7 +144,7 @@ struct Quench: AsyncParsableCommand {
 
     /// Readings to events (issue 2).
     static let pipelineCommands: [any ParsableCommand.Type] = [
-        DemoCommand.self, ReplayCommand.self, SimulateCommand.self, EvaluateCommand.self,
+        DemoCommand.self, ReplayCommand.self, SimulateCommand.self, EvaluateCommand.self, ProfileCommand.self,
     ]
 
     /// Bluetooth: finding, pairing and listening to devices (issue 4).

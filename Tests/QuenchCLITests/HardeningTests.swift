@@ -316,6 +316,26 @@ struct HardeningTests {
         #expect(other.status == 1 && other.stderr.contains("the header says '# device: AA:BB:CC:DD:EE:FF', not 'other'"), "\(other.stderr)")
         let same = try runQuench(["replay", dir + "/dev.csv", "--store", "--device", "AA:BB:CC:DD:EE:FF", "--db", db], environment: env)
         #expect(same.status == 0 && same.stdout.contains("stored: 0 new, 1 already there"), "\(same.stdout)\(same.stderr)")
+        // A profile file checked without a device: what it reads, or its problem by field (a valid one
+        // could only be tried on a capture, which ended in "no readings").
+        let profile = dir + "/aqua.json"
+        try """
+            {"name": "AquaScale Mini", "sensor": "weight", "unit": "lb",
+             "source": {"kind": "manufacturer-data", "company": "0x0157"},
+             "value": {"type": "u16", "endian": "big", "offset": 1, "scale": 0.01, "missing": 65535},
+             "match": {"namePrefix": "Aqua"}}
+            """.write(toFile: profile, atomically: true, encoding: .utf8)
+        let read = try runQuench(["profile", profile])
+        #expect(read.status == 0 && read.stdout == """
+            AquaScale Mini: a weight sensor's readings in lb
+            from: the manufacturer data of company 0x0157 in its advertisements
+            value: u16 big-endian at byte 1 × 0.01 lb; 65535 is no reading
+            matches: a name beginning "Aqua"
+
+            """, "\(read.stdout)\(read.stderr)")
+        try String(contentsOfFile: profile, encoding: .utf8).replacingOccurrences(of: "\"unit\"", with: "\"units\"").write(toFile: profile, atomically: true, encoding: .utf8)
+        let typo = try runQuench(["profile", profile])
+        #expect(typo.status == 1 && typo.stderr.contains("field `units`: unknown field; did you mean `unit`? (it is required)"), "\(typo.stderr)")
         #if os(Linux)
         // A profile given to an empty capture is named by its name, and the advice is what was not tried.
         let empty = dir + "/empty.btsnoop"
