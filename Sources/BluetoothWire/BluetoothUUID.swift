@@ -32,16 +32,11 @@ public struct BluetoothUUID: Sendable, Hashable, CustomStringConvertible, TextCo
         }
     }
 
-    /// `181D`, `0x181D`, a 32-bit `0000181D`, or `6e0a0000-51a5-4c5b-9f1d-7e57b0771e00`: only
-    /// those forms (`FF:F0`, `fff0-` or a UUID dashed elsewhere are typos, not UUIDs).
+    /// `181D`, `0x181D`, `6e0a0000-51a5-4c5b-9f1d-7e57b0771e00`.
     public init?(_ text: String) {
         var s = Substring(text)
         if s.hasPrefix("0x") || s.hasPrefix("0X") { s = s.dropFirst(2) }
-        let dashes = s.indices.filter { s[$0] == "-" }.map { s.distance(from: s.startIndex, to: $0) }
-        let digits = s.filter { $0 != "-" }
-        guard digits.allSatisfy(\.isHexDigit),
-              dashes.isEmpty ? [4, 8].contains(digits.count) : dashes == [8, 13, 18, 23] && s.count == 36 && s.count == text.count,
-              let bytes = [UInt8](hexString: digits) else { return nil }
+        guard let bytes = [UInt8](hexString: s.filter { $0 != "-" }) else { return nil }
         switch bytes.count {
         case 2: self.init(uuid16: UInt16(bytes[0]) << 8 | UInt16(bytes[1]))
         case 4: self.init(uuid32: UInt32(bytes[0]) << 24 | UInt32(bytes[1]) << 16 | UInt32(bytes[2]) << 8 | UInt32(bytes[3]))

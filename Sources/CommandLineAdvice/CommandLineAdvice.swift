@@ -55,6 +55,7 @@ public enum CommandLineAdvice {
         case CalibrationError.levelCurveForScale: ": leave out --level-curve (or the header's `# level-curve:`), or, if the trace is a level sensor's, say so with --unit mm|percent|raw"
         case PipelineStore.Failure.noStartTime: "; give --started to store its events"
         case ReplayError.missingUnit: " (use --unit g|kg|lb|oz|mm|percent|raw)"
+        case ReplayError.malformedTrace(_, let e) where e.reason == .btsnoopCapture: ": replay it with `quench replay --btsnoop FILE`"
         // What was not given yet: both given, nothing of that device reads as that profile.
         case BTSnoopReplayError.noReadings(_, let device, let profile, _, _, _, _):
             switch (device, profile) {

@@ -168,7 +168,8 @@ public struct SipDetector: Sendable, Codable {
         var byMeanShift = false
         /// What the empty scale read while the bottle was off (weight).
         var zeroSeen: Double?
-        /// What the empty scale read in fewer readings than `zeroSeen` takes.
+        /// What the empty scale read in as few as two readings (a short lift at 1 Hz): enough for a
+        /// zero shift, not for `zeroSeen`'s other use, telling that something beside the bottle went.
         var zeroGlimpsed: Double?
         /// A level that held while the bottle was off, light for the bottle.
         var lightLevel: Double?
@@ -435,7 +436,7 @@ public struct SipDetector: Sendable, Codable {
             // The empty scale's zero, from as many readings as `zeroSeen` takes: two spikes to 0 on a
             // SIG scale at 1 Hz, a phone beside the bottle, set it a phone's weight low, and from then
             // on the phone alone, seen at each lift, read as the bottle (simulated 240 h: 10 % of the intake).
-            // Fewer readings are a glimpse of it, unless they all read 0: a wire without negative
+            // Two readings are a glimpse of it, unless their level is exactly 0: a wire without negative
             // weights sends a spike below zero as 0, and two such spikes in a row look like a lift.
             if run.judgedLevel != 0 { disturbance.zeroGlimpsed = run.judgedLevel - objectsML }
             if run.count >= Self.emptyScaleReadings {

@@ -92,6 +92,8 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
     case invalidUTF8
     /// The file is a btsnoop capture (it begins `btsnoop\0`), not a trace.
     case btsnoopCapture
+    /// A carriage return inside a line: lines ended by CR alone (an old Mac's ending).
+    case bareCarriageReturn
 
     public var description: String {
         switch self {
@@ -114,7 +116,8 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
         case .invalidBottleValue(let key, let found, let expected): "\(key) '\(found)' is not \(expected)"
         case .invalidLevelCurve(let error): "level-curve: \(error)"
         case .invalidUTF8: "not valid UTF-8 text"
-        case .btsnoopCapture: "a btsnoop capture, not a trace: replay it with --btsnoop FILE"
+        case .btsnoopCapture: "a btsnoop capture, not a trace"
+        case .bareCarriageReturn: "a line ends in a carriage return alone (CR, an old Mac's line ending): save the file with LF or CRLF line endings"
         }
     }
 }
@@ -174,8 +177,9 @@ public struct TraceParser: Sendable {
             }
             guard let newline = Self.index(of: 0x0A, in: bytes, from: start) else {
                 guard carry.count + (count - start) <= TraceFormat.maximumLineLength + 1 else {  // + a CRLF's \r
-                    let head = carry + UnsafeBufferPointer(rebasing: bytes[start..<min(count, start + 8)])
-                    throw TraceError(line: line + 1, reason: line == 0 && head.starts(with: Self.btsnoopMagic) ? .btsnoopCapture : .lineTooLong)
+                    let pending = carry + UnsafeBufferPointer(rebasing: bytes[start..<count])
+                    throw TraceError(line: line + 1, reason: line == 0 && pending.starts(with: Self.btsnoopMagic) ? .btsnoopCapture
+                                        : pending.dropLast().contains(0x0D) ? .bareCarriageReturn : .lineTooLong)
                 }
                 carry.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<count]))
                 return
@@ -253,6 +257,8 @@ public struct TraceParser: Sendable {
         while lo < hi, raw[lo] == 0x20 || raw[lo] == 0x09 { lo += 1 }
         if lo == hi { return }  // blank lines are ignored everywhere
         let text = UnsafeBufferPointer(rebasing: raw[lo..<hi])
+        // Lines ended by CR alone ran together into one, and the error quoted a run of them.
+        if text.contains(0x0D) { throw TraceError(line: line, reason: .bareCarriageReturn) }
 
         if inReadings {
             if text[0] == 0x23 { return }  // a comment among the readings

@@ -46,7 +46,7 @@ extension History {
             return before
         }
         return CalendarReport(
-            person: c.personName, month: String(first.description.prefix(7)), units: c.units.rawValue, totalMl: days.reduce(0) { $0 + $1.ml },
+            person: c.personName, month: String(first.description.prefix(7)), units: c.units.rawValue, totalMl: Format.sum(days.map(\.ml)),
             goalMetDays: days.filter(\.met).count, days: days)
     }
 

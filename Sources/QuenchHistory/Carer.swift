@@ -187,10 +187,11 @@ extension History {
     /// back as it was, so the next `quench carer --notify` sends it again. Claimed and not put
     /// back, the alert read "sent" while nothing had arrived, and was not sent again for a whole
     /// threshold: the one alert a carer depends on, lost to a minute's outage.
-    public static func carerAlertNotDelivered(_ environment: HistoryEnvironment, _ delivery: CarerDelivery) throws(HistoryError) {
+    /// Whether it was put back (false: acknowledged, or claimed by another run, meanwhile).
+    public static func carerAlertNotDelivered(_ environment: HistoryEnvironment, _ delivery: CarerDelivery) throws(HistoryError) -> Bool {
         let store = try environment.openStore(creating: false)
         let claim = delivery.claim
-        try HistoryContext.run { () throws(StoreError) in
+        return try HistoryContext.run { () throws(StoreError) in
             try store.releaseCarerAlert(person: claim.personID, lastDrink: claim.lastDrink, sends: claim.sends, at: claim.at, before: claim.before)
         }
     }

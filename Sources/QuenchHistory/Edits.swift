@@ -102,6 +102,10 @@ extension History {
     /// A bare time of day is on `onDayOf`'s day when given (an edit keeps its drink's day), else the latest one past.
     static func drinkTime(_ at: String?, _ c: HistoryContext, onDayOf: Timestamp? = nil) throws(HistoryError) -> (Timestamp, DayCalendar.LocalTimeFit) {
         try HistoryInput.option("--at") { () throws(HistoryError) in
+            // A day alone is a moment to `--since`, its start; a drink at 04:00 is not what was meant.
+            if let a = at?.trimmingSpaces(), CivilDay(parsing: a) != nil || ["today", "yesterday"].contains(a.lowercased()) {
+                throw .invalidTime(a, reason: "a drink needs its time of day too: '\(a) 12:30', or 12:30 alone for today's")
+            }
             let (time, fit) = try at.map { (a) throws(HistoryError) in
                 do throws(HistoryError) {
                     return try HistoryInput.instantFitted(a, calendar: c.calendar, now: c.now, onDayOf: onDayOf)

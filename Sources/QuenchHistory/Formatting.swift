@@ -23,6 +23,10 @@ enum Format {
     /// Sums stay as stored: clients add to them and compare.
     static func hundredths(_ x: Double) -> Double { (x * 100).rounded() / 100 }
 
+    /// A sum of stored amounts to a billionth of a mL: its float noise (1201.1599999999999 in the JSON,
+    /// on the page and in Home Assistant) is far below that, and 8 fl oz stays 236.5882365 mL.
+    static func sum(_ amounts: some Sequence<Double>) -> Double { (amounts.reduce(0, +) * 1e9).rounded() / 1e9 }
+
     /// A person's name as a shell takes it in a command we suggest: "Ann Lee" is one word.
     static func shellWord(_ name: String) -> String {
         let shown = name.shownSafely(limit: 40)

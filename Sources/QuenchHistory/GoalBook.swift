@@ -39,9 +39,7 @@ extension HistoryContext {
     /// The person's intake per day for `days` (inclusive range), from the store's SQL totals.
     func dailyTotals(from first: CivilDay, through last: CivilDay) throws(HistoryError) -> [Int: DayTotal] {
         let segments = calendar.segments(from: calendar.start(of: first), until: calendar.start(of: last.adding(days: 1)))
-        // To a billionth of a mL: a sum of stored amounts carries float noise (1201.1599999999999 in
-        // the JSON, on the page and in Home Assistant) far below that; 8 fl oz stays 236.5882365 mL.
         return try run { (store) throws(StoreError) in try store.sipTotalsByDay(segments, person: personID) }
-            .mapValues { DayTotal(ml: ($0.ml * 1e9).rounded() / 1e9, sips: $0.sips) }
+            .mapValues { DayTotal(ml: Format.sum([$0.ml]), sips: $0.sips) }
     }
 }

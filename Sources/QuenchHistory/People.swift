@@ -182,12 +182,7 @@ extension History {
         }
         // Their own settings go with them, said before they are gone: a carer who removed Gran to add her
         // again found her threshold, waking hours and goal back at the defaults, with no word of it.
-        named.person = person.name
-        let own = try named.context(creating: false)
-        let goal = try own.goalBook().goal(on: own.today)
-        let waking = try own.run { (store) throws(StoreError) in try store.reminder(person: person.id) }.settings.wakingHours
-        var settings = ["a daily goal of \(Format.volume(goal, own.units))", "waking hours \(waking)"]
-        if let alert = person.alertAfterMinutes { settings.append("a carer's alert after \(Format.span(minutes: alert))") }
+        let settings = json ? [] : try ownSettings(of: person, named)
         try HistoryContext.run { () throws(StoreError) in try store.removePerson(id: person.id, movingTo: receiver?.id) }
         let change = PersonChange(action: "removed", person: person.name, detail: receiver?.name)
         if json { return JSONOutput.encode(change) }
@@ -197,7 +192,21 @@ extension History {
                 + (holdings.devices.isEmpty ? "" : " and \(holdings.devices.joined(separator: ", "))")
                 + " now \(receiver.name.shownSafely(limit: 40))'s"
         }
-        return text + ". Their settings went with them: " + settings.joined(separator: ", ") + "."
+        return text + "." + (settings.isEmpty ? "" : " Their settings went with them: " + settings.joined(separator: ", ") + ".")
+    }
+
+    /// Someone's settings that are their own, not the defaults: what removing them loses.
+    private static func ownSettings(of person: Person, _ environment: HistoryEnvironment) throws(HistoryError) -> [String] {
+        var named = environment
+        named.person = person.name
+        let c = try named.context(creating: false)
+        var settings: [String] = []
+        let book = try c.goalBook()
+        if !book.isDefault { settings.append("a daily goal of \(Format.volume(book.goal(on: c.today), c.units))") }
+        let reminder = try c.run { (store) throws(StoreError) in try store.reminder(person: person.id) }.settings
+        if reminder.wakingHours != ReminderSettings.defaults.wakingHours { settings.append("waking hours \(reminder.wakingHours)") }
+        if let alert = person.alertAfterMinutes { settings.append("a carer's alert after \(Format.span(minutes: alert))") }
+        return settings
     }
 
     /// `quench devices assign ADDRESS --person NAME`: the device's next events

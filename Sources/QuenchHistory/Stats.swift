@@ -41,14 +41,14 @@ extension History {
         let counted = max(1, today.number - max(first.number, firstSip?.number ?? today.number) + 1)
 
         var metDays = try MetDays(c, book: book, firstSip: firstSip, from: first)
-        var total = 0.0, sips = 0, met = 0, longest = 0
+        var totals: [Double] = [], sips = 0, met = 0, longest = 0
         // The run of met days in progress, by its first day: the first run reaches back
         // past the period in full, so a streak is never shortened by where the period starts.
         var runStart: CivilDay?
         for number in first.number...today.number {
             let day = CivilDay(number: number)
             let t = metDays.total(day)
-            total += t.ml
+            totals.append(t.ml)
             sips += t.sips
             if try metDays.met(day) {
                 met += 1
@@ -58,6 +58,7 @@ extension History {
                 runStart = nil
             }
         }
+        let total = Format.sum(totals)
         let streak = try currentStreak(c, &metDays)
         let current = streak.map { $0.through.number - $0.from.number + 1 } ?? 0
         return StatsReport(

@@ -513,7 +513,7 @@ extension CustomProfile {
     /// What the profile reads, and from where, in words (`quench profile FILE`): a developer
     /// checks a profile file before there is a device to try it on.
     public var summary: [String] {
-        var lines = ["\(name): a \(sensor.rawValue) sensor's readings in \(unit.rawValue)"]
+        var lines = ["\(name.shownSafely(limit: 64)): a \(sensor.rawValue) sensor's readings in \(unit.rawValue)"]
         switch source {
         case .characteristic(let service, let characteristic, let delivery):
             let how = switch delivery {
@@ -536,7 +536,7 @@ extension CustomProfile {
         if let missing = value.missing { reading += "; \(missing) is no reading" }
         lines.append(reading)
         var match: [String] = []
-        if let namePrefix { match.append("a name beginning \"\(namePrefix)\"") }
+        if let namePrefix { match.append("a name beginning \"\(namePrefix.shownSafely(limit: 64))\"") }
         if let matchService { match.append("service \(matchService) advertised") }
         lines.append("matches: " + (match.isEmpty ? "a device whose advertisements show its source" : match.joined(separator: " and ")))
         if let reminder {

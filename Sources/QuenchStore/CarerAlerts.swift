@@ -6,7 +6,8 @@ import QuenchCore
 /// acknowledged once for the waking hours it is acknowledged in, however many timers, pages and
 /// hubs look at the same database. Until it is acknowledged it is sent again each time the
 /// threshold passes once more (`sends`); still going on in the next waking hours, it is open
-/// again (`reopenCarerAlert`); each sending is claimed in the database too.
+/// again (`reopenCarerAlert`); each sending is claimed in the database too, and a sending whose
+/// push failed is put back (`releaseCarerAlert`), so the next run sends it.
 public struct CarerAlert: Sendable, Hashable {
     public var person: Int64
     /// The identity of the last drink before the spell; `CarerAlert.noDrink` when they had none.
@@ -84,7 +85,6 @@ extension IntakeStore {
     /// failed): the alert is put back as it was before the claim (`before`; nil: it was raised by
     /// the claim, and goes), so the next run sends it again. Only while the row is still that
     /// claim's: one claimed or acknowledged since is left alone. Whether it was put back.
-    @discardableResult
     public func releaseCarerAlert(person: Int64, lastDrink: String, sends: Int, at time: Timestamp, before: CarerAlert?) throws(StoreError) -> Bool {
         try write("putting back a carer's alert that was not delivered") { db in
             if let before {

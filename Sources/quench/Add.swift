@@ -12,6 +12,6 @@ struct Add: ParsableCommand {
     @Option(help: "A note, e.g. 'coffee'.") var note: String?
 
     func run() throws {
-        emit(try History.add(options.environment(who), amount: amount + (unit ?? ""), at: at, note: note, json: options.json))
+        emit(try History.add(options.environment(who), amount: unit.map { amount + " " + $0 } ?? amount, at: at, note: note, json: options.json))
     }
 }

@@ -59,8 +59,15 @@ struct CarerCommand: ParsableCommand {
                 let push = PushMessage.carerAlert(person: delivery.person, message: delivery.message, fields: delivery.fields)
                 if !notifier.deliver(push, what: "carer's alert") {
                     failed = true
-                    try History.carerAlertNotDelivered(environment, delivery)
-                    FileHandleStderr.write("quench: the alert about \(delivery.person.shownSafely(limit: 40)) is not counted as sent: the next run sends it again\n")
+                    // Each put back by itself: one that cannot be (the database busy) must not keep the others' pushes from going.
+                    let who = delivery.person.shownSafely(limit: 40)
+                    do {
+                        let putBack = try History.carerAlertNotDelivered(environment, delivery)
+                        FileHandleStderr.write("quench: " + (putBack ? "the alert about \(who) is not counted as sent: the next run sends it again\n"
+                                                              : "the alert about \(who) was acknowledged or sent meanwhile\n"))
+                    } catch {
+                        FileHandleStderr.write("quench: error: the alert about \(who) could not be put back to be sent again: \(commandLineMessage(for: error))\n")
+                    }
                 }
             }
             if failed { throw ExitCode(1) }

@@ -182,23 +182,3 @@ struct ReplayCommand: ParsableCommand {
         return true
     }
 }
-
-/// `quench profile FILE`: a profile file read as pairing and replay read it, said back in words;
-/// or its problem, by field. A developer checks it before any device is there.
-struct ProfileCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "profile", abstract: "Check a profile file (docs/profiles.md) without a device: what it reads and from where, or what is wrong.")
-
-    @Argument(help: "The profile file (or the name of a built-in profile).") var file: String
-
-    func run() throws {
-        try runReporting {
-            let (profile, definition) = try ProfileRegistry.standard.resolve(file)
-            guard definition != nil, let custom = profile.definition as? CustomProfile else {
-                print("\(file) is built in: \(profile.displayName) (docs/profiles.md)")
-                return
-            }
-            print(custom.summary.joined(separator: "\n"))
-        }
-    }
-}

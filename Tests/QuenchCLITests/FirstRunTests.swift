@@ -107,6 +107,9 @@ struct FirstRunTests {
         // Said as people say it, the unit apart (it was "Unexpected argument 'ml'").
         let apart = try runQuench(["add", "150", "ml", "--db", db + ".apart"])
         #expect(apart.status == 0 && apart.stdout.hasPrefix("Added #1: sip 150 mL at "), "\(apart.stdout)\(apart.stderr)")
+        // Two numbers are not one amount: "1 50ml" is no 150 mL.
+        let two = try runQuench(["add", "1", "50ml", "--db", db + ".apart"])
+        #expect(two.status == 1 && two.stderr.contains("unknown unit '50ml'"), "\(two.stderr)")
 
         _ = try runQuench(["add", "250ml", "--db", db])
         let before = try runQuench(["--db", db, "log", "--csv"])

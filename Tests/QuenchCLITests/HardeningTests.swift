@@ -304,7 +304,7 @@ struct HardeningTests {
         let capture = dir + "/scale.btsnoop"
         #expect(FileManager.default.createFile(atPath: capture, contents: Data("btsnoop\0".utf8 + [0, 0, 0, 1, 0, 0, 0x03, 0xE9] + [UInt8](repeating: 0x41, count: 5000))))
         let binary = try runQuench(["replay", capture])
-        #expect(binary.status == 1 && binary.stderr == "quench: error: \(capture):1: a btsnoop capture, not a trace: replay it with --btsnoop FILE\n", "\(binary.stderr)")
+        #expect(binary.status == 1 && binary.stderr == "quench: error: \(capture):1: a btsnoop capture, not a trace: replay it with `quench replay --btsnoop FILE`\n", "\(binary.stderr)")
         // --device beside the header's own stored every event again under the other name.
         let env = ["QUENCH_NOW": "2026-11-26T12:00:00Z"]
         try Self.heldTrace(header: "# quench trace v1\n# unit: g\n# device: AA:BB:CC:DD:EE:FF\n# started: 2026-11-26T09:00:00Z\nt,value\n")
@@ -314,7 +314,7 @@ struct HardeningTests {
         #expect(first.status == 0 && first.stdout.contains("stored: 1 new"), "\(first.stdout)\(first.stderr)")
         let other = try runQuench(["replay", dir + "/dev.csv", "--store", "--device", "other", "--db", db], environment: env)
         #expect(other.status == 1 && other.stderr.contains("the header says '# device: AA:BB:CC:DD:EE:FF', not 'other'"), "\(other.stderr)")
-        let same = try runQuench(["replay", dir + "/dev.csv", "--store", "--device", "AA:BB:CC:DD:EE:FF", "--db", db], environment: env)
+        let same = try runQuench(["replay", dir + "/dev.csv", "--store", "--device", "aa-bb-cc-dd-ee-ff", "--db", db], environment: env)
         #expect(same.status == 0 && same.stdout.contains("stored: 0 new, 1 already there"), "\(same.stdout)\(same.stderr)")
         // A profile file checked without a device: what it reads, or its problem by field (a valid one
         // could only be tried on a capture, which ended in "no readings").

@@ -413,6 +413,19 @@ import QuenchSimulator
         #expect(events.map(\.kind) == [.sip] && abs((events.first?.ml ?? 0) - 20) <= 1, "\(events)")
     }
 
+    /// Two readings of exactly 0 while the bottle is off are no glimpse of the zero: a wire without
+    /// negative weights sends spikes below zero as 0. With the zero at 15 g, taken as a glimpse they
+    /// made the 20 mL drunk a drink of 5.
+    @Test func twoZerosAreNoGlimpseOfTheZero() {
+        var scale = SteadyScale(secondsPerReading: 1, noise: 0, seed: 1)
+        scale.hold(15, 20)             // the empty scale: its zero, 15 g
+        scale.hold(15 + 180 + 500, 60)
+        scale.hold(0, 2)               // lifted: two spikes to the wire's floor
+        scale.hold(15 + 180 + 480, 60)
+        let events = detect(scale.readings, calibration: try! BottleCalibration(unit: .g)).filter { !$0.kind.isDiagnostic }
+        #expect(events.map(\.kind) == [.sip] && abs((events.first?.ml ?? 0) - 20) <= 0.5, "\(events)")
+    }
+
     /// A drink without a lift while the link dropped readings for less than a gap (2.5 s at 10 Hz, two
     /// readings at 1 Hz): its pace counts from the last reading before, so it is a drink, not something
     /// taken away (paced from the first reading after, 40 mL came "in 0.2 s").

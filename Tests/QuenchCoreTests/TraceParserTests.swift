@@ -98,6 +98,15 @@ import QuenchTestSupport
         ("# quench trace v1\n# capacity-ml: 750\n# capacity-ml: 300\nt,value\n", 3, "'capacity-ml' is given twice"),
         ("# quench trace v1\n# unit: mm\n# level-curve: 0x1p7:420,200:750\nt,value\n", 3, "level-curve: level curve point 1: '0x1p7:420' is not LEVEL:ML"),
         ("# quench trace v1\n# level-curve: garbage\nt,value\n", 2, "level-curve: level curve point 1"),
+        // From a developer's trial: a curve in a scale's trace was said with no line; lines ended by CR alone
+        // quoted a run of them as one; a btsnoop capture was "not valid UTF-8 text".
+        ("# quench trace v1\n# unit: g\n# level-curve: 0:0,100:500\nt,value\n", 3, "level-curve: a level curve is for a level sensor, and unit g is a scale's"),
+        ("# quench trace v1\n# level-curve: 0:0,100:500\n# unit: lb\nt,value\n", 3, "level-curve: a level curve is for a level sensor, and unit lb"),
+        ("# quench trace v1\r\n# sensor: weight\r\n# unit: g\rt,value\r0.0,1050.2\r", 3, "a line ends in a carriage return alone"),
+        ("# quench trace v1\r# unit: g\rt,value\r", 1, "a line ends in a carriage return alone"),
+        ("# quench trace v1\r# unit: g\rt,value\r" + String(repeating: "0.0,1050.2\r", count: 600), 1, "a line ends in a carriage return alone"),
+        ("btsnoop\u{0}\u{0}\u{0}\u{0}\u{1}\u{0}\u{0}\u{3}é\n", 1, "a btsnoop capture, not a trace"),
+        ("btsnoop\u{0}" + String(repeating: "A", count: 5000), 1, "a btsnoop capture, not a trace"),
         ("# quench trace v1\n# level-curve: 0:0,100:420\n# level-curve: 0:0,100:420\nt,value\n", 3, "'level-curve' is given twice"),
     ] as [(String, Int, String)])
     func malformed(text: String, line: Int, message: String) {

@@ -274,14 +274,14 @@ import Testing
         _ = try History.restore(env(f, nil), id: try #require((undone["event"] as? [String: Any])?["id"] as? Int64, "\(undone)"), json: false)
         _ = try History.addPerson(env(f, nil), name: "Guest", goal: nil, units: nil, json: false)
         #expect(try History.removePerson(env(f, nil), name: "guest", moveTo: nil, json: false)
-                == "Removed Guest. Their settings went with them: a daily goal of 2,000 mL, waking hours 08:00-22:00.")
+                == "Removed Guest.")
         // What goes with them is said: a carer who removed someone to add them again found their
         // threshold and goal back at the defaults, with no word of it.
         _ = try History.setPersonAlert(env(f, nil), name: "Annie", after: "90min", json: false)
         let removed = try History.removePerson(env(f, nil), name: "Annie", moveTo: "me", json: false)
         #expect(removed
                 == "Removed Annie; 2 events and AA:00:00:00:00:0A now me's. Their settings went with them: "
-                + "a daily goal of 50.7 oz, waking hours 08:00-22:00, a carer's alert after 1 h 30 min.", "\(removed)")
+                + "a daily goal of 50.7 oz, a carer's alert after 1 h 30 min.", "\(removed)")
         // One person again: no name needed, and nothing was lost.
         #expect(try json(History.today(env(f, nil), json: true))["intake_ml"] as? Double == 1000)
         #expect(message { _ = try History.removePerson(env(f, nil), name: "me", moveTo: nil, json: false) }.contains("cannot remove the only person"))

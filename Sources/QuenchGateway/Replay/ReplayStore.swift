@@ -56,7 +56,8 @@ public enum PipelineStore {
     /// again under another name would count every drink twice.
     public static func deviceLabel(header: TraceHeader, device: String?, source: String) throws(Failure) -> String? {
         guard let named = header["device"] else { return device }
-        if let device, device != named { throw .deviceDiffers(source: source, header: named, given: device) }
+        // An address in any case, with `:` or `-`, is the same device (with --btsnoop, --device picks it).
+        if let device, normalizedAddress(device) != normalizedAddress(named) { throw .deviceDiffers(source: source, header: named, given: device) }
         return named
     }
 
