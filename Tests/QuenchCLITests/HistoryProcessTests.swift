@@ -139,7 +139,10 @@ struct HistoryProcessTests {
             (["add", "5cups"], "unknown unit 'cups' (a volume takes ml, cl, l, or oz or fl oz for US fluid ounces)"),
             (["add", "9000ml"], "more than 5,000 mL"),
             (["add", "250ml", "--at", "2026-02-30 10:00"], "--at: invalid time"),
-            (["add", "250ml", "--at", "1969-12-31"], "--at: invalid time '1969-12-31': before 1970"),
+            (["add", "250ml", "--at", "1969-12-31 23:00"], "--at: invalid time '1969-12-31 23:00': before 1970"),
+            // A day alone was its start (04:00): a carer's "yesterday's glass" went to 04:00.
+            (["add", "250ml", "--at", "2026-11-20"], "--at: invalid time '2026-11-20': a drink needs its time of day too: '2026-11-20 12:30'"),
+            (["add", "250ml", "--at", "yesterday"], "--at: invalid time 'yesterday': a drink needs its time of day too"),
             (["remind", "set", "--after", "nan"], "--after: invalid amount 'nan'"),
             (["remind", "set", "--every", "1e300m"], "--every: "),
             (["today", "--units", "gallons"], "unknown unit 'gallons' (units are ml, or oz for US fluid ounces)"),

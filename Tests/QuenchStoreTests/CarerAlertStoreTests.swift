@@ -9,17 +9,19 @@ import Testing
 struct CarerAlertStoreTests {
     let at = Timestamp(secondsSince1970: 1_790_000_000)
 
-    func store() throws -> (IntakeStore, Int64, TemporaryDirectory) {
+    /// A store with an alert raised at `at` about its first person, for the spell after drink "d1".
+    func raised() throws -> (IntakeStore, Int64, TemporaryDirectory) {
         let dir = TemporaryDirectory()
         let store = try IntakeStore(path: dir.file("q.sqlite"))
-        return (store, try #require(try store.people().first).id, dir)
+        let me = try #require(try store.people().first).id
+        #expect(try store.raiseCarerAlert(person: me, lastDrink: "d1", at: at))
+        return (store, me, dir)
     }
 
     @Test("raised, then not delivered: gone, and raised again by the next run")
     func aRaisedAlertGoes() throws {
-        let (store, me, dir) = try store()
+        let (store, me, dir) = try raised()
         _ = dir
-        #expect(try store.raiseCarerAlert(person: me, lastDrink: "d1", at: at))
         #expect(try store.releaseCarerAlert(person: me, lastDrink: "d1", sends: 1, at: at, before: nil))
         #expect(try store.carerAlert(person: me, lastDrink: "d1") == nil)
         #expect(try store.raiseCarerAlert(person: me, lastDrink: "d1", at: at.adding(300)), "the next run raises it")
@@ -31,9 +33,8 @@ struct CarerAlertStoreTests {
 
     @Test("sent again, then not delivered: its count and time as before; claimed again meanwhile, left")
     func aSendingAgainIsUndone() throws {
-        let (store, me, dir) = try store()
+        let (store, me, dir) = try raised()
         _ = dir
-        #expect(try store.raiseCarerAlert(person: me, lastDrink: "d1", at: at))
         let before = try #require(try store.carerAlert(person: me, lastDrink: "d1"))
         #expect(try store.sendCarerAlertAgain(person: me, lastDrink: "d1", after: 1, for: 2, at: at.adding(7200)))
         #expect(try store.releaseCarerAlert(person: me, lastDrink: "d1", sends: 2, at: at.adding(7200), before: before))
@@ -46,9 +47,8 @@ struct CarerAlertStoreTests {
 
     @Test("reopened after a lapsed acknowledgement, then not delivered: acknowledged as it was, so the next run reopens it")
     func aReopeningIsUndone() throws {
-        let (store, me, dir) = try store()
+        let (store, me, dir) = try raised()
         _ = dir
-        #expect(try store.raiseCarerAlert(person: me, lastDrink: "d1", at: at))
         _ = try store.acknowledgeCarerAlert(person: me, lastDrink: "d1", at: at.adding(600))
         let before = try #require(try store.carerAlert(person: me, lastDrink: "d1"))
         #expect(try store.reopenCarerAlert(person: me, lastDrink: "d1", acknowledged: at.adding(600), sends: 4, at: at.adding(50_000)))
