@@ -145,7 +145,6 @@ public struct DayTimeline: Sendable, Hashable {
                   title: goalText)
         if let reached = goalReachedAt {
             let sip = sips[reached]
-            let sum = sips[...reached].reduce(0) { $0 + $1.ml }
             let px = x(sip.offsetSeconds), goalY = scale.y(goalMl)
             let text = "✓ goal met at \(sip.clock)"
             // Where the line is not: right of the point and under the goal line

@@ -17,7 +17,8 @@ extension ConfigInputs {
             entry += 1
         }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let workingDirectory = getcwd(&buffer, buffer.count) != nil ? String(cString: buffer) : nil
+        let workingDirectory = getcwd(&buffer, buffer.count) != nil
+            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
         return ConfigInputs(variables: variables, workingDirectory: workingDirectory, read: readFile)
     }
 

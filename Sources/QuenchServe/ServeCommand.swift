@@ -152,7 +152,7 @@ public struct ServeCommand: AsyncParsableCommand {
                 // A limit the unit or the shell set: restarting would not raise it.
                 if case .tooFewFiles = error { throw configurationFailure(error) }
                 // A token file another user could have written is the configuration's to fix: 78, no restart.
-                if let web = error as? WebError, case .untrustedTokenFile = web { throw configurationFailure(web) }
+                if case .untrustedTokenFile = error { throw configurationFailure(error) }
                 // An address this machine does not have, a port it may not use: 78, as for a wrong file.
                 guard !error.isConfigurationProblem else { throw configurationFailure(error) }
                 throw error
