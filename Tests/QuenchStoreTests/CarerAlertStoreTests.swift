@@ -31,14 +31,22 @@ struct CarerAlertStoreTests {
         #expect(try store.carerAlert(person: me, lastDrink: "d1")?.acknowledgedAt == at.adding(310))
     }
 
+    /// Claims a sending with `claim`, then puts back what it claimed (`sends` at `time`): the alert is as before.
+    func claimAndPutBack(_ store: IntakeStore, _ me: Int64, sends: Int, at time: Timestamp, _ claim: () throws -> Bool) throws {
+        let before = try #require(try store.carerAlert(person: me, lastDrink: "d1"))
+        #expect(try claim())
+        #expect(try store.releaseCarerAlert(person: me, lastDrink: "d1", sends: sends, at: time, before: before))
+        #expect(try store.carerAlert(person: me, lastDrink: "d1") == before)
+    }
+
     @Test("sent again, then not delivered: its count and time as before; claimed again meanwhile, left")
     func aSendingAgainIsUndone() throws {
         let (store, me, dir) = try raised()
         _ = dir
         let before = try #require(try store.carerAlert(person: me, lastDrink: "d1"))
-        #expect(try store.sendCarerAlertAgain(person: me, lastDrink: "d1", after: 1, for: 2, at: at.adding(7200)))
-        #expect(try store.releaseCarerAlert(person: me, lastDrink: "d1", sends: 2, at: at.adding(7200), before: before))
-        #expect(try store.carerAlert(person: me, lastDrink: "d1") == before)
+        try claimAndPutBack(store, me, sends: 2, at: at.adding(7200)) {
+            try store.sendCarerAlertAgain(person: me, lastDrink: "d1", after: 1, for: 2, at: at.adding(7200))
+        }
         // Another timer claimed it again before this one put it back: that claim stands.
         #expect(try store.sendCarerAlertAgain(person: me, lastDrink: "d1", after: 1, for: 2, at: at.adding(7300)))
         #expect(try !store.releaseCarerAlert(person: me, lastDrink: "d1", sends: 2, at: at.adding(7200), before: before))
@@ -50,11 +58,11 @@ struct CarerAlertStoreTests {
         let (store, me, dir) = try raised()
         _ = dir
         _ = try store.acknowledgeCarerAlert(person: me, lastDrink: "d1", at: at.adding(600))
-        let before = try #require(try store.carerAlert(person: me, lastDrink: "d1"))
-        #expect(try store.reopenCarerAlert(person: me, lastDrink: "d1", acknowledged: at.adding(600), sends: 4, at: at.adding(50_000)))
-        #expect(try store.carerAlert(person: me, lastDrink: "d1")?.acknowledgedAt == nil)
-        #expect(try store.releaseCarerAlert(person: me, lastDrink: "d1", sends: 4, at: at.adding(50_000), before: before))
-        #expect(try store.carerAlert(person: me, lastDrink: "d1") == before)
+        try claimAndPutBack(store, me, sends: 4, at: at.adding(50_000)) {
+            let reopened = try store.reopenCarerAlert(person: me, lastDrink: "d1", acknowledged: at.adding(600), sends: 4, at: at.adding(50_000))
+            #expect(try store.carerAlert(person: me, lastDrink: "d1")?.acknowledgedAt == nil)
+            return reopened
+        }
         #expect(try store.reopenCarerAlert(person: me, lastDrink: "d1", acknowledged: at.adding(600), sends: 4, at: at.adding(50_300)))
     }
 }
