@@ -150,7 +150,7 @@ let package = Package(
         ]),
         // The page and its JSON API (`quench serve`), a process of its own so quenchd stays small.
         .target(name: "QuenchWeb", dependencies: [
-            "QuenchHistory", "QuenchStore", "QuenchCore", "CZlib",
+            "QuenchHistory", "QuenchStore", "QuenchCore", "Threading", "CZlib",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -16,10 +16,7 @@ extension ConfigInputs {
             }
             entry += 1
         }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let workingDirectory = getcwd(&buffer, buffer.count) != nil
-            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
-        return ConfigInputs(variables: variables, workingDirectory: workingDirectory, read: readFile)
+        return ConfigInputs(variables: variables, workingDirectory: Threading.workingDirectory(), read: readFile)
     }
 
     /// A configuration file is a few lines: anything larger is a mistake.

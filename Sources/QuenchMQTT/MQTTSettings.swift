@@ -169,7 +169,7 @@ public struct MQTTSettings: Sendable {
     static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "gateway" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let name = String(nulTerminated: buffer)
         return name.isEmpty ? "gateway" : name
     }
 

@@ -256,7 +256,7 @@ public struct Notifier: Sendable {
     static func loadLibcurl() throws(NotifyError) {
         var why = [CChar](repeating: 0, count: 256)
         guard quench_curl_load(&why, why.count) == 0 else {
-            throw .libcurlMissing(String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw .libcurlMissing(String(nulTerminated: why))
         }
     }
 

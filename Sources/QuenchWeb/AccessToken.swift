@@ -78,7 +78,7 @@ public struct AccessToken: Sendable, Equatable {
         guard info.st_mode & 0o077 == 0 else { throw .exposedTokenFile(path: path, mode: info.st_mode) }
         var buffer = [CChar](repeating: 0, count: 256)
         guard fgets(&buffer, Int32(buffer.count), file) != nil else { throw .badTokenFile(path: path) }
-        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let text = String(nulTerminated: buffer)
             .trimmingWhitespace()
         guard text.count == byteCount * 2, text.allSatisfy(\.isHexDigit) else { throw .badTokenFile(path: path) }
         return AccessToken(value: text)

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Threading
 
 /// Whether this machine can listen where `listen` says, asked before binding so
 /// the service refuses a wrong address in words that are true (where the value
@@ -49,14 +50,14 @@ public enum ListenAddressCheck: Sendable, Equatable {
         let length = socklen_t(address.pointee.sa_family == sa_family_t(AF_INET6) ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
         guard [sa_family_t(AF_INET), sa_family_t(AF_INET6)].contains(address.pointee.sa_family),
               getnameinfo(address, length, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 else { return nil }
-        return numericAddress(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        return numericAddress(String(nulTerminated: text))
     }
 
     static func text(_ bytes: [UInt8]) -> String? {
         var out = [CChar](repeating: 0, count: 64)
         let family = bytes.count == 4 ? AF_INET : AF_INET6
         guard inet_ntop(family, bytes, &out, socklen_t(out.count)) != nil else { return nil }
-        return String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(nulTerminated: out)
     }
 
     /// Every IPv4 and IPv6 address of this machine's interfaces (getifaddrs(3)).

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Threading
 
 extension WebServer {
     /// This machine's IPv4 addresses other than loopback, for the link a phone
@@ -18,7 +19,7 @@ extension WebServer {
             var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
             guard getnameinfo(address, socklen_t(MemoryLayout<sockaddr_in>.size), &text, socklen_t(text.count),
                               nil, 0, NI_NUMERICHOST) == 0 else { continue }
-            out.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            out.append(String(nulTerminated: text))
         }
         return out
     }

@@ -108,11 +108,7 @@ public enum FileTrust {
         return out
     }
 
-    static func currentDirectory() -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return "/" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    static func currentDirectory() -> String { workingDirectory() ?? "/" }
 }
 
 /// A file another user could have written, and the command that fixes it.
