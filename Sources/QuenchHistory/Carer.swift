@@ -12,10 +12,13 @@ public struct CarerReport: Sendable, Encodable {
         public var goalMl: Double
         /// Their last drink on any day (ISO 8601 with offset); nil when they have none.
         public var lastDrinkAt: String?
-        /// Minutes of their waking hours since the last drink, up to `CarerReport.reach`;
-        /// nil when they have no drink at all.
-        public var quietMinutes: Int?
-        /// The last drink is more than `CarerReport.reach` days ago: `quietMinutes` stopped growing there.
+        /// Minutes of their waking hours since the last drink (with none, since they were added:
+        /// `noDrinkSince`), up to `CarerReport.reach`.
+        public var quietMinutes: Int
+        /// When they were added (ISO 8601 with offset), when no drink of theirs is recorded: the
+        /// time without a drink counts from there, so a person just added is not over at once.
+        public var noDrinkSince: String?
+        /// The last drink (or their adding) is more than `CarerReport.reach` days ago: `quietMinutes` stopped growing there.
         public var quietBeyondReach = false
         /// `08:00-22:00`: when time without a drink counts.
         public var wakingHours: String
@@ -23,7 +26,7 @@ public struct CarerReport: Sendable, Encodable {
         public var awake: Bool
         /// The carer's threshold (`quench person alert`); nil: not watched.
         public var alertAfterMinutes: Int?
-        /// Watched, awake, and without a drink for at least the threshold (or with none at all).
+        /// Watched, awake, and without a drink for at least the threshold.
         public var overdue: Bool
         /// The alert of this spell without a drink (ISO 8601 with offset): when it was sent, and
         /// when a carer acknowledged it; nil when none was (`quench carer --notify` sends them).
@@ -63,7 +66,8 @@ extension History {
         let rows = report.people.map { e -> [String] in
             let unit = VolumeUnit(rawValue: e.units) ?? .ml
             // Past the reach the figure stopped growing: "420 h" would say 17 days of a drink months ago.
-            let quiet = e.quietBeyondReach ? "over \(CarerReport.reach) days" : e.quietMinutes.map { Format.span(minutes: $0) } ?? "no drink yet"
+            let quiet = (e.quietBeyondReach ? "over \(CarerReport.reach) days" : Format.span(minutes: e.quietMinutes))
+                + (e.noDrinkSince == nil ? "" : ", none yet")
             return [e.person.shownSafely(limit: 40), e.overdue ? quiet + " (over)" : quiet,
                     // Its date and wall-clock time, as written (the household's zone).
                     e.lastDrinkAt.map { $0.prefix(10) + " " + $0.dropFirst(11).prefix(5) } ?? "-",
@@ -95,10 +99,10 @@ extension History {
     public static func carerReport(_ environment: HistoryEnvironment) throws(HistoryError) -> CarerReport {
         let (watches, at) = try carerWatches(environment)
         var entries = watches.map(\.entry)
-        // Overdue first; then the longest without a drink (none at all is longest); then by name.
+        // Overdue first; then the longest without a drink; then by name.
         entries.sort { a, b in
             if a.overdue != b.overdue { return a.overdue }
-            let (qa, qb) = (a.quietMinutes ?? .max, b.quietMinutes ?? .max)
+            let (qa, qb) = (a.quietMinutes, b.quietMinutes)
             if qa != qb { return qa > qb }
             return a.person.lowercased() < b.person.lowercased()
         }
@@ -136,18 +140,22 @@ extension History {
             let goal = try c.goalBook().goal(on: day)
             let settings = try c.run { (store) throws(StoreError) in try store.reminder(person: c.personID) }.settings
             let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: c.now.adding(1), person: c.personID) }
-            let quiet = last.map { wakingSeconds(from: $0.time, until: c.now, settings, c.calendar) / 60 }.map { Int(saturating: $0.rounded(.down)) }
+            // With no drink at all, the time without one counts from their adding: "over" the moment a
+            // carer adds Gran and sets her threshold would be an alert about nothing but the setting up.
+            let quietSince = last?.time ?? person.createdAt
+            let quiet = Int(saturating: (wakingSeconds(from: quietSince, until: c.now, settings, c.calendar) / 60).rounded(.down))
             let alert = person.alertAfterMinutes
             let awake = settings.wakingWindow(containing: c.now, c.calendar) != nil
-            let beyondReach = last.map { $0.time < c.now.adding(-Double(CarerReport.reach) * 86_400) } ?? false
+            let beyondReach = quietSince < c.now.adding(-Double(CarerReport.reach) * 86_400)
             var entry = CarerReport.Entry(
                 // Unrounded, as `today` gives it: rounded here and again in the text, 750.48 mL read 751 beside today's 750.
                 person: person.name, units: c.units.rawValue, intakeMl: intake, goalMl: goal,
                 lastDrinkAt: last.map { Format.localISO($0.time, c.calendar) }, quietMinutes: quiet,
+                noDrinkSince: last == nil ? Format.localISO(person.createdAt, c.calendar) : nil,
                 wakingHours: settings.wakingHours,
                 awake: awake, alertAfterMinutes: alert,
                 // Only while they are awake: a carer reading "over" at night would go and wake them.
-                overdue: awake && (alert.map { limit in quiet.map { $0 >= limit } ?? true } ?? false))
+                overdue: awake && alert.map { quiet >= $0 } ?? false)
             entry.quietBeyondReach = beyondReach
             let lastDrink = CarerAlert.spell(after: last)
             let sent = try c.run { (store) throws(StoreError) in try store.carerAlert(person: person.id, lastDrink: lastDrink) }
@@ -210,8 +218,8 @@ extension History {
         var deliveries: [CarerDelivery] = []
         for watch in watches where watch.entry.overdue {
             let e = watch.entry
-            // How many thresholds have passed (1 for someone with no drink at all: no time has passed since one).
-            let due = max(1, e.alertAfterMinutes.flatMap { limit in e.quietMinutes.map { $0 / max(limit, 1) } } ?? 1)
+            // How many thresholds have passed.
+            let due = max(1, e.alertAfterMinutes.map { e.quietMinutes / max($0, 1) } ?? 1)
             var reopened = false
             let claimed: Int
             if let sent = e.alertSends, let acknowledged = watch.acknowledgedAt {
@@ -245,15 +253,15 @@ extension History {
             let repeated = e.alertSends != nil
             let acknowledgement = reopened ? "; acknowledged \(e.alertAcknowledgedAt.map { Self.wallClock($0, today: at) } ?? "-"), before these waking hours"
                 : repeated ? "; not acknowledged" : ""
-            let message = e.quietMinutes.map { quiet in
-                // Past the reach the count stopped growing: "420 h" of a drink 35 days ago was no figure at all.
-                "\(name) has \(repeated ? "still " : "")had nothing to drink for "
-                    + (e.quietBeyondReach ? "over \(CarerReport.reach) days" : "\(Format.span(minutes: quiet)) of their waking hours") + " "
-                    + "(last drink \(e.lastDrinkAt.map { Self.wallClock($0, today: at) } ?? "-"); alert after \(limit)\(acknowledgement))"
-            } ?? "\(name) has no drink recorded at all (alert after \(limit)\(acknowledgement))"
+            let last = e.lastDrinkAt.map { "last drink \(Self.wallClock($0, today: at))" }
+                ?? "none recorded since they were added \(e.noDrinkSince.map { Self.wallClock($0, today: at) } ?? "-")"
+            // Past the reach the count stopped growing: "420 h" of a drink 35 days ago was no figure at all.
+            let message = "\(name) has \(repeated ? "still " : "")had nothing to drink for "
+                + (e.quietBeyondReach ? "over \(CarerReport.reach) days" : "\(Format.span(minutes: e.quietMinutes)) of their waking hours")
+                + " (\(last); alert after \(limit)\(acknowledgement))"
             var fields = ["person": e.person, "alert_after_minutes": e.alertAfterMinutes.map(String.init) ?? "",
                           "sends": String(max(due, e.alertSends ?? 0))]
-            if let quiet = e.quietMinutes { fields["quiet_minutes"] = String(quiet) }
+            fields["quiet_minutes"] = String(e.quietMinutes)
             if let last = e.lastDrinkAt { fields["last_drink_at"] = last }
             let claim = CarerDelivery.Claim(personID: watch.personID, lastDrink: watch.lastDrink, sends: claimed, at: now, before: watch.alert)
             deliveries.append(CarerDelivery(person: e.person, message: message, fields: fields, claim: claim))
@@ -313,7 +321,7 @@ extension History {
     }
 
     /// `quench person alert NAME 3h|off`: how long they may go without a drink in their
-    /// waking hours before the carer's view flags them.
+    /// waking hours before the carer's view flags them. `off` also acknowledges an alert still open about them.
     public static func setPersonAlert(_ environment: HistoryEnvironment, name: String, after: String, json: Bool) throws(HistoryError) -> String {
         let minutes: Int? = after.lowercased() == "off" ? nil
             : Int(saturating: try HistoryInput.option("after") { () throws(HistoryError) in try HistoryInput.minutes(after, within: Double(Person.alertAfterRange.lowerBound)...Double(Person.alertAfterRange.upperBound)) }.rounded())
@@ -322,8 +330,21 @@ extension History {
         named.person = name
         let person = try named.selectedPerson(in: store)
         try HistoryContext.run { () throws(StoreError) in try store.setPersonAlert(id: person.id, afterMinutes: minutes) }
+        // Watching no more answers an alert still open about them: left, it asked to be acknowledged on
+        // the carer's row and on their household card about a person nobody watches.
+        var answered = ""
+        if minutes == nil, let watch = try carerWatches(named).0.first(where: { $0.personID == person.id }),
+           let alert = watch.alert, alert.acknowledgedAt == nil || watch.acknowledgementLapsed {
+            let now = environment.now
+            _ = try HistoryContext.run { () throws(StoreError) in
+                try store.acknowledgeCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, at: now,
+                                                lapsed: watch.acknowledgementLapsed ? watch.acknowledgedAt : nil)
+            }
+            let calendar = try named.context(creating: false).calendar
+            answered = " The alert about them sent \(Self.wallClock(Format.localISO(alert.raisedAt, calendar), today: Format.localISO(now, calendar))) is acknowledged."
+        }
         let text = minutes.map { "The carer's view flags \(person.name.shownSafely(limit: 40)) after \(Format.span(minutes: $0)) without a drink in their waking hours." }
-            ?? "The carer's view no longer flags \(person.name.shownSafely(limit: 40))."
+            ?? "The carer's view no longer flags \(person.name.shownSafely(limit: 40)).\(answered)"
         return try personChanged(named, PersonChange(action: "alert", person: person.name, detail: minutes.map { String($0) }), json: json, text: text)
     }
 }

@@ -110,7 +110,8 @@ extension History {
                 do throws(HistoryError) {
                     return try HistoryInput.instantFitted(a, calendar: c.calendar, now: c.now, onDayOf: onDayOf)
                 } catch .invalidDate(let text, let reason) {
-                    throw .invalidTime(text, reason: reason)  // --at names a moment, written as a day or not
+                    // --at names a moment, written as a day or not; a day alone is no drink's time, so not among the forms.
+                    throw .invalidTime(text, reason: reason == HistoryInput.instantForms ? HistoryInput.drinkTimeForms : reason)
                 }
             }
                 ?? (c.now, .exact)

@@ -207,8 +207,13 @@ public enum HistoryInput {
             return candidate
         }
         if let first = parts.first, let reason = whyNotADay(String(first)) { throw .invalidDate(text, reason: reason) }
-        throw .invalidDate(text, reason: "expected YYYY-MM-DD, YYYY-MM-DD HH:MM, HH:MM or an ISO 8601 time such as 2026-03-02T07:30:00Z")
+        throw .invalidDate(text, reason: instantForms)
     }
+
+    /// The forms `instant` reads, as its error says them.
+    static let instantForms = "expected YYYY-MM-DD, YYYY-MM-DD HH:MM, HH:MM or an ISO 8601 time such as 2026-03-02T07:30:00Z"
+    /// The forms of a drink's time: a day alone is refused there (`Edits.drinkTime`), so not offered.
+    static let drinkTimeForms = "expected HH:MM, YYYY-MM-DD HH:MM or an ISO 8601 time such as 2026-03-02T07:30:00Z"
 
     /// A local day: `YYYY-MM-DD`, `today`, `yesterday`; one a history holds.
     public static func day(_ text: String, calendar: DayCalendar, now: Timestamp) throws(HistoryError) -> CivilDay {

@@ -24,6 +24,7 @@ public struct TodayReport: Sendable, Encodable {
     public var sips: Int
     public var averageSipMl: Double?
     public var lastSipAt: String?
+    /// Whole seconds: the time of a sip is kept to the microsecond, and "3600.482113" is no one's figure.
     public var lastSipAgoSeconds: Double?
     public var bottles: [Bottle]
 }
@@ -55,7 +56,7 @@ extension History {
             intakeMl: total.ml, goalMl: goal, goalIsDefault: book.isDefault, progress: (total.ml / goal * 10_000).rounded() / 10_000,
             sips: total.sips, averageSipMl: total.sips > 0 ? Format.hundredths(total.ml / Double(total.sips)) : nil,
             lastSipAt: last.map { Format.localISO($0.time, c.calendar) },
-            lastSipAgoSeconds: last.map { c.now.secondsSince1970 - $0.time.secondsSince1970 },
+            lastSipAgoSeconds: last.map { (c.now.secondsSince1970 - $0.time.secondsSince1970).rounded(.down) },
             bottles: recent.map { event in
                 TodayReport.Bottle(
                     device: event.device ?? "-", name: names[event.device ?? ""] ?? nil,

@@ -143,6 +143,8 @@ struct HistoryProcessTests {
             // A day alone was its start (04:00): a carer's "yesterday's glass" went to 04:00.
             (["add", "250ml", "--at", "2026-11-20"], "--at: invalid time '2026-11-20': a drink needs its time of day too: '2026-11-20 12:30'"),
             (["add", "250ml", "--at", "yesterday"], "--at: invalid time 'yesterday': a drink needs its time of day too"),
+            // Not offered a day alone among the forms, which it then refuses.
+            (["add", "250ml", "--at", "lunch"], "--at: invalid time 'lunch': expected HH:MM, YYYY-MM-DD HH:MM or an ISO 8601 time"),
             (["remind", "set", "--after", "nan"], "--after: invalid amount 'nan'"),
             (["remind", "set", "--every", "1e300m"], "--every: "),
             (["today", "--units", "gallons"], "unknown unit 'gallons' (units are ml, or oz for US fluid ounces)"),

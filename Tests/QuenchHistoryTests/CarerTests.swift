@@ -164,11 +164,17 @@ import Testing
         #expect(night.people.allSatisfy { !$0.awake } && night.people.first { $0.person == "me" }?.quietMinutes == 9 * 60)
         #expect(night.overdue == 0 && night.people.allSatisfy { !$0.overdue })
 
-        // Someone watched with no drink at all is over it; the threshold is bounded, in words.
-        let ann = try store.addPerson(name: "Ann")
-        _ = try History.setPersonAlert(Self.environment(folder, 14), name: "Ann", after: "1h", json: true)
-        let withAnn = try History.carerReport(Self.environment(folder, 14))
-        #expect(withAnn.people.first?.person == "Ann" && withAnn.people.first?.quietMinutes == nil && withAnn.people.first?.overdue == true)
+        // Someone watched with no drink at all counts from their adding: not over the moment they are
+        // added and watched, over once the threshold has passed since. The threshold is bounded, in words.
+        let ann = try store.addPerson(name: "Ann", at: Self.at(13.5))
+        _ = try History.setPersonAlert(Self.environment(folder, 13.5), name: "Ann", after: "1h", json: true)
+        let justAdded = try #require(try History.carerReport(Self.environment(folder, 14)).people.first { $0.person == "Ann" })
+        #expect(justAdded.quietMinutes == 30 && !justAdded.overdue && justAdded.lastDrinkAt == nil)
+        #expect(justAdded.noDrinkSince == "2026-11-24T13:30:00+00:00")
+        let withAnn = try History.carerReport(Self.environment(folder, 14.5))
+        #expect(withAnn.people.map(\.person) == ["Ben", "Gran", "Ann", "me"] && withAnn.overdue == 3, "overdue, then the longest first")
+        #expect(withAnn.people[2].quietMinutes == 60 && withAnn.people[2].overdue)
+        #expect(try History.carer(Self.environment(folder, 14.5), json: false).contains("1 h, none yet (over)"))
         #expect(try store.person(id: ann.id)?.alertAfterMinutes == 60)
         #expect(throws: HistoryError.self) { try History.setPersonAlert(Self.environment(folder, 14), name: "Ann", after: "10min", json: true) }
         #expect(throws: HistoryError.self) { try History.setPersonAlert(Self.environment(folder, 14), name: "Ann", after: "25h", json: true) }
@@ -190,6 +196,9 @@ import Testing
     /// reads as two days of the calendar when the last drink was four days ago.
     @Test func longWithoutADrinkIsSaidInWakingHoursNotDays() throws {
         let folder = try Self.watchedAfterADrink(at: 10)
+        // `today`'s time since the last sip in whole seconds: 2 h less a quarter of a second is 7199, not 7199.75.
+        let today = try History.todayReport(try Self.environment(folder, 12 - 0.25 / 3600).context(creating: false))
+        #expect(today.lastSipAgoSeconds == 7199, "\(String(describing: today.lastSipAgoSeconds))")
         // 10:00 on the 24th to 12:00 on the 28th: 12 + 3 × 14 + 4 = 58 waking hours.
         let text = try History.carer(Self.environment(folder, 4 * 24 + 12), json: false)
         #expect(text.contains("58 h (over)") && !text.contains("days"), "\(text)")
@@ -330,5 +339,28 @@ import Testing
         #expect(next.first?.message.contains("(last drink 2026-11-24 20:00; alert after 3 h)") == true, "another day's drink has its date: \(next)")
         #expect(try History.carerReport(Self.environment(folder, 24 + 10)).people.first { $0.person == "Gran" }?.alertAcknowledgedAt == nil,
                 "a new spell's alert waits for its own acknowledgement")
+        // Watched no more: the alert still open is answered, not left asking on her row and card.
+        let off = try History.setPersonAlert(Self.environment(folder, 24 + 10.5), name: "Gran", after: "off", json: false)
+        #expect(off.contains("The carer's view no longer flags Gran. The alert about them sent 09:30 is acknowledged."), "\(off)")
+        #expect(try History.carerReport(Self.environment(folder, 24 + 11)).people.first { $0.person == "Gran" }?.alertAcknowledgedAt
+                == "2026-11-25T10:30:00+00:00")
+        var hers = Self.environment(folder, 24 + 11)
+        hers.person = "Gran"
+        #expect(try History.personState(try hers.context(creating: false)).carerAlertOpen == false)
+        let again = try History.setPersonAlert(Self.environment(folder, 24 + 11), name: "Gran", after: "off", json: false)
+        #expect(!again.contains("acknowledged"), "nothing open, nothing said: \(again)")
+    }
+
+    /// Someone added and watched with nothing recorded: the time counts from their adding, and the alert says so.
+    @Test func noDrinkRecordedCountsFromTheirAdding() throws {
+        let folder = try TemporaryFolder()
+        let store = try IntakeStore(path: folder.path + "/q.sqlite")
+        let ann = try store.addPerson(name: "Ann", at: Self.at(9))
+        try store.setPersonAlert(id: ann.id, afterMinutes: 60)
+        #expect(try History.deliverCarerAlerts(Self.environment(folder, 9.5)).isEmpty, "half an hour after being added")
+        let sent = try History.deliverCarerAlerts(Self.environment(folder, 10.5))
+        #expect(sent.map(\.message) == ["Ann has had nothing to drink for 1 h 30 min of their waking hours "
+                                        + "(none recorded since they were added 09:00; alert after 1 h)"], "\(sent)")
+        #expect(sent.first?.fields["quiet_minutes"] == "90" && sent.first?.fields["last_drink_at"] == nil)
     }
 }

@@ -24,7 +24,8 @@ struct CarerAndHistoryPageTests {
     func theCarersViewPutsWhoHasGoneLongestWithoutADrinkFirstWithAThresholdEach() async throws {
         let fixture = try WebFixture()  // its clock is about 15:00, inside the waking hours 08:00–22:00
         _ = try fixture.quench(["person", "add", "Gran"])
-        _ = try fixture.quench(["person", "add", "Bob Lee", "--units", "oz"])
+        // Bob was added at 07:00 and has no drink recorded since: seven of his waking hours, counted from there.
+        _ = try IntakeStore(path: fixture.database).addPerson(name: "Bob Lee", units: .usFluidOunce, at: .wallClockNow.adding(-8 * 3600))
         _ = try fixture.quench(["add", "200ml", "--person", "Gran", "--at", Self.ago(minutes: 5 * 60)])
         _ = try fixture.quench(["person", "alert", "Gran", "2h"])
         let server = try await ServerProcess(database: fixture.database)
@@ -50,13 +51,15 @@ struct CarerAndHistoryPageTests {
         try await WebDriver.session { browser in
             try await browser.open(server.url + "/?view=carer")
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
-            // Gran, over her 2 h: first, marked, and said. Bob has no drink at all; `me` drank 40 min ago.
+            // Gran, over her 2 h: first, marked, and said. Bob has none in 7 h since his adding; `me` drank 40 min ago.
             #expect(try await Self.carerOrder(browser) == ["Gran", "Bob Lee", "me"])
             #expect(try await FamilyPageTests.text(browser, "carer-summary") == "Gran is over their threshold.")
             let gran = try await browser.run("return document.querySelector('#carer-list li[data-person=\"Gran\"]').textContent") as? String ?? ""
             #expect(gran.contains("5 h") && gran.contains("without a drink") && gran.contains("(over 2 h)"), "\(gran)")
             #expect(try await browser.run("return document.querySelector('#carer-list li[data-person=\"Gran\"]').classList.contains('overdue')") as? Bool == true)
             #expect(gran.contains("Alert sent ") && gran.contains(", again "), "\(gran)")
+            let bobRow = try await browser.run("return document.querySelector('#carer-list li[data-person=\"Bob Lee\"]').textContent") as? String ?? ""
+            #expect(bobRow.range(of: #"7 h( \d+ min)? without a drink.*No drink recorded since added 07:\d\d · today 0"#, options: .regularExpression) != nil, "\(bobRow)")
             // Yesterday's alert with its day; today's with its time alone (it read "Alert sent 13:30" at 12:51).
             let alertState = { (who: String) async throws -> String in
                 try await browser.run("return document.querySelector('#carer-list li[data-person=\"\(who)\"] .alert-state').textContent") as? String ?? ""
@@ -87,7 +90,7 @@ struct CarerAndHistoryPageTests {
             #expect(try await browser.run("return document.querySelector(\"#carer-list li[data-person='Gran'] button[data-focus='ack-Gran']\") === null") as? Bool == true)
             #expect(try fixture.quench(["carer", "--json"]).contains(#""alert_acknowledged_at":"#))
 
-            // Bob is watched from now, after an hour: with no drink at all he is over it, and first.
+            // Bob is watched from now, after an hour: with none in the 7 h since his adding he is over it, and first.
             _ = try await browser.run("""
                 const s = document.querySelector('#carer-list li[data-person="Bob Lee"] select'); s.value = '60';
                 s.dispatchEvent(new Event('change', { bubbles: true })); return true

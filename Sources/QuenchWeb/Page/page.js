@@ -469,8 +469,8 @@ function showCarer(report) {
     : over.map((p) => p.person).join(", ") + (over.length === 1 ? " is" : " are") + " over their threshold.";
   $("carer-list").replaceChildren(...people.map((p) => {
     const amount = quickAmounts(p.person)[1];
-    const quiet = p.quiet_minutes == null ? "No drink recorded" : p.quiet_beyond_reach ? "Over 30 days without a drink"
-      : p.quiet_minutes < 1 ? "Drank just now" : span(p.quiet_minutes) + " without a drink";
+    const quiet = p.quiet_beyond_reach ? "Over 30 days without a drink"
+      : p.quiet_minutes < 1 ? (p.no_drink_since ? "Added just now" : "Drank just now") : span(p.quiet_minutes) + " without a drink";
     const current = p.alert_after_minutes == null ? "off" : String(p.alert_after_minutes);
     const choices = THRESHOLDS.some(([v]) => v === current) ? THRESHOLDS
       : [...THRESHOLDS, [current, "after " + span(+current)]].sort((a, b) => (a[0] === "off" ? -1 : +a[0]) - (b[0] === "off" ? -1 : +b[0]));
@@ -482,7 +482,9 @@ function showCarer(report) {
       el("div", { class: "person-text" },
         el("a", { href: "/?person=" + encodeURIComponent(p.person), class: "person-name" }, p.person),
         el("p", { class: "quiet" }, quiet + (p.overdue ? " (over " + (p.alert_after_minutes != null ? span(p.alert_after_minutes) : "") + ")" : "")),
-        el("p", {}, (p.last_drink_at ? "Last drink " + stamp(p.last_drink_at, today) + " · today " : "Today ")
+        // With none recorded, the time counts from their adding, and says so where the last drink would be.
+        el("p", {}, (p.last_drink_at ? "Last drink " + stamp(p.last_drink_at, today) + " · today "
+          : p.no_drink_since ? "No drink recorded since added " + stamp(p.no_drink_since, today) + " · today " : "Today ")
           + volume(p.intake_ml, p.units) + " of " + volume(p.goal_ml, p.units)),
         el("p", { class: "hint" }, "Waking hours " + p.waking_hours.replace("-", "–") + (p.awake ? "" : " (outside them now)")),
         ...(p.alert_sent_at ? [el("p", { class: "alert-state" }, "Alert sent " + stamp(p.alert_sent_at, today)
