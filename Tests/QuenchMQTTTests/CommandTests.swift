@@ -54,7 +54,8 @@ struct RemoteCommandTests {
         try store.setPersonAlert(id: me.id, afterMinutes: 60)
         let ack = RemoteCommand(id: "ha-9", action: .acknowledge)
         #expect { try ack.perform(env, person: "me") } throws: { "\($0)".contains("there is no alert about me to acknowledge") }
-        // No drink at all and watched: the timer sends the alert; the state says it is open.
+        // A drink at 10:00 and watched after an hour: at noon the timer sends the alert; the state says it is open.
+        _ = try store.addManual(ml: 250, at: Timestamp(iso8601: "2026-11-24T10:00:00Z")!, note: nil, identity: "at ten", person: me.id)
         #expect(try History.deliverCarerAlerts(env).map(\.person) == ["me"])
         #expect(try History.personStates(env).first?.carerAlertOpen == true)
         #expect(try ack.perform(env, person: "me") == "Acknowledged the alert about me.")
