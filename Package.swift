@@ -111,7 +111,7 @@ let package = Package(
             "QuenchCore", "BluetoothWire", "Threading",
         ], swiftSettings: importedMembersOnly),
         .target(name: "QuenchCharts", dependencies: ["QuenchCore"]),
-        .target(name: "QuenchHistory", dependencies: ["QuenchCore", "QuenchCharts", "QuenchStore", "Threading"],
+        .target(name: "QuenchHistory", dependencies: ["BluetoothWire", "QuenchCore", "QuenchCharts", "QuenchStore", "Threading"],
                 swiftSettings: importedMembersOnly),
         // The executables' layer: the configuration becomes each library's inputs (the history's
         // environment, `config show`), so no library below depends on QuenchConfig.

@@ -1,3 +1,4 @@
+import BluetoothWire
 import QuenchCore
 import QuenchStore
 
@@ -9,7 +10,8 @@ extension History {
         let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
         let wanted = text.trimmingSpaces().lowercased()
         let found = devices.first { $0.address.lowercased() == wanted } ?? devices.first { $0.name?.lowercased() == wanted }
-        return found?.address ?? text
+        // An address not paired (a replayed trace's): as replay stores it, `AA:BB:…` (`PipelineStore.ingest`).
+        return found?.address ?? BluetoothAddress(text.trimmingSpaces())?.description ?? text
     }
 
     /// `quench log`: the person's events newest first, with ids. Written as read, from one

@@ -491,6 +491,13 @@ extension IntakeStore {
         }
     }
 
+    /// Whether any event, deleted or not, is stored under exactly this device label.
+    public func hasEvents(device: String) throws(StoreError) -> Bool {
+        try read("reading the events of a device") { db in
+            try db.first("SELECT 1 FROM intake_event WHERE device = ? LIMIT 1", [device]) { _ in true } ?? false
+        }
+    }
+
     static func event(id: Int64, _ db: SQLiteConnection) throws -> IntakeEvent? {
         try db.first("SELECT \(eventColumns) FROM intake_event WHERE id = ?", [id], event)
     }

@@ -167,7 +167,20 @@ public final class ImportSession {
         let deadline = Deadline(seconds: store.importBound)
         var outcome = ImportOutcome()
         if let settings { try IntakeStore.upsertSettings(settings, db) }
-        for person in people where try IntakeStore.person(named: person.name, db) == nil {
+        for person in people {
+            if let existing = try IntakeStore.person(named: person.name, db) {
+                // Already here (a database made for the import has its `me`): what they set of their own is
+                // kept, what is at its default takes the file's. Their reminders were dropped: a move to a new
+                // Pi came back with 08:00-22:00 and hourly reminders in place of the ones set.
+                try db.run("""
+                    UPDATE person SET units = coalesce(units, ?), day_start_hour = coalesce(day_start_hour, ?),
+                        alert_after_minutes = coalesce(alert_after_minutes, ?) WHERE id = ?
+                    """, [person.own.units?.rawValue, person.own.dayStartHour, person.own.alertAfterMinutes, existing.id])
+                if let reminders = person.own.reminders, try IntakeStore.reminderSettings(person: existing.id, db) ?? .defaults == .defaults {
+                    try IntakeStore.upsertReminderSettings(reminders, person: existing.id, db)
+                }
+                continue
+            }
             let added = try IntakeStore.addPerson(name: person.name, units: person.own.units, at: person.at, db)
             try db.run("UPDATE person SET day_start_hour = ?, alert_after_minutes = ? WHERE id = ?",
                        [person.own.dayStartHour, person.own.alertAfterMinutes, added.id])

@@ -82,14 +82,26 @@ extension IntakeStore {
                 SELECT mode, wake_from_minute, wake_until_minute, slack_ml, after_minutes, every_minutes, last_reminded_at, snoozed_until
                 FROM reminder WHERE person = ?
                 """, [try Self.personOrFirst(person, db)]) { row -> ReminderRecord in
-                let modeText: String = row[0]
-                return ReminderRecord(
-                    settings: ReminderSettings(mode: ReminderSettings.Mode(rawValue: modeText) ?? .pace, wakeFromMinute: row[1],
-                                               wakeUntilMinute: row[2], slackML: row[3], afterMinutes: row[4], everyMinutes: row[5]),
+                ReminderRecord(
+                    settings: Self.reminderSettings(row),
                     lastRemindedAt: (row[6] as Double?).map(Timestamp.init(secondsSince1970:)),
                     snoozedUntil: (row[7] as Double?).map(Timestamp.init(secondsSince1970:)))
             } ?? ReminderRecord(settings: .defaults)
         }
+    }
+
+    /// A person's reminder settings as stored, inside a read or a write (nil: none stored, the defaults).
+    static func reminderSettings(person: Int64, _ db: SQLiteConnection) throws -> ReminderSettings? {
+        try db.first("""
+            SELECT mode, wake_from_minute, wake_until_minute, slack_ml, after_minutes, every_minutes FROM reminder WHERE person = ?
+            """, [person], reminderSettings)
+    }
+
+    /// The settings of a row whose first six columns are `mode` to `every_minutes`.
+    private static func reminderSettings(_ row: SQLiteRow) -> ReminderSettings {
+        let modeText: String = row[0]
+        return ReminderSettings(mode: ReminderSettings.Mode(rawValue: modeText) ?? .pace, wakeFromMinute: row[1],
+                                wakeUntilMinute: row[2], slackML: row[3], afterMinutes: row[4], everyMinutes: row[5])
     }
 
     public func saveReminderSettings(_ settings: ReminderSettings, person: Int64? = nil) throws(StoreError) {

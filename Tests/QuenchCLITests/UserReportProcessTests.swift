@@ -1,6 +1,7 @@
 import Foundation
 import QuenchCore
 import QuenchGateway
+import QuenchStore
 import QuenchTestSupport
 import Testing
 #if canImport(Glibc)
@@ -39,6 +40,40 @@ struct UserReportProcessTests {
             #expect(stored == ["stored: 2 new, 0 already there", "stored: 0 new, 2 already there"], "\(order)")
             #expect(try count(db) == 2)
         }
+    }
+
+    /// An address in another spelling is the same device: each spelling stored every drink again (a day read
+    /// three times its intake), and `log --device` in lower case found none of them.
+    @Test("a trace stored under one address in three spellings is stored once, and log --device finds it in any")
+    func anAddressInAnotherSpellingIsTheSameDevice() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let t = try trace(dir, started: Timestamp(iso8601: "2026-03-02T07:30:00Z"))
+        let db = dir + "/q.sqlite"
+        var stored: [String] = []
+        for device in ["AA:BB:CC:DD:EE:09", "aa:bb:cc:dd:ee:09", "AA-BB-CC-DD-EE-09"] {
+            let run = try runQuench(["replay", t, "--store", "--db", db, "--device", device])
+            #expect(run.status == 0, "\(run.stderr)")
+            stored.append(run.stdout.split(separator: "\n").last.map(String.init) ?? "")
+        }
+        #expect(stored == ["stored: 2 new, 0 already there", "stored: 0 new, 2 already there", "stored: 0 new, 2 already there"], "\(stored)")
+        #expect(try count(db) == 2)
+        let lower = try runQuench(["log", "--device", "aa-bb-cc-dd-ee-09", "--csv", "--db", db])
+        #expect(lower.stdout.split(separator: "\n").count == 3 && lower.stdout.contains("AA:BB:CC:DD:EE:09"), "\(lower.stdout)\(lower.stderr)")
+
+        // Stored before addresses were written one way, a spelling that holds events keeps them: not doubled either.
+        let old = dir + "/old.sqlite"
+        #expect(try runQuench(["replay", t, "--store", "--db", old, "--device", "kitchen"]).status == 0)
+        let store = try IntakeStore(path: old)
+        let legacy = try store.events().map { e in
+            var copy = e
+            (copy.id, copy.device) = (nil, "aa:bb:cc:dd:ee:09")
+            copy.identity = e.identity.replacingOccurrences(of: "kitchen", with: "aa:bb:cc:dd:ee:09")
+            return copy
+        }
+        #expect(try store.insert(legacy).inserted == 2)
+        let again = try runQuench(["replay", t, "--store", "--db", old, "--device", "aa:bb:cc:dd:ee:09"])
+        #expect(again.stdout.hasSuffix("stored: 0 new, 2 already there\n"), "\(again.stdout)\(again.stderr)")
     }
 
     @Test("replay --store in a household says whose the events became: the person named, the device's owner, else the first person")

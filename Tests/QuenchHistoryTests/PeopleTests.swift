@@ -309,6 +309,9 @@ import Testing
         _ = try History.setPersonAlert(env(f, nil), name: "Ann", after: "3h", json: true)
         // Her waking window, which her threshold counts in (a move reset it to 08:00-22:00).
         _ = try History.setReminders(env(f, "ann"), mode: nil, window: "07:00-21:00", after: nil, every: nil, slack: nil, json: true)
+        // And the first person's, whom a new database has already: theirs were dropped on the way.
+        _ = try History.setReminders(env(f, "me"), mode: nil, window: "07:30-22:30", after: "45min", every: "30min", slack: nil, json: true)
+        _ = try History.setPersonAlert(env(f, nil), name: "me", after: "2h", json: true)
         let exported = try History.export(env(f, nil), format: .json, since: nil, until: nil)
         #expect(exported.contains("\"wake_from_minute\" : 420"), "\(exported.prefix(1500))")
         #expect(exported.contains("\"version\" : 2") && exported.contains("\"people\" : ["))
@@ -330,6 +333,15 @@ import Testing
         let annWindow = try IntakeStore(path: fresh.databasePath, mode: .existing).reminder(person: try #require(annThere).id).settings
         #expect(annWindow.wakeFromMinute == 420 && annWindow.wakeUntilMinute == 1260, "and her waking window: \(annWindow)")
         #expect(try History.export(fresh, format: .csv, since: nil, until: nil) == History.export(env(f, nil), format: .csv, since: nil, until: nil))
+
+        // Into a database whose `me` set reminders of their own: those are kept; the threshold they had not set is the file's.
+        var own = env(f, nil)
+        own.databasePath = f.directory + "/own.sqlite"
+        _ = try History.setReminders({ var e = own; e.person = "me"; return e }(), mode: nil, window: "06:00-20:00", after: nil, every: nil, slack: nil, json: true)
+        _ = try History.importFile(own, path: file, json: true)
+        let ownStore = try IntakeStore(path: own.databasePath, mode: .existing)
+        let ownMe = try #require(try ownStore.person(named: "me"))
+        #expect(try ownStore.reminder(person: ownMe.id).settings.wakeFromMinute == 360 && ownMe.alertAfterMinutes == 120)
 
         // One person's export holds theirs alone.
         let annOnly = try History.export(env(f, "ann"), format: .csv, since: nil, until: nil)

@@ -73,7 +73,21 @@ public enum PipelineStore {
         source: String, now: Timestamp, person: String? = nil, into store: IntakeStore
     ) throws(Failure) -> Outcome {
         let started = try startTime(header: header, started: override, source: source)
-        let label = try deviceLabel(header: header, device: device, source: source)
+        let given = try deviceLabel(header: header, device: device, source: source)
+        // An address is stored as pairing stores it (`AA:BB:…`), so the same trace given `aa:bb:…` or
+        // `AA-BB-…` is the same device and adds nothing (each spelling stored every drink again), and
+        // finds its paired device's owner. A spelling that already holds events (stored before this
+        // rule) is kept, so those are not doubled either.
+        let label: String?
+        do throws(StoreError) {
+            label = try given.map { (text) throws(StoreError) in
+                let address = normalizedAddress(text)
+                guard address != text else { return address }
+                return try store.hasEvents(device: text) ? text : address
+            }
+        } catch {
+            throw .store(error)
+        }
         var kept: [DetectedEvent] = []
         var refused: [Refusal] = []
         for event in events {

@@ -75,7 +75,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         } else {
             // mosquitto_passwd's file format: user:$7$… hashes; made with its own tool.
             let file = folder + "/passwords"
-            FileManager.default.createFile(atPath: file, contents: nil)
+            guard FileManager.default.createFile(atPath: file, contents: nil) else { throw BrokerError("cannot create \(file)") }
             for (user, password) in users {
                 let r = try runProgram("/usr/bin/mosquitto_passwd", ["-b", file, user, password])
                 guard r.status == 0 else { throw BrokerError("mosquitto_passwd failed: \(r.stderr)") }
