@@ -210,6 +210,14 @@ public enum HistoryInput {
         throw .invalidDate(text, reason: instantForms)
     }
 
+    /// The hour a day starts at, written `14` or `14:00` (days start on the hour); nil when it is not one.
+    static func dayStartHour(_ text: String) -> Int? {
+        let t = text.trimmingSpaces()
+        let digits = t.hasSuffix(":00") ? String(t.dropLast(3)) : t
+        guard digits.count <= 2, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let h = Int(digits), Settings.dayStartHours.contains(h) else { return nil }
+        return h
+    }
+
     /// The forms `instant` reads, as its error says them.
     static let instantForms = "expected YYYY-MM-DD, YYYY-MM-DD HH:MM, HH:MM or an ISO 8601 time such as 2026-03-02T07:30:00Z"
     /// The forms of a drink's time: a day alone is refused there (`Edits.drinkTime`), so not offered.

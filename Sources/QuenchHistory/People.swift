@@ -132,8 +132,7 @@ extension History {
     public static func setPersonDayStart(_ environment: HistoryEnvironment, name: String, hour text: String, json: Bool) throws(HistoryError) -> String {
         let hour: Int?
         if text.lowercased() == "household" { hour = nil } else {
-            let digits = text.hasSuffix(":00") ? String(text.dropLast(3)) : text
-            guard digits.count <= 2, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let h = Int(digits), Settings.dayStartHours.contains(h) else {
+            guard let h = HistoryInput.dayStartHour(text) else {
                 throw .invalidArgument("day start '\(text.shownSafely())' is not an hour from 0 to 23 (e.g. 14 or 14:00), or household")
             }
             hour = h

@@ -98,7 +98,9 @@ public enum ReminderPolicy {
         }
         notBefore(s.lastDrink?.adding(settings.afterMinutes * 60),
                   "\(minutes(settings.afterMinutes)) after the last drink, at \(s.lastDrink.map(describe) ?? "-")")
-        notBefore(s.lastReminder?.adding(settings.everyMinutes * 60),
+        // One stamped later than now was sent under a clock that ran ahead (a Pi without a real-time clock,
+        // a wrong time server): it holds nothing back, or reminders would stay silent until that time came.
+        notBefore(s.lastReminder.flatMap { $0 <= s.now ? $0 : nil }?.adding(settings.everyMinutes * 60),
                   "\(minutes(settings.everyMinutes)) after the last reminder, at \(s.lastReminder.map(describe) ?? "-")")
         notBefore(s.snoozedUntil, "snoozed until \(s.snoozedUntil.map(describe) ?? "-")")
         if settings.mode == .pace {

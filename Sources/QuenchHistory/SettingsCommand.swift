@@ -3,10 +3,10 @@ import QuenchCore
 import QuenchStore
 
 extension History {
-    /// `quench settings [--units ml|oz] [--day-start H] [--time-zone TZ|system]`:
+    /// `quench settings [--units ml|oz] [--day-start H|HH:00] [--time-zone TZ|system]`:
     /// shows the settings, changing those given.
     public static func settings(
-        _ environment: HistoryEnvironment, units: String?, dayStart: Int?, timeZone: String?, json: Bool
+        _ environment: HistoryEnvironment, units: String?, dayStart: String?, timeZone: String?, json: Bool
     ) throws(HistoryError) -> String {
         let changing = units != nil || dayStart != nil || timeZone != nil
         let store = try environment.openStore(creating: changing)
@@ -15,8 +15,11 @@ extension History {
             settings.units = try HistoryEnvironment.unitOption(units) ?? settings.units
         }
         if let dayStart {
-            guard Settings.dayStartHours.contains(dayStart) else { throw .invalidArgument("--day-start must be an hour from 0 to 23") }
-            settings.dayStartHour = dayStart
+            // As `settings` shows it (04:00) or as an hour (4).
+            guard let hour = HistoryInput.dayStartHour(dayStart) else {
+                throw .invalidArgument("--day-start '\(dayStart.shownSafely())' is not a whole hour from 0 to 23 (e.g. 4 or 04:00)")
+            }
+            settings.dayStartHour = hour
         }
         if let timeZone {
             if timeZone.lowercased() == "system" {

@@ -10,7 +10,8 @@ import Testing
         let source = try HistoryFixture()
         let env = source.environment()
         _ = try History.delete(env, id: 3, json: false)
-        _ = try History.settings(env, units: "oz", dayStart: 5, timeZone: "Europe/London", json: false)
+        _ = try History.settings(env, units: "oz", dayStart: "05:00", timeZone: "Europe/London", json: false)
+        #expect(try History.settings(env, units: nil, dayStart: nil, timeZone: nil, json: false).contains("Day starts  05:00"), "taken as settings shows it")
         _ = try History.add(env, amount: "250ml", at: "09:00", note: "tea, \"builder's\"\nsecond line", json: false)
         for format in History.ExportFormat.allCases {
             let exported = try History.export(env, format: format, since: nil, until: nil)
@@ -145,6 +146,8 @@ struct HistoryProcessTests {
             (["add", "250ml", "--at", "yesterday"], "--at: invalid time 'yesterday': a drink needs its time of day too"),
             // Not offered a day alone among the forms, which it then refuses.
             (["add", "250ml", "--at", "lunch"], "--at: invalid time 'lunch': expected HH:MM, YYYY-MM-DD HH:MM or an ISO 8601 time"),
+            // As `settings` shows it, 04:00, is taken; a day starts on the hour.
+            (["settings", "--day-start", "4:30"], "--day-start '4:30' is not a whole hour from 0 to 23 (e.g. 4 or 04:00)"),
             (["remind", "set", "--after", "nan"], "--after: invalid amount 'nan'"),
             (["remind", "set", "--every", "1e300m"], "--every: "),
             (["today", "--units", "gallons"], "unknown unit 'gallons' (units are ml, or oz for US fluid ounces)"),

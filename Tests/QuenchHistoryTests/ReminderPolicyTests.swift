@@ -80,6 +80,19 @@ import Testing
         #expect(off.reminders().isEmpty)
     }
 
+    /// A reminder sent while the clock ran ahead (a Pi without a real-time clock) is stamped in the future:
+    /// it held every later reminder back until then ("not before … after the last reminder, at 2026-12-02 16:20").
+    @Test func aReminderStampedAfterNowHoldsNothingBack() {
+        let s = ReminderPolicy.Situation(now: Self.at(15), windowStart: Self.at(8), windowEnd: Self.at(22), intakeML: 250, goalML: 2000,
+                                         lastDrink: Self.at(9), lastReminder: Self.at(24 * 2 + 16), snoozedUntil: nil)
+        let v = ReminderPolicy.judge(s, .defaults) { _ in "" }
+        #expect(v.due && v.reason.hasPrefix("behind pace"), "\(v.reason)")
+        // One stamped now, as ever, does.
+        var sent = s
+        sent.lastReminder = Self.at(14.75)
+        #expect(!ReminderPolicy.judge(sent, .defaults) { _ in "" }.due)
+    }
+
     @Test func hourlyModeRemindsEveryMWhateverTheIntake() {
         // 70 mL every half hour: 1,960 mL by 21:30, so the goal is never met.
         var day = Day(sips: stride(from: 8.0, through: 21.5, by: 0.5).map { ($0, 70) })
