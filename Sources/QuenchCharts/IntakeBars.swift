@@ -56,15 +56,20 @@ public struct IntakeBars: Sendable, Hashable {
 
     /// One sentence for `aria-label`: the period, total, daily average and days the goal was met.
     public var summary: String {
-        // The days the history covers, as `stats` counts them; a period wholly before it, all its days.
-        let past = days.filter { !$0.isFuture }
-        let covered = past.filter { !$0.beforeHistory }
-        let counted = covered.isEmpty ? past : covered
+        let counted = Self.counted(days)
         let total = counted.reduce(0) { $0 + $1.ml }
         let average = counted.isEmpty ? 0 : total / Double(counted.count)
         let met = counted.filter(\.met).count
         return "Daily intake, \(title): \(VolumeText.volume(total, unit)) in \(Self.dayCount(counted.count)), "
             + "\(VolumeText.volume(average, unit)) a day on average; goal met on \(met) of \(Self.dayCount(counted.count))."
+    }
+
+    /// The days a period's figures count: those the history covers, as `stats` counts them; a period
+    /// wholly before it, all its days. Never the days still to come.
+    public static func counted(_ days: [Day]) -> [Day] {
+        let past = days.filter { !$0.isFuture }
+        let covered = past.filter { !$0.beforeHistory }
+        return covered.isEmpty ? past : covered
     }
 
     static func dayCount(_ n: Int) -> String { n == 1 ? "1 day" : "\(n) days" }

@@ -74,12 +74,15 @@ public struct ShareCard: Sendable, Hashable {
             let percent = Self.percent(d)
             return "\(heading), \(d.name): \(VolumeText.volume(d.intakeMl, unit)) of a \(VolumeText.volume(d.goalMl, unit)) goal "
                 + "(\(VolumeText.grouped(percent)) %\(d.intakeMl >= d.goalMl ? ", goal met" : "")), \(VolumeText.count(d.sips, "sip")), "
-                + "a \(VolumeText.grouped(d.streak))-day streak."
+                + Self.streak(d.streak) + "."
         case .week(let w):
             return "\(heading), \(w.name): \(VolumeText.volume(w.totalMl, unit)) in all, \(VolumeText.volume(w.averageMl, unit)) a day "
-                + "on average; goal met on \(w.goalMetDays) of \(VolumeText.count(w.days.filter { !$0.isFuture }.count, "day"))."
+                + "on average; goal met on \(w.goalMetDays) of \(VolumeText.count(IntakeBars.counted(w.days).count, "day"))."
         }
     }
+
+    /// "a 4-day streak"; none is "no streak yet" (a "0-day streak" on a card to share reads as a slight).
+    static func streak(_ days: Int) -> String { days == 0 ? "no streak yet" : "a \(VolumeText.grouped(days))-day streak" }
 
     /// Whole percent of the goal, rounded down (100 % only once met). × 100
     /// before ÷ goal: 2,300 / 2,000 × 100 is 114.99999999999999.
@@ -137,7 +140,7 @@ public struct ShareCard: Sendable, Hashable {
         w.text(VolumeText.volume(d.intakeMl, unit), ["class": .text("qc-big"), "x": .number(x), "y": .number(320)])
         w.text("of a \(VolumeText.volume(d.goalMl, unit)) goal", ["class": .text("qc-muted"), "x": .number(x), "y": .number(366)])
         w.text(VolumeText.count(d.sips, "sip"), ["x": .number(x), "y": .number(450)])
-        w.text("\(VolumeText.grouped(d.streak))-day streak", ["x": .number(x), "y": .number(500)])
+        w.text(d.streak == 0 ? "no streak yet" : "\(VolumeText.grouped(d.streak))-day streak", ["x": .number(x), "y": .number(500)])
         footer(into: &w)
     }
 
@@ -153,8 +156,9 @@ public struct ShareCard: Sendable, Hashable {
         w.text("a day on average", ["class": .text("qc-muted qc-small"), "x": .number(x), "y": .number(346)])
         w.text(VolumeText.volume(week.averageMl, unit), ["class": .text("qc-stat"), "x": .number(x), "y": .number(400)])
         w.text("goal met", ["class": .text("qc-muted qc-small"), "x": .number(x), "y": .number(456)])
-        let counted = week.days.filter { !$0.isFuture }.count
-        w.text("✓ \(week.goalMetDays) of \(counted) days", ["class": .text("qc-stat"), "x": .number(x), "y": .number(510)])
+        // Out of the days the average counts (a history begun on Thursday: of 5, not 7); no tick on none.
+        let counted = IntakeBars.counted(week.days).count
+        w.text("\(week.goalMetDays == 0 ? "" : "✓ ")\(week.goalMetDays) of \(VolumeText.count(counted, "day"))", ["class": .text("qc-stat"), "x": .number(x), "y": .number(510)])
         let goals = week.days.map(\.goalMl)
         if let high = goals.max(), let low = goals.min() {
             let text = low == high ? VolumeText.volume(high, unit) : "\(VolumeText.amount(low, unit)) to \(VolumeText.volume(high, unit))"

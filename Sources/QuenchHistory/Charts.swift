@@ -91,9 +91,10 @@ extension History {
     /// `stats` counts it) or the last 7 days' (bars, and `stats --week`'s total,
     /// average and days the goal was met).
     public static func shareCard(_ environment: HistoryEnvironment, period: SharePeriod, name: String?) throws(HistoryError) -> ShareCard {
-        // A heading, as long as a person's name may be (`Person.problem(withName:)`).
-        if let name, name.unicodeScalars.count > 40 {
-            throw .invalidArgument("--name '\(name.shownSafely(limit: 40))': a name of up to 40 characters, please")
+        // A heading, as long as a person's name may be (`Person.problem(withName:)`), and with no control
+        // character, as stored text: a right-to-left override turned the heading (and the terminal's line) around.
+        if let name, !name.isEmpty, let problem = ShareCard.nameField.problem(name) {
+            throw .invalidArgument("--name '\(name.shownSafely(limit: 40))': \(problem)")
         }
         let c = try environment.context(creating: false)
         // In a household the card says whose it is unless given another name.
@@ -223,4 +224,9 @@ extension History {
             throw .fileError(path: path, cause: error)
         }
     }
+}
+
+extension ShareCard {
+    /// The name a card is headed with (`--name`, `?name=`): a person's name's length, no control character.
+    static let nameField = TextField(name: "the card's name", maxCharacters: 40)
 }

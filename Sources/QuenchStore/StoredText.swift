@@ -19,6 +19,11 @@ public struct TextField: Sendable, Hashable {
     /// The control characters this field needs: a note may run over lines.
     public var allowedControls: Set<Unicode.Scalar> = []
 
+    /// A field of text that is not stored but is shown the same way (a share card's heading).
+    public init(name: String, maxCharacters: Int, allowedControls: Set<Unicode.Scalar> = []) {
+        (self.name, self.maxCharacters, self.allowedControls) = (name, maxCharacters, allowedControls)
+    }
+
     /// Lines and tabs allowed: a person may write a list (CSV quotes it, JSON
     /// spells it `\n`, a table shows `\u{A}`); no carriage return, so a line break is one character.
     public static let note = TextField(name: "note", maxCharacters: 1000, allowedControls: ["\n", "\t"])

@@ -54,6 +54,23 @@ import Testing
         #expect(ShareCard(.day(day), person: "  ", unit: .ml).heading == "Today")
     }
 
+    /// A history begun two days into the week: its goal met "of 5 days", as its average and `chart week`
+    /// count them (it said "of 7"); none met has no tick, and a day without a streak says so.
+    @Test func aWeekBegunLateCountsItsOwnDays() throws {
+        var bars = week()
+        for i in 0..<2 { bars.days[i].beforeHistory = true; bars.days[i].ml = 0 }
+        let card = ShareCard(.week(.init(name: "1 to 7 March 2026", days: bars.days, totalMl: 9500, averageMl: 1900, goalMetDays: 3)),
+                             unit: .ml)
+        #expect(card.summary.hasSuffix("goal met on 3 of 5 days."), "\(card.summary)")
+        #expect(bars.summary.hasSuffix("goal met on 3 of 5 days."), "the chart's, the same: \(bars.summary)")
+        #expect(try XMLNode.parse(card.svg).elements("text").map(\.text).contains("✓ 3 of 5 days"))
+        let none = ShareCard(.week(.init(name: "1 to 7 March 2026", days: bars.days, totalMl: 0, averageMl: 0, goalMetDays: 0)), unit: .ml)
+        #expect(try XMLNode.parse(none.svg).elements("text").map(\.text).contains("0 of 5 days"))
+        let day = ShareCard(.day(.init(name: "Wednesday 4 March 2026", intakeMl: 0, goalMl: 2000, sips: 0, streak: 0)), unit: .ml)
+        let dayTexts = try XMLNode.parse(day.svg).elements("text").map(\.text)
+        #expect(day.summary.hasSuffix("0 sips, no streak yet.") && dayTexts.contains("no streak yet"), "\(day.summary) \(dayTexts)")
+    }
+
     @Test func weekCardDrawsTheBarsWithTheGoalLine() throws {
         let bars = week()
         let card = ShareCard(.week(.init(name: "1 to 7 March 2026", days: bars.days, totalMl: 11_000, averageMl: 1571, goalMetDays: 3)),

@@ -204,7 +204,10 @@ import Testing
         #expect(described { _ = try History.log(f.environment(), since: "0001-01-01", until: nil, device: nil, limit: nil,
                                                  includeDeleted: false, csv: false, json: false) }.hasPrefix("--since: invalid date"))
         #expect(described { _ = try History.shareCard(f.environment(), period: .day, name: String(repeating: "x", count: 41)) }
-                .hasSuffix("a name of up to 40 characters, please"))
+                .hasSuffix("the card's name has 41 characters, at most 40"))
+        // A right-to-left override turned the heading around; refused as a note's is.
+        #expect(described { _ = try History.shareCard(f.environment(), period: .day, name: "\u{202E}evil") }
+                .hasSuffix("the card's name holds the control character U+202E"))
         // The bounds themselves work: the last month a history holds is a month to come, said as such.
         #expect(described { _ = try History.chart(f.environment(), kind: .month, date: "9999-12-31", out: "-") }
                 == "--date: invalid date '9999-12-31': a day still to come (today is 2026-03-04)")
