@@ -32,6 +32,9 @@ public struct TraceHeader: Sendable, Hashable {
     public var metadata: [Metadata]
     /// Header lines beyond those, counted but not kept.
     public var droppedMetadata = 0
+    /// The line of the last reading when the file ended without its line end: a recording cut off
+    /// mid-line leaves its last reading cut too (`…,1050.2` read as `…,10`), so a replay says so.
+    public var unterminatedReadingLine: Int?
 
     public struct Metadata: Sendable, Hashable {
         public var key: String
@@ -211,7 +214,9 @@ public struct TraceParser: Sendable {
         if !carry.isEmpty {
             let whole = carry
             carry.removeAll()
-            try parseLine(copying: whole, emit)
+            var read = false
+            try parseLine(copying: whole) { read = true; emit($0) }
+            if read { header.unterminatedReadingLine = line }
         }
         guard sawMagic else { throw TraceError(line: max(line, 1), reason: .empty) }
         guard inReadings else { throw TraceError(line: line, reason: .missingColumns) }

@@ -129,6 +129,10 @@ struct ReplayCommand: ParsableCommand {
             }
             if !json { output.write("\n" + EventFormat.summary(summary) + "\n") }
             if let doubt = summary.unitDoubt { output.flush(); FileHandleStderr.write("quench: \(source): \(doubt)\n") }
+            if let line = summary.header.unterminatedReadingLine {
+                FileHandleStderr.write("quench: \(source):\(line): the file ends without a line end after this reading: "
+                                       + "if the recording was cut off there, the reading may be cut too (it was read as written)\n")
+            }
             if summary.header.droppedMetadata > 0 {
                 FileHandleStderr.write("quench: \(source): \(summary.header.droppedMetadata) header lines beyond the first \(TraceFormat.maximumMetadata) were not kept\n")
             }

@@ -76,6 +76,24 @@ struct UserReportProcessTests {
         #expect(again.stdout.hasSuffix("stored: 0 new, 2 already there\n"), "\(again.stdout)\(again.stderr)")
     }
 
+    /// Cut off mid-line (a recording killed while it wrote, a file cut at a byte count), the last reading
+    /// may be cut too: `19602.903,3` of `19602.903,301.5`. Read as written, and said.
+    @Test("a trace that ends without its line end is replayed, and the line is named")
+    func aTraceCutOffMidLineIsSaid() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let t = try trace(dir, started: nil)
+        let whole = try runQuench(["replay", t])
+        #expect(whole.status == 0 && !whole.stderr.contains("line end"), "\(whole.stderr)")
+        var text = try String(contentsOfFile: t, encoding: .utf8)
+        let lines = text.split(separator: "\n").count
+        text.removeLast(4)
+        try text.write(toFile: t, atomically: true, encoding: .utf8)
+        let cut = try runQuench(["replay", t])
+        #expect(cut.status == 0 && cut.stderr.contains("t-unstarted.csv:\(lines): the file ends without a line end after this reading: "
+                                                     + "if the recording was cut off there, the reading may be cut too"), "\(cut.stderr)")
+    }
+
     @Test("replay --store in a household says whose the events became: the person named, the device's owner, else the first person")
     func aStoredReplaySaysWhose() throws {
         let dir = try Self.folder()

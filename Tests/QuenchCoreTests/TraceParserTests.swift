@@ -30,6 +30,15 @@ import QuenchTestSupport
         ])
     }
 
+    /// A recording cut off mid-line: its last reading is read as written, and the header says which line
+    /// had no line end, for the replay to say so. A file that ends with its line end, or on a header line, has none.
+    @Test func aLastReadingWithoutItsLineEndIsNoted() throws {
+        let (header, readings) = try TraceParser.parse(Self.valid)
+        #expect(header.unterminatedReadingLine == 11 && readings.last == Reading(t: 0.3, value: -3.5), "\(header)")
+        #expect(try TraceParser.parse(Self.valid + "\n").0.unterminatedReadingLine == nil)
+        #expect(try TraceParser.parse("# quench trace v1\n# unit: g\nt,value").0.unterminatedReadingLine == nil)
+    }
+
     @Test func documentationHintsAndCRLFAreAccepted() throws {
         let text = "\u{FEFF}# quench trace v1\r\n# sensor: level   (weight | level)\r\n# unit: mm  (g | kg)\r\nt,value\r\n1,2\r\n"
         let (header, readings) = try TraceParser.parse(text)
