@@ -117,7 +117,13 @@ extension History {
                 ?? (c.now, .exact)
             // Drinks from the future are typos.
             guard time <= c.now.adding(IntakeEvent.clockSlack) else {
-                throw .invalidTime(at ?? "", reason: "\(Format.dateTime(time, c.calendar)) is in the future")
+                // A bare time on an edited drink's day: 03:00 of a day that runs to 04:00 is the next date's,
+                // which a person who meant this morning did not expect; the date they meant is said.
+                let earlier = at.flatMap { a -> String? in
+                    guard onDayOf != nil, !a.contains(where: { $0 == "-" || $0 == "T" }) else { return nil }
+                    return "; for the day before's, give its date: '\(c.calendar.wallClock(time.adding(-86_400)).date) \(a.trimmingSpaces())'"
+                } ?? ""
+                throw .invalidTime(at ?? "", reason: "\(Format.dateTime(time, c.calendar)) is in the future\(earlier)")
             }
             guard IntakeEvent.plausibleTime.contains(time.secondsSince1970) else {
                 throw .invalidTime(at ?? "", reason: "before 1970: a history starts on 1970-01-01 at the earliest")

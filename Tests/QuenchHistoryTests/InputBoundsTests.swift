@@ -122,6 +122,11 @@ import Testing
         // A whole date still moves it; a time past now on its day is still refused.
         _ = try History.edit(f.environment(), id: lunch, amount: nil, at: "2026-03-01T20:00", note: nil, json: false)
         #expect(try store.event(id: lunch)?.time.iso8601 == "2026-03-01T20:00:00Z")
+        // Today's 08:10 drink "at 03:00": on its day (04:00 to 04:00) that is tomorrow's 03:00, in the future;
+        // the person meant this morning, and is told how to say it.
+        let coffee = try store.addManual(ml: 200, at: Timestamp(iso8601: "2026-03-04T08:10:00Z")!, note: nil, identity: "coffee", person: nil)
+        #expect(described { _ = try History.edit(f.environment(), id: coffee.id!, amount: nil, at: "03:00", note: nil, json: false) }
+                .hasSuffix("2026-03-05 03:00 is in the future; for the day before's, give its date: '2026-03-04 03:00'"))
     }
 
     @Test func windowsTakeWholeHoursOrClockTimes() throws {
