@@ -32,6 +32,11 @@ public struct PersonState: Sendable, Encodable, Equatable {
     /// publisher so that it never goes back (a day start or zone changed mid-day).
     public var lastReset: String
     public var intakeMl: Double
+    /// What Home Assistant's day total counts: the intake since `lastReset`. The day's intake, but
+    /// for the rest of a day whose start moved back: the publisher then counts from the held reset,
+    /// since the drinks before it were counted in the cycle before (with the day's, moving a day start
+    /// to noon and back to 04:00 counted the morning's 900 mL twice in the long-term statistics).
+    public var intakeSinceResetMl: Double
     public var goalMl: Double
     public var progressPercent: Double
     public var paceMl: Double
@@ -101,7 +106,7 @@ extension History {
             person: person, personId: c.personID ?? 0, date: today.date, dayStart: Format.localISO(c.calendar.start(of: c.today), c.calendar),
             dayEnd: Format.localISO(c.calendar.start(of: CivilDay(number: c.today.number + 1)), c.calendar),
             lastReset: Format.localISO(c.calendar.start(of: c.today), c.calendar),
-            intakeMl: today.intakeMl, goalMl: today.goalMl, progressPercent: (today.intakeMl / today.goalMl * 1000).rounded() / 10,
+            intakeMl: today.intakeMl, intakeSinceResetMl: today.intakeMl, goalMl: today.goalMl, progressPercent: (today.intakeMl / today.goalMl * 1000).rounded() / 10,
             // To 10 mL: the pace moves with the clock, and each new value is a row in Home Assistant's recorder
             // (to the tenth of a mL it was one every 30 s, ~1 700 a day per person); 10 mL is a few an hour.
             // The goal itself once the pace reaches it (the window closed): 1,892.7 mL to 10 mL read 63.9 of a 64.0 fl oz goal.
@@ -112,6 +117,11 @@ extension History {
             stillToDrinkMl: (max(0, today.goalMl - today.intakeMl) * 10).rounded() / 10, lifetimeMl: (lifetime * 10).rounded() / 10,
             units: c.units.rawValue, quickAmounts: quickAmounts(units: c.units.rawValue), bottles: bottles,
             carerAlertSentAt: alert.map { Format.localISO($0.raisedAt, c.calendar) }, carerAlertOpen: alert.map { $0.acknowledgedAt == nil } ?? false)
+    }
+
+    /// A person's intake from `from` until `until`, summed as a day's total is.
+    public static func intake(person: Int64, from: Timestamp, until: Timestamp, in store: IntakeStore) throws(StoreError) -> Double {
+        Format.sum(try store.sipTotalsByDay([DaySegment(from: from, until: until, shift: 0)], person: person).values.map(\.ml))
     }
 
     /// The amounts a tap adds, in the person's unit: the web page's quick-add buttons and

@@ -330,11 +330,21 @@ public final class MQTTPublisher {
 
     /// `last_reset` is the day's start, except that it never goes back: a day start
     /// or time zone changed mid-day would otherwise have Home Assistant count the day twice.
+    /// While it is held, the total Home Assistant counts is the intake since it, not the day's.
     private func holdingLastReset(_ state: PersonState) -> PersonState {
         var s = state
         guard let start = Timestamp(iso8601: state.dayStart) else { return s }
         if let held = lastReset[state.personId], held.dayStart > start || held.text == state.dayStart {
             s.lastReset = held.text
+            if held.dayStart > start {
+                do {
+                    s.intakeSinceResetMl = try History.intake(person: state.personId, from: held.dayStart,
+                                                              until: Timestamp(iso8601: state.dayEnd) ?? .wallClockNow.adding(86_400), in: store)
+                } catch {
+                    // The day's, as before: counted twice at worst, never lost.
+                    logger.error("cannot read the intake since the held last_reset", metadata: ["error": "\(error)"])
+                }
+            }
             return s
         }
         lastReset[state.personId] = (start, state.dayStart)

@@ -275,9 +275,10 @@ public enum HomeAssistantDiscovery {
         }
         // The day's intake goes down on an undo: `total` with `last_reset` at the day's start, not
         // `total_increasing` (which would take the decrease for a meter reset and count the rest twice).
-        // `last_reset` never goes back (the publisher holds it when the day start or zone moves mid-day).
+        // `last_reset` never goes back (the publisher holds it when the day start or zone moves mid-day,
+        // and the total is then what was drunk since it: `intake_since_reset_ml`).
         var intake = personEntity(
-            "intake_today", "Intake today", "{{ value_json.intake_ml }}", deviceClass: "volume", stateClass: "total", unit: "mL",
+            "intake_today", "Intake today", "{{ value_json.intake_since_reset_ml }}", deviceClass: "volume", stateClass: "total", unit: "mL",
             precision: 0, lastReset: "{{ value_json.last_reset }}", icon: "mdi:cup-water")
         // Why the person is (or is not) behind, and their bottles, as attributes for cards and automations.
         intake.jsonAttributesTopic = personTopic

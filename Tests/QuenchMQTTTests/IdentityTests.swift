@@ -380,11 +380,20 @@ struct IdentityTests {
         let first = try #require(json(subscriber.last(topic)))
         let reset = try #require(first["last_reset"] as? String)
         #expect(reset == first["day_start"] as? String)
+        // A drink of the day before (counted in Home Assistant's cycle before this one), and one of today.
+        let start = try #require(Timestamp(iso8601: reset))
+        let me = try #require(try store.person(named: "me"))
+        _ = try store.addManual(ml: 900, at: start.adding(-3600), note: nil, identity: "yesterday's", person: me.id)
+        _ = try store.addManual(ml: 250, at: .wallClockNow, note: nil, identity: "today's", person: me.id)
+        #expect(subscriber.waitFor(seconds: 3) { (json(subscriber.last(topic))?["intake_since_reset_ml"] as? Double) == 250 })
 
         try store.saveSettings(Settings(units: .ml, dayStartHour: (hour + 1) % 24, timeZone: nil))
         #expect(subscriber.waitFor(seconds: 3) { (json(subscriber.last(topic))?["day_start"] as? String) != reset }, "the setting, at once")
         let moved = try #require(json(subscriber.last(topic)))
         #expect(moved["last_reset"] as? String == reset, "held: \(moved)")
+        // The day's intake now holds yesterday's 900 mL; what Home Assistant counts since the held reset does not
+        // (it counted the 900 twice in its long-term statistics).
+        #expect(moved["intake_ml"] as? Double == 1150 && moved["intake_since_reset_ml"] as? Double == 250, "\(moved)")
 
         // Held across a restart too: the new publisher reads it from the database.
         _ = run.stop()
@@ -394,6 +403,7 @@ struct IdentityTests {
         #expect(subscriber.waitFor(seconds: 10) { subscriber.messages.filter { $0.topic == topic }.count > before })
         let restarted = try #require(json(subscriber.last(topic)))
         #expect(restarted["last_reset"] as? String == reset, "held after a restart: \(restarted)")
+        #expect(restarted["intake_since_reset_ml"] as? Double == 250, "\(restarted)")
         #expect(restarted["day_start"] as? String != reset)
 
         try store.renamePerson(id: 1, to: "Sam")

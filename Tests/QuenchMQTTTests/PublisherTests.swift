@@ -153,7 +153,7 @@ struct PublisherTests {
         let intake = try #require(json(byTopic["homeassistant/sensor/quench_testpi/p1_intake_today/config"]))
         #expect(intake["device_class"] as? String == "volume" && intake["state_class"] as? String == "total")
         #expect(intake["last_reset_value_template"] as? String == "{{ value_json.last_reset }}")
-        #expect(intake["value_template"] as? String == "{{ value_json.intake_ml }}")
+        #expect(intake["value_template"] as? String == "{{ value_json.intake_since_reset_ml }}")
         let remaining = try #require(json(byTopic["homeassistant/sensor/quench_testpi/c82a3f003f2a_remaining/config"]))
         #expect(remaining["device_class"] as? String == "volume_storage" && remaining["state_class"] as? String == "measurement")
         let bottleDevice = try #require(remaining["device"] as? [String: Any])
