@@ -89,6 +89,12 @@ public struct RemoteCommand: Sendable, Hashable {
             guard s.count <= 32 else { throw .init("field 'amount' is longer than 32 characters", id: id) }
             amount = .text(s)
         case .number(let ml):
+            // A drink's number alone is refused, as `quench add 8` is: 8 for someone in fl oz went in as 8 mL.
+            // The goal's number entity sends mL, as its unit says.
+            guard action != .add else {
+                throw .init("field 'amount' of a drink is text with its unit (\"250ml\", \"8oz\"), not a number: "
+                            + "\(ml.compactDescription) could be mL or fl oz", id: id)
+            }
             guard ml.isFinite, ml > 0, ml <= 100_000 else { throw .init("field 'amount' must be more than 0 and at most 100000 mL", id: id) }
             amount = .millilitres(ml)
         }

@@ -27,8 +27,10 @@ struct RemoteCommandTests {
             (#"{"id":"é","action":"undo"}"#, "field 'id'"),
             (#"{"id":"x","action":"drop"}"#, "field 'action' must be add, undo, goal or acknowledge (got drop)"),
             (#"{"id":"x","action":"add"}"#, "field 'amount' is needed to add"),
-            (#"{"id":"x","action":"add","amount":-5}"#, "field 'amount' must be more than 0"),
-            (#"{"id":"x","action":"add","amount":1e300}"#, "field 'amount' must be more than 0"),
+            (#"{"id":"x","action":"goal","amount":-5}"#, "field 'amount' must be more than 0"),
+            (#"{"id":"x","action":"goal","amount":1e300}"#, "field 'amount' must be more than 0"),
+            // A drink's number alone: 8 for someone in fl oz went in as 8 mL.
+            (#"{"id":"x","action":"add","amount":8}"#, #"field 'amount' of a drink is text with its unit ("250ml", "8oz"), not a number: 8 could be mL or fl oz"#),
             (#"{"id":"x","action":"add","amount":"\#(String(repeating: "1", count: 40))"}"#, "longer than 32"),
             (String(repeating: " ", count: 1025), "at most 1024"),
         ]
