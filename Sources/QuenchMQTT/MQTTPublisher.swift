@@ -405,7 +405,13 @@ public final class MQTTPublisher {
         announced = Set(configs.map(\.topic))
         guard let before else { return true }
         do {
-            for (topic, owner) in before where current[topic] == nil {
+            // Discovery configs first, then this node's own retained topics (a removed person's state): an
+            // empty state while their entities still listened made Home Assistant log an error for each
+            // template over it ("'value_json' is undefined"), a dozen for each person removed.
+            let own = topics.base + "/"
+            let gone = before.filter { current[$0.key] == nil }
+            for (topic, owner) in gone.filter({ !$0.key.hasPrefix(own) }).sorted(by: { $0.key < $1.key })
+                + gone.filter({ $0.key.hasPrefix(own) }).sorted(by: { $0.key < $1.key }) {
                 lastPayloads[topic] = nil
                 try publishOther(OutgoingMessage(topic: topic, payload: "", retain: true))
                 logger.info("discovery config cleared", metadata: ["topic": "\(topic)", "device": "\(owner)"])

@@ -499,6 +499,12 @@ struct PublisherTests {
         _ = try publisher.sync(timeout: 10)
         #expect(subscriber.waitFor(seconds: 5) { subscriber.last(annTopic)?.payload.isEmpty == true }, "her state is cleared")
         #expect(subscriber.last("homeassistant/sensor/quench_testpi/p\(ann.id)_intake_today/config")?.payload.isEmpty == true)
+        // Her state is cleared after every one of her entities' configs: cleared before, the entities still
+        // listening rendered their templates over an empty payload, an error each in Home Assistant's log.
+        let clearedAt = subscriber.messages.enumerated().filter { $0.element.payload.isEmpty }.map { ($0.offset, $0.element.topic) }
+        let stateCleared = try #require(clearedAt.first { $0.1 == annTopic }?.0)
+        let configsCleared = clearedAt.filter { $0.1.hasPrefix("homeassistant/") && $0.1.contains("/p\(ann.id)_") }.map(\.0)
+        #expect(configsCleared.count >= 10 && configsCleared.allSatisfy { $0 < stateCleared }, "\(clearedAt.map(\.1))")
         #expect(subscriber.waitFor(seconds: 5) { json(subscriber.last(meTopic))?["intake_ml"] as? Double == 210 }, "mine, with her 90 mL")
     }
 }
