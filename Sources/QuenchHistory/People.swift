@@ -8,6 +8,8 @@ import Glibc
 /// `quench people`: who shares the history, each with their goal today, units and devices.
 public struct PeopleReport: Sendable, Encodable {
     public struct Entry: Sendable, Encodable {
+        /// Their row id: MQTT's `person/ID` topics and Home Assistant's unique ids hang on it.
+        public var id: Int64
         public var name: String
         public var goalMl: Double
         public var goalIsDefault: Bool
@@ -47,7 +49,7 @@ extension History {
             let c = try one.context(creating: false)
             let book = try c.goalBook()
             let holdings = try c.run { (store) throws(StoreError) in try store.holdings(of: person.id) }
-            entries.append(.init(name: person.name, goalMl: book.goal(on: c.today), goalIsDefault: book.isDefault,
+            entries.append(.init(id: person.id, name: person.name, goalMl: book.goal(on: c.today), goalIsDefault: book.isDefault,
                                  units: c.units.rawValue, unitsAreOwn: person.units != nil && environment.units == nil,
                                  devices: holdings.devices, events: holdings.events - holdings.deleted, deletedEvents: holdings.deleted,
                                  dayStart: HistoryInput.clock(c.calendar.dayStartHour * 60), dayStartIsOwn: person.dayStartHour != nil))

@@ -180,7 +180,7 @@ public enum RemoteCommands {
             // answered on its result topic, as a refusal is (it was only logged).
             guard let id = topics.commandPersonID(topic) else { return nil }
             result.id = (try? RemoteCommand(parsing: payload))?.id
-            result.error = "nobody here has the id \(id) (`quench people` lists who does)"
+            result.error = "nobody here has the id \(id) (`quench people --json` gives each person's id)"
             return Outcome(result: OutgoingMessage(topic: topic + "/result", payload: History.json(result), retain: false), refusal: result.error)
         }
         do throws(RemoteCommandError) {

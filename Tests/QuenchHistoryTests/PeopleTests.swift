@@ -214,6 +214,8 @@ import Testing
         #expect(try json(History.today(env(f, "me"), json: true))["intake_ml"] as? Double == 575)
         let people = try json(History.people(env(f, nil), json: true))["people"] as? [[String: Any]]
         #expect(people?.map { $0["devices"] as? [String] } == [[Self.annBottle, HistoryFixture.device], []])
+        // Their ids, which MQTT's topics name them by.
+        #expect(people?.map { $0["id"] as? Int } == (try store.people().map { Int($0.id) }), "\(String(describing: people))")
     }
 
     @Test("the reminder timer serves the household: without a name, each person's reminder that is due")
