@@ -145,8 +145,11 @@ struct ReplayCommand: ParsableCommand {
                     found, header: summary.header, started: options.started, device: device, source: source,
                     now: environment?.now ?? .wallClockNow, person: person, into: intakeStore())
                 if !json {
+                    // Events already there stay whose they were: "Alex's" of ten that stayed Sam's said what did not happen.
+                    let named = outcome.result.inserted == 0 && outcome.person?.by == .named
                     output.write("stored: \(outcome.result.inserted) new, \(outcome.result.duplicates) already there"
-                                 + (outcome.person.map(whose) ?? "") + "\n")
+                                 + (named ? " (they stay whose they were: `quench edit ID --to NAME` gives one to someone else)"
+                                          : outcome.person.map(whose) ?? "") + "\n")
                 }
                 output.flush()
                 for refusal in outcome.refused {

@@ -113,6 +113,10 @@ struct UserReportProcessTests {
         #expect(hers.status == 0 && hers.stdout.hasSuffix("stored: 2 new, 0 already there, Ann's\n"), "\(hers.stdout)\(hers.stderr)")
         let annLog = try runQuench(["log", "--person", "Ann", "--since", "2026-03-03", "--until", "2026-03-03", "--csv", "--db", db])
         #expect(annLog.stdout.split(separator: "\n").count == 3, "Ann's two events: \(annLog.stdout)")
+        // Again as me's: nothing new, and not said to be mine (they stayed Ann's).
+        let again = try runQuench(["replay", ann, "--store", "--person", "me", "--db", db])
+        #expect(again.stdout.hasSuffix("stored: 0 new, 2 already there (they stay whose they were: `quench edit ID --to NAME` gives one to someone else)\n"),
+                "\(again.stdout)")
         // Nobody by that name: refused before anything is stored (also when all of it is there already).
         let nobody = try runQuench(["replay", ann, "--store", "--person", "Bob", "--db", db])
         #expect(nobody.status == 1 && nobody.stderr.contains("nobody is called 'Bob' (people: me, Ann); nothing was stored"), "\(nobody.stderr)")
