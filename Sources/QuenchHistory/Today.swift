@@ -46,8 +46,12 @@ extension History {
         let goal = book.goal(on: day)
         let until = day < c.today ? c.calendar.interval(of: day).end : c.now.adding(1)
         let last = try c.run { (store) throws(StoreError) in try store.lastSip(before: until, person: c.personID) }
-        // The person's bottles heard from in the last week; older readings say little about now.
-        let recent = try c.run { (store) throws(StoreError) in try store.latestRemaining(since: c.now.adding(-7 * 86_400), owner: c.personID) }
+        // The person's bottles heard from in the week before; older readings say little. An earlier day's as
+        // its end saw them (it showed what was left the day after).
+        let asOf = day < c.today ? until : nil
+        let recent = try c.run { (store) throws(StoreError) in
+            try store.latestRemaining(since: (asOf ?? c.now).adding(-7 * 86_400), before: asOf, owner: c.personID)
+        }
         let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
         let names = Dictionary(devices.map { ($0.address, $0.name) }, uniquingKeysWith: { a, _ in a })
         return TodayReport(

@@ -465,16 +465,17 @@ extension IntakeStore {
     /// For each device with an event since `since` that knew what was left in the
     /// bottle: its newest such event. `owner`: only the devices that are theirs now,
     /// and devices nobody paired (a replayed trace's, the demo's) whose events are theirs.
-    public func latestRemaining(since: Timestamp, owner: Int64? = nil) throws(StoreError) -> [IntakeEvent] {
+    /// `before`: as it stood then (an earlier day's view); nil: now.
+    public func latestRemaining(since: Timestamp, before: Timestamp? = nil, owner: Int64? = nil) throws(StoreError) -> [IntakeEvent] {
         try read("reading what is left in the bottles") { db in
             // SQLite returns the bare columns of the row holding MAX(time) in each group.
             let ids = try db.all("""
                 SELECT id, MAX(time) FROM intake_event
-                WHERE time >= ?1 AND deleted = 0 AND remaining_ml IS NOT NULL AND device IS NOT NULL
+                WHERE time >= ?1 AND (?3 IS NULL OR time < ?3) AND deleted = 0 AND remaining_ml IS NOT NULL AND device IS NOT NULL
                     AND (?2 IS NULL OR device IN (SELECT address FROM device WHERE person = ?2)
                          OR (person = ?2 AND device NOT IN (SELECT address FROM device)))
                 GROUP BY device ORDER BY device
-                """, [since.secondsSince1970, owner]) { row -> Int64 in row[0] }
+                """, [since.secondsSince1970, owner, before?.secondsSince1970]) { row -> Int64 in row[0] }
             return try ids.compactMap { id in try Self.event(id: id, db) }
         }
     }

@@ -112,6 +112,21 @@ import Testing
         #expect(try History.today(f.environment(), date: "2026-03-04", json: false).hasPrefix("Today, Wednesday 4 March 2026"))
     }
 
+    /// An earlier day's `today` says what was left as that day ended, not today's reading.
+    @Test func anEarlierDaysBottleIsAsThatDayEnded() throws {
+        let f = try HistoryFixture()
+        let store = try IntakeStore(path: f.path, mode: .existing)
+        let bottle = "AA:BB:CC:DD:EE:42"
+        _ = try store.ingest([DetectedEvent(kind: .sip, t: 0, start: 0, end: 5, ml: 50, remainingML: 500)], device: bottle,
+                             started: Timestamp(iso8601: "2026-03-03T10:00:00Z")!)
+        _ = try store.ingest([DetectedEvent(kind: .sip, t: 0, start: 0, end: 5, ml: 200, remainingML: 300)], device: bottle,
+                             started: Timestamp(iso8601: "2026-03-04T09:00:00Z")!)
+        let yesterday = try History.todayReport(try f.environment().context(creating: false), day: CivilDay(parsing: "2026-03-03")!)
+        #expect(yesterday.bottles.first { $0.device == bottle }?.remainingMl == 500, "\(yesterday.bottles)")
+        let today = try History.todayReport(try f.environment().context(creating: false))
+        #expect(today.bottles.first { $0.device == bottle }?.remainingMl == 300, "\(today.bottles)")
+    }
+
     /// `edit --at 09:05` mends the time on the drink's own day; it does not move it to today.
     @Test func anEditedTimeStaysOnItsDrinksDay() throws {
         let f = try HistoryFixture()
