@@ -398,7 +398,9 @@ public final class MQTTPublisher {
             migrationSettles = .now + .seconds(Self.migrationSeconds)
             return false
         }
-        for c in configs {
+        // Those that changed: a person added re-sent every other person's configs too (58 for three people).
+        // After a connect or Home Assistant's birth message `lastPayloads` is empty, so all go then.
+        for c in configs where lastPayloads[c.topic] != c.message.payload {
             try publishOther(c.message)
             lastPayloads[c.topic] = c.message.payload
         }

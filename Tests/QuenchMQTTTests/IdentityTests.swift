@@ -411,6 +411,14 @@ struct IdentityTests {
         #expect(subscriber.waitFor(seconds: 3) {
             ((json(subscriber.last("homeassistant/sensor/quench_testpi/p1_intake_today/config"))?["device"] as? [String: Any])?["name"] as? String) == "Sam"
         })
+
+        // Someone added: their configs, not everyone's again (three people's 58 went out for each).
+        let heard = subscriber.messages.count
+        let bo = try store.addPerson(name: "Bo")
+        #expect(subscriber.waitFor(seconds: 3) { subscriber.last("homeassistant/sensor/quench_testpi/p\(bo.id)_intake_today/config") != nil })
+        Thread.sleep(forTimeInterval: 0.5)
+        let resent = subscriber.messages.dropFirst(heard).map(\.topic).filter { $0.hasPrefix("homeassistant/") && !$0.contains("/p\(bo.id)_") }
+        #expect(resent.isEmpty, "\(resent)")
     }
 
     @Test("a password in a URL is never echoed; a password file others can read is warned about")
