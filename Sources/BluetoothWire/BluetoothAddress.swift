@@ -28,6 +28,10 @@ public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConv
 
     public var littleEndianBytes: [UInt8] { bytes.reversed() }
 
+    /// A label as a history keys it: an address in its printed form (`aa-bb-…` → `AA:BB:…`), any
+    /// other label (a trace's `kitchen`) unchanged.
+    public static func normalized(_ label: String) -> String { Self(label)?.description ?? label }
+
     public var description: String { bytes.map { [$0].hexString.uppercased() }.joined(separator: ":") }
 
     public static func < (a: Self, b: Self) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }

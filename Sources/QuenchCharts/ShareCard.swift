@@ -74,15 +74,15 @@ public struct ShareCard: Sendable, Hashable {
             let percent = Self.percent(d)
             return "\(heading), \(d.name): \(VolumeText.volume(d.intakeMl, unit)) of a \(VolumeText.volume(d.goalMl, unit)) goal "
                 + "(\(VolumeText.grouped(percent)) %\(d.intakeMl >= d.goalMl ? ", goal met" : "")), \(VolumeText.count(d.sips, "sip")), "
-                + Self.streak(d.streak) + "."
+                + (d.streak == 0 ? "" : "a ") + Self.streak(d.streak) + "."
         case .week(let w):
             return "\(heading), \(w.name): \(VolumeText.volume(w.totalMl, unit)) in all, \(VolumeText.volume(w.averageMl, unit)) a day "
                 + "on average; goal met on \(w.goalMetDays) of \(VolumeText.count(IntakeBars.counted(w.days).count, "day"))."
         }
     }
 
-    /// "a 4-day streak"; none is "no streak yet" (a "0-day streak" on a card to share reads as a slight).
-    static func streak(_ days: Int) -> String { days == 0 ? "no streak yet" : "a \(VolumeText.grouped(days))-day streak" }
+    /// "4-day streak"; none is "no streak yet" (a "0-day streak" on a card to share reads as a slight).
+    static func streak(_ days: Int) -> String { days == 0 ? "no streak yet" : "\(VolumeText.grouped(days))-day streak" }
 
     /// Whole percent of the goal, rounded down (100 % only once met). × 100
     /// before ÷ goal: 2,300 / 2,000 × 100 is 114.99999999999999.
@@ -140,7 +140,7 @@ public struct ShareCard: Sendable, Hashable {
         w.text(VolumeText.volume(d.intakeMl, unit), ["class": .text("qc-big"), "x": .number(x), "y": .number(320)])
         w.text("of a \(VolumeText.volume(d.goalMl, unit)) goal", ["class": .text("qc-muted"), "x": .number(x), "y": .number(366)])
         w.text(VolumeText.count(d.sips, "sip"), ["x": .number(x), "y": .number(450)])
-        w.text(d.streak == 0 ? "no streak yet" : "\(VolumeText.grouped(d.streak))-day streak", ["x": .number(x), "y": .number(500)])
+        w.text(Self.streak(d.streak), ["x": .number(x), "y": .number(500)])
         footer(into: &w)
     }
 

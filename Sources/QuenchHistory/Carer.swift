@@ -125,12 +125,13 @@ extension History {
     }
 
     /// Everyone's `CarerWatch`, in the order of `people`, and the time they were made at.
-    static func carerWatches(_ environment: HistoryEnvironment) throws(HistoryError) -> ([CarerWatch], String) {
+    /// - Parameter only: one person's alone (their id).
+    static func carerWatches(_ environment: HistoryEnvironment, only: Int64? = nil) throws(HistoryError) -> ([CarerWatch], String) {
         let store = try environment.openStore(creating: false)
         let people = try HistoryContext.run { () throws(StoreError) in try store.people() }
         var watches: [CarerWatch] = []
         var at = ""
-        for person in people {
+        for person in people where only.map({ $0 == person.id }) ?? true {
             var one = environment
             one.person = person.name
             let c = try one.context(creating: false)
@@ -329,22 +330,23 @@ extension History {
         var named = environment
         named.person = name
         let person = try named.selectedPerson(in: store)
-        try HistoryContext.run { () throws(StoreError) in try store.setPersonAlert(id: person.id, afterMinutes: minutes) }
-        // Watching no more answers an alert still open about them: left, it asked to be acknowledged on
-        // the carer's row and on their household card about a person nobody watches.
-        var answered = ""
-        if minutes == nil, let watch = try carerWatches(named).0.first(where: { $0.personID == person.id }),
-           let alert = watch.alert, alert.acknowledgedAt == nil || watch.acknowledgementLapsed {
-            let now = environment.now
-            _ = try HistoryContext.run { () throws(StoreError) in
-                try store.acknowledgeCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, at: now,
-                                                lapsed: watch.acknowledgementLapsed ? watch.acknowledgedAt : nil)
-            }
-            let calendar = try named.context(creating: false).calendar
-            answered = " The alert about them sent \(Self.wallClock(Format.localISO(alert.raisedAt, calendar), today: Format.localISO(now, calendar))) is acknowledged."
+        // Watching no more answers an alert still open about them, in the same write: left, it asked to be
+        // acknowledged on the carer's row and on their household card about a person nobody watches.
+        let now = environment.now
+        let open = minutes != nil ? nil : try carerWatches(named, only: person.id).0.first.flatMap { watch in
+            watch.alert.flatMap { $0.acknowledgedAt == nil || watch.acknowledgementLapsed ? (watch, $0) : nil }
         }
+        let answered = try HistoryContext.run { () throws(StoreError) in
+            try store.setPersonAlert(id: person.id, afterMinutes: minutes, acknowledging: open.map { watch, _ in
+                (watch.lastDrink, now, watch.acknowledgementLapsed ? watch.acknowledgedAt : nil)
+            })
+        }
+        let calendar = try named.context(creating: false).calendar
+        let sent = open.flatMap { answered ? Self.wallClock(Format.localISO($0.1.raisedAt, calendar), today: Format.localISO(now, calendar)) : nil }
         let text = minutes.map { "The carer's view flags \(person.name.shownSafely(limit: 40)) after \(Format.span(minutes: $0)) without a drink in their waking hours." }
-            ?? "The carer's view no longer flags \(person.name.shownSafely(limit: 40)).\(answered)"
-        return try personChanged(named, PersonChange(action: "alert", person: person.name, detail: minutes.map { String($0) }), json: json, text: text)
+            ?? "The carer's view no longer flags \(person.name.shownSafely(limit: 40))." + (sent.map { " The alert about them sent \($0) is acknowledged." } ?? "")
+        return try personChanged(named, PersonChange(action: "alert", person: person.name, detail: minutes.map { String($0) },
+                                                     acknowledgedAlert: sent.map { _ in Format.localISO(now, calendar) }),
+                                 json: json, text: text)
     }
 }

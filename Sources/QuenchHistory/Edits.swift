@@ -108,20 +108,23 @@ extension History {
             }
             let (time, fit) = try at.map { (a) throws(HistoryError) in
                 do throws(HistoryError) {
-                    return try HistoryInput.instantFitted(a, calendar: c.calendar, now: c.now, onDayOf: onDayOf)
+                    // A day alone is no drink's time, so not among the forms a refusal lists.
+                    return try HistoryInput.instantFitted(a, calendar: c.calendar, now: c.now, onDayOf: onDayOf, forms: HistoryInput.drinkTimeForms)
                 } catch .invalidDate(let text, let reason) {
-                    // --at names a moment, written as a day or not; a day alone is no drink's time, so not among the forms.
-                    throw .invalidTime(text, reason: reason == HistoryInput.instantForms ? HistoryInput.drinkTimeForms : reason)
+                    throw .invalidTime(text, reason: reason)  // --at names a moment, written as a day or not
                 }
             }
                 ?? (c.now, .exact)
             // Drinks from the future are typos.
             guard time <= c.now.adding(IntakeEvent.clockSlack) else {
-                // A bare time on an edited drink's day: 03:00 of a day that runs to 04:00 is the next date's,
-                // which a person who meant this morning did not expect; the date they meant is said.
+                // A bare time before the day start on an edited drink's day: 03:00 of a day that runs to 04:00
+                // is the next date's, which a person who meant that morning did not expect; the date they meant
+                // is said (the day's own date). Any other time past now is a typo, and has no such hint.
                 let earlier = at.flatMap { a -> String? in
-                    guard onDayOf != nil, !a.contains(where: { $0 == "-" || $0 == "T" }) else { return nil }
-                    return "; for the day before's, give its date: '\(c.calendar.wallClock(time.adding(-86_400)).date) \(a.trimmingSpaces())'"
+                    guard let onDayOf, !a.contains(where: { $0 == "-" || $0 == "T" }) else { return nil }
+                    let day = c.calendar.day(of: onDayOf)
+                    guard c.calendar.wallClock(time).date != day else { return nil }
+                    return "; for \(a.trimmingSpaces()) on the drink's date, give it: '\(day) \(a.trimmingSpaces())'"
                 } ?? ""
                 throw .invalidTime(at ?? "", reason: "\(Format.dateTime(time, c.calendar)) is in the future\(earlier)")
             }

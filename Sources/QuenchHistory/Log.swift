@@ -10,8 +10,11 @@ extension History {
         let devices = try c.run { (store) throws(StoreError) in try store.listDevices() }
         let wanted = text.trimmingSpaces().lowercased()
         let found = devices.first { $0.address.lowercased() == wanted } ?? devices.first { $0.name?.lowercased() == wanted }
-        // An address not paired (a replayed trace's): as replay stores it, `AA:BB:…` (`PipelineStore.ingest`).
-        return found?.address ?? BluetoothAddress(text.trimmingSpaces())?.description ?? text
+        if let found { return found.address }
+        // An address not paired (a replayed trace's): as replay stores it (`PipelineStore.ingest`), in print
+        // or in the spelling its events were stored under before.
+        guard let address = BluetoothAddress(text.trimmingSpaces()) else { return text }
+        return try c.run { (store) throws(StoreError) in try store.otherSpelling(ofAddress: address) } ?? address.description
     }
 
     /// `quench log`: the person's events newest first, with ids. Written as read, from one

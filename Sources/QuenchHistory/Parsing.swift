@@ -161,7 +161,9 @@ public enum HistoryInput {
 
     /// The same, with how a local time fitted a day the clocks changed on
     /// (`.exact` for every other form).
-    static func instantFitted(_ text: String, calendar: DayCalendar, now: Timestamp, onDayOf: Timestamp? = nil) throws(HistoryError)
+    /// - Parameter forms: what the refusal of an unreadable text lists (a drink's time offers no day alone).
+    static func instantFitted(_ text: String, calendar: DayCalendar, now: Timestamp, onDayOf: Timestamp? = nil,
+                              forms: String = instantForms) throws(HistoryError)
         -> (instant: Timestamp, fit: DayCalendar.LocalTimeFit) {
         let t = text.trimmingSpaces()
         switch t.lowercased() {
@@ -207,7 +209,7 @@ public enum HistoryInput {
             return candidate
         }
         if let first = parts.first, let reason = whyNotADay(String(first)) { throw .invalidDate(text, reason: reason) }
-        throw .invalidDate(text, reason: instantForms)
+        throw .invalidDate(text, reason: forms)
     }
 
     /// The hour a day starts at, written `14` or `14:00` (days start on the hour); nil when it is not one.

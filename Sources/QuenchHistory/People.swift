@@ -35,6 +35,8 @@ public struct PersonChange: Sendable, Encodable {
     public var person: String
     /// `rename`: the name before; `remove --move-to`: who received the history; `assign`: the device.
     public var detail: String?
+    /// `alert … off`: when the alert still open about them was acknowledged with it (ISO 8601 with offset).
+    public var acknowledgedAlert: String?
 }
 
 extension History {

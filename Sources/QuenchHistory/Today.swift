@@ -60,7 +60,8 @@ extension History {
             intakeMl: total.ml, goalMl: goal, goalIsDefault: book.isDefault, progress: (total.ml / goal * 10_000).rounded() / 10_000,
             sips: total.sips, averageSipMl: total.sips > 0 ? Format.hundredths(total.ml / Double(total.sips)) : nil,
             lastSipAt: last.map { Format.localISO($0.time, c.calendar) },
-            lastSipAgoSeconds: last.map { (c.now.secondsSince1970 - $0.time.secondsSince1970).rounded(.down) },
+            // Not below 0: a sip within the clocks' slack of now is "0 s ago", not -1.
+            lastSipAgoSeconds: last.map { max(0, (c.now.secondsSince1970 - $0.time.secondsSince1970).rounded(.down)) },
             bottles: recent.map { event in
                 TodayReport.Bottle(
                     device: event.device ?? "-", name: names[event.device ?? ""] ?? nil,

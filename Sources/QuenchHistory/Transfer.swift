@@ -130,6 +130,9 @@ extension History {
         public var peopleAdded: Int
         /// The default person of a database made for the import, removed when nothing became theirs.
         public var defaultPersonRemoved: String? = nil
+        /// People here who took the file's settings where theirs were the defaults (units, day start,
+        /// carer's threshold, reminders).
+        public var peopleGivenSettings: [String] = []
     }
 
     /// `quench import FILE` (`-` for stdin): a CSV or JSON export, or a CSV from
@@ -174,6 +177,10 @@ extension History {
             summary += " Goals: \(report.goals), devices: \(report.devices)."
         }
         if report.peopleAdded > 0 { summary += " People added: \(report.peopleAdded)." }
+        if !report.peopleGivenSettings.isEmpty {
+            summary += " Given the file's settings where theirs were the defaults: "
+                + report.peopleGivenSettings.map { $0.shownSafely(limit: 40) }.joined(separator: ", ") + "."
+        }
         if let removed = report.defaultPersonRemoved {
             summary += " The new database's first person, \(removed.shownSafely(limit: 40)), had nothing of the file's and was removed."
         }
@@ -235,6 +242,7 @@ extension History {
         report.inserted = outcome.inserted
         report.duplicates = outcome.duplicates
         report.peopleAdded = outcome.peopleAdded
+        report.peopleGivenSettings = outcome.peopleGivenSettings
         return report
     }
 

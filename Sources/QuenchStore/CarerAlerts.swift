@@ -114,12 +114,17 @@ extension IntakeStore {
     public func acknowledgeCarerAlert(person: Int64, lastDrink: String, at time: Timestamp, lapsed: Timestamp? = nil) throws(StoreError)
         -> (alert: CarerAlert, acknowledged: Bool)? {
         try write("acknowledging a carer's alert") { db in
-            try db.run("""
-                UPDATE carer_alert SET acknowledged_at = ?
-                WHERE person = ? AND last_drink = ? AND (acknowledged_at IS NULL OR acknowledged_at = ?)
-                """, [time.secondsSince1970, person, lastDrink, lapsed?.secondsSince1970])
-            let acknowledged = db.changes == 1
+            let acknowledged = try Self.acknowledgeCarerAlert(db, person: person, lastDrink: lastDrink, at: time, lapsed: lapsed)
             return try Self.carerAlert(db, person: person, lastDrink: lastDrink).map { ($0, acknowledged) }
         }
+    }
+
+    /// The acknowledgement, inside a write: whether it took.
+    static func acknowledgeCarerAlert(_ db: SQLiteConnection, person: Int64, lastDrink: String, at time: Timestamp, lapsed: Timestamp?) throws -> Bool {
+        try db.run("""
+            UPDATE carer_alert SET acknowledged_at = ?
+            WHERE person = ? AND last_drink = ? AND (acknowledged_at IS NULL OR acknowledged_at = ?)
+            """, [time.secondsSince1970, person, lastDrink, lapsed?.secondsSince1970])
+        return db.changes == 1
     }
 }

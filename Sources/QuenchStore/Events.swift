@@ -1,3 +1,4 @@
+import BluetoothWire
 import QuenchCore
 #if canImport(Glibc)
 import Glibc
@@ -492,10 +493,14 @@ extension IntakeStore {
         }
     }
 
-    /// Whether any event, deleted or not, is stored under exactly this device label.
-    public func hasEvents(device: String) throws(StoreError) -> Bool {
-        try read("reading the events of a device") { db in
-            try db.first("SELECT 1 FROM intake_event WHERE device = ? LIMIT 1", [device]) { _ in true } ?? false
+    /// The label events of `address` are stored under, in whatever spelling (`aa:bb:…`, `AA-BB-…`, stored
+    /// before addresses were written one way), when it is not the printed form; nil when none is.
+    public func otherSpelling(ofAddress address: BluetoothAddress) throws(StoreError) -> String? {
+        let printed = address.description
+        return try read("reading the events of a device") { db in
+            try db.first("""
+                SELECT device FROM intake_event WHERE device <> ?1 AND upper(replace(device, '-', ':')) = ?1 LIMIT 1
+                """, [printed]) { row -> String in row[0] }
         }
     }
 

@@ -8,6 +8,8 @@ public struct ImportOutcome: Sendable, Hashable {
     public var duplicates = 0
     /// People the file named whom the household did not have.
     public var peopleAdded = 0
+    /// People the household had who took some of the file's settings (theirs were the defaults).
+    public var peopleGivenSettings: [String] = []
 }
 
 extension IntakeStore {
@@ -172,13 +174,20 @@ public final class ImportSession {
                 // Already here (a database made for the import has its `me`): what they set of their own is
                 // kept, what is at its default takes the file's. Their reminders were dropped: a move to a new
                 // Pi came back with 08:00-22:00 and hourly reminders in place of the ones set.
+                let own = person.own
+                var taken = (existing.units == nil && own.units != nil) || (existing.dayStartHour == nil && own.dayStartHour != nil)
+                    || (existing.alertAfterMinutes == nil && own.alertAfterMinutes != nil)
                 try db.run("""
                     UPDATE person SET units = coalesce(units, ?), day_start_hour = coalesce(day_start_hour, ?),
                         alert_after_minutes = coalesce(alert_after_minutes, ?) WHERE id = ?
-                    """, [person.own.units?.rawValue, person.own.dayStartHour, person.own.alertAfterMinutes, existing.id])
-                if let reminders = person.own.reminders, try IntakeStore.reminderSettings(person: existing.id, db) ?? .defaults == .defaults {
+                    """, [own.units?.rawValue, own.dayStartHour, own.alertAfterMinutes, existing.id])
+                let theirs = try IntakeStore.reminderSettings(person: existing.id, db) ?? .defaults
+                if let reminders = own.reminders, theirs == .defaults, reminders != theirs {
                     try IntakeStore.upsertReminderSettings(reminders, person: existing.id, db)
+                    taken = true
                 }
+                // Said by the import: a person deliberately left unwatched here is watched after it.
+                if taken { outcome.peopleGivenSettings.append(existing.name) }
                 continue
             }
             let added = try IntakeStore.addPerson(name: person.name, units: person.own.units, at: person.at, db)

@@ -176,12 +176,18 @@ extension IntakeStore {
     }
 
     /// Sets how long someone may go without a drink before the carer's view flags them (nil: not watched).
-    public func setPersonAlert(id: Int64, afterMinutes minutes: Int?) throws(StoreError) {
+    /// - Parameter acknowledging: an alert still open about them, acknowledged in the same write (a
+    ///   threshold turned off answers it); whether that took is returned.
+    @discardableResult
+    public func setPersonAlert(id: Int64, afterMinutes minutes: Int?,
+                               acknowledging open: (lastDrink: String, at: Timestamp, lapsed: Timestamp?)? = nil) throws(StoreError) -> Bool {
         if let minutes, !Person.alertAfterRange.contains(minutes) {
             throw StoreError(.invalidValue, path: path, "a carer's threshold of \(Person.alertAfterRange.lowerBound) minutes to \(Person.alertAfterRange.upperBound / 60) hours, please (not \(minutes) minute\(minutes == 1 ? "" : "s"))")
         }
-        try write("setting the carer's threshold of person \(id)") { db in
+        return try write("setting the carer's threshold of person \(id)") { db in
             try db.run("UPDATE person SET alert_after_minutes = ? WHERE id = ?", [minutes, id])
+            guard let open else { return false }
+            return try Self.acknowledgeCarerAlert(db, person: id, lastDrink: open.lastDrink, at: open.at, lapsed: open.lapsed)
         }
     }
 

@@ -146,10 +146,12 @@ struct ReplayCommand: ParsableCommand {
                     now: environment?.now ?? .wallClockNow, person: person, into: intakeStore())
                 if !json {
                     // Events already there stay whose they were: "Alex's" of ten that stayed Sam's said what did not happen.
-                    let named = outcome.result.inserted == 0 && outcome.person?.by == .named
-                    output.write("stored: \(outcome.result.inserted) new, \(outcome.result.duplicates) already there"
-                                 + (named ? " (they stay whose they were: `quench edit ID --to NAME` gives one to someone else)"
-                                          : outcome.person.map(whose) ?? "") + "\n")
+                    let (new, there) = (outcome.result.inserted, outcome.result.duplicates)
+                    let kept = " (those already there stay whose they were: `quench edit ID --to NAME` gives one to someone else)"
+                    let said = outcome.person.map { person in
+                        person.by != .named || there == 0 ? whose(person) : new == 0 ? kept : ", the new ones \(whose(person).dropFirst(2))" + kept
+                    } ?? ""
+                    output.write("stored: \(new) new, \(there) already there" + said + "\n")
                 }
                 output.flush()
                 for refusal in outcome.refused {

@@ -72,8 +72,12 @@ struct UserReportProcessTests {
             return copy
         }
         #expect(try store.insert(legacy).inserted == 2)
-        let again = try runQuench(["replay", t, "--store", "--db", old, "--device", "aa:bb:cc:dd:ee:09"])
-        #expect(again.stdout.hasSuffix("stored: 0 new, 2 already there\n"), "\(again.stdout)\(again.stderr)")
+        for spelling in ["aa:bb:cc:dd:ee:09", "AA-BB-CC-DD-EE-09", "AA:BB:CC:DD:EE:09"] {
+            let again = try runQuench(["replay", t, "--store", "--db", old, "--device", spelling])
+            #expect(again.stdout.hasSuffix("stored: 0 new, 2 already there\n"), "\(spelling): \(again.stdout)\(again.stderr)")
+        }
+        let legacyLog = try runQuench(["log", "--device", "AA:BB:CC:DD:EE:09", "--csv", "--db", old])
+        #expect(legacyLog.stdout.split(separator: "\n").count == 3 && legacyLog.stdout.contains("aa:bb:cc:dd:ee:09"), "\(legacyLog.stdout)")
     }
 
     /// Cut off mid-line (a recording killed while it wrote, a file cut at a byte count), the last reading
@@ -115,7 +119,7 @@ struct UserReportProcessTests {
         #expect(annLog.stdout.split(separator: "\n").count == 3, "Ann's two events: \(annLog.stdout)")
         // Again as me's: nothing new, and not said to be mine (they stayed Ann's).
         let again = try runQuench(["replay", ann, "--store", "--person", "me", "--db", db])
-        #expect(again.stdout.hasSuffix("stored: 0 new, 2 already there (they stay whose they were: `quench edit ID --to NAME` gives one to someone else)\n"),
+        #expect(again.stdout.hasSuffix("stored: 0 new, 2 already there (those already there stay whose they were: `quench edit ID --to NAME` gives one to someone else)\n"),
                 "\(again.stdout)")
         // Nobody by that name: refused before anything is stored (also when all of it is there already).
         let nobody = try runQuench(["replay", ann, "--store", "--person", "Bob", "--db", db])

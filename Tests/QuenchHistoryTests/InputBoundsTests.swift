@@ -141,7 +141,10 @@ import Testing
         // the person meant this morning, and is told how to say it.
         let coffee = try store.addManual(ml: 200, at: Timestamp(iso8601: "2026-03-04T08:10:00Z")!, note: nil, identity: "coffee", person: nil)
         #expect(described { _ = try History.edit(f.environment(), id: coffee.id!, amount: nil, at: "03:00", note: nil, json: false) }
-                .hasSuffix("2026-03-05 03:00 is in the future; for the day before's, give its date: '2026-03-04 03:00'"))
+                .hasSuffix("2026-03-05 03:00 is in the future; for 03:00 on the drink's date, give it: '2026-03-04 03:00'"))
+        // A time later on its own day is a typo: no hint to move the drink to another day.
+        #expect(described { _ = try History.edit(f.environment(), id: coffee.id!, amount: nil, at: "23:00", note: nil, json: false) }
+                .hasSuffix("2026-03-04 23:00 is in the future"))
     }
 
     @Test func windowsTakeWholeHoursOrClockTimes() throws {

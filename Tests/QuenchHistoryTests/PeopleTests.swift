@@ -325,6 +325,7 @@ import Testing
         fresh.databasePath = f.directory + "/fresh.sqlite"
         let report = try json(History.importFile(fresh, path: file, json: true))
         #expect(report["inserted"] as? Int == 19 && report["people_added"] as? Int == 1 && report["goals"] as? Int == 3)
+        #expect(report["people_given_settings"] as? [String] == ["me"], "said: \(report)")
         #expect(try History.export(fresh, format: .json, since: nil, until: nil) == exported, "the same export back")
         var freshAnn = fresh
         freshAnn.person = "Ann"
@@ -340,7 +341,7 @@ import Testing
         var own = env(f, nil)
         own.databasePath = f.directory + "/own.sqlite"
         _ = try History.setReminders({ var e = own; e.person = "me"; return e }(), mode: nil, window: "06:00-20:00", after: nil, every: nil, slack: nil, json: true)
-        _ = try History.importFile(own, path: file, json: true)
+        #expect(try History.importFile(own, path: file, json: false).contains("Given the file's settings where theirs were the defaults: me."))
         let ownStore = try IntakeStore(path: own.databasePath, mode: .existing)
         let ownMe = try #require(try ownStore.person(named: "me"))
         #expect(try ownStore.reminder(person: ownMe.id).settings.wakeFromMinute == 360 && ownMe.alertAfterMinutes == 120)

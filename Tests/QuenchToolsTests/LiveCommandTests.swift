@@ -26,10 +26,10 @@ struct LiveCommandTests {
         LiveTransport(connector: SimulatedRadio(peripherals), advertisements: { _ throws(LiveError) in throw .stopped })
     }
 
-    /// Session options for a trace streamed at `F.speed`: the clock at the same rate.
-    static var accelerated: Gateway.Options {
+    /// Session options for a trace streamed at `speed`: the clock at the same rate.
+    static func accelerated(_ speed: Double = F.speed) -> Gateway.Options {
         var o = Gateway.Options()
-        o.clockRate = F.speed
+        o.clockRate = speed
         o.connectTimeout = 2
         o.backoff = Backoff(initial: 0.05, factor: 2, maximum: 0.4)
         return o
@@ -65,7 +65,10 @@ struct LiveCommandTests {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let scenario = F.weightScenario(seed: 21)
-        let (p, truth) = Self.peripheral(.weightScale, Self.weightAddress, scenario, speed: F.speed)
+        // At half the others' speed: its readings are stamped as they arrive, and on a machine busy with
+        // every test shard a stall of a few hundred ms was seconds of the trace, enough to lose a sip once.
+        let speed = F.speed / 2
+        let (p, truth) = Self.peripheral(.weightScale, Self.weightAddress, scenario, speed: speed)
         defer { p.shutdown() }
         let device = LiveDevice(address: Self.weightAddress, profile: .weightScale, calibration: try F.calibration(scenario, unit: .g))
         let path = dir.appendingPathComponent("rec.csv").path
@@ -75,7 +78,7 @@ struct LiveCommandTests {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
             #expect(names.contains { $0.hasPrefix("rec.csv.partial-") }, "no temporary file while recording: \(names)")
         }
-        let options = Self.accelerated
+        let options = Self.accelerated(speed)
         let n = try TraceRecorder.record(device, to: path, seconds: 60, options: options, transport: Self.transport([p]),
                                          stop: stop, stopOnSignals: false, logger: F.logger)
         #expect(n > 300, "only \(n) readings recorded")
@@ -176,7 +179,7 @@ struct LiveCommandTests {
         let device = LiveDevice(address: Self.levelAddress, profile: .custom(ProfileRegistry.levelBottle),
                                 calibration: try F.calibration(scenario, unit: .mm))
         let out = Collected()
-        Watch.run(device, seconds: 60, options: Self.accelerated, transport: Self.transport([p]), stop: Self.stop(whenFinished: p),
+        Watch.run(device, seconds: 60, options: Self.accelerated(), transport: Self.transport([p]), stop: Self.stop(whenFinished: p),
                   stopOnSignals: false, logger: F.logger) { out.add($0) }
         let outputs = out.all
         let rows = outputs.compactMap { if case .reading(let r) = $0 { r } else { nil } }

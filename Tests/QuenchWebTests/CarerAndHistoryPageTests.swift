@@ -120,6 +120,9 @@ struct CarerAndHistoryPageTests {
                 s.dispatchEvent(new Event('change', { bubbles: true })); return true
                 """)
             #expect(try await browser.waitUntil("return document.getElementById('carer-summary').textContent === 'Nobody is over their threshold.'") != nil)
+            // His alert from yesterday, still open, is answered with it: no Acknowledge left on his row.
+            #expect(try await FamilyPageTests.text(browser, "edit-status") == "Bob Lee is no longer flagged, and the alert about them is acknowledged")
+            #expect(try await browser.run("return document.querySelector(\"#carer-list li[data-person='Bob Lee'] button[data-focus='ack-Bob Lee']\") === null") as? Bool == true)
             // A threshold out of range is refused in words, naming what is allowed.
             let refused = try await server.client.postJSON("/api/person/alert", ["person": "Gran", "after": "26h"])
             #expect(refused.status == 400 && refused.body.contains("after: invalid amount '26h': between 15 min and 24 h, please"), "\(refused.body)")

@@ -66,6 +66,4 @@ public func defaultCalibration(for profile: DeviceProfile, levelCurve: LevelCurv
 }
 
 /// An address as the store keys it (`aa:bb:…` → `AA:BB:…`); other labels unchanged.
-public func normalizedAddress(_ text: String) -> String {
-    BluetoothAddress(text)?.description ?? text
-}
+public func normalizedAddress(_ text: String) -> String { BluetoothAddress.normalized(text) }

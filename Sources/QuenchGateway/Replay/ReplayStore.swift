@@ -1,3 +1,4 @@
+import BluetoothWire
 import QuenchCore
 import QuenchStore
 
@@ -76,14 +77,13 @@ public enum PipelineStore {
         let given = try deviceLabel(header: header, device: device, source: source)
         // An address is stored as pairing stores it (`AA:BB:…`), so the same trace given `aa:bb:…` or
         // `AA-BB-…` is the same device and adds nothing (each spelling stored every drink again), and
-        // finds its paired device's owner. A spelling that already holds events (stored before this
-        // rule) is kept, so those are not doubled either.
+        // finds its paired device's owner. Events stored before under another spelling keep theirs, so
+        // those are not doubled either.
         let label: String?
         do throws(StoreError) {
             label = try given.map { (text) throws(StoreError) in
-                let address = normalizedAddress(text)
-                guard address != text else { return address }
-                return try store.hasEvents(device: text) ? text : address
+                guard let address = BluetoothAddress(text) else { return text }
+                return try store.otherSpelling(ofAddress: address) ?? address.description
             }
         } catch {
             throw .store(error)

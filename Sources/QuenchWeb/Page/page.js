@@ -469,15 +469,19 @@ function showCarer(report) {
     : over.map((p) => p.person).join(", ") + (over.length === 1 ? " is" : " are") + " over their threshold.";
   $("carer-list").replaceChildren(...people.map((p) => {
     const amount = quickAmounts(p.person)[1];
+    // "Just now" by the clock: counted in waking hours, a drink at 22:30 is still 0 minutes at 07:30.
+    const justNow = (at) => at && Date.parse(report.at) - Date.parse(at) < 60000;
     const quiet = p.quiet_beyond_reach ? "Over 30 days without a drink"
-      : p.quiet_minutes < 1 ? (p.no_drink_since ? "Added just now" : "Drank just now") : span(p.quiet_minutes) + " without a drink";
+      : p.quiet_minutes < 1 && justNow(p.last_drink_at) ? "Drank just now"
+      : p.quiet_minutes < 1 && justNow(p.no_drink_since) ? "Added just now" : span(p.quiet_minutes) + " without a drink";
     const current = p.alert_after_minutes == null ? "off" : String(p.alert_after_minutes);
     const choices = THRESHOLDS.some(([v]) => v === current) ? THRESHOLDS
       : [...THRESHOLDS, [current, "after " + span(+current)]].sort((a, b) => (a[0] === "off" ? -1 : +a[0]) - (b[0] === "off" ? -1 : +b[0]));
     const select = el("select", { "data-focus": "alert-" + p.person, "aria-label": "Flag " + p.person + " after" },
       ...choices.map(([value, text]) => el("option", value === current ? { value, selected: "" } : { value }, text)));
     select.addEventListener("change", () => setting("person/alert", { person: p.person, after: select.value === "off" ? "off" : select.value + "min" },
-      (r) => r.detail ? p.person + " is flagged after " + span(+r.detail) + " without a drink" : p.person + " is no longer flagged"));
+      (r) => r.detail ? p.person + " is flagged after " + span(+r.detail) + " without a drink"
+        : p.person + " is no longer flagged" + (r.acknowledged_alert ? ", and the alert about them is acknowledged" : "")));
     return el("li", { class: "carer-row" + (p.overdue ? " overdue" : ""), "data-person": p.person },
       el("div", { class: "person-text" },
         el("a", { href: "/?person=" + encodeURIComponent(p.person), class: "person-name" }, p.person),
