@@ -212,11 +212,13 @@ extension IntakeStore {
 
     /// The event's row as the gateway has it (inserted, or its fields replaced).
     static func hold(_ identity: String, _ event: IntakeEvent?, _ db: SQLiteConnection) throws {
-        guard let event else {
+        guard var event else {
             try db.run("UPDATE intake_event SET deleted = 1 WHERE identity = ? AND deleted = 0", [identity])
             return
         }
         let exists = try db.first("SELECT 1 FROM intake_event WHERE identity = ?", [identity]) { _ in true } ?? false
+        // Their person by name, or by a name they had before a rename here (the gateway has not been told).
+        if let name = event.person, let known = try personNamedOrAliased(name, db) { event.person = known.name }
         guard exists else {
             if let name = event.person, try person(named: name, db) == nil {
                 _ = try addPerson(name: name, units: nil, at: event.recordedAt, db)

@@ -114,6 +114,14 @@ extension IntakeStore {
     /// this for each event it holds); on a miss, everyone is compared in Swift, the
     /// name spelt exactly before one the same but for case (two such may exist in a
     /// history from before).
+    /// The person called `name`, else the one who was called so before a rename (a hub's events from a
+    /// gateway that still knows the old name).
+    static func personNamedOrAliased(_ name: String, _ db: SQLiteConnection) throws -> Person? {
+        if let named = try person(named: name, db) { return named }
+        guard let id = try db.first("SELECT person FROM person_alias WHERE name = ?", [name], { row -> Int64 in row[0] }) else { return nil }
+        return try db.first("SELECT \(personColumns) FROM person WHERE id = ?", [id], person)
+    }
+
     static func person(named name: String, _ db: SQLiteConnection) throws -> Person? {
         if let indexed = try db.first("SELECT \(personColumns) FROM person WHERE name = ? COLLATE NOCASE", [name], person) {
             return indexed
@@ -137,6 +145,8 @@ extension IntakeStore {
         if let existing = try person(named: name, db) {
             throw StoreError(.invalidValue, path: nil, "there is already someone called \(existing.name.shownSafely(limit: 40))")
         }
+        // Someone new with a renamed person's earlier name is themselves: the alias goes.
+        try db.run("DELETE FROM person_alias WHERE name = ?", [name])
         // Past everyone there is and ever was (v23): a removed person's id stays theirs.
         try db.run("""
             INSERT INTO person (id, name, units, created_at)
@@ -156,6 +166,9 @@ extension IntakeStore {
             if let other = try Self.person(named: name, db), other.id != id {
                 throw StoreError(.invalidValue, path: path, "there is already someone called \(other.name.shownSafely(limit: 40))")
             }
+            // The name before stays theirs as an alias (`personNamedOrAliased`); the new one is nobody's alias now.
+            try db.run("INSERT OR REPLACE INTO person_alias (name, person) SELECT name, id FROM person WHERE id = ? AND name <> ?", [id, name])
+            try db.run("DELETE FROM person_alias WHERE name = ?", [name])
             try db.run("UPDATE person SET name = ? WHERE id = ?", [name, id])
         }
     }

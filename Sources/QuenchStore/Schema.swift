@@ -476,6 +476,15 @@ enum Schema {
                 INSERT OR IGNORE INTO person_retired (id) VALUES (OLD.id);
             END;
             """),
+        // The names a person had before a rename. A hub matches each event's person by name, and a
+        // gateway that knows them by no device of the roster's sends the old name until it is renamed
+        // there too: each was a new person at the hub, half their day and no carer's threshold.
+        Migration(identifier: "v24: a renamed person's earlier names", sql: """
+            CREATE TABLE person_alias (
+                name   TEXT PRIMARY KEY NOT NULL COLLATE NOCASE CHECK (length(name) > 0),
+                person INTEGER NOT NULL REFERENCES person(id) ON DELETE CASCADE
+            ) STRICT;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

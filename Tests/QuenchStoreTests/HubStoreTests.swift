@@ -38,6 +38,31 @@ struct HubStoreTests {
         #expect(try s.people().map(\.name).contains("Ada"))
     }
 
+    /// A resident renamed at the hub with no device of the roster's: gateways send the old name until renamed
+    /// there too. Each of their drinks was a new person's at the hub, with half the day and no threshold.
+    @Test("a person renamed at the hub keeps the drinks gateways send under the name they had; someone new by that name takes it over")
+    func aRenamedPersonsOldNameStillFindsThem() throws {
+        let s = try store()
+        _ = try s.applyGatewayChanges([change(1, sip("a", person: "Ivy"))])
+        let ivy = try #require(try s.person(named: "Ivy"))
+        try s.setPersonAlert(id: ivy.id, afterMinutes: 180)
+        try s.renamePerson(id: ivy.id, to: "Ivy Smith")
+        _ = try s.applyGatewayChanges([change(2, sip("b", person: "ivy", at: 60)), change(3, sip("c", person: "Ivy Smith", at: 120))])
+        #expect(try held(s) == ["a": "100.0 false Ivy Smith", "b": "100.0 false Ivy Smith", "c": "100.0 false Ivy Smith"])
+        #expect(try s.people().map(\.name).filter { $0.hasPrefix("Ivy") } == ["Ivy Smith"], "not a second Ivy")
+        // An edit of an earlier drink under the old name stays hers too.
+        _ = try s.applyGatewayChanges([change(4, sip("a", ml: 150, person: "Ivy"))])
+        #expect(try held(s)["a"] == "150.0 false Ivy Smith")
+        // Renamed back, the alias is her own name again; someone else added as "Ivy" later is then themselves.
+        try s.renamePerson(id: ivy.id, to: "Ivy")
+        try s.renamePerson(id: ivy.id, to: "Ivy S.")
+        _ = try s.addPerson(name: "Ivy Smith")
+        _ = try s.applyGatewayChanges([change(5, sip("d", person: "Ivy Smith", at: 180))])
+        #expect(try held(s)["d"] == "100.0 false Ivy Smith" && held(s)["a"] == "150.0 false Ivy S.", "the newcomer's, hers stay hers")
+        _ = try s.applyGatewayChanges([change(6, sip("e", person: "Ivy", at: 240))])
+        #expect(try held(s)["e"] == "100.0 false Ivy S.")
+    }
+
     @Test("a gateway's numbers: all through the last without a gap; a gap is missing until an answer covers it")
     func gapsAndAnswers() throws {
         let s = try store()
