@@ -135,8 +135,13 @@ public struct EventRecord: Codable, Sendable {
         self.kind = kind
         self.ml = ml
         identity = text("identity")
-        time = try double("time")
-        at = text("at")
+        // A `time` column of ISO 8601 times (a spreadsheet's) is read as `at`: it said "is not a number".
+        if let written = text("time"), Double(written) == nil, text("at") == nil, Timestamp(iso8601: written) != nil {
+            (time, at) = (nil, written)
+        } else {
+            time = try double("time")
+            at = text("at")
+        }
         remainingMl = try double("remaining_ml")
         source = text("source")
         device = text("device")

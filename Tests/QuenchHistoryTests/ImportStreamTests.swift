@@ -221,6 +221,10 @@ import Testing
         // A history's own export, with when each was recorded: taken as it was stored, ahead or not.
         #expect(importing("kind,ml,time,recorded_at\nsip,300,1790007200,1790007200\n", into: store) == "", "an export re-imports")
         #expect(try store.events().count == 3)
+        // A spreadsheet's ISO 8601 times under `time` are read as `at` ("is not a number" before); any other text still is not.
+        #expect(importing("kind,ml,time\nsip,150,2026-09-21T12:00:00Z\n", into: store) == "")
+        #expect(try store.events().contains { $0.ml == 150 && $0.time.iso8601 == "2026-09-21T12:00:00Z" })
+        #expect(importing("kind,ml,time\nsip,150,noon\n", into: store).contains("time 'noon' is not a number"))
     }
 
     /// Issue 19: the importer's bounds on one event (JSON) and one row (CSV)
