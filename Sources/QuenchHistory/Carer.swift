@@ -39,12 +39,21 @@ public struct CarerReport: Sendable, Encodable {
         public var alertLastSentAt: String?
     }
 
+    /// A hub's gateways whose publisher is gone (node, and since when, ISO 8601 with offset): drinks
+    /// logged there are not reaching this history, so time without a drink there may not be what it says.
+    public struct Gateway: Sendable, Encodable, Equatable {
+        public var node: String
+        public var offlineSince: String
+    }
+
     /// When the report was made (ISO 8601 with offset): the page counts on from it.
     public var at: String
     /// How many are overdue.
     public var overdue: Int
     /// Overdue first, then by time without a drink, longest first.
     public var people: [Entry]
+    /// At a hub, its gateways offline now; empty elsewhere.
+    public var gatewaysOffline: [Gateway] = []
 
     /// How far back time without a drink is counted, in days: beyond it the figure stops growing.
     public static let reach = 30
@@ -93,7 +102,12 @@ extension History {
             let seen = e.alertAcknowledgedAt.map { "acknowledged \(Self.wallClock($0, today: report.at))" } ?? "not acknowledged"
             return "Alert about \(e.person.shownSafely(limit: 40)) sent \(Self.wallClock(sent, today: report.at))\(again); \(seen)."
         }
-        return ([table, flagged] + alerts).joined(separator: "\n")
+        // At a hub: a corridor's gateway gone quiet, said, or its residents' quiet hours read as theirs.
+        let quiet = report.gatewaysOffline.map { g in
+            "The gateway \(g.node.shownSafely(limit: 40)) has been offline since \(Self.wallClock(g.offlineSince, today: report.at)): "
+                + "drinks logged there are not reaching this history."
+        }
+        return ([table, flagged] + alerts + quiet).joined(separator: "\n")
     }
 
     public static func carerReport(_ environment: HistoryEnvironment) throws(HistoryError) -> CarerReport {
@@ -106,7 +120,11 @@ extension History {
             if qa != qb { return qa > qb }
             return a.person.lowercased() < b.person.lowercased()
         }
-        return CarerReport(at: at, overdue: entries.count { $0.overdue }, people: entries)
+        var report = CarerReport(at: at, overdue: entries.count { $0.overdue }, people: entries)
+        let c = try environment.context(creating: false, everyone: true)
+        report.gatewaysOffline = try c.run { (store) throws(StoreError) in try store.offlineGateways() }
+            .map { CarerReport.Gateway(node: $0.node, offlineSince: Format.localISO($0.since, c.calendar)) }
+        return report
     }
 
     /// One person as the carer's view sees them: their entry, and the spell without a drink it is

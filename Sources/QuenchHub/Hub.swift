@@ -133,8 +133,15 @@ public final class Hub {
                 changes = []
                 applyAnswer(node: node, message)
             case topics.availability:
-                // A gateway online that the hub does not know yet: ask it for everything.
-                if message.payload == Array("online".utf8), !known(node: node) { toAsk.insert(node) }
+                // A gateway online: ask it for what the hub lacks (everything, when it is new). Also when known:
+                // what it sent while the hub was away or the broker restarted (a clean session missed them,
+                // and no later change showed the gap) comes then.
+                let online = message.payload == Array("online".utf8)
+                if online { toAsk.insert(node) }
+                // For the carers: a corridor's gateway gone quiet is said, not taken for its residents not drinking.
+                do { try store.noteAvailability(node: node, online: online, at: .wallClockNow) } catch {
+                    logger.error("cannot note a gateway's availability", metadata: ["node": "\(node)", "error": "\(error)"])
+                }
             default:
                 break
             }
@@ -198,10 +205,6 @@ public final class Hub {
         guard topic.hasPrefix(prefix + "/") else { return nil }
         let node = String(topic.dropFirst(prefix.count + 1).prefix { $0 != "/" })
         return MQTTSettings.isValidNodeID(node) ? node : nil
-    }
-
-    private func known(node: String) -> Bool {
-        ((try? store.hubGateways()) ?? []).contains { $0.node == node }
     }
 
     // MARK: - The roster

@@ -124,6 +124,26 @@ extension IntakeStore {
         }
     }
 
+    /// Records what a gateway's availability topic says (`online` or not), and since when: kept from the
+    /// first time it says so, not moved by the same word again (the broker repeats the retained one).
+    public func noteAvailability(node: String, online: Bool, at time: Timestamp) throws(StoreError) {
+        try write("noting whether gateway \(node.shownSafely(limit: 40)) is online") { db in
+            try db.run("""
+                INSERT INTO hub_node_availability (node, online, since) VALUES (?1, ?2, ?3)
+                ON CONFLICT (node) DO UPDATE SET online = excluded.online, since = excluded.since WHERE online <> excluded.online
+                """, [node, online, time.secondsSince1970])
+        }
+    }
+
+    /// The gateways whose publisher is gone (their availability says `offline`), and since when, by node.
+    public func offlineGateways() throws(StoreError) -> [(node: String, since: Timestamp)] {
+        try read("reading which gateways are offline") { db in
+            try db.all("SELECT node, since FROM hub_node_availability WHERE online = 0 ORDER BY node") { row in
+                (node: row[0] as String, since: Timestamp(secondsSince1970: row[1]))
+            }
+        }
+    }
+
     /// The gateways the hub has heard, by node.
     public func hubGateways() throws(StoreError) -> [HubGateway] {
         try read("reading the hub's gateways") { db in

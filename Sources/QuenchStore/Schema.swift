@@ -485,6 +485,15 @@ enum Schema {
                 person INTEGER NOT NULL REFERENCES person(id) ON DELETE CASCADE
             ) STRICT;
             """),
+        // Whether each gateway's publisher is there, as its availability topic says (a hub's): a
+        // corridor's gateway gone quiet looked to a carer like its residents not drinking.
+        Migration(identifier: "v25: a hub's gateways online or not", sql: """
+            CREATE TABLE hub_node_availability (
+                node   TEXT PRIMARY KEY CHECK (length(node) BETWEEN 1 AND 128),
+                online INTEGER NOT NULL CHECK (online IN (0, 1)),
+                since  REAL NOT NULL
+            ) STRICT;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

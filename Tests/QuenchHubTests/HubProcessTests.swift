@@ -23,9 +23,12 @@ struct HubProcessTests {
             try start()
         }
         func start() throws { process = try startQuench(arguments) }
-        func kill9() {
+        func kill9() { signal(SIGKILL) }
+        /// Stopped as the service stops it (SIGTERM): a publisher says `offline` as it goes.
+        func stop() { signal(SIGTERM) }
+        private func signal(_ number: Int32) {
             guard let p = process else { return }
-            kill(p.processIdentifier, SIGKILL)
+            kill(p.processIdentifier, number)
             p.waitUntilExit()
             process = nil
         }
@@ -143,6 +146,18 @@ struct HubProcessTests {
                 "\(alerts.stdout)\(alerts.stderr)")
         #expect(try runQuench(["carer", "--notify", "--db", hubPath], environment: noon).stdout.isEmpty, "once")
         #expect(try runQuench(["carer", "ack", "Bo", "--db", hubPath], environment: noon).stdout == "Acknowledged the alert about Bo.\n")
+
+        // The bedroom's publisher stops: the carer's view at the hub says so (its quiet read as Bo not drinking).
+        runs[1].stop()
+        #expect(Self.waitFor(seconds: 10) {
+            let carer = try runQuench(["carer", "--json", "--db", hubPath]).stdout
+            let report = try JSONSerialization.jsonObject(with: Data(carer.utf8)) as? [String: Any]
+            return (report?["gateways_offline"] as? [[String: Any]])?.compactMap { $0["node"] as? String } == ["bedroom"]
+        }, "the hub notes a gateway gone")
+        #expect(try runQuench(["carer", "--db", hubPath]).stdout.contains("The gateway bedroom has been offline since "))
+        // Back: no longer said; and the hub asks it for what it may have missed, as it does a new gateway.
+        try runs[1].start()
+        #expect(Self.waitFor(seconds: 10) { !(try runQuench(["carer", "--db", hubPath]).stdout.contains("offline")) })
         _ = runs
     }
 

@@ -63,6 +63,19 @@ struct HubStoreTests {
         #expect(try held(s)["e"] == "100.0 false Ivy S.")
     }
 
+    @Test("a gateway's availability: offline since the first word of it, not moved by the broker repeating it; online again, not listed")
+    func availability() throws {
+        let s = try store()
+        let at = { (t: Double) in Timestamp(secondsSince1970: 1_790_000_000 + t) }
+        try s.noteAvailability(node: "east", online: true, at: at(0))
+        try s.noteAvailability(node: "east", online: false, at: at(60))
+        try s.noteAvailability(node: "east", online: false, at: at(120))
+        try s.noteAvailability(node: "west", online: true, at: at(60))
+        #expect(try s.offlineGateways().map { "\($0.node) \($0.since.secondsSince1970 - 1_790_000_000)" } == ["east 60.0"])
+        try s.noteAvailability(node: "east", online: true, at: at(180))
+        #expect(try s.offlineGateways().isEmpty)
+    }
+
     @Test("a gateway's numbers: all through the last without a gap; a gap is missing until an answer covers it")
     func gapsAndAnswers() throws {
         let s = try store()

@@ -462,11 +462,14 @@ function showCarer(report) {
   const over = report.people.filter((p) => p.overdue);
   // At night nobody is over, yet an alert sent in the day may still be open: said, as `quench carer` says it.
   const asleepOpen = report.people.filter((p) => !p.awake && p.alert_sent_at && !p.alert_acknowledged_at).map((p) => p.person);
-  $("carer-summary").textContent = over.length === 0 && asleepOpen.length > 0
+  // At a hub: a corridor's gateway gone quiet, said, or its residents' quiet hours read as theirs.
+  const quietGateways = (report.gateways_offline || []).map((g) => " The gateway " + g.node + " has been offline since "
+    + stamp(g.offline_since, today) + ": drinks logged there are not reaching this history.");
+  $("carer-summary").textContent = (over.length === 0 && asleepOpen.length > 0
     ? "Nobody is over their threshold now: it counts in waking hours, and " + asleepOpen.join(", ") + (asleepOpen.length === 1 ? " is" : " are")
       + " outside theirs (the alert is still open)."
     : over.length === 0 ? "Nobody is over their threshold."
-    : over.map((p) => p.person).join(", ") + (over.length === 1 ? " is" : " are") + " over their threshold.";
+    : over.map((p) => p.person).join(", ") + (over.length === 1 ? " is" : " are") + " over their threshold.") + quietGateways.join("");
   $("carer-list").replaceChildren(...people.map((p) => {
     const amount = quickAmounts(p.person)[1];
     // "Just now" by the clock: counted in waking hours, a drink at 22:30 is still 0 minutes at 07:30.
