@@ -139,7 +139,8 @@ public final class Hub {
                 let online = message.payload == Array("online".utf8)
                 if online { toAsk.insert(node) }
                 // For the carers: a corridor's gateway gone quiet is said, not taken for its residents not drinking.
-                do { try store.noteAvailability(node: node, online: online, at: .wallClockNow) } catch {
+                // An empty payload is a gateway retired (`quench mqtt retire`): gone for good, not offline.
+                do { try store.noteAvailability(node: node, online: message.payload.isEmpty ? nil : online, at: .wallClockNow) } catch {
                     logger.error("cannot note a gateway's availability", metadata: ["node": "\(node)", "error": "\(error)"])
                 }
             default:

@@ -126,8 +126,13 @@ extension IntakeStore {
 
     /// Records what a gateway's availability topic says (`online` or not), and since when: kept from the
     /// first time it says so, not moved by the same word again (the broker repeats the retained one).
-    public func noteAvailability(node: String, online: Bool, at time: Timestamp) throws(StoreError) {
+    /// `online` nil: the topic was cleared (the gateway retired), and it is forgotten.
+    public func noteAvailability(node: String, online: Bool?, at time: Timestamp) throws(StoreError) {
         try write("noting whether gateway \(node.shownSafely(limit: 40)) is online") { db in
+            guard let online else {
+                try db.run("DELETE FROM hub_node_availability WHERE node = ?", [node])
+                return
+            }
             try db.run("""
                 INSERT INTO hub_node_availability (node, online, since) VALUES (?1, ?2, ?3)
                 ON CONFLICT (node) DO UPDATE SET online = excluded.online, since = excluded.since WHERE online <> excluded.online

@@ -283,7 +283,9 @@ struct VMInner {
                 // Each indication confirmed (ATT 0x1E) so the scale sends the next.
                 if let pdu = try bearer.receive(timeout: 30), pdu.first == 0x1D {
                     indications += 1
-                    try bearer.send([0x1E])
+                    // A confirmation sent as the link drops fails with ENOTCONN (the socket is no longer
+                    // connected) before a read reports the cause: the read after it says why.
+                    do { try bearer.send([0x1E]) } catch .closed(errno: ENOTCONN) { continue }
                 }
             } catch {
                 ended = error

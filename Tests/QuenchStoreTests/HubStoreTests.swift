@@ -74,6 +74,10 @@ struct HubStoreTests {
         #expect(try s.offlineGateways().map { "\($0.node) \($0.since.secondsSince1970 - 1_790_000_000)" } == ["east 60.0"])
         try s.noteAvailability(node: "east", online: true, at: at(180))
         #expect(try s.offlineGateways().isEmpty)
+        // Retired (its topic cleared): forgotten, not "offline" for good.
+        try s.noteAvailability(node: "west", online: false, at: at(240))
+        try s.noteAvailability(node: "west", online: nil, at: at(300))
+        #expect(try s.offlineGateways().isEmpty)
     }
 
     @Test("a gateway's numbers: all through the last without a gap; a gap is missing until an answer covers it")

@@ -92,21 +92,34 @@ final class ServerProcess: Sendable {
     var url: String { "http://127.0.0.1:\(port)" }
 
     init(database: String, extra: [String] = [], command: [String]? = nil) async throws {
-        port = try TestPorts.next()
-        log = database + ".serve-\(port).log"
         let command = command ?? [quenchBinary!, "serve"]
-        process = try ChildProcess.start(command[0], Array(command.dropFirst()) + ["--db", database, "--listen", "127.0.0.1:\(port)"] + extra,
-                                         logFile: log).get()
-        // Ready when this server says it bound the port (not another's answering there) and answers.
-        let greeting = "serving http://127.0.0.1:\(port)/"
-        for _ in 0..<200 {
-            if (try? String(contentsOfFile: log, encoding: .utf8))?.contains(greeting) == true,
-               let answer = try? await HTTPTestClient(port: port).get("/icon.svg"), answer.status == 200 { return }
-            try await Task.sleep(for: .milliseconds(50))
+        // A port free when handed out may be taken before the server binds it (eleven test processes and
+        // their browsers share the machine): the server says so and exits, and another port is tried.
+        var attempt = 0
+        while true {
+            attempt += 1
+            let port = try TestPorts.next()
+            let log = database + ".serve-\(port).log"
+            let process = try ChildProcess.start(command[0], Array(command.dropFirst()) + ["--db", database, "--listen", "127.0.0.1:\(port)"] + extra,
+                                                 logFile: log).get()
+            // Ready when this server says it bound the port (not another's answering there) and answers.
+            let greeting = "serving http://127.0.0.1:\(port)/"
+            var taken = false
+            for _ in 0..<200 {
+                let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                if said.contains(greeting), let answer = try? await HTTPTestClient(port: port).get("/icon.svg"), answer.status == 200 {
+                    (self.port, self.log, self.process) = (port, log, process)
+                    return
+                }
+                if said.contains("is already in use") { taken = true; break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            process.signal(SIGKILL)
+            _ = process.wait()
+            guard taken, attempt < 3 else {
+                throw WebDriver.Failure("quench serve did not answer: " + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? ""))
+            }
         }
-        process.signal(SIGKILL)
-        _ = process.wait()
-        throw WebDriver.Failure("quench serve did not answer: " + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? ""))
     }
 
     private let status = Mutex<Int32?>(nil)
