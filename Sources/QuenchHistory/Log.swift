@@ -14,7 +14,7 @@ extension History {
         // An address not paired (a replayed trace's): as replay stores it (`PipelineStore.ingest`), in print
         // or in the spelling its events were stored under before.
         guard let address = BluetoothAddress(text.trimmingSpaces()) else { return text }
-        return try c.run { (store) throws(StoreError) in try store.otherSpelling(ofAddress: address) } ?? address.description
+        return try c.run { (store) throws(StoreError) in try store.deviceLabel(of: address) }
     }
 
     /// `quench log`: the person's events newest first, with ids. Written as read, from one

@@ -411,9 +411,8 @@ public final class MQTTPublisher {
             // empty state while their entities still listened made Home Assistant log an error for each
             // template over it ("'value_json' is undefined"), a dozen for each person removed.
             let own = topics.base + "/"
-            let gone = before.filter { current[$0.key] == nil }
-            for (topic, owner) in gone.filter({ !$0.key.hasPrefix(own) }).sorted(by: { $0.key < $1.key })
-                + gone.filter({ $0.key.hasPrefix(own) }).sorted(by: { $0.key < $1.key }) {
+            let last = { (topic: String) in topic.hasPrefix(own) ? 1 : 0 }
+            for (topic, owner) in before.filter({ current[$0.key] == nil }).sorted(by: { (last($0.key), $0.key) < (last($1.key), $1.key) }) {
                 lastPayloads[topic] = nil
                 try publishOther(OutgoingMessage(topic: topic, payload: "", retain: true))
                 logger.info("discovery config cleared", metadata: ["topic": "\(topic)", "device": "\(owner)"])

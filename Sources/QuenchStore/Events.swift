@@ -493,15 +493,16 @@ extension IntakeStore {
         }
     }
 
-    /// The label events of `address` are stored under, in whatever spelling (`aa:bb:…`, `AA-BB-…`, stored
-    /// before addresses were written one way), when it is not the printed form; nil when none is.
-    public func otherSpelling(ofAddress address: BluetoothAddress) throws(StoreError) -> String? {
+    /// The label events of `address` are stored under: its printed form (`AA:BB:…`, as pairing stores it),
+    /// or the spelling earlier events of it were stored under before addresses were written one way
+    /// (`aa:bb:…`, `AA-BB-…`), so that they are found, and not stored again beside themselves.
+    public func deviceLabel(of address: BluetoothAddress) throws(StoreError) -> String {
         let printed = address.description
         return try read("reading the events of a device") { db in
             try db.first("""
                 SELECT device FROM intake_event WHERE device <> ?1 AND upper(replace(device, '-', ':')) = ?1 LIMIT 1
                 """, [printed]) { row -> String in row[0] }
-        }
+        } ?? printed
     }
 
     static func event(id: Int64, _ db: SQLiteConnection) throws -> IntakeEvent? {

@@ -242,20 +242,20 @@ extension IntakeStore {
             return
         }
         let exists = try db.first("SELECT 1 FROM intake_event WHERE identity = ?", [identity]) { _ in true } ?? false
-        // Their person by name, or by a name they had before a rename here (the gateway has not been told).
-        if let name = event.person, let known = try personNamedOrAliased(name, db) { event.person = known.name }
+        // Their person by name, or by a name they had before a rename here (the gateway has not been told);
+        // someone the hub does not know is added with a new event (a change to one held leaves its person).
+        let person = try event.person.flatMap { (name) throws -> Person? in
+            try personNamedOrAliased(name, db) ?? (exists ? nil : addPerson(name: name, units: nil, at: event.recordedAt, db))
+        }
+        if let person { event.person = person.name }
         guard exists else {
-            if let name = event.person, try person(named: name, db) == nil {
-                _ = try addPerson(name: name, units: nil, at: event.recordedAt, db)
-            }
             _ = try insertRows([event], keepingIDs: false, db)
             return
         }
-        let person = try event.person.flatMap { name in try Self.person(named: name, db)?.id }
         try db.run("""
             UPDATE intake_event SET kind = ?, ml = ?, time = ?, remaining_ml = ?, note = ?, deleted = ?, person = coalesce(?, person)
             WHERE identity = ?
             """, [event.kind.rawValue, event.ml, event.time.secondsSince1970, event.remainingML, TextField.note.stored(event.note),
-                  event.deleted, person, identity])
+                  event.deleted, person?.id, identity])
     }
 }

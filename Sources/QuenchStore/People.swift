@@ -108,20 +108,19 @@ extension IntakeStore {
         try read("reading person \(name.shownSafely(limit: 40))") { db in try Self.person(named: name, db) }
     }
 
+    /// The person called `name`, else the one who was called so before a rename (a hub's events from a
+    /// gateway that still knows the old name).
+    static func personNamedOrAliased(_ name: String, _ db: SQLiteConnection) throws -> Person? {
+        if let named = try person(named: name, db) { return named }
+        return try db.first("SELECT \(personColumns) FROM person WHERE id = (SELECT person FROM person_alias WHERE name = ?)", [name], person)
+    }
+
     /// Compared as `Person.sameName` does: SQLite's NOCASE folds only ASCII, so
     /// "ZOË" was a second person beside "Zoë", whom no name could then reach. The
     /// index answers first (a NOCASE match is always the same name; the hub asks
     /// this for each event it holds); on a miss, everyone is compared in Swift, the
     /// name spelt exactly before one the same but for case (two such may exist in a
     /// history from before).
-    /// The person called `name`, else the one who was called so before a rename (a hub's events from a
-    /// gateway that still knows the old name).
-    static func personNamedOrAliased(_ name: String, _ db: SQLiteConnection) throws -> Person? {
-        if let named = try person(named: name, db) { return named }
-        guard let id = try db.first("SELECT person FROM person_alias WHERE name = ?", [name], { row -> Int64 in row[0] }) else { return nil }
-        return try db.first("SELECT \(personColumns) FROM person WHERE id = ?", [id], person)
-    }
-
     static func person(named name: String, _ db: SQLiteConnection) throws -> Person? {
         if let indexed = try db.first("SELECT \(personColumns) FROM person WHERE name = ? COLLATE NOCASE", [name], person) {
             return indexed

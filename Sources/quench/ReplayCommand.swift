@@ -10,10 +10,13 @@ import QuenchStore
 import Glibc
 #endif
 
-/// Whose the stored events are, after "stored: …", in a household.
-private func whose(_ person: (name: String, by: PipelineStore.Attribution)) -> String {
+/// Whose the stored events are, after "stored: …", in a household. Events stored before stay whose they
+/// were: "Alex's" of ten that stayed Sam's said what did not happen; with some new, the new ones are said.
+private func whose(_ person: (name: String, by: PipelineStore.Attribution), new: Int, alreadyThere: Int) -> String {
     let name = person.name.shownSafely(limit: 40)
+    let kept = " (those already there stay whose they were: `quench edit ID --to NAME` gives one to someone else)"
     switch person.by {
+    case .named where alreadyThere > 0: return (new == 0 ? "" : ", the new ones \(name)'s") + kept
     case .named: return ", \(name)'s"
     case .owner: return ", \(name)'s (the device is theirs)"
     case .first:
@@ -145,13 +148,9 @@ struct ReplayCommand: ParsableCommand {
                     found, header: summary.header, started: options.started, device: device, source: source,
                     now: environment?.now ?? .wallClockNow, person: person, into: intakeStore())
                 if !json {
-                    // Events already there stay whose they were: "Alex's" of ten that stayed Sam's said what did not happen.
                     let (new, there) = (outcome.result.inserted, outcome.result.duplicates)
-                    let kept = " (those already there stay whose they were: `quench edit ID --to NAME` gives one to someone else)"
-                    let said = outcome.person.map { person in
-                        person.by != .named || there == 0 ? whose(person) : new == 0 ? kept : ", the new ones \(whose(person).dropFirst(2))" + kept
-                    } ?? ""
-                    output.write("stored: \(new) new, \(there) already there" + said + "\n")
+                    output.write("stored: \(new) new, \(there) already there"
+                                 + (outcome.person.map { whose($0, new: new, alreadyThere: there) } ?? "") + "\n")
                 }
                 output.flush()
                 for refusal in outcome.refused {

@@ -82,8 +82,7 @@ public enum PipelineStore {
         let label: String?
         do throws(StoreError) {
             label = try given.map { (text) throws(StoreError) in
-                guard let address = BluetoothAddress(text) else { return text }
-                return try store.otherSpelling(ofAddress: address) ?? address.description
+                try BluetoothAddress(text).map { (address) throws(StoreError) in try store.deviceLabel(of: address) } ?? text
             }
         } catch {
             throw .store(error)

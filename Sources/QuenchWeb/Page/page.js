@@ -470,10 +470,10 @@ function showCarer(report) {
       + " outside theirs (the alert is still open)."
     : over.length === 0 ? "Nobody is over their threshold."
     : over.map((p) => p.person).join(", ") + (over.length === 1 ? " is" : " are") + " over their threshold.") + quietGateways.join("");
+  // "Just now" by the clock: counted in waking hours, a drink at 22:30 is still 0 minutes at 07:30.
+  const justNow = (at) => at && Date.parse(report.at) - Date.parse(at) < 60000;
   $("carer-list").replaceChildren(...people.map((p) => {
     const amount = quickAmounts(p.person)[1];
-    // "Just now" by the clock: counted in waking hours, a drink at 22:30 is still 0 minutes at 07:30.
-    const justNow = (at) => at && Date.parse(report.at) - Date.parse(at) < 60000;
     const quiet = p.quiet_beyond_reach ? "Over 30 days without a drink"
       : p.quiet_minutes < 1 && justNow(p.last_drink_at) ? "Drank just now"
       : p.quiet_minutes < 1 && justNow(p.no_drink_since) ? "Added just now" : span(p.quiet_minutes) + " without a drink";
