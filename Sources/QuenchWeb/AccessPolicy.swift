@@ -93,7 +93,7 @@ public struct AccessPolicy: Sendable {
                     return .refuse(status: 403, reason: "cross-origin write refused (Origin \(origin))")
                 }
             }
-            guard !request.pathTakesMethod || request.contentType?.lowercased().hasPrefix("application/json") == true else {
+            guard !request.pathTakesMethod || request.contentType.map(Self.isJSON) == true else {
                 return .refuse(status: 415, reason: "writes take a JSON body (Content-Type: application/json)")
             }
         }
@@ -110,6 +110,13 @@ public struct AccessPolicy: Sendable {
         }
         guard path.hasPrefix("/"), !path.contains("//"), path.utf8.allSatisfy(plain) else { return "/" }
         return path
+    }
+
+    /// `application/json`, with parameters or none (RFC 9110 §8.3.1: the type and subtype are
+    /// case-insensitive); not `application/jsonx` or `application/json-seq`, which a prefix let by.
+    static func isJSON(_ contentType: String) -> Bool {
+        let mediaType = contentType.prefix { $0 != ";" }.filter { $0 != " " && $0 != "\t" }
+        return mediaType.lowercased() == "application/json"
     }
 
     /// `Host: localhost:8080`, `127.0.0.1`, `[::1]:8080`.

@@ -329,7 +329,14 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         versions.append(head.version)
-        if let problem = Self.hostProblem(head) {
+        if let target = Self.absoluteTarget(head.uri) {
+            // RFC 9112 §3.2.2: a target in absolute form names the host, and the Host field is
+            // ignored. Judged by its `Host` alone, `GET http://elsewhere.example/ …` with `Host: localhost`
+            // passed the loopback listener's check for a host it never named.
+            head.headers.replaceOrAdd(name: "Host", value: target.authority)
+            head.uri = target.originForm
+        }
+        if let problem = Self.hostProblem(head) ?? Self.transferCodingProblem(head) {
             head.headers.remove(name: "Host")
             head.headers.add(name: Self.refusedField, value: problem)
             head.headers.replaceOrAdd(name: "Connection", value: "close")
@@ -363,6 +370,27 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         context.write(data, promise: promise)
+    }
+
+    /// A request target in absolute form (`http://host:port/path?query`, RFC 9112 §3.2.2), as
+    /// the host it names and the origin form (`/path?query`) the routes read; nil for any other form.
+    static func absoluteTarget(_ uri: String) -> (authority: String, originForm: String)? {
+        let lowered = uri.prefix(8).lowercased()
+        let scheme = lowered.hasPrefix("http://") ? 7 : lowered.hasPrefix("https://") ? 8 : 0
+        guard scheme > 0 else { return nil }
+        let rest = uri.dropFirst(scheme)
+        let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let path = rest[end...]
+        return (String(rest[..<end]), path.hasPrefix("/") ? String(path) : "/" + path)
+    }
+
+    /// A transfer coding besides `chunked` (RFC 9112 §6.1): the parser refuses `gzip` alone (in its
+    /// own words), but takes `gzip, chunked`, and the body would then be read as JSON still compressed.
+    static func transferCodingProblem(_ head: HTTPRequestHead) -> String? {
+        let codings = head.headers["Transfer-Encoding"].flatMap { $0.split(separator: ",") }
+            .map { $0.filter { $0 != " " && $0 != "\t" }.lowercased() }
+        guard codings.count > 1 else { return nil }
+        return "Transfer-Encoding \(codings.joined(separator: ", ")): chunked, once, is the one this server reads"
     }
 
     /// Why the head's `Host` fields cannot name one server (RFC 9112 §3.2); nil when they can.

@@ -60,6 +60,13 @@ import Glibc
         #expect(write(type: "application/x-www-form-urlencoded")
                 == .refuse(status: 415, reason: "writes take a JSON body (Content-Type: application/json)"))
         #expect(write(type: nil) == .refuse(status: 415, reason: "writes take a JSON body (Content-Type: application/json)"))
+        // The media type, not a prefix of it; its parameters and case do not matter.
+        for type in ["application/jsonx", "application/json-seq", "application/json+x; charset=utf-8"] {
+            #expect(write(type: type) == .refuse(status: 415, reason: "writes take a JSON body (Content-Type: application/json)"), "\(type)")
+        }
+        for type in ["application/json; charset=utf-8", "Application/JSON", "application/json ;charset=UTF-8"] {
+            #expect(write(type: type) == .allow, "\(type)")
+        }
         // A method the path does not take goes on to its 405, whatever the body; the same-origin rules still hold.
         let elsewhere = AccessPolicy.Request(method: "DELETE", path: "/api/today", cookieToken: right, host: "pi.local:8080", pathTakesMethod: false)
         #expect(network.decide(elsewhere) == .allow)
