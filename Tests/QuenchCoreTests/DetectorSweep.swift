@@ -10,7 +10,9 @@ func sweep(seeds: UInt64, verbose: Bool = false, bySensor: Bool = false, _ confi
     let environment = ProcessInfo.processInfo.environment
     // `WITHOUT=zeroShift,creep` scores the same bottles without those behaviours.
     let without = Set((environment["WITHOUT"] ?? "").split(separator: ",").compactMap { Behaviour(rawValue: String($0)) })
-    for seed in 1...seeds {
+    // `SWEEP_FIRST=1001` scores other bottles than the ones a rule was chosen on.
+    let first = environment["SWEEP_FIRST"].flatMap { UInt64($0) } ?? 1
+    for seed in first..<(first + seeds) {
         var configuration = configuration(seed)
         configuration.behaviours.subtract(without)
         var bottle = SimulatedBottle(configuration: configuration, seed: seed)
@@ -117,4 +119,43 @@ func detectorDump() throws {
 private func printDumpLine(_ r: Reading, _ detector: SipDetector) {
     print(String(format: "%8.2f %@ %@ band %.2f level %@", r.t, r.value.map { String(format: "%8.2f", $0) } ?? "     nil",
                  detector.phase.rawValue, detector.band, detector.level.map { String(format: "%.2f", $0) } ?? "-"))
+}
+
+/// Exploration aid: `LOSS_FEATURES=/tmp/losses SWEEP=1000 scripts/test.sh --filter detectorLossFeatures` writes,
+/// for every loss across a lift of 90 mL or more on a scale (situations `pours`, `bigDrinks`, `mixed`, or
+/// `SITUATIONS=a,b`), what the stream showed of it (loss, time away, what was left, the next event) and what it
+/// was, to `losses.csv`, and each bottle's intake to `intake.csv`; `scripts/pour-floor.py` asks how well any
+/// rule on those could tell a pour from a drink (docs/detector.md#pour-or-drink).
+@Test(.enabled(if: ProcessInfo.processInfo.environment["LOSS_FEATURES"] != nil, "exploration aid: LOSS_FEATURES=DIR SWEEP=1000 scripts/test.sh --filter detectorLossFeatures"))
+func detectorLossFeatures() throws {
+    let environment = ProcessInfo.processInfo.environment
+    let folder = environment["LOSS_FEATURES"]!
+    let seeds = environment["SWEEP"].flatMap { UInt64($0) } ?? 100
+    let situations = (environment["SITUATIONS"] ?? "pours,bigDrinks,mixed").split(separator: ",").compactMap { Situation(rawValue: String($0)) }
+    var losses = "situation,seed,truth,judged,ml,away_s,left_ml,next,next_after_s\n"
+    var intake = "situation,seed,intake_ml\n"
+    for situation in situations {
+        for seed in 1...seeds {
+            let configuration = SimulationConfiguration.situation(situation, seed: seed, duration: 3600)
+            guard configuration.sensor == .weight else { continue }
+            var bottle = SimulatedBottle(configuration: configuration, seed: seed)
+            var detector = SipDetector(calibration: configuration.calibration)
+            var events: [DetectedEvent] = []
+            while let r = bottle.next() { detector.process(r, into: &events) }
+            detector.finish(into: &events)
+            let truth = bottle.drainTruth()
+            intake += "\(situation),\(seed),\(truth.filter { $0.kind == .sip }.reduce(0) { $0 + $1.ml })\n"
+            let judged = events.filter { !$0.kind.isDiagnostic }
+            for (i, d) in judged.enumerated() where d.ml >= 90 && d.kind != .refill {
+                // What it was: the drink or pour it overlaps (none: a spurious loss, left out).
+                guard let what = truth.first(where: { $0.tStart < d.end && $0.tEnd > d.start && $0.kind != .refill }) else { continue }
+                let next = judged.indices.contains(i + 1) ? judged[i + 1] : nil
+                losses += "\(situation),\(seed),\(what.kind),\(d.kind),\(d.ml),\(d.end - d.start),\(d.remainingML.map { "\($0)" } ?? ""),"
+                    + "\(next.map { "\($0.kind)" } ?? "end"),\(next.map { "\($0.start - d.end)" } ?? "")\n"
+            }
+        }
+    }
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    try losses.write(toFile: folder + "/losses.csv", atomically: true, encoding: .utf8)
+    try intake.write(toFile: folder + "/intake.csv", atomically: true, encoding: .utf8)
 }
