@@ -56,6 +56,12 @@ public struct IntakeBars: Sendable, Hashable {
 
     /// One sentence for `aria-label`: the period, total, daily average and days the goal was met.
     public var summary: String {
+        // A period wholly before the first drink has nothing to count: "goal met on 0 of 31 days"
+        // read as a month of failing, for a month before the bottle was set up.
+        let past = days.filter { !$0.isFuture }
+        if !past.isEmpty, past.allSatisfy(\.beforeHistory), past.allSatisfy({ $0.ml == 0 }) {
+            return "Daily intake, \(title): before the history begins."
+        }
         let counted = Self.counted(days)
         let total = counted.reduce(0) { $0 + $1.ml }
         let average = counted.isEmpty ? 0 : total / Double(counted.count)
@@ -134,6 +140,7 @@ struct BarPlot {
     static func dayTitle(unit: VolumeUnit) -> (IntakeBars.Day) -> String {
         { day in
             guard !day.isFuture else { return "\(day.name): still to come" }
+            if day.beforeHistory, day.ml == 0 { return "\(day.name): before the history begins" }
             let sips = VolumeText.count(day.sips, "sip")
             let verdict = day.met ? "goal met" : "\(VolumeText.volume(day.goalMl - day.ml, unit)) short of the goal"
             return "\(day.name): \(VolumeText.volume(day.ml, unit)) of the \(VolumeText.volume(day.goalMl, unit)) goal, \(sips), \(verdict)"
