@@ -24,6 +24,30 @@ public struct PayloadIdentity: Sendable, Hashable {
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
 }
 
+/// Which of one device's broadcast frames are readings. A scale sends each frame several
+/// times in a burst (and a scan response beside it): an equal frame within `burstSeconds`
+/// of the last one taken is that reading again. Later, it is the scale saying the same
+/// weight again, and a reading: a frame with no clock or counter in it (a custom profile's
+/// scale) is the same for as long as the weight stands, and taken once it left the
+/// detector one reading per change, no level that held, and no sip at all.
+public struct BroadcastRepeats: Sendable {
+    /// Shorter than any scale's update (a Mi scale's is a second), longer than a burst.
+    public static let burstSeconds = 0.9
+    private var last: PayloadIdentity?
+    private var lastTaken = -Double.infinity
+
+    public init() {}
+
+    /// Whether the frame with `identity` (nil: every frame is new) heard at `t` seconds is a reading.
+    public mutating func isReading(_ identity: PayloadIdentity?, at t: Double) -> Bool {
+        guard let identity else { return true }
+        if identity == last, t - lastTaken < Self.burstSeconds, t >= lastTaken { return false }
+        last = identity
+        lastTaken = t
+        return true
+    }
+}
+
 /// One kind of scale or bottle: how to recognise it in a scan, where its
 /// payloads come from, how to decode them (and, for the simulated
 /// counterpart, encode them), what its session needs, how it shows a

@@ -226,6 +226,33 @@ struct CaptureBuilder {
         #expect(text.contains("payloads did not decode, the first: ") && text.contains("far payload"), "\(text)")
     }
 
+    /// A scale whose frame carries no clock or counter (a custom profile's may not) sends one
+    /// frame for as long as its weight stands: each burst of repeats is one reading, but the frame
+    /// said again a second later is another. Taken once per change, the 20 s at 0.8 kg and the
+    /// 25 s at 0.775 kg were one reading each, no level held, and the 25 mL sip was not reported.
+    @Test func aFrameWithoutAClockIsReadWhileTheWeightStands() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var c = CaptureBuilder()
+        // Two bursts a second, each frame three times in 100 ms; the scale's clock field never moves.
+        let frames = Array(repeating: (UInt8(0x22), 0.8), count: 40) + Array(repeating: (UInt8(0xA2), 0.8), count: 10)
+            + Array(repeating: (UInt8(0x22), 0.775), count: 50)
+        for (i, (control, kg)) in frames.enumerated() {
+            for repeatIndex in 0..<3 {
+                c.advertisement(from: CaptureBuilder.other, random: true, data: CaptureBuilder.miScaleAD(control: control, kg: kg, index: 0),
+                                micros: Int64(i) * 500_000 + Int64(repeatIndex) * 50_000)
+            }
+        }
+        try Self.write(c.bytes, to: dir + "/still.btsnoop")
+        let capture = try BTSnoopReplayOptions(parsingDevice: nil, profile: nil)
+        var events: [DetectedEvent] = []
+        let result = try BTSnoopReplay.run(.file(dir + "/still.btsnoop"), capture: capture, options: ReplayOptions()) { events.append($0) }
+        // A burst is one reading; the same frame a second later is read again (every other burst).
+        #expect((frames.count / 2 - 2...frames.count / 2 + 2).contains(result.summary.readings), "\(result.summary.readings) readings")
+        #expect(events.map(\.kind) == [.sip], "events: \(events)")
+        #expect(abs((events.first?.ml ?? 0) - 25) <= 1, "events: \(events)")
+    }
+
     /// Broadcast scales repeat each frame: repeats are one reading. While the
     /// bottle is off, the Mi scale says "load removed" and repeats the last
     /// weight; that must read as an empty scale, or the lift would not show.

@@ -259,6 +259,15 @@ private let feb14 = DeviceDateTime(year: 2022, month: 2, day: 14, hours: 16, min
         #expect(DeviceProfile.weightScale.payloadIdentity(hex("2201")) == nil)
     }
 
+    /// A burst of one frame is one reading; the same frame a second later is the weight said
+    /// again (a scale with no clock in its frame is read while its weight stands).
+    @Test func aRepeatedFrameIsAReadingAgainAfterItsBurst() {
+        var repeats = BroadcastRepeats()
+        let a = PayloadIdentity(hex("2201")), b = PayloadIdentity(hex("2202"))
+        let heard: [(PayloadIdentity?, Double)] = [(a, 0), (a, 0.1), (a, 0.5), (a, 0.95), (a, 1.2), (b, 1.25), (a, 1.3), (nil, 1.31), (nil, 1.32)]
+        #expect(heard.map { repeats.isReading($0.0, at: $0.1) } == [true, false, false, true, false, true, true, true, true])
+    }
+
     @Test func identifiersAndTransports() {
         for p in DeviceProfile.builtIn { #expect(DeviceProfile(identifier: p.identifier) == p) }
         #expect(DeviceProfile(identifier: "custom") == nil)

@@ -56,7 +56,7 @@ public final class BroadcastListener: Sendable {
     private let handOver: HandOverBoard?
     private let worker = ThreadSlot()
     private struct Seen {
-        var lastIdentity: [BluetoothAddress: PayloadIdentity] = [:]
+        var repeats: [BluetoothAddress: BroadcastRepeats] = [:]
         var frames = 0
     }
     private let seen = Mutex(Seen())
@@ -97,11 +97,9 @@ public final class BroadcastListener: Sendable {
         let profile = pipeline.device.profile
         guard let payload = profile.payload(in: ad) else { return false }
         let identity = profile.payloadIdentity(payload)
+        let heard = pipeline.clock.now()
         let isNew = seen.withLock { s -> Bool in
-            if let identity {
-                if s.lastIdentity[report.address] == identity { return false }
-                s.lastIdentity[report.address] = identity
-            }
+            guard s.repeats[report.address, default: BroadcastRepeats()].isReading(identity, at: heard) else { return false }
             s.frames += 1
             return true
         }

@@ -231,7 +231,7 @@ struct DeviceSelector {
     /// The chosen device's value handle, when the capture does not show its characteristic's discovery.
     private var valueHandle: UInt16?
     /// The chosen broadcast device's last frame: broadcasts repeat it until the next reading.
-    private var lastBroadcast: PayloadIdentity?
+    private var repeats = BroadcastRepeats()
     private(set) var otherDevices: Set<BluetoothAddress> = []
     private(set) var advertisements = 0
     private(set) var attValues = 0
@@ -255,7 +255,7 @@ struct DeviceSelector {
         switch record.kind {
         case .advertisement(let ad):
             advertisements += 1
-            guard let found = broadcast(ad) else { return nil }
+            guard let found = broadcast(ad, at: record.time) else { return nil }
             (candidate, payload) = found
         case .attValue(let value):
             attValues += 1
@@ -288,12 +288,12 @@ struct DeviceSelector {
             guard out.count > before else { return nil }
             chosen = candidate
             if case .attValue(let value) = record.kind, value.characteristic == nil { valueHandle = value.attributeHandle }
-            if case .advertisement = record.kind { lastBroadcast = candidate.profile.payloadIdentity(payload) }
+            if case .advertisement = record.kind { _ = repeats.isReading(candidate.profile.payloadIdentity(payload), at: record.time) }
         }
         return candidate
     }
 
-    private mutating func broadcast(_ report: SnoopAdvertisement) -> (Choice, [UInt8])? {
+    private mutating func broadcast(_ report: SnoopAdvertisement, at time: Double) -> (Choice, [UInt8])? {
         if let wantedDevice, report.address != wantedDevice { return nil }
         if let chosen, chosen.device != report.address {
             if noteworthy(report.address), let ad = try? AdvertisingData(decoding: report.data),
@@ -316,11 +316,7 @@ struct DeviceSelector {
         }
         // GATT profiles' advertisements carry no readings; they only say what the device is.
         guard let payload = profile.payload(in: ad) else { return nil }
-        if chosen != nil {
-            let identity = profile.payloadIdentity(payload)
-            if identity != nil && identity == lastBroadcast { return nil }
-            lastBroadcast = identity
-        }
+        if chosen != nil, !repeats.isReading(profile.payloadIdentity(payload), at: time) { return nil }
         return (Choice(device: report.address, profile: profile), payload)
     }
 
