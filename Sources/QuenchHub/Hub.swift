@@ -59,6 +59,7 @@ public final class Hub {
         prefix = settings.topicPrefix
         do {
             store = try IntakeStore(path: databasePath)
+            if let refusal = store.newerSchemaRefusal(doing: "keeping the house's history") { throw refusal }
             databaseID = try store.mqttIdentity().databaseID
             toAsk = Set(try store.hubGateways().map(\.node))
         } catch {

@@ -222,8 +222,9 @@ extension IntakeStore {
 
     /// The copy kept before an upgrade from `version`: `STEM-schema-vN-STAMP.sqlite`
     /// in `folder` (by default beside the database). If it cannot be written,
-    /// the upgrade does not happen.
-    static func backUpBeforeUpgrade(path: String, version: Int, folder: String?, busyTimeout: Double) throws(StoreError) {
+    /// the upgrade does not happen. Returns the copy's path.
+    @discardableResult
+    static func backUpBeforeUpgrade(path: String, version: Int, folder: String?, busyTimeout: Double) throws(StoreError) -> String {
         let (databaseFolder, name) = DatabaseCopy.split(path)
         let place = folder ?? (databaseFolder.isEmpty ? "." : databaseFolder)
         let target = DatabaseCopy.freePath(place + "/" + BackupSet.stem(of: name) + "-schema-v\(version)-" + Timestamp.wallClockNow.compactStamp)
@@ -231,6 +232,7 @@ extension IntakeStore {
             // A second connection reads the file while this one holds the write lock: nothing changes in between.
             let reader = try SQLiteConnection(path: path, readOnly: false, busyTimeout: busyTimeout)
             _ = try DatabaseCopy.write(from: reader, to: target, owner: owner(of: path), busyTimeout: busyTimeout)
+            return target
         } catch {
             let cause = StoreError.wrap(error, path: target, doing: "the copy before the upgrade")
             throw StoreError(cause.code, path: path,

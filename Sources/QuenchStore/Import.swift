@@ -39,6 +39,7 @@ extension IntakeStore {
         if isReadOnly {
             throw wrap(StoreError(.readOnly, path: path, "importing failed: the database \(path) is read-only (check the permissions of the file and its directory)"))
         }
+        if let refusal = newerSchemaRefusal(doing: "importing") { throw wrap(refusal) }
         var bodyFailure: Failure?
         do {
             return try withConnection { db in

@@ -28,6 +28,10 @@ public final class IntakeStore: Sendable {
     public let path: String
     /// True when the file could not be opened for writing; writes then fail with `.readOnly`.
     public let isReadOnly: Bool
+    /// The schema version of a database a newer Quench wrote (more migrations than this one
+    /// knows), else nil. It is read (a newer version's migrations only add), never written:
+    /// this version's writes would leave the tables it does not know out of step.
+    public let newerSchema: Int?
     /// How long an import's one transaction may hold the lock.
     let importBound: Double
     /// One connection, used by one thread at a time.
@@ -80,16 +84,27 @@ public final class IntakeStore: Sendable {
         // where waiting could deadlock. Opening is tried afresh until the busy timeout is spent.
         let started = ContinuousClock.now
         var db: SQLiteConnection
+        var applied: Int
         while true {
             do {
                 db = try Self.connect(path, readOnly: readOnly, busyTimeout: busyTimeout, hold: hold)
-                try Self.migrate(db, path: path, readOnly: readOnly, backupFolder: upgradeBackupFolder, busyTimeout: busyTimeout)
+                applied = try Self.migrate(db, path: path, readOnly: readOnly, backupFolder: upgradeBackupFolder, busyTimeout: busyTimeout)
                 break
             } catch where error.code == .busy && ContinuousClock.now - started < .seconds(busyTimeout) {
                 usleep(20_000)
             }
         }
         connection = Condition(db)
+        newerSchema = applied > Schema.migrations.count ? applied : nil
+    }
+
+    /// Why nothing may be written here: the database is a newer Quench's (`newerSchema`); nil when
+    /// it may. Every write asks; whatever only writes (the gateway, the hub) asks once it has opened it.
+    public func newerSchemaRefusal(doing what: String) -> StoreError? {
+        guard let newerSchema else { return nil }
+        return StoreError(.schemaTooNew, path: path, "\(what) failed: the database \(path) was written by a newer Quench "
+                          + "(schema v\(newerSchema); this one knows up to v\(Schema.migrations.count)), and is only read; "
+                          + "install that version again, or restore a backup this one wrote")
     }
 
     /// A connection to `path` as the store uses it (WAL, foreign keys), not yet migrated.
@@ -231,17 +246,36 @@ public final class IntakeStore: Sendable {
 
     /// Upgrades an older schema, keeping a copy of the database as it was first
     /// (`backUpBeforeUpgrade`): no upgrade without it.
+    /// Returns the migrations the database holds (more than this version knows when a newer one wrote it).
     private static func migrate(_ db: SQLiteConnection, path: String, readOnly: Bool, backupFolder: String?,
-                                busyTimeout: Double) throws(StoreError) {
+                                busyTimeout: Double) throws(StoreError) -> Int {
         do {
             // The common case, read-only friendly: nothing to do.
-            if try Schema.appliedCount(db) >= Schema.migrations.count { return }
+            let applied = try Schema.appliedCount(db)
+            if applied >= Schema.migrations.count { return applied }
             if readOnly {
                 throw StoreError(.needsMigration, path: path, "the database \(path) needs an upgrade but is read-only")
             }
-            try Schema.migrate(db) { version in
-                try backUpBeforeUpgrade(path: path, version: version, folder: backupFolder, busyTimeout: busyTimeout)
+            var copy: (path: String, version: Int)?
+            do {
+                try Schema.migrate(db) { version in
+                    copy = (try backUpBeforeUpgrade(path: path, version: version, folder: backupFolder, busyTimeout: busyTimeout), version)
+                }
+            } catch let error where copy != nil {
+                // The upgrade is one transaction: it failed whole, and the database is as it was, so its copy is not
+                // needed. Kept, a service restarted after each failure left a whole copy every few seconds until the
+                // disk was full.
+                guard let copy else { throw error }
+                _ = unlink(copy.path)
+                let cause = StoreError.wrap(error, path: path, doing: "upgrading the database")
+                // A lock or a full disk may pass (and a lock is waited out); anything else fails again at every try.
+                throw StoreError([.busy, .diskFull, .io].contains(cause.code) ? cause.code : .upgradeFailed, path: path,
+                                 "the database \(path) could not be upgraded from schema v\(copy.version) to v\(Schema.migrations.count) "
+                                    + "(\(cause.message)); nothing was changed", cause: cause.cause)
             }
+            return Schema.migrations.count
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw StoreError.wrap(error, path: path, doing: "opening the database")
         }
@@ -254,6 +288,7 @@ public final class IntakeStore: Sendable {
         if isReadOnly {
             throw StoreError(.readOnly, path: path, "\(what) failed: the database \(path) is read-only (check the permissions of the file and its directory)")
         }
+        if let refusal = newerSchemaRefusal(doing: what) { throw refusal }
         do {
             return try connection.withLock { db in try db.transaction(immediate: true) { try body(db) } }
         } catch {

@@ -38,6 +38,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let schemaTooNew = Code(rawValue: "schema-too-new")
         /// The database needs migrations but was opened read-only.
         public static let needsMigration = Code(rawValue: "needs-migration")
+        /// Its upgrade to this version's schema failed, and was undone: it would fail again at every try.
+        public static let upgradeFailed = Code(rawValue: "upgrade-failed")
         /// An I/O error below SQLite (SQLITE_IOERR).
         public static let io = Code(rawValue: "io")
         /// A folder on the way is closed to this user (EACCES): the database may well be there (the service's,
@@ -77,7 +79,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// caller's own mistakes (no such event, unknown migrations).
     public var isTransient: Bool {
         switch code {
-        case .invalidValue, .noSuchEvent, .schemaTooNew, .notFound, .tooLong: false
+        case .invalidValue, .noSuchEvent, .schemaTooNew, .upgradeFailed, .notFound, .tooLong: false
         default: true
         }
     }

@@ -32,6 +32,8 @@ extension Doctor {
                 + "and keep the copy: `sqlite3 \(path).damaged .recover` can often save its rows"
         case .schemaTooNew:
             fix = "a newer Quench wrote it: install that version (`quench --version` says which this is)"
+        case .upgradeFailed:
+            fix = "keep the file as it is (nothing was changed), put the version that wrote it back, and report the message above"
         case .needsMigration:
             fix = "it needs an upgrade this user cannot write: sudo systemctl restart quench (the service upgrades it), or run this as its owner"
         case .untrusted:

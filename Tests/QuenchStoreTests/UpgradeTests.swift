@@ -156,6 +156,59 @@ import Testing
         #expect(try Schema.appliedCount(raw) == IntakeStore.schemaVersion)
     }
 
+    /// A database a newer Quench wrote (going back to an older version after an upgrade) is read, but
+    /// nothing is written into it: this version would leave the tables it does not know out of step.
+    /// Before, `quench add` and the gateway wrote into it, and only a restore refused it.
+    @Test func aNewerQuenchsDatabaseIsReadNotWritten() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("quench.sqlite")
+        let t = Timestamp(secondsSince1970: 1_790_000_000)
+        _ = try IntakeStore(path: path).insert([IntakeEvent(identity: "a", kind: .sip, ml: 25, time: t, source: .manual, recordedAt: t)])
+        try SQLiteConnection(path: path, readOnly: false, busyTimeout: 5).execute("PRAGMA user_version = \(IntakeStore.schemaVersion + 1)")
+        let store = try IntakeStore(path: path, mode: .existing)
+        #expect(store.newerSchema == IntakeStore.schemaVersion + 1)
+        #expect(try store.events().map(\.ml) == [25], "still read")
+        func refused(_ write: () throws(StoreError) -> Void) {
+            do {
+                try write()
+                Issue.record("written")
+            } catch {
+                #expect(error.code == .schemaTooNew, "\(error)")
+                #expect(error.message.contains("was written by a newer Quench (schema v\(IntakeStore.schemaVersion + 1); this one knows up to v\(IntakeStore.schemaVersion))"), "\(error)")
+            }
+        }
+        refused { () throws(StoreError) in _ = try store.insert([IntakeEvent(identity: "b", kind: .sip, ml: 50, time: t, source: .manual, recordedAt: t)]) }
+        refused { () throws(StoreError) in _ = try store.importing(wrap: { (e: StoreError) in e }) { (_: ImportSession) throws(StoreError) in } }
+        #expect(store.newerSchemaRefusal(doing: "logging")?.code == .schemaTooNew, "what the gateway and the hub ask at start")
+        let raw = try SQLiteConnection(path: path, readOnly: true, busyTimeout: 5)
+        #expect(try Schema.appliedCount(raw) == IntakeStore.schemaVersion + 1)
+        #expect(try store.events().map(\.ml) == [25])
+    }
+
+    /// An upgrade that fails is undone whole, and leaves no copy: kept, a service restarted after each
+    /// failure wrote a whole copy every few seconds until the disk was full. Its error says so, and is one
+    /// the units do not restart on (`upgradeFailed`, exit 78).
+    @Test func aFailedUpgradeLeavesNoCopy() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("quench.sqlite")
+        _ = try IntakeStore(path: path)
+        // The last migration's tables are there, but the file says it is one version older: that migration fails.
+        try SQLiteConnection(path: path, readOnly: false, busyTimeout: 5).execute("PRAGMA user_version = \(IntakeStore.schemaVersion - 1)")
+        for _ in 0..<3 {
+            do {
+                _ = try IntakeStore(path: path, mode: .existing)
+                Issue.record("opened")
+            } catch {
+                #expect(error.code == .upgradeFailed, "\(error)")
+                #expect(error.message.hasPrefix("the database \(path) could not be upgraded from schema v\(IntakeStore.schemaVersion - 1) to v\(IntakeStore.schemaVersion) ("), "\(error)")
+                #expect(error.message.hasSuffix("; nothing was changed"), "\(error)")
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("-schema-v") }.isEmpty)
+        let raw = try SQLiteConnection(path: path, readOnly: true, busyTimeout: 5)
+        #expect(try Schema.appliedCount(raw) == IntakeStore.schemaVersion - 1, "nothing changed")
+    }
+
     /// A new database has nothing to keep: no copy.
     @Test func aNewDatabaseIsMadeWithoutACopy() throws {
         let folder = TemporaryFolder()

@@ -80,6 +80,7 @@ extension Gateway {
             guard error.code == .notFound else { throw .store(error) }
             throw request.devices.first.map { .unknownDevice($0) } ?? .noDevices
         }
+        if let refusal = store.newerSchemaRefusal(doing: "logging") { throw .store(refusal) }
         let devices = try Gateway.devices(in: store, only: request.devices) { address, error in
             logger.error("device skipped: it cannot be used", metadata: ["device": "\(address)", "error": "\(error)"])
         }

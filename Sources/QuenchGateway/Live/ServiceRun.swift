@@ -74,6 +74,8 @@ extension Gateway {
         let logger = LiveLogging.bootstrap(level: request.logLevel)
         let store: IntakeStore
         do { store = try IntakeStore(path: request.databasePath, mode: .create) } catch { throw .store(error) }
+        // A newer Quench's database is not one to log into: said now (exit 78), not at the first sip.
+        if let refusal = store.newerSchemaRefusal(doing: "logging") { throw .store(refusal) }
         let watch = try PairingWatch(store: store, only: request.devices)
         let running = RunningGateway()
         let signals = StopSignals.handle { signal in
