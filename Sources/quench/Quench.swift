@@ -29,13 +29,16 @@ struct Quench: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            StandardOutputCheck.exitIfLost()
         } catch let error as ExitCode {
             // Already reported (runReporting).
+            if error.rawValue == 0 { StandardOutputCheck.exitIfLost() }
             Glibc.exit(error.rawValue)
         } catch {
             let code = exitCode(for: error)
             if code == .success {
                 print(fullMessage(for: error))
+                StandardOutputCheck.exitIfLost()
                 Glibc.exit(0)
             }
             StandardOutput().flush()

@@ -5,6 +5,7 @@ import QuenchGateway
 import QuenchHistory
 import QuenchTools
 import QuenchWeb
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -84,10 +85,37 @@ final class StandardOutput: TextOutputStream {
     }
 
     func flush() {
-        // A closed stdout (a pipe to `head`) ends the output, not the command.
-        try? writeAll(buffer, to: 1)
+        do { try writeAll(buffer, to: 1) } catch { StandardOutputCheck.note(error.errno) }
         buffer.removeAll(keepingCapacity: true)
     }
 
     deinit { flush() }
+}
+
+/// Whether standard output took everything a command wrote. An error writing it (a full disk
+/// under `> file`, an I/O error) is the command's failure: `quench export > /mnt/usb/all.csv` on a
+/// full stick cut the file mid-row and exited 0. A reader that went away (`quench log | head`)
+/// ends the process by SIGPIPE, as any filter's, and is no error.
+enum StandardOutputCheck {
+    private static let firstError = Atomic<Int32>(0)
+
+    static func note(_ code: Int32) {
+        guard code != EPIPE else { return }
+        _ = firstError.compareExchange(expected: 0, desired: code == 0 ? EIO : code, ordering: .relaxed)
+    }
+
+    /// Flushes what `print` holds; nil when everything was written, else why not.
+    static func lost() -> String? {
+        // Every stream: the one `print` writes to is all there is (a global C variable Swift 6 will not name).
+        if fflush(nil) != 0 { note(errno) }
+        let code = firstError.load(ordering: .relaxed)
+        return code == 0 ? nil : String(cString: strerror(code))
+    }
+
+    /// Exits 1, said on standard error, when the output was not all written.
+    static func exitIfLost() {
+        guard let reason = lost() else { return }
+        FileHandleStderr.write("quench: error: standard output could not be written (\(reason)): what was printed is incomplete\n")
+        Glibc.exit(1)
+    }
 }

@@ -22,6 +22,29 @@ struct HardeningTests {
         #expect(r.status == 0 || r.status == 1 || r.status == 64, "status \(r.status): \(r.stderr)", sourceLocation: sourceLocation)
     }
 
+    /// Output that could not be written is a failure: `quench export > /mnt/usb/all.csv` on a full stick
+    /// cut the file mid-row and exited 0, so a nightly export "succeeded" for as long as the stick was full.
+    @Test(arguments: [["export", "--format", "csv"], ["export", "--format", "json"], ["log"], ["today", "--json"]])
+    func outputToAFullDiskIsAFailure(command: [String]) throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let db = dir + "/q.sqlite"
+        _ = try runQuench(["add", "250ml", "--db", db])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: quenchBinary!)
+        process.arguments = command + ["--db", db]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TZ": "Europe/London", "HOME": dir]) { $1 }
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let errors = Pipe()
+        process.standardOutput = full
+        process.standardError = errors
+        try process.run()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1, "\(command): \(said)")
+        #expect(said == "quench: error: standard output could not be written (No space left on device): what was printed is incomplete\n", "\(command)")
+    }
+
     @Test("import: a time, amount or other number that is not finite, or out of range, names the line and field",
           arguments: ["nan", "inf", "1e300", "-5"])
     func importRefusesNonFiniteTimes(time: String) throws {
