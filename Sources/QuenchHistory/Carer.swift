@@ -223,7 +223,7 @@ extension History {
         }
     }
 
-    /// `quench carer --notify` (the quench-remind timer runs it): an alert for each person now over
+    /// `quench carer --notify` (quench-carer.service, which the reminder timer starts, runs it): an alert for each person now over
     /// their threshold whose spell without a drink has none yet; and again, while nobody has
     /// acknowledged it, each time the threshold passes once more (3 h, then 6 h, 9 h... of their
     /// waking hours): a carer who missed the first push is told again, and one who has seen it is

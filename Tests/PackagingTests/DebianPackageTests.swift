@@ -128,7 +128,7 @@ struct DebianPackageTests {
         try root.clearSystemctlCalls()
         #expect(try root.sh("dpkg -r quench").status == 0)
         let removal = try root.systemctlCalls()
-        #expect(removal.contains("stop quench-backup.timer quench-remind.timer quench-backup.service quench-hub.service quench-mqtt.service quench-remind.service quench-web.service quench.service"), "\(removal)")
+        #expect(removal.contains("stop quench-backup.timer quench-remind.timer quench-backup.service quench-carer.service quench-hub.service quench-mqtt.service quench-remind.service quench-web.service quench.service"), "\(removal)")
         #expect(removal.contains("--system daemon-reload"), "\(removal)")
         #expect(try root.sh("dpkg -P quench").status == 0)
         #expect(try !root.exists("/var/lib/quench") && !root.exists(Self.gatewayLink))

@@ -40,7 +40,7 @@ struct InstallTests {
         #expect(first.status == 0, "\(first.output)")
         let installed = try Self.tree(root.path)
         #expect(Set(installed.keys) == ["usr/local/bin/quench", "usr/local/bin/quenchd", "usr/local/bin/quench-web", "etc/systemd/system/quench.service",
-                                         "etc/systemd/system/quench-remind.service", "etc/systemd/system/quench-remind.timer",
+                                         "etc/systemd/system/quench-remind.service", "etc/systemd/system/quench-remind.timer", "etc/systemd/system/quench-carer.service",
                                          "etc/systemd/system/quench-backup.service", "etc/systemd/system/quench-backup.timer",
                                          "etc/systemd/system/quench-mqtt.service", "etc/systemd/system/quench-web.service",
                                          "etc/systemd/system/quench-hub.service", "etc/udev/rules.d/70-quench.rules", "etc/quench/quench.toml"], "\(installed.keys.sorted())")
@@ -123,7 +123,7 @@ struct InstallTests {
         #expect(postinst.contains("for unit in quench-hub.service quench-mqtt.service quench-web.service; do"), "installed, not enabled: \(postinst)")
         #expect(!postinst.contains("systemctl enable"), "deb-systemd-helper enables, once")
         let prerm = try String(contentsOfFile: scripts.path + "/prerm", encoding: .utf8)
-        #expect(prerm.contains("deb-systemd-invoke stop quench-backup.timer quench-remind.timer quench-backup.service quench-hub.service quench-mqtt.service"), "stopped on remove: \(prerm)")
+        #expect(prerm.contains("deb-systemd-invoke stop quench-backup.timer quench-remind.timer quench-backup.service quench-carer.service quench-hub.service quench-mqtt.service"), "stopped on remove: \(prerm)")
         // A conffile: dpkg keeps a person's edits on upgrade and removes it on purge only.
         #expect(try String(contentsOfFile: scripts.path + "/conffiles", encoding: .utf8) == "/etc/quench/quench.toml\n")
         #expect(!contents.contains("./etc/systemd") && !contents.contains("./etc/udev") && !contents.contains(" ./lib/"),

@@ -96,7 +96,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let text = try String(contentsOf: TestPackage.root.appendingPathComponent("systemd/quench-mqtt.service"), encoding: .utf8)
         try #require(text.contains("ExecStart=/usr/local/bin/quench mqtt run\n"))
-        #expect(text.contains("User=quench") && text.contains("CapabilityBoundingSet=\n") && text.contains("RestartPreventExitStatus=78"))
+        #expect(text.contains("User=quench") && text.contains("CapabilityBoundingSet=\n") && text.contains("RestartPreventExitStatus=64 78"))
         try text.replacingOccurrences(of: "ExecStart=/usr/local/bin/quench mqtt run", with: "ExecStart=/bin/true")
             .write(toFile: folder + "/quench-mqtt.service", atomically: true, encoding: .utf8)
         let (status, said) = try Self.verify([folder + "/quench-mqtt.service"])
@@ -139,7 +139,7 @@ import Testing
         // The same database as quench.service; the token's default place is beside it.
         let gateway = try Self.parseUnit(String(contentsOfFile: Self.unitPath, encoding: .utf8))
         #expect(Self.values(unit, "Service", "Environment") == Self.values(gateway, "Service", "Environment"))
-        #expect(one("Restart") == "on-failure" && one("RestartPreventExitStatus") == "78")
+        #expect(one("Restart") == "on-failure" && one("RestartPreventExitStatus") == "64 78")
         #expect(one("Type") == "notify" && one("NotifyAccess") == "main")
         #expect(one("CapabilityBoundingSet") == "" && one("AmbientCapabilities") == nil && one("NoNewPrivileges") == "yes")
         let families = Set((one("RestrictAddressFamilies") ?? "").split(separator: " "))
@@ -183,15 +183,21 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let root = TestPackage.root.appendingPathComponent("systemd")
         let service = try String(contentsOf: root.appendingPathComponent("quench-remind.service"), encoding: .utf8)
+        let carer = try String(contentsOf: root.appendingPathComponent("quench-carer.service"), encoding: .utf8)
         try #require(service.contains("ExecStart=/usr/local/bin/quench remind --notify"))
-        try #require(service.contains("ExecStart=/usr/local/bin/quench carer --notify"))
+        try #require(carer.contains("ExecStart=/usr/local/bin/quench carer --notify"))
+        // The carers' alerts in a unit of their own, started with each check and before the reminders: as a
+        // second ExecStart= of a one-shot, a push that failed for them skipped the reminders after them.
+        #expect(service.components(separatedBy: "ExecStart=").count == 2, "one job in the reminder unit")
+        #expect(service.contains("\nWants=quench-carer.service\n") && service.contains("\nAfter=quench-carer.service\n"))
         try service.replacingOccurrences(of: "ExecStart=/usr/local/bin/quench remind --notify", with: "ExecStart=/bin/true")
-            .replacingOccurrences(of: "ExecStart=/usr/local/bin/quench carer --notify", with: "ExecStart=/bin/true")
             .write(toFile: folder + "/quench-remind.service", atomically: true, encoding: .utf8)
+        try carer.replacingOccurrences(of: "ExecStart=/usr/local/bin/quench carer --notify", with: "ExecStart=/bin/true")
+            .write(toFile: folder + "/quench-carer.service", atomically: true, encoding: .utf8)
         try String(contentsOf: root.appendingPathComponent("quench-remind.timer"), encoding: .utf8)
             .write(toFile: folder + "/quench-remind.timer", atomically: true, encoding: .utf8)
-        let (status, said) = try Self.verify([folder + "/quench-remind.timer", folder + "/quench-remind.service"])
-        #expect(status == 0 && !said.contains("quench-remind"), "systemd-analyze verify: \(said)")
+        let (status, said) = try Self.verify([folder + "/quench-remind.timer", folder + "/quench-remind.service", folder + "/quench-carer.service"])
+        #expect(status == 0 && !said.contains("quench-remind") && !said.contains("quench-carer"), "systemd-analyze verify: \(said)")
     }
 
     /// The daily backup: a timer and a one-shot service as the gateway's user on its database, with

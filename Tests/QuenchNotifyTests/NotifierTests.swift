@@ -291,7 +291,7 @@ struct NotifierTests {
         #expect(server.requests.count == 1)
     }
 
-    /// A carer's alert as the quench-remind unit sends it (`quench carer --notify`), and acknowledged.
+    /// A carer's alert as the quench-carer unit sends it (`quench carer --notify`), and acknowledged.
     @Test("quench carer --notify: one high-priority push about the person past their threshold, once a spell; `quench carer ack` once",
           .enabled(if: quenchBinary != nil, "SKIPPED: quench is not built (swift build)"))
     func carerAlertPushesOnce() throws {
