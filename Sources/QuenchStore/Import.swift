@@ -37,7 +37,7 @@ extension IntakeStore {
         wrap: (StoreError) -> Failure, _ body: (ImportSession) throws(Failure) -> Void
     ) throws(Failure) -> ImportOutcome {
         if isReadOnly {
-            throw wrap(StoreError(.readOnly, path: path, "importing failed: the database \(path) is read-only (check the permissions of the file and its directory)"))
+            throw wrap(StoreError(.readOnly, path: path, "importing failed: the database \(path) \(StoreError.readOnlyReason(path))"))
         }
         if let refusal = newerSchemaRefusal(doing: "importing") { throw wrap(refusal) }
         var bodyFailure: Failure?

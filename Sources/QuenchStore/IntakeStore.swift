@@ -110,15 +110,40 @@ public final class IntakeStore: Sendable {
     /// A connection to `path` as the store uses it (WAL, foreign keys), not yet migrated.
     private static func connect(_ path: String, readOnly: Bool, busyTimeout: Double, hold: OpenDatabaseFiles.Hold) throws(StoreError) -> SQLiteConnection {
         do {
-            let db = try SQLiteConnection(path: path, readOnly: readOnly, busyTimeout: busyTimeout, hold: hold)
+            var db = try SQLiteConnection(path: path, readOnly: readOnly, busyTimeout: busyTimeout, hold: hold)
             // Sorting and grouping in memory: a temporary file costs more than the query.
             try db.execute("PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = ON")
             // Reading the header here makes a file that is not a database fail now, untouched.
             if !readOnly { try db.execute("PRAGMA journal_mode = WAL") }
+            if readOnly, !(try canRead(db)), onReadOnlyMedium(path) {
+                // A card the kernel remounted read-only (as failing SD cards are): a WAL database cannot even
+                // be read there without its -shm file, which cannot be made. Nothing can write it either,
+                // and no -wal holds rows the file lacks, so it is read as it stands: a backup can be taken.
+                db = try SQLiteConnection(path: path, readOnly: true, busyTimeout: busyTimeout, hold: hold, immutable: true)
+                try db.execute("PRAGMA temp_store = MEMORY")
+            }
             return db
         } catch {
             throw StoreError.wrap(error, path: path, doing: "opening the database")
         }
+    }
+
+    /// Whether the database reads; false only for SQLite's "unable to open" (the -shm file it needs).
+    private static func canRead(_ db: SQLiteConnection) throws -> Bool {
+        do {
+            _ = try db.first("PRAGMA user_version") { row -> Int in row[0] }
+            return true
+        } catch let error as SQLiteError where error.isCannotOpen {
+            return false
+        }
+    }
+
+    /// The database's file system is mounted read-only, and no write-ahead log with rows in it lies beside it.
+    private static func onReadOnlyMedium(_ path: String) -> Bool {
+        var fs = statvfs()
+        guard statvfs(path, &fs) == 0, fs.f_flag & UInt(ST_RDONLY) != 0 else { return false }
+        var wal = stat()
+        return stat(path + "-wal", &wal) != 0 || wal.st_size == 0
     }
 
     /// SQLite applies a `-wal` (or `-journal`) it finds beside the database, and
@@ -286,7 +311,7 @@ public final class IntakeStore: Sendable {
     /// One immediate transaction: all of `body` or nothing.
     func write<T>(_ what: String, _ body: (SQLiteConnection) throws -> T) throws(StoreError) -> T {
         if isReadOnly {
-            throw StoreError(.readOnly, path: path, "\(what) failed: the database \(path) is read-only (check the permissions of the file and its directory)")
+            throw StoreError(.readOnly, path: path, "\(what) failed: the database \(path) \(StoreError.readOnlyReason(path))")
         }
         if let refusal = newerSchemaRefusal(doing: what) { throw refusal }
         do {

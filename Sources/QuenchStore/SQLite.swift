@@ -11,6 +11,8 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
 
     /// The primary result code (SQLITE_FULL, SQLITE_BUSY, …): the low byte of the extended one.
     public var primaryCode: Int32 { extendedCode & 0xFF }
+    /// SQLITE_CANTOPEN: a file SQLite needs could not be opened or made.
+    var isCannotOpen: Bool { primaryCode == SQLITE_CANTOPEN }
 
     public var description: String {
         "SQLite error \(extendedCode): \(message)" + (sql.map { " in `\($0)`" } ?? "")
@@ -95,12 +97,21 @@ final class SQLiteConnection {
 
     /// - Parameters:
     ///   - busyTimeout: how long a statement waits for another process's lock, in seconds.
-    init(path: String, readOnly: Bool, busyTimeout: Double, hold: OpenDatabaseFiles.Hold? = nil) throws(SQLiteError) {
+    /// - Parameter immutable: read-only, on a medium nothing can write (SQLite's `immutable=1`): no
+    ///   locks and no `-shm` file, which a database in WAL mode otherwise needs even to be read.
+    init(path: String, readOnly: Bool, busyTimeout: Double, hold: OpenDatabaseFiles.Hold? = nil, immutable: Bool = false) throws(SQLiteError) {
         self.hold = hold
         var handle: OpaquePointer?
         // FULLMUTEX off: the store serialises access, so SQLite's own locking is wasted work.
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
-        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        var flags = (readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
+        var name = path
+        if immutable {
+            // A URI's path: `%`, `?` and `#` are escaped (sqlite.org/uri.html, 3.1).
+            let escaped = path.map { c in c == "%" ? "%25" : c == "?" ? "%3f" : c == "#" ? "%23" : String(c) }.joined()
+            name = "file:" + escaped + "?immutable=1"
+            flags |= SQLITE_OPEN_URI
+        }
+        let status = sqlite3_open_v2(name, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
             let error = SQLiteError(
                 extendedCode: handle.map(sqlite3_extended_errcode) ?? status,

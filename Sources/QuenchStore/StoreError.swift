@@ -107,7 +107,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case SQLITE_CORRUPT:
             return StoreError(.corrupt, path: path, "\(what) failed: the database\(place) is damaged", cause: db)
         case SQLITE_READONLY:
-            return StoreError(.readOnly, path: path, "\(what) failed: the database\(place) is read-only (check the permissions of the file and its directory)", cause: db)
+            return StoreError(.readOnly, path: path, "\(what) failed: the database\(place) \(readOnlyReason(path))", cause: db)
         case SQLITE_FULL:
             return StoreError(.diskFull, path: path, "\(what) failed: the disk is full; nothing was written (free some space)", cause: db)
         case SQLITE_BUSY, SQLITE_LOCKED:
@@ -132,5 +132,17 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         var info = statvfs()
         guard statvfs(folder.isEmpty ? "/" : folder, &info) == 0 else { return false }
         return UInt64(info.f_bavail) * UInt64(info.f_frsize) < 64 * 1024
+    }
+}
+
+extension StoreError {
+    /// Why a database cannot be written, for "the database PATH …": a file system the kernel mounted
+    /// read-only (as it does a failing SD card) is not a matter of permissions.
+    static func readOnlyReason(_ path: String?) -> String {
+        var fs = statvfs()
+        if let path, statvfs(path, &fs) == 0, fs.f_flag & UInt(ST_RDONLY) != 0 {
+            return "is on a file system mounted read-only (as a failing SD card is remounted: take a backup now, then check the card)"
+        }
+        return "is read-only (check the permissions of the file and its directory)"
     }
 }
