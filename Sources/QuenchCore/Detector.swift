@@ -228,10 +228,10 @@ public struct SipDetector: Sendable, Codable {
 
     @usableFromInline
     mutating func processReading(t: Double, value: Double?, into events: inout [DetectedEvent]) {
-        if t - lastValidT > configuration.gapSeconds, lastValidT > -.infinity {
+        interval.observe(t - lastT, gap: configuration.gapSeconds)
+        if t - lastValidT > interval.gapSeconds(configuration.gapSeconds), lastValidT > -.infinity {
             noteGap(at: lastValidT, until: t, into: &events)
         }
-        interval.observe(t - lastT)
         lastT = t
         guard let value, value.isFinite else {
             // Nothing usable: a level sensor tilted, or a dropped sample.
@@ -965,15 +965,64 @@ struct LevelShift: Sendable, Equatable, Codable {
 /// The typical time between readings (an average that follows rate changes
 /// within a minute or so); gaps are left out.
 struct SampleInterval: Sendable, Equatable, Codable {
-    private(set) var seconds = 0.1
+    /// The interval of a stream read faster than a link gap.
+    private var fast = 0.1
     private var seen = false
+    /// A stream read more slowly than a link gap (a logger that writes every 5 s): its interval, once
+    /// three in a row have agreed on it; 0 for a faster stream. Each of its readings was a "link gap",
+    /// and no level ever held: such a trace gave no events at all, and said nothing.
+    private(set) var slow = 0.0
+    private var slowRun = 0
+    private var lastSlow = 0.0
+    static let slowestStream = 60.0
 
-    @inline(__always)
-    mutating func observe(_ dt: Double) {
-        guard dt > 0, dt < 3 else { return }
-        seconds = seen ? seconds + (dt - seconds) * 0.05 : dt
-        seen = true
+    /// The interval readings come at.
+    var seconds: Double { slow > 0 ? slow : fast }
+
+    init() {}
+
+    /// A checkpoint of the version before has no slow stream: it was a fast one.
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        fast = try c.decodeIfPresent(Double.self, forKey: .fast) ?? c.decode(Double.self, forKey: .seconds)
+        seen = try c.decode(Bool.self, forKey: .seen)
+        slow = try c.decodeIfPresent(Double.self, forKey: .slow) ?? 0
+        slowRun = try c.decodeIfPresent(Int.self, forKey: .slowRun) ?? 0
+        lastSlow = try c.decodeIfPresent(Double.self, forKey: .lastSlow) ?? 0
     }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        // Under the name the version before reads, so a checkpoint still goes back to it.
+        try c.encode(fast, forKey: .seconds)
+        try c.encode(seen, forKey: .seen)
+        try c.encode(slow, forKey: .slow)
+        try c.encode(slowRun, forKey: .slowRun)
+        try c.encode(lastSlow, forKey: .lastSlow)
+    }
+
+    private enum CodingKeys: String, CodingKey { case seconds, fast, seen, slow, slowRun, lastSlow }
+
+    /// Takes the time since the last reading; `gap` is the shortest silence that is a link gap.
+    @inline(__always)
+    mutating func observe(_ dt: Double, gap: Double) {
+        guard dt > 0 else { return }
+        if dt < gap {
+            fast = seen ? fast + (dt - fast) * 0.05 : dt
+            seen = true
+            // A reading this soon is a fast stream's, whatever came before.
+            if dt < gap / 2 { (slow, slowRun) = (0, 0) }
+            if slow > 0 { slow += (dt - slow) * 0.1 }
+            return
+        }
+        guard dt < Self.slowestStream else { (slowRun, lastSlow) = (0, 0); return }
+        slowRun = abs(dt - lastSlow) <= 0.5 * lastSlow ? slowRun + 1 : 1
+        lastSlow = dt
+        if slow > 0 { slow += (dt - slow) * 0.1 } else if slowRun >= 3 { slow = dt }
+    }
+
+    /// The shortest silence that is a link gap: `gap`, or for a slow stream two and a half of its intervals.
+    func gapSeconds(_ gap: Double) -> Double { max(gap, 2.5 * slow) }
 }
 
 /// A fixed ring of the last few samples (at most 32: a second at 30 Hz),

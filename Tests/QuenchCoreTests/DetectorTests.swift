@@ -15,6 +15,21 @@ import QuenchSimulator
         return (events.filter { !$0.kind.isDiagnostic }, truth)
     }
 
+    /// A logger that writes every 4–10 s (slower than a link gap): each reading was taken for the
+    /// end of a gap, no level held, and a trace of sips gave no event at all, silently (a developer's
+    /// trial). Three intervals alike make it a slow stream, whose gaps are two and a half of them.
+    @Test(arguments: [0.25, 0.2, 0.1])
+    func aSlowLoggersSipsAreFound(rate: Double) {
+        var c = SimulationConfiguration.clean(unit: .g, sampleRate: rate).with(.noise)
+        c.capacityML = 1000
+        let (readings, truth) = Scenario(c, seed: 3, initialML: 900).idle(90).sip(ml: 30).idle(90).sip(ml: 45).idle(90).sip(ml: 25).idle(90).run()
+        let events = detect(readings, calibration: c.calibration).filter { !$0.kind.isDiagnostic }
+        #expect(events.map(\.kind) == [.sip, .sip, .sip], "\(rate) Hz: \(events)")
+        for (event, sip) in zip(events, truth) {
+            #expect(abs(event.ml - sip.ml) <= 2, "\(rate) Hz: \(event) for \(sip)")
+        }
+    }
+
     @Test(arguments: [4.0, 12, 25, 60, 110])
     func oneSipOfAnySize(ml: Double) {
         let (events, _) = run(Scenario(Self.weight).idle(20).sip(ml: ml).idle(30))
