@@ -8,8 +8,9 @@ public struct DetectorConfiguration: Sendable, Hashable, Codable {
     public var minUnliftedSipML: Double = 8
     /// Smaller increases are not reported as refills (mL).
     public var minRefillML: Double = 15
-    /// When set, every loss across a lift of at least this much is a pour,
-    /// whatever its pace (mL; `--pour-ml`). Unset, its pace decides.
+    /// When set, a fixed rule: a loss across a lift of at least this much is a
+    /// pour, and a smaller one a sip, whatever its pace (mL; `--pour-ml`, for
+    /// those whose drinks or pours the pace misjudges). Unset, its pace decides.
     public var pourML: Double?
     /// A loss across a lift of at least `pourMinML` that ran out faster than this
     /// while a level sensor read the bottle tilted is a pour: nobody drinks faster
@@ -595,7 +596,9 @@ public struct SipDetector: Sendable, Codable {
     /// left in the bottle does not help: a big drink finishes a bottle as often
     /// as a pour empties it.
     private func isPour(loss: Double, start: Double, settledAt: Double) -> Bool {
-        if let pourML = configuration.pourML, loss >= pourML { return true }
+        // The fixed rule replaces the pace's, both ways: `--pour-ml 400` for someone whose big drinks are
+        // quick must not leave a 300 mL drink to the pace (it did: only losses over 400 were its own).
+        if let pourML = configuration.pourML { return loss >= pourML }
         guard loss >= configuration.pourMinML else { return false }
         if !policy.seesLifts, disturbance.firstAway != nil {
             // The tilt's own time, from its unreadable readings and garbage

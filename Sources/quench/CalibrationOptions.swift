@@ -20,7 +20,7 @@ struct CalibrationOptions: ParsableArguments {
     @Option(help: "Smallest sip reported, in mL.")
     var minSip: Double?
 
-    @Option(help: "Every loss across a lift of at least this many mL is a pour, whatever its pace (default: its pace decides).")
+    @Option(help: "A fixed rule for pours: a loss across a lift of at least this many mL is a pour and a smaller one a sip, whatever its pace (default: its pace decides).")
     var pourML: Double?
 
     @Option(help: "Sensor kind, overriding the trace header (weight | level).")

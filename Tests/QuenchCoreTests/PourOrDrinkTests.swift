@@ -140,5 +140,11 @@ import QuenchSimulator
         configuration.pourML = 150
         let overridden = detect(readings, calibration: Self.weight.calibration, configuration: configuration).filter { !$0.kind.isDiagnostic }
         #expect(overridden.map(\.kind) == [.pour], "\(overridden)")
+        // Both ways: under the figure, a pour as fast as any is a sip (it was still judged by its pace).
+        let (fast, _) = Scenario(Self.weight, seed: 3, initialML: 950).idle(20).pour(ml: 400, mlPerSecond: 120).idle(40).run()
+        #expect(detect(fast, calibration: Self.weight.calibration).filter { !$0.kind.isDiagnostic }.map(\.kind) == [.pour])
+        configuration.pourML = 500
+        let kept = detect(fast, calibration: Self.weight.calibration, configuration: configuration).filter { !$0.kind.isDiagnostic }
+        #expect(kept.map(\.kind) == [.sip], "\(kept)")
     }
 }
