@@ -97,6 +97,8 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
     case btsnoopCapture
     /// A carriage return inside a line: lines ended by CR alone (an old Mac's ending).
     case bareCarriageReturn
+    /// The file is compressed (its first bytes are gzip's, zstd's, xz's, bzip2's or zip's).
+    case compressed(format: String)
 
     public var description: String {
         switch self {
@@ -121,6 +123,7 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
         case .invalidUTF8: "not valid UTF-8 text"
         case .btsnoopCapture: "a btsnoop capture, not a trace"
         case .bareCarriageReturn: "a line ends in a carriage return alone (CR, an old Mac's line ending): save the file with LF or CRLF line endings"
+        case .compressed(let format): "\(format)-compressed, not a trace as text: decompress it first"
         }
     }
 }
@@ -181,8 +184,8 @@ public struct TraceParser: Sendable {
             guard let newline = Self.index(of: 0x0A, in: bytes, from: start) else {
                 guard carry.count + (count - start) <= TraceFormat.maximumLineLength + 1 else {  // + a CRLF's \r
                     let pending = carry + UnsafeBufferPointer(rebasing: bytes[start..<count])
-                    throw TraceError(line: line + 1, reason: line == 0 && pending.starts(with: Self.btsnoopMagic) ? .btsnoopCapture
-                                        : pending.dropLast().contains(0x0D) ? .bareCarriageReturn : .lineTooLong)
+                    throw TraceError(line: line + 1, reason: (line == 0 ? Self.notText(pending) : nil)
+                                        ?? (pending.dropLast().contains(0x0D) ? .bareCarriageReturn : .lineTooLong))
                 }
                 carry.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<count]))
                 return
@@ -253,8 +256,9 @@ public struct TraceParser: Sendable {
         line += 1
         var lo = 0, hi = raw.count
         if line == 1, hi >= 3, raw[0] == 0xEF, raw[1] == 0xBB, raw[2] == 0xBF { lo = 3 }  // UTF-8 BOM
-        // A capture is read with --btsnoop; as text it was "not valid UTF-8", which said nothing of that.
-        if line == 1, raw.starts(with: Self.btsnoopMagic) { throw TraceError(line: line, reason: .btsnoopCapture) }
+        // A capture is read with --btsnoop, a compressed file after decompressing: as text they were "not valid
+        // UTF-8", or a CR among their bytes blamed on an old Mac's line endings, which said nothing of that.
+        if line == 1, let reason = Self.notText(Array(raw[lo...])) { throw TraceError(line: line, reason: reason) }
         // A CRLF line's \r is its ending, not its content: the limit is the same either way.
         if hi > lo, raw[hi - 1] == 0x0D { hi -= 1 }
         guard hi - lo <= TraceFormat.maximumLineLength else { throw TraceError(line: line, reason: .lineTooLong) }
@@ -492,6 +496,19 @@ public struct TraceParser: Sendable {
     }
 
     private static let btsnoopMagic: [UInt8] = Array("btsnoop\0".utf8)
+
+    /// What a file that begins with `bytes` is when it is not text: a capture, a compressed file, or
+    /// binary (a NUL, or bytes that are not UTF-8, in its first line); nil for text.
+    static func notText(_ bytes: [UInt8]) -> TraceProblem? {
+        if bytes.starts(with: btsnoopMagic) { return .btsnoopCapture }
+        let compressed: [(String, [UInt8])] = [("gzip", [0x1F, 0x8B]), ("zstd", [0x28, 0xB5, 0x2F, 0xFD]),
+                                               ("xz", [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]), ("bzip2", [0x42, 0x5A, 0x68]),
+                                               ("zip", [0x50, 0x4B, 0x03, 0x04])]
+        if let (format, _) = compressed.first(where: { bytes.starts(with: $0.1) }) { return .compressed(format: format) }
+        let firstLine = bytes.prefix { $0 != 0x0A && $0 != 0x0D }
+        if firstLine.contains(0) || String(validating: firstLine, as: UTF8.self) == nil { return .invalidUTF8 }
+        return nil
+    }
 
     private static func string(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) throws(TraceError) -> String {
         guard let s = String(validating: bytes, as: UTF8.self) else { throw TraceError(line: line, reason: .invalidUTF8) }

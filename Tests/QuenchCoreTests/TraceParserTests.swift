@@ -127,6 +127,30 @@ import QuenchTestSupport
         }
     }
 
+    /// Files that are not text said what they are: a gzip'd trace and random bytes were both "a line
+    /// ends in a carriage return alone", which sent a developer to fix line endings (their trial).
+    @Test(arguments: [
+        ([0x1F, 0x8B, 0x08, 0x00, 0x0D, 0x0A], "gzip-compressed, not a trace as text: decompress it first"),
+        ([0x28, 0xB5, 0x2F, 0xFD, 0x0D], "zstd-compressed"),
+        ([0x50, 0x4B, 0x03, 0x04] + Array(repeating: 0x0D, count: 5000), "zip-compressed"),
+        ([0x9C, 0x0D, 0x41, 0x0A], "not valid UTF-8 text"),
+        ([0x23, 0x20, 0x71, 0x00, 0x0D, 0x0A], "not valid UTF-8 text"),
+        (Array(repeating: 0xFF, count: 5000), "not valid UTF-8 text"),
+    ] as [([UInt8], String)])
+    func notText(bytes: [UInt8], message: String) {
+        var parser = TraceParser()
+        var caught: TraceError?
+        bytes.withUnsafeBytes { chunk in
+            do throws(TraceError) {
+                try parser.parse(chunk) { _ in }
+                try parser.finish { _ in }
+            } catch {
+                caught = error
+            }
+        }
+        #expect(caught?.line == 1 && caught?.description.contains(message) == true, "\(String(describing: caught))")
+    }
+
     @Test func overlongLineIsRefusedWithoutBuffering() {
         let text = "# quench trace v1\nt,value\n1," + String(repeating: "9", count: 10_000) + "\n"
         #expect(throws: TraceError(line: 3, reason: .lineTooLong)) { _ = try TraceParser.parse(text) }
