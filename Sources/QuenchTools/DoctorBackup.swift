@@ -5,6 +5,8 @@ import QuenchStore
 extension Doctor {
     /// A backup older than this (a day's timer run missed, with an hour's slack) is worth a warning.
     static let staleBackup = 49.0 * 3600
+    /// Clocks a few minutes apart (this machine's and the one that took a copy) are not "the future".
+    static let clockSlack = 600.0
 
     /// When the last backup of the database was taken, from the names in its
     /// backup folder (`BackupSet`); a warning when there is none or it is old.
@@ -21,6 +23,17 @@ extension Doctor {
         }
         guard let newest = backups.first else {
             return Check(name: "backup", status: .warning, detail: "no backup yet in \(set.folder)", fix: fix)
+        }
+        // A copy taken while the clock ran ahead is not a recent backup: it said "ok" for as long as real ones
+        // failed, and it takes one of the kept days' places until its date comes.
+        if newest.takenAt.secondsSince1970 > now.secondsSince1970 + Self.clockSlack {
+            let before = backups.first { $0.takenAt.secondsSince1970 <= now.secondsSince1970 + Self.clockSlack }
+            let last = before.map { "the last before now \($0.takenAt.iso8601) (\(agoText(now.secondsSince1970 - $0.takenAt.secondsSince1970)))" }
+                ?? "none before now"
+            return Check(name: "backup", status: .warning,
+                         detail: "a backup dated \(newest.takenAt.iso8601), in the future, was taken while the clock ran ahead; \(last), "
+                            + "\(backups.count) kept in \(set.folder)",
+                         fix: "timedatectl (is the clock synchronised?); then move the misdated copy aside: mv \"\(newest.path)\" ~/")
         }
         let ago = now.secondsSince1970 - newest.takenAt.secondsSince1970
         let when = "last backup \(newest.takenAt.iso8601) (\(agoText(ago))), \(backups.count) kept in \(set.folder)"

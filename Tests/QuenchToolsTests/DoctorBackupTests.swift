@@ -37,5 +37,14 @@ import Testing
         let stale = Doctor.lastBackup(set, now: Self.now.adding(3 * 86_400))
         #expect(stale.status == .warning && stale.detail.hasPrefix("last backup 2026-11-28T03:30:00Z (3 days ago)"), "\(stale)")
         #expect(stale.fix?.contains("journalctl -u quench-backup") == true)
+
+        // A copy taken while the clock ran a year ahead said "ok (in the future: check the clock)" for as
+        // long as the real ones failed (an operator's trial): a warning, naming the last real one.
+        _ = FileManager.default.createFile(atPath: backups + "/quench-20271201T033000Z.sqlite", contents: Data("x".utf8))
+        let ahead = Doctor.lastBackup(set, now: Self.now)
+        #expect(ahead.status == .warning, "\(ahead)")
+        #expect(ahead.detail == "a backup dated 2027-12-01T03:30:00Z, in the future, was taken while the clock ran ahead; "
+                + "the last before now 2026-11-28T03:30:00Z (5 h ago), 3 kept in \(backups)", "\(ahead)")
+        #expect(ahead.fix?.contains("mv \"\(backups)/quench-20271201T033000Z.sqlite\"") == true, "\(ahead)")
     }
 }
