@@ -83,7 +83,8 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
     case duplicateKey(String)
     case missingColumns
     case unexpectedColumns(found: String)
-    case wrongFieldCount(Int)
+    /// `decimalComma`: every field a run of digits, as `0,5,1050,2` is (a spreadsheet's decimal comma).
+    case wrongFieldCount(Int, decimalComma: Bool = false)
     case invalidTime(String)
     case invalidValue(String)
     case timeGoesBack(previous: Double, found: Double)
@@ -111,8 +112,12 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
         case .invalidStarted(let s): "started '\(s)' is not an ISO-8601 date-time with a zone (like 2026-03-02T07:30:00Z)"
         case .duplicateKey(let k): "'\(k)' is given twice"
         case .missingColumns: "no 't,value' line before the readings"
-        case .unexpectedColumns(let found): "expected the column line 't,value', found '\(found)'"
-        case .wrongFieldCount(let n): "expected 2 fields 't,value', found \(n)"
+        case .unexpectedColumns(let found):
+            "expected the column line 't,value', found '\(found)'"
+                + (found.contains(";") || found.contains("\t") ? " (fields are separated by a comma, not a semicolon or a tab)" : "")
+        case .wrongFieldCount(let n, let decimalComma):
+            "expected 2 fields 't,value', found \(n)"
+                + (decimalComma ? " (a decimal comma? numbers take a point: 0.5,1050.2, not 0,5,1050,2)" : "")
         case .invalidTime(let t): "t '\(t)' is not a finite number of seconds"
         case .invalidValue(let v): "value '\(v)' is not a finite number"
         case .timeOutOfRange(let t): "t \(t.compactDescription) is beyond ±\(TraceFormat.largestSeconds.compactDescription) s (317 years)"
@@ -368,7 +373,10 @@ public struct TraceParser: Sendable {
             if comma < 0 { comma = i }
             fields += 1
         }
-        guard fields == 2 else { throw TraceError(line: line, reason: .wrongFieldCount(fields)) }
+        guard fields == 2 else {
+            let digitsOnly = fields > 2 && text.allSatisfy { $0 == 0x2C || $0 == 0x2D || $0 == 0x20 || (0x30...0x39).contains($0) }
+            throw TraceError(line: line, reason: .wrongFieldCount(fields, decimalComma: digitsOnly))
+        }
         let tField = UnsafeBufferPointer(rebasing: text[0..<comma])
         let vField = UnsafeBufferPointer(rebasing: text[(comma + 1)...])
         guard let t = Self.number(tField) else {

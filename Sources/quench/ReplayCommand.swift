@@ -136,6 +136,12 @@ struct ReplayCommand: ParsableCommand {
                 FileHandleStderr.write("quench: \(source):\(line): the file ends without a line end after this reading: "
                                        + "if the recording was cut off there, the reading may be cut too (it was read as written)\n")
             }
+            if summary.readings == 0 {
+                // A header and nothing after it is a valid trace, but rarely the one meant (a logger that
+                // stopped before its first reading, the wrong file): said, since "0 readings" is easy to miss.
+                output.flush()
+                FileHandleStderr.write("quench: \(source): no readings in it, only its header: nothing was replayed\n")
+            }
             if summary.header.droppedMetadata > 0 {
                 FileHandleStderr.write("quench: \(source): \(summary.header.droppedMetadata) header lines beyond the first \(TraceFormat.maximumMetadata) were not kept\n")
             }

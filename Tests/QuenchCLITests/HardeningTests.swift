@@ -22,6 +22,17 @@ struct HardeningTests {
         #expect(r.status == 0 || r.status == 1 || r.status == 64, "status \(r.status): \(r.stderr)", sourceLocation: sourceLocation)
     }
 
+    /// A trace with a header and no readings replays as nothing, and says so on standard error ("0 readings
+    /// over 0 s" alone was easy to miss: a developer's trial).
+    @Test func aTraceWithNoReadingsSaysSo() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "# quench trace v1\n# unit: g\nt,value\n".write(toFile: dir + "/header.csv", atomically: true, encoding: .utf8)
+        let r = try runQuench(["replay", dir + "/header.csv"], environment: ["HOME": dir])
+        #expect(r.status == 0 && r.stdout.contains("0 readings over 0 s"), "\(r.stdout)\(r.stderr)")
+        #expect(r.stderr == "quench: \(dir)/header.csv: no readings in it, only its header: nothing was replayed\n", "\(r.stderr)")
+    }
+
     /// Output that could not be written is a failure: `quench export > /mnt/usb/all.csv` on a full stick
     /// cut the file mid-row and exited 0, so a nightly export "succeeded" for as long as the stick was full.
     @Test(arguments: [["export", "--format", "csv"], ["export", "--format", "json"], ["log"], ["today", "--json"]])

@@ -117,6 +117,10 @@ import QuenchTestSupport
         ("btsnoop\u{0}\u{0}\u{0}\u{0}\u{1}\u{0}\u{0}\u{3}é\n", 1, "a btsnoop capture, not a trace"),
         ("btsnoop\u{0}" + String(repeating: "A", count: 5000), 1, "a btsnoop capture, not a trace"),
         ("# quench trace v1\n# level-curve: 0:0,100:420\n# level-curve: 0:0,100:420\nt,value\n", 3, "'level-curve' is given twice"),
+        // A spreadsheet's decimal commas and semicolons are named as such (a developer's trial).
+        ("# quench trace v1\n# unit: g\nt,value\n0,5,1050,2\n", 4, "found 4 (a decimal comma? numbers take a point"),
+        ("# quench trace v1\n# unit: g\nt,value\n0.5,1050.2,7\n", 4, "found 3"),
+        ("# quench trace v1\n# unit: g\nt;value\n", 3, "found 't;value' (fields are separated by a comma, not a semicolon or a tab)"),
     ] as [(String, Int, String)])
     func malformed(text: String, line: Int, message: String) {
         #expect {
