@@ -51,8 +51,9 @@ public struct ProfileRegistry: Sendable {
     /// path; a file's text comes back too, to be saved with a device.
     public func resolve(_ nameOrPath: String) throws(ProfileLookupError) -> (profile: DeviceProfile, definition: String?) {
         if let known = named(nameOrPath) { return (known, nil) }
-        // Only something that looks like a path is read, so a misspelt name says so.
-        guard nameOrPath.contains("/") || nameOrPath.hasSuffix(".json") else {
+        // Only something that looks like a path, or a file that is there, is read, so a misspelt name says
+        // so (`aqua.profile` in the current folder was "unknown profile"; `./aqua.profile` was read).
+        guard nameOrPath.contains("/") || nameOrPath.hasSuffix(".json") || access(nameOrPath, F_OK) == 0 else {
             throw .unknown(nameOrPath, known: identifiers)
         }
         let bytes = try Self.readFile(nameOrPath)
@@ -111,7 +112,7 @@ public enum ProfileLookupError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknown(let name, let known):
-            "unknown profile '\(name.shownSafely())': not one of \(known.joined(separator: ", ")) nor a profile file (a path ending in .json)"
+            "unknown profile '\(name.shownSafely())': not one of \(known.joined(separator: ", ")) nor a profile file (a path, or a name ending in .json)"
         case .cannotRead(let path, let e): "cannot read the profile file \(path): \(errnoDescription(e))"
         case .notAFile(let path): "the profile file \(path) is not a regular file"
         case .tooLarge(let path, let limit): "the profile file \(path) is larger than \(limit / 1024) KiB; profile files are small JSON"

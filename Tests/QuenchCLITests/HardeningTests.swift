@@ -22,6 +22,33 @@ struct HardeningTests {
         #expect(r.status == 0 || r.status == 1 || r.status == 64, "status \(r.status): \(r.stderr)", sourceLocation: sourceLocation)
     }
 
+    /// A profile file in the current folder is read by its name, whatever it ends in (`aqua.profile` was
+    /// "unknown profile", `./aqua.profile` read: a developer's trial); a name that is no file is still unknown.
+    @Test func aProfileFileHereIsReadByItsName() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.copyItem(atPath: TestPackage.root.appendingPathComponent("docs/profiles/diy-level-bottle.json").path,
+                                         toPath: dir + "/bottle.profile")
+        func profile(_ name: String) throws -> (Int32, String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: quenchBinary!)
+            process.arguments = ["profile", name]
+            process.currentDirectoryURL = URL(fileURLWithPath: dir)
+            process.environment = ProcessInfo.processInfo.environment.merging(["HOME": dir]) { $1 }
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = out
+            try process.run()
+            let said = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, said)
+        }
+        let (read, said) = try profile("bottle.profile")
+        #expect(read == 0, "\(said)")
+        let (unknown, refusal) = try profile("bottle.profil")
+        #expect(unknown != 0 && refusal.contains("unknown profile 'bottle.profil'"), "\(refusal)")
+    }
+
     /// A trace with a header and no readings replays as nothing, and says so on standard error ("0 readings
     /// over 0 s" alone was easy to miss: a developer's trial).
     @Test func aTraceWithNoReadingsSaysSo() throws {
