@@ -379,7 +379,7 @@ public struct SipDetector: Sendable, Codable {
         outliers.add(x, at: t)
         // Read slowly, a bottle set down between two lifts may show two calm readings
         // with a hand's press between them: both belong to the level it stood at.
-        let keepsFirst = policy.bottleLeavesSensor && interval.seconds >= Self.slowReadingSeconds && isPresent(x)
+        let keepsFirst = policy.bottleLeavesSensor && interval.typical >= Self.slowReadingSeconds && isPresent(x)
         guard outliers.brokeRun(tolerance: tol, keepingFirstPastASpike: keepsFirst) else { return }
         // The signal moved: the current run is over.
         let (restartValue, restartT, firstT) = outliers.restart()
@@ -484,7 +484,7 @@ public struct SipDetector: Sendable, Codable {
                 disturbance.lightLevel = run.judgedLevel
             }
         } else if policy.bottleLeavesSensor, disturbance.heldLevel == nil, run.count == 2,
-                  interval.seconds >= Self.slowReadingSeconds, run.duration >= configuration.settleSeconds, isPresent(run.mean) {
+                  interval.typical >= Self.slowReadingSeconds, run.duration >= configuration.settleSeconds, isPresent(run.mean) {
             // Read once a second, a bottle set down for a few seconds between the tap and
             // a drink may show only two calm readings between the hand's press and its
             // grasp: they are the level it stood at, unless a level holds after them.
@@ -498,7 +498,7 @@ public struct SipDetector: Sendable, Codable {
     /// Seconds the level sensor has read the bottle tilted, up to `end`. A checkpoint from
     /// before the runs were kept has only the first and last tilted readings: their span.
     private func tiltedSeconds(through end: Double) -> Double {
-        disturbance.tiltedSeconds ?? min(disturbance.lastAway, end) - (disturbance.firstAway ?? end) + interval.seconds
+        disturbance.tiltedSeconds ?? min(disturbance.lastAway, end) - (disturbance.firstAway ?? end) + interval.typical
     }
 
     /// The current run has held long enough to be a level (three readings over `settleSeconds`).
@@ -523,12 +523,12 @@ public struct SipDetector: Sendable, Codable {
     private mutating func markTilted(at t: Double) {
         if disturbance.firstAway == nil {
             disturbance.firstAway = t
-            disturbance.tiltedSeconds = interval.seconds
+            disturbance.tiltedSeconds = interval.typical
         } else {
             // The next reading of the same run, or the first of another.
             let step = t - disturbance.lastAway
             disturbance.tiltedSeconds = tiltedSeconds(through: disturbance.lastAway)
-                + (step <= Self.sameTiltReadings * interval.seconds ? step : interval.seconds)
+                + (step <= Self.sameTiltReadings * interval.typical ? step : interval.typical)
         }
         disturbance.lastAway = t
     }
@@ -664,7 +664,7 @@ public struct SipDetector: Sendable, Codable {
                abs(loss - objectsML) <= max(Self.objectRemovalToleranceML, Self.objectRemovalFraction * objectsML) {
                 objectsML = 0  // the phone was taken away
             } else if policy.bottleLeavesSensor, !lifted, loss >= Self.smallestTakenAwayML,
-                      loss / (settledAt - (disturbance.lastOfLevel ?? start - interval.seconds)) > Self.fastestUnliftedDrinkMLPerSecond {
+                      loss / (settledAt - (disturbance.lastOfLevel ?? start - interval.typical)) > Self.fastestUnliftedDrinkMLPerSecond {
                 // Too fast to drink: something taken away whose weight was not known well (a SIG
                 // scale's zero below its floor of 0 hides part of a phone's weight at each lift).
                 objectsML = max(0, objectsML - loss)
@@ -968,8 +968,8 @@ struct LevelShift: Sendable, Equatable, Codable {
 /// The typical time between readings (an average that follows rate changes
 /// within a minute or so); gaps are left out.
 struct SampleInterval: Sendable, Equatable, Codable {
-    /// The interval of a stream read faster than a link gap.
-    private var fast = 0.1
+    /// The interval of a stream read faster than a link gap (the name the version before stored it by).
+    private var seconds = 0.1
     private var seen = false
     /// A stream read more slowly than a link gap (a logger that writes every 5 s): its interval, once
     /// three in a row have agreed on it; 0 for a faster stream. Each of its readings was a "link gap",
@@ -980,38 +980,26 @@ struct SampleInterval: Sendable, Equatable, Codable {
     static let slowestStream = 60.0
 
     /// The interval readings come at.
-    var seconds: Double { slow > 0 ? slow : fast }
+    var typical: Double { slow > 0 ? slow : seconds }
 
     init() {}
 
     /// A checkpoint of the version before has no slow stream: it was a fast one.
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        fast = try c.decodeIfPresent(Double.self, forKey: .fast) ?? c.decode(Double.self, forKey: .seconds)
+        seconds = try c.decode(Double.self, forKey: .seconds)
         seen = try c.decode(Bool.self, forKey: .seen)
         slow = try c.decodeIfPresent(Double.self, forKey: .slow) ?? 0
         slowRun = try c.decodeIfPresent(Int.self, forKey: .slowRun) ?? 0
         lastSlow = try c.decodeIfPresent(Double.self, forKey: .lastSlow) ?? 0
     }
 
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        // Under the name the version before reads, so a checkpoint still goes back to it.
-        try c.encode(fast, forKey: .seconds)
-        try c.encode(seen, forKey: .seen)
-        try c.encode(slow, forKey: .slow)
-        try c.encode(slowRun, forKey: .slowRun)
-        try c.encode(lastSlow, forKey: .lastSlow)
-    }
-
-    private enum CodingKeys: String, CodingKey { case seconds, fast, seen, slow, slowRun, lastSlow }
-
     /// Takes the time since the last reading; `gap` is the shortest silence that is a link gap.
     @inline(__always)
     mutating func observe(_ dt: Double, gap: Double) {
         guard dt > 0 else { return }
         if dt < gap {
-            fast = seen ? fast + (dt - fast) * 0.05 : dt
+            seconds = seen ? seconds + (dt - seconds) * 0.05 : dt
             seen = true
             // A reading this soon is a fast stream's, whatever came before.
             if dt < gap / 2 { (slow, slowRun) = (0, 0) }

@@ -11,6 +11,23 @@ import Testing
 struct HardeningTests {
     static func folder() throws -> String { try TemporaryFolder.create("quench-hardening") }
 
+    /// `quench` run in `dir` (its HOME too) with its standard output to `output` (else with its standard
+    /// error, into what this returns): the status, and what it said.
+    static func quench(_ arguments: [String], in dir: String, output: FileHandle? = nil) throws -> (status: Int32, said: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: quenchBinary!)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: dir)
+        process.environment = ProcessInfo.processInfo.environment.merging(["TZ": "Europe/London", "HOME": dir]) { $1 }
+        let said = Pipe()
+        process.standardOutput = output ?? said
+        process.standardError = said
+        try process.run()
+        let text = String(decoding: said.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
     /// A new database at `path` with `sql` run on it directly, past the store's checks (what an older version could write).
     static func written(_ path: String, _ sql: String) throws {
         _ = try IntakeStore(path: path)
@@ -29,23 +46,9 @@ struct HardeningTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.copyItem(atPath: TestPackage.root.appendingPathComponent("docs/profiles/diy-level-bottle.json").path,
                                          toPath: dir + "/bottle.profile")
-        func profile(_ name: String) throws -> (Int32, String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: quenchBinary!)
-            process.arguments = ["profile", name]
-            process.currentDirectoryURL = URL(fileURLWithPath: dir)
-            process.environment = ProcessInfo.processInfo.environment.merging(["HOME": dir]) { $1 }
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = out
-            try process.run()
-            let said = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, said)
-        }
-        let (read, said) = try profile("bottle.profile")
+        let (read, said) = try Self.quench(["profile", "bottle.profile"], in: dir)
         #expect(read == 0, "\(said)")
-        let (unknown, refusal) = try profile("bottle.profil")
+        let (unknown, refusal) = try Self.quench(["profile", "bottle.profil"], in: dir)
         #expect(unknown != 0 && refusal.contains("unknown profile 'bottle.profil'"), "\(refusal)")
     }
 
@@ -68,18 +71,8 @@ struct HardeningTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let db = dir + "/q.sqlite"
         _ = try runQuench(["add", "250ml", "--db", db])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: quenchBinary!)
-        process.arguments = command + ["--db", db]
-        process.environment = ProcessInfo.processInfo.environment.merging(["TZ": "Europe/London", "HOME": dir]) { $1 }
-        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
-        let errors = Pipe()
-        process.standardOutput = full
-        process.standardError = errors
-        try process.run()
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1, "\(command): \(said)")
+        let (status, said) = try Self.quench(command + ["--db", db], in: dir, output: FileHandle(forWritingAtPath: "/dev/full"))
+        #expect(status == 1, "\(command): \(said)")
         #expect(said == "quench: error: standard output could not be written (No space left on device): what was printed is incomplete\n", "\(command)")
     }
 
