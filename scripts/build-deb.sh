@@ -176,6 +176,8 @@ fi
 # writes the database into it before the gateway first runs.
 if [ ! -d /var/lib/quench ]; then install -d -o quench -g quench -m 0700 /var/lib/quench; fi
 if [ -z "\${DPKG_ROOT:-}" ] && [ -d /run/udev ]; then udevadm control --reload || true; fi
+$(declare -f copy_remind_dropins)
+copy_remind_dropins "\${DPKG_ROOT:-}"
 
 # Enabled on the first install only; later the links deb-systemd-helper recorded say whether the
 # administrator disabled a unit since, and a disabled one stays so. Without a running systemd (a

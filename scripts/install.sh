@@ -77,6 +77,7 @@ for unit in $(units_all); do
     sed "s#/usr/local/bin/#$prefix/bin/#g" "systemd/$unit" > "$units/$unit"
     put 644 "$units/$unit" "/etc/systemd/system/$unit"
 done
+copy_remind_dropins "$root"
 put 644 udev/70-quench.rules /etc/udev/rules.d/70-quench.rules
 if [ "$rfkill" = yes ]; then
     put 644 udev/71-quench-rfkill-unblock.rules /etc/udev/rules.d/71-quench-rfkill-unblock.rules

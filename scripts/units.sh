@@ -40,3 +40,23 @@ units_of_kind() {
 units_enabled() { units_of_kind enabled; }
 units_optional() { units_of_kind optional; }
 units_started() { units_enabled | grep '\.timer$' || true; }
+
+# copy_remind_dropins ROOT: quench-carer.service (2026-11-30) runs the carers' alerts that were
+# quench-remind.service's first command, so an administrator's drop-ins for that unit (`systemctl
+# edit quench-remind`: a hub's QUENCH_DB, PrivateNetwork=) applied to them. They are copied to the
+# new unit once, when it has none of its own; not one that changes ExecStart= (it would run the
+# reminders there), which is said instead. POSIX sh: the package's postinst carries it too.
+copy_remind_dropins() {
+    from="$1/etc/systemd/system/quench-remind.service.d"
+    to="$1/etc/systemd/system/quench-carer.service.d"
+    if [ ! -d "$from" ] || [ -e "$to" ]; then return 0; fi
+    if grep -qs '^[[:space:]]*ExecStart' "$from"/*.conf; then
+        echo "quench: $from changes ExecStart=; the carers' alerts now run in quench-carer.service: give it the same settings (systemctl edit quench-carer)" >&2
+        return 0
+    fi
+    for f in "$from"/*.conf; do
+        [ -f "$f" ] || return 0
+    done
+    mkdir -p "$to" && cp -p "$from"/*.conf "$to"/ &&
+        echo "quench: your drop-ins for quench-remind.service now apply to quench-carer.service too (the carers' alerts run there)" >&2
+}

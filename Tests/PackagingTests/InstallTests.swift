@@ -33,6 +33,29 @@ struct InstallTests {
         return out
     }
 
+    /// The carers' alerts left quench-remind.service for quench-carer.service: a drop-in an administrator made
+    /// for the old unit (a hub's database, as hub.md said to) is copied to the new one, once; one that changes
+    /// ExecStart= is not (it would run the reminders there), and the install says so.
+    @Test func dropInsForTheReminderUnitReachTheCarersUnit() throws {
+        let binDir = try #require(Self.binDir, "quench, quenchd and quench-web are built (swift build)")
+        for (conf, copied) in [("[Service]\nEnvironment=QUENCH_DB=/var/lib/quench/hub.sqlite\n", true),
+                               ("[Service]\nExecStart=\nExecStart=/usr/local/bin/quench remind --notify --command /opt/x\n", false)] {
+            let root = try TemporaryFolder()
+            let remind = root.path + "/etc/systemd/system/quench-remind.service.d"
+            try FileManager.default.createDirectory(atPath: remind, withIntermediateDirectories: true)
+            try conf.write(toFile: remind + "/override.conf", atomically: true, encoding: .utf8)
+            let first = try Self.run("install.sh", ["--no-build", "--bin-dir", binDir], destdir: root.path)
+            #expect(first.status == 0, "\(first.output)")
+            let carer = root.path + "/etc/systemd/system/quench-carer.service.d/override.conf"
+            #expect(((try? String(contentsOfFile: carer, encoding: .utf8)) == conf) == copied, "\(conf)")
+            #expect(first.output.contains(copied ? "now apply to quench-carer.service too" : "changes ExecStart=; the carers' alerts now run in quench-carer.service"),
+                    "\(first.output)")
+            // Once: a second install leaves the new unit's drop-ins to the administrator.
+            let again = try Self.run("install.sh", ["--no-build", "--bin-dir", binDir], destdir: root.path)
+            #expect(again.status == 0 && !again.output.contains("quench-carer.service too"), "\(again.output)")
+        }
+    }
+
     @Test func installIntoAScratchRootTwiceChangesNothingAndUninstallKeepsOnlyTheHistoryAndConfiguration() throws {
         let binDir = try #require(Self.binDir, "quench, quenchd and quench-web are built (swift build)")
         let root = try TemporaryFolder()
