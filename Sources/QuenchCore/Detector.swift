@@ -977,7 +977,8 @@ struct SampleInterval: Sendable, Equatable, Codable {
     private(set) var slow = 0.0
     private var slowRun = 0
     private var lastSlow = 0.0
-    static let slowestStream = 60.0
+    /// Loggers write once a minute as often as every few seconds: up to ten minutes is a stream.
+    static let slowestStream = 600.0
 
     /// The interval readings come at.
     var typical: Double { slow > 0 ? slow : seconds }
@@ -1006,7 +1007,7 @@ struct SampleInterval: Sendable, Equatable, Codable {
             if slow > 0 { slow += (dt - slow) * 0.1 }
             return
         }
-        guard dt < Self.slowestStream else { (slowRun, lastSlow) = (0, 0); return }
+        guard dt <= Self.slowestStream else { (slowRun, lastSlow) = (0, 0); return }
         slowRun = abs(dt - lastSlow) <= 0.5 * lastSlow ? slowRun + 1 : 1
         lastSlow = dt
         if slow > 0 { slow += (dt - slow) * 0.1 } else if slowRun >= 3 { slow = dt }

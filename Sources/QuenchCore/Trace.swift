@@ -513,7 +513,13 @@ public struct TraceParser: Sendable {
                                                ("xz", [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]), ("bzip2", [0x42, 0x5A, 0x68]),
                                                ("zip", [0x50, 0x4B, 0x03, 0x04])]
         if let (format, _) = compressed.first(where: { bytes.starts(with: $0.1) }) { return .compressed(format: format) }
-        let firstLine = bytes.prefix { $0 != 0x0A && $0 != 0x0D }
+        var firstLine = bytes.prefix { $0 != 0x0A && $0 != 0x0D }
+        // A line cut at the limit (no end in these bytes) may end in part of a character: up to three bytes of
+        // one are not "not UTF-8".
+        let cut = firstLine.count == bytes.count
+        for _ in 0..<3 where cut && firstLine.last.map({ $0 & 0x80 != 0 }) == true && String(validating: firstLine, as: UTF8.self) == nil {
+            firstLine = firstLine.dropLast()
+        }
         if firstLine.contains(0) || String(validating: firstLine, as: UTF8.self) == nil { return .invalidUTF8 }
         return nil
     }

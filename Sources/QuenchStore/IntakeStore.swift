@@ -138,12 +138,35 @@ public final class IntakeStore: Sendable {
         }
     }
 
-    /// The database's file system is mounted read-only, and no write-ahead log with rows in it lies beside it.
+    /// The database's file system itself is read-only (not only this view of it), and no write-ahead log with
+    /// rows in it lies beside it. A read-only bind mount, a container's `:ro` volume or `ProtectSystem=` is a
+    /// view another process may write through: an immutable reader there would read pages as they change.
     private static func onReadOnlyMedium(_ path: String) -> Bool {
         var fs = statvfs()
         guard statvfs(path, &fs) == 0, fs.f_flag & UInt(ST_RDONLY) != 0 else { return false }
+        var info = stat()
+        guard stat(path, &info) == 0, superblockIsReadOnly(device: info.st_dev) else { return false }
         var wal = stat()
         return stat(path + "-wal", &wal) != 0 || wal.st_size == 0
+    }
+
+    /// Whether the file system on `device` is read-only for everyone: its super options in
+    /// /proc/self/mountinfo (`… - tmpfs none ro,size=4096k`) say `ro`; false when they cannot be read.
+    static func superblockIsReadOnly(device: dev_t) -> Bool {
+        let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFF)
+        let minor = (device & 0xFF) | ((device >> 12) & ~0xFF)
+        guard let file = fopen("/proc/self/mountinfo", "r") else { return false }
+        defer { fclose(file) }
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        while getline(&line, &capacity, file) > 0, let line {
+            let fields = String(cString: line).split(separator: " ")
+            guard fields.count > 3, fields[2] == "\(major):\(minor)", let dash = fields.firstIndex(of: "-"),
+                  fields.count > dash + 3 else { continue }
+            return fields[dash + 3].split(whereSeparator: { $0 == "," || $0 == "\n" }).contains("ro")
+        }
+        return false
     }
 
     /// SQLite applies a `-wal` (or `-journal`) it finds beside the database, and
@@ -291,7 +314,8 @@ public final class IntakeStore: Sendable {
                 // needed. Kept, a service restarted after each failure left a whole copy every few seconds until the
                 // disk was full.
                 guard let copy else { throw error }
-                _ = unlink(copy.path)
+                // Unless the upgrade did land after all (a commit whose sync failed, recovered from the log).
+                if (try? Schema.appliedCount(db)) == copy.version { _ = unlink(copy.path) }
                 let cause = StoreError.wrap(error, path: path, doing: "upgrading the database")
                 // A lock or a full disk may pass (and a lock is waited out); anything else fails again at every try.
                 throw StoreError([.busy, .diskFull, .io].contains(cause.code) ? cause.code : .upgradeFailed, path: path,

@@ -108,7 +108,8 @@ final class SQLiteConnection {
         if immutable {
             // A URI's path: `%`, `?` and `#` are escaped (sqlite.org/uri.html, 3.1).
             let escaped = path.map { c in c == "%" ? "%25" : c == "?" ? "%3f" : c == "#" ? "%23" : String(c) }.joined()
-            name = "file:" + escaped + "?immutable=1"
+            // An absolute path after an empty authority: `//mnt/q.sqlite` would be read as the authority "mnt".
+            name = (path.hasPrefix("/") ? "file://" : "file:") + escaped + "?immutable=1"
             flags |= SQLITE_OPEN_URI
         }
         let status = sqlite3_open_v2(name, &handle, flags, nil)

@@ -36,7 +36,11 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
-/// Prints a command's output (nothing for an empty result).
+/// Prints a command's output (nothing for an empty result), checked (`StandardOutputCheck`): straight
+/// to the descriptor, so a write that fails is seen even if a later one succeeds.
 func emit(_ text: String) {
-    if !text.isEmpty { print(text) }
+    guard !text.isEmpty else { return }
+    let output = StandardOutput()
+    output.write(text + "\n")
+    output.flush()
 }

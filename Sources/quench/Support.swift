@@ -112,10 +112,12 @@ enum StandardOutputCheck {
         return code == 0 ? nil : String(cString: strerror(code))
     }
 
-    /// Exits 1, said on standard error, when the output was not all written.
+    /// Exits 74 (EX_IOERR), said on standard error, when the output was not all written. Not 1: what the
+    /// command did is done (`quench add` stored the drink), and a script that retried on 1 would do it twice.
     static func exitIfLost() {
         guard let reason = lost() else { return }
-        FileHandleStderr.write("quench: error: standard output could not be written (\(reason)): what was printed is incomplete\n")
-        Glibc.exit(1)
+        FileHandleStderr.write("quench: error: standard output could not be written (\(reason)): what was printed is incomplete; "
+                               + "anything the command changed is changed\n")
+        Glibc.exit(74)
     }
 }

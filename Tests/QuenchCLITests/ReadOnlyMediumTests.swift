@@ -26,14 +26,20 @@ struct ReadOnlyMediumTests {
             "$QUENCH" today --json --db "$DIR/card/quench.sqlite"; echo "today=$?"
             "$QUENCH" backup --db "$DIR/card/quench.sqlite" --dir "$DIR/backups" >/dev/null; echo "backup=$?"
             "$QUENCH" add 100ml --db "$DIR/card/quench.sqlite"; echo "add=$?"
-            ls "$DIR/backups"
+            for b in "$DIR"/backups/quench-*.sqlite; do "$QUENCH" today --json --db "$b" | grep -o '"intake_ml":[0-9]*' | sed 's/^/backup /'; done
+            # A read-only view of a file system that is not read-only (a bind mount): another process may write
+            # through another view, so it is not read as immutable (it would read pages as they change).
+            mkdir -p "$DIR/view" && mount --bind "$DIR" "$DIR/view" && mount -o remount,bind,ro "$DIR/view" || exit 92
+            "$QUENCH" today --json --db "$DIR/view/quench.sqlite" >/dev/null 2>&1; echo "view=$?"
             """
         let r = try runProgram("/usr/bin/unshare", ["-rm", "/bin/sh", "-c", script],
                                environment: ["QUENCH": quenchBinary!, "DIR": folder.path, "HOME": folder.path])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         #expect(r.stdout.contains("\"intake_ml\":250") && r.stdout.contains("today=0"), "\(r.stdout)\(r.stderr)")
-        #expect(r.stdout.contains("backup=0") && r.stdout.contains("\nquench-"), "a backup taken off the card: \(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("backup=0"), "a backup taken off the card: \(r.stdout)\(r.stderr)")
         #expect(r.stdout.contains("add=1"), "\(r.stdout)")
+        #expect(r.stdout.contains("backup \"intake_ml\":250"), "the backup holds the drink: \(r.stdout)")
+        #expect(r.stdout.contains("view=1"), "a read-only view of a writable disk is not read as immutable: \(r.stdout)")
         #expect(r.stderr.contains("adding a drink failed: the database \(folder.path)/card/quench.sqlite is on a file system mounted read-only"),
                 "\(r.stderr)")
     }
