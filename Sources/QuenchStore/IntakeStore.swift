@@ -142,10 +142,8 @@ public final class IntakeStore: Sendable {
     /// rows in it lies beside it. A read-only bind mount, a container's `:ro` volume or `ProtectSystem=` is a
     /// view another process may write through: an immutable reader there would read pages as they change.
     private static func onReadOnlyMedium(_ path: String) -> Bool {
-        var fs = statvfs()
-        guard statvfs(path, &fs) == 0, fs.f_flag & UInt(ST_RDONLY) != 0 else { return false }
         var info = stat()
-        guard stat(path, &info) == 0, superblockIsReadOnly(device: info.st_dev) else { return false }
+        guard StoreError.mountedReadOnly(path), stat(path, &info) == 0, superblockIsReadOnly(device: info.st_dev) else { return false }
         var wal = stat()
         return stat(path + "-wal", &wal) != 0 || wal.st_size == 0
     }

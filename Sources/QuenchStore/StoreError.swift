@@ -139,10 +139,15 @@ extension StoreError {
     /// Why a database cannot be written, for "the database PATH …": a file system the kernel mounted
     /// read-only (as it does a failing SD card) is not a matter of permissions.
     static func readOnlyReason(_ path: String?) -> String {
-        var fs = statvfs()
-        if let path, statvfs(path, &fs) == 0, fs.f_flag & UInt(ST_RDONLY) != 0 {
+        if let path, mountedReadOnly(path) {
             return "is on a file system mounted read-only (as a failing SD card is remounted: take a backup now, then check the card)"
         }
         return "is read-only (check the permissions of the file and its directory)"
+    }
+
+    /// Whether the file system `path` is on is mounted read-only here (this view of it, at least).
+    static func mountedReadOnly(_ path: String) -> Bool {
+        var fs = statvfs()
+        return statvfs(path, &fs) == 0 && fs.f_flag & UInt(ST_RDONLY) != 0
     }
 }

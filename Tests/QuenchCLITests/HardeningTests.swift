@@ -11,23 +11,6 @@ import Testing
 struct HardeningTests {
     static func folder() throws -> String { try TemporaryFolder.create("quench-hardening") }
 
-    /// `quench` run in `dir` (its HOME too) with its standard output to `output` (else with its standard
-    /// error, into what this returns): the status, and what it said.
-    static func quench(_ arguments: [String], in dir: String, output: FileHandle? = nil) throws -> (status: Int32, said: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: quenchBinary!)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: dir)
-        process.environment = ProcessInfo.processInfo.environment.merging(["TZ": "Europe/London", "HOME": dir]) { $1 }
-        let said = Pipe()
-        process.standardOutput = output ?? said
-        process.standardError = said
-        try process.run()
-        let text = String(decoding: said.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
-    }
-
     /// A new database at `path` with `sql` run on it directly, past the store's checks (what an older version could write).
     static func written(_ path: String, _ sql: String) throws {
         _ = try IntakeStore(path: path)
@@ -46,10 +29,10 @@ struct HardeningTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.copyItem(atPath: TestPackage.root.appendingPathComponent("docs/profiles/diy-level-bottle.json").path,
                                          toPath: dir + "/bottle.profile")
-        let (read, said) = try Self.quench(["profile", "bottle.profile"], in: dir)
-        #expect(read == 0, "\(said)")
-        let (unknown, refusal) = try Self.quench(["profile", "bottle.profil"], in: dir)
-        #expect(unknown != 0 && refusal.contains("unknown profile 'bottle.profil'"), "\(refusal)")
+        let read = try runQuench(["profile", "bottle.profile"], environment: ["HOME": dir], directory: dir)
+        #expect(read.status == 0, "\(read.stdout)\(read.stderr)")
+        let unknown = try runQuench(["profile", "bottle.profil"], environment: ["HOME": dir], directory: dir)
+        #expect(unknown.status != 0 && unknown.stderr.contains("unknown profile 'bottle.profil'"), "\(unknown.stderr)")
     }
 
     /// A trace with a header and no readings replays as nothing, and says so on standard error ("0 readings
@@ -71,9 +54,9 @@ struct HardeningTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let db = dir + "/q.sqlite"
         _ = try runQuench(["add", "250ml", "--db", db])
-        let (status, said) = try Self.quench(command + ["--db", db], in: dir, output: FileHandle(forWritingAtPath: "/dev/full"))
-        #expect(status == 74, "\(command): \(said)")
-        #expect(said == "quench: error: standard output could not be written (No space left on device): what was printed is incomplete; anything the command changed is changed\n", "\(command)")
+        let r = try runQuench(command + ["--db", db], environment: ["HOME": dir], output: FileHandle(forWritingAtPath: "/dev/full"))
+        #expect(r.status == 74, "\(command): \(r.stderr)")
+        #expect(r.stderr == "quench: error: standard output could not be written (No space left on device): what was printed is incomplete; anything the command changed is changed\n", "\(command)")
     }
 
     @Test("import: a time, amount or other number that is not finite, or out of range, names the line and field",

@@ -3,6 +3,16 @@ import Testing
 import QuenchCore
 import QuenchSimulator
 
+/// One simulated bottle through the detector: what it reported, and what happened.
+func detectSimulated(_ configuration: SimulationConfiguration, seed: UInt64) -> (events: [DetectedEvent], truth: [TruthEvent]) {
+    var bottle = SimulatedBottle(configuration: configuration, seed: seed)
+    var detector = SipDetector(calibration: configuration.calibration)
+    var events: [DetectedEvent] = []
+    while let r = bottle.next() { detector.process(r, into: &events) }
+    detector.finish(into: &events)
+    return (events, bottle.drainTruth())
+}
+
 /// Runs `seeds` one-hour bottles of a configuration family through the detector.
 func sweep(seeds: UInt64, verbose: Bool = false, bySensor: Bool = false, _ configuration: (UInt64) -> SimulationConfiguration)
     -> [String: EvaluationPool] {
@@ -15,13 +25,7 @@ func sweep(seeds: UInt64, verbose: Bool = false, bySensor: Bool = false, _ confi
     for seed in first..<(first + seeds) {
         var configuration = configuration(seed)
         configuration.behaviours.subtract(without)
-        var bottle = SimulatedBottle(configuration: configuration, seed: seed)
-        var detector = SipDetector(calibration: configuration.calibration)
-        var events: [DetectedEvent] = []
-        var truth: [TruthEvent] = []
-        while let r = bottle.next() { detector.process(r, into: &events) }
-        detector.finish(into: &events)
-        truth += bottle.drainTruth()
+        let (events, truth) = detectSimulated(configuration, seed: seed)
         let report = Evaluation.score(detected: events, truth: truth)
         if verbose {
             print("seed \(seed) \(configuration.name) \(configuration.unit) rate \(configuration.sampleRate) res \(configuration.resolution) noise \(configuration.noise): recall \(report.sipRecall ?? -1) precision \(report.sipPrecision ?? -1) mae \(report.sipMeanAbsoluteErrorML ?? -1) total \(report.totalIntakeErrorPercent ?? -1) refill \(report.refillRecall ?? -1)")
@@ -138,12 +142,7 @@ func detectorLossFeatures() throws {
         for seed in 1...seeds {
             let configuration = SimulationConfiguration.situation(situation, seed: seed, duration: 3600)
             guard configuration.sensor == .weight else { continue }
-            var bottle = SimulatedBottle(configuration: configuration, seed: seed)
-            var detector = SipDetector(calibration: configuration.calibration)
-            var events: [DetectedEvent] = []
-            while let r = bottle.next() { detector.process(r, into: &events) }
-            detector.finish(into: &events)
-            let truth = bottle.drainTruth()
+            let (events, truth) = detectSimulated(configuration, seed: seed)
             intake += "\(situation),\(seed),\(truth.filter { $0.kind == .sip }.reduce(0) { $0 + $1.ml })\n"
             let judged = events.filter { !$0.kind.isDiagnostic }
             for (i, d) in judged.enumerated() where d.ml >= 90 && d.kind != .refill {

@@ -80,10 +80,13 @@ public func runProgram(_ executable: String, _ arguments: [String], environment:
 }
 
 /// Runs quench (or another of the package's executables) and waits for it.
+/// - Parameters:
+///   - directory: the folder it runs in (by default this process's).
+///   - output: where its standard output goes instead of the result's `stdout` (`/dev/full`).
 public func runQuench(_ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil,
-               executable: String? = quenchBinary) throws -> ProcessResult {
-    let process = try startQuench(arguments, environment: extra, stdin: stdin, executable: executable)
-    let (out, err) = (process.standardOutput as! Pipe, process.standardError as! Pipe)
+               executable: String? = quenchBinary, directory: String? = nil, output: FileHandle? = nil) throws -> ProcessResult {
+    let process = try startQuench(arguments, environment: extra, stdin: stdin, executable: executable, directory: directory, output: output)
+    let (out, err) = (process.standardOutput as? Pipe, process.standardError as! Pipe)
     // Both pipes drained at once: a child filling one while we block on the other would hang.
     let errorsRead = Mutex(Data())
     let stderrDrained = DispatchSemaphore(value: 0)
@@ -93,28 +96,29 @@ public func runQuench(_ arguments: [String], environment extra: [String: String]
         errorsRead.withLock { $0 = data }
         stderrDrained.signal()
     }
-    let output = out.fileHandleForReading.readDataToEndOfFile()
+    let printed = out?.fileHandleForReading.readDataToEndOfFile() ?? Data()
     stderrDrained.wait()
     process.waitUntilExit()
     let errors = errorsRead.withLock { $0 }
-    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: printed, as: UTF8.self),
                          stderr: String(decoding: errors, as: UTF8.self))
 }
 
 /// Starts `executable` with pipes for its output; `stdin` (when given) is
 /// written to its standard input, which is then closed.
 public func startQuench(_ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil,
-                 executable: String? = quenchBinary) throws -> Process {
+                 executable: String? = quenchBinary, directory: String? = nil, output: FileHandle? = nil) throws -> Process {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable!)
     process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     var environment = ProcessInfo.processInfo.environment
     environment["NO_COLOR"] = "1"
     environment["TZ"] = "Europe/London"
     environment.removeValue(forKey: "QUENCH_DB")
     for (k, v) in extra { environment[k] = v }
     process.environment = environment
-    process.standardOutput = Pipe()
+    process.standardOutput = output ?? Pipe()
     process.standardError = Pipe()
     let input = stdin.map { _ in Pipe() }
     if let input { process.standardInput = input }
