@@ -198,6 +198,12 @@ public struct HidrateSparkFrame: Sendable, Hashable {
         return w.bytes + [UInt8](repeating: 0, count: max(0, Self.length - w.bytes.count))
     }
 
+    /// Whether a frame the bottle sent unasked is the sip it has just logged. It
+    /// notifies its oldest record, which is the new one only when it keeps no
+    /// other: with a backlog (sips logged while no central listened, not yet
+    /// drained) it is a sip from before, however live it looks (CI 2026-11-30).
+    public var isJustLogged: Bool { pending == 1 }
+
     /// The sip in mL: legacy frames say it; modern ones give a percentage of
     /// `capacityML` (the bottle's size). Nil for no record or an unknown record type.
     public func sipML(capacityML: Double) -> Double? {
@@ -328,7 +334,9 @@ public struct HidrateSparkSipLog: Sendable {
     }
 
     /// The sip in `frame` received at `now` (our clock, seconds since 1970);
-    /// `live` when the bottle sent it unasked, as it logged it.
+    /// `live` when the bottle sent it unasked. Only a live frame that is the sip
+    /// just logged (`isJustLogged`) measures the bottle's clock: the oldest of a
+    /// backlog, sent unasked, would have read it as slow by the sip's age.
     /// `corrections` re-stamp sips stored earlier under a guessed clock, once a live sip measured it.
     public mutating func sip(from frame: HidrateSparkFrame, receivedAt now: Double, live: Bool)
         -> (sip: Sip?, notes: [Note], corrections: [Correction]) {
@@ -344,7 +352,7 @@ public struct HidrateSparkSipLog: Sendable {
             guard type == .sip else { return (nil, [.notASip(type.description)], []) }
             ml = Double(size)
             let ahead = Double(bottleTime) - now
-            if live {
+            if live, frame.isJustLogged {
                 if !clockMeasured || abs(ahead - clockAhead) > Self.clockSlack {
                     if abs(ahead) > Self.clockSlack || clockAhead != 0 { notes.append(.clockOffset(seconds: ahead, exact: true)) }
                 }

@@ -144,7 +144,7 @@ struct HidrateSparkDrain {
             recovered = nil
             log.recoveredAwaitingResend = nil
             let time = try handle(frame, live: live, &log, restamping: resend)
-            if !live, !resend { count(time) }
+            if !(live && frame.isJustLogged), !resend { count(time) }
         }
         // What the bottle notified since (a sip logged as the link came up, the cap's messages before it) is
         // taken before the first `57`, which acknowledges a record in flight: stored first, as every record is.

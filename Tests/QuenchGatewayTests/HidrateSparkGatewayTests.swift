@@ -221,6 +221,28 @@ struct HidrateSparkGatewayTests {
         #expect(bottle.acknowledged == 0 && bottle.keptCount == 2, "watch must leave the sips in the bottle")
     }
 
+    @Test("a sip from a backlog sent unasked does not measure the clock: only the sip just logged (N = 1) does")
+    func unaskedBacklogIsNotLive() throws {
+        // What CI saw (2026-11-30): the adapter was off for 8 s, four sips waited in the bottle, and a fifth
+        // logged as the link came back made the bottle notify its oldest unasked. Taken as live, it read the
+        // clock as 10 s slow, and the four were stored when they arrived, not when they were drunk.
+        var log = HidrateSparkSipLog(device: "X", capacityML: 591)
+        let t0 = 1_790_000_000.0
+        let live = HidrateSparkFrame(pending: 1, totalML: 30, record: .legacy(type: .sip, bottleTime: UInt32(t0), ml: 30))
+        // A live sip is stamped when it arrives, and measures the clock (half a second slow here).
+        #expect(log.sip(from: live, receivedAt: t0 + 0.5, live: true).sip?.time == t0 + 0.5)
+        #expect(log.clockMeasured && log.clockAhead == -0.5)
+        let oldest = HidrateSparkFrame(pending: 5, totalML: 65, record: .legacy(type: .sip, bottleTime: UInt32(t0 + 20), ml: 35))
+        let taken = log.sip(from: oldest, receivedAt: t0 + 30, live: true)
+        #expect(taken.notes.isEmpty, "\(taken.notes)")
+        #expect(taken.sip?.time == t0 + 20.5, "stored at its own time, not at \(t0 + 30)")
+        #expect(log.clockAhead == -0.5, "the clock kept its measure")
+        // The backlog drained, a sip just logged measures it again.
+        let next = HidrateSparkFrame(pending: 1, totalML: 105, record: .legacy(type: .sip, bottleTime: UInt32(t0 + 60), ml: 40))
+        #expect(log.sip(from: next, receivedAt: t0 + 61, live: true).sip?.time == t0 + 61)
+        #expect(log.clockAhead == -1)
+    }
+
     @Test("a full memory drops the oldest sips: the running total says how much was lost")
     func overflowIsReported() throws {
         var log = HidrateSparkSipLog(device: "X", capacityML: 591)
