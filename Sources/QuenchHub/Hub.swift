@@ -138,10 +138,14 @@ public final class Hub {
                 // what it sent while the hub was away or the broker restarted (a clean session missed them,
                 // and no later change showed the gap) comes then.
                 let online = message.payload == Array("online".utf8)
-                if online { toAsk.insert(node) }
                 // For the carers: a corridor's gateway gone quiet is said, not taken for its residents not drinking.
-                // An empty payload is a gateway retired (`quench mqtt retire`): gone for good, not offline.
-                do { try store.noteAvailability(node: node, online: message.payload.isEmpty ? nil : online, at: .wallClockNow) } catch {
+                // An empty payload is a gateway retired (`quench mqtt retire`): gone for good, not offline. The
+                // hub's own publisher (for Home Assistant) is no gateway: neither noted nor asked.
+                do {
+                    let isGateway = try store.noteAvailability(node: node, online: message.payload.isEmpty ? nil : online, at: .wallClockNow)
+                    if online, isGateway { toAsk.insert(node) }
+                } catch {
+                    if online { toAsk.insert(node) }
                     logger.error("cannot note a gateway's availability", metadata: ["node": "\(node)", "error": "\(error)"])
                 }
             default:

@@ -122,6 +122,8 @@ public final class MQTTPublisher {
     /// Becomes this database's one publisher; throws `.busy` naming the process that is.
     public func claim() throws(MQTTSetupError) {
         if let other = try role.claim(in: store) { throw .busy(other) }
+        // A hub reading this database then knows its own publisher is no gateway.
+        do { try store.notePublishedNode(topics.node) } catch { throw .store("\(error)") }
     }
 
     private func release() { role.release(in: store) }

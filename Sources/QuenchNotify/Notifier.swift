@@ -165,10 +165,9 @@ public struct Notifier: Sendable {
         if let token { headers.append("Authorization: Bearer \(token)") }
         switch settings.format {
         case .ntfy:
-            // Header values are one line of visible ASCII: ntfy takes anything else as RFC 2047 words, which is more than a title needs.
-            headers += ["Content-Type: text/plain; charset=utf-8", "Title: \(Self.headerSafe(n.title))",
-                        "Priority: \(n.priority.rawValue)", "X-Quench-Kind: \(Self.headerSafe(n.kind.rawValue))"]
-            if !n.tags.isEmpty { headers.append("Tags: " + n.tags.map(Self.headerSafe).joined(separator: ",")) }
+            headers += ["Content-Type: text/plain; charset=utf-8", "Title: \(Self.headerValue(n.title))",
+                        "Priority: \(n.priority.rawValue)", "X-Quench-Kind: \(Self.headerValue(n.kind.rawValue))"]
+            if !n.tags.isEmpty { headers.append("Tags: " + n.tags.map(Self.headerValue).joined(separator: ",")) }
             return Request(headers: headers, body: Array(n.message.utf8))
         case .json:
             headers.append("Content-Type: application/json")
@@ -189,8 +188,22 @@ public struct Notifier: Sendable {
         var fields: [String: String]
     }
 
-    static func headerSafe(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.prefix(200).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? $0 : "?" }))
+    /// A header value, one line: visible ASCII as it is, anything else as RFC 2047
+    /// encoded-words (`=?UTF-8?B?…?=`, §2 and §5), which ntfy decodes (2.4.0 on).
+    /// A name such as "Renée" had arrived as "Ren?e", and "Zoë" and "Zoé" alike.
+    /// Control characters become spaces, so a value cannot start another header.
+    static func headerValue(_ text: String) -> String {
+        let scalars = text.unicodeScalars.prefix(200).map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? " " : $0 }
+        if scalars.allSatisfy(\.isASCII) { return String(String.UnicodeScalarView(scalars)) }
+        // An encoded-word is at most 75 characters (§2): 45 bytes of UTF-8 make 60 of base64 inside
+        // its 12 of frame. Words break between characters, and the space between two is not text (§6.2).
+        var words: [[UInt8]] = [[]]
+        for scalar in scalars {
+            let bytes = Array(String(scalar).utf8)
+            if words[words.count - 1].count + bytes.count > 45 { words.append([]) }
+            words[words.count - 1] += bytes
+        }
+        return words.map { "=?UTF-8?B?\(Data($0).base64EncodedString())?=" }.joined(separator: " ")
     }
 
     /// One POST; the status when it is 2xx.

@@ -126,27 +126,45 @@ extension IntakeStore {
 
     /// Records what a gateway's availability topic says (`online` or not), and since when: kept from the
     /// first time it says so, not moved by the same word again (the broker repeats the retained one).
-    /// `online` nil: the topic was cleared (the gateway retired), and it is forgotten.
-    public func noteAvailability(node: String, online: Bool?, at time: Timestamp) throws(StoreError) {
+    /// `online` nil: the topic was cleared (the gateway retired), and it is forgotten. False, and
+    /// nothing kept, when `node` is this database's own publisher (`publishedNode`), which is no gateway.
+    @discardableResult
+    public func noteAvailability(node: String, online: Bool?, at time: Timestamp) throws(StoreError) -> Bool {
         try write("noting whether gateway \(node.shownSafely(limit: 40)) is online") { db in
-            guard let online else {
+            guard let online, try !Self.isOwnPublisher(node, db) else {
                 try db.run("DELETE FROM hub_node_availability WHERE node = ?", [node])
-                return
+                return online == nil
             }
             try db.run("""
                 INSERT INTO hub_node_availability (node, online, since) VALUES (?1, ?2, ?3)
                 ON CONFLICT (node) DO UPDATE SET online = excluded.online, since = excluded.since WHERE online <> excluded.online
                 """, [node, online, time.secondsSince1970])
+            return true
         }
     }
 
-    /// The gateways whose publisher is gone (their availability says `offline`), and since when, by node.
+    /// The gateways whose publisher is gone (their availability says `offline`), and since when, by node;
+    /// not this database's own publisher (noted as a gateway before it said which node it is).
     public func offlineGateways() throws(StoreError) -> [(node: String, since: Timestamp)] {
         try read("reading which gateways are offline") { db in
-            try db.all("SELECT node, since FROM hub_node_availability WHERE online = 0 ORDER BY node") { row in
+            try db.all("""
+                SELECT node, since FROM hub_node_availability
+                WHERE online = 0 AND node IS NOT (SELECT published_node FROM mqtt_identity WHERE id = 1) ORDER BY node
+                """) { row in
                 (node: row[0] as String, since: Timestamp(secondsSince1970: row[1]))
             }
         }
+    }
+
+    /// Says which node this database's own publisher (`quench mqtt run` on it) publishes as.
+    public func notePublishedNode(_ node: String) throws(StoreError) {
+        try write("noting the node this database publishes as") { db in
+            try db.run("UPDATE mqtt_identity SET published_node = ? WHERE id = 1 AND published_node IS NOT ?", [node, node])
+        }
+    }
+
+    static func isOwnPublisher(_ node: String, _ db: SQLiteConnection) throws -> Bool {
+        try db.first("SELECT 1 FROM mqtt_identity WHERE id = 1 AND published_node = ?", [node]) { _ in true } ?? false
     }
 
     /// The gateways the hub has heard, by node.

@@ -494,6 +494,11 @@ enum Schema {
                 since  REAL NOT NULL
             ) STRICT;
             """),
+        // The node id this database's own publisher uses: on a hub's database, that publisher (for
+        // Home Assistant) is no gateway, and its going offline is not a corridor's drinks missing.
+        Migration(identifier: "v26: the node a database publishes as", sql: """
+            ALTER TABLE mqtt_identity ADD COLUMN published_node TEXT CHECK (published_node IS NULL OR length(published_node) BETWEEN 1 AND 128);
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

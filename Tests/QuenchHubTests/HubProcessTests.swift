@@ -158,6 +158,18 @@ struct HubProcessTests {
         // Back: no longer said; and the hub asks it for what it may have missed, as it does a new gateway.
         try runs[1].start()
         #expect(Self.waitFor(seconds: 10) { !(try runQuench(["carer", "--db", hubPath]).stdout.contains("offline")) })
+
+        // The hub's own publisher, for Home Assistant (hub.md), online and stopped: no gateway, so not said to be
+        // offline (a carer was told "drinks logged there are not reaching this history"). The bedroom stopped after
+        // it, and seen offline, shows the hub has read the hub publisher's last word too.
+        let own = try Running(["mqtt", "run", "--db", hubPath, "--broker", broker.url, "--node-id", "carehome", "--seconds", "300"])
+        #expect(Self.waitFor(seconds: 10) { try runQuench(["mqtt", "status", "--db", hubPath, "--node-id", "carehome"]).stdout.contains("published by") })
+        Thread.sleep(forTimeInterval: 1)
+        own.stop()
+        runs[1].stop()
+        #expect(Self.waitFor(seconds: 10) { try runQuench(["carer", "--db", hubPath]).stdout.contains("The gateway bedroom has been offline since ") })
+        let said = try runQuench(["carer", "--db", hubPath]).stdout
+        #expect(!said.contains("carehome"), "\(said)")
         _ = runs
     }
 

@@ -180,6 +180,28 @@ struct NotifierTests {
         #expect(headers["user-agent"]?.hasPrefix("quench/") == true)
     }
 
+    @Test("ntfy: a title beyond ASCII (Renée, Zoë, 水) arrives whole as RFC 2047 words; a line break cannot start a header")
+    func ntfyTitleBeyondASCII() throws {
+        let python = try #require(LocalHTTPSServer.python, "the suite runs only with python3")
+        let server = try LocalHTTPSServer(certificates)
+        // Long enough for several encoded-words, with two-, three- and four-byte characters at their edges.
+        let title = "Renée O'Brien, Zoë and Zoé have not had a drink — 水を飲んで 💧 since the morning"
+        for t in [title, "Gran\r\nX-Injected: 1 has not had a drink"] {
+            _ = try Notifier(try settings(server)).send(PushMessage(kind: .carerAlert, title: t, message: "m", priority: .high, tags: [], fields: [:]))
+        }
+        let requests = server.requests
+        try #require(requests.count == 2, "\(requests)")
+        let sent = try #require((requests[0]["headers"] as? [String: String])?["title"])
+        let words = sent.split(separator: " ")
+        #expect(words.count > 1 && words.allSatisfy { $0.hasPrefix("=?UTF-8?B?") && $0.hasSuffix("?=") && $0.count <= 75 }, "\(sent)")
+        // Read back by Python's own RFC 2047 decoder, as ntfy's Go one would.
+        let decoded = try runProgram(python, ["-c", "import email.header, sys; print(str(email.header.make_header(email.header.decode_header(sys.argv[1]))))", sent])
+        #expect(decoded.stdout == title + "\n", "\(decoded)")
+        let second = try #require(requests[1]["headers"] as? [String: String])
+        #expect(second["x-injected"] == nil && second["title"] == "Gran  X-Injected: 1 has not had a drink", "\(second)")
+        #expect(Notifier.headerValue("Time to drink") == "Time to drink", "ASCII stays as it is")
+    }
+
     @Test("json: one object a webhook reads, with the facts behind the reminder; no token, no Authorization")
     func jsonRequest() throws {
         let server = try LocalHTTPSServer(certificates)

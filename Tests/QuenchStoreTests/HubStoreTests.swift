@@ -80,6 +80,21 @@ struct HubStoreTests {
         #expect(try s.offlineGateways().isEmpty)
     }
 
+    @Test("this database's own publisher (a hub's, for Home Assistant) is no gateway: not noted, and not listed when noted before")
+    func ownPublisherIsNoGateway() throws {
+        let s = try store()
+        let at = Timestamp(secondsSince1970: 1_790_000_000)
+        // Noted offline before its publisher said which node it is (a database from before v26).
+        #expect(try s.noteAvailability(node: "carehome", online: false, at: at))
+        #expect(try s.offlineGateways().map(\.node) == ["carehome"])
+        try s.notePublishedNode("carehome")
+        #expect(try s.offlineGateways().isEmpty)
+        #expect(try !s.noteAvailability(node: "carehome", online: true, at: at), "not a gateway: not asked")
+        #expect(try !s.noteAvailability(node: "carehome", online: false, at: at.adding(60)))
+        #expect(try s.noteAvailability(node: "east", online: false, at: at.adding(60)))
+        #expect(try s.offlineGateways().map(\.node) == ["east"])
+    }
+
     @Test("a gateway's numbers: all through the last without a gap; a gap is missing until an answer covers it")
     func gapsAndAnswers() throws {
         let s = try store()
