@@ -106,13 +106,22 @@ extension String {
     /// invisible format characters become `\u{…}`, and anything longer than
     /// `limit` characters is cut with "...". The one way input is echoed.
     /// A password in a URL (`mqtt://user:secret@host`) is never echoed: `***`.
+    /// A zero-width joiner or non-joiner between two characters beyond ASCII is
+    /// part of them (👨‍🍳, a Persian word) and stays; between ASCII letters it
+    /// would make "Dad" and "Da‍d" look alike, and is shown.
     public func shownSafely(limit: Int = 60) -> String {
         var out = ""
         var count = 0
-        for scalar in redactingURLPassword().unicodeScalars {
+        let scalars = Array(redactingURLPassword().unicodeScalars)
+        func invisible(_ v: UInt32) -> Bool {
+            v < 0x20 || (0x7F...0x9F).contains(v) || v == 0xFEFF || (0x200B...0x200F).contains(v) || (0x2028...0x202E).contains(v)
+        }
+        func visibleBeyondASCII(_ i: Int) -> Bool { scalars.indices.contains(i) && scalars[i].value > 0x7F && !invisible(scalars[i].value) }
+        for (i, scalar) in scalars.enumerated() {
             guard count < limit else { return out + "..." }
             let v = scalar.value
-            if v < 0x20 || (0x7F...0x9F).contains(v) || v == 0xFEFF || (0x200B...0x200F).contains(v) || (0x2028...0x202E).contains(v) {
+            let joins = (v == 0x200C || v == 0x200D) && visibleBeyondASCII(i - 1) && visibleBeyondASCII(i + 1)
+            if invisible(v), !joins {
                 out += "\\u{" + String(v, radix: 16, uppercase: true) + "}"
             } else {
                 out.unicodeScalars.append(scalar)

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import QuenchCore
 import QuenchStore
 
@@ -96,10 +97,12 @@ extension History {
         let kg = try HistoryInput.weightKG(weight)
         let minutes = try exercise.map { (e) throws(HistoryError) in try HistoryInput.option("--exercise") { () throws(HistoryError) in try HistoryInput.minutes(e) } } ?? 0
         let (base, extra, total) = recommendGoal(weightKg: kg, exerciseMinutes: minutes)
-        // Only a save needs the database; a recommendation alone works anywhere.
-        let c: HistoryContext? = save ? try environment.context(creating: true) : nil
+        // Only a save needs the database; a recommendation alone works anywhere. For someone named, in a
+        // history, it is read: their units, and a name nobody has is refused, not answered for (a family trial).
+        let named = environment.person != nil && FileManager.default.fileExists(atPath: environment.databasePath)
+        let c: HistoryContext? = save || named ? try environment.context(creating: save) : nil
         let units = environment.units ?? c?.units ?? .ml
-        if let c {
+        if save, let c {
             try c.run { (store) throws(StoreError) in try store.setGoal(ml: total, from: c.today, setAt: c.now, person: c.personID) }
         }
         let report = GoalRecommendation(
@@ -112,7 +115,7 @@ extension History {
         }
         rows.append(("Recommended", "\(Format.volume(total, units)) a day"))
         var text = "Recommended daily goal (\(recommendationRule))\n" + Format.fields(rows)
-        if let c {
+        if save, let c {
             text += "\nSaved as your daily goal from \(c.today)."
         } else {
             text += "\nSave it with --save, or `quench goal set \(Format.amount(total, .ml).replacing(",", with: ""))ml`."

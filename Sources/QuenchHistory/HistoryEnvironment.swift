@@ -82,12 +82,16 @@ public struct HistoryEnvironment: Sendable {
     /// when nobody has that name), else the household's only person; with several
     /// people and none named, `.personNeeded` with their names.
     public func selectedPerson(in store: IntakeStore) throws(HistoryError) -> Person {
-        try selectedPerson(among: try HistoryContext.run { () throws(StoreError) in try store.people() })
+        try selectedPerson(among: try HistoryContext.run { () throws(StoreError) in try store.people() }, in: store)
     }
 
-    func selectedPerson(among people: [Person]) throws(HistoryError) -> Person {
+    /// A name someone had before a rename still finds them (a bookmarked page, a script, `QUENCH_PERSON`):
+    /// "person rename keeps everything theirs" (until someone new takes that name).
+    func selectedPerson(among people: [Person], in store: IntakeStore) throws(HistoryError) -> Person {
         if let person {
-            guard let found = Person.named(person, in: people) else {
+            var found = Person.named(person, in: people)
+            if found == nil { found = try HistoryContext.run { () throws(StoreError) in try store.person(formerlyNamed: person) } }
+            guard let found else {
                 let unknown = HistoryError.unknownPerson(person, people: people.map(\.name))
                 throw personNamedIn.map { .inOption("person (\($0))", unknown) } ?? unknown
             }
@@ -108,7 +112,7 @@ public struct HistoryEnvironment: Sendable {
             zone = try DayCalendar.resolveTimeZone(setting: settings.timeZone, environment: variables)
         }
         let people = try HistoryContext.run { () throws(StoreError) in try store.people() }
-        let selected = everyone && person == nil ? nil : try selectedPerson(among: people)
+        let selected = everyone && person == nil ? nil : try selectedPerson(among: people, in: store)
         return HistoryContext(
             store: store, now: now, calendar: DayCalendar(timeZone: zone, dayStartHour: selected?.dayStartHour ?? settings.dayStartHour),
             units: units ?? selected?.units ?? settings.units, color: color, settings: settings, person: selected,

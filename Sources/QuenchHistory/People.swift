@@ -252,6 +252,6 @@ extension History {
         let store = try environment.openStore(creating: false)
         let people = try HistoryContext.run { () throws(StoreError) in try store.people() }
         if environment.person == nil, people.count == 1 { return nil }
-        return try environment.selectedPerson(among: people).name
+        return try environment.selectedPerson(among: people, in: store).name
     }
 }

@@ -108,6 +108,14 @@ extension IntakeStore {
         try read("reading person \(name.shownSafely(limit: 40))") { db in try Self.person(named: name, db) }
     }
 
+    /// The person who was called `name` before a rename (any case), and nobody has been called since.
+    public func person(formerlyNamed name: String) throws(StoreError) -> Person? {
+        try read("reading who was called \(name.shownSafely(limit: 40))") { db in
+            try db.first("SELECT \(Self.personColumns) FROM person WHERE id = (SELECT person FROM person_alias WHERE name = ? COLLATE NOCASE)",
+                         [name], Self.person)
+        }
+    }
+
     /// The person called `name`, else the one who was called so before a rename (a hub's events from a
     /// gateway that still knows the old name).
     static func personNamedOrAliased(_ name: String, _ db: SQLiteConnection) throws -> Person? {

@@ -12,3 +12,21 @@ import Testing
         #expect(VolumeText.decimal(2.5, places: 0) == "3")
     }
 }
+
+/// `shownSafely`, the one way input is echoed: what could hide or rewrite text is shown as a code,
+/// what a name is written with is not.
+@Suite struct ShownSafelyTests {
+    @Test func invisibleCharactersAreShownJoinersInsideEmojiAndWordsAreNot() {
+        #expect("red \u{1B}[31m".shownSafely() == "red \\u{1B}[31m")
+        #expect("tea \u{202E}lm 052".shownSafely() == "tea \\u{202E}lm 052")
+        // A family trial: "Dad 👨‍🍳" came out as "Dad 👨\u{200D}🍳" in every table.
+        #expect("Dad 👨\u{200D}🍳".shownSafely() == "Dad 👨\u{200D}🍳")
+        #expect("👩\u{200D}👩\u{200D}👧\u{200D}👦".shownSafely() == "👩\u{200D}👩\u{200D}👧\u{200D}👦")
+        #expect("می\u{200C}خواهم".shownSafely() == "می\u{200C}خواهم", "Persian's non-joiner")
+        // Between ASCII letters, at an end, or beside another invisible one, it would only make names look alike.
+        #expect("Da\u{200D}d".shownSafely() == "Da\\u{200D}d")
+        #expect("👨\u{200D}".shownSafely() == "👨\\u{200D}")
+        #expect("👨\u{200D}\u{200D}🍳".shownSafely() == "👨\\u{200D}\\u{200D}🍳")
+        #expect("👨\u{200D}\u{202E}🍳".shownSafely() == "👨\\u{200D}\\u{202E}🍳")
+    }
+}

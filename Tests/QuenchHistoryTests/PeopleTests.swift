@@ -68,6 +68,11 @@ import Testing
                     "\(name)")
         }
         #expect(message { _ = try History.today(env(f, "Bob"), json: false) }.hasPrefix("nobody is called 'Bob' (people: me, Ann;"))
+        // A recommendation saves nothing, but for someone nobody is it is refused too (it was answered, 200 on the page's API).
+        #expect(message { _ = try History.recommendGoal(env(f, "Bob"), weight: "25kg", exercise: nil, save: false, json: false) }
+                    .hasPrefix("nobody is called 'Bob' (people: me, Ann;"))
+        #expect(try History.recommendGoal(env(f, nil), weight: "25kg", exercise: nil, save: false, json: false).contains("900 mL a day"),
+                "naming nobody, as anywhere")
         // Names are matched without regard to case.
         #expect(try json(History.today(env(f, "ANN"), json: true))["person"] as? String == "Ann")
     }
@@ -260,6 +265,8 @@ import Testing
         #expect(message { _ = try History.setPersonUnits(env(f, nil), name: "ann", units: "cups", json: false) }.hasPrefix("unknown unit 'cups'"))
         _ = try History.renamePerson(env(f, nil), from: "ann", to: "Annie", json: false)
         #expect(try json(History.today(env(f, "Annie"), json: true))["intake_ml"] as? Double == 500)
+        // The name before still finds her (a bookmarked page, QUENCH_PERSON in a unit), in any case.
+        #expect(try json(History.today(env(f, "ANN"), json: true))["person"] as? String == "Annie")
         #expect(message { _ = try History.renamePerson(env(f, nil), from: "Annie", to: "ME", json: false) }.contains("there is already someone called me"))
         #expect(message { _ = try History.addPerson(env(f, nil), name: "a/b", goal: nil, units: nil, json: false) }.contains("cannot be a person's name"))
 

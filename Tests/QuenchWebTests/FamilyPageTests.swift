@@ -297,6 +297,15 @@ struct FamilyPageTests {
                 #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
                 #expect(try await Self.intake(browser) == 100, "\(name) from the household")
             }
+            // Renamed: a page bookmarked under the name before still opens, and its address takes the new one
+            // (it said "Nobody is called 'Ann Lee'" for good, and a tap was refused).
+            _ = try fixture.quench(["person", "rename", "Ann Lee", "Ann Leigh"])
+            try await browser.open(server.url + "/?person=Ann+Lee")
+            let healed = try await browser.waitUntil("return location.search === '?person=Ann+Leigh' && document.body.dataset.loaded !== undefined")
+            let address = try await browser.run("return location.search") as? String ?? ""
+            #expect(healed != nil, "\(address)")
+            #expect(try await Self.text(browser, "who").contains("Ann Leigh"))
+            #expect(try await Self.intake(browser) == 100)
             try await Self.noConsoleErrors(browser)
         }
     }
@@ -499,6 +508,16 @@ struct FamilyPageTests {
             #expect(try await browser.waitUntil("return Number(document.getElementById('goal').dataset.ml) === 2500") != nil, "the ring's goal")
             #expect(try fixture.json(["goal", "show"])["current_ml"] as? Double == 2500)
             #expect(try await Self.text(browser, "edit-status") == "Daily goal set to 2,500 mL")
+            // A decimal comma is read as a point, and a bare 2.5 out of range is said as what it was meant as
+            // (it said only "a daily goal between 100 mL and 20 L"). Typed once the field was cleared after the last.
+            #expect(try await browser.waitUntil("return document.getElementById('goal-amount').value === ''") != nil)
+            try await browser.type("#goal-amount", "2,5")
+            try await browser.click("#goal-form button[type=submit]")
+            let hinted = try await browser.waitUntil("return document.getElementById('edit-status').textContent.includes('did you mean 2.5l?')")
+            let said = try await Self.text(browser, "edit-status")
+            #expect(hinted != nil && said.contains("'2,5'"), "in the words typed: \(said)")
+            #expect(try fixture.json(["goal", "show"])["current_ml"] as? Double == 2500)
+            _ = try await browser.run("document.getElementById('goal-amount').value = ''; return true")
             // The recommendation, then used.
             _ = try await browser.run("document.getElementById('recommend').open = true; return true")
             try await browser.type("#weight", "70")

@@ -115,9 +115,11 @@ function amountProblem(text) {
 // A typed amount: a bare number is in the person's own unit ("330" is 330 mL; for an fl oz person "12" is 12 fl oz).
 // What the page last sent for what was typed (`12` became `12oz`): a refusal quotes what the person typed.
 let lastTyped = null;
-function typedAmount(text) {
+// A decimal comma read as a point; a bare number given the person's unit, except for a goal (`bare`),
+// whose server side says what a bare number out of range was meant as ("2,5": did you mean 2.5l?).
+function typedAmount(text, bare = false) {
   const t = text.trim().replace(/^(\d+),(\d+)/, "$1.$2");
-  const sent = /^\d+(\.\d+)?$/.test(t) ? t + (units === "oz" ? "oz" : "ml") : t;
+  const sent = /^\d+(\.\d+)?$/.test(t) && !bare ? t + (units === "oz" ? "oz" : "ml") : t;
   lastTyped = { sent, typed: text.trim() };
   return sent;
 }
@@ -541,6 +543,13 @@ async function refresh() {
       if (carer) showCarer(await getJSON("carer"));
       if (!household && !carer) {
         const [today, state] = await Promise.all([getJSON("today", day ? { date: day } : {}), getJSON("state")]);
+        // Opened by a name they had before a rename (a bookmark): the address takes the name they have now.
+        if (person && today.person && today.person !== person) {
+          const q = new URLSearchParams(location.search);
+          q.set("person", today.person);
+          location.replace("/?" + q.toString() + location.hash);
+          return;
+        }
         showToday(today, state);
         shownDay = today;
         const [events, week, month, calendar, goal, remind] = await Promise.all([
@@ -777,7 +786,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     e.preventDefault();
     const goal = $("goal-amount").value.trim();
     if (!goal) { $("goal-amount").focus(); return; }
-    if (await setting("goal", { goal: typedAmount(goal) }, (r) => "Daily goal set to " + volume(r.current_ml))) $("goal-amount").value = "";
+    if (await setting("goal", { goal: typedAmount(goal, true) }, (r) => "Daily goal set to " + volume(r.current_ml))) $("goal-amount").value = "";
   });
   $("recommend-form").addEventListener("submit", async (e) => {
     e.preventDefault();
