@@ -106,7 +106,7 @@ struct HubCommand: ParsableCommand {
             }
             for g in gateways {
                 let missing = g.missing ? "; changes \(g.throughSeq + 1)–\(g.highestSeq) asked for" : ""
-                print("\(g.node) (database \(g.databaseID)): \(g.applied) changes applied, all through \(g.throughSeq)\(missing); last heard \(g.seenAt.iso8601)")
+                print("\(g.node) (database \(g.databaseID)): \(g.applied) changes applied; none missing up to its change \(g.throughSeq)\(missing); last heard \(g.seenAt.iso8601)")
             }
         }
     }
