@@ -73,8 +73,10 @@ function isToCome(time) {
   return now >= start ? time > now : time > now && time < start;
 }
 function ago(iso) {
-  const minutes = Math.round((Date.now() - new Date(iso).getTime()) / 60000);
-  if (minutes < 1) return "just now";
+  // Under a minute is "just now", as the carer view says it (31 s was "1 min ago" here, "just now" there).
+  const elapsed = Date.now() - new Date(iso).getTime();
+  if (elapsed < 60000) return "just now";
+  const minutes = Math.round(elapsed / 60000);
   return minutes < 36 * 60 ? span(minutes) + " ago" : Math.round(minutes / 1440) + " days ago";
 }
 function el(tag, attributes = {}, ...children) {
