@@ -52,6 +52,25 @@ public enum Doctor {
         }
     }
 
+    /// The reminder timer and the carers' alerts it starts, as `systemctl show` reports them.
+    public struct RemindersState: Sendable, Equatable {
+        /// `quench-remind.timer`: loaded (installed), its ActiveState and UnitFileState.
+        public var timerLoaded: Bool
+        public var timerActive: String
+        public var timerEnabled: String
+        /// `quench-carer.service`'s last run: its Result (`success`, `exit-code`, …) and exit status; nil when not installed.
+        public var carerResult: String?
+        public var carerExitStatus: Int?
+
+        public init(timerLoaded: Bool, timerActive: String, timerEnabled: String, carerResult: String?, carerExitStatus: Int? = nil) {
+            self.timerLoaded = timerLoaded
+            self.timerActive = timerActive
+            self.timerEnabled = timerEnabled
+            self.carerResult = carerResult
+            self.carerExitStatus = carerExitStatus
+        }
+    }
+
     public struct RFKill: Sendable, Equatable {
         public var name: String
         public var soft: Bool
@@ -71,6 +90,8 @@ public enum Doctor {
         public var now: @Sendable () -> Timestamp
         /// The MQTT broker, when one is configured: its URL and nil when it answers, else why not.
         public var mqtt: @Sendable () -> (broker: String, problem: String?)? = { nil }
+        /// The reminder timer and the carers' alerts; nil without systemd.
+        public var reminders: @Sendable () -> RemindersState? = { nil }
 
         public init(adapters: @escaping @Sendable () -> Result<[BluetoothAdapterInfo], BluetoothLinuxError>,
                     rfkill: @escaping @Sendable () -> [RFKill], bluetoothdRunning: @escaping @Sendable () -> Bool,
@@ -137,6 +158,7 @@ public enum Doctor {
         }
         checks += database(databasePath, now: probes.now())
         checks.append(service(probes.service()))
+        if let check = reminders(probes.reminders()) { checks.append(check) }
         switch probes.clockSynchronized() {
         case true?: checks.append(Check(name: "clock", status: .ok, detail: "synchronised", fix: nil))
         case false?:
@@ -268,6 +290,25 @@ public enum Doctor {
         return Check(name: "service", status: .ok, detail: "quench.service is running (\(state.enabled))", fix: nil)
     }
 
+    /// The timer that sends reminders and starts the carers' alerts: stopped, neither goes out; the
+    /// alerts' last run failed, an alert may not have reached its carer, who is not told (a carer trial).
+    static func reminders(_ state: RemindersState?) -> Check? {
+        guard let state, state.timerLoaded else { return nil }
+        if state.timerActive != "active" {
+            return Check(name: "reminders", status: .warning,
+                         detail: "quench-remind.timer is \(state.timerActive) (\(state.timerEnabled)): no reminder and no carer's alert is sent",
+                         fix: "sudo systemctl enable --now quench-remind.timer (`quench remind set --mode off` stops only the reminders)")
+        }
+        if let result = state.carerResult, result != "success" {
+            let exit = state.carerExitStatus.map { " (exit \($0))" } ?? ""
+            return Check(name: "reminders", status: .warning,
+                         detail: "the carers' alerts' last run failed\(exit): an alert it had to send may not have reached its carer (the next run sends it again)",
+                         fix: "journalctl -u quench-carer -n 20 says why (a push refused, [notify] wrong)")
+        }
+        return Check(name: "reminders", status: .ok,
+                     detail: "quench-remind.timer is running" + (state.carerResult == nil ? "" : "; the carers' alerts' last run went well"), fix: nil)
+    }
+
     /// Restarts in `journalctl -u quench -o cat` text (systemd's words since v236).
     public static func countRestarts(inJournal text: String) -> Int {
         text.split(separator: "\n").filter { $0.contains("Scheduled restart job") }.count
@@ -298,7 +339,7 @@ public enum Doctor {
 extension Doctor.Probes {
     /// This machine.
     public static var system: Doctor.Probes {
-        Doctor.Probes(
+        var probes = Doctor.Probes(
             adapters: { Result { () throws(BluetoothLinuxError) in try BluetoothAdapter.list() } },
             rfkill: { SystemProbes.rfkill() },
             bluetoothdRunning: { SystemProbes.processRunning("bluetoothd") },
@@ -306,6 +347,8 @@ extension Doctor.Probes {
             service: { SystemProbes.service() },
             clockSynchronized: { SystemProbes.clockSynchronized() },
             now: { .wallClockNow })
+        probes.reminders = { SystemProbes.reminders() }
+        return probes
     }
 }
 
@@ -367,14 +410,37 @@ enum SystemProbes {
         let systemctl = executable(["/usr/bin/systemctl", "/bin/systemctl"])
         guard let systemctl, access("/run/systemd/system", F_OK) == 0,
               let out = run(systemctl, ["show", "quench.service", "--property=LoadState,ActiveState,UnitFileState,NRestarts,ExecMainStatus"]) else { return nil }
-        var values: [String: String] = [:]
-        for line in out.split(separator: "\n") {
-            let parts = line.split(separator: "=", maxSplits: 1)
-            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
-        }
+        let values = properties(out)
         return Doctor.ServiceState(loaded: values["LoadState"] == "loaded", enabled: values["UnitFileState"] ?? "?",
                                    active: values["ActiveState"] ?? "?", restarts: Int(values["NRestarts"] ?? "") ?? 0,
                                    restartsLastDay: restartsLastDay(), lastExitStatus: values["ExecMainStatus"].flatMap { Int($0) })
+    }
+
+    /// `systemctl show`'s NAME=VALUE lines.
+    static func properties(_ text: some StringProtocol) -> [String: String] {
+        var values: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
+        }
+        return values
+    }
+
+    static func reminders() -> Doctor.RemindersState? {
+        guard let systemctl = executable(["/usr/bin/systemctl", "/bin/systemctl"]), access("/run/systemd/system", F_OK) == 0,
+              let out = run(systemctl, ["show", "quench-remind.timer", "quench-carer.service",
+                                        "--property=Id,LoadState,ActiveState,UnitFileState,Result,ExecMainStatus"]) else { return nil }
+        // One block per unit, a blank line between.
+        var units: [String: [String: String]] = [:]
+        for block in out.split(separator: "\n\n") {
+            let values = properties(block)
+            if let id = values["Id"] { units[id] = values }
+        }
+        let timer = units["quench-remind.timer"] ?? [:], carer = units["quench-carer.service"] ?? [:]
+        let carerLoaded = carer["LoadState"] == "loaded"
+        return Doctor.RemindersState(timerLoaded: timer["LoadState"] == "loaded", timerActive: timer["ActiveState"] ?? "?",
+                                     timerEnabled: timer["UnitFileState"] ?? "?", carerResult: carerLoaded ? carer["Result"] : nil,
+                                     carerExitStatus: carerLoaded ? carer["ExecMainStatus"].flatMap { Int($0) } : nil)
     }
 
     /// systemd's "Scheduled restart job" lines for the unit in the last day; nil

@@ -37,6 +37,29 @@ import Testing
         #expect(check(away, "mqtt")?.fix?.contains("quench mqtt status") == true)
     }
 
+    @Test func theReminderTimerAndTheCarersAlerts() {
+        var probes = Self.machine()
+        #expect(check(Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: probes), "reminders") == nil, "no systemd: not checked")
+        probes.reminders = { Doctor.RemindersState(timerLoaded: false, timerActive: "inactive", timerEnabled: "", carerResult: nil) }
+        #expect(check(Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: probes), "reminders") == nil, "not installed: not checked")
+        probes.reminders = { Doctor.RemindersState(timerLoaded: true, timerActive: "active", timerEnabled: "enabled", carerResult: "success", carerExitStatus: 0) }
+        #expect(check(Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: probes), "reminders")
+                == Doctor.Check(name: "reminders", status: .ok, detail: "quench-remind.timer is running; the carers' alerts' last run went well", fix: nil))
+        // Stopped by someone tired of the reminders: the carers' alerts stopped with them.
+        probes.reminders = { Doctor.RemindersState(timerLoaded: true, timerActive: "inactive", timerEnabled: "disabled", carerResult: "success") }
+        let stopped = check(Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: probes), "reminders")
+        #expect(stopped?.status == .warning && stopped?.detail == "quench-remind.timer is inactive (disabled): no reminder and no carer's alert is sent", "\(String(describing: stopped))")
+        #expect(stopped?.fix?.contains("quench remind set --mode off") == true)
+        // A push refused (a token gone stale): the unit failed, and the carer hears nothing of it.
+        probes.reminders = { Doctor.RemindersState(timerLoaded: true, timerActive: "active", timerEnabled: "enabled", carerResult: "exit-code", carerExitStatus: 1) }
+        let failed = check(Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: probes), "reminders")
+        #expect(failed?.status == .warning && failed?.detail.hasPrefix("the carers' alerts' last run failed (exit 1)") == true, "\(String(describing: failed))")
+        #expect(failed?.fix?.hasPrefix("journalctl -u quench-carer") == true)
+        // What systemctl prints for the two units, read as the probe reads it.
+        let shown = SystemProbes.properties("Id=quench-carer.service\nLoadState=loaded\nResult=exit-code\nExecMainStatus=1")
+        #expect(shown["Result"] == "exit-code" && shown["ExecMainStatus"] == "1" && shown.count == 4)
+    }
+
     @Test func aHealthyMachineIsHealthy() throws {
         let folder = try TemporaryFolder()
         let report = Doctor.run(databasePath: folder.path + "/none.sqlite", probes: Self.machine())
