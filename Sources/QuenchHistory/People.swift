@@ -37,6 +37,8 @@ public struct PersonChange: Sendable, Encodable {
     public var detail: String?
     /// `alert … off`: when the alert still open about them was acknowledged with it (ISO 8601 with offset).
     public var acknowledgedAlert: String?
+    /// `assign --since`: how many of the device's events became theirs.
+    public var moved: Int? = nil
 }
 
 extension History {
@@ -212,21 +214,39 @@ extension History {
         return settings
     }
 
-    /// `quench devices assign ADDRESS --person NAME`: the device's next events
-    /// are that person's; its past events stay with whoever drank them.
-    public static func assignDevice(_ environment: HistoryEnvironment, address typed: String, json: Bool) throws(HistoryError) -> String {
+    /// `quench devices assign ADDRESS --person NAME [--since TIME]`: the device's next
+    /// events are that person's; its past events stay with whoever drank them, or
+    /// from `since` on are theirs too (the bottle someone else used this morning:
+    /// one drink at a time was 54 edits, and a refill could not be given at all).
+    public static func assignDevice(_ environment: HistoryEnvironment, address typed: String, since: String? = nil,
+                                    json: Bool) throws(HistoryError) -> String {
         guard environment.person != nil else { throw .invalidArgument("say whose it is now with --person NAME") }
         let address: String
         switch DeviceAddress.canonical(typed) {
         case .success(let canonical): address = canonical
         case .failure(let error): throw .invalidArgument(error.description)
         }
-        let store = try environment.openStore(creating: false)
-        let person = try environment.selectedPerson(in: store)
-        let found = try HistoryContext.run { () throws(StoreError) in try store.assignDevice(address: address, to: person.id) }
-        guard found else { throw .invalidArgument("no device \(address.shownSafely(limit: 40)) is paired (see `quench devices`)") }
-        return try personChanged(environment, PersonChange(action: "assigned", person: person.name, detail: address), json: json,
-                                 text: "\(address.shownSafely(limit: 40)) is now \(person.name.shownSafely(limit: 40))'s; its earlier events stay with whoever drank them.")
+        let c = try environment.context(creating: false)
+        guard let person = c.person else { throw .invalidArgument("say whose it is now with --person NAME") }
+        let from = try since.map { (s) throws(HistoryError) in
+            try HistoryInput.option("--since") { () throws(HistoryError) in try HistoryInput.instant(s, calendar: c.calendar, now: c.now) }
+        }
+        let found = try c.run { (store) throws(StoreError) in try store.assignDevice(address: address, to: person.id) }
+        // A device replayed into the history and never paired has events to give, and no owner to change.
+        let moved = try from.map { (f) throws(HistoryError) in
+            try c.run { (store) throws(StoreError) in try store.giveDeviceEvents(device: address, since: f, to: person.id) }
+        }
+        guard found || (moved ?? 0) > 0 else { throw .invalidArgument("no device \(address.shownSafely(limit: 40)) is paired (see `quench devices`)") }
+        let name = person.name.shownSafely(limit: 40), shown = address.shownSafely(limit: 40)
+        var text = found ? "\(shown) is now \(name)'s" : "\(shown) is not paired; its events"
+        if let from, let moved {
+            let when = Format.dateTime(from, c.calendar)
+            text += found ? "; its \(moved) event\(moved == 1 ? "" : "s") since \(when) are \(name)'s too, the earlier ones stay with whoever drank them."
+                          : " since \(when) (\(moved)) are now \(name)'s."
+        } else {
+            text += "; its earlier events stay with whoever drank them."
+        }
+        return try personChanged(environment, PersonChange(action: "assigned", person: person.name, detail: address, moved: moved), json: json, text: text)
     }
 
     /// A change's report: JSON, or `text` followed by the people as they now are.

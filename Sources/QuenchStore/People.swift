@@ -258,6 +258,17 @@ extension IntakeStore {
         }
     }
 
+    /// The events of `device` from `since` on (deleted ones too, so a restore stays theirs) become
+    /// `person`'s: a bottle someone else used today. One statement, so the outbox and the met-goal
+    /// spans follow each row as they follow an edit. Returns how many moved.
+    public func giveDeviceEvents(device: String, since: Timestamp, to person: Int64) throws(StoreError) -> Int {
+        try write("giving \(device.shownSafely(limit: 40))'s events to someone") { db in
+            try db.run("UPDATE intake_event SET person = ?1 WHERE device = ?2 COLLATE NOCASE AND time >= ?3 AND person IS NOT ?1",
+                       [person, device, since.secondsSince1970])
+            return db.changes
+        }
+    }
+
     /// Each paired device's owner (absent: nobody yet).
     public func deviceOwners() throws(StoreError) -> [String: Int64] {
         try read("reading who has which device") { db in

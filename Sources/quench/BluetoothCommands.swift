@@ -163,10 +163,13 @@ struct DevicesCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Give a paired device to someone: its next events are theirs, its past ones stay with whoever drank them.")
         @Argument(help: "The device's address.") var address: String
+        @Option(help: ArgumentHelp("Its events from this time on are theirs too (someone else's bottle this morning): 07:00, today, 2026-11-30 07:00.",
+                                   valueName: "TIME"))
+        var since: String?
         @OptionGroup var store: StoreOptions
         @OptionGroup var who: PersonOption
         func run() throws {
-            emit(try History.assignDevice(store.environment(who), address: QuenchGateway.normalizedAddress(address), json: store.json))
+            emit(try History.assignDevice(store.environment(who), address: QuenchGateway.normalizedAddress(address), since: since, json: store.json))
         }
     }
 }

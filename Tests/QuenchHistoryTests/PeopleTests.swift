@@ -223,6 +223,33 @@ import Testing
         #expect(people?.map { $0["id"] as? Int } == (try store.people().map { Int($0.id) }), "\(String(describing: people))")
     }
 
+    @Test("someone else's bottle this morning: assign --since gives its events from then on, a refill too, and says how many")
+    func assignSince() throws {
+        let f = try household()
+        let store = try IntakeStore(path: f.path, mode: .existing)
+        // Ann's bottle (sips at 09:00 and 10:00) was me's from 09:30: the 10:00 sip and a refill at 10:30 with it.
+        try store.ingest([DetectedEvent(kind: .refill, t: 10, start: 0, end: 5, ml: 400, remainingML: 600)], device: Self.annBottle,
+                         started: Timestamp(iso8601: "2026-03-04T10:30:00Z")!)
+        let me = try #require(try json(History.today(env(f, "me"), json: true))["intake_ml"] as? Double)
+        #expect(message { _ = try History.assignDevice(env(f, "me"), address: Self.annBottle, since: "9:30am", json: false) }
+                    .hasPrefix("--since: "), "a time not read is refused, naming the option")
+        let said = try History.assignDevice(env(f, "me"), address: Self.annBottle, since: "09:30", json: false)
+        #expect(said.hasPrefix("AA:00:00:00:00:0A is now me's; its 2 events since 2026-03-04 09:30 are me's too, the earlier ones stay with whoever drank them.\n"),
+                "\(said)")
+        #expect(try json(History.today(env(f, "ann"), json: true))["intake_ml"] as? Double == 300)
+        #expect(try json(History.today(env(f, "me"), json: true))["intake_ml"] as? Double == me + 200)
+        #expect(try store.events(EventQuery(device: Self.annBottle, kinds: [.refill])).map(\.person) == ["me"])
+        // Again: nothing more to give, and said so in JSON as in words.
+        #expect(try json(History.assignDevice(env(f, "me"), address: Self.annBottle, since: "09:30", json: true))["moved"] as? Int == 0)
+        // A bottle replayed into the history and never paired: its events are given, and it is said that it is not paired.
+        try store.ingest([DetectedEvent(kind: .sip, t: 10, start: 0, end: 5, ml: 60, remainingML: 300)], device: "BB:00:00:00:00:0B",
+                         started: Timestamp(iso8601: "2026-03-04T11:00:00Z")!, person: "me")
+        #expect(try History.assignDevice(env(f, "ann"), address: "bb:00:00:00:00:0b", since: "today", json: false)
+                    .hasPrefix("BB:00:00:00:00:0B is not paired; its events since 2026-03-04 04:00 (1) are now Ann's."))
+        #expect(message { _ = try History.assignDevice(env(f, "ann"), address: "CC:00:00:00:00:0C", since: "today", json: false) }
+                    .hasPrefix("no device CC:00:00:00:00:0C is paired"))
+    }
+
     @Test("the reminder timer serves the household: without a name, each person's reminder that is due")
     func remindersForEveryone() throws {
         let f = try household()
