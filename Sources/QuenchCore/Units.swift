@@ -106,21 +106,30 @@ extension String {
     /// invisible format characters become `\u{…}`, and anything longer than
     /// `limit` characters is cut with "...". The one way input is echoed.
     /// A password in a URL (`mqtt://user:secret@host`) is never echoed: `***`.
-    /// A zero-width joiner or non-joiner between two characters beyond ASCII is
-    /// part of them (👨‍🍳, a Persian word) and stays; between ASCII letters it
-    /// would make "Dad" and "Da‍d" look alike, and is shown.
+    /// A zero-width joiner between two emoji is part of them (👨‍🍳) and stays, as a
+    /// non-joiner between two letters of a script that writes with one (Persian,
+    /// the Indic scripts); anywhere else either is invisible and would make "Мама"
+    /// and "Ма‍ма" look alike, so it is shown.
     public func shownSafely(limit: Int = 60) -> String {
         var out = ""
         var count = 0
         let scalars = Array(redactingURLPassword().unicodeScalars)
         func invisible(_ v: UInt32) -> Bool {
             v < 0x20 || (0x7F...0x9F).contains(v) || v == 0xFEFF || (0x200B...0x200F).contains(v) || (0x2028...0x202E).contains(v)
+                || (0x2060...0x2069).contains(v)
         }
-        func visibleBeyondASCII(_ i: Int) -> Bool { scalars.indices.contains(i) && scalars[i].value > 0x7F && !invisible(scalars[i].value) }
+        func at(_ i: Int, _ test: (UInt32) -> Bool) -> Bool { scalars.indices.contains(i) && test(scalars[i].value) }
+        // An emoji (not the ASCII digits and signs that are emoji too), or what ends one: VS16, a skin tone.
+        func emoji(_ v: UInt32) -> Bool { v > 0x7F && (Unicode.Scalar(v)?.properties.isEmoji == true || v == 0xFE0F) }
+        // Arabic (Persian, Urdu) and the Indic scripts, Devanagari to Malayalam.
+        func joinedScript(_ v: UInt32) -> Bool {
+            ((0x0600...0x06FF).contains(v) || (0x0750...0x077F).contains(v) || (0x0900...0x0D7F).contains(v))
+                && Unicode.Scalar(v)?.properties.isAlphabetic == true
+        }
         for (i, scalar) in scalars.enumerated() {
             guard count < limit else { return out + "..." }
             let v = scalar.value
-            let joins = (v == 0x200C || v == 0x200D) && visibleBeyondASCII(i - 1) && visibleBeyondASCII(i + 1)
+            let joins = (v == 0x200D && at(i - 1, emoji) && at(i + 1, emoji)) || (v == 0x200C && at(i - 1, joinedScript) && at(i + 1, joinedScript))
             if invisible(v), !joins {
                 out += "\\u{" + String(v, radix: 16, uppercase: true) + "}"
             } else {

@@ -347,7 +347,7 @@ extension History {
         let store = try environment.openStore(creating: false)
         var named = environment
         named.person = name
-        let person = try named.selectedPerson(in: store)
+        let person = try named.selectedPerson(in: store, formerNames: false)
         // Watching no more answers an alert still open about them, in the same write: left, it asked to be
         // acknowledged on the carer's row and on their household card about a person nobody watches.
         let now = environment.now

@@ -182,7 +182,7 @@ extension History {
         if let to {
             var named = environment
             named.person = to
-            change.drinker = try HistoryInput.option("--to") { () throws(HistoryError) in try named.selectedPerson(in: c.store) }
+            change.drinker = try HistoryInput.option("--to") { () throws(HistoryError) in try named.selectedPerson(in: c.store, formerNames: false) }
             // A bare number given with it is in their units, as what is said back is.
             units = try named.context(creating: false).units
         }

@@ -97,9 +97,11 @@ extension History {
         let kg = try HistoryInput.weightKG(weight)
         let minutes = try exercise.map { (e) throws(HistoryError) in try HistoryInput.option("--exercise") { () throws(HistoryError) in try HistoryInput.minutes(e) } } ?? 0
         let (base, extra, total) = recommendGoal(weightKg: kg, exerciseMinutes: minutes)
-        // Only a save needs the database; a recommendation alone works anywhere. For someone named, in a
-        // history, it is read: their units, and a name nobody has is refused, not answered for (a family trial).
-        let named = environment.person != nil && FileManager.default.fileExists(atPath: environment.databasePath)
+        // Only a save needs the database; a recommendation alone works anywhere. For someone named here
+        // (`--person`, the page's `?person=`; not QUENCH_PERSON or the config's, which every command carries),
+        // in a history, it is read: their units, and a name nobody has is refused, not answered for (a family trial).
+        let named = environment.person != nil && environment.personNamedIn == nil
+            && FileManager.default.fileExists(atPath: environment.databasePath)
         let c: HistoryContext? = save || named ? try environment.context(creating: save) : nil
         let units = environment.units ?? c?.units ?? .ml
         if save, let c {

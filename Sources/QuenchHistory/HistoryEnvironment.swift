@@ -81,16 +81,19 @@ public struct HistoryEnvironment: Sendable {
     /// Whose history this is: `person` when named (refused, naming everyone,
     /// when nobody has that name), else the household's only person; with several
     /// people and none named, `.personNeeded` with their names.
-    public func selectedPerson(in store: IntakeStore) throws(HistoryError) -> Person {
-        try selectedPerson(among: try HistoryContext.run { () throws(StoreError) in try store.people() }, in: store)
+    /// - Parameter formerNames: whether a name someone had before a rename finds them (whose history a
+    ///   command reads or adds to); not for the commands whose object the person is (rename, remove, units,
+    ///   a threshold, `edit --to`), where acting on "Annie" when "Ann" was typed would surprise.
+    public func selectedPerson(in store: IntakeStore, formerNames: Bool = true) throws(HistoryError) -> Person {
+        try selectedPerson(among: try HistoryContext.run { () throws(StoreError) in try store.people() }, in: store, formerNames: formerNames)
     }
 
     /// A name someone had before a rename still finds them (a bookmarked page, a script, `QUENCH_PERSON`):
     /// "person rename keeps everything theirs" (until someone new takes that name).
-    func selectedPerson(among people: [Person], in store: IntakeStore) throws(HistoryError) -> Person {
+    func selectedPerson(among people: [Person], in store: IntakeStore, formerNames: Bool = true) throws(HistoryError) -> Person {
         if let person {
             var found = Person.named(person, in: people)
-            if found == nil { found = try HistoryContext.run { () throws(StoreError) in try store.person(formerlyNamed: person) } }
+            if found == nil, formerNames { found = try HistoryContext.run { () throws(StoreError) in try store.person(formerlyNamed: person) } }
             guard let found else {
                 let unknown = HistoryError.unknownPerson(person, people: people.map(\.name))
                 throw personNamedIn.map { .inOption("person (\($0))", unknown) } ?? unknown

@@ -115,7 +115,7 @@ public enum HistoryInput {
         let (low, high) = (Int(range.lowerBound), Int(range.upperBound))
         let bounds = "between \(low == 0 ? "0" : Format.span(minutes: low)) and \(Format.span(minutes: high))"
         // Hours and minutes, as a person says a span (`1h30m`, `1h 30min`, `2 h 15`): a carer's `1h30m` was an unknown unit.
-        if let m = text.trimmingSpaces().lowercased().wholeMatch(of: /(\d{1,3})\s*(?:h|hr|hrs|hour|hours)\s*(\d{1,2})\s*(?:m|min|mins|minute|minutes)?/),
+        if let m = text.trimmingSpaces().lowercased().wholeMatch(of: /(\d{1,3})\s*(?:h|hr|hrs|hour|hours)\s*(\d{1,4})\s*(?:m|min|mins|minute|minutes)?/),
            let hours = Double(m.1), let rest = Double(m.2) {
             guard rest < 60 else { throw .invalidAmount(text, reason: "the minutes after the hours are 0 to 59") }
             guard range.contains(hours * 60 + rest) else { throw .invalidAmount(text, reason: "\(bounds), please") }

@@ -107,7 +107,7 @@ extension History {
         let store = try environment.openStore(creating: false)
         var named = environment
         named.person = old
-        let person = try named.selectedPerson(in: store)
+        let person = try named.selectedPerson(in: store, formerNames: false)
         // The hub matches a gateway's events by name: renamed here alone, they would be someone new there.
         if try HistoryContext.run({ () throws(StoreError) in try store.isLinkedToHub(person: person.id) }) {
             throw .invalidArgument("\(person.name.shownSafely(limit: 40)) is the hub's (its roster gives them a device here): rename them at the hub, "
@@ -126,7 +126,7 @@ extension History {
         let store = try environment.openStore(creating: false)
         var named = environment
         named.person = name
-        let person = try named.selectedPerson(in: store)
+        let person = try named.selectedPerson(in: store, formerNames: false)
         try HistoryContext.run { () throws(StoreError) in try store.setPersonUnits(id: person.id, unit) }
         return try personChanged(named, PersonChange(action: "units", person: person.name, detail: unit?.rawValue), json: json,
                                  text: "\(person.name.shownSafely(limit: 40)) now sees \(unit.map { Format.unitName($0) } ?? "the household's units").")
@@ -146,7 +146,7 @@ extension History {
         let store = try environment.openStore(creating: false)
         var named = environment
         named.person = name
-        let person = try named.selectedPerson(in: store)
+        let person = try named.selectedPerson(in: store, formerNames: false)
         try HistoryContext.run { () throws(StoreError) in try store.setPersonDayStart(id: person.id, hour: hour) }
         named.person = person.name
         let c = try named.context(creating: false)
@@ -164,14 +164,14 @@ extension History {
         let store = try environment.openStore(creating: false)
         var named = environment
         named.person = name
-        let person = try named.selectedPerson(in: store)
+        let person = try named.selectedPerson(in: store, formerNames: false)
         guard try HistoryContext.run({ () throws(StoreError) in try store.people() }).count > 1 else {
             throw .invalidArgument("cannot remove the only person: the history must belong to someone (`quench person rename` renames them)")
         }
         var receiver: Person?
         if let heir {
             named.person = heir
-            receiver = try named.selectedPerson(in: store)
+            receiver = try named.selectedPerson(in: store, formerNames: false)
             guard receiver?.id != person.id else { throw .invalidArgument("--move-to names \(name.shownSafely(limit: 40)) themselves") }
         }
         let holdings = try HistoryContext.run { () throws(StoreError) in try store.holdings(of: person.id) }

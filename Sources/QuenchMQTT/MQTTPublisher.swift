@@ -122,8 +122,11 @@ public final class MQTTPublisher {
     /// Becomes this database's one publisher; throws `.busy` naming the process that is.
     public func claim() throws(MQTTSetupError) {
         if let other = try role.claim(in: store) { throw .busy(other) }
-        // A hub reading this database then knows its own publisher is no gateway.
-        do { try store.notePublishedNode(topics.node) } catch { throw .store("\(error)") }
+        // A hub reading this database then knows its own publisher is no gateway. Only the publisher that says
+        // `online` under that node (`run`): a `sync` or a `retire` under another node id would move it.
+        if announcesAvailability {
+            do { try store.notePublishedNode(topics.node) } catch { throw .store("\(error)") }
+        }
     }
 
     private func release() { role.release(in: store) }

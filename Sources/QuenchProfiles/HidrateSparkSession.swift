@@ -143,7 +143,8 @@ struct HidrateSparkDrain {
             let resend = recovered.map { $0.totalML == frame.totalML } ?? false
             recovered = nil
             log.recoveredAwaitingResend = nil
-            let time = try handle(frame, live: live, &log, restamping: resend)
+            // A resend is the record read back on connecting, however it came: no measure of the clock.
+            let time = try handle(frame, live: live && !resend, &log, restamping: resend)
             if !(live && frame.isJustLogged), !resend { count(time) }
         }
         // What the bottle notified since (a sip logged as the link came up, the cap's messages before it) is

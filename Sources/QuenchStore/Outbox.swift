@@ -24,6 +24,8 @@ public struct MQTTIdentity: Sendable, Hashable {
     public var databaseID: String
     /// Random, for a machine with no /etc/machine-id.
     public var nodeID: String
+    /// The node id this database's `quench mqtt run` last said `online` under (nil: none yet, or restored since).
+    public var publishedNode: String? = nil
 }
 
 /// A process holding a role on this database (table `process_role`): `mqtt`, the
@@ -104,8 +106,8 @@ extension IntakeStore {
     /// This database's MQTT ids.
     public func mqttIdentity() throws(StoreError) -> MQTTIdentity {
         try read("reading the MQTT ids") { db in
-            guard let id = try db.first("SELECT database_id, node_id FROM mqtt_identity WHERE id = 1", [], { row in
-                MQTTIdentity(databaseID: row[0], nodeID: row[1])
+            guard let id = try db.first("SELECT database_id, node_id, published_node FROM mqtt_identity WHERE id = 1", [], { row in
+                MQTTIdentity(databaseID: row[0], nodeID: row[1], publishedNode: row[2])
             }) else { throw StoreError(.invalidValue, path: path, "the table mqtt_identity has no row") }
             return id
         }

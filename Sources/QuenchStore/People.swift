@@ -108,19 +108,40 @@ extension IntakeStore {
         try read("reading person \(name.shownSafely(limit: 40))") { db in try Self.person(named: name, db) }
     }
 
-    /// The person who was called `name` before a rename (any case), and nobody has been called since.
+    /// The person who was called `name` before a rename (compared as `sameName`), and nobody has been called since.
     public func person(formerlyNamed name: String) throws(StoreError) -> Person? {
-        try read("reading who was called \(name.shownSafely(limit: 40))") { db in
-            try db.first("SELECT \(Self.personColumns) FROM person WHERE id = (SELECT person FROM person_alias WHERE name = ? COLLATE NOCASE)",
-                         [name], Self.person)
-        }
+        try read("reading who was called \(name.shownSafely(limit: 40))") { db in try Self.aliased(name, db) }
     }
 
     /// The person called `name`, else the one who was called so before a rename (a hub's events from a
     /// gateway that still knows the old name).
     static func personNamedOrAliased(_ name: String, _ db: SQLiteConnection) throws -> Person? {
-        if let named = try person(named: name, db) { return named }
-        return try db.first("SELECT \(personColumns) FROM person WHERE id = (SELECT person FROM person_alias WHERE name = ?)", [name], person)
+        try person(named: name, db) ?? aliased(name, db)
+    }
+
+    /// Whose earlier name `name` is: spelt exactly first, else by `sameName` (SQLite's NOCASE folds only
+    /// ASCII, so "ZOË" did not find "Zoë"'s). The table holds a name per rename: read whole.
+    static func aliased(_ name: String, _ db: SQLiteConnection) throws -> Person? {
+        let aliases = try db.all("SELECT name, person FROM person_alias ORDER BY name") { row -> (name: String, person: Int64) in (row[0], row[1]) }
+        guard let alias = aliases.first(where: { $0.name == name }) ?? aliases.first(where: { Person.sameName($0.name, name) }) else { return nil }
+        return try db.first("SELECT \(personColumns) FROM person WHERE id = ?", [alias.person], person)
+    }
+
+    /// Renames are noted as aliases: each name before stays its person's, and a name someone has now
+    /// (in any case) is nobody's alias any more. Every rename goes through here (the command's, the hub roster's).
+    static func noteRenames(_ renames: [(id: Int64, from: String, to: String)], _ db: SQLiteConnection) throws {
+        for r in renames where r.from != r.to {
+            try db.run("INSERT OR REPLACE INTO person_alias (name, person) VALUES (?, ?)", [r.from, r.id])
+        }
+        try dropAliases(renames.map(\.to), db)
+    }
+
+    /// Someone has these names now: they are nobody's earlier ones.
+    static func dropAliases(_ names: [String], _ db: SQLiteConnection) throws {
+        let aliases = try db.all("SELECT name FROM person_alias") { row -> String in row[0] }
+        for alias in aliases where names.contains(where: { Person.sameName($0, alias) }) {
+            try db.run("DELETE FROM person_alias WHERE name = ?", [alias])
+        }
     }
 
     /// Compared as `Person.sameName` does: SQLite's NOCASE folds only ASCII, so
@@ -153,7 +174,7 @@ extension IntakeStore {
             throw StoreError(.invalidValue, path: nil, "there is already someone called \(existing.name.shownSafely(limit: 40))")
         }
         // Someone new with a renamed person's earlier name is themselves: the alias goes.
-        try db.run("DELETE FROM person_alias WHERE name = ?", [name])
+        try dropAliases([name], db)
         // Past everyone there is and ever was (v23): a removed person's id stays theirs.
         try db.run("""
             INSERT INTO person (id, name, units, created_at)
@@ -174,8 +195,9 @@ extension IntakeStore {
                 throw StoreError(.invalidValue, path: path, "there is already someone called \(other.name.shownSafely(limit: 40))")
             }
             // The name before stays theirs as an alias (`personNamedOrAliased`); the new one is nobody's alias now.
-            try db.run("INSERT OR REPLACE INTO person_alias (name, person) SELECT name, id FROM person WHERE id = ? AND name <> ?", [id, name])
-            try db.run("DELETE FROM person_alias WHERE name = ?", [name])
+            if let before = try db.first("SELECT name FROM person WHERE id = ?", [id], { row -> String in row[0] }) {
+                try Self.noteRenames([(id, before, name)], db)
+            }
             try db.run("UPDATE person SET name = ? WHERE id = ?", [name, id])
         }
     }

@@ -88,7 +88,10 @@ extension IntakeStore {
             // A history restored is another history to whoever counts its changes (a hub, any
             // consumer keyed on database_id and seq): its change numbers start again from the
             // backup's, so it gets a database id of its own (docs/hub.md).
-            try candidate.execute("UPDATE mqtt_identity SET database_id = lower(hex(randomblob(8))) WHERE id = 1; DELETE FROM mqtt_published")
+            // Nor does it publish as the node it did (restored as a hub, the old Pi may go on as that gateway).
+            try candidate.execute("""
+                UPDATE mqtt_identity SET database_id = lower(hex(randomblob(8))), published_node = NULL WHERE id = 1; DELETE FROM mqtt_published
+                """)
             if let lastChange {
                 try candidate.run("DELETE FROM sqlite_sequence WHERE name = 'mqtt_outbox'")
                 try candidate.run("INSERT INTO sqlite_sequence (name, seq) VALUES ('mqtt_outbox', max(?, (SELECT coalesce(max(seq), 0) FROM mqtt_outbox)))",

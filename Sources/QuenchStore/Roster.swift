@@ -154,6 +154,8 @@ extension IntakeStore {
         if writing {
             for (person, _) in renames { try db.run("UPDATE person SET name = ? WHERE id = ?", ["\u{1}\(person.id)", person.id]) }
             for (person, name) in renames { try db.run("UPDATE person SET name = ? WHERE id = ?", [name, person.id]) }
+            // As a rename here: a gateway's page bookmarked under the name before still finds them (the review).
+            try Self.noteRenames(renames.map { (id: $0.person.id, from: $0.person.name, to: $0.name) }, db)
         }
         return renames.map { PersonRename(from: $0.person.name, to: $0.name) }
     }

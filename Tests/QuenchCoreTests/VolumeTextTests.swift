@@ -28,5 +28,11 @@ import Testing
         #expect("👨\u{200D}".shownSafely() == "👨\\u{200D}")
         #expect("👨\u{200D}\u{200D}🍳".shownSafely() == "👨\\u{200D}\\u{200D}🍳")
         #expect("👨\u{200D}\u{202E}🍳".shownSafely() == "👨\\u{200D}\\u{202E}🍳")
+        #expect("❤\u{FE0F}\u{200D}🔥 and 👍🏽\u{200D}".shownSafely() == "❤\u{FE0F}\u{200D}🔥 and 👍🏽\\u{200D}", "after VS16 it joins; at the end it does not")
+        // In a script with no joining, beyond ASCII or not, it is only invisible (the review: "Мама" and "Ма‍ма").
+        #expect("Ма\u{200D}ма".shownSafely() == "Ма\\u{200D}ма" && "Lé\u{200D}é".shownSafely() == "Lé\\u{200D}é")
+        #expect("Ма\u{200C}ма".shownSafely() == "Ма\\u{200C}ма" && "1\u{200D}2".shownSafely() == "1\\u{200D}2")
+        // The isolates and the word joiner are shown too.
+        #expect("a\u{2066}b\u{2069}\u{2060}".shownSafely() == "a\\u{2066}b\\u{2069}\\u{2060}")
     }
 }

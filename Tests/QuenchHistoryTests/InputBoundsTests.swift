@@ -173,6 +173,7 @@ import Testing
         #expect(try HistoryInput.minutes("2h") == 120)
         for text in ["1h30m", "1h 30min", "1 h 30", "1H30", "1hr 30 minutes"] { #expect(try HistoryInput.minutes(text) == 90, "\(text)") }
         #expect(described { _ = try HistoryInput.minutes("1h75m") } == "invalid amount '1h75m': the minutes after the hours are 0 to 59")
+        #expect(described { _ = try HistoryInput.minutes("1h 120m") } == "invalid amount '1h 120m': the minutes after the hours are 0 to 59")
         #expect(described { _ = try HistoryInput.minutes("30h30m") } == "invalid amount '30h30m': between 0 and 24 h, please")
         #expect(described { _ = try HistoryInput.minutes("3") } == "invalid amount '3': give a unit: 3min or 3h")
         // A bare amount: the units in which it would be a drink (1 mL to 5 L), not 250oz (7.4 L) or 0.0015l.

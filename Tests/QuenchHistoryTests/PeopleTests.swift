@@ -294,6 +294,8 @@ import Testing
         #expect(try json(History.today(env(f, "Annie"), json: true))["intake_ml"] as? Double == 500)
         // The name before still finds her (a bookmarked page, QUENCH_PERSON in a unit), in any case.
         #expect(try json(History.today(env(f, "ANN"), json: true))["person"] as? String == "Annie")
+        // Not for a command whose object the person is: "units ann" would have changed Annie's (the review).
+        #expect(message { _ = try History.setPersonUnits(env(f, nil), name: "ann", units: "household", json: false) }.hasPrefix("nobody is called 'ann'"))
         #expect(message { _ = try History.renamePerson(env(f, nil), from: "Annie", to: "ME", json: false) }.contains("there is already someone called me"))
         #expect(message { _ = try History.addPerson(env(f, nil), name: "a/b", goal: nil, units: nil, json: false) }.contains("cannot be a person's name"))
 

@@ -194,6 +194,9 @@ struct NotifierTests {
         let sent = try #require((requests[0]["headers"] as? [String: String])?["title"])
         let words = sent.split(separator: " ")
         #expect(words.count > 1 && words.allSatisfy { $0.hasPrefix("=?UTF-8?B?") && $0.hasSuffix("?=") && $0.count <= 75 }, "\(sent)")
+        // Each word whole UTF-8 on its own (RFC 2047 §5): the decoders below join adjacent words first, so would not tell.
+        let texts = words.map { Data(base64Encoded: String($0.dropFirst(10).dropLast(2))).flatMap { String(data: $0, encoding: .utf8) } }
+        #expect(texts.allSatisfy { $0 != nil } && texts.compactMap { $0 }.joined() == title, "\(texts)")
         // Read back by Python's own RFC 2047 decoder, as ntfy's Go one would.
         let decoded = try runProgram(python, ["-c", "import email.header, sys; print(str(email.header.make_header(email.header.decode_header(sys.argv[1]))))", sent])
         #expect(decoded.stdout == title + "\n", "\(decoded)")

@@ -141,6 +141,7 @@ struct BackupTests {
         let path = folder.file("quench.sqlite")
         let store = try IntakeStore(path: path)
         for i in 0..<10 { _ = try store.addManual(ml: 100, at: t0.adding(Double(i) * 60), note: "a\(i)", identity: "manual|a\(i)") }
+        try store.notePublishedNode("kitchen")
         let backup = try store.backUp(into: BackupSet(folder: folder.path, database: path), policy: .standard, at: t0)
         let atBackup = try Self.rows(path)
         for i in 0..<5 { _ = try store.addManual(ml: 50, at: t0.adding(Double(100 + i) * 60), note: "later", identity: "manual|l\(i)") }
@@ -165,6 +166,8 @@ struct BackupTests {
         // Its change numbers start again from the backup's: to a hub it is another database (docs/hub.md).
         let idAfter = try store.mqttIdentity()
         #expect(idAfter.databaseID != idBefore.databaseID && idAfter.nodeID == idBefore.nodeID, "\(idBefore) \(idAfter)")
+        // Nor the node it published as: restored as a hub, the old Pi may go on as that gateway (the review).
+        #expect(idBefore.publishedNode == "kitchen" && idAfter.publishedNode == nil, "\(idBefore) \(idAfter)")
         #expect(try store.events().count == 10, "a store opened before sees it too")
         #expect(outcome.backupVersion == IntakeStore.schemaVersion)
         #expect(outcome.keptPath == folder.file("quench-replaced-20260302T093000Z.sqlite"))

@@ -199,6 +199,26 @@ struct PeopleStoreTests {
         #expect(try store.applyRoster(roster, at: .wallClockNow).isEmpty)
     }
 
+    @Test("a name before a rename finds its person in any case, ASCII or not; whoever takes the name after takes it")
+    func formerNames() throws {
+        let dir = TemporaryDirectory()
+        let store = try IntakeStore(path: dir.file("q.sqlite"))
+        let zoe = try store.addPerson(name: "Zoë")
+        try store.renamePerson(id: zoe.id, to: "Zoe A")
+        #expect(try store.person(formerlyNamed: "ZOË")?.id == zoe.id, "SQLite's NOCASE does not fold Ë")
+        // Someone new, in another case: the name is theirs, not an alias any more.
+        let other = try store.addPerson(name: "ZOË")
+        #expect(try store.person(formerlyNamed: "zoë") == nil)
+        try store.renamePerson(id: other.id, to: "Zed")
+        #expect(try store.person(formerlyNamed: "zoë")?.id == other.id, "the name's last holder, not its first")
+        // A swap leaves neither name an alias (each is someone's now).
+        try store.renamePerson(id: zoe.id, to: "Tmp")
+        try store.renamePerson(id: other.id, to: "Zoe A")
+        try store.renamePerson(id: zoe.id, to: "Zed")
+        #expect(try store.person(formerlyNamed: "Zed") == nil && store.person(formerlyNamed: "zoe a") == nil)
+        #expect(try store.person(formerlyNamed: "tmp")?.id == zoe.id)
+    }
+
     @Test("a person the hub renames is renamed at the gateway, with their history and devices; not when the new name is someone else's here; a swap, swapped")
     func aRenameAtTheHub() throws {
         let dir = TemporaryDirectory()
@@ -220,6 +240,8 @@ struct PeopleStoreTests {
         #expect(try store.events(EventQuery(limit: 1)).first?.person == "Granny")
         #expect(try store.deviceOwners()[bottle] == gran.id)
         #expect(try store.applyRoster([RosterEntry(address: bottle, person: "Granny", personId: 7)], at: .wallClockNow).isEmpty)
+        // Her name before still finds her here, as after a rename here (a page bookmarked at this gateway).
+        #expect(try store.person(formerlyNamed: "gran")?.id == gran.id)
 
         // A new name that is someone else's here: nobody is renamed, and the bottle stays hers.
         let ann = try store.addPerson(name: "Ann")

@@ -546,7 +546,8 @@ async function refresh() {
       if (!household && !carer) {
         const [today, state] = await Promise.all([getJSON("today", day ? { date: day } : {}), getJSON("state")]);
         // Opened by a name they had before a rename (a bookmark): the address takes the name they have now.
-        if (person && today.person && today.person !== person) {
+        // Not from the offline copy: names renamed there and back could send it round in a circle.
+        if (person && today.person && today.person !== person && !servedOffline) {
           const q = new URLSearchParams(location.search);
           q.set("person", today.person);
           location.replace("/?" + q.toString() + location.hash);
