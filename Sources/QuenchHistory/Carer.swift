@@ -54,6 +54,11 @@ public struct CarerReport: Sendable, Encodable {
     public var people: [Entry]
     /// At a hub, its gateways offline now; empty elsewhere.
     public var gatewaysOffline: [Gateway] = []
+    /// At a hub where someone is watched, those whose drinks arrive but who are not (no
+    /// threshold): a resident added at a gateway comes with none, and no alert would ever be
+    /// sent about them (a carer trial). Empty elsewhere: in a household, who is watched is
+    /// the carer's own choice (the carer is one of the people), and nobody is nagged about it.
+    public var notWatched: [String] = []
 
     /// How far back time without a drink is counted, in days: beyond it the figure stops growing.
     public static let reach = 30
@@ -107,7 +112,10 @@ extension History {
             "The gateway \(g.node.shownSafely(limit: 40)) has been offline since \(Self.wallClock(g.offlineSince, today: report.at)): "
                 + "drinks logged there are not reaching this history."
         }
-        return ([table, flagged] + alerts + quiet).joined(separator: "\n")
+        let unwatched = report.notWatched.isEmpty ? [] : [
+            "No alert is set for \(report.notWatched.map { $0.shownSafely(limit: 40) }.joined(separator: ", ")): "
+                + "`quench person alert NAME 3h` sets one."]
+        return ([table, flagged] + unwatched + alerts + quiet).joined(separator: "\n")
     }
 
     public static func carerReport(_ environment: HistoryEnvironment) throws(HistoryError) -> CarerReport {
@@ -122,6 +130,11 @@ extension History {
         }
         var report = CarerReport(at: at, overdue: entries.count { $0.overdue }, people: entries)
         let c = try environment.context(creating: false, everyone: true)
+        let atHub = try c.run { (store) throws(StoreError) in try !store.hubGateways().isEmpty }
+        if atHub, entries.contains(where: { $0.alertAfterMinutes != nil }) {
+            report.notWatched = entries.filter { $0.alertAfterMinutes == nil && $0.lastDrinkAt != nil }.map(\.person)
+                .sorted { $0.lowercased() < $1.lowercased() }
+        }
         report.gatewaysOffline = try c.run { (store) throws(StoreError) in try store.offlineGateways() }
             .map { CarerReport.Gateway(node: $0.node, offlineSince: Format.localISO($0.since, c.calendar)) }
         return report

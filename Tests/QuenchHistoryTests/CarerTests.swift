@@ -150,6 +150,16 @@ import Testing
         #expect(report.people[0].alertAfterMinutes == 180 && report.people[0].awake && report.people[0].lastDrinkAt == "2026-11-24T09:00:00+00:00")
         let text = try History.carer(Self.environment(folder, 14), json: false)
         #expect(text.contains("5 h (over)") && text.hasSuffix("1 person is over their threshold."), "\(text)")
+        #expect(report.notWatched.isEmpty, "a household's carer chose whom to watch")
+        // At a hub (a gateway's change applied), whoever drinks and is not watched is said: a resident added at
+        // a gateway comes without a threshold, and no alert would ever be sent about them (a carer trial).
+        _ = try store.applyGatewayChanges([GatewayChange(databaseID: "0123456789abcdef", node: "east", seq: 1, identity: "east|tea",
+                                                         event: IntakeEvent(identity: "east|tea", kind: .sip, ml: 100, time: Self.at(6),
+                                                                            source: .manual, recordedAt: Self.at(6), person: "Ben"))], at: Self.at(6))
+        let atHub = try History.carerReport(Self.environment(folder, 14))
+        #expect(atHub.notWatched == ["Ben", "me"], "\(atHub.notWatched)")
+        let hubText = try History.carer(Self.environment(folder, 14), json: false)
+        #expect(hubText.hasSuffix("\n1 person is over their threshold.\nNo alert is set for Ben, me: `quench person alert NAME 3h` sets one."), "\(hubText)")
         // Rounded once, as `today` rounds it: 250.48 mL is 250 (it read 251, rounded to 250.5 first).
         _ = try store.addManual(ml: 0.48, at: Self.at(13), note: nil, identity: "me-drop", person: me.id)
         let mine = try History.carer(Self.environment(folder, 14), json: false)
@@ -158,7 +168,7 @@ import Testing
         // Ben watched after 15 minutes: over too, and first (longer without a drink).
         try store.setPersonAlert(id: ben.id, afterMinutes: 15)
         let both = try History.carerReport(Self.environment(folder, 14))
-        #expect(both.people.map(\.person) == ["Ben", "Gran", "me"] && both.overdue == 2)
+        #expect(both.people.map(\.person) == ["Ben", "Gran", "me"] && both.overdue == 2 && both.notWatched == ["me"])
         // At 23:00 nobody is awake, and the evening still counts to 22:00; nobody is "over" in the night.
         let night = try History.carerReport(Self.environment(folder, 23))
         #expect(night.people.allSatisfy { !$0.awake } && night.people.first { $0.person == "me" }?.quietMinutes == 9 * 60)
@@ -180,6 +190,8 @@ import Testing
         #expect(throws: HistoryError.self) { try History.setPersonAlert(Self.environment(folder, 14), name: "Ann", after: "25h", json: true) }
         _ = try History.setPersonAlert(Self.environment(folder, 14), name: "Ann", after: "off", json: true)
         #expect(try store.person(id: ann.id)?.alertAfterMinutes == nil)
+        // At the hub, someone with no drink at all (Ann now unwatched, a fresh hub's `me`) is not said.
+        #expect(try History.carerReport(Self.environment(folder, 14)).notWatched == ["me"])
     }
 
     /// A history whose one person, `me`, drank 250 mL at `hour` on the 24th and is watched after 3 h.

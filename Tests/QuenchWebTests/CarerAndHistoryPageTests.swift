@@ -54,6 +54,8 @@ struct CarerAndHistoryPageTests {
             // Gran, over her 2 h: first, marked, and said. Bob has none in 7 h since his adding; `me` drank 40 min ago.
             #expect(try await Self.carerOrder(browser) == ["Gran", "Bob Lee", "me"])
             #expect(try await FamilyPageTests.text(browser, "carer-summary") == "Gran is over their threshold.")
+            // A household's carer chose whom to watch: nobody unwatched is said (at a hub they are).
+            #expect(try await browser.run("return document.getElementById('carer-unwatched').hidden") as? Bool == true)
             let gran = try await browser.run("return document.querySelector('#carer-list li[data-person=\"Gran\"]').textContent") as? String ?? ""
             #expect(gran.contains("5 h") && gran.contains("without a drink") && gran.contains("(over 2 h)"), "\(gran)")
             #expect(try await browser.run("return document.querySelector('#carer-list li[data-person=\"Gran\"]').classList.contains('overdue')") as? Bool == true)

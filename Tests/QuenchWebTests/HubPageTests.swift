@@ -52,6 +52,8 @@ struct HubPageTests {
             let row = try await browser.run("return document.querySelector('#carer-list li[data-person=\"Bo\"]').textContent") as? String ?? ""
             #expect(row.contains("5 h") && row.contains("without a drink") && row.contains("Alert sent ") && row.contains("Acknowledge"), "\(row)")
             #expect(try await FamilyPageTests.text(browser, "carer-summary") == "Bo is over their threshold.")
+            // Ada came from the kitchen's gateway with no threshold: said, or no alert would ever come about her.
+            #expect(try await FamilyPageTests.text(browser, "carer-unwatched") == "No alert is set for Ada: choose when to flag them beside their name.")
             _ = try await browser.fullPageScreenshot(to: screenshotFolder + "/phone-hub-carer.png", width: 390)
             try await FamilyPageTests.noConsoleErrors(browser)
         }

@@ -474,6 +474,10 @@ function showCarer(report) {
       + " outside theirs (the alert is still open)."
     : over.length === 0 ? "Nobody is over their threshold."
     : over.map((p) => p.person).join(", ") + (over.length === 1 ? " is" : " are") + " over their threshold.") + quietGateways.join("");
+  // Where someone is watched, who is not (a resident added at a gateway comes without a threshold).
+  const unwatched = report.not_watched || [];
+  $("carer-unwatched").hidden = unwatched.length === 0;
+  $("carer-unwatched").textContent = unwatched.length ? "No alert is set for " + unwatched.join(", ") + ": choose when to flag them beside their name." : "";
   // "Just now" by the clock: counted in waking hours, a drink at 22:30 is still 0 minutes at 07:30.
   const justNow = (at) => at && Date.parse(report.at) - Date.parse(at) < 60000;
   $("carer-list").replaceChildren(...people.map((p) => {
