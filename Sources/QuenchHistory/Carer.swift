@@ -54,14 +54,16 @@ public struct CarerReport: Sendable, Encodable {
     public var people: [Entry]
     /// At a hub, its gateways offline now; empty elsewhere.
     public var gatewaysOffline: [Gateway] = []
-    /// At a hub where someone is watched, those whose drinks arrive but who are not (no
-    /// threshold): a resident added at a gateway comes with none, and no alert would ever be
-    /// sent about them (a carer trial). Empty elsewhere: in a household, who is watched is
-    /// the carer's own choice (the carer is one of the people), and nobody is nagged about it.
+    /// At a hub where someone is watched, those added in the last `newcomerDays` whose drinks
+    /// arrive but who are not (no threshold): a resident added at a gateway comes with none, and
+    /// no alert would ever be sent about them (a carer trial). Empty elsewhere: in a household,
+    /// who is watched is the carer's own choice (the carer is one of the people).
     public var notWatched: [String] = []
 
     /// How far back time without a drink is counted, in days: beyond it the figure stops growing.
     public static let reach = 30
+    /// How long someone added is a newcomer whose missing threshold is said (`notWatched`), in days.
+    public static let newcomerDays = 14.0
 }
 
 /// `quench carer ack NAME --json`.
@@ -132,7 +134,11 @@ extension History {
         let c = try environment.context(creating: false, everyone: true)
         let atHub = try c.run { (store) throws(StoreError) in try !store.hubGateways().isEmpty }
         if atHub, entries.contains(where: { $0.alertAfterMinutes != nil }) {
-            report.notWatched = entries.filter { $0.alertAfterMinutes == nil && $0.lastDrinkAt != nil }.map(\.person)
+            // Newcomers: added in the last two weeks, with a drink. Past that, no threshold was the carers' choice
+            // (a family's hub, someone long there), and nobody is told of it for good.
+            let people = try c.run { (store) throws(StoreError) in try store.people() }
+            let recent = Set(people.filter { c.now.secondsSince1970 - $0.createdAt.secondsSince1970 <= CarerReport.newcomerDays * 86_400 }.map(\.name))
+            report.notWatched = entries.filter { $0.alertAfterMinutes == nil && $0.lastDrinkAt != nil && recent.contains($0.person) }.map(\.person)
                 .sorted { $0.lowercased() < $1.lowercased() }
         }
         report.gatewaysOffline = try c.run { (store) throws(StoreError) in try store.offlineGateways() }

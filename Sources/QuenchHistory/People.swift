@@ -39,6 +39,8 @@ public struct PersonChange: Sendable, Encodable {
     public var acknowledgedAlert: String?
     /// `assign --since`: how many of the device's events became theirs.
     public var moved: Int? = nil
+    /// `assign`: whether the device is paired here (else only its events were given).
+    public var paired: Bool? = nil
 }
 
 extension History {
@@ -220,33 +222,52 @@ extension History {
     /// one drink at a time was 54 edits, and a refill could not be given at all).
     public static func assignDevice(_ environment: HistoryEnvironment, address typed: String, since: String? = nil,
                                     json: Bool) throws(HistoryError) -> String {
+        // Named here: giving a device away is not done for whoever QUENCH_PERSON or the config names.
         guard environment.person != nil else { throw .invalidArgument("say whose it is now with --person NAME") }
+        if let source = environment.personNamedIn {
+            throw .invalidArgument("say whose it is now with --person NAME (\(source) names whose history a command reads; it gives no device away)")
+        }
         let address: String
         switch DeviceAddress.canonical(typed) {
         case .success(let canonical): address = canonical
         case .failure(let error): throw .invalidArgument(error.description)
         }
         let c = try environment.context(creating: false)
-        guard let person = c.person else { throw .invalidArgument("say whose it is now with --person NAME") }
+        // The person is its object: a name they had before is not taken for them.
+        let person = try environment.selectedPerson(in: c.store, formerNames: false)
         let from = try since.map { (s) throws(HistoryError) in
-            try HistoryInput.option("--since") { () throws(HistoryError) in try HistoryInput.instant(s, calendar: c.calendar, now: c.now) }
+            try HistoryInput.option("--since") { () throws(HistoryError) in
+                let t = try HistoryInput.instant(s, calendar: c.calendar, now: c.now)
+                guard t <= c.now else { throw .invalidTime(s, reason: "that has not come yet") }
+                return t
+            }
         }
-        let found = try c.run { (store) throws(StoreError) in try store.assignDevice(address: address, to: person.id) }
+        let shown = address.shownSafely(limit: 40), name = person.name.shownSafely(limit: 40)
+        // Where the hub decides who has a bottle, a change here would not last (the review): said, with where to make it.
+        let (atHub, owner) = try c.run { (store) throws(StoreError) in (try !store.hubGateways().isEmpty, try store.deviceOwners()[address]) }
+        if atHub {
+            throw .invalidArgument("this is a hub's history: `quench hub assign \(shown) --person NAME` gives the bottle on every gateway, "
+                + "and `devices assign \(shown) --person NAME --since TIME` at the gateway that logged them gives its past drinks")
+        }
+        if let owner, owner != person.id, try c.run({ (store) throws(StoreError) in try store.isLinkedToHub(person: owner) }) {
+            throw .invalidArgument("\(shown) is given by the hub's roster here: `quench hub assign \(shown) --person NAME` on the hub's "
+                + "database gives it (this gateway follows within a minute), then `--since TIME` here gives its past drinks")
+        }
+        let (paired, moved, had) = try c.run { (store) throws(StoreError) in try store.assignDevice(address: address, to: person.id, eventsSince: from) }
         // A device replayed into the history and never paired has events to give, and no owner to change.
-        let moved = try from.map { (f) throws(HistoryError) in
-            try c.run { (store) throws(StoreError) in try store.giveDeviceEvents(device: address, since: f, to: person.id) }
-        }
-        guard found || (moved ?? 0) > 0 else { throw .invalidArgument("no device \(address.shownSafely(limit: 40)) is paired (see `quench devices`)") }
-        let name = person.name.shownSafely(limit: 40), shown = address.shownSafely(limit: 40)
-        var text = found ? "\(shown) is now \(name)'s" : "\(shown) is not paired; its events"
-        if let from, let moved {
+        guard paired || (had ?? 0) > 0 else { throw .invalidArgument("no device \(shown) is paired (see `quench devices`)") }
+        var text = paired ? "\(shown) is now \(name)'s" : "\(shown) is not paired"
+        if let from, let moved, let had {
             let when = Format.dateTime(from, c.calendar)
-            text += found ? "; its \(moved) event\(moved == 1 ? "" : "s") since \(when) are \(name)'s too, the earlier ones stay with whoever drank them."
-                          : " since \(when) (\(moved)) are now \(name)'s."
+            text += had == 0 ? "; it has no events since \(when)."
+                : moved == 0 ? "; its events since \(when) were \(name)'s already."
+                : "; \(moved == 1 ? "1 of its events" : "\(moved) of its events") since \(when) \(moved == 1 ? "is" : "are") now \(name)'s"
+                    + (paired ? ", the earlier ones stay with whoever drank them." : ".")
         } else {
             text += "; its earlier events stay with whoever drank them."
         }
-        return try personChanged(environment, PersonChange(action: "assigned", person: person.name, detail: address, moved: moved), json: json, text: text)
+        let change = PersonChange(action: "assigned", person: person.name, detail: address, moved: moved, paired: paired)
+        return try personChanged(environment, change, json: json, text: text)
     }
 
     /// A change's report: JSON, or `text` followed by the people as they now are.

@@ -274,20 +274,25 @@ extension IntakeStore {
     /// Returns false when no such device is paired.
     @discardableResult
     public func assignDevice(address: String, to person: Int64) throws(StoreError) -> Bool {
-        try write("assigning device \(address)") { db in
-            try db.run("UPDATE device SET person = ? WHERE address = ?", [person, address])
-            return db.changes > 0
-        }
+        try assignDevice(address: address, to: person, eventsSince: nil).paired
     }
 
-    /// The events of `device` from `since` on (deleted ones too, so a restore stays theirs) become
-    /// `person`'s: a bottle someone else used today. One statement, so the outbox and the met-goal
-    /// spans follow each row as they follow an edit. Returns how many moved.
-    public func giveDeviceEvents(device: String, since: Timestamp, to person: Int64) throws(StoreError) -> Int {
-        try write("giving \(device.shownSafely(limit: 40))'s events to someone") { db in
-            try db.run("UPDATE intake_event SET person = ?1 WHERE device = ?2 COLLATE NOCASE AND time >= ?3 AND person IS NOT ?1",
-                       [person, device, since.secondsSince1970])
-            return db.changes
+    /// The same, and with `since` its events from then on (deleted ones too, so a restore stays
+    /// theirs) become `person`'s too: a bottle someone else used today. In one transaction, and one
+    /// statement for the events, so the outbox and the met-goal spans follow each row as they follow
+    /// an edit. Events are found under any spelling of the address (`deviceLabel`'s). `moved`: how
+    /// many changed hands (nil without `since`); `had`: how many it has from then on, whoever's.
+    public func assignDevice(address: String, to person: Int64, eventsSince since: Timestamp?)
+        throws(StoreError) -> (paired: Bool, moved: Int?, had: Int?) {
+        try write("assigning device \(address.shownSafely(limit: 40))") { db in
+            try db.run("UPDATE device SET person = ? WHERE address = ?", [person, address])
+            let paired = db.changes > 0
+            guard let since else { return (paired, nil, nil) }
+            let had = try db.first("SELECT count(*) FROM intake_event WHERE upper(replace(device, '-', ':')) = ?1 AND time >= ?2",
+                                   [address, since.secondsSince1970]) { row -> Int in row[0] } ?? 0
+            try db.run("UPDATE intake_event SET person = ?1 WHERE upper(replace(device, '-', ':')) = ?2 AND time >= ?3 AND person IS NOT ?1",
+                       [person, address, since.secondsSince1970])
+            return (paired, db.changes, had)
         }
     }
 

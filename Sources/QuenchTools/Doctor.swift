@@ -54,20 +54,25 @@ public enum Doctor {
 
     /// The reminder timer and the carers' alerts it starts, as `systemctl show` reports them.
     public struct RemindersState: Sendable, Equatable {
-        /// `quench-remind.timer`: loaded (installed), its ActiveState and UnitFileState.
-        public var timerLoaded: Bool
+        /// `quench-remind.timer`: its LoadState (`loaded`, `masked`, `not-found`), ActiveState and UnitFileState.
+        public var timerLoad: String
         public var timerActive: String
         public var timerEnabled: String
-        /// `quench-carer.service`'s last run: its Result (`success`, `exit-code`, …) and exit status; nil when not installed.
+        /// `quench-carer.service`'s last run: its Result (`success`, `exit-code`, `signal`, `timeout`, …) and
+        /// ExecMainStatus (an exit status, or a signal's number); nil when not installed. `carerRan`: whether it
+        /// ran since boot (a Result of `success` says nothing before it has).
         public var carerResult: String?
         public var carerExitStatus: Int?
+        public var carerRan: Bool
 
-        public init(timerLoaded: Bool, timerActive: String, timerEnabled: String, carerResult: String?, carerExitStatus: Int? = nil) {
-            self.timerLoaded = timerLoaded
+        public init(timerLoad: String, timerActive: String, timerEnabled: String, carerResult: String?, carerExitStatus: Int? = nil,
+                    carerRan: Bool = true) {
+            self.timerLoad = timerLoad
             self.timerActive = timerActive
             self.timerEnabled = timerEnabled
             self.carerResult = carerResult
             self.carerExitStatus = carerExitStatus
+            self.carerRan = carerRan
         }
     }
 
@@ -293,20 +298,36 @@ public enum Doctor {
     /// The timer that sends reminders and starts the carers' alerts: stopped, neither goes out; the
     /// alerts' last run failed, an alert may not have reached its carer, who is not told (a carer trial).
     static func reminders(_ state: RemindersState?) -> Check? {
-        guard let state, state.timerLoaded else { return nil }
+        guard let state, state.timerLoad != "not-found" else { return nil }
+        let enable = "sudo systemctl enable --now quench-remind.timer (`quench remind set --mode off` stops only the reminders)"
+        // Masked (a common way to silence something for good), stopped, or running but not to start at boot.
+        if state.timerLoad == "masked" {
+            return Check(name: "reminders", status: .warning, detail: "quench-remind.timer is masked: no reminder and no carer's alert is sent",
+                         fix: "sudo systemctl unmask quench-remind.timer; " + enable)
+        }
         if state.timerActive != "active" {
             return Check(name: "reminders", status: .warning,
                          detail: "quench-remind.timer is \(state.timerActive) (\(state.timerEnabled)): no reminder and no carer's alert is sent",
-                         fix: "sudo systemctl enable --now quench-remind.timer (`quench remind set --mode off` stops only the reminders)")
+                         fix: enable)
+        }
+        if !["enabled", "enabled-runtime", "static", "alias", "indirect", "generated"].contains(state.timerEnabled) {
+            return Check(name: "reminders", status: .warning,
+                         detail: "quench-remind.timer runs but is \(state.timerEnabled): after the next reboot no reminder and no carer's alert is sent",
+                         fix: enable)
         }
         if let result = state.carerResult, result != "success" {
-            let exit = state.carerExitStatus.map { " (exit \($0))" } ?? ""
+            let how = switch result {
+            case "exit-code": state.carerExitStatus.map { " (exit \($0))" } ?? ""
+            case "signal", "core-dump": state.carerExitStatus.map { " (killed by signal \($0))" } ?? " (killed by a signal)"
+            case "timeout": " (it took too long and was stopped)"
+            default: " (\(result))"
+            }
             return Check(name: "reminders", status: .warning,
-                         detail: "the carers' alerts' last run failed\(exit): an alert it had to send may not have reached its carer (the next run sends it again)",
-                         fix: "journalctl -u quench-carer -n 20 says why (a push refused, [notify] wrong)")
+                         detail: "the carers' alerts' last run failed\(how): an alert it had to send may not have reached its carer (the next run sends it again)",
+                         fix: "journalctl -u quench-carer -n 20 says why (a push refused or too slow, [notify] wrong)")
         }
-        return Check(name: "reminders", status: .ok,
-                     detail: "quench-remind.timer is running" + (state.carerResult == nil ? "" : "; the carers' alerts' last run went well"), fix: nil)
+        let carer = state.carerResult == nil ? "" : state.carerRan ? "; the carers' alerts' last run went well" : "; the carers' alerts have not run since boot"
+        return Check(name: "reminders", status: .ok, detail: "quench-remind.timer is running" + carer, fix: nil)
     }
 
     /// Restarts in `journalctl -u quench -o cat` text (systemd's words since v236).
@@ -429,7 +450,14 @@ enum SystemProbes {
     static func reminders() -> Doctor.RemindersState? {
         guard let systemctl = executable(["/usr/bin/systemctl", "/bin/systemctl"]), access("/run/systemd/system", F_OK) == 0,
               let out = run(systemctl, ["show", "quench-remind.timer", "quench-carer.service",
-                                        "--property=Id,LoadState,ActiveState,UnitFileState,Result,ExecMainStatus"]) else { return nil }
+                                        "--property=Id,LoadState,ActiveState,UnitFileState,Result,ExecMainStatus,ExecMainStartTimestampMonotonic"])
+        else { return nil }
+        return remindersState(fromShow: out)
+    }
+
+    /// `systemctl show quench-remind.timer quench-carer.service --property=…`: one block per unit, a blank
+    /// line between (a unit that is not there is `LoadState=not-found`).
+    static func remindersState(fromShow out: String) -> Doctor.RemindersState {
         // One block per unit, a blank line between.
         var units: [String: [String: String]] = [:]
         for block in out.split(separator: "\n\n") {
@@ -438,9 +466,10 @@ enum SystemProbes {
         }
         let timer = units["quench-remind.timer"] ?? [:], carer = units["quench-carer.service"] ?? [:]
         let carerLoaded = carer["LoadState"] == "loaded"
-        return Doctor.RemindersState(timerLoaded: timer["LoadState"] == "loaded", timerActive: timer["ActiveState"] ?? "?",
+        return Doctor.RemindersState(timerLoad: timer["LoadState"] ?? "not-found", timerActive: timer["ActiveState"] ?? "?",
                                      timerEnabled: timer["UnitFileState"] ?? "?", carerResult: carerLoaded ? carer["Result"] : nil,
-                                     carerExitStatus: carerLoaded ? carer["ExecMainStatus"].flatMap { Int($0) } : nil)
+                                     carerExitStatus: carerLoaded ? carer["ExecMainStatus"].flatMap { Int($0) } : nil,
+                                     carerRan: (Int(carer["ExecMainStartTimestampMonotonic"] ?? "") ?? 0) > 0)
     }
 
     /// systemd's "Scheduled restart job" lines for the unit in the last day; nil

@@ -161,7 +161,7 @@ struct DevicesCommand: ParsableCommand {
 
     struct Assign: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Give a paired device to someone: its next events are theirs, its past ones stay with whoever drank them.")
+            abstract: "Give a paired device to someone: its next events are theirs, its past ones stay with whoever drank them (with --since, from then on theirs too).")
         @Argument(help: "The device's address.") var address: String
         @Option(help: ArgumentHelp("Its events from this time on are theirs too (someone else's bottle this morning): 07:00, today, 2026-11-30 07:00.",
                                    valueName: "TIME"))

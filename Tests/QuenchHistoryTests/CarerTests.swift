@@ -190,8 +190,12 @@ import Testing
         #expect(throws: HistoryError.self) { try History.setPersonAlert(Self.environment(folder, 14), name: "Ann", after: "25h", json: true) }
         _ = try History.setPersonAlert(Self.environment(folder, 14), name: "Ann", after: "off", json: true)
         #expect(try store.person(id: ann.id)?.alertAfterMinutes == nil)
-        // At the hub, someone with no drink at all (Ann now unwatched, a fresh hub's `me`) is not said.
-        #expect(try History.carerReport(Self.environment(folder, 14)).notWatched == ["me"])
+        // At the hub, someone with no drink at all (Ann now unwatched, a fresh hub's `me`) is not said; nor
+        // someone there for two months with no threshold: the carers' choice, not said for good.
+        let settled = try store.addPerson(name: "Älva", at: Self.at(14 - 60 * 24))
+        _ = try store.addManual(ml: 100, at: Self.at(11), note: nil, identity: "alva", person: settled.id)
+        let last = try History.carerReport(Self.environment(folder, 14))
+        #expect(last.notWatched == ["me"] && last.people.contains { $0.person == "Älva" }, "\(last.notWatched)")
     }
 
     /// A history whose one person, `me`, drank 250 mL at `hour` on the 24th and is watched after 3 h.

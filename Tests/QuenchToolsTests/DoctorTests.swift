@@ -39,25 +39,36 @@ import Testing
 
     @Test func theReminderTimerAndTheCarersAlerts() {
         var probes = Self.machine()
-        #expect(check(Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: probes), "reminders") == nil, "no systemd: not checked")
-        probes.reminders = { Doctor.RemindersState(timerLoaded: false, timerActive: "inactive", timerEnabled: "", carerResult: nil) }
-        #expect(check(Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: probes), "reminders") == nil, "not installed: not checked")
-        probes.reminders = { Doctor.RemindersState(timerLoaded: true, timerActive: "active", timerEnabled: "enabled", carerResult: "success", carerExitStatus: 0) }
-        #expect(check(Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: probes), "reminders")
-                == Doctor.Check(name: "reminders", status: .ok, detail: "quench-remind.timer is running; the carers' alerts' last run went well", fix: nil))
-        // Stopped by someone tired of the reminders: the carers' alerts stopped with them.
-        probes.reminders = { Doctor.RemindersState(timerLoaded: true, timerActive: "inactive", timerEnabled: "disabled", carerResult: "success") }
-        let stopped = check(Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: probes), "reminders")
+        func reminders() -> Doctor.Check? { check(Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: probes), "reminders") }
+        #expect(reminders() == nil, "no systemd: not checked")
+        // Read from what `systemctl show` prints for the two units, a blank line between, as the probe reads it.
+        @Sendable func shown(_ timer: String, _ carer: String) -> Doctor.RemindersState {
+            SystemProbes.remindersState(fromShow: "Id=quench-remind.timer\n" + timer + "\n\nId=quench-carer.service\n" + carer + "\n")
+        }
+        let healthy = "LoadState=loaded\nActiveState=active\nUnitFileState=enabled"
+        let ran = "LoadState=loaded\nActiveState=inactive\nUnitFileState=static\nResult=success\nExecMainStatus=0\nExecMainStartTimestampMonotonic=812345678"
+        probes.reminders = { shown("LoadState=not-found\nActiveState=inactive\nUnitFileState=", "LoadState=not-found") }
+        #expect(reminders() == nil, "not installed: not checked")
+        probes.reminders = { shown(healthy, ran) }
+        #expect(reminders() == Doctor.Check(name: "reminders", status: .ok, detail: "quench-remind.timer is running; the carers' alerts' last run went well", fix: nil))
+        probes.reminders = { shown(healthy, "LoadState=loaded\nResult=success\nExecMainStatus=0\nExecMainStartTimestampMonotonic=0") }
+        #expect(reminders()?.detail == "quench-remind.timer is running; the carers' alerts have not run since boot")
+        // Stopped by someone tired of the reminders, or masked, or not to start at boot: the carers' alerts stop with them.
+        probes.reminders = { shown("LoadState=loaded\nActiveState=inactive\nUnitFileState=disabled", ran) }
+        let stopped = reminders()
         #expect(stopped?.status == .warning && stopped?.detail == "quench-remind.timer is inactive (disabled): no reminder and no carer's alert is sent", "\(String(describing: stopped))")
         #expect(stopped?.fix?.contains("quench remind set --mode off") == true)
-        // A push refused (a token gone stale): the unit failed, and the carer hears nothing of it.
-        probes.reminders = { Doctor.RemindersState(timerLoaded: true, timerActive: "active", timerEnabled: "enabled", carerResult: "exit-code", carerExitStatus: 1) }
-        let failed = check(Doctor.run(databasePath: "/nonexistent/q.sqlite", probes: probes), "reminders")
-        #expect(failed?.status == .warning && failed?.detail.hasPrefix("the carers' alerts' last run failed (exit 1)") == true, "\(String(describing: failed))")
-        #expect(failed?.fix?.hasPrefix("journalctl -u quench-carer") == true)
-        // What systemctl prints for the two units, read as the probe reads it.
-        let shown = SystemProbes.properties("Id=quench-carer.service\nLoadState=loaded\nResult=exit-code\nExecMainStatus=1")
-        #expect(shown["Result"] == "exit-code" && shown["ExecMainStatus"] == "1" && shown.count == 4)
+        probes.reminders = { shown("LoadState=masked\nActiveState=inactive\nUnitFileState=masked", ran) }
+        #expect(reminders()?.detail == "quench-remind.timer is masked: no reminder and no carer's alert is sent" && reminders()?.fix?.hasPrefix("sudo systemctl unmask") == true)
+        probes.reminders = { shown("LoadState=loaded\nActiveState=active\nUnitFileState=disabled", ran) }
+        #expect(reminders()?.detail == "quench-remind.timer runs but is disabled: after the next reboot no reminder and no carer's alert is sent")
+        // A push refused (a token gone stale), or one that hung past the unit's time limit: the unit failed, and the carer hears nothing of it.
+        for (result, status, said) in [("exit-code", 1, " (exit 1)"), ("signal", 15, " (killed by signal 15)"), ("timeout", 15, " (it took too long and was stopped)")] {
+            probes.reminders = { shown(healthy, "LoadState=loaded\nResult=\(result)\nExecMainStatus=\(status)\nExecMainStartTimestampMonotonic=812345678") }
+            let failed = reminders()
+            #expect(failed?.status == .warning && failed?.detail.hasPrefix("the carers' alerts' last run failed\(said):") == true, "\(String(describing: failed))")
+            #expect(failed?.fix?.hasPrefix("journalctl -u quench-carer") == true)
+        }
     }
 
     @Test func aHealthyMachineIsHealthy() throws {
