@@ -116,6 +116,13 @@ public struct DayCalendar: Sendable {
         if var tz = environment["TZ"], !tz.isEmpty {
             if tz.hasPrefix(":") { tz.removeFirst() }
             if let zone = LocalZone(identifier: tz) { return zone }
+            // A zone's name this machine does not have (`Europe/Londn`) was read as UTC, without a word, and
+            // every day began an hour out. A POSIX rule (`CET-1CEST`, digits in it) or a file's path is left
+            // to the system's zone, as before.
+            if !tz.hasPrefix("/"), !tz.contains(where: \.isNumber) {
+                throw .invalidArgument("TZ='\(tz.shownSafely())' is not a time zone this machine knows (its names are in "
+                    + "/usr/share/zoneinfo, e.g. Europe/London): correct it, or unset TZ to use the system's")
+            }
         }
         return LocalZone.system()
     }

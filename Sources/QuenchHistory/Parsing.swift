@@ -66,6 +66,13 @@ public enum HistoryInput {
         default: throw .unknownUnit(unit, expected: .volume)
         }
         guard ml > 0 else { throw .invalidAmount(text, reason: "must be more than zero") }
+        // `1.500ml`: a point between thousands, as many write them, read as a drop and a half (a trial's drink
+        // was stored as 2 mL). Three digits after the point of a few millilitres is asked about, not taken.
+        if ml < 10, text.trimmingSpaces().prefix(while: { $0.isNumber || $0 == "." }).wholeMatch(of: /\d{1,3}\.\d{3}/) != nil {
+            let whole = String(text.trimmingSpaces().prefix(while: { $0.isNumber || $0 == "." }).filter(\.isNumber).drop { $0 == "0" })
+            throw .invalidAmount(text, reason: "a point between thousands is not read: write \(whole)\(unit.isEmpty ? "" : unit), "
+                + "or \(Format.decimal(number, places: 1).replacing(",", with: ""))\(unit.isEmpty ? "" : unit) if you mean a few drops")
+        }
         // 1e308 l is a finite number of litres and an infinite number of mL.
         guard ml.isFinite else { throw .invalidAmount(text, reason: "too large to be an amount") }
         return ml

@@ -168,6 +168,18 @@ import Testing
         }
     }
 
+    /// A TZ naming no zone here was read as UTC without a word (a desk trial: every day began an hour out).
+    @Test func aTimeZoneNameThisMachineLacksIsRefused() throws {
+        #expect(described { _ = try DayCalendar.resolveTimeZone(setting: nil, environment: ["TZ": "Europe/Londn"]) }
+                    == "TZ='Europe/Londn' is not a time zone this machine knows (its names are in /usr/share/zoneinfo, e.g. Europe/London): correct it, or unset TZ to use the system's")
+        #expect(try DayCalendar.resolveTimeZone(setting: nil, environment: ["TZ": "Europe/London"]).identifier == "Europe/London")
+        // A POSIX rule or a file's path is the system's business, as before; a zone in the settings wins over TZ.
+        for tz in ["CET-1CEST,M3.5.0,M10.5.0/3", ":/etc/localtime", ""] {
+            #expect(throws: Never.self, "\(tz)") { _ = try DayCalendar.resolveTimeZone(setting: nil, environment: ["TZ": tz]) }
+        }
+        #expect(try DayCalendar.resolveTimeZone(setting: "Asia/Tokyo", environment: ["TZ": "Europe/Londn"]).identifier == "Asia/Tokyo")
+    }
+
     @Test func aDurationNeedsItsUnit() throws {
         #expect(try HistoryInput.minutes("30m") == 30)
         #expect(try HistoryInput.minutes("2h") == 120)
@@ -176,6 +188,11 @@ import Testing
         #expect(described { _ = try HistoryInput.minutes("1h 120m") } == "invalid amount '1h 120m': the minutes after the hours are 0 to 59")
         #expect(described { _ = try HistoryInput.minutes("30h30m") } == "invalid amount '30h30m': between 0 and 24 h, please")
         #expect(described { _ = try HistoryInput.minutes("3") } == "invalid amount '3': give a unit: 3min or 3h")
+        // A point between thousands (1.500ml) is asked about, not stored as a drop and a half; litres keep their decimals.
+        #expect(described { _ = try HistoryInput.volume("1.500ml", defaultUnit: nil) }
+                    == "invalid amount '1.500ml': a point between thousands is not read: write 1500ml, or 1.5ml if you mean a few drops")
+        #expect(try HistoryInput.volume("1.500l", defaultUnit: nil) == 1500 && HistoryInput.volume("1.5ml", defaultUnit: nil) == 1.5)
+        #expect(try HistoryInput.volume("12.500ml", defaultUnit: nil) == 12.5, "not a few drops: as written")
         // A bare amount: the units in which it would be a drink (1 mL to 5 L), not 250oz (7.4 L) or 0.0015l.
         for (text, fits) in [("250", "250ml"), ("1.5", "1.5l, 1.5ml or 1.5oz (US fl oz)"), ("8", "8ml or 8oz (US fl oz)"),
                              ("0.5", "0.5l or 0.5oz (US fl oz)"), ("9000", "such as 250ml, 0.5l or 8oz")] {

@@ -318,6 +318,8 @@ struct FamilyPageTests {
         _ = try fixture.quench(["person", "add", long])
         _ = try fixture.quench(["person", "add", "Jo", "--units", "oz"])
         _ = try fixture.quench(["add", "1ml", "--person", long])
+        // A note of 140 letters and no space (a pasted link, a word run together): it widened the list past the screen.
+        _ = try fixture.quench(["add", "100ml", "--person", "me", "--note", String(repeating: "Verylongnotewithoutanyspaces", count: 5)])
         let server = try await ServerProcess(database: fixture.database)
         defer { _ = server.stop() }
         // 320 and 390 px phones; 160 CSS px is a 320 px phone zoomed to 200 %.
@@ -525,6 +527,14 @@ struct FamilyPageTests {
             try await browser.click("#recommend-form button[type=submit]")
             #expect(try await browser.waitUntil("return document.getElementById('recommendation').textContent.startsWith('About 2,800 mL a day')") != nil,
                     "70 kg × 35 mL + 350 mL for 30 min")
+            // In pounds, or with a decimal comma, as a person types it ("154lb" was sent as "154lbkg", "70,5" refused as a drink).
+            for weight in ["154lb", "70,5"] {
+                _ = try await browser.run("document.getElementById('recommendation').textContent = ''; document.getElementById('weight').value = arguments[0]; return true", [weight])
+                try await browser.click("#recommend-form button[type=submit]")
+                let said = try await browser.waitUntil("return document.getElementById('recommendation').textContent !== ''")
+                let text = try await Self.text(browser, "recommendation")
+                #expect(said != nil && text.hasPrefix("About 2,800 mL a day"), "\(weight): \(text)")
+            }
             try await browser.click("#use-recommendation")
             #expect(try await browser.waitUntil("return Number(document.getElementById('goal').dataset.ml) === 2800") != nil)
             #expect(try fixture.json(["goal", "show"])["current_ml"] as? Double == 2800)

@@ -119,8 +119,11 @@ function amountProblem(text) {
 let lastTyped = null;
 // A decimal comma read as a point; a bare number given the person's unit, except for a goal (`bare`),
 // whose server side says what a bare number out of range was meant as ("2,5": did you mean 2.5l?).
+// A comma before one or two digits is a decimal comma ("0,3l", "70,5"); before three ("1,500") it may
+// part thousands, which cannot be told: left for the server to ask about, not read as 1.5.
+const decimalPoint = (text) => text.trim().replace(/^(\d+),(\d{1,2})(?!\d)/, "$1.$2");
 function typedAmount(text, bare = false) {
-  const t = text.trim().replace(/^(\d+),(\d+)/, "$1.$2");
+  const t = decimalPoint(text);
   const sent = /^\d+(\.\d+)?$/.test(t) && !bare ? t + (units === "oz" ? "oz" : "ml") : t;
   lastTyped = { sent, typed: text.trim() };
   return sent;
@@ -201,7 +204,7 @@ function sipRow(e, names, inDrink) {
     el("td", {}, when), el("td", { class: "num" }, el("span", { class: "amount-text" }, volume(e.ml)), e.deleted ? " (deleted)" : "",
       ...(e.note ? [el("span", { class: "note-inline" }, e.note)] : [])),
     el("td", { class: "bottle" }, e.device ? names.get(e.device) || e.device : "—"),
-    el("td", {}, (e.source === "sensor" ? "sensor" : "typed") + (e.note ? ": " + e.note : "")), el("td", { class: "actions" }, ...edit, actions));
+    el("td", { class: "how" }, (e.source === "sensor" ? "sensor" : "typed") + (e.note ? ": " + e.note : "")), el("td", { class: "actions" }, ...edit, actions));
   return editing === e.id ? [row, editRow(e)] : [row];
 }
 
@@ -798,7 +801,9 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("recommend-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     try {
-      const r = await getJSON("goal/recommend", { weight: $("weight").value.trim() + "kg", exercise: ($("exercise").value.trim() || "0") + "min" });
+      // A bare weight is kg and a bare time minutes (the fields say so); "154lb" or "1h" are sent as typed.
+      const exercise = decimalPoint($("exercise").value) || "0";
+      const r = await getJSON("goal/recommend", { weight: decimalPoint($("weight").value), exercise: /^\d+(\.\d+)?$/.test(exercise) ? exercise + "min" : exercise });
       recommended = r.recommended_ml;
       $("recommendation").textContent = "About " + volume(r.recommended_ml) + " a day (" + r.rule + ").";
       $("use-recommendation").hidden = false;
