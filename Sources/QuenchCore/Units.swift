@@ -36,6 +36,16 @@ public enum VolumeUnit: String, Sendable, Hashable, CaseIterable, Codable {
     case ml
     case usFluidOunce = "oz"
 
+    /// `ml`, `mL`, `millilitres`, `oz`, `fl oz`, `floz`: as a person names units, on the command line
+    /// and in the config file alike (the file refused "fl oz", which `--units` took).
+    public init?(parsingUnitName text: String) {
+        switch String(text.lowercased().trimmingSpaces) {
+        case "ml", "millilitre", "millilitres", "milliliter", "milliliters": self = .ml
+        case "oz", "floz", "fl oz", "fl.oz", "us fl oz": self = .usFluidOunce
+        default: return nil
+        }
+    }
+
     /// Millilitres in one US fluid ounce (exactly 29.5735295625 mL).
     public static let millilitresPerUSFluidOunce = 29.5735295625
 

@@ -161,13 +161,4 @@ struct HistoryContext {
     }
 }
 
-extension VolumeUnit {
-    /// `ml`, `mL`, `millilitres`, `oz`, `fl oz`, `floz`.
-    public init?(parsingUnitName text: String) {
-        switch text.lowercased().trimmingSpaces() {
-        case "ml", "millilitre", "millilitres", "milliliter", "milliliters": self = .ml
-        case "oz", "floz", "fl oz", "fl.oz", "us fl oz": self = .usFluidOunce
-        default: return nil
-        }
-    }
-}
+

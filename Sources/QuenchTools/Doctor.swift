@@ -330,6 +330,13 @@ public enum Doctor {
         return Check(name: "reminders", status: .ok, detail: "quench-remind.timer is running" + carer, fix: nil)
     }
 
+    /// A configuration file that does not read (a typo, a wrong type): a FAIL in its own words, so the
+    /// checklist still comes (it stopped at the error), the rest checked as if there were no file.
+    public static func unreadableConfiguration(_ problem: String) -> Check {
+        Check(name: "config file", status: .problem, detail: problem,
+              fix: "correct what it names; `quench config show` then says where each value comes from")
+    }
+
     /// Restarts in `journalctl -u quench -o cat` text (systemd's words since v236).
     public static func countRestarts(inJournal text: String) -> Int {
         text.split(separator: "\n").filter { $0.contains("Scheduled restart job") }.count

@@ -337,6 +337,13 @@ struct DoctorCommand: ParsableCommand {
             let report = Doctor.report(Doctor.trust([Doctor.TrustedFile(name: "config file", path: problem.file)]))
             print(store.json ? Doctor.json(report) : Doctor.text(report))
             throw ExitCode(1)
+        } catch let error as ConfigError {
+            // One that does not read: said first, and the machine checked as if there were no file.
+            let path = StoreLocation.resolve(explicit: store.db, environment: ProcessInfo.processInfo.environment)
+            let checked = Doctor.run(databasePath: path, files: [Doctor.TrustedFile(name: "database file", path: path, isData: true)])
+            let report = Doctor.report([Doctor.unreadableConfiguration("\(error)")] + checked.checks)
+            print(store.json ? Doctor.json(report) : Doctor.text(report))
+            throw ExitCode(1)
         }
         let path = try store.environment().databasePath
         var probes = Doctor.Probes.system

@@ -169,5 +169,12 @@ struct UntrustedFileTests {
         let config = try runQuench(["doctor"], environment: setup.environment)
         #expect(config.status == 1 && config.stdout.contains("FAIL  config file: \(setup.config): refused:")
                 && config.stdout.contains("      fix: chmod go-w '\(setup.config)'"), "\(config.stdout)\(config.stderr)")
+        // One with a typo: said as a FAIL at its line, and the checklist goes on (it stopped at the error, exit 1, nothing else).
+        try "databse = \"\(setup.database)\"\n".write(toFile: setup.config, atomically: true, encoding: .utf8)
+        try setup.give(setup.config, mode: 0o644, to: 0)
+        let typo = try runQuench(["doctor"], environment: setup.environment)
+        #expect(typo.status == 1 && typo.stdout.contains("FAIL  config file: \(setup.config):1: databse: unknown key (did you mean database?)"),
+                "\(typo.stdout)\(typo.stderr)")
+        #expect(typo.stdout.contains("clock") && typo.stdout.contains("database"), "the rest still checked: \(typo.stdout)")
     }
 }

@@ -79,7 +79,7 @@ import Testing
             ("[gateway]\ndevices = \"F0:F1:F2:F3:F4:F5\"",
              "/q.toml:2: gateway.devices: expected an array of Bluetooth addresses like \"F0:F1:F2:F3:F4:F5\", got \"F0:F1:F2:F3:F4:F5\""),
             ("log_level = \"loud\"", "/q.toml:1: log_level: expected one of trace, debug, info, notice, warning, error, critical, got \"loud\""),
-            ("units = \"cups\"", "/q.toml:1: units: expected \"ml\" or \"oz\", got \"cups\""),
+            ("units = \"cups\"", "/q.toml:1: units: expected \"ml\" or \"oz\" (or \"fl oz\", \"millilitres\"), got \"cups\""),
             ("database = \"quench.sqlite\"", "/q.toml:1: database: expected an absolute path (a string starting with /), got \"quench.sqlite\""),
             ("database = 1979-05-27", "/q.toml:1: database: expected an absolute path (a string starting with /), got a date"),
             ("[reminders]\ncommand = \"notify-send\"",

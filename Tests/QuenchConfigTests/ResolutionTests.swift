@@ -135,6 +135,11 @@ extension Configuration {
         #expect(c.drainEvery.value == 0.5 && c.connectTimeout.value == Configuration.defaultConnectTimeout)
         #expect(c.logLevel.value == .info && c.logLevel(otherwise: .warning) == .warning)
         #expect(try Machine(variables: ["QUENCH_LOG": "error"]).resolve().logLevel(otherwise: .warning) == .error)
+        // Units as `--units` takes them (the file refused "fl oz", a desk trial).
+        for units in ["fl oz", "millilitres"] {
+            let named = try Machine(files: [Machine.user: "units = \"\(units)\""]).resolve().units.value
+            #expect(named == (units == "fl oz" ? .usFluidOunce : .ml), "\(units)")
+        }
     }
 
     @Test func quenchConfigNamesTheOnlyFileAndItMustExist() throws {
