@@ -738,6 +738,8 @@ struct FamilyPageTests {
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             let pace = try await Self.text(browser, "pace")
             #expect(pace.hasPrefix("Today's goal: ") && !pace.contains("Behind"), "\(pace)")
+            // Nothing drunk: no arc drawn (a round cap of no length was a dot at the top of the ring).
+            #expect(try await browser.run("return getComputedStyle(document.getElementById('ring-fill')).visibility") as? String == "hidden")
         }
     }
 }

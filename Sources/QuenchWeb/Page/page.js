@@ -145,6 +145,8 @@ function showToday(today, state) {
   const fraction = Math.min(1, goal > 0 ? intake / goal : 0);
   const circumference = 2 * Math.PI * 52;
   $("ring-fill").setAttribute("stroke-dasharray", (fraction * circumference) + " " + circumference);
+  // Nothing drunk: no arc, where a round cap of no length drew a dot at the top.
+  $("ring-fill").classList.toggle("empty", !(fraction > 0));
   const pace = Math.min(1, goal > 0 ? state.pace_ml / goal : 0);
   // The pace: a tick on the ring where the intake should be by now.
   $("ring-pace").setAttribute("transform", "rotate(" + (pace * 360).toFixed(1) + " 60 60)");
@@ -412,7 +414,7 @@ function smallRing(fraction, met) {
   const holder = document.createElement("span");
   holder.innerHTML = '<svg viewBox="0 0 120 120" class="small-ring' + (met ? " met" : "") + '" aria-hidden="true">'
     + '<circle class="ring-track" cx="60" cy="60" r="52"/>'
-    + '<circle class="ring-fill" cx="60" cy="60" r="52" stroke-dasharray="' + (fraction * circumference).toFixed(1) + " " + circumference.toFixed(1) + '"/></svg>';
+    + '<circle class="ring-fill' + (fraction > 0 ? "" : " empty") + '" cx="60" cy="60" r="52" stroke-dasharray="' + (fraction * circumference).toFixed(1) + " " + circumference.toFixed(1) + '"/></svg>';
   return holder.firstChild;
 }
 function showHousehold(people) {
