@@ -727,6 +727,25 @@ struct FamilyPageTests {
         }
     }
 
+    /// A desk trial: a bottle's trace replayed into the history, never paired here, was in `today` ("Left 272 mL
+    /// in desk-bottle") and on the page "No bottle paired".
+    @Test func aBottleReplayedAndNeverPairedIsShownWithWhatIsLeft() async throws {
+        let folder = try TemporaryFolder()
+        let database = folder.path + "/quench.sqlite"
+        let store = try IntakeStore(path: database)
+        try store.ingest([DetectedEvent(kind: .sip, t: 10, start: 0, end: 5, ml: 30, remainingML: 272)], device: "AA:BB:CC:00:00:01",
+                         started: .wallClockNow.adding(-600))
+        let server = try await ServerProcess(database: database)
+        defer { _ = server.stop() }
+        try await WebDriver.session(width: 390, height: 844) { browser in
+            try await browser.open(server.url + "/")
+            #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
+            let bottles = try await Self.text(browser, "bottle-list")
+            #expect(bottles.contains("AA:BB:CC:00:00:01") && bottles.contains("272 mL left") && bottles.contains("not paired here"), "\(bottles)")
+            #expect(try await browser.run("return document.getElementById('no-bottles').hidden") as? Bool == true)
+        }
+    }
+
     @Test func aFreshHistorySaysTheGoalNotThatItIsBehind() async throws {
         let folder = try TemporaryFolder()
         let database = folder.path + "/quench.sqlite"

@@ -268,14 +268,23 @@ function showSips(events, bottles) {
   $("no-sips").hidden = rows.length > 0;
 }
 
-function showBottles(bottles) {
+// The paired bottles, then any other whose events say what was left this week (a trace replayed into
+// the history from a bottle never paired here): the page said "No bottle paired" where `today` listed it.
+function showBottles(bottles, heard = []) {
+  const paired = new Set(bottles.map((b) => b.device));
+  const others = heard.filter((b) => !paired.has(b.device));
   $("bottle-list").replaceChildren(...bottles.map((b) => el("li", {},
     el("strong", {}, b.name || b.device),
     el("span", {}, b.remaining_ml == null ? "level unknown" : volume(b.remaining_ml) + " left"),
     el("span", {}, b.remaining_at ? "last reading " + ago(b.remaining_at) : "no reading yet"),
     ...(b.battery_percent == null ? [] : [el("span", {}, "battery " + b.battery_percent + " %")]),
-    el("span", { class: b.link_up ? "link-up" : "link-down" }, b.link_up ? "connected" : "not connected"))));
-  $("no-bottles").hidden = bottles.length > 0;
+    el("span", { class: b.link_up ? "link-up" : "link-down" }, b.link_up ? "connected" : "not connected"))),
+    ...others.map((b) => el("li", { class: "unpaired" },
+      el("strong", {}, b.name || b.device),
+      el("span", {}, volume(b.remaining_ml) + " left"),
+      el("span", {}, "last reading " + ago(b.at)),
+      el("span", {}, "not paired here"))));
+  $("no-bottles").hidden = bottles.length + others.length > 0;
 }
 
 const longDay = (date) => new Date(date + "T12:00:00Z").toLocaleDateString("en-GB", { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" });
@@ -569,7 +578,7 @@ async function refresh() {
           getJSON("calendar", { month: calendarMonth || today.date.slice(0, 7) }), getJSON("goal"), getJSON("remind")]);
         showSettings(goal, remind);
         showSips(events, state.bottles);
-        showBottles(state.bottles);
+        showBottles(state.bottles, today.bottles);
         showStats(week, month);
         showCalendar(calendar, today);
         await showCharts();
