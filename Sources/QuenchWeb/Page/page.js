@@ -106,12 +106,17 @@ function pinActionBar() {
   unpin = setTimeout(() => $("action-bar").classList.remove("pinned"), 8000);
 }
 
+// A comma before one or two digits is a decimal comma ("0,3l", "70,5"); before three ("1,500") it may
+// part thousands, which cannot be told: left for the server to ask about, not read as 1.5.
+const decimalPoint = (text) => text.trim().replace(/^(\d+),(\d{1,2})(?!\d)/, "$1.$2");
+const isBareNumber = (text) => /^\d+(\.\d+)?$/.test(text);
+
 // What is wrong with a typed amount before it is sent, in the page's words; null when it may go.
 // "1.5" on a mL page is almost always litres: said, not stored as a few drops.
 function amountProblem(text) {
-  const t = text.trim().replace(/^(\d+),(\d+)/, "$1.$2");
+  const t = decimalPoint(text);
   if (!/^\d|^\.\d/.test(t)) return "Type an amount, such as " + (units === "oz" ? "12 (fl oz) or 330ml" : "330 (mL) or 0.3l");
-  if (units !== "oz" && /^\d+(\.\d+)?$/.test(t) && Number(t) > 0 && Number(t) < 10) return t + " mL is a few drops: type " + t + "l for litres (or " + t + "ml if you mean it)";
+  if (units !== "oz" && isBareNumber(t) && Number(t) > 0 && Number(t) < 10) return t + " mL is a few drops: type " + t + "l for litres (or " + t + "ml if you mean it)";
   return null;
 }
 // A typed amount: a bare number is in the person's own unit ("330" is 330 mL; for an fl oz person "12" is 12 fl oz).
@@ -119,12 +124,9 @@ function amountProblem(text) {
 let lastTyped = null;
 // A decimal comma read as a point; a bare number given the person's unit, except for a goal (`bare`),
 // whose server side says what a bare number out of range was meant as ("2,5": did you mean 2.5l?).
-// A comma before one or two digits is a decimal comma ("0,3l", "70,5"); before three ("1,500") it may
-// part thousands, which cannot be told: left for the server to ask about, not read as 1.5.
-const decimalPoint = (text) => text.trim().replace(/^(\d+),(\d{1,2})(?!\d)/, "$1.$2");
 function typedAmount(text, bare = false) {
   const t = decimalPoint(text);
-  const sent = /^\d+(\.\d+)?$/.test(t) && !bare ? t + (units === "oz" ? "oz" : "ml") : t;
+  const sent = isBareNumber(t) && !bare ? t + (units === "oz" ? "oz" : "ml") : t;
   lastTyped = { sent, typed: text.trim() };
   return sent;
 }
@@ -814,7 +816,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     try {
       // A bare weight is kg and a bare time minutes (the fields say so); "154lb" or "1h" are sent as typed.
       const exercise = decimalPoint($("exercise").value) || "0";
-      const r = await getJSON("goal/recommend", { weight: decimalPoint($("weight").value), exercise: /^\d+(\.\d+)?$/.test(exercise) ? exercise + "min" : exercise });
+      const r = await getJSON("goal/recommend", { weight: decimalPoint($("weight").value), exercise: isBareNumber(exercise) ? exercise + "min" : exercise });
       recommended = r.recommended_ml;
       $("recommendation").textContent = "About " + volume(r.recommended_ml) + " a day (" + r.rule + ").";
       $("use-recommendation").hidden = false;
