@@ -124,23 +124,25 @@ extension String {
         var out = ""
         var count = 0
         let scalars = Array(redactingURLPassword().unicodeScalars)
-        func invisible(_ v: UInt32) -> Bool {
-            v < 0x20 || (0x7F...0x9F).contains(v) || v == 0xFEFF || (0x200B...0x200F).contains(v) || (0x2028...0x202E).contains(v)
-                || (0x2060...0x2069).contains(v)
+        // Besides the controls and bidirectional ones: a byte-order mark, zero-width spaces and joiners, the
+        // direction marks, line and paragraph separators, and the word joiner and invisible operators.
+        func invisible(_ s: Unicode.Scalar) -> Bool {
+            s.isControlOrBidiOverride || s.value == 0xFEFF || (0x200B...0x200F).contains(s.value) || (0x2028...0x2029).contains(s.value)
+                || (0x2060...0x2065).contains(s.value)
         }
-        func at(_ i: Int, _ test: (UInt32) -> Bool) -> Bool { scalars.indices.contains(i) && test(scalars[i].value) }
+        func at(_ i: Int, _ test: (Unicode.Scalar) -> Bool) -> Bool { scalars.indices.contains(i) && test(scalars[i]) }
         // An emoji (not the ASCII digits and signs that are emoji too), or what ends one: VS16, a skin tone.
-        func emoji(_ v: UInt32) -> Bool { v > 0x7F && (Unicode.Scalar(v)?.properties.isEmoji == true || v == 0xFE0F) }
+        func emoji(_ s: Unicode.Scalar) -> Bool { !s.isASCII && (s.properties.isEmoji || s.value == 0xFE0F) }
         // Arabic (Persian, Urdu) and the Indic scripts, Devanagari to Malayalam.
-        func joinedScript(_ v: UInt32) -> Bool {
-            ((0x0600...0x06FF).contains(v) || (0x0750...0x077F).contains(v) || (0x0900...0x0D7F).contains(v))
-                && Unicode.Scalar(v)?.properties.isAlphabetic == true
+        func joinedScript(_ s: Unicode.Scalar) -> Bool {
+            ((0x0600...0x06FF).contains(s.value) || (0x0750...0x077F).contains(s.value) || (0x0900...0x0D7F).contains(s.value))
+                && s.properties.isAlphabetic
         }
         for (i, scalar) in scalars.enumerated() {
             guard count < limit else { return out + "..." }
             let v = scalar.value
             let joins = (v == 0x200D && at(i - 1, emoji) && at(i + 1, emoji)) || (v == 0x200C && at(i - 1, joinedScript) && at(i + 1, joinedScript))
-            if invisible(v), !joins {
+            if invisible(scalar), !joins {
                 out += "\\u{" + String(v, radix: 16, uppercase: true) + "}"
             } else {
                 out.unicodeScalars.append(scalar)

@@ -136,10 +136,10 @@ extension History {
         if atHub, entries.contains(where: { $0.alertAfterMinutes != nil }) {
             // Newcomers: added in the last two weeks, with a drink. Past that, no threshold was the carers' choice
             // (a family's hub, someone long there), and nobody is told of it for good.
-            let people = try c.run { (store) throws(StoreError) in try store.people() }
-            let recent = Set(people.filter { c.now.secondsSince1970 - $0.createdAt.secondsSince1970 <= CarerReport.newcomerDays * 86_400 }.map(\.name))
-            report.notWatched = entries.filter { $0.alertAfterMinutes == nil && $0.lastDrinkAt != nil && recent.contains($0.person) }.map(\.person)
-                .sorted { $0.lowercased() < $1.lowercased() }
+            report.notWatched = watches.filter { w in
+                w.entry.alertAfterMinutes == nil && w.entry.lastDrinkAt != nil
+                    && c.now.secondsSince1970 - w.addedAt.secondsSince1970 <= CarerReport.newcomerDays * 86_400
+            }.map(\.entry.person).sorted { $0.lowercased() < $1.lowercased() }
         }
         report.gatewaysOffline = try c.run { (store) throws(StoreError) in try store.offlineGateways() }
             .map { CarerReport.Gateway(node: $0.node, offlineSince: Format.localISO($0.since, c.calendar)) }
@@ -151,6 +151,8 @@ extension History {
     struct CarerWatch {
         var entry: CarerReport.Entry
         var personID: Int64
+        /// When the person was added (a newcomer's missing threshold is said: `CarerReport.notWatched`).
+        var addedAt: Timestamp
         var lastDrink: String
         /// The spell's alert, if one was raised.
         var alert: CarerAlert?
@@ -204,7 +206,8 @@ extension History {
                 entry.alertLastSentAt = Format.localISO(sent.lastSentAt, c.calendar)
             }
             let lapsed = sent?.acknowledgedAt.map { c.now >= settings.wakingEnd(after: $0, c.calendar) } ?? false
-            watches.append(CarerWatch(entry: entry, personID: person.id, lastDrink: lastDrink, alert: sent, acknowledgementLapsed: lapsed))
+            watches.append(CarerWatch(entry: entry, personID: person.id, addedAt: person.createdAt, lastDrink: lastDrink, alert: sent,
+                                      acknowledgementLapsed: lapsed))
         }
         return (watches, at)
     }

@@ -160,5 +160,3 @@ struct HistoryContext {
         try run { (store) throws(StoreError) in try store.firstSipTime(person: personID) }.map { calendar.day(of: $0) }
     }
 }
-
-

@@ -68,8 +68,9 @@ public enum HistoryInput {
         guard ml > 0 else { throw .invalidAmount(text, reason: "must be more than zero") }
         // `1.500ml`: a point between thousands, as many write them, read as a drop and a half (a trial's drink
         // was stored as 2 mL). Three digits after the point of a few millilitres is asked about, not taken.
-        if ml < 10, text.trimmingSpaces().prefix(while: { $0.isNumber || $0 == "." }).wholeMatch(of: /\d{1,3}\.\d{3}/) != nil {
-            let whole = String(text.trimmingSpaces().prefix(while: { $0.isNumber || $0 == "." }).filter(\.isNumber).drop { $0 == "0" })
+        let typed = text.trimmingSpaces().prefix { $0.isNumber || $0 == "." }
+        if ml < 10, typed.wholeMatch(of: /\d{1,3}\.\d{3}/) != nil {
+            let whole = String(typed.filter(\.isNumber).drop { $0 == "0" })
             throw .invalidAmount(text, reason: "a point between thousands is not read: write \(whole)\(unit.isEmpty ? "" : unit), "
                 + "or \(Format.decimal(number, places: 1).replacing(",", with: ""))\(unit.isEmpty ? "" : unit) if you mean a few drops")
         }

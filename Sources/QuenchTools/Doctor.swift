@@ -465,7 +465,6 @@ enum SystemProbes {
     /// `systemctl show quench-remind.timer quench-carer.service --property=…`: one block per unit, a blank
     /// line between (a unit that is not there is `LoadState=not-found`).
     static func remindersState(fromShow out: String) -> Doctor.RemindersState {
-        // One block per unit, a blank line between.
         var units: [String: [String: String]] = [:]
         for block in out.split(separator: "\n\n") {
             let values = properties(block)
