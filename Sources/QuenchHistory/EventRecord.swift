@@ -51,8 +51,11 @@ public struct EventRecord: Codable, Sendable {
 
     /// Back to a store row. Fields missing in files from elsewhere get defaults:
     /// source `import`, an identity from the content, recorded now.
-    func event(now: Timestamp) throws(HistoryError) -> IntakeEvent {
-        guard let kind = EventKind(rawValue: kind), !kind.isDiagnostic else {
+    /// - Parameter localClock: where an `at` without a zone is read, for a file from elsewhere
+    ///   (a spreadsheet's local times); nil refuses one.
+    func event(now: Timestamp, localClock: DayCalendar? = nil) throws(HistoryError) -> IntakeEvent {
+        // `Sip`, ` refill`: as a spreadsheet writes them.
+        guard let kind = EventKind(rawValue: String(kind.trimmingSpaces()).lowercased()), !kind.isDiagnostic else {
             throw .invalidArgument("kind '\(self.kind.shownSafely())' is not sip, refill or pour")
         }
         // Every number is checked here, the one way in for imported events:
@@ -71,8 +74,13 @@ public struct EventRecord: Codable, Sendable {
         } else if let at, let parsed = Timestamp(iso8601: at) {
             guard IntakeEvent.plausibleTime.contains(parsed.secondsSince1970) else { throw .invalidArgument("at '\(at.shownSafely())' is not between 1970 and 9999") }
             instant = parsed
+        } else if let at, recordedAt == nil, let localClock, let local = try HistoryInput.localDateTime(at, calendar: localClock) {
+            instant = try Self.onlyInstant(of: local, at, localClock)
+        } else if let at {
+            throw .invalidArgument("at '\(at.shownSafely(limit: 40))' is not a time: expected ISO 8601 such as 2026-03-02T07:30:00Z"
+                + (localClock == nil ? "" : ", or a local YYYY-MM-DD HH:MM"))
         } else {
-            throw .invalidArgument("no valid time (needs 'time' in epoch seconds or 'at' in ISO 8601 with a zone)")
+            throw .invalidArgument("no time: the row needs 'time' in epoch seconds or 'at' in ISO 8601")
         }
         if let remainingMl, !(remainingMl.isFinite && remainingMl >= 0 && remainingMl <= IntakeEvent.largestML) {
             throw .invalidArgument("remaining_ml \(remainingMl) is not a number of mL from 0 to \(Int(IntakeEvent.largestML))")
@@ -102,6 +110,20 @@ public struct EventRecord: Codable, Sendable {
         return event
     }
 
+    /// A local time's instant; one the clocks skipped or said twice is refused, with the zones that tell it.
+    private static func onlyInstant(of local: (instant: Timestamp, fit: DayCalendar.LocalTimeFit), _ at: String,
+                                    _ clock: DayCalendar) throws(HistoryError) -> Timestamp {
+        let zone = clock.timeZone.identifier
+        switch local.fit {
+        case .exact: return local.instant
+        case .skipped:
+            throw .invalidArgument("at '\(at.shownSafely(limit: 40))' never came on the clocks of \(zone) (they went forward): give its zone, as in ISO 8601")
+        case .repeated(let later):
+            throw .invalidArgument("at '\(at.shownSafely(limit: 40))' came twice on the clocks of \(zone) (they went back): "
+                + "write \(Format.localISO(local.instant, clock)) or \(Format.localISO(later, clock))")
+        }
+    }
+
     /// Whether the event's identity is made here, from the row: a file from elsewhere names none.
     var derivesIdentity: Bool { TextField.identity.stored(identity) == nil }
 
@@ -110,19 +132,20 @@ public struct EventRecord: Codable, Sendable {
     /// zone would wait unseen until its day came. A history's own export is taken whole, as it was
     /// stored (a machine whose clock ran fast stored some ahead, and every export re-imports); and
     /// the hub takes a gateway's events whatever its clock says: refusing them would lose them.
-    func importedEvent(now: Timestamp) throws(HistoryError) -> IntakeEvent {
-        let event = try event(now: now)
+    func importedEvent(now: Timestamp, localClock: DayCalendar? = nil) throws(HistoryError) -> IntakeEvent {
+        let event = try event(now: now, localClock: localClock)
         guard recordedAt != nil || event.time <= now.adding(IntakeEvent.clockSlack) else {
             throw .invalidArgument("\(event.time.iso8601) is in the future (now \(now.iso8601)): check the zone of its times, or the clock that wrote them")
         }
         return event
     }
 
-    /// Reads a CSV row by header names (RFC 4180 fields already split).
-    init(csv fields: [String: String]) throws(HistoryError) {
+    /// Reads a CSV row by header names (RFC 4180 fields already split); `decimalComma`: numbers
+    /// written `0,5` (a file separated by semicolons, where a comma cannot be between thousands).
+    init(csv fields: [String: String], decimalComma: Bool = false) throws(HistoryError) {
         func double(_ key: String) throws(HistoryError) -> Double? {
             guard let text = fields[key], !text.isEmpty else { return nil }
-            guard let value = Double(text) else { throw .invalidArgument("\(key) '\(text.shownSafely())' is not a number") }
+            guard let value = Double(decimalComma ? text.replacing(",", with: ".") : text) else { throw .invalidArgument("\(key) '\(text.shownSafely())' is not a number") }
             return value
         }
         func text(_ key: String) -> String? { fields[key].flatMap { $0.isEmpty ? nil : $0 } }
@@ -135,8 +158,9 @@ public struct EventRecord: Codable, Sendable {
         self.kind = kind
         self.ml = ml
         identity = text("identity")
-        // A `time` column of ISO 8601 times (a spreadsheet's) is read as `at`: it said "is not a number".
-        if let written = text("time"), Double(written) == nil, text("at") == nil, Timestamp(iso8601: written) != nil {
+        // A `time` column of dates and times (a spreadsheet's) is read as `at`: it said "is not a number".
+        if let written = text("time"), Double(written) == nil, text("at") == nil,
+           Timestamp(iso8601: written) != nil || CivilDay(parsing: written.trimmingSpaces().prefix(10)) != nil {
             (time, at) = (nil, written)
         } else {
             time = try double("time")

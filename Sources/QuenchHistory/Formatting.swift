@@ -39,13 +39,13 @@ enum Format {
         return "\(two(w.hour)):\(two(w.minute))"
     }
 
-    /// `2026-03-02 10:42` on the local wall clock.
     /// `HH:MM` on the local wall clock.
     static func time(_ time: Timestamp, _ calendar: DayCalendar) -> String {
         let w = calendar.wallClock(time)
         return "\(two(w.hour)):\(two(w.minute))"
     }
 
+    /// `2026-03-02 10:42` on the local wall clock.
     static func dateTime(_ time: Timestamp, _ calendar: DayCalendar) -> String {
         let w = calendar.wallClock(time)
         return "\(w.date) \(two(w.hour)):\(two(w.minute))"

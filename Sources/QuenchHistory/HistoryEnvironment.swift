@@ -104,16 +104,25 @@ public struct HistoryEnvironment: Sendable {
         return only
     }
 
+    /// The zone in force: the one given here, else the settings' or `TZ`'s.
+    private func zone(_ settings: Settings) throws(HistoryError) -> LocalZone {
+        if let timeZone { return timeZone }
+        return try DayCalendar.resolveTimeZone(setting: settings.timeZone, environment: variables)
+    }
+
+    /// The wall clock that times written without a zone are read on (where a day starts does not matter).
+    func localClock(of store: IntakeStore) throws(HistoryError) -> DayCalendar {
+        let settings = try HistoryContext.run { () throws(StoreError) in try store.settings() }
+        return DayCalendar(timeZone: try zone(settings), dayStartHour: 0)
+    }
+
     /// The store plus everything resolved from its settings, for the selected
     /// person (`selectedPerson`); `everyone`: for the whole household unless a
     /// person is named (export).
     func context(creating: Bool, everyone: Bool = false) throws(HistoryError) -> HistoryContext {
         let store = try openStore(creating: creating)
         let settings = try HistoryContext.run { () throws(StoreError) in try store.settings() }
-        let zone: LocalZone
-        if let timeZone { zone = timeZone } else {
-            zone = try DayCalendar.resolveTimeZone(setting: settings.timeZone, environment: variables)
-        }
+        let zone = try zone(settings)
         let people = try HistoryContext.run { () throws(StoreError) in try store.people() }
         let selected = everyone && person == nil ? nil : try selectedPerson(among: people, in: store)
         return HistoryContext(

@@ -108,6 +108,8 @@ struct InputPlace: CustomStringConvertible {
 struct CSVRowReader {
     var source: ByteSource
     let file: String
+    /// `,` as RFC 4180 has it; a `;` or tab file says so in its header.
+    var separator = UInt8(ascii: ",")
     private var line = 1
 
     static let maxRowBytes = 1 << 20
@@ -164,7 +166,7 @@ struct CSVRowReader {
                 case UInt8(ascii: "\"") where field.isEmpty && !wasQuoted:
                     quoted = true
                     wasQuoted = true
-                case UInt8(ascii: ","):
+                case separator:
                     try finishField(self)
                     wasQuoted = false
                     fieldOffset = source.offset

@@ -67,9 +67,10 @@ public enum HistoryInput {
         }
         guard ml > 0 else { throw .invalidAmount(text, reason: "must be more than zero") }
         // `1.500ml`: a point between thousands, as many write them, read as a drop and a half (a trial's drink
-        // was stored as 2 mL). Three digits after the point of a few millilitres is asked about, not taken.
+        // was stored as 2 mL). Three digits after the point of a few millilitres is asked about, not taken;
+        // `0.005l` is a few millilitres written on purpose in another unit.
         let typed = text.trimmingSpaces().prefix { $0.isNumber || $0 == "." }
-        if ml < 10, typed.wholeMatch(of: /\d{1,3}\.\d{3}/) != nil {
+        if ml < 10, ml == number, typed.wholeMatch(of: /\d{1,3}\.\d{3}/) != nil {
             let whole = String(typed.filter(\.isNumber).drop { $0 == "0" })
             throw .invalidAmount(text, reason: "a point between thousands is not read: write \(whole)\(unit.isEmpty ? "" : unit), "
                 + "or \(Format.decimal(number, places: 1).replacing(",", with: ""))\(unit.isEmpty ? "" : unit) if you mean a few drops")
@@ -193,13 +194,8 @@ public enum HistoryInput {
             return (stamp, .exact)
         }
         if let day = CivilDay(parsing: t) { return (calendar.start(of: try storable(day, text)), .exact) }
-        // Local date and time.
+        if let local = try localDateTime(t, calendar: calendar, whole: text) { return local }
         let parts = t.split(whereSeparator: { $0 == "T" || $0 == " " })
-        if parts.count == 2, let parsed = CivilDay(parsing: parts[0]) {
-            let day = try storable(parsed, text)
-            let seconds = try timeOfDay(String(parts[1]), whole: text)
-            return calendar.fit(localSeconds: day.number * 86_400 + seconds)
-        }
         if parts.count == 1, t.contains(":") {
             let seconds = try timeOfDay(t, whole: text)
             if let onDayOf {
@@ -225,6 +221,17 @@ public enum HistoryInput {
         }
         if let first = parts.first, let reason = whyNotADay(String(first)) { throw .invalidDate(text, reason: reason) }
         throw .invalidDate(text, reason: forms)
+    }
+
+    /// A local date and time, `2026-03-02 07:30[:00]` or `2026-03-02T07:30`, on `calendar`'s clock,
+    /// with how it fitted a day the clocks changed on; nil when `text` is not written so.
+    static func localDateTime(_ text: String, calendar: DayCalendar, whole: String? = nil) throws(HistoryError)
+        -> (instant: Timestamp, fit: DayCalendar.LocalTimeFit)? {
+        let parts = text.trimmingSpaces().split(whereSeparator: { $0 == "T" || $0 == " " })
+        guard parts.count == 2, let parsed = CivilDay(parsing: parts[0]) else { return nil }
+        let day = try storable(parsed, whole ?? text)
+        let seconds = try timeOfDay(String(parts[1]), whole: whole ?? text)
+        return calendar.fit(localSeconds: day.number * 86_400 + seconds)
     }
 
     /// The hour a day starts at, written `14` or `14:00` (days start on the hour); nil when it is not one.

@@ -158,7 +158,7 @@ extension History {
             let selected = try environment.person.map { (_) throws(HistoryError) in try environment.selectedPerson(in: store).name }
             let fallback = Result { () throws(HistoryError) in try environment.selectedPerson(in: store).name }
             report = try importStream(ByteSource(descriptor: descriptor, name: path), file: path, into: store, now: environment.now,
-                                      selected: selected, fallback: fallback)
+                                      selected: selected, fallback: fallback, localClock: try environment.localClock(of: store))
         } catch {
             // A refused first import leaves no empty database behind (this process created it exclusively).
             if !existed { for suffix in ["", "-wal", "-shm"] { unlink(environment.databasePath + suffix) } }
@@ -209,9 +209,11 @@ extension History {
     /// Reads an export from `source` into `store`: JSON when its first byte
     /// (after blanks) is `{`, else CSV. `selected`: the person the whole file
     /// goes to (a file naming several people is then refused); `fallback`: whose
-    /// the rows that name nobody are otherwise (both resolved before the import).
+    /// the rows that name nobody are otherwise (both resolved before the import); `localClock`: where
+    /// a CSV's times without a zone are read (refused without one).
     static func importStream(_ source: ByteSource, file: String, into store: IntakeStore, now: Timestamp, selected: String? = nil,
-                             fallback: Result<String, HistoryError> = .success(Person.defaultName)) throws(HistoryError) -> ImportReport {
+                             fallback: Result<String, HistoryError> = .success(Person.defaultName),
+                             localClock: DayCalendar? = nil) throws(HistoryError) -> ImportReport {
         var source = source
         try source.skipByteOrderMark()
         let isJSON = try source.skipBlanks() == UInt8(ascii: "{")
@@ -234,7 +236,7 @@ extension History {
             if isJSON {
                 (report.goals, report.devices) = try readJSONExport(source, file: file, session: session, people: people, now: now, add: add)
             } else {
-                try readCSV(source, file: file, people: people, now: now, add: add)
+                try readCSV(source, file: file, people: people, now: now, localClock: localClock, add: add)
             }
             try flush()
             try people.checkOnePerson(file: file)
@@ -246,13 +248,19 @@ extension History {
         return report
     }
 
-    private static func readCSV(_ source: ByteSource, file: String, people: ImportedPeople, now: Timestamp,
+    private static func readCSV(_ source: ByteSource, file: String, people: ImportedPeople, now: Timestamp, localClock: DayCalendar?,
                                 add: (IntakeEvent) throws(HistoryError) -> Void) throws(HistoryError) {
         var rows = CSVRowReader(source, file: file)
-        guard let header = try rows.next() else { throw .invalidImport(file: file, line: nil, reason: "the file is empty") }
+        guard var header = try rows.next() else { throw .invalidImport(file: file, line: nil, reason: "the file is empty") }
+        // A spreadsheet set to a decimal comma writes `kind;ml;at` and `0,5`; one saving tabs, `kind<TAB>ml`.
+        if header.fields.count == 1, let separator = [UInt8(ascii: ";"), UInt8(ascii: "\t")].first(where: { header.fields[0].utf8.contains($0) }) {
+            header.fields = header.fields[0].utf8.split(separator: separator, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+            rows.separator = separator
+        }
         let names = header.fields.map { $0.trimmingSpaces().lowercased() }
         guard names.contains("kind"), names.contains("ml"), names.contains("time") || names.contains("at") else {
-            throw .invalidImport(file: file, line: header.line, reason: "the header needs kind, ml and time or at columns")
+            throw .invalidImport(file: file, line: header.line, reason: "the header needs kind, ml and time or at columns, separated by commas"
+                                 + " (it has \(names.prefix(8).map { "'\($0.shownSafely(limit: 20))'" }.joined(separator: ", ")))")
         }
         var alike = AlikeRows()
         while let row = try rows.next() {
@@ -261,8 +269,9 @@ extension History {
             }
             var event: IntakeEvent
             do {
-                let record = try EventRecord(csv: Dictionary(zip(names, row.fields), uniquingKeysWith: { a, _ in a }))
-                event = try record.importedEvent(now: now)
+                let record = try EventRecord(csv: Dictionary(zip(names, row.fields), uniquingKeysWith: { a, _ in a }),
+                                             decimalComma: rows.separator == UInt8(ascii: ";"))
+                event = try record.importedEvent(now: now, localClock: localClock)
                 if record.derivesIdentity { event.identity = alike.numbered(event.identity) }
                 event.person = try people.name(event.person)
             } catch {

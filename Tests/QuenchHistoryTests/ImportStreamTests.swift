@@ -141,6 +141,36 @@ import Testing
         #expect(refill.inserted == 2)
     }
 
+    /// A spreadsheet's file (a trial's): semicolons and decimal commas, `Sip`, and local times read on
+    /// this machine's clock; the hour the clocks went back or skipped is refused, naming what to write.
+    @Test func aSpreadsheetsSemicolonsDecimalCommasAndLocalTimes() throws {
+        let (store, folder) = try store()
+        _ = folder
+        let london = DayCalendar(timeZone: LocalZone(identifier: "Europe/London")!, dayStartHour: 0)
+        func importing(_ csv: String, clock: DayCalendar? = london) throws(HistoryError) -> History.ImportReport {
+            try History.importStream(ByteSource(bytes: Array(csv.utf8)), file: "t.csv", into: store, now: Self.now, localClock: clock)
+        }
+        func imported() throws -> [String] {
+            try store.events().filter { $0.identity != "before" }.sorted { $0.time < $1.time }.map { "\($0.kind.rawValue) \($0.ml) \($0.time.iso8601)" }
+        }
+        #expect(try importing("Kind;ML;At\nSip;250,5;2026-07-01 09:30\n REFILL ;500;2026-07-01T10:00:00\n").inserted == 2)
+        let got = try imported(); #expect(got == ["sip 250.5 2026-07-01T08:30:00Z", "refill 500.0 2026-07-01T09:00:00Z"], "\(got)")
+        #expect(try importing("kind\tml\ttime\nsip\t200\t2026-01-10 08:00\n").inserted == 1, "tabs, and a time column of local times")
+        #expect(try imported().first == "sip 200.0 2026-01-10T08:00:00Z")
+
+        #expect(message { _ = try importing("kind,ml,at\nsip,200,2026-01-10 08:05\n", clock: nil) }
+                    == "cannot import t.csv line 2: at '2026-01-10 08:05' is not a time: expected ISO 8601 such as 2026-03-02T07:30:00Z; nothing was imported")
+        #expect(message { _ = try importing("kind,ml,at\nsip,200,2025-10-26 01:30\n") }
+                    == "cannot import t.csv line 2: at '2025-10-26 01:30' came twice on the clocks of Europe/London (they went back): "
+                    + "write 2025-10-26T01:30:00+01:00 or 2025-10-26T01:30:00+00:00; nothing was imported")
+        #expect(message { _ = try importing("kind,ml,at\nsip,200,2026-03-29 01:30\n") }
+                    == "cannot import t.csv line 2: at '2026-03-29 01:30' never came on the clocks of Europe/London (they went forward): "
+                    + "give its zone, as in ISO 8601; nothing was imported")
+        #expect(message { _ = try importing("kind|ml|at\nsip|200|2026-01-10 08:05\n") }
+                    == "cannot import t.csv line 1: the header needs kind, ml and time or at columns, separated by commas (it has 'kind|ml|at'); nothing was imported")
+        #expect(try imported().count == 3, "nothing of the refused files")
+    }
+
     static let validExport = """
         {"format": "quench-export", "version": 1,
          "settings": {"units": "ml", "day_start_hour": 4, "time_zone": "Europe/London"},

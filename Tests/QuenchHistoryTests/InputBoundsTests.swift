@@ -192,6 +192,10 @@ import Testing
         #expect(described { _ = try HistoryInput.volume("1.500ml", defaultUnit: nil) }
                     == "invalid amount '1.500ml': a point between thousands is not read: write 1500ml, or 1.5ml if you mean a few drops")
         #expect(try HistoryInput.volume("1.500l", defaultUnit: nil) == 1500 && HistoryInput.volume("1.5ml", defaultUnit: nil) == 1.5)
+        // Only millilitres are asked about: a few mL in litres or centilitres was written that way on purpose.
+        #expect(try HistoryInput.volume("0.005l", defaultUnit: nil) == 5 && HistoryInput.volume("0.500cl", defaultUnit: nil) == 5)
+        #expect(described { _ = try HistoryInput.volume("2.500", defaultUnit: .ml) }
+                    == "invalid amount '2.500': a point between thousands is not read: write 2500, or 2.5 if you mean a few drops")
         #expect(try HistoryInput.volume("12.500ml", defaultUnit: nil) == 12.5, "not a few drops: as written")
         // A bare amount: the units in which it would be a drink (1 mL to 5 L), not 250oz (7.4 L) or 0.0015l.
         for (text, fits) in [("250", "250ml"), ("1.5", "1.5l, 1.5ml or 1.5oz (US fl oz)"), ("8", "8ml or 8oz (US fl oz)"),
