@@ -240,8 +240,10 @@ public struct SipDetector: Sendable, Codable {
             return
         }
         let (ml, perUnit) = policy.readsThroughCurve ? calibration.millilitresAndSlope(value) : (value * mlPerUnit, mlPerUnit)
-        guard !policy.readsThroughCurve || plausibleML.contains(ml) else {
-            noteUnreadable(at: t, into: &events)
+        guard policy.readsThroughCurve ? plausibleML.contains(ml) : abs(ml) <= BottleCalibration.largestML else {
+            // Past the curve, a tilted sensor's garbage; past 100 kg, no bottle on a scale but a
+            // broken reading (1e15 g for 12 s became a refill of 10¹⁵ mL), missing as a dropped one is.
+            if policy.unreadableMeansTilted { noteUnreadable(at: t, into: &events) }
             return
         }
         lastValidT = t
@@ -442,7 +444,13 @@ public struct SipDetector: Sendable, Codable {
             if run.judgedLevel != 0 { disturbance.zeroGlimpsed = run.judgedLevel - objectsML }
             if run.count >= Self.emptyScaleReadings {
                 disturbance.zeroSeen = run.judgedLevel - objectsML
-                if held >= configuration.settleSeconds { emptyML = run.judgedLevel - objectsML }
+                // Not a reading far below both the empty scale's and nothing: a scale cannot weigh less
+                // than nothing, and a load cell's glitch taken for its empty scale (−300 g for 1.6 s)
+                // made every lift after it "something put down beside the bottle", and each put-down a
+                // refill. (Far below the empty scale's alone is the way back from a bottle taken for it.)
+                if held >= configuration.settleSeconds, run.judgedLevel >= min(emptyML, 0) - Self.largestZeroShift {
+                    emptyML = run.judgedLevel - objectsML
+                }
             }
             return
         }

@@ -428,6 +428,37 @@ import QuenchSimulator
         #expect(events.map(\.kind) == [.sip] && abs((events.first?.ml ?? 0) - 20) <= 1, "\(events)")
     }
 
+    /// A load cell's glitch far below its zero while the bottle stands (a developer's trace: -300 g
+    /// for 1.6 s at 5 Hz) is no empty scale: taken for one, every put-down after it read as a refill
+    /// of the whole bottle and every sip was lost. A scale cannot weigh far less than nothing.
+    @Test(arguments: [-300.0, -1000.0])
+    func aGlitchFarBelowTheZeroIsNoEmptyScale(glitch: Double) {
+        var scale = SteadyScale(secondsPerReading: 0.2, noise: 0.3, seed: 3)
+        scale.hold(850, 10)            // the bottle from the start: the empty scale not seen yet
+        scale.hold(glitch, 1.6)        // the glitch, the bottle standing
+        scale.hold(850, 18.4)
+        for (away, left) in [(4.0, 810.0), (10, 690), (8, 630)] {  // three drinks: 40, 120 and 60 mL
+            scale.hold(0, away)
+            scale.hold(left, 50)
+        }
+        let events = detect(scale.readings, calibration: try! BottleCalibration(unit: .g)).filter { !$0.kind.isDiagnostic }
+        #expect(events.map(\.kind) == [.sip, .sip, .sip] && zip(events.map(\.ml), [40.0, 120, 60]).allSatisfy { abs($0 - $1) <= 1 },
+                "\(events)")
+    }
+
+    /// Readings no scale under a bottle gives (10¹⁵ g for 12 s, a developer's broken trace) are
+    /// missing readings, not a refill of 10¹⁵ mL and a pour of it after.
+    @Test func aScalesReadingPastAHundredKilogramsIsNoReading() {
+        var scale = SteadyScale(secondsPerReading: 0.2, noise: 0.3, seed: 4)
+        scale.hold(850, 30)
+        scale.hold(1e15, 12)
+        scale.hold(850, 20)
+        scale.hold(0, 10)
+        scale.hold(730, 30)
+        let events = detect(scale.readings, calibration: try! BottleCalibration(unit: .g)).filter { !$0.kind.isDiagnostic }
+        #expect(events.map(\.kind) == [.sip] && abs((events.first?.ml ?? 0) - 120) <= 1, "\(events)")
+    }
+
     /// Two readings of exactly 0 while the bottle is off are no glimpse of the zero: a wire without
     /// negative weights sends spikes below zero as 0. With the zero at 15 g, taken as a glimpse they
     /// made the 20 mL drunk a drink of 5.
