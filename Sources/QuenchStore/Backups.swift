@@ -192,6 +192,12 @@ extension IntakeStore {
             }
         } catch {
             let cause = StoreError.wrap(error, path: target, doing: "the backup")
+            // The copy is page for page: its damage is the history's own, which is what to say (a Pi trial's
+            // error named the copy, and pointed at the USB stick).
+            if cause.code == .corrupt, let damage = try? self.damage() {
+                throw StoreError(.corrupt, path: path, "the database \(path) is damaged (\(damage)): no backup was taken, and the backups "
+                                 + "before it in \(set.folder) are kept")
+            }
             throw StoreError(cause.code, path: path, "the backup of \(path) into \(target) failed: \(cause.message)", cause: cause.cause)
         }
         var removed: [BackupSet.Entry] = []

@@ -349,6 +349,21 @@ public final class IntakeStore: Sendable {
     }
 
     /// One read transaction: every query in `body` sees the same snapshot.
+    /// What SQLite's `PRAGMA quick_check` finds wrong with the file's pages (its first complaints), nil
+    /// when nothing: every page is read (0.1 s for ten years of history), so `doctor` and a failed
+    /// backup ask, not every command. A damaged file still answers most reads, and only the nightly
+    /// backup's check of its copy said so, naming the copy.
+    public func damage() throws(StoreError) -> String? {
+        do {
+            let lines = try read("checking the database") { db in try db.all("PRAGMA quick_check(3)") { row -> String in row[0] } }
+            guard lines != ["ok"] else { return nil }
+            // Its rows hold several lines each, under a heading ("*** in database main ***").
+            return lines.flatMap { $0.split(separator: "\n") }.filter { !$0.hasPrefix("***") }.joined(separator: "; ").shownSafely(limit: 300)
+        } catch where error.code == .corrupt || error.code == .notADatabase {
+            return error.causeDescription.isEmpty ? error.message : String(error.causeDescription.dropFirst(2).dropLast())
+        }
+    }
+
     func read<T>(_ what: String, _ body: (SQLiteConnection) throws -> T) throws(StoreError) -> T {
         do {
             return try connection.withLock { db in try db.transaction(immediate: false) { try body(db) } }

@@ -49,7 +49,10 @@ extension IntakeStore {
         // Opening the store checks the live file as every command does (whose it is, what it is).
         var live: IntakeStore?
         if stat(path, &info) == 0 {
-            let store = try IntakeStore(path: path, mode: .existing, busyTimeout: busyTimeout)
+            let store: IntakeStore
+            do { store = try IntakeStore(path: path, mode: .existing, busyTimeout: busyTimeout) } catch where error.code == .corrupt {
+                throw damagedLive(path, cause: error.cause)
+            }
             if store.isReadOnly {
                 throw StoreError(.readOnly, path: path, "cannot restore into \(path): it is read-only for this user; nothing was replaced")
             }
@@ -153,6 +156,8 @@ extension IntakeStore {
                 return copy
             }
         } catch let error as StoreError {
+            // The copy of the history it replaces is checked: its damage is the history's own.
+            if error.code == .corrupt, (try? live.damage()) != nil { throw damagedLive(path, cause: error.cause) }
             throw StoreError(error.code, path: path, "restoring \(file) into \(path) failed: \(error.message); nothing was replaced",
                              cause: error.cause)
         } catch {
@@ -160,6 +165,16 @@ extension IntakeStore {
             throw StoreError(wrapped.code, path: path, "\(wrapped.message); nothing was replaced", cause: wrapped.cause)
         }
         return RestoreOutcome(backupVersion: version, events: events, keptPath: replaced.path, replacedEvents: replaced.events)
+    }
+
+    /// A restore keeps the history it replaces by copying it, which a damaged file cannot be: the way round is said.
+    private static func damagedLive(_ path: String, cause: (any Error)?) -> StoreError {
+        var side = stat()
+        let moves = ["mv \(path) \(path).damaged"] + (stat(path + "-wal", &side) == 0 ? ["mv \(path)-wal \(path).damaged-wal"] : [])
+            + (stat(path + "-shm", &side) == 0 ? ["rm \(path)-shm"] : [])
+        return StoreError(.corrupt, path: path, "cannot restore into \(path): it is damaged, and a restore keeps what it replaces by "
+                          + "copying it. Stop what uses it, move it aside (\(moves.joined(separator: "; "))), and restore again: a "
+                          + "restore where there is no database makes one; nothing was replaced", cause: cause)
     }
 
     /// The backup's bytes into the new file `staging`.

@@ -84,6 +84,14 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether the database stays unusable until someone acts (a damaged file, one that is not a
+    /// database or is a newer Quench's, one another user could write): a service stopping on it
+    /// exits 78 (EX_CONFIG), which its unit does not restart on. A restart every 5 s for months
+    /// would only fill the journal.
+    public var restartCannotMend: Bool {
+        [.untrusted, .notADatabase, .emptyFile, .schemaTooNew, .upgradeFailed, .corrupt].contains(code)
+    }
+
     public var description: String { message + causeDescription }
 
     /// The cause, as " (…)" after the message: SQLite's own words and code, for
@@ -139,10 +147,34 @@ extension StoreError {
     /// Why a database cannot be written, for "the database PATH …": a file system the kernel mounted
     /// read-only (as it does a failing SD card) is not a matter of permissions.
     static func readOnlyReason(_ path: String?) -> String {
-        if let path, mountedReadOnly(path) {
+        switch path.map(readOnlyCause) {
+        case .mountedReadOnly?:
             return "is on a file system mounted read-only (as a failing SD card is remounted: take a backup now, then check the card)"
+        case .sideFile(let side)?:
+            return "is read-only: its \(side) file cannot be written by this user (left so by a run that could not write the database)"
+        default:
+            return "is read-only (check the permissions of the file and its directory)"
         }
-        return "is read-only (check the permissions of the file and its directory)"
+    }
+
+    /// Why a database that opened read-only cannot be written.
+    public enum ReadOnlyCause: Sendable, Equatable {
+        /// The kernel mounted its file system read-only (a failing SD card).
+        case mountedReadOnly
+        /// The file may be written but its `-shm` or `-wal` may not: SQLite makes the `-shm` with the
+        /// database's mode, so a run while the file was 0400 left one that stays so after a `chmod`.
+        case sideFile(String)
+        /// The file or its folder.
+        case permissions
+    }
+
+    public static func readOnlyCause(_ path: String) -> ReadOnlyCause {
+        if mountedReadOnly(path) { return .mountedReadOnly }
+        if access(path, W_OK) == 0,
+           let side = ["-shm", "-wal"].first(where: { access(path + $0, F_OK) == 0 && access(path + $0, W_OK) != 0 }) {
+            return .sideFile(path + side)
+        }
+        return .permissions
     }
 
     /// Whether the file system `path` is on is mounted read-only here (this view of it, at least).

@@ -235,10 +235,24 @@ public enum Doctor {
         do { store = try IntakeStore(path: path, mode: .existing) } catch {
             return [databaseProblem(error, path: path)]
         }
+        // A damaged file answers most reads: only its pages tell (a Pi trial's said "ok" here, and its backups failed).
+        if let damage = try? store.damage() {
+            return [databaseProblem(StoreError(.corrupt, path: path, "\(path) is damaged (\(damage))"), path: path)]
+        }
         var checks: [Check] = []
         if store.isReadOnly {
-            checks.append(Check(name: "database", status: .warning, detail: "\(path) is read-only for this user (uid \(getuid()))",
-                                fix: "sudo chown \(getuid()): \"\(path)\"*  (or run as the user who owns it)"))
+            switch StoreError.readOnlyCause(path) {
+            case .mountedReadOnly:
+                checks.append(Check(name: "database", status: .problem,
+                                    detail: "\(path) is on a file system mounted read-only: the kernel does that to a failing SD card",
+                                    fix: "take a backup now (quench backup --dir /media/usb), then `dmesg | grep -i -e mmc -e ext4` says why; replace the card"))
+            case .sideFile(let side):
+                checks.append(Check(name: "database", status: .problem, detail: "\(side) cannot be written by this user (uid \(getuid())), "
+                                    + "so neither can the database", fix: "chmod 600 \"\(side)\" (as its owner), or sudo chown \(getuid()): \"\(side)\""))
+            case .permissions:
+                checks.append(Check(name: "database", status: .warning, detail: "\(path) is read-only for this user (uid \(getuid()))",
+                                    fix: info.st_uid == getuid() ? "chmod u+w \"\(path)\" and its folder" : "sudo chown \(getuid()): \"\(path)\"*  (or run as the user who owns it)"))
+            }
         } else if info.st_mode & 0o077 != 0 {
             checks.append(Check(name: "database", status: .warning,
                                 detail: "\(path) is readable by others (mode \(String(info.st_mode & 0o777, radix: 8))): intake is health data",

@@ -28,8 +28,9 @@ extension Doctor {
             fix = "it is not a Quench database: move it aside (mv \(quoted) \(quoted).not-quench), then `quench add` or the service makes a new one; "
                 + "or point QUENCH_DB / --db at the right file"
         case .corrupt:
-            fix = "stop the service (sudo systemctl stop quench), move the file and its -wal/-shm aside (mv \(quoted) \(quoted).damaged), "
-                + "and keep the copy: `sqlite3 \(path).damaged .recover` can often save its rows"
+            fix = "stop the services (sudo systemctl stop quench quench-web), move the file and its -wal/-shm aside (mv \(quoted) \(quoted).damaged), "
+                + "then `quench restore` the newest backup (docs/backup.md); keep the damaged copy: `sqlite3 \(path).damaged .recover` can often "
+                + "save the rows written since"
         case .schemaTooNew:
             fix = "a newer Quench wrote it: install that version (`quench --version` says which this is)"
         case .upgradeFailed:

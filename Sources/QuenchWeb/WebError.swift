@@ -34,6 +34,8 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
         case .cannotListen(_, let cause): [EACCES, EADDRNOTAVAIL].contains(Self.errno(of: cause))
         // A name may resolve once the network is up: that one is worth a restart.
         case .listenAddress(_, let check, _): if case .notOnThisMachine = check { true } else { false }
+        // The database, as the gateway's: damaged, not one, a newer Quench's, writable by others.
+        case .history(.store(let error)): error.restartCannotMend
         default: false
         }
     }

@@ -80,8 +80,12 @@ public enum WebServer {
         router.add(middleware: AccessGuard(listener: options.listen, bound: bound, tokenFile: tokenFile, connections: connections, routes: routes))
         let writePool = NIOThreadPool(numberOfThreads: 2)
         writePool.start()
-        Routes(environment: options.environment, feed: feed, connections: connections, logger: logger, table: routes, writePool: writePool)
-            .register(on: router)
+        let handlers = Routes(environment: options.environment, feed: feed, connections: connections, logger: logger, table: routes,
+                              writePool: writePool)
+        // Opened (or made) just now: a file gone before the first request is said, as one gone after it,
+        // not made anew empty by the first tap (a Pi trial's `rm` before any page asked).
+        handlers.databaseSeen.flag.store(true, ordering: .relaxed)
+        handlers.register(on: router)
 
         let watcher = ChangeWatcher(store: store, feed: feed, interval: options.pollInterval, heartbeat: options.heartbeatInterval, logger: logger)
         let limits = options.limits

@@ -312,6 +312,55 @@ struct BackupTests {
                 "\(kind): no file left or kept: \(namesAfter.subtracting(namesBefore))")
     }
 
+    /// A Pi trial: a history damaged in the middle still answers most reads, and only the nightly backup's
+    /// check of its copy said so, naming the copy. `damage()` finds it; the backup names the history; a
+    /// restore into it (which keeps what it replaces by copying it) says how to move it aside, and then works.
+    @Test func aDamagedHistoryIsSaidAsItsOwnAndARestoreSaysTheWayBack() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("quench.sqlite")
+        let good = folder.file("good.sqlite")
+        do {
+            let store = try IntakeStore(path: path)
+            for i in 0..<300 {
+                _ = try store.addManual(ml: 100, at: t0.adding(Double(i) * 60), note: String(repeating: "n", count: 200), identity: "manual|\(i)")
+            }
+            #expect(try store.damage() == nil)
+            _ = try store.backUp(into: BackupSet(folder: folder.path, database: path), policy: .standard, at: t0)
+            try FileManager.default.moveItem(atPath: try #require(BackupSet(folder: folder.path, database: path).list()?.first?.path), toPath: good)
+        }
+        // A page of the events' table overwritten (the last connection's close moved the log into the file).
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seek(toOffset: 4096 * 12)
+        try handle.write(contentsOf: Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7) }))
+        try handle.close()
+
+        let store = try IntakeStore(path: path, mode: .existing)
+        let damage = try #require(try store.damage())
+        #expect(!damage.contains("***") && !damage.contains("\n"), "\(damage)")
+        let backups = folder.file("backups")
+        try FileManager.default.createDirectory(atPath: backups, withIntermediateDirectories: false)
+        do {
+            _ = try store.backUp(into: BackupSet(folder: backups, database: path), policy: .standard, at: t0.adding(86_400))
+            Issue.record("a damaged history was backed up")
+        } catch {
+            #expect(error.code == .corrupt && error.message.hasPrefix("the database \(path) is damaged (")
+                    && error.message.hasSuffix("): no backup was taken, and the backups before it in \(backups) are kept"), "\(error.message)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: backups).isEmpty, "no copy left behind")
+        do {
+            _ = try IntakeStore.restore(backup: good, into: path, at: t0.adding(86_400))
+            Issue.record("restored into a damaged history")
+        } catch {
+            #expect(error.code == .corrupt && error.message.contains("cannot restore into \(path): it is damaged")
+                    && error.message.contains("(mv \(path) \(path).damaged") && error.message.hasSuffix("nothing was replaced"), "\(error.message)")
+        }
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.moveItem(atPath: path + suffix, toPath: path + ".damaged" + suffix)
+        }
+        #expect(try IntakeStore.restore(backup: good, into: path, at: t0.adding(86_400)).events == 300, "the way said works")
+    }
+
     @Test func rotationKeepsSevenDaysThenFourWeeks() {
         // Backups at 03:30 every day for 60 days, plus a manual one at 20:00 on some days; day 0 is a Monday.
         let monday = Timestamp(iso8601: "2026-09-07T03:30:00Z")!

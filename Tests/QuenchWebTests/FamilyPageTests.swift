@@ -736,6 +736,20 @@ struct FamilyPageTests {
         }
     }
 
+    /// A Pi trial: the file removed before any page asked was not "seen", so the first tap made a new,
+    /// empty history (200, id 1) and `today` said "Nothing is recorded yet". The server opened it at start.
+    @Test func aDatabaseDeletedBeforeTheFirstRequestIsSaidAsAfterIt() async throws {
+        let fixture = try WebFixture()
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: fixture.database + suffix) }
+        let add = try await server.client.request("POST", "/api/add", headers: [("Content-Type", "application/json")],
+                                                  body: #"{"amount":"250ml","key":"before-first-0123456789abcdef"}"#)
+        #expect(add.status == 503, "\(add.status)")
+        #expect(try await server.client.get("/api/today").status == 503)
+        #expect(!FileManager.default.fileExists(atPath: fixture.database), "no empty history was started")
+    }
+
     /// A desk trial: a bottle's trace replayed into the history, never paired here, was in `today` ("Left 272 mL
     /// in desk-bottle") and on the page "No bottle paired".
     @Test func aBottleReplayedAndNeverPairedIsShownWithWhatIsLeft() async throws {

@@ -41,9 +41,9 @@ public enum LiveError: Error, Sendable, CustomStringConvertible {
     /// journal can tell it apart (EX_TEMPFAIL, sysexits.h).
     public var exitStatus: Int32 {
         if case .adapterGaveUp = self { return 75 }
-        // EX_CONFIG: a database another user could write, a file that is not a database (or is a
-        // newer Quench's) stays so until someone fixes it; a restart cannot, so none is asked for.
-        if case .store(let e) = self, [.untrusted, .notADatabase, .emptyFile, .schemaTooNew, .upgradeFailed].contains(e.code) { return 78 }
+        // EX_CONFIG: a database another user could write, a damaged file, one that is not a database (or is
+        // a newer Quench's) stays so until someone fixes it; a restart cannot, so none is asked for.
+        if case .store(let e) = self, e.restartCannotMend { return 78 }
         return 1
     }
 
