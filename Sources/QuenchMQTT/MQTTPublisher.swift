@@ -81,6 +81,8 @@ public final class MQTTPublisher {
     /// The `last_reset` published for each person: it never goes back (a day start or zone moved mid-day),
     /// across restarts too (kept in the database).
     private var lastReset: [Int64: (dayStart: Timestamp, text: String)] = [:]
+    /// When each person's state was last read for the cycle `lastReset` holds: its total counted the drinks until then.
+    private var countedUntil: [Int64: Timestamp] = [:]
     private var connectedAt = ContinuousClock.now
     private var shortInARow = 0
     private var role: RoleHolding
@@ -309,7 +311,7 @@ public final class MQTTPublisher {
         let nextDay = states.compactMap { Timestamp(iso8601: $0.dayEnd) }.min()
         let untilNextDay = nextDay.map { max(0.05, $0.secondsSince1970 - env.now.secondsSince1970 + 0.05) } ?? stateInterval
         stateDue = .now + .seconds(min(stateInterval, untilNextDay))
-        let published = states.map(holdingLastReset)
+        let published = states.map { holdingLastReset($0, now: env.now) }
         // Again when Home Assistant asks, and when a bottle was paired or forgotten, or a person added or removed.
         let configs = HomeAssistantDiscovery.configs(published, topics: topics, expireAfter: announcesAvailability ? nil : settings.syncFreshness,
                                                      form: settings.discoveryForm)
@@ -336,25 +338,35 @@ public final class MQTTPublisher {
     /// `last_reset` is the day's start, except that it never goes back: a day start
     /// or time zone changed mid-day would otherwise have Home Assistant count the day twice.
     /// While it is held, the total Home Assistant counts is the intake since it, not the day's.
-    private func holdingLastReset(_ state: PersonState) -> PersonState {
+    /// Nor does a new one start before what the cycle it ends had counted: a day start moved
+    /// later in the day (and back) had Home Assistant count the evening's drinks again at each move.
+    private func holdingLastReset(_ state: PersonState, now: Timestamp) -> PersonState {
         var s = state
         guard let start = Timestamp(iso8601: state.dayStart) else { return s }
-        if let held = lastReset[state.personId], held.dayStart > start || held.text == state.dayStart {
-            s.lastReset = held.text
-            if held.dayStart > start {
-                do {
-                    s.intakeSinceResetMl = try History.intake(person: state.personId, from: held.dayStart,
-                                                              until: Timestamp(iso8601: state.dayEnd) ?? .wallClockNow.adding(86_400), in: store)
-                } catch {
-                    // The day's, as before: counted twice at worst, never lost.
-                    logger.error("cannot read the intake since the held last_reset", metadata: ["error": "\(error)"])
-                }
+        defer { countedUntil[state.personId] = now }
+        var reset = (start, state.dayStart)
+        if let held = lastReset[state.personId] {
+            if held.dayStart > start || held.text == state.dayStart {
+                reset = held
+            } else if let counted = countedUntil[state.personId], counted > start {
+                // Read in the cycle before after this day's start: from then (this publisher's clock; after
+                // a restart it is not known, and the day's start is taken, as before).
+                reset = (counted, counted.iso8601)
             }
-            return s
         }
-        lastReset[state.personId] = (start, state.dayStart)
-        s.lastReset = state.dayStart
-        do { try store.holdLastReset(person: state.personId, dayStart: start, text: state.dayStart) } catch {
+        s.lastReset = reset.1
+        if reset.0 != start {
+            do {
+                s.intakeSinceResetMl = try History.intake(person: state.personId, from: reset.0,
+                                                          until: Timestamp(iso8601: state.dayEnd) ?? now.adding(86_400), in: store)
+            } catch {
+                // The day's, as before: counted twice at worst, never lost.
+                logger.error("cannot read the intake since the held last_reset", metadata: ["error": "\(error)"])
+            }
+        }
+        guard lastReset[state.personId]?.text != reset.1 else { return s }
+        lastReset[state.personId] = reset
+        do { try store.holdLastReset(person: state.personId, dayStart: reset.0, text: reset.1) } catch {
             logger.error("cannot remember the published last_reset (a restart today may send an earlier one)", metadata: ["error": "\(error)"])
         }
         return s

@@ -361,6 +361,45 @@ struct IdentityTests {
         _ = run.stop()
     }
 
+    /// An HA trial: a day start moved later in the day (the day then starts at this hour, not 23 hours back) began
+    /// a cycle at that start, and Home Assistant's statistics counted the drinks since it a second time; moved back,
+    /// a third. The cycle the move begins counts from when the one before last counted, and a move back holds it.
+    @Test func aDayStartMovedLaterAndBackCountsNoDrinkTwice() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-later")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-later") })
+        let (path, store) = try database()
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "Europe/London")!
+        let hour = calendar.component(.hour, from: Date())
+        // The day starts next hour, so today's began 23 hours ago.
+        try store.saveSettings(Settings(units: .ml, dayStartHour: (hour + 1) % 24, timeZone: nil))
+        let me = try #require(try store.person(named: "me"))
+        _ = try store.addManual(ml: 250, at: .wallClockNow.adding(-1), note: nil, identity: "this hour's", person: me.id)
+        let s = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi", nodeID: "testpi")
+        let run = running(s, path, stateInterval: 600)
+        defer { _ = run.stop() }
+        let topic = "quench/testpi/person/1/state"
+        #expect(subscriber.waitFor(seconds: 10) { (json(subscriber.last(topic))?["intake_since_reset_ml"] as? Double) == 250 })
+        let first = try #require(json(subscriber.last(topic)))
+
+        // Later: the day now starts at this hour, and this hour's 250 mL were counted in the cycle before.
+        try store.saveSettings(Settings(units: .ml, dayStartHour: hour, timeZone: nil))
+        #expect(subscriber.waitFor(seconds: 3) { (json(subscriber.last(topic))?["day_start"] as? String) != first["day_start"] as? String })
+        let later = try #require(json(subscriber.last(topic)))
+        let reset = try #require(later["last_reset"] as? String)
+        #expect(reset != first["last_reset"] as? String && reset != later["day_start"] as? String, "from when it last counted: \(later)")
+        #expect(later["intake_ml"] as? Double == 250 && later["intake_since_reset_ml"] as? Double == 0, "\(later)")
+
+        // Back again: held, and a drink now counts once.
+        try store.saveSettings(Settings(units: .ml, dayStartHour: (hour + 1) % 24, timeZone: nil))
+        _ = try store.addManual(ml: 100, at: .wallClockNow, note: nil, identity: "after", person: me.id)
+        #expect(subscriber.waitFor(seconds: 3) { (json(subscriber.last(topic))?["intake_ml"] as? Double) == 350 })
+        let back = try #require(json(subscriber.last(topic)))
+        #expect(back["last_reset"] as? String == reset && back["intake_since_reset_ml"] as? Double == 100, "\(back)")
+    }
+
     @Test("last_reset never goes back when the day start moves mid-day; a rename or a setting reaches the broker at once, not at the next check")
     func lastResetAndChanges() throws {
         let broker = try MosquittoBroker()
