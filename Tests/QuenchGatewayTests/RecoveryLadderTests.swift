@@ -159,4 +159,17 @@ struct RecoveryLadderTests {
         #expect(advice.contains("quench pair F0:F1:F2:F3:F4:F5 --bond"))
     }
     #endif
+
+    /// A bottle out of range for a day: its retries at the 30 s most are a warning the first five
+    /// times, then at doublings and hourly (a Pi trial's journal had 2,900 alike a day); the rest at debug.
+    @Test func aRetryIsWarnedOfRarerAsItGoesOn() {
+        var backoff = Backoff()
+        var elapsed = 0.0, warned: [Int] = []
+        for attempt in 0..<100_000 where elapsed < 86_400 {
+            elapsed += backoff.delay(attempt: attempt)
+            if Backoff.worthSaying(attempt: attempt) { warned.append(attempt + 1) }
+        }
+        #expect(Array(warned.prefix(8)) == [1, 2, 3, 4, 5, 8, 16, 32], "\(warned)")
+        #expect((24...40).contains(warned.count), "\(warned.count) warnings in a day: \(warned)")
+    }
 }
