@@ -25,6 +25,38 @@ import Testing
         #expect(negative.status == 64 && negative.stderr.contains("'-3' is not a positive number"))
     }
 
+    /// A Pi trial: a damaged database stopped both services with exit 1, which their units restart every
+    /// 5 s for good; it is 78 (EX_CONFIG), which they do not, as for a file that is not a database. And
+    /// `quench doctor` says a file damaged in its middle (which still opens and answers most reads) is.
+    @Test(.enabled(if: quenchd != nil && quenchBinary != nil, "no quenchd or quench beside the test binary (swift build first)"))
+    func aDamagedDatabaseStopsTheServicesFor78AndDoctorSaysIt() throws {
+        let dir = try TemporaryFolder.create("quenchd-damaged")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let whole = dir + "/whole.sqlite"
+        do {
+            let store = try IntakeStore(path: whole)
+            for i in 0..<300 {
+                _ = try store.addManual(ml: 100, at: Timestamp(secondsSince1970: 1_790_000_000 + Double(i) * 60),
+                                        note: String(repeating: "n", count: 200), identity: "manual|\(i)")
+            }
+        }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        let cut = dir + "/cut.sqlite", middle = dir + "/middle.sqlite"
+        try bytes.prefix(8192).write(to: URL(fileURLWithPath: cut))
+        var damaged = [UInt8](bytes)
+        for i in (4096 * 12)..<(4096 * 13) { damaged[i] = UInt8(truncatingIfNeeded: i &* 7) }
+        try Data(damaged).write(to: URL(fileURLWithPath: middle))
+        for path in [cut, middle] { chmod(path, 0o600) }
+
+        let gateway = try run(["--db", cut, "--seconds", "1"])
+        #expect(gateway.status == 78 && gateway.stderr.contains("is damaged"), "\(gateway.status) \(gateway.stderr)")
+        let web = try runQuench(["--db", cut, "--listen", "127.0.0.1:0"], environment: ["HOME": dir],
+                                executable: try #require(builtExecutable("quench-web")))
+        #expect(web.status == 78 && web.stderr.contains("is damaged"), "\(web.status) \(web.stderr)")
+        let doctor = try runQuench(["doctor", "--db", middle], environment: ["HOME": dir])
+        #expect(doctor.stdout.contains("FAIL  database: \(middle) is damaged (") && doctor.stdout.contains("quench restore"), "\(doctor.stdout)")
+    }
+
     /// Nothing paired is no failure for the service: it waits, saying why and what pairs one,
     /// and exits 0 when its time is up (systemd would have restarted an exit 1 every 5 s).
     @Test(.enabled(if: quenchd != nil, "no quenchd beside the test binary (swift build first)"))
