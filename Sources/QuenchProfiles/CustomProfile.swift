@@ -96,7 +96,9 @@ public struct CustomProfile: Sendable, Hashable {
     public func decode(_ payload: [UInt8]) throws(DecodeError) -> [ProfileReading] {
         var r = ByteReader(payload, context: "\(name) payload", offset: 0)
         guard payload.count >= value.offset else {
-            throw r.error("value", .truncated(needed: value.offset + value.type.width, available: payload.count), at: payload.count)
+            // Named where the profile puts it (it said "value at byte 3: needs 7 bytes" of a u16 at byte 5).
+            throw r.error("value (\(value.type.rawValue))", .invalidValue("the payload ends before it, at \(payload.count) byte\(payload.count == 1 ? "" : "s")"),
+                          at: value.offset)
         }
         _ = try r.bytes(value.offset, "bytes before the value")
         let raw = try r.unsigned(value.type.width, "value (\(value.type.rawValue))", bigEndian: value.bigEndian)
@@ -431,6 +433,18 @@ extension CustomProfile {
             let all = ValueType.allCases.map(\.rawValue).joined(separator: ", ")
             throw ProfileFileError(field: "value.type", reason: .invalid("\"\(typeText)\" is not one of \(all)"))
         }
+        // Where the source can never hold the value, no reading would ever come (a developer's offset 300 of
+        // manufacturer data was taken): an attribute value is at most 512 bytes (Core 5.4 Vol 3 Part F 3.2.9),
+        // an advertisement's data structure at most 254 after its type, 252 after a company id or 16-bit UUID.
+        let room: (bytes: Int, what: String) = switch source {
+        case .characteristic: (512, "a characteristic's value")
+        case .serviceData: (252, "an advertisement's service data")
+        case .manufacturerData: (252, "an advertisement's manufacturer data")
+        }
+        guard Int(offset) + type.width <= room.bytes else {
+            throw ProfileFileError(field: "value.offset", reason: .invalid(
+                "a \(type.rawValue) at byte \(offset) ends past the \(room.bytes) bytes \(room.what) can hold"))
+        }
         let endian = try val.string("endian") ?? "little"
         guard endian == "little" || endian == "big" else {
             throw ProfileFileError(field: "value.endian", reason: .invalid("\"\(endian)\" is not little or big"))
@@ -532,7 +546,7 @@ extension CustomProfile {
         reading += " at byte \(value.offset)"
         if value.scale != 1 { reading += " × \(value.scale.compactDescription)" }
         if value.add != 0 { reading += (value.add < 0 ? " − " : " + ") + abs(value.add).compactDescription }
-        reading += " \(unit.rawValue)"
+        reading += value.scale == 1 && value.add == 0 ? ", in \(unit.rawValue)" : " \(unit.rawValue)"
         if let missing = value.missing { reading += "; \(missing) is no reading" }
         lines.append(reading)
         var match: [String] = []

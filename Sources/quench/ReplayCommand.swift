@@ -78,6 +78,10 @@ struct ReplayCommand: ParsableCommand {
         default: break
         }
         if profile != nil && btsnoop == nil { throw ValidationError("--profile applies to --btsnoop captures") }
+        // Ignored there before, silently: a capture's values are what its profile says they are.
+        if btsnoop != nil, calibration.unit != nil || calibration.sensor != nil {
+            throw ValidationError("--unit and --sensor apply to traces: a capture's values are what its profile reads (a profile file names its `unit`)")
+        }
         if person != nil && !store { throw ValidationError("--person says whose the stored events are: give --store too") }
     }
 

@@ -211,13 +211,16 @@ struct HardeningTests {
     func replayStoreRefusesOnlyTheGarbage() throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let text = Self.heldTrace(header: "# quench trace v1\n# sensor: weight\n# unit: g\n# started: 2026-03-02T07:30:00Z\nt,value\n",
-                               holding: [("1000", 20), ("0", 4), ("970", 20), ("0", 4), ("200000970", 20)])
+        // A level sensor whose curve is wrong by a thousand (a scale's reading past 100 kg is no reading at all):
+        // its readings are within the curve, and the refill they make is more than a history holds.
+        let text = Self.heldTrace(header: "# quench trace v1\n# sensor: level\n# unit: mm\n# started: 2026-03-02T07:30:00Z\n"
+                                      + "# level-curve: 0:0,100:100000\nt,value\n",
+                                  holding: [("1", 20), ("", 4), ("0.97", 20), ("", 4), ("115", 20)])
         try text.write(toFile: dir + "/garbage.csv", atomically: true, encoding: .utf8)
         let db = dir + "/q.sqlite"
         let r = try runQuench(["replay", dir + "/garbage.csv", "--store", "--db", db])
         #expect(r.status == 1)
-        #expect(r.stderr.contains("not stored: a refill of 200000000"), "\(r.stderr)")
+        #expect(r.stderr.contains("not stored: a refill of 11403"), "\(r.stderr)")
         let log = try runQuench(["log", "--csv", "--db", db])
         let rows = log.stdout.split(separator: "\n").dropFirst()
         #expect(rows.count == 1 && rows.first!.contains(",sip,"), "\(log.stdout)")
@@ -380,6 +383,9 @@ struct HardeningTests {
         let none = try runQuench(["replay", "--btsnoop", empty, "--profile", "level-bottle", "--device", "AA:BB:CC:DD:EE:FF"])
         #expect(none.status == 1 && none.stderr.contains("no readings from AA:BB:CC:DD:EE:FF as level-bottle (")
                 && none.stderr.hasSuffix("; is it the right capture, device and profile?\n"), "\(none.stderr)")
+        // A capture's values are what its profile reads: --unit was ignored there without a word.
+        let unit = try runQuench(["replay", "--btsnoop", empty, "--profile", "level-bottle", "--unit", "kg"])
+        #expect(unit.status == 64 && unit.stderr.contains("--unit and --sensor apply to traces"), "\(unit.status) \(unit.stderr)")
         #endif
     }
 

@@ -51,6 +51,10 @@ import Testing
             let bytes = try p.encode(value)
             #expect(Array(bytes[1...]) == Array(payload[1..<(1 + p.value.type.width)]), "\(type) \(endian)")
         }
+        // A payload that ends before the value's offset: said where the profile puts it, with its type
+        // (a developer's u16 at byte 5 of a 3-byte payload was "value at byte 3: needs 7 bytes, 3 left").
+        #expect(throws: DecodeError(context: "t payload", field: "value (u16)", offset: 5,
+                                    reason: .invalidValue("the payload ends before it, at 3 bytes"))) { try profile("u16", offset: 5).decode([1, 2, 3]) }
         let f = try profile("f32", offset: 0)
         #expect(try f.decode(Array(Float(12.5).bitPattern.littleEndianBytes))[0].value == 12.5)
         let scaled = try profile("u16", offset: 0, scale: 0.5, add: -10)
@@ -153,6 +157,10 @@ import Testing
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u17"}}"#, "value.type"),
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8", "offset": -1}}"#, "value.offset"),
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8", "offset": 1.5}}"#, "value.offset"),
+        // Where the source can never hold it (a developer's offset 300 of manufacturer data was taken).
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "manufacturer-data", "company": 1}, "value": {"type": "u32", "offset": 300}}"#, "value.offset"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u16", "offset": 251}}"#, "value.offset"),
+        (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "characteristic", "service": "181D", "characteristic": "2A9D"}, "value": {"type": "u8", "offset": 512}}"#, "value.offset"),
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8", "endian": "middle"}}"#, "value.endian"),
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8", "scale": 0}}"#, "value.scale"),
         (#"{"name": "x", "sensor": "level", "unit": "mm", "source": {"kind": "service-data", "uuid": "181D"}, "value": {"type": "u8", "scale": "1"}}"#, "value.scale"),
