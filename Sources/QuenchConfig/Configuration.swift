@@ -146,7 +146,7 @@ public struct Configuration: Sendable {
     /// fallback (the store's XDG location).
     public static func resolve(commandLine: ConfigValues, configFile: String? = nil, for program: ConfigProgram,
                                defaultDatabase: String, inputs: ConfigInputs) throws(ConfigError) -> Configuration {
-        try checkCommandLine(commandLine, workingDirectory: inputs.workingDirectory)
+        let commandLine = try checkedCommandLine(commandLine, workingDirectory: inputs.workingDirectory)
         var layers = [Layer(values: commandLine) { _ in .commandLine }, try environmentLayer(inputs.variables, workingDirectory: inputs.workingDirectory)]
         var files: [ConfigFileStatus] = []
         for var file in candidateFiles(for: program, configFile: configFile, variables: inputs.variables) {
@@ -224,7 +224,10 @@ public struct Configuration: Sendable {
     /// The options' values, each checked by its key's parser as a file's value is: an option
     /// reaches past a file's checks otherwise (`--node-id ''` published on `quench//status`,
     /// `--topic-prefix '#'` retried a subscription for ever, `--log-level bogus` ran).
-    private static func checkCommandLine(_ commandLine: ConfigValues, workingDirectory: String?) throws(ConfigError) {
+    /// A relative path is returned as the absolute one it means, as `QUENCH_DB`'s is: `config show` said
+    /// `relative.sqlite`, and a service that changed its directory would have opened another file.
+    private static func checkedCommandLine(_ commandLine: ConfigValues, workingDirectory: String?) throws(ConfigError) -> ConfigValues {
+        var checked = commandLine
         for spec in KeySpec.all {
             var given = ConfigValues()
             guard spec.take(&given, commandLine), let said = spec.show(given) else { continue }
@@ -245,7 +248,9 @@ public struct Configuration: Sendable {
                 throw .badValue(.commandLine, key: spec.flags.first ?? spec.key.description, expected: spec.expected,
                                 got: shown(value), reason: refusal.reason)
             }
+            if spec.takesPath, workingDirectory != nil { _ = spec.apply(&checked, value) }
         }
+        return checked
     }
 
     /// One source's values, and where each came from.

@@ -93,6 +93,11 @@ import Testing
         #expect(configuration.database.value == "/home/p/work/day.sqlite")
         #expect(configuration.database.source == .environment("QUENCH_DB"))
         #expect(configuration.mqttPasswordFile.value == "/home/p/work/secret/pw")
+        // And the command line's, as the absolute path it means (`config show` said `day.sqlite`: a Pi trial).
+        var given = ConfigValues()
+        given.database = "other.sqlite"
+        let option = try Configuration.resolve(commandLine: given, for: .quenchd, defaultDatabase: "/default.sqlite", inputs: inputs)
+        #expect(option.database.value == "/home/p/work/other.sqlite" && option.database.source == .commandLine)
 
         let file = ConfigInputs(variables: ["QUENCH_CONFIG": "/q.toml"], workingDirectory: "/home/p/work") { path in
             path == "/q.toml" ? .contents(Array("database = \"day.sqlite\"\n".utf8)) : .absent
