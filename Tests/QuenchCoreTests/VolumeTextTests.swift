@@ -10,6 +10,9 @@ import Testing
         #expect(VolumeText.grouped(-1234) == "-1,234" && VolumeText.grouped(Int.min) == "-9,223,372,036,854,775,808")
         #expect(VolumeText.decimal(-0.04, places: 1) == "0.0" && VolumeText.decimal(-0.4, places: 1) == "-0.4" && VolumeText.decimal(1234.5, places: 2) == "1,234.50")
         #expect(VolumeText.decimal(2.5, places: 0) == "3")
+        // A drop is not nothing (a Pi trial's `add 1ml` in ounces said "sip 0.0 oz"); nothing is.
+        #expect(VolumeText.volume(1, .usFluidOunce) == "0.034 oz" && VolumeText.volume(0.3, .ml) == "0.3 mL")
+        #expect(VolumeText.volume(0, .usFluidOunce) == "0.0 oz" && VolumeText.volume(0, .ml) == "0 mL")
     }
 }
 
