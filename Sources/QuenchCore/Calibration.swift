@@ -215,13 +215,14 @@ public struct BottleCalibration: Sendable, Hashable, Codable {
     /// What is left in the bottle given its settled reading in mL (from
     /// `millilitres(_:)`), or nil when the calibration cannot say.
     public func remaining(settledML: Double) -> Double? {
+        contents(settledML: settledML).map { water in capacityML.map { min(water, $0) } ?? water }
+    }
+
+    /// The same, not capped at the capacity: more than it says the calibration is off.
+    public func contents(settledML: Double) -> Double? {
         switch sensor {
-        case .level:
-            return capacityML.map { min(settledML, $0) } ?? settledML
-        case .weight:
-            guard let emptyWeightG else { return nil }
-            let water = max(0, settledML - emptyWeightG / density)
-            return capacityML.map { min(water, $0) } ?? water
+        case .level: settledML
+        case .weight: emptyWeightG.map { max(0, settledML - $0 / density) }
         }
     }
 }

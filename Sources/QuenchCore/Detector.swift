@@ -221,6 +221,9 @@ public struct SipDetector: Sendable, Codable {
     /// The tracked level in mL (whole load for weight), when settled.
     public var level: Double? { state == .settled ? run.mean : nil }
 
+    /// What stands beside the bottle on a scale, as far as the detector knows (mL-equivalent).
+    public var objectsBesideML: Double { objectsML }
+
     /// Feeds one reading; appends any event that became final.
     @inlinable
     public mutating func process(_ reading: Reading, into events: inout [DetectedEvent]) {

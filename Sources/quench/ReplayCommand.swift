@@ -135,7 +135,8 @@ struct ReplayCommand: ParsableCommand {
                 summary = try Replay.run(TraceSource(argument: source), options: options, onStart: onStart, onEvent: onEvent)
             }
             if !json { output.write("\n" + EventFormat.summary(summary) + "\n") }
-            if let doubt = summary.unitDoubt { output.flush(); FileHandleStderr.write("quench: \(source): \(doubt)\n") }
+            if !summary.doubts.isEmpty { output.flush() }
+            for doubt in summary.doubts { FileHandleStderr.write("quench: \(source): \(doubt)\n") }
             if let line = summary.header.unterminatedReadingLine {
                 FileHandleStderr.write("quench: \(source):\(line): the file ends without a line end after this reading: "
                                        + "if the recording was cut off there, the reading may be cut too (it was read as written)\n")

@@ -62,9 +62,10 @@ struct EvaluateCommand: ParsableCommand {
     func run() throws {
         try runReporting {
             let source = TraceSource(argument: trace)
-            let (report, summary) = try Evaluate.run(trace: source, truthPath: truth, options: calibration.replayOptions())
+            let (report, summary, clockDoubt) = try Evaluate.run(trace: source, truthPath: truth, options: calibration.replayOptions())
             print(json ? Evaluate.json(report) : report.description)
-            if let doubt = summary.unitDoubt { FileHandleStderr.write("quench: \(source): \(doubt)\n") }
+            for doubt in summary.doubts { FileHandleStderr.write("quench: \(source): \(doubt)\n") }
+            if let clockDoubt { FileHandleStderr.write("quench: \(truth.shownSafely()): \(clockDoubt)\n") }
         }
     }
 }

@@ -45,9 +45,42 @@ import QuenchSimulator
         let configuration = Simulate.configuration(hours: 1, preset: .levelMillimetres, started: nil)
         _ = try Simulate.write(configuration: configuration, seed: 4, tracePath: folder + "/t.csv", truthPath: folder + "/t.truth")
         // The level curve comes from the header's `level-curve`.
-        let report = try Evaluate.run(trace: .file(folder + "/t.csv"), truthPath: folder + "/t.truth", options: ReplayOptions()).report
-        #expect(report.sip.truthCount > 0)
-        #expect((report.sipRecall ?? 0) >= 0.9)
+        let scored = try Evaluate.run(trace: .file(folder + "/t.csv"), truthPath: folder + "/t.truth", options: ReplayOptions())
+        #expect(scored.report.sip.truthCount > 0)
+        #expect((scored.report.sipRecall ?? 0) >= 0.9)
+        #expect(scored.clockDoubt == nil)
+        // The same truth in epoch seconds (another clock than the trace's t): every event missed, and why said.
+        let truth = try String(contentsOfFile: folder + "/t.truth", encoding: .utf8).split(separator: "\n").map { line -> String in
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            guard fields.count == 4, let start = Double(fields[0]), let end = Double(fields[1]) else { return String(line) }
+            return "\(start + 1_772_440_200),\(end + 1_772_440_200),\(fields[2]),\(fields[3])"
+        }.joined(separator: "\n")
+        try truth.write(toFile: folder + "/epoch.truth", atomically: true, encoding: .utf8)
+        let epoch = try Evaluate.run(trace: .file(folder + "/t.csv"), truthPath: folder + "/epoch.truth", options: ReplayOptions())
+        #expect(epoch.report.sipRecall == 0)
+        #expect(epoch.clockDoubt?.hasPrefix("none of the truth's events is within the trace's times (t 0.0 to ") == true
+                && epoch.clockDoubt?.hasSuffix("give the truth in seconds on the trace's clock") == true, "\(epoch.clockDoubt ?? "nil")")
+    }
+
+    /// "Left" is capped at the capacity, which hid a calibration that was off (a developer's 700 mL bottle
+    /// weighed as 790 after a refill, and read 700 then 540 after a pour of 250): said, once.
+    @Test func aBottleThatHoldsMoreThanItsCapacityIsDoubted() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func trace(capacity: Int) throws -> ReplaySummary {
+            var text = "# quench trace v1\n# sensor: weight\n# unit: g\n# empty-weight-g: 200\n# capacity-ml: \(capacity)\nt,value\n"
+            var t = 0.0
+            for (grams, seconds) in [(850.0, 30.0), (0, 10), (990, 30)] {
+                for _ in 0..<Int(seconds * 5) { text += "\(TraceWriter.fixed(t, places: 1)),\(grams)\n"; t += 0.2 }
+            }
+            try text.write(toFile: folder + "/t.csv", atomically: true, encoding: .utf8)
+            return try Replay.run(.file(folder + "/t.csv"), options: ReplayOptions()) { _ in }
+        }
+        let over = try trace(capacity: 700)
+        #expect(over.remainingML == 700 && over.doubts == [
+            "the bottle held up to 790 mL, more than its capacity of 700 mL, and what is left is shown as at most that: "
+                + "is the capacity (`# capacity-ml:` or --capacity) or the empty weight (`# empty-weight-g:` or --tare) right?"], "\(over.doubts)")
+        #expect(try trace(capacity: 800).doubts.isEmpty)
     }
 
     @Test func errorsNameFileAndLine() throws {

@@ -69,6 +69,8 @@ public struct ReplaySummary: Sendable, Hashable {
     public var calibration: BottleCalibration?
     public var readings = 0
     public var duration = 0.0
+    /// The first reading's time on the trace's clock (nil without readings).
+    public var firstT: Double?
     public var sipML = 0.0
     public var sips = 0
     public var refills = 0
@@ -82,6 +84,10 @@ public struct ReplaySummary: Sendable, Hashable {
     /// them when nothing else does (a gram trace read as kg gives no events, its noise a thousand
     /// times too wide to settle; a level sensor's readings above its curve are taken for garbage).
     public var sampled = 0, overweight = 0
+    /// Events after which the bottle held more than its capacity (`overfull`, the most `fullest`): "left"
+    /// is shown capped at the capacity, which hid a calibration that was off (a developer's 700 mL
+    /// bottle that weighed as 790).
+    public var overfull = 0, fullest = 0.0
 
     public init() {}
 
@@ -102,6 +108,19 @@ public struct ReplaySummary: Sendable, Hashable {
 
     static let heaviestBottleML = 20_000.0
 
+    /// A doubt about the capacity or the empty weight, when the bottle held more than its capacity by
+    /// a twentieth (and 10 mL) after an event.
+    public var capacityDoubt: String? {
+        guard let capacity = calibration?.capacityML, overfull > 0 else { return nil }
+        let fix = calibration?.sensor == .weight ? "the capacity (`# capacity-ml:` or --capacity) or the empty weight (`# empty-weight-g:` or --tare)"
+            : "the capacity (`# capacity-ml:` or --capacity) or the level curve"
+        return "the bottle held up to \(Int(fullest.rounded())) mL, more than its capacity of \(capacity.compactDescription) mL, "
+            + "and what is left is shown as at most that: is \(fix) right?"
+    }
+
+    /// What the replay doubts, each a line for standard error.
+    public var doubts: [String] { [unitDoubt, capacityDoubt].compactMap { $0 } }
+
     mutating func sample(_ reading: Reading) {
         guard let calibration, let value = reading.value else { return }
         sampled += 1
@@ -111,6 +130,14 @@ public struct ReplaySummary: Sendable, Hashable {
         } else if calibration.millilitres(value) > Self.heaviestBottleML {
             overweight += 1
         }
+    }
+
+    /// What the bottle holds after an event, its level `settledML` as the detector judged it.
+    mutating func noteContents(settledML: Double) {
+        guard let capacity = calibration?.capacityML, let water = calibration?.contents(settledML: settledML),
+              water > capacity * 1.05 + 10 else { return }
+        overfull += 1
+        fullest = max(fullest, water)
     }
 
     mutating func count(_ event: DetectedEvent) {
@@ -168,10 +195,12 @@ public struct ReplayPipeline {
         detector.finish(into: &events)
         try drain(onEvent)
         summary.duration = lastT - (firstT ?? lastT)
+        summary.firstT = firstT
         return summary
     }
 
     private mutating func drain(_ onEvent: (DetectedEvent) throws -> Void) rethrows {
+        if let level = detector.level { summary.noteContents(settledML: level - detector.objectsBesideML) }
         for event in events {
             summary.count(event)
             try onEvent(event)

@@ -4,11 +4,24 @@ import QuenchCore
 public enum Evaluate {
     /// The scores, and the replay's summary: its doubts about the unit or the curve are
     /// what a recall of 0 needs said (`summary.unitDoubt`).
-    public static func run(trace: TraceSource, truthPath: String, options: ReplayOptions) throws -> (report: EvaluationReport, summary: ReplaySummary) {
+    public static func run(trace: TraceSource, truthPath: String, options: ReplayOptions)
+        throws -> (report: EvaluationReport, summary: ReplaySummary, clockDoubt: String?) {
         let truth = try readTruth(truthPath)
         var detected: [DetectedEvent] = []
         let summary = try Replay.run(trace, options: options) { detected.append($0) }
-        return (Evaluation.score(detected: detected, truth: truth), summary)
+        return (Evaluation.score(detected: detected, truth: truth), summary, clockDoubt(truth: truth, summary: summary))
+    }
+
+    /// Why every true event was missed, when the truth is on another clock than the trace: none of its
+    /// events is within the trace's times (a developer's truth in epoch seconds beside a trace's t from
+    /// 0 scored recall 0, with nothing said).
+    public static func clockDoubt(truth: [TruthEvent], summary: ReplaySummary) -> String? {
+        guard let first = summary.firstT, !truth.isEmpty else { return nil }
+        let last = first + summary.duration
+        guard !truth.contains(where: { $0.tEnd >= first - 60 && $0.tStart <= last + 60 }) else { return nil }
+        func s(_ t: Double) -> String { TraceWriter.fixed(t, places: 1) }
+        return "none of the truth's events is within the trace's times (t \(s(first)) to \(s(last)) s; the truth's from "
+            + "\(s(truth.map(\.tStart).min() ?? 0)) to \(s(truth.map(\.tEnd).max() ?? 0))): give the truth in seconds on the trace's clock"
     }
 
     /// The report as one JSON object (`quench evaluate --json`): per kind the
