@@ -83,6 +83,31 @@ import QuenchSimulator
         #expect(try trace(capacity: 800).doubts.isEmpty)
     }
 
+    /// A trace written only when the value changed (a developer's: seven silences) loses the sips they
+    /// hide, and said nothing; a steady trace with link gaps, whose readings repeat, is not doubted.
+    @Test func aTraceWrittenOnlyOnAChangeIsDoubted() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func summary(onChange: Bool) throws -> ReplaySummary {
+            var text = "# quench trace v1\n# sensor: weight\n# unit: g\nt,value\n"
+            var t = 0.0, last: Double?
+            for (grams, seconds) in [(850.0, 60.0), (0, 5), (810, 60), (0, 5), (790, 60), (0, 5), (750, 60)] {
+                for i in 0..<Int(seconds * 5) {
+                    let value = grams + (i % 20 == 0 ? 0.1 : 0)  // a change every 4 s
+                    if !onChange || value != last { text += "\(TraceWriter.fixed(t, places: 1)),\(value)\n" }
+                    last = value
+                    t += 0.2
+                }
+                if !onChange { t += 4 }  // a link gap after each stay
+            }
+            try text.write(toFile: folder + "/t.csv", atomically: true, encoding: .utf8)
+            return try Replay.run(.file(folder + "/t.csv"), options: ReplayOptions()) { _ in }
+        }
+        let changes = try summary(onChange: true)
+        #expect(changes.rateDoubt?.contains("was it written only when the value changed?") == true, "\(changes.silences) \(changes.repeats) \(changes.readings)")
+        #expect(try summary(onChange: false).doubts.isEmpty)
+    }
+
     @Test func errorsNameFileAndLine() throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -88,6 +88,10 @@ public struct ReplaySummary: Sendable, Hashable {
     /// is shown capped at the capacity, which hid a calibration that was off (a developer's 700 mL
     /// bottle that weighed as 790).
     public var overfull = 0, fullest = 0.0
+    /// Silences of 3 s or more between readings (`silences`), and readings that repeated the one
+    /// before (`repeats`): a trace written only when the value changes has the first and never the
+    /// second, and loses the sips its silences hide (a link gap to the detector), without a word.
+    public var silences = 0, repeats = 0
 
     public init() {}
 
@@ -118,8 +122,23 @@ public struct ReplaySummary: Sendable, Hashable {
             + "and what is left is shown as at most that: is \(fix) right?"
     }
 
+    /// A doubt about how the trace was written, when it looks written only on a change.
+    public var rateDoubt: String? {
+        guard silences >= 3, repeats == 0, readings >= 100 else { return nil }
+        return "\(silences) silences of 3 s or more, and no reading repeats the one before: was it written only when the value "
+            + "changed? The detector takes each silence for a link gap, and a sip it hides may be missed: resample it to a "
+            + "steady rate (docs/trace-format.md)"
+    }
+
     /// What the replay doubts, each a line for standard error.
-    public var doubts: [String] { [unitDoubt, capacityDoubt].compactMap { $0 } }
+    public var doubts: [String] { [unitDoubt, capacityDoubt, rateDoubt].compactMap { $0 } }
+
+    /// Notes the interval and the value since the reading before.
+    @inline(__always)
+    mutating func noteStep(from previous: Reading, to reading: Reading) {
+        if reading.t - previous.t >= 3 { silences += 1 }
+        if reading.value == previous.value { repeats += 1 }
+    }
 
     mutating func sample(_ reading: Reading) {
         guard let calibration, let value = reading.value else { return }
@@ -160,6 +179,7 @@ public struct ReplayPipeline {
     private var events: [DetectedEvent] = []
     private var firstT: Double?
     private var lastT = 0.0
+    private var previous: Reading?
 
     public init(header: TraceHeader, calibration: BottleCalibration, configuration: DetectorConfiguration) {
         detector = SipDetector(calibration: calibration, configuration: configuration)
@@ -170,11 +190,14 @@ public struct ReplayPipeline {
     /// Runs a batch of readings (non-decreasing `t`) through the detector.
     public mutating func process(_ batch: [Reading], onEvent: (DetectedEvent) throws -> Void) rethrows {
         guard let first = batch.first else { return }
+        if let previous { summary.noteStep(from: previous, to: first) }
         for (i, reading) in batch.enumerated() {
             detector.process(reading, into: &events)
             if !events.isEmpty { try drain(onEvent) }
             if i & 255 == 0 { summary.sample(reading) }
+            if i > 0 { summary.noteStep(from: batch[i - 1], to: reading) }
         }
+        previous = batch[batch.count - 1]
         summary.readings += batch.count
         if firstT == nil { firstT = first.t }
         lastT = batch[batch.count - 1].t
@@ -182,6 +205,8 @@ public struct ReplayPipeline {
 
     /// Runs one reading through the detector.
     public mutating func process(_ reading: Reading, onEvent: (DetectedEvent) throws -> Void) rethrows {
+        if let previous { summary.noteStep(from: previous, to: reading) }
+        previous = reading
         detector.process(reading, into: &events)
         if !events.isEmpty { try drain(onEvent) }
         if summary.readings & 255 == 0 { summary.sample(reading) }
