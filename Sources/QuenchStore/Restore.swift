@@ -35,6 +35,12 @@ extension IntakeStore {
         if OutputDestination.sameFile(file, path) {
             throw refused(.invalidValue, "is the database itself (\(path)), not a backup of it")
         }
+        // A history another user could have written is theirs to choose, as a database would be (a Pi trial's
+        // 0666 backup was taken). On a stick whose modes cannot change (FAT), a copy of one's own does.
+        if let problem = FileTrust.check(file, folderOwnersData: true) {
+            throw StoreError(.untrusted, path: file, "\(problem.fact), so it was not restored (fix: \(problem.fix), or copy it "
+                             + "into a folder of yours first: cp '\(file)' ~/ && chmod 600 ~/\(DatabaseCopy.split(file).name)); nothing was replaced")
+        }
         var side = stat()
         if stat(file + "-wal", &side) == 0, side.st_size > 0 {
             throw refused(.invalidValue, "has a write-ahead log beside it (\(file)-wal): it is a database in use, not a backup (back it up, and restore the backup)")

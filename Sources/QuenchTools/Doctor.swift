@@ -260,6 +260,14 @@ public enum Doctor {
         } else {
             checks.append(Check(name: "database", status: .ok, detail: path, fix: nil))
         }
+        // Stored while a clock ran ahead: they head `quench log` for good and count for a day still to come (a Pi trial).
+        if let ahead = try? store.events(EventQuery(since: now.adding(Self.clockSlack), limit: 1000, order: .byID)), let first = ahead.first {
+            let count = ahead.count == 1000 ? "1,000 or more events are" : ahead.count == 1 ? "1 event is" : "\(ahead.count) events are"
+            checks.append(Check(name: "events", status: .warning,
+                                detail: "\(count) dated after now (the first stored: event \(first.id ?? 0) at \(first.time.iso8601)): "
+                                    + "stored while a clock ran ahead?",
+                                fix: "quench log --since \(first.time.iso8601) lists them; quench edit ID --at TIME moves one, quench delete ID removes it"))
+        }
         guard let devices = try? store.listDevices() else { return checks }
         if devices.isEmpty {
             checks.append(Check(name: "devices", status: .info, detail: "none paired", fix: "quench scan, then quench pair ADDRESS"))

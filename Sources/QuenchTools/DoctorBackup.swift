@@ -1,4 +1,5 @@
 #if os(Linux)
+import Glibc
 import QuenchCore
 import QuenchStore
 
@@ -18,8 +19,12 @@ extension Doctor {
         }
         let fix = "sudo systemctl enable --now quench-backup.timer (daily), or `quench backup` now; docs/backup.md"
         guard let backups = set.list() else {
-            return Check(name: "backup", status: .warning, detail: "no backup yet: the folder \(set.folder) does not exist or cannot be read",
-                         fix: fix)
+            // A folder on a USB disk that is not mounted is the likely one: the timer was never the problem (a Pi trial).
+            var info = stat()
+            let missing = stat(set.folder, &info) != 0 && errno == ENOENT
+            return Check(name: "backup", status: .warning,
+                         detail: "no backup yet: the folder \(set.folder) " + (missing ? "does not exist" : "cannot be read by this user"),
+                         fix: missing ? "if it is on a disk, is the disk mounted? (findmnt -T \"\(set.folder)\"); else " + fix : Self.sudoDoctor)
         }
         guard let newest = backups.first else {
             return Check(name: "backup", status: .warning, detail: "no backup yet in \(set.folder)", fix: fix)

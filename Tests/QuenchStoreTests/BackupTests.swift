@@ -243,7 +243,7 @@ struct BackupTests {
     }
 
     /// Each refused file: the error says which file and why, and the database is as it was.
-    @Test(arguments: ["text", "damaged", "foreign", "foreign-with-version", "newer", "missing", "folder", "live-wal", "empty", "itself"])
+    @Test(arguments: ["text", "damaged", "foreign", "foreign-with-version", "newer", "missing", "folder", "live-wal", "empty", "itself", "writable"])
     func restoreRefusesWhatIsNotABackupItCanUse(_ kind: String) throws {
         let folder = TemporaryFolder()
         let path = folder.file("quench.sqlite")
@@ -261,6 +261,11 @@ struct BackupTests {
         case "itself":  // its log beside it too: said as what it is, not as a database in use
             bad = path
             expected = (.invalidValue, "is the database itself")
+        case "writable":  // a good backup anyone could have rewritten (a Pi trial's 0666 file was restored)
+            let good = try store.backUp(into: BackupSet(folder: folder.path, database: path), policy: .standard, at: t0).path
+            try FileManager.default.moveItem(atPath: good, toPath: bad)
+            chmod(bad, 0o666)
+            expected = (.untrusted, "mode 0666, so a user other than its owner could have written it, so it was not restored (fix: chmod go-w")
         case "text":
             try Data("id,kind,ml\n1,sip,100\n".utf8).write(to: URL(fileURLWithPath: bad))
             expected = (.notADatabase, "is not an SQLite database")

@@ -176,6 +176,35 @@ import Testing
     }
 }
 
+/// A Pi trial: drinks stored while the clock ran ahead head `quench log` for good, and nothing said so;
+/// a stale read-only -shm kept the database unwritable after a chmod, and doctor said "ok".
+@Suite struct DoctorHistoryTests {
+    @Test func eventsDatedAfterNowAndAReadOnlyShmAreSaid() throws {
+        let folder = try TemporaryFolder("doctor-ahead")
+        let path = folder.file("q.sqlite")
+        do {
+            let store = try IntakeStore(path: path)
+            _ = try store.addManual(ml: 250, at: DoctorTests.now.adding(-3600), note: nil, identity: "before")
+            _ = try store.addManual(ml: 300, at: DoctorTests.now.adding(86_400 * 30), note: nil, identity: "ahead")
+        }
+        let checks = Doctor.database(path, now: DoctorTests.now)
+        let ahead = try #require(checks.first { $0.name == "events" }, "\(checks)")
+        #expect(ahead.status == .warning && ahead.detail.hasPrefix("1 event is dated after now (the first stored: event 2 at ")
+                && ahead.fix?.contains("quench delete ID") == true, "\(ahead)")
+        #expect(!Doctor.database(path, now: DoctorTests.now.adding(86_400 * 31)).contains { $0.name == "events" })
+
+        // The database file writable, its -shm not (left so by a run while the file was 0400).
+        let shm = path + "-shm"
+        try Data(count: 32768).write(to: URL(fileURLWithPath: shm))
+        chmod(shm, 0o400)
+        if geteuid() != 0 {  // root writes whatever the mode says
+            let database = try #require(Doctor.database(path, now: DoctorTests.now).first { $0.name == "database" })
+            #expect(database.status == .problem && database.detail.contains("\(shm) cannot be written"), "\(database)")
+        }
+        #expect(StoreError.readOnlyCause(path) == (geteuid() == 0 ? .permissions : .sideFile(shm)))
+    }
+}
+
 /// Run as a user who may not enter the service's state folder (mode 0700): `doctor` and
 /// `today` say the database is there but closed to them, and how to read it.
 @Suite(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser"),

@@ -84,9 +84,10 @@ public struct ReplaySummary: Sendable, Hashable {
     /// them when nothing else does (a gram trace read as kg gives no events, its noise a thousand
     /// times too wide to settle; a level sensor's readings above its curve are taken for garbage).
     public var sampled = 0, overweight = 0
-    /// Events after which the bottle held more than its capacity (`overfull`, the most `fullest`): "left"
+    /// Refills after which the bottle held more than its capacity (`overfull`, the most `fullest`): "left"
     /// is shown capped at the capacity, which hid a calibration that was off (a developer's 700 mL
-    /// bottle that weighed as 790).
+    /// bottle that weighed as 790). Refills, as a bottle is most often filled to the top; and most of
+    /// them, as a load cell's drift over days puts some past it (a simulated 11 days: 1066 mL once).
     public var overfull = 0, fullest = 0.0
     /// Silences of 3 s or more between readings (`silences`), and readings that repeated the one
     /// before (`repeats`): a trace written only when the value changes has the first and never the
@@ -113,9 +114,9 @@ public struct ReplaySummary: Sendable, Hashable {
     static let heaviestBottleML = 20_000.0
 
     /// A doubt about the capacity or the empty weight, when the bottle held more than its capacity by
-    /// a twentieth (and 10 mL) after an event.
+    /// a twentieth (and 10 mL) after most refills.
     public var capacityDoubt: String? {
-        guard let capacity = calibration?.capacityML, overfull > 0 else { return nil }
+        guard let capacity = calibration?.capacityML, overfull > 0, overfull * 2 > refills else { return nil }
         let fix = calibration?.sensor == .weight ? "the capacity (`# capacity-ml:` or --capacity) or the empty weight (`# empty-weight-g:` or --tare)"
             : "the capacity (`# capacity-ml:` or --capacity) or the level curve"
         return "the bottle held up to \(Int(fullest.rounded())) mL, more than its capacity of \(capacity.compactDescription) mL, "
@@ -151,7 +152,7 @@ public struct ReplaySummary: Sendable, Hashable {
         }
     }
 
-    /// What the bottle holds after an event, its level `settledML` as the detector judged it.
+    /// What the bottle holds after a refill, its level `settledML` as the detector judged it.
     mutating func noteContents(settledML: Double) {
         guard let capacity = calibration?.capacityML, let water = calibration?.contents(settledML: settledML),
               water > capacity * 1.05 + 10 else { return }
@@ -225,7 +226,9 @@ public struct ReplayPipeline {
     }
 
     private mutating func drain(_ onEvent: (DetectedEvent) throws -> Void) rethrows {
-        if let level = detector.level { summary.noteContents(settledML: level - detector.objectsBesideML) }
+        if events.contains(where: { $0.kind == .refill }), let level = detector.level {
+            summary.noteContents(settledML: level - detector.objectsBesideML)
+        }
         for event in events {
             summary.count(event)
             try onEvent(event)
