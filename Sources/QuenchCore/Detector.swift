@@ -134,6 +134,11 @@ public struct SipDetector: Sendable, Codable {
     private var objectsML = 0.0
     /// What the scale reads with nothing on it (mL-equivalent), once seen.
     private var emptyML = 0.0
+    /// A level held far below the empty scale's and nothing (a glitch, or a scale zeroed with the bottle on
+    /// it), and when it was last seen: taken for the empty scale only when a later lift shows it again.
+    /// (Optional, so a checkpoint written before them still decodes.)
+    private var floorCandidateML: Double?
+    private var floorCandidateEnd: Double?
     /// What the empty scale reads and whether its offsets stay (weight).
     private var zero = ZeroModel()
     /// The bottle's level right after the last event: later changes of the
@@ -244,8 +249,9 @@ public struct SipDetector: Sendable, Codable {
         }
         let (ml, perUnit) = policy.readsThroughCurve ? calibration.millilitresAndSlope(value) : (value * mlPerUnit, mlPerUnit)
         guard policy.readsThroughCurve ? plausibleML.contains(ml) : abs(ml) <= BottleCalibration.largestML else {
-            // Past the curve, a tilted sensor's garbage; past 100 kg, no bottle on a scale but a
-            // broken reading (1e15 g for 12 s became a refill of 10¹⁵ mL), missing as a dropped one is.
+            // Past the curve, a tilted sensor's garbage; past 100 L of water (100 kg at a density of 1), no
+            // bottle on a scale but a broken reading (1e15 g for 12 s became a refill of 10¹⁵ mL), missing
+            // as a dropped one is.
             if policy.unreadableMeansTilted { noteUnreadable(at: t, into: &events) }
             return
         }
@@ -278,6 +284,8 @@ public struct SipDetector: Sendable, Codable {
     /// A bigger difference between two empty-scale readings is not a zero shift
     /// (something else was on the scale).
     static let largestZeroShift = 40.0
+    /// A level far below the floor seen again after at least this long is a later lift, not the same stay.
+    static let floorRepeatGapSeconds = 1.0
 
     /// Level readings that map this far outside the curve (below empty, as a
     /// fraction of the full volume; above full, as a multiple of it) are garbage.
@@ -439,6 +447,30 @@ public struct SipDetector: Sendable, Codable {
             }
             markLifted(at: run.start, into: &events)
             disturbance.lastAway = t
+            // A level far below both the empty scale's and nothing is no empty scale: a scale cannot weigh
+            // less than nothing, and a load cell's glitch taken for one (−300 g for 1.6 s, the bottle
+            // standing) made every lift after it "something put down beside the bottle", and each put-down
+            // a refill. Unless it comes again at a later lift with no bottle seen between: the scale was
+            // zeroed with the bottle on it (its tare pressed, a board that tares at power-up), the bottle
+            // reads as nothing, and only its lifts show the new zero. (Far below the empty scale's alone
+            // is the way back from a bottle taken for it.)
+            if run.judgedLevel < min(emptyML, 0) - Self.largestZeroShift {
+                let agrees = floorCandidateML.map { abs(run.judgedLevel - $0) <= Self.largestZeroShift } ?? false
+                if agrees, let end = floorCandidateEnd, run.start > end + Self.floorRepeatGapSeconds {
+                    emptyML = run.judgedLevel - objectsML  // the scale's new zero, judged again below as it holds
+                    (floorCandidateML, floorCandidateEnd) = (nil, nil)
+                } else {
+                    if held >= configuration.settleSeconds {
+                        if agrees {
+                            floorCandidateEnd = t  // the same stay, going on
+                        } else if floorCandidateML.map({ run.judgedLevel < $0 }) ?? true {
+                            // The lowest: a bottle on a scale zeroed under it reads above its new zero too.
+                            (floorCandidateML, floorCandidateEnd) = (run.judgedLevel, t)
+                        }
+                    }
+                    return
+                }
+            }
             // The empty scale's zero, from as many readings as `zeroSeen` takes: two spikes to 0 on a
             // SIG scale at 1 Hz, a phone beside the bottle, set it a phone's weight low, and from then
             // on the phone alone, seen at each lift, read as the bottle (simulated 240 h: 10 % of the intake).
@@ -447,13 +479,7 @@ public struct SipDetector: Sendable, Codable {
             if run.judgedLevel != 0 { disturbance.zeroGlimpsed = run.judgedLevel - objectsML }
             if run.count >= Self.emptyScaleReadings {
                 disturbance.zeroSeen = run.judgedLevel - objectsML
-                // Not a reading far below both the empty scale's and nothing: a scale cannot weigh less
-                // than nothing, and a load cell's glitch taken for its empty scale (−300 g for 1.6 s)
-                // made every lift after it "something put down beside the bottle", and each put-down a
-                // refill. (Far below the empty scale's alone is the way back from a bottle taken for it.)
-                if held >= configuration.settleSeconds, run.judgedLevel >= min(emptyML, 0) - Self.largestZeroShift {
-                    emptyML = run.judgedLevel - objectsML
-                }
+                if held >= configuration.settleSeconds { emptyML = run.judgedLevel - objectsML }
             }
             return
         }
@@ -703,6 +729,8 @@ public struct SipDetector: Sendable, Codable {
         reference = after
         state = .settled
         disturbance = Disturbance()
+        // A bottle stood there: a level far below the floor before it was a glitch, not the scale's new zero.
+        (floorCandidateML, floorCandidateEnd) = (nil, nil)
     }
 }
 

@@ -42,3 +42,12 @@ public enum VolumeText {
         return text + "." + String(repeating: "0", count: max(0, places - f.count)) + f
     }
 }
+
+extension String {
+    /// One word to a shell, in a command we suggest: as it is when nothing in it is special to one
+    /// ("Ann Lee" and a path with a space are quoted, a quote inside them closed and escaped).
+    public var quotedForShell: String {
+        guard contains(where: { !($0.isLetter || $0.isNumber || "/._-+:@%,".contains($0)) }) else { return self }
+        return "'" + replacing("'", with: "'\\''") + "'"
+    }
+}

@@ -28,10 +28,7 @@ enum Format {
     static func sum(_ amounts: some Sequence<Double>) -> Double { (amounts.reduce(0, +) * 1e9).rounded() / 1e9 }
 
     /// A person's name as a shell takes it in a command we suggest: "Ann Lee" is one word.
-    static func shellWord(_ name: String) -> String {
-        let shown = name.shownSafely(limit: 40)
-        return shown.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } ? shown : "'" + shown.replacing("'", with: "'\\''") + "'"
-    }
+    static func shellWord(_ name: String) -> String { name.shownSafely(limit: 40).quotedForShell }
 
     /// `HH:MM` on the local wall clock.
     static func clock(_ time: Timestamp, _ calendar: DayCalendar) -> String {

@@ -158,7 +158,9 @@ extension History {
             let selected = try environment.person.map { (_) throws(HistoryError) in try environment.selectedPerson(in: store).name }
             let fallback = Result { () throws(HistoryError) in try environment.selectedPerson(in: store).name }
             report = try importStream(ByteSource(descriptor: descriptor, name: path), file: path, into: store, now: environment.now,
-                                      selected: selected, fallback: fallback, localClock: try environment.localClock(of: store))
+                                      selected: selected, fallback: fallback,
+                                      // Only a CSV's times without a zone need it: a wrong `TZ` refuses those, not the import.
+                                      localClock: try? environment.localClock(of: store))
         } catch {
             // A refused first import leaves no empty database behind (this process created it exclusively).
             if !existed { for suffix in ["", "-wal", "-shm"] { unlink(environment.databasePath + suffix) } }

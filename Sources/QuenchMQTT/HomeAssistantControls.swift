@@ -88,6 +88,9 @@ extension HomeAssistantDiscovery {
             $0.commandTopic = commandTopic
             $0.commandTemplate = commandTemplate(action: .acknowledge, amount: nil)
             $0.icon = "mdi:check-circle-outline"
+            // Offered only while an alert is open: pressed with none, it said "refused: there is no alert" (an HA trial).
+            $0.availability.append(Availability(topic: personTopic,
+                                                valueTemplate: "{{ 'online' if value_json.carer_alert_open else 'offline' }}"))
         }
         add("sensor", "still_to_drink", "Still to drink") {
             $0.stateTopic = personTopic

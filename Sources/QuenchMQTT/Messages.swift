@@ -149,6 +149,8 @@ public enum HomeAssistantDiscovery {
         var topic: String
         var payloadAvailable = "online"
         var payloadNotAvailable = "offline"
+        /// What of the topic's payload says `online` or `offline` (a person's state, for a control that fits it).
+        var valueTemplate: String?
     }
 
     /// A config with every field Quench's entities use, in the names of Home Assistant's MQTT integration.

@@ -348,7 +348,6 @@ public final class IntakeStore: Sendable {
         try connection.withLock { db in try body(db) }
     }
 
-    /// One read transaction: every query in `body` sees the same snapshot.
     /// What SQLite's `PRAGMA quick_check` finds wrong with the file's pages (its first complaints), nil
     /// when nothing: every page is read (0.1 s for ten years of history), so `doctor` and a failed
     /// backup ask, not every command. A damaged file still answers most reads, and only the nightly
@@ -364,6 +363,7 @@ public final class IntakeStore: Sendable {
         }
     }
 
+    /// One read transaction: every query in `body` sees the same snapshot.
     func read<T>(_ what: String, _ body: (SQLiteConnection) throws -> T) throws(StoreError) -> T {
         do {
             return try connection.withLock { db in try db.transaction(immediate: false) { try body(db) } }

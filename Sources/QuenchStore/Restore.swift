@@ -39,7 +39,8 @@ extension IntakeStore {
         // 0666 backup was taken). On a stick whose modes cannot change (FAT), a copy of one's own does.
         if let problem = FileTrust.check(file, folderOwnersData: true) {
             throw StoreError(.untrusted, path: file, "\(problem.fact), so it was not restored (fix: \(problem.fix), or copy it "
-                             + "into a folder of yours first: cp '\(file)' ~/ && chmod 600 ~/\(DatabaseCopy.split(file).name)); nothing was replaced")
+                             + "into a folder of yours first: cp \(file.quotedForShell) ~/ && chmod 600 ~/\(DatabaseCopy.split(file).name.quotedForShell)); "
+                             + "nothing was replaced")
         }
         var side = stat()
         if stat(file + "-wal", &side) == 0, side.st_size > 0 {
@@ -176,8 +177,9 @@ extension IntakeStore {
     /// A restore keeps the history it replaces by copying it, which a damaged file cannot be: the way round is said.
     private static func damagedLive(_ path: String, cause: (any Error)?) -> StoreError {
         var side = stat()
-        let moves = ["mv \(path) \(path).damaged"] + (stat(path + "-wal", &side) == 0 ? ["mv \(path)-wal \(path).damaged-wal"] : [])
-            + (stat(path + "-shm", &side) == 0 ? ["rm \(path)-shm"] : [])
+        let moves = ["mv \(path.quotedForShell) \((path + ".damaged").quotedForShell)"]
+            + (stat(path + "-wal", &side) == 0 ? ["mv \((path + "-wal").quotedForShell) \((path + ".damaged-wal").quotedForShell)"] : [])
+            + (stat(path + "-shm", &side) == 0 ? ["rm \((path + "-shm").quotedForShell)"] : [])
         return StoreError(.corrupt, path: path, "cannot restore into \(path): it is damaged, and a restore keeps what it replaces by "
                           + "copying it. Stop what uses it, move it aside (\(moves.joined(separator: "; "))), and restore again: a "
                           + "restore where there is no database makes one; nothing was replaced", cause: cause)

@@ -151,7 +151,10 @@ extension StoreError {
         case .mountedReadOnly?:
             return "is on a file system mounted read-only (as a failing SD card is remounted: take a backup now, then check the card)"
         case .sideFile(let side)?:
-            return "is read-only: its \(side) file cannot be written by this user (left so by a run that could not write the database)"
+            var info = stat()
+            let owner = stat(side, &info) == 0 && info.st_uid != geteuid() ? "it belongs to uid \(info.st_uid), as a `sudo` run leaves it"
+                : "left so by a run while the database could not be written"
+            return "is read-only: its \(side) file cannot be written by this user (\(owner))"
         default:
             return "is read-only (check the permissions of the file and its directory)"
         }

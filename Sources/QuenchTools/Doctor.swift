@@ -247,8 +247,10 @@ public enum Doctor {
                                     detail: "\(path) is on a file system mounted read-only: the kernel does that to a failing SD card",
                                     fix: "take a backup now (quench backup --dir /media/usb), then `dmesg | grep -i -e mmc -e ext4` says why; replace the card"))
             case .sideFile(let side):
+                var owner = stat()
+                let mine = stat(side, &owner) == 0 && owner.st_uid == geteuid()
                 checks.append(Check(name: "database", status: .problem, detail: "\(side) cannot be written by this user (uid \(getuid())), "
-                                    + "so neither can the database", fix: "chmod 600 \"\(side)\" (as its owner), or sudo chown \(getuid()): \"\(side)\""))
+                                    + "so neither can the database", fix: mine ? "chmod 600 \"\(side)\"" : "sudo chown \(getuid()): \"\(side)\""))
             case .permissions:
                 checks.append(Check(name: "database", status: .warning, detail: "\(path) is read-only for this user (uid \(getuid()))",
                                     fix: info.st_uid == getuid() ? "chmod u+w \"\(path)\" and its folder" : "sudo chown \(getuid()): \"\(path)\"*  (or run as the user who owns it)"))
@@ -261,12 +263,13 @@ public enum Doctor {
             checks.append(Check(name: "database", status: .ok, detail: path, fix: nil))
         }
         // Stored while a clock ran ahead: they head `quench log` for good and count for a day still to come (a Pi trial).
-        if let ahead = try? store.events(EventQuery(since: now.adding(Self.clockSlack), limit: 1000, order: .byID)), let first = ahead.first {
+        if let ahead = try? store.events(EventQuery(since: now.adding(Self.clockSlack), limit: 1000)), let earliest = ahead.last {
             let count = ahead.count == 1000 ? "1,000 or more events are" : ahead.count == 1 ? "1 event is" : "\(ahead.count) events are"
+            let people = Set(ahead.compactMap(\.person)).count > 1 ? ", with --person NAME for each" : ""
             checks.append(Check(name: "events", status: .warning,
-                                detail: "\(count) dated after now (the first stored: event \(first.id ?? 0) at \(first.time.iso8601)): "
-                                    + "stored while a clock ran ahead?",
-                                fix: "quench log --since \(first.time.iso8601) lists them; quench edit ID --at TIME moves one, quench delete ID removes it"))
+                                detail: "\(count) dated after now (from \(earliest.time.iso8601)): stored while a clock ran ahead?",
+                                fix: "quench log --since \(Timestamp(secondsSince1970: now.secondsSince1970.rounded(.down)).iso8601)\(people) "
+                                    + "lists them; quench edit ID --at TIME moves one, quench delete ID removes it"))
         }
         guard let devices = try? store.listDevices() else { return checks }
         if devices.isEmpty {

@@ -446,6 +446,42 @@ import QuenchSimulator
                 "\(events)")
     }
 
+    /// The same glitch with a phone beside the bottle: the objects' bookkeeping took the glitch for the
+    /// empty scale with the phone gone (a review), and made a refill of the phone's weight.
+    @Test func aGlitchFarBelowTheZeroBesideAPhoneIsNoEmptyScaleEither() {
+        var scale = SteadyScale(secondsPerReading: 0.2, noise: 0.3, seed: 6)
+        scale.hold(0, 10)                  // the empty scale
+        scale.hold(850, 30)
+        scale.hold(1000, 30)               // a phone put down beside it
+        scale.hold(-300, 1.6)              // the glitch
+        scale.hold(1000, 20)
+        for (away, left) in [(10.0, 730.0), (8, 670)] {  // drinks of 120 and 60 mL, the phone staying
+            scale.hold(150, away)
+            scale.hold(left + 150, 50)
+        }
+        let events = detect(scale.readings, calibration: try! BottleCalibration(unit: .g)).filter { !$0.kind.isDiagnostic }
+        #expect(events.map(\.kind) == [.sip, .sip] && zip(events.map(\.ml), [120.0, 60]).allSatisfy { abs($0 - $1) <= 1 }, "\(events)")
+    }
+
+    /// A scale zeroed with the bottle on it (its tare pressed, an HX711 board that tares at power-up): the
+    /// bottle reads nothing and its lifts far below it. That is the scale's new zero once a later lift shows
+    /// it again with no bottle seen between (a glitch refused as an empty scale would otherwise refuse it
+    /// for good: every drink after it was lost, a review found); the drinks after are judged against it.
+    @Test func aScaleZeroedUnderTheBottleLearnsItsNewZero() {
+        var scale = SteadyScale(secondsPerReading: 0.2, noise: 0.3, seed: 7)
+        scale.hold(850, 30)
+        scale.hold(0, 120)                 // tared with the bottle on
+        var left = 0.0
+        for (away, drunk) in [(6.0, 40.0), (6, 60), (6, 30), (6, 50)] {
+            scale.hold(-850, away)
+            left -= drunk
+            scale.hold(left, 60)
+        }
+        let events = detect(scale.readings, calibration: try! BottleCalibration(unit: .g)).filter { !$0.kind.isDiagnostic }
+        #expect(events.count <= 4 && events.suffix(2).map(\.kind) == [.sip, .sip]
+                && zip(events.suffix(2).map(\.ml), [30.0, 50]).allSatisfy { abs($0 - $1) <= 1 }, "\(events)")
+    }
+
     /// Readings no scale under a bottle gives (10¹⁵ g for 12 s, a developer's broken trace) are
     /// missing readings, not a refill of 10¹⁵ mL and a pour of it after.
     @Test func aScalesReadingPastAHundredKilogramsIsNoReading() {

@@ -139,6 +139,9 @@ struct HomeAssistantTests {
         #expect(states[entity("quench_kitchen_p1_carer_alert")]?["state"] as? String == "off")
         #expect(attributes("quench_kitchen_p1_carer_alert").keys.contains("sent_at") && attributes("quench_kitchen_p1_carer_alert")["device_class"] as? String == "problem",
                 "\(attributes("quench_kitchen_p1_carer_alert"))")
+        // With no alert open there is nothing to acknowledge: the button is not offered (pressed, it could only be refused).
+        #expect(states[entity("quench_kitchen_p1_acknowledge_alert")]?["state"] as? String == "unavailable",
+                "\(states[entity("quench_kitchen_p1_acknowledge_alert")] ?? [:])")
         #expect(double(states[entity("quench_kitchen_p1_goal_setting")]) == 2000)
         #expect(double(states[entity("quench_hall_p1_intake_today")]) == 500, "the other node's, beside")
         #expect(attributes("quench_kitchen_p1_intake_today")["reason"] as? String != nil)

@@ -361,6 +361,15 @@ struct IdentityTests {
         _ = run.stop()
     }
 
+    /// The hour now, with half a minute of it still to come: a test that sets the day start by it fails
+    /// when the hour turns while it runs (a day then starts in the middle of it).
+    static func hourWithTimeToSpare(_ calendar: Calendar) -> Int {
+        let now = Date()
+        let second = calendar.component(.minute, from: now) * 60 + calendar.component(.second, from: now)
+        if second >= 3570 { Thread.sleep(forTimeInterval: Double(3601 - second)) }
+        return calendar.component(.hour, from: Date())
+    }
+
     /// An HA trial: a day start moved later in the day (the day then starts at this hour, not 23 hours back) began
     /// a cycle at that start, and Home Assistant's statistics counted the drinks since it a second time; moved back,
     /// a third. The cycle the move begins counts from when the one before last counted, and a move back holds it.
@@ -372,7 +381,7 @@ struct IdentityTests {
         let (path, store) = try database()
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "Europe/London")!
-        let hour = calendar.component(.hour, from: Date())
+        let hour = Self.hourWithTimeToSpare(calendar)
         // The day starts next hour, so today's began 23 hours ago.
         try store.saveSettings(Settings(units: .ml, dayStartHour: (hour + 1) % 24, timeZone: nil))
         let me = try #require(try store.person(named: "me"))
@@ -409,7 +418,7 @@ struct IdentityTests {
         let (path, store) = try database()
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "Europe/London")!
-        let hour = calendar.component(.hour, from: Date())
+        let hour = Self.hourWithTimeToSpare(calendar)
         // The day starts this hour; then an hour later, which puts today's start 23 hours back.
         try store.saveSettings(Settings(units: .ml, dayStartHour: hour, timeZone: nil))
         let s = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi", nodeID: "testpi")

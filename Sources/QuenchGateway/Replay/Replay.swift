@@ -89,10 +89,11 @@ public struct ReplaySummary: Sendable, Hashable {
     /// bottle that weighed as 790). Refills, as a bottle is most often filled to the top; and most of
     /// them, as a load cell's drift over days puts some past it (a simulated 11 days: 1066 mL once).
     public var overfull = 0, fullest = 0.0
-    /// Silences of 3 s or more between readings (`silences`), and readings that repeated the one
-    /// before (`repeats`): a trace written only when the value changes has the first and never the
-    /// second, and loses the sips its silences hide (a link gap to the detector), without a word.
-    public var silences = 0, repeats = 0
+    /// Silences of 3 s or more between readings (`silences`), readings under a second apart (`quick`),
+    /// and readings that repeated the one before (`repeats`): a trace written only when the value
+    /// changes has the first two and never the third, and loses the sips its silences hide (a link gap
+    /// to the detector), without a word. (A logger writing every 5 s has no quick ones.)
+    public var silences = 0, quick = 0, repeats = 0
 
     public init() {}
 
@@ -125,7 +126,7 @@ public struct ReplaySummary: Sendable, Hashable {
 
     /// A doubt about how the trace was written, when it looks written only on a change.
     public var rateDoubt: String? {
-        guard silences >= 3, repeats == 0, readings >= 100 else { return nil }
+        guard silences >= 3, quick >= silences, repeats == 0, readings >= 100 else { return nil }
         return "\(silences) silences of 3 s or more, and no reading repeats the one before: was it written only when the value "
             + "changed? The detector takes each silence for a link gap, and a sip it hides may be missed: resample it to a "
             + "steady rate (docs/trace-format.md)"
@@ -137,7 +138,8 @@ public struct ReplaySummary: Sendable, Hashable {
     /// Notes the interval and the value since the reading before.
     @inline(__always)
     mutating func noteStep(from previous: Reading, to reading: Reading) {
-        if reading.t - previous.t >= 3 { silences += 1 }
+        let interval = reading.t - previous.t
+        if interval >= 3 { silences += 1 } else if interval < 1 { quick += 1 }
         if reading.value == previous.value { repeats += 1 }
     }
 
