@@ -60,6 +60,7 @@ public final class Hub {
         do {
             store = try IntakeStore(path: databasePath)
             if let refusal = store.newerSchemaRefusal(doing: "keeping the house's history") { throw refusal }
+            if let upgrade = store.upgradeNotice { logger.notice("\(upgrade)") }
             databaseID = try store.mqttIdentity().databaseID
             toAsk = Set(try store.hubGateways().map(\.node))
         } catch {

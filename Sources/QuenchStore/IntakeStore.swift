@@ -32,6 +32,9 @@ public final class IntakeStore: Sendable {
     /// knows), else nil. It is read (a newer version's migrations only add), never written:
     /// this version's writes would leave the tables it does not know out of step.
     public let newerSchema: Int?
+    /// The upgrade this opening made, for a service's log: from which schema version, and where the copy
+    /// of the database as it was is kept (a Pi trial's services upgraded it without a word).
+    public let upgrade: (fromVersion: Int, copy: String)?
     /// How long an import's one transaction may hold the lock.
     let importBound: Double
     /// One connection, used by one thread at a time.
@@ -85,10 +88,11 @@ public final class IntakeStore: Sendable {
         let started = ContinuousClock.now
         var db: SQLiteConnection
         var applied: Int
+        var upgrade: (fromVersion: Int, copy: String)?
         while true {
             do {
                 db = try Self.connect(path, readOnly: readOnly, busyTimeout: busyTimeout, hold: hold)
-                applied = try Self.migrate(db, path: path, readOnly: readOnly, backupFolder: upgradeBackupFolder, busyTimeout: busyTimeout)
+                (applied, upgrade) = try Self.migrate(db, path: path, readOnly: readOnly, backupFolder: upgradeBackupFolder, busyTimeout: busyTimeout)
                 break
             } catch where error.code == .busy && ContinuousClock.now - started < .seconds(busyTimeout) {
                 usleep(20_000)
@@ -96,6 +100,12 @@ public final class IntakeStore: Sendable {
         }
         connection = Condition(db)
         newerSchema = applied > Schema.migrations.count ? applied : nil
+        self.upgrade = upgrade
+    }
+
+    /// The upgrade in words, for a log line; nil when this opening made none.
+    public var upgradeNotice: String? {
+        upgrade.map { "upgraded the database \(path) from schema v\($0.fromVersion) to v\(Schema.migrations.count); the copy as it was is \($0.copy)" }
     }
 
     /// Why nothing may be written here: the database is a newer Quench's (`newerSchema`); nil when
@@ -292,13 +302,14 @@ public final class IntakeStore: Sendable {
 
     /// Upgrades an older schema, keeping a copy of the database as it was first
     /// (`backUpBeforeUpgrade`): no upgrade without it.
-    /// Returns the migrations the database holds (more than this version knows when a newer one wrote it).
+    /// Returns the migrations the database holds (more than this version knows when a newer one wrote it),
+    /// and the upgrade made, if any: the version it was, and its copy.
     private static func migrate(_ db: SQLiteConnection, path: String, readOnly: Bool, backupFolder: String?,
-                                busyTimeout: Double) throws(StoreError) -> Int {
+                                busyTimeout: Double) throws(StoreError) -> (Int, (fromVersion: Int, copy: String)?) {
         do {
             // The common case, read-only friendly: nothing to do.
             let applied = try Schema.appliedCount(db)
-            if applied >= Schema.migrations.count { return applied }
+            if applied >= Schema.migrations.count { return (applied, nil) }
             if readOnly {
                 throw StoreError(.needsMigration, path: path, "the database \(path) needs an upgrade but is read-only")
             }
@@ -320,7 +331,7 @@ public final class IntakeStore: Sendable {
                                  "the database \(path) could not be upgraded from schema v\(copy.version) to v\(Schema.migrations.count) "
                                     + "(\(cause.message)); nothing was changed", cause: cause.cause)
             }
-            return Schema.migrations.count
+            return (Schema.migrations.count, copy.map { (fromVersion: $0.version, copy: $0.path) })
         } catch let error as StoreError {
             throw error
         } catch {

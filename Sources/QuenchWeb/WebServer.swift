@@ -66,6 +66,7 @@ public enum WebServer {
         // The database exists before the first page asks: a new Pi shows an empty day, not an error.
         let store: IntakeStore
         do { store = try options.environment.openIntakeStore(creating: true) } catch { throw .history(.store(error)) }
+        if let upgrade = store.upgradeNotice { logger.notice("\(upgrade)") }
         let bound = BoundListener()
         // Read once: the cap must leave room below the limit this process started with.
         let openFiles = ConnectionLimits.openFileLimit()

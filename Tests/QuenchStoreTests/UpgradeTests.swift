@@ -88,13 +88,16 @@ import Testing
         try #require(copies.count == 1, "\(names)")
         let copy = folder.file(copies[0])
         #expect(try Self.events(copy) == before)
+        // Said, for a service's log: an upgrade made without a word was a Pi trial's finding.
+        #expect(store.upgradeNotice == "upgraded the database \(path) from schema v\(fixture.version) to v\(IntakeStore.schemaVersion); "
+                + "the copy as it was is \(copy)", "\(store.upgradeNotice ?? "nil")")
         let kept = try SQLiteConnection(path: copy, readOnly: true, busyTimeout: 5)
         #expect(try Schema.appliedCount(kept) == fixture.version)
         #expect(try kept.all("PRAGMA integrity_check") { row -> String in row[0] } == ["ok"])
         _ = original
 
         // Opening again finds nothing to do, and keeps no second copy.
-        _ = try IntakeStore(path: path, mode: .existing)
+        #expect(try IntakeStore(path: path, mode: .existing).upgradeNotice == nil)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("-schema-v") }.count == 1)
     }
 

@@ -81,6 +81,7 @@ extension Gateway {
             throw request.devices.first.map { .unknownDevice($0) } ?? .noDevices
         }
         if let refusal = store.newerSchemaRefusal(doing: "logging") { throw .store(refusal) }
+        if let upgrade = store.upgradeNotice { logger.notice("\(upgrade)") }
         let devices = try Gateway.devices(in: store, only: request.devices) { address, error in
             logger.error("device skipped: it cannot be used", metadata: ["device": "\(address)", "error": "\(error)"])
         }
