@@ -105,6 +105,7 @@ public final class MQTTPublisher {
         self.command = command ?? (announcesAvailability ? "quench mqtt run" : "quench mqtt sync")
         do {
             store = try environment.openIntakeStore(creating: false)
+            if let upgrade = store.upgradeNotice { logger.notice("\(upgrade)") }
             // From now on every change enters the outbox.
             try store.setOutbox(enabled: true)
             identity = try store.mqttIdentity()
