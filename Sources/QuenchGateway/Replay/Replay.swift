@@ -135,12 +135,27 @@ public struct ReplaySummary: Sendable, Hashable {
     /// What the replay doubts, each a line for standard error.
     public var doubts: [String] { [unitDoubt, capacityDoubt, rateDoubt].compactMap { $0 } }
 
-    /// Notes the interval and the value since the reading before.
+    /// Notes the intervals and the values of `batch`, after `previous`. Once a reading has repeated the
+    /// one before, the trace was not written on a change, and nothing more is looked at (a pass of its own,
+    /// not in the detector's loop: there it cost the replay 7–12 %).
+    mutating func noteSteps(_ batch: [Reading], after previous: Reading?) {
+        guard repeats == 0, var last = previous ?? batch.first else { return }
+        batch.withUnsafeBufferPointer { readings in
+            for reading in readings[(previous == nil ? 1 : 0)...] {
+                guard noteStep(reading, after: last) else { return }
+                last = reading
+            }
+        }
+    }
+
+    /// One reading after the one before; false once a reading repeated it.
     @inline(__always)
-    mutating func noteStep(from previous: Reading, to reading: Reading) {
-        let interval = reading.t - previous.t
+    mutating func noteStep(_ reading: Reading, after last: Reading) -> Bool {
+        guard repeats == 0 else { return false }
+        let interval = reading.t - last.t
         if interval >= 3 { silences += 1 } else if interval < 1 { quick += 1 }
-        if reading.value == previous.value { repeats += 1 }
+        if reading.value == last.value { repeats += 1 }
+        return repeats == 0
     }
 
     mutating func sample(_ reading: Reading) {
@@ -193,13 +208,12 @@ public struct ReplayPipeline {
     /// Runs a batch of readings (non-decreasing `t`) through the detector.
     public mutating func process(_ batch: [Reading], onEvent: (DetectedEvent) throws -> Void) rethrows {
         guard let first = batch.first else { return }
-        if let previous { summary.noteStep(from: previous, to: first) }
         for (i, reading) in batch.enumerated() {
             detector.process(reading, into: &events)
             if !events.isEmpty { try drain(onEvent) }
             if i & 255 == 0 { summary.sample(reading) }
-            if i > 0 { summary.noteStep(from: batch[i - 1], to: reading) }
         }
+        summary.noteSteps(batch, after: previous)
         previous = batch[batch.count - 1]
         summary.readings += batch.count
         if firstT == nil { firstT = first.t }
@@ -208,7 +222,7 @@ public struct ReplayPipeline {
 
     /// Runs one reading through the detector.
     public mutating func process(_ reading: Reading, onEvent: (DetectedEvent) throws -> Void) rethrows {
-        if let previous { summary.noteStep(from: previous, to: reading) }
+        if let previous { _ = summary.noteStep(reading, after: previous) }
         previous = reading
         detector.process(reading, into: &events)
         if !events.isEmpty { try drain(onEvent) }
