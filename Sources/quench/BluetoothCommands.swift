@@ -345,8 +345,11 @@ struct DoctorCommand: ParsableCommand {
             print(store.json ? Doctor.json(report) : Doctor.text(report))
             throw ExitCode(1)
         }
-        let path = try store.environment().databasePath
+        let environment = try store.environment()
+        let path = environment.databasePath
         var probes = Doctor.Probes.system
+        // QUENCH_NOW, as every history command reads it: a backup or a drink "in the future" is judged by the same clock.
+        if ProcessInfo.processInfo.environment["QUENCH_NOW"]?.isEmpty == false { probes.now = { environment.now } }
         if configuration.mqttBroker.value != nil {
             let settings = try configuration.mqttSettings()
             let node = NodeID.resolve(configured: settings.configuredNodeID,
