@@ -139,6 +139,9 @@ public struct SipDetector: Sendable, Codable {
     /// (Optional, so a checkpoint written before them still decodes.)
     private var floorCandidateML: Double?
     private var floorCandidateEnd: Double?
+    /// The empty scale's level when the first such level was seen: what the zero moved from (the bottle's
+    /// stays between two lifts, near nothing on a scale zeroed under it, are taken for the empty scale too).
+    private var floorCandidateBase: Double?
     /// What the empty scale reads and whether its offsets stay (weight).
     private var zero = ZeroModel()
     /// The bottle's level right after the last event: later changes of the
@@ -457,8 +460,15 @@ public struct SipDetector: Sendable, Codable {
             if run.judgedLevel < min(emptyML, 0) - Self.largestZeroShift {
                 let agrees = floorCandidateML.map { abs(run.judgedLevel - $0) <= Self.largestZeroShift } ?? false
                 if agrees, let end = floorCandidateEnd, run.start > end + Self.floorRepeatGapSeconds {
-                    emptyML = run.judgedLevel - objectsML  // the scale's new zero, judged again below as it holds
-                    (floorCandidateML, floorCandidateEnd) = (nil, nil)
+                    // The scale's new zero (judged again below as it holds). Every level before it moves with it:
+                    // the bottle judged against its level before the re-zeroing read the tare itself as a
+                    // drink of the whole bottle (a trial's 950 mL sip).
+                    let moved = run.judgedLevel - objectsML - (floorCandidateBase ?? emptyML)
+                    reference = reference.map { $0 + moved }
+                    levelAnchor = levelAnchor.map { $0 + moved }
+                    emptyML = run.judgedLevel - objectsML
+                    zero.startEmpty(at: emptyML)
+                    (floorCandidateML, floorCandidateEnd, floorCandidateBase) = (nil, nil, nil)
                 } else {
                     if held >= configuration.settleSeconds {
                         if agrees {
@@ -466,6 +476,7 @@ public struct SipDetector: Sendable, Codable {
                         } else if floorCandidateML.map({ run.judgedLevel < $0 }) ?? true {
                             // The lowest: a bottle on a scale zeroed under it reads above its new zero too.
                             (floorCandidateML, floorCandidateEnd) = (run.judgedLevel, t)
+                            if floorCandidateBase == nil { floorCandidateBase = emptyML }
                         }
                     }
                     return
@@ -730,7 +741,7 @@ public struct SipDetector: Sendable, Codable {
         state = .settled
         disturbance = Disturbance()
         // A bottle stood there: a level far below the floor before it was a glitch, not the scale's new zero.
-        (floorCandidateML, floorCandidateEnd) = (nil, nil)
+        (floorCandidateML, floorCandidateEnd, floorCandidateBase) = (nil, nil, nil)
     }
 }
 

@@ -45,8 +45,10 @@ public final class IntakeStore: Sendable {
     ///   - importBound: how long an import's last step may hold the lock (`longestWrite`; shorter in tests).
     ///   - upgradeBackupFolder: where the copy kept before a schema upgrade goes
     ///     (`backUpBeforeUpgrade`); by default beside the database.
+    ///   - onlyReading: opened read-only whatever the file allows, so that nothing is written, not even the
+    ///     log's checkpoint when the last connection closes (`doctor` looks at a damaged file as it is).
     public init(path: String, mode: OpenMode = .create, busyTimeout: Double = IntakeStore.defaultBusyTimeout,
-                importBound: Double = IntakeStore.longestWrite, upgradeBackupFolder: String? = nil) throws(StoreError) {
+                importBound: Double = IntakeStore.longestWrite, upgradeBackupFolder: String? = nil, onlyReading: Bool = false) throws(StoreError) {
         // A history is a file: SQLite takes ":memory:" as a database that vanishes at close, so
         // `--db :memory:` said "Added #1" and kept nothing. As a file name it is a file.
         let path = path == ":memory:" ? "./:memory:" : path
@@ -72,13 +74,7 @@ public final class IntakeStore: Sendable {
         let hold = try OpenDatabaseFiles.hold(info) { () throws(StoreError) in
             if exists { try Self.checkIsDatabase(path, info) }
         }
-        // Read-only when we cannot write, or when nobody may (`chmod a-w`): root
-        // passes access(2) on any file, yet a file without write bits was made
-        // read-only on purpose.
-        let directory = OwnerOnlyFolder.folder(of: path)
-        let readOnly = access(path, W_OK) != 0
-            || access(directory.isEmpty ? "." : directory, W_OK) != 0
-            || (stat(path, &info) == 0 && info.st_mode & 0o222 == 0)
+        let readOnly = onlyReading || !Self.isWritable(path)
         self.isReadOnly = readOnly
 
         // SQLite does not always wait out another process's lock while a database is opened: two
@@ -101,6 +97,15 @@ public final class IntakeStore: Sendable {
         connection = Condition(db)
         newerSchema = applied > Schema.migrations.count ? applied : nil
         self.upgrade = upgrade
+    }
+
+    /// Whether this user may write the database at `path` (and its folder, where SQLite keeps its log):
+    /// root passes access(2) on any file, yet a file without write bits was made read-only on purpose.
+    public static func isWritable(_ path: String) -> Bool {
+        var info = stat()
+        let directory = OwnerOnlyFolder.folder(of: path)
+        return access(path, W_OK) == 0 && access(directory.isEmpty ? "." : directory, W_OK) == 0
+            && !(stat(path, &info) == 0 && info.st_mode & 0o222 == 0)
     }
 
     /// The upgrade in words, for a log line; nil when this opening made none.

@@ -25,6 +25,7 @@ extension IntakeStore {
         func refused(_ code: StoreError.Code, _ why: String, cause: (any Error)? = nil) -> StoreError {
             StoreError(code, path: file, "\(file) \(why); nothing was replaced", cause: cause)
         }
+        guard !file.isEmpty else { throw StoreError(.cannotOpen, path: file, "no backup named (an empty file name); nothing was replaced") }
         var info = stat()
         guard stat(file, &info) == 0 else {
             throw refused(.cannotOpen, "cannot be read: \(errnoDescription(errno))")
@@ -176,13 +177,12 @@ extension IntakeStore {
 
     /// A restore keeps the history it replaces by copying it, which a damaged file cannot be: the way round is said.
     private static func damagedLive(_ path: String, cause: (any Error)?) -> StoreError {
-        var side = stat()
-        let moves = ["mv \(path.quotedForShell) \((path + ".damaged").quotedForShell)"]
-            + (stat(path + "-wal", &side) == 0 ? ["mv \((path + "-wal").quotedForShell) \((path + ".damaged-wal").quotedForShell)"] : [])
-            + (stat(path + "-shm", &side) == 0 ? ["rm \((path + "-shm").quotedForShell)"] : [])
-        return StoreError(.corrupt, path: path, "cannot restore into \(path): it is damaged, and a restore keeps what it replaces by "
-                          + "copying it. Stop what uses it, move it aside (\(moves.joined(separator: "; "))), and restore again: a "
-                          + "restore where there is no database makes one; nothing was replaced", cause: cause)
+        // Its -wal may be merged into it when the last connection closes (this one's, after the error is said):
+        // named, not given a command that would then fail.
+        StoreError(.corrupt, path: path, "cannot restore into \(path): it is damaged, and a restore keeps what it replaces by "
+                   + "copying it. Stop what uses it, move it aside (mv \(path.quotedForShell) \((path + ".damaged").quotedForShell), and its "
+                   + "-wal and -shm the same way where they are), and restore again: a restore where there is no database makes one; "
+                   + "nothing was replaced", cause: cause)
     }
 
     /// The backup's bytes into the new file `staging`.

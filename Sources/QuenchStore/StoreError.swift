@@ -181,7 +181,7 @@ extension StoreError {
     }
 
     /// Whether the file system `path` is on is mounted read-only here (this view of it, at least).
-    static func mountedReadOnly(_ path: String) -> Bool {
+    public static func mountedReadOnly(_ path: String) -> Bool {
         var fs = statvfs()
         return statvfs(path, &fs) == 0 && fs.f_flag & UInt(ST_RDONLY) != 0
     }

@@ -231,8 +231,10 @@ public enum Doctor {
             if errno == EACCES { return [unreadableDatabase(path)] }
             return [Check(name: "database", status: .info, detail: "\(path): none yet (`quench pair` or `quench add` creates it)", fix: nil)]
         }
+        // Only read: a check leaves the file as it found it (opened to write, a damaged one's log was merged into
+        // it at close, and the -wal a restore's advice named was gone).
         let store: IntakeStore
-        do { store = try IntakeStore(path: path, mode: .existing) } catch {
+        do { store = try IntakeStore(path: path, mode: .existing, onlyReading: true) } catch {
             return [databaseProblem(error, path: path)]
         }
         // A damaged file answers most reads: only its pages tell (a Pi trial's said "ok" here, and its backups failed).
@@ -240,17 +242,23 @@ public enum Doctor {
             return [databaseProblem(StoreError(.corrupt, path: path, "\(path) is damaged (\(damage))"), path: path)]
         }
         var checks: [Check] = []
-        if store.isReadOnly {
-            switch StoreError.readOnlyCause(path) {
+        // Each way a database cannot be written; a side file's even when the database itself can be (a -shm left
+        // read-only by a run while the file was 0400 kept every write failing, and this said "ok").
+        let cause = StoreError.readOnlyCause(path)
+        if !IntakeStore.isWritable(path) || cause != .permissions {
+            switch cause {
             case .mountedReadOnly:
                 checks.append(Check(name: "database", status: .problem,
                                     detail: "\(path) is on a file system mounted read-only: the kernel does that to a failing SD card",
                                     fix: "take a backup now (quench backup --dir /media/usb), then `dmesg | grep -i -e mmc -e ext4` says why; replace the card"))
             case .sideFile(let side):
+                // Each side file this user cannot write, in one fix (SQLite made both with the database's mode).
+                let sides: [String] = [path + "-shm", path + "-wal"].filter { (file: String) in access(file, F_OK) == 0 && access(file, W_OK) != 0 }
                 var owner = stat()
-                let mine = stat(side, &owner) == 0 && owner.st_uid == geteuid()
+                let mine = sides.allSatisfy { (file: String) in stat(file, &owner) == 0 && owner.st_uid == geteuid() }
+                let files = sides.map { $0.quotedForShell }.joined(separator: " ")
                 checks.append(Check(name: "database", status: .problem, detail: "\(side) cannot be written by this user (uid \(getuid())), "
-                                    + "so neither can the database", fix: mine ? "chmod 600 \"\(side)\"" : "sudo chown \(getuid()): \"\(side)\""))
+                                    + "so neither can the database", fix: mine ? "chmod 600 \(files)" : "sudo chown \(getuid()): \(files)"))
             case .permissions:
                 checks.append(Check(name: "database", status: .warning, detail: "\(path) is read-only for this user (uid \(getuid()))",
                                     fix: info.st_uid == getuid() ? "chmod u+w \"\(path)\" and its folder" : "sudo chown \(getuid()): \"\(path)\"*  (or run as the user who owns it)"))
@@ -268,7 +276,7 @@ public enum Doctor {
             let people = Set(ahead.compactMap(\.person)).count > 1 ? ", with --person NAME for each" : ""
             checks.append(Check(name: "events", status: .warning,
                                 detail: "\(count) dated after now (from \(earliest.time.iso8601)): stored while a clock ran ahead?",
-                                fix: "quench log --since \(Timestamp(secondsSince1970: now.secondsSince1970.rounded(.down)).iso8601)\(people) "
+                                fix: "quench log --db \(path.quotedForShell) --since \(earliest.time.iso8601)\(people) "
                                     + "lists them; quench edit ID --at TIME moves one, quench delete ID removes it"))
         }
         guard let devices = try? store.listDevices() else { return checks }

@@ -1,5 +1,6 @@
 #if os(Linux)
 import Glibc
+import QuenchCore
 import QuenchStore
 import Threading
 
@@ -28,9 +29,10 @@ extension Doctor {
             fix = "it is not a Quench database: move it aside (mv \(quoted) \(quoted).not-quench), then `quench add` or the service makes a new one; "
                 + "or point QUENCH_DB / --db at the right file"
         case .corrupt:
-            fix = "stop the services (sudo systemctl stop quench quench-web), move the file and its -wal/-shm aside (mv \(quoted) \(quoted).damaged), "
-                + "then `quench restore` the newest backup (docs/backup.md); keep the damaged copy: `sqlite3 \(path).damaged .recover` can often "
-                + "save the rows written since"
+            let (file, aside) = (path.quotedForShell, (path + ".damaged").quotedForShell)
+            fix = "stop the services (sudo systemctl stop quench quench-web), move it aside (mv \(file) \(aside), and its -wal and -shm the "
+                + "same way where they are), then `quench restore BACKUP --db \(file)` with the newest backup, if there is one (docs/backup.md); "
+                + "keep the damaged copy: `sqlite3 \(aside) .recover` can often save the rows written since"
         case .schemaTooNew:
             fix = "a newer Quench wrote it: install that version (`quench --version` says which this is)"
         case .upgradeFailed:
