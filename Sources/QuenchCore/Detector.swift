@@ -134,14 +134,6 @@ public struct SipDetector: Sendable, Codable {
     private var objectsML = 0.0
     /// What the scale reads with nothing on it (mL-equivalent), once seen.
     private var emptyML = 0.0
-    /// A level held far below the empty scale's and nothing (a glitch, or a scale zeroed with the bottle on
-    /// it), and when it was last seen: taken for the empty scale only when a later lift shows it again.
-    /// (Optional, so a checkpoint written before them still decodes.)
-    private var floorCandidateML: Double?
-    private var floorCandidateEnd: Double?
-    /// The empty scale's level when the first such level was seen: what the zero moved from (the bottle's
-    /// stays between two lifts, near nothing on a scale zeroed under it, are taken for the empty scale too).
-    private var floorCandidateBase: Double?
     /// What the empty scale reads and whether its offsets stay (weight).
     private var zero = ZeroModel()
     /// The bottle's level right after the last event: later changes of the
@@ -175,6 +167,10 @@ public struct SipDetector: Sendable, Codable {
         var tiltBeforeLevel: TiltBeforeLevel?
         /// It began with the level moving within the band (`LevelShift`).
         var byMeanShift = false
+        /// What the empty scale read when the disturbance began, and whether a stay at that level held in it
+        /// (nil in a checkpoint from before they were kept).
+        var emptyBefore: Double?
+        var sawEmptyBefore: Bool?
         /// What the empty scale read while the bottle was off (weight).
         var zeroSeen: Double?
         /// What the empty scale read in as few as two readings (a short lift at 1 Hz): enough for a
@@ -287,8 +283,6 @@ public struct SipDetector: Sendable, Codable {
     /// A bigger difference between two empty-scale readings is not a zero shift
     /// (something else was on the scale).
     static let largestZeroShift = 40.0
-    /// A level far below the floor seen again after at least this long is a later lift, not the same stay.
-    static let floorRepeatGapSeconds = 1.0
 
     /// Level readings that map this far outside the curve (below empty, as a
     /// fraction of the full volume; above full, as a multiple of it) are garbage.
@@ -450,37 +444,10 @@ public struct SipDetector: Sendable, Codable {
             }
             markLifted(at: run.start, into: &events)
             disturbance.lastAway = t
-            // A level far below both the empty scale's and nothing is no empty scale: a scale cannot weigh
-            // less than nothing, and a load cell's glitch taken for one (−300 g for 1.6 s, the bottle
-            // standing) made every lift after it "something put down beside the bottle", and each put-down
-            // a refill. Unless it comes again at a later lift with no bottle seen between: the scale was
-            // zeroed with the bottle on it (its tare pressed, a board that tares at power-up), the bottle
-            // reads as nothing, and only its lifts show the new zero. (Far below the empty scale's alone
-            // is the way back from a bottle taken for it.)
-            if run.judgedLevel < min(emptyML, 0) - Self.largestZeroShift {
-                let agrees = floorCandidateML.map { abs(run.judgedLevel - $0) <= Self.largestZeroShift } ?? false
-                if agrees, let end = floorCandidateEnd, run.start > end + Self.floorRepeatGapSeconds {
-                    // The scale's new zero (judged again below as it holds). Every level before it moves with it:
-                    // the bottle judged against its level before the re-zeroing read the tare itself as a
-                    // drink of the whole bottle (a trial's 950 mL sip).
-                    let moved = run.judgedLevel - objectsML - (floorCandidateBase ?? emptyML)
-                    reference = reference.map { $0 + moved }
-                    levelAnchor = levelAnchor.map { $0 + moved }
-                    emptyML = run.judgedLevel - objectsML
-                    zero.startEmpty(at: emptyML)
-                    (floorCandidateML, floorCandidateEnd, floorCandidateBase) = (nil, nil, nil)
-                } else {
-                    if held >= configuration.settleSeconds {
-                        if agrees {
-                            floorCandidateEnd = t  // the same stay, going on
-                        } else if floorCandidateML.map({ run.judgedLevel < $0 }) ?? true {
-                            // The lowest: a bottle on a scale zeroed under it reads above its new zero too.
-                            (floorCandidateML, floorCandidateEnd) = (run.judgedLevel, t)
-                            if floorCandidateBase == nil { floorCandidateBase = emptyML }
-                        }
-                    }
-                    return
-                }
+            // A stay at the empty scale's level as it was (the bottle reading nothing after its tare was pressed)
+            // before one far below it: the scale was zeroed under the bottle in this disturbance (`conclude`).
+            if held >= configuration.settleSeconds, let before = disturbance.emptyBefore, abs(run.judgedLevel - objectsML - before) <= Self.largestZeroShift {
+                disturbance.sawEmptyBefore = true
             }
             // The empty scale's zero, from as many readings as `zeroSeen` takes: two spikes to 0 on a
             // SIG scale at 1 Hz, a phone beside the bottle, set it a phone's weight low, and from then
@@ -507,6 +474,7 @@ public struct SipDetector: Sendable, Codable {
     private mutating func beginDisturbance(at t: Double, into events: inout [DetectedEvent]) {
         state = .disturbed
         disturbance = Disturbance(start: t)
+        disturbance.emptyBefore = emptyML
         if !policy.seesLifts { markLifted(at: t, into: &events) }
     }
 
@@ -669,6 +637,25 @@ public struct SipDetector: Sendable, Codable {
                 // something put on the empty scale, which is now the zero to judge by.
                 disturbance.zeroSeen = light - objectsML
             }
+            // An empty scale that read far below both the one before and nothing (a scale cannot weigh less than
+            // nothing; what it read, objects and all: a phone taken away while the bottle was off reads lower
+            // than the empty scale with it, and is the objects' business below):
+            if let seen = disturbance.zeroSeen ?? disturbance.zeroGlimpsed, let emptyBefore = disturbance.emptyBefore,
+               seen + objectsML < min(emptyBefore, 0) - Self.largestZeroShift {
+                if abs(delta) < configuration.minSipML {
+                    // The bottle back as it was: a load cell's glitch, not its empty scale. Kept, a developer's
+                    // −300 g for 1.6 s made every lift after it "something put down beside the bottle", and
+                    // each put-down a refill of the whole bottle.
+                    emptyML = emptyBefore
+                } else {
+                    // The scale's new zero. Zeroed under the bottle in this disturbance (its tare pressed with the
+                    // bottle on, a board that tares at power-up: it read nothing, then far below when lifted),
+                    // the level before moves with it, or the tare was a drink of the whole bottle.
+                    if disturbance.sawEmptyBefore == true { delta -= emptyML - emptyBefore }
+                    zero.startEmpty(at: emptyML)
+                }
+                (disturbance.zeroSeen, disturbance.zeroGlimpsed) = (nil, nil)
+            }
             // A short lift at 1 Hz may show the empty scale once or twice: enough to judge a zero
             // shift by (most lifts' error on a load cell), not to say that something beside the
             // bottle went (two spikes to 0 on a SIG scale look like that).
@@ -740,8 +727,6 @@ public struct SipDetector: Sendable, Codable {
         reference = after
         state = .settled
         disturbance = Disturbance()
-        // A bottle stood there: a level far below the floor before it was a glitch, not the scale's new zero.
-        (floorCandidateML, floorCandidateEnd, floorCandidateBase) = (nil, nil, nil)
     }
 }
 
