@@ -718,7 +718,10 @@ public struct SipDetector: Sendable, Codable {
         }
         if let kind {
             ml = (ml * 100).rounded() / 100
-            let remaining = calibration.remaining(settledML: after - objectsML).map { ($0 * 10).rounded() / 10 }
+            // Judged from the scale's 0, unless its zero moved further than any shift (a tare pressed with the bottle
+            // on: "left" read 0 for good after it); a few grams either way are the zero model's to hedge.
+            let zeroed = abs(emptyML) > Self.largestZeroShift ? emptyML : 0
+            let remaining = calibration.remaining(settledML: after - objectsML - zeroed).map { ($0 * 10).rounded() / 10 }
             events.append(DetectedEvent(kind: kind, t: t, start: start, end: settledAt, ml: ml, remainingML: remaining))
         }
         if configuration.emitDiagnostics, disturbance.lifted {

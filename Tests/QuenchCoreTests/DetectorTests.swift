@@ -476,9 +476,11 @@ import QuenchSimulator
             left -= drunk
             scale.hold(left, 60)
         }
-        let events = detect(scale.readings, calibration: try! BottleCalibration(unit: .g)).filter { !$0.kind.isDiagnostic }
+        let events = detect(scale.readings, calibration: try! BottleCalibration(unit: .g, emptyWeightG: 150)).filter { !$0.kind.isDiagnostic }
         #expect(events.map(\.kind) == [.sip, .sip, .sip, .sip] && zip(events.map(\.ml), [45.0, 60, 30, 50]).allSatisfy { abs($0 - $1) <= 1 },
                 "\(events)")
+        // What is left is judged from the new zero (it read 0 for good): 700 mL of water at the tare.
+        #expect(zip(events.map { $0.remainingML ?? -1 }, [655.0, 595, 565, 515]).allSatisfy { abs($0 - $1) <= 1 }, "\(events)")
     }
 
     /// Tared with the empty bottle on it, then filled (a review): the first lift shows the empty scale far
