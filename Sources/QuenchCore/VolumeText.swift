@@ -11,7 +11,7 @@ public enum VolumeText {
         // A drop is not nothing: `add 1ml` in ounces said "sip 0.0 oz".
         let amount = unit.amount(fromMillilitres: ml), places = unit == .ml ? 0 : 1
         if amount != 0, decimal(abs(amount), places: places) == decimal(0, places: places) { return decimal(amount, places: unit == .ml ? 1 : 3) }
-        return unit == .ml ? grouped(Int(saturating: ml.rounded())) : decimal(amount, places: places)
+        return decimal(amount, places: places)
     }
 
     /// `1,250`: thousands separated by commas.

@@ -55,7 +55,7 @@ public struct EventRecord: Codable, Sendable {
     ///   (a spreadsheet's local times); nil refuses one.
     func event(now: Timestamp, localClock: DayCalendar? = nil) throws(HistoryError) -> IntakeEvent {
         // `Sip`, ` refill`: as a spreadsheet writes them.
-        guard let kind = EventKind(rawValue: String(kind.trimmingSpaces()).lowercased()), !kind.isDiagnostic else {
+        guard let kind = EventKind(rawValue: kind.trimmingSpaces().lowercased()), !kind.isDiagnostic else {
             throw .invalidArgument("kind '\(self.kind.shownSafely())' is not sip, refill or pour")
         }
         // Every number is checked here, the one way in for imported events:

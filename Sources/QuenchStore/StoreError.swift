@@ -150,7 +150,8 @@ extension StoreError {
         switch path.map(readOnlyCause) {
         case .mountedReadOnly?:
             return "is on a file system mounted read-only (as a failing SD card is remounted: take a backup now, then check the card)"
-        case .sideFile(let side)?:
+        case .sideFiles(let sides)?:
+            let side = sides[0]
             var info = stat()
             let owner = stat(side, &info) == 0 && info.st_uid != geteuid() ? "it belongs to uid \(info.st_uid), as a `sudo` run leaves it"
                 : "left so by a run while the database could not be written"
@@ -164,19 +165,17 @@ extension StoreError {
     public enum ReadOnlyCause: Sendable, Equatable {
         /// The kernel mounted its file system read-only (a failing SD card).
         case mountedReadOnly
-        /// The file may be written but its `-shm` or `-wal` may not: SQLite makes the `-shm` with the
-        /// database's mode, so a run while the file was 0400 left one that stays so after a `chmod`.
-        case sideFile(String)
+        /// The file may be written but its `-shm` or `-wal` may not (these, never empty): SQLite makes them
+        /// with the database's mode, so a run while the file was 0400 left them so after a `chmod`.
+        case sideFiles([String])
         /// The file or its folder.
         case permissions
     }
 
     public static func readOnlyCause(_ path: String) -> ReadOnlyCause {
         if mountedReadOnly(path) { return .mountedReadOnly }
-        if access(path, W_OK) == 0,
-           let side = ["-shm", "-wal"].first(where: { access(path + $0, F_OK) == 0 && access(path + $0, W_OK) != 0 }) {
-            return .sideFile(path + side)
-        }
+        let sides = ["-shm", "-wal"].map { path + $0 }.filter { access($0, F_OK) == 0 && access($0, W_OK) != 0 }
+        if access(path, W_OK) == 0, !sides.isEmpty { return .sideFiles(sides) }
         return .permissions
     }
 

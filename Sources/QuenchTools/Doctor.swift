@@ -251,9 +251,9 @@ public enum Doctor {
                 checks.append(Check(name: "database", status: .problem,
                                     detail: "\(path) is on a file system mounted read-only: the kernel does that to a failing SD card",
                                     fix: "take a backup now (quench backup --dir /media/usb), then `dmesg | grep -i -e mmc -e ext4` says why; replace the card"))
-            case .sideFile(let side):
+            case .sideFiles(let sides):
                 // Each side file this user cannot write, in one fix (SQLite made both with the database's mode).
-                let sides: [String] = [path + "-shm", path + "-wal"].filter { (file: String) in access(file, F_OK) == 0 && access(file, W_OK) != 0 }
+                let side = sides[0]
                 var owner = stat()
                 let mine = sides.allSatisfy { (file: String) in stat(file, &owner) == 0 && owner.st_uid == geteuid() }
                 let files = sides.map { $0.quotedForShell }.joined(separator: " ")

@@ -348,8 +348,9 @@ struct DoctorCommand: ParsableCommand {
         let environment = try store.environment()
         let path = environment.databasePath
         var probes = Doctor.Probes.system
-        // QUENCH_NOW, as every history command reads it: a backup or a drink "in the future" is judged by the same clock.
-        if ProcessInfo.processInfo.environment["QUENCH_NOW"]?.isEmpty == false { probes.now = { environment.now } }
+        // The history commands' clock (QUENCH_NOW when set, read once there): a backup or a drink "in the future"
+        // is judged by the same clock.
+        probes.now = { environment.now }
         if configuration.mqttBroker.value != nil {
             let settings = try configuration.mqttSettings()
             let node = NodeID.resolve(configured: settings.configuredNodeID,

@@ -201,7 +201,7 @@ import Testing
             let database = try #require(Doctor.database(path, now: DoctorTests.now).first { $0.name == "database" })
             #expect(database.status == .problem && database.detail.contains("\(shm) cannot be written"), "\(database)")
         }
-        #expect(StoreError.readOnlyCause(path) == (geteuid() == 0 ? .permissions : .sideFile(shm)))
+        #expect(StoreError.readOnlyCause(path) == (geteuid() == 0 ? .permissions : .sideFiles([shm])))
     }
 }
 
