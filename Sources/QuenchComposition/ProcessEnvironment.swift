@@ -22,6 +22,11 @@ extension HistoryEnvironment {
         let now = (try? clock(variables)) ?? .wallClockNow
         var environment = HistoryEnvironment(databasePath: configuration.database.value, now: now, units: configuration.units.value,
                                              color: color, variables: variables, person: configuration.person.value)
+        environment.upgradeReport = { notice in
+            let program = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "quench"
+            var line = "\(program): \(notice)\n"
+            line.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+        }
         if configuration.person.value != nil, configuration.person.source != .commandLine {
             environment.personNamedIn = configuration.person.source.description
         }

@@ -44,6 +44,10 @@ public struct HistoryEnvironment: Sendable {
     /// has seen the file: a history deleted under it is an accident to report, not a fresh start.
     public var createsDatabase = true
 
+    /// Told when opening the store upgraded its schema (`IntakeStore.upgradeNotice`): a command line
+    /// says so on stderr, as the services log it, so the copy kept of the old file is not a surprise.
+    public var upgradeReport: (@Sendable (String) -> Void)? = nil
+
     public init(databasePath: String, now: Timestamp, timeZone: LocalZone? = nil, units: VolumeUnit? = nil,
                 color: Bool = false, variables: [String: String] = [:], person: String? = nil) {
         self.person = person
@@ -69,8 +73,10 @@ public struct HistoryEnvironment: Sendable {
 
     /// The same, with the store's own error (for callers outside the history commands).
     public func openIntakeStore(creating: Bool) throws(StoreError) -> IntakeStore {
-        try IntakeStore(path: databasePath,
-                        mode: creating && createsDatabase ? StoreLocation.creationMode(for: databasePath, environment: variables) : .existing)
+        let store = try IntakeStore(path: databasePath,
+                                    mode: creating && createsDatabase ? StoreLocation.creationMode(for: databasePath, environment: variables) : .existing)
+        if let upgrade = store.upgradeNotice { upgradeReport?(upgrade) }
+        return store
     }
 
     /// Fails as `openIntakeStore(creating: true)` would, creating nothing (`IntakeStore.checkCanOpen`).

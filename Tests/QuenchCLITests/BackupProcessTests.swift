@@ -151,4 +151,21 @@ struct BackupProcessTests {
         let option = try runQuench(["backup", "--db", db, "--keep-weekly", "-1"])
         #expect(option.status != 0 && option.stderr.contains("--keep-weekly"), "\(option.stderr)")
     }
+    /// A command that upgrades an older Quench's database says so, with where the copy of the old
+    /// file is, as the services log it (it used to say nothing, and the copy was found later).
+    @Test func aCommandThatUpgradesTheDatabaseSaysSoOnce() throws {
+        let folder = try TemporaryFolder("cli-upgrade")
+        let db = folder.file("quench.sqlite")
+        try FileManager.default.copyItem(atPath: TestPackage.fixtures.appendingPathComponent("schemas/v8.sqlite").path, toPath: db)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: db)
+        let first = try runQuench(["log", "--db", db, "--person", "me"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let copies = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("quench-schema-v8-") && $0.hasSuffix(".sqlite") }
+        try #require(copies.count == 1, "\(copies)")
+        #expect(first.stderr == "quench: upgraded the database \(db) from schema v8 to v\(IntakeStore.schemaVersion); "
+                + "the copy as it was is \(folder.file(copies[0]))\n", "\(first.stderr)")
+        #expect(first.stdout.contains("ml") || first.stdout.contains("oz"), "the command's own output, on stdout: \(first.stdout)")
+        let again = try runQuench(["log", "--db", db, "--person", "me"])
+        #expect(again.status == 0 && again.stderr.isEmpty, "\(again.stderr)")
+    }
 }
