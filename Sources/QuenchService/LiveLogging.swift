@@ -21,7 +21,14 @@ public enum LiveLogging {
                 return h
             }
         }
-        return Logger(label: "quench")
+        return Logger(label: programName)
+    }
+
+    /// The running program's name (`quench`, `quenchd`, `quench-web`): what each log line is labelled with,
+    /// so a journal that holds them all says which one spoke.
+    static var programName: String {
+        guard let path = CommandLine.arguments.first, let name = path.split(separator: "/").last, !name.isEmpty else { return "quench" }
+        return String(name)
     }
 }
 #endif

@@ -65,7 +65,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let result = try run(["--db", dir + "/q.sqlite", "--seconds", "1.5"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("waiting for a pairing: no paired devices: pair one with `quench pair ADDRESS`"), "\(result.stderr)")
+        #expect(result.stderr.contains("notice quenchd: [QuenchGateway] waiting for a pairing: no paired devices: pair one with `quench pair ADDRESS`"), "\(result.stderr)")
         // A configured device that is not paired: a warning for it, and the wait.
         let named = try run(["--db", dir + "/q.sqlite", "--seconds", "1", "--device", "aa:bb:cc:dd:ee:ff"])
         #expect(named.status == 0, "\(named.stderr)")
