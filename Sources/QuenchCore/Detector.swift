@@ -429,6 +429,14 @@ public struct SipDetector: Sendable, Codable {
                 state = .settled
                 reference = run.judgedLevel
                 if levelAnchor == nil { levelAnchor = reference }
+                if policy.bottleLeavesSensor, emptyML < -Self.largestZeroShift, run.judgedLevel - objectsML >= Self.largestZeroShift {
+                    // The "empty scale" read before the first bottle was far below nothing, and this bottle stands
+                    // clearly above nothing: a load cell's glitch, as if unseen (kept, −300 g for 1.6 s at a trace's
+                    // start made 0 read as a bottle, and each drink after it a refill). A scale tared under a bottle
+                    // and then lifted reads its bottle about nothing. Should the glitch have been the zero, the first
+                    // lift shows it again (`conclude`: the scale's new zero).
+                    (emptyML, zero) = (0, ZeroModel())
+                }
             } else if policy.bottleLeavesSensor, held >= configuration.settleSeconds, !isPresent(run.mean) {
                 emptyML = run.judgedLevel - objectsML
                 zero.startEmpty(at: emptyML)

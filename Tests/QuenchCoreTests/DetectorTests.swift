@@ -446,6 +446,46 @@ import QuenchSimulator
                 "\(events)")
     }
 
+    /// The same glitch before the first bottle settled (a trace's first seconds, or a gateway's): with no
+    /// empty scale seen before it, it was taken for one, the empty scale at 0 then read as a light bottle,
+    /// and every drink after the first was a refill (690 and 630 mL for 120 and 60 drunk). Whether the
+    /// bottle was already on the scale or came after it, and whatever the glitch's depth.
+    @Test(arguments: [(-300.0, false), (-1000, false), (-300, true), (-1000, true)])
+    func aGlitchFarBelowTheZeroBeforeTheFirstBottleIsNoEmptyScale(glitch: Double, bottleFirst: Bool) {
+        var scale = SteadyScale(secondsPerReading: 0.2, noise: 0.3, seed: 3)
+        if bottleFirst { scale.hold(850, 1) }   // too short to settle
+        scale.hold(glitch, 1.6)
+        scale.hold(850, 28.4)
+        for (away, left) in [(4.0, 810.0), (10, 690), (8, 630)] {  // drinks of 40, 120 and 60 mL
+            scale.hold(0, away)
+            scale.hold(left, 50)
+        }
+        let events = detect(scale.readings, calibration: try! BottleCalibration(unit: .g, emptyWeightG: 150)).filter { !$0.kind.isDiagnostic }
+        #expect(events.map(\.kind) == [.sip, .sip, .sip] && zip(events.map(\.ml), [40.0, 120, 60]).allSatisfy { abs($0 - $1) <= 1 },
+                "\(events)")
+        // What is left, on the scale's true zero: 850 g less the bottle's 150, less each drink.
+        #expect(zip(events.map { $0.remainingML ?? .nan }, [660.0, 540, 480]).allSatisfy { abs($0 - $1) <= 1 }, "\(events)")
+    }
+
+    /// What the glitch is told from: a scale tared under its bottle, the bottle lifted when the trace
+    /// begins (far below nothing) and then put back (about nothing), or put back refilled (far above it),
+    /// whose stays far below nothing are each lift's empty scale. Every drink counted.
+    @Test(arguments: [(-850.0, 0.0), (-200, 700)])
+    func aScaleTaredUnderItsBottleAndLiftedAtTheStartKeepsItsZero(lifted: Double, back: Double) {
+        var scale = SteadyScale(secondsPerReading: 0.2, noise: 0.3, seed: 3)
+        scale.hold(lifted, 5)
+        var left = back
+        scale.hold(left, 30)
+        for (away, drunk) in [(6.0, 45.0), (6, 60), (6, 30), (6, 50)] {
+            scale.hold(lifted, away)
+            left -= drunk
+            scale.hold(left, 60)
+        }
+        let events = detect(scale.readings, calibration: try! BottleCalibration(unit: .g, emptyWeightG: 150)).filter { !$0.kind.isDiagnostic }
+        #expect(events.map(\.kind) == [.sip, .sip, .sip, .sip] && zip(events.map(\.ml), [45.0, 60, 30, 50]).allSatisfy { abs($0 - $1) <= 1 },
+                "\(events)")
+    }
+
     /// The same glitch with a phone beside the bottle: the objects' bookkeeping took the glitch for the
     /// empty scale with the phone gone (a review), and made a refill of the phone's weight.
     @Test func aGlitchFarBelowTheZeroBesideAPhoneIsNoEmptyScaleEither() {
