@@ -27,11 +27,17 @@ public struct DayCalendar: Sendable {
         time.secondsSince1970 + Double(utcOffset(at: time))
     }
 
-    /// The day `time` counts for.
+    /// The day `time` counts for: within `reckonableDays`, however far off the time (a row of 1e300 in a file
+    /// another program wrote gave `Int.max`, and the day after it, or its first second, trapped).
     public func day(of time: Timestamp) -> CivilDay {
         let shifted = localSeconds(time) - Double(dayStartHour * 3600)
-        return CivilDay(number: Int(saturating: (shifted / 86_400).rounded(.down)))
+        let number = Int(saturating: (shifted / 86_400).rounded(.down))
+        return CivilDay(number: min(max(number, Self.reckonableDays.lowerBound), Self.reckonableDays.upperBound))
     }
+
+    /// Far wider than the days a history holds (`CivilDay.storable`), yet a day's number from it can be
+    /// moved by years and multiplied by a day's seconds without overflowing.
+    public static let reckonableDays = -1_000_000_000...1_000_000_000
 
     /// The calendar date and time of day on the local wall clock.
     public func wallClock(_ time: Timestamp) -> (date: CivilDay, hour: Int, minute: Int, second: Int) {

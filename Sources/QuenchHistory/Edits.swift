@@ -193,8 +193,10 @@ extension History {
                 return ml
             }
         }
-        // `--at 09:05` mends the time of that drink's day, not today's.
-        if let at { change.time = try drinkTime(at, c, onDayOf: before.time).0 }
+        // `--at 09:05` mends the time of that drink's day, not today's; of a drink at a time no history holds
+        // (another program's row at 1e300), the latest 09:05 past, which mends it.
+        let day = IntakeEvent.plausibleTime.contains(before.time.secondsSince1970) ? before.time : nil
+        if let at { change.time = try drinkTime(at, c, onDayOf: day).0 }
         return change
     }
 

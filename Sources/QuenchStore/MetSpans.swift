@@ -12,10 +12,14 @@ public struct MetSpan: Sendable, Hashable {
 }
 
 extension IntakeStore {
+    /// The spans whose days a history can hold: a cache, so a row past them (another program's: day
+    /// Int64.min trapped the streak's walk back) is left unread, and the days are summed again.
+    static let storableSpan = "first_day BETWEEN \(CivilDay.storable.lowerBound.number) AND last_day AND last_day <= \(CivilDay.storable.upperBound.number)"
+
     /// The spans remembered for `person` on `calendar` (`zone|day start hour`), oldest first.
     public func metSpans(person: Int64, calendar: String) throws(StoreError) -> [MetSpan] {
         try read("reading the days the goal was met") { db in
-            try db.all("SELECT first_day, last_day FROM met_span WHERE person = ? AND calendar = ? ORDER BY first_day",
+            try db.all("SELECT first_day, last_day FROM met_span WHERE person = ? AND calendar = ? AND \(Self.storableSpan) ORDER BY first_day",
                        [person, calendar]) { row in MetSpan(first: row[0], last: row[1]) }
         }
     }
@@ -36,7 +40,7 @@ extension IntakeStore {
             var validUntil = validBefore.secondsSince1970
             try db.run("""
                 SELECT first_day, last_day, valid_before FROM met_span
-                WHERE person = ?1 AND calendar = ?2 AND first_day <= ?4 + 1 AND last_day >= ?3 - 1
+                WHERE person = ?1 AND calendar = ?2 AND first_day <= ?4 + 1 AND last_day >= ?3 - 1 AND \(Self.storableSpan)
                 """, [person, calendar, span.first, span.last]) { row in
                 let (first, last): (Int, Int) = (row[0], row[1])
                 if last > merged.last { validUntil = row[2] }

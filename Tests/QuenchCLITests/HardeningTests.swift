@@ -171,6 +171,40 @@ struct HardeningTests {
         }
     }
 
+    /// A review's three traps, each from a database row no check bounds (another program's, a restored
+    /// file): an acknowledged carer's alert at 1e300 (`quench carer`, the page's `/api/carer`: the server
+    /// went down), a remembered streak from day Int64.min (`stats`), and `edit --at HH:MM` of an event
+    /// at 1e300 (its day's number times 86 400). Each answers, or refuses naming what, and never traps.
+    @Test func hugeStoredDaysAndTimesAreNeverTrappedOn() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let db = dir + "/q.sqlite"
+        let now = ["QUENCH_NOW": "2026-11-26T12:00:00Z"]
+        for (amount, at) in [("100ml", "09:00"), ("2l", "10:00"), ("300ml", "11:00")] {
+            #expect(try runQuench(["add", amount, "--at", at, "--db", db], environment: now).status == 0)
+        }
+        let today = 20_783  // 2026-11-26's day number
+        // The event moved first: its trigger drops the streaks remembered past its old time.
+        try Self.written(db, """
+            UPDATE intake_event SET time = 1e300 WHERE id = 1;
+            INSERT INTO carer_alert (person, last_drink, raised_at, acknowledged_at)
+                SELECT 1, identity, 1e300, 1e300 FROM intake_event WHERE id = 3;
+            INSERT INTO met_span (person, calendar, first_day, last_day, valid_before)
+                VALUES (1, 'Etc/UTC|4', -9223372036854775808, \(today), 1e300);
+            """)
+        for command in [["carer"], ["carer", "--json"], ["stats"], ["stats", "--json"], ["remind"], ["today"]] {
+            let r = try runQuench(command + ["--db", db], environment: now.merging(["TZ": "Etc/UTC"]) { a, _ in a })
+            Self.expectNoCrash(r)
+            #expect(r.status == 0, "\(command): \(r.stderr)")
+        }
+        // A bare time mends the row: the latest 10:00 past, as for a new drink.
+        let edit = try runQuench(["edit", "1", "--at", "10:00", "--db", db], environment: now.merging(["TZ": "Etc/UTC"]) { a, _ in a })
+        Self.expectNoCrash(edit)
+        #expect(edit.status == 0, "\(edit.stderr)")
+        let log = try runQuench(["log", "--json", "--db", db], environment: now.merging(["TZ": "Etc/UTC"]) { a, _ in a })
+        #expect(log.stdout.contains("\"at\":\"2026-11-26T10:00:00Z\",\"deleted\":false,\"id\":1,"), "\(log.stdout)")
+    }
+
     /// Issue 19: text a database from before the checks may hold (an address
     /// `ZZ` with an escape sequence, a name and a note that ring the bell) is
     /// shown escaped by `people`, `devices` and `log`: the terminal obeys none of it.
