@@ -224,21 +224,24 @@ extension History {
         let outcome = try store.importing(wrap: HistoryError.store) { (session) throws(HistoryError) in
             let people = ImportedPeople(session: session, selected: selected, fallback: fallback, now: now)
             var batch: [IntakeEvent] = []
+            var derived: [Bool] = []
             batch.reserveCapacity(importBatchSize)
             func flush() throws(HistoryError) {
                 guard !batch.isEmpty else { return }
-                try HistoryContext.run { () throws(StoreError) in try session.insert(batch) }
+                try HistoryContext.run { () throws(StoreError) in try session.insert(batch, derivedIdentity: derived) }
                 batch.removeAll(keepingCapacity: true)
+                derived.removeAll(keepingCapacity: true)
             }
-            func add(_ event: IntakeEvent) throws(HistoryError) {
+            func add(_ event: IntakeEvent, identityDerived: Bool) throws(HistoryError) {
                 batch.append(event)
+                derived.append(identityDerived)
                 report.events += 1
                 if batch.count == importBatchSize { try flush() }
             }
             if isJSON {
-                (report.goals, report.devices) = try readJSONExport(source, file: file, session: session, people: people, now: now, add: add)
+                (report.goals, report.devices) = try readJSONExport(source, file: file, session: session, people: people, now: now, add: { (event, derived) throws(HistoryError) in try add(event, identityDerived: derived) })
             } else {
-                try readCSV(source, file: file, people: people, now: now, localClock: localClock, add: add)
+                try readCSV(source, file: file, people: people, now: now, localClock: localClock, add: { (event, derived) throws(HistoryError) in try add(event, identityDerived: derived) })
             }
             try flush()
             try people.checkOnePerson(file: file)
@@ -251,7 +254,7 @@ extension History {
     }
 
     private static func readCSV(_ source: ByteSource, file: String, people: ImportedPeople, now: Timestamp, localClock: DayCalendar?,
-                                add: (IntakeEvent) throws(HistoryError) -> Void) throws(HistoryError) {
+                                add: (IntakeEvent, Bool) throws(HistoryError) -> Void) throws(HistoryError) {
         var rows = CSVRowReader(source, file: file)
         guard var header = try rows.next() else { throw .invalidImport(file: file, line: nil, reason: "the file is empty") }
         // A spreadsheet set to a decimal comma writes `kind;ml;at` and `0,5`; one saving tabs, `kind<TAB>ml`.
@@ -270,22 +273,24 @@ extension History {
                 throw .invalidImport(file: file, line: row.line, reason: "\(row.fields.count) fields, the header has \(names.count)")
             }
             var event: IntakeEvent
+            var derived = false
             do {
                 let record = try EventRecord(csv: Dictionary(zip(names, row.fields), uniquingKeysWith: { a, _ in a }),
                                              decimalComma: rows.separator == UInt8(ascii: ";"))
                 event = try record.importedEvent(now: now, localClock: localClock)
                 if record.derivesIdentity { event.identity = alike.numbered(event.identity) }
                 event.person = try people.name(event.person)
+                derived = record.derivesIdentity
             } catch {
                 throw .invalidImport(file: file, line: row.line, reason: "\(error)")
             }
-            try add(event)  // the store's own failure (a full disk) is not the row's
+            try add(event, derived)  // the store's own failure (a full disk) is not the row's
         }
     }
 
     private static func readJSONExport(
         _ source: ByteSource, file: String, session: ImportSession, people: ImportedPeople, now: Timestamp,
-        add: (IntakeEvent) throws(HistoryError) -> Void
+        add: (IntakeEvent, Bool) throws(HistoryError) -> Void
     ) throws(HistoryError) -> (goals: Int, devices: Int) {
         var goalCount = 0, deviceCount = 0
         var alike = AlikeRows()
@@ -399,7 +404,7 @@ extension History {
             do { event.person = try people.name(event.person) } catch {
                 throw failure("event \(index + 1)", offset, "\(error)")
             }
-            try add(event)
+            try add(event, record.derivesIdentity)
         })
         try checkFormat(atEnd: true)
         return (goalCount, deviceCount)

@@ -85,7 +85,7 @@ public final class ImportSession {
         CREATE TEMP TABLE import_event (
             seq INTEGER PRIMARY KEY, id INTEGER, identity TEXT NOT NULL, kind TEXT NOT NULL, ml REAL NOT NULL,
             time REAL NOT NULL, remaining_ml REAL, source TEXT NOT NULL, device TEXT, trace_time REAL, note TEXT,
-            deleted INTEGER NOT NULL, recorded_at REAL NOT NULL, person TEXT)
+            deleted INTEGER NOT NULL, recorded_at REAL NOT NULL, person TEXT, derived INTEGER NOT NULL)
         """
 
     public func replaceSettings(_ settings: Settings) throws(StoreError) {
@@ -139,7 +139,9 @@ public final class ImportSession {
     }
 
     /// Events, staged (ids kept when free once written; those already stored are counted, not doubled).
-    public func insert(_ events: [IntakeEvent]) throws(StoreError) {
+    /// `derivedIdentity[i]`: event `i`'s identity was made from its row (a file from elsewhere names none), so it
+    /// is the person's own (`personalIdentity`); missing entries are false.
+    public func insert(_ events: [IntakeEvent], derivedIdentity: [Bool] = []) throws(StoreError) {
         let what = "importing \(events.count) event\(events.count == 1 ? "" : "s")"
         try store.checkIntake(events, what)
         for event in events {
@@ -150,13 +152,14 @@ public final class ImportSession {
         do {
             // Only the temporary database is written: the file's own lock is not taken.
             try db.transaction(immediate: false) {
-                for e in events {
+                for (i, e) in events.enumerated() {
                     try db.run("""
                         INSERT INTO temp.import_event (id, identity, kind, ml, time, remaining_ml, source, device, trace_time,
-                                                      note, deleted, recorded_at, person)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                                      note, deleted, recorded_at, person, derived)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """, [e.id, e.identity, e.kind.rawValue, e.ml, e.time.secondsSince1970, e.remainingML, e.source.rawValue,
-                              e.device, e.traceTime, e.note, e.deleted, e.recordedAt.secondsSince1970, e.person])
+                              e.device, e.traceTime, e.note, e.deleted, e.recordedAt.secondsSince1970, e.person,
+                              i < derivedIdentity.count && derivedIdentity[i]])
                 }
             }
         } catch {
@@ -204,11 +207,22 @@ public final class ImportSession {
         var last: Int64 = 0
         while true {
             var batch: [IntakeEvent] = []
+            var read = 0
             try db.run("SELECT \(Self.stagedColumns) FROM temp.import_event WHERE seq > ? ORDER BY seq LIMIT 1000", [last]) { row in
-                batch.append(try IntakeStore.event(row))
+                read += 1
                 last = row[13]
+                var event = try IntakeStore.event(row)
+                let derived: Bool = row[14]
+                if derived {
+                    guard let identity = try Self.personalIdentity(of: event, db) else {
+                        outcome.duplicates += 1
+                        return
+                    }
+                    event.identity = identity
+                }
+                batch.append(event)
             }
-            if batch.isEmpty { return outcome }
+            if read == 0 { return outcome }
             let result = try IntakeStore.insertRows(batch, keepingIDs: true, db)
             outcome.inserted += result.inserted
             outcome.duplicates += result.duplicates
@@ -220,6 +234,19 @@ public final class ImportSession {
         }
     }
 
-    /// The staged row as `IntakeStore.event` decodes it, then its place.
-    private static let stagedColumns = "id, identity, kind, ml, time, remaining_ml, source, device, trace_time, note, deleted, recorded_at, person, seq"
+    /// The staged row as `IntakeStore.event` decodes it, then its place and whether its identity was made from it.
+    private static let stagedColumns = "id, identity, kind, ml, time, remaining_ml, source, device, trace_time, note, deleted, recorded_at, person, seq, derived"
+
+    /// A row from elsewhere is the same drink as one stored when its kind, time, device and mL match *for the same
+    /// person*: made from those alone, Björn's 250 mL at 08:58 was taken for Anna's, imported from her file before,
+    /// and dropped. So the identity made from a row ends in its person's id (stable across renames, and moving the
+    /// drink to someone else with `edit --to` keeps it, so importing the file again still finds it). nil: the row
+    /// is a repeat of one an earlier version stored under the identity without the person (who it was for is not
+    /// known then, so it is not doubled).
+    static func personalIdentity(of event: IntakeEvent, _ db: SQLiteConnection) throws -> String? {
+        if try db.first("SELECT 1 FROM intake_event WHERE identity = ?", [event.identity], { row -> Int in row[0] }) != nil { return nil }
+        let person = try event.person.map { try IntakeStore.personID(named: $0, db) }
+            ?? db.first("SELECT min(id) FROM person", [], { row -> Int64? in row[0] }) ?? nil
+        return event.identity + "|p\(person.map(String.init) ?? "")"
+    }
 }
