@@ -1,5 +1,6 @@
 import QuenchCore
 import QuenchStore
+import Threading
 
 /// `quench carer`: everyone, the one who has gone longest without a drink first. Time
 /// without a drink is counted in the person's waking hours (their reminder window):
@@ -52,13 +53,28 @@ public struct CarerReport: Sendable, Encodable {
     public var overdue: Int
     /// Overdue first, then by time without a drink, longest first.
     public var people: [Entry]
-    /// At a hub, its gateways offline now; empty elsewhere.
+    /// At a hub, its gateways offline now; empty elsewhere, and while `hub` says the hub hears none.
     public var gatewaysOffline: [Gateway] = []
+
+    /// At a hub, why nothing logged at the gateways reaches this history now; nil when it does (and elsewhere).
+    /// A dead hub left the view showing yesterday's quiet as if current (a carer trial).
+    public struct HubProblem: Sendable, Encodable, Equatable {
+        /// `stopped`: no `quench hub run` holds this database; `broker_lost`: it runs without the broker.
+        public var problem: String
+        /// Since when (ISO 8601 with offset), when known: the hub's stop or loss, else the last it heard a gateway.
+        public var since: String?
+    }
+    public var hub: HubProblem? = nil
     /// At a hub where someone is watched, those added in the last `newcomerDays` whose drinks
     /// arrive but who are not (no threshold): a resident added at a gateway comes with none, and
     /// no alert would ever be sent about them (a carer trial). Empty elsewhere: in a household,
     /// who is watched is the carer's own choice (the carer is one of the people).
     public var notWatched: [String] = []
+
+    /// The role a hub process holds on its database (`Hub`), and `HubProblem.problem`'s words.
+    public static let hubRole = "hub"
+    public static let hubStopped = "stopped"
+    public static let hubBrokerLost = "broker_lost"
 
     /// How far back time without a drink is counted, in days: beyond it the figure stops growing.
     public static let reach = 30
@@ -114,10 +130,11 @@ extension History {
             "The gateway \(g.node.shownSafely(limit: 40)) has been offline since \(Self.wallClock(g.offlineSince, today: report.at)): "
                 + "drinks logged there are not reaching this history."
         }
+        let hub = hubLine(report)
         let unwatched = report.notWatched.isEmpty ? [] : [
             "No alert is set for \(report.notWatched.map { $0.shownSafely(limit: 40) }.joined(separator: ", ")): "
                 + "`quench person alert NAME 3h` sets one."]
-        return ([table, flagged] + unwatched + alerts + quiet).joined(separator: "\n")
+        return (Array(hub.map { [$0] } ?? []) + [table, flagged] + unwatched + alerts + quiet).joined(separator: "\n")
     }
 
     public static func carerReport(_ environment: HistoryEnvironment) throws(HistoryError) -> CarerReport {
@@ -143,7 +160,44 @@ extension History {
         }
         report.gatewaysOffline = try c.run { (store) throws(StoreError) in try store.offlineGateways() }
             .map { CarerReport.Gateway(node: $0.node, offlineSince: Format.localISO($0.since, c.calendar)) }
+        if atHub, let problem = try hubProblem(c) {
+            report.hub = problem
+            report.gatewaysOffline = []  // as the hub last heard them: stale, with the broker's last words for some
+        }
         return report
+    }
+
+    /// What keeps a hub's database from being kept now, in the carer view's words; nil when nothing does
+    /// (`quench hub status`' last line).
+    public static func hubProblemText(_ environment: HistoryEnvironment) throws(HistoryError) -> String? {
+        let c = try environment.context(creating: false, everyone: true)
+        var report = CarerReport(at: Format.localISO(c.now, c.calendar), overdue: 0, people: [])
+        report.hub = try hubProblem(c)
+        return report.hub == nil ? nil : hubLine(report)
+    }
+
+    private static func hubLine(_ report: CarerReport) -> String? {
+        report.hub.map { h in
+            let since = h.since.map { " since " + Self.wallClock($0, today: report.at) } ?? ""
+            return h.problem == CarerReport.hubStopped
+                ? "The hub is not running (`quench hub run`, the quench-hub service): nothing logged at the gateways has reached this history\(since)."
+                : "The hub has been without the MQTT broker\(since): drinks logged at the gateways are not reaching this history."
+        }
+    }
+
+    /// Whether the hub's database is being kept now: a hub process holds it (its role, checked by pid and
+    /// start time, as `quench mqtt status` checks its publisher) and holds the broker (`IntakeStore.hubLink`).
+    static func hubProblem(_ c: HistoryContext) throws(HistoryError) -> CarerReport.HubProblem? {
+        let holder = try c.run { (store) throws(StoreError) in try store.roleHolder(CarerReport.hubRole) }
+        let link = try c.run { (store) throws(StoreError) in try store.hubLink() }
+        if let holder, ProcessIdentity.isRunning(pid: holder.pid, started: holder.started) {
+            guard let link, !link.connected else { return nil }
+            return CarerReport.HubProblem(problem: CarerReport.hubBrokerLost, since: Format.localISO(link.since, c.calendar))
+        }
+        // Stopped: when it said so; killed, the last it heard of a gateway.
+        let heard = try c.run { (store) throws(StoreError) in try store.hubGateways() }.map(\.seenAt).max()
+        let since = link.flatMap { $0.connected ? nil : $0.since } ?? heard
+        return CarerReport.HubProblem(problem: CarerReport.hubStopped, since: since.map { Format.localISO($0, c.calendar) })
     }
 
     /// One person as the carer's view sees them: their entry, and the spell without a drink it is

@@ -47,7 +47,7 @@ public final class Hub {
     private var rosterVersion: Int64?
     public private(set) var report = Report()
     /// One hub process a database: this one while it holds the `hub` role.
-    private var role = RoleHolding(role: "hub", command: "quench hub")
+    private var role = RoleHolding(role: CarerReport.hubRole, command: "quench hub")
 
     /// A gateway is asked again at most this often (seconds).
     public var askInterval = 5.0
@@ -91,7 +91,15 @@ public final class Hub {
         publishedRoster = nil
         rosterVersion = nil
         report.connections += 1
+        noteLink(connected: true)
         logger.info("connected to the MQTT broker", metadata: ["broker": "\(settings.broker)", "client_id": "\(clientID)"])
+    }
+
+    /// For the carer's view: a hub without the broker hears no gateway, and says so (`History.carerReport`).
+    private func noteLink(connected: Bool) {
+        do { try store.noteHubLink(connected: connected, at: .wallClockNow) } catch {
+            logger.warning("could not note the link to the broker", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Runs until `shouldStop`, reconnecting with backoff whenever the broker goes away.
@@ -105,10 +113,12 @@ public final class Hub {
         }, lost: {
             handleReceived()
             client = nil
+            noteLink(connected: false)
         })
         handleReceived()
         client?.disconnect()
         client = nil
+        noteLink(connected: false)
     }
 
     // MARK: - Messages

@@ -62,6 +62,7 @@ public final class MQTTPublisher {
     /// The discovery topics sent on this connection.
     private var announced: Set<String> = []
     private var stateDue = ContinuousClock.now
+    private var gatewayCheckDue = ContinuousClock.now
     /// Commands received (`RemoteCommand`), carried out after the network turn.
     private var commands: [MQTTMessage] = []
     /// A hub's requests for what it lacks (docs/hub.md), answered after the network turn.
@@ -373,6 +374,17 @@ public final class MQTTPublisher {
         return s
     }
 
+    /// Whether the gateway's process came or went since its state was published. A gateway killed (kill -9, a crash)
+    /// writes nothing the database's version would show, so its process is looked at every few seconds: its bottles
+    /// stayed `online` until the next minute's states (a carer trial).
+    private func gatewayStateMoved() -> Bool {
+        guard ContinuousClock.now >= gatewayCheckDue, let said = lastPayloads[topics.gateway] else { return false }
+        gatewayCheckDue = .now + .seconds(Self.gatewayCheckSeconds)
+        return (said == "online") != gatewayRunning()
+    }
+
+    static let gatewayCheckSeconds = 2.0
+
     /// Whether the gateway that records the bottles' links runs now (it holds the `gateway` role while it does).
     private func gatewayRunning() -> Bool {
         guard let holder = try? store.roleHolder("gateway") else { return false }
@@ -501,7 +513,7 @@ public final class MQTTPublisher {
         let changed = databaseChanged()
         if changed { noticeRestore() }
         let sent = try pump()
-        try refreshState(changed: changed)
+        try refreshState(changed: changed || gatewayStateMoved())
         // Waits for the network at most 20 ms when idle: new outbox rows are seen within that.
         try client?.loop(timeoutMS: sent ? 0 : 20)
         recordAcknowledgements()

@@ -143,6 +143,26 @@ extension IntakeStore {
         }
     }
 
+    /// Records whether the hub holds the broker now (connected, lost, or stopped), from when; the same
+    /// word again keeps its time.
+    public func noteHubLink(connected: Bool, at time: Timestamp) throws(StoreError) {
+        try write("noting the hub's link to the broker") { db in
+            try db.run("""
+                INSERT INTO hub_link (id, connected, since) VALUES (1, ?1, ?2)
+                ON CONFLICT (id) DO UPDATE SET connected = excluded.connected, since = excluded.since WHERE connected <> excluded.connected
+                """, [connected, time.secondsSince1970])
+        }
+    }
+
+    /// The hub's link as it last noted it; nil on a database no hub ran on (since v27).
+    public func hubLink() throws(StoreError) -> (connected: Bool, since: Timestamp)? {
+        try read("reading the hub's link to the broker") { db in
+            try db.first("SELECT connected, since FROM hub_link WHERE id = 1") { row in
+                (connected: row[0] as Bool, since: Timestamp(secondsSince1970: row[1]))
+            }
+        }
+    }
+
     /// The gateways whose publisher is gone (their availability says `offline`), and since when, by node;
     /// not this database's own publisher (noted as a gateway before it said which node it is).
     public func offlineGateways() throws(StoreError) -> [(node: String, since: Timestamp)] {

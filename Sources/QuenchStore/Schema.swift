@@ -499,6 +499,15 @@ enum Schema {
         Migration(identifier: "v26: the node a database publishes as", sql: """
             ALTER TABLE mqtt_identity ADD COLUMN published_node TEXT CHECK (published_node IS NULL OR length(published_node) BETWEEN 1 AND 128);
             """),
+        // Whether the hub holds the broker, and since when: the carer's view says when it lost it (its
+        // gateways' last words are then stale, and nothing logged at them arrives).
+        Migration(identifier: "v27: the hub's link to the broker", sql: """
+            CREATE TABLE hub_link (
+                id        INTEGER PRIMARY KEY CHECK (id = 1),
+                connected INTEGER NOT NULL CHECK (connected IN (0, 1)),
+                since     REAL NOT NULL
+            ) STRICT;
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

@@ -108,6 +108,7 @@ struct HubCommand: ParsableCommand {
                 let missing = g.missing ? "; changes \(g.throughSeq + 1)–\(g.highestSeq) asked for" : ""
                 print("\(g.node) (database \(g.databaseID)): \(g.applied) changes applied; none missing up to its change \(g.throughSeq)\(missing); last heard \(g.seenAt.iso8601)")
             }
+            if let problem = try History.hubProblemText(store.environment()) { print(problem) }
         }
     }
 }

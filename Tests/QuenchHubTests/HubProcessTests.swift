@@ -170,6 +170,26 @@ struct HubProcessTests {
         #expect(Self.waitFor(seconds: 10) { try runQuench(["carer", "--db", hubPath]).stdout.contains("The gateway bedroom has been offline since ") })
         let said = try runQuench(["carer", "--db", hubPath]).stdout
         #expect(!said.contains("carehome"), "\(said)")
+
+        // The broker gone: the hub hears nobody, and says so, not which gateways' last words it caught (a carer
+        // trial saw two of three named, and nothing of the hub); back, the line goes.
+        let withoutBroker = "The hub has been without the MQTT broker since "
+        broker.stop()
+        #expect(Self.waitFor(seconds: 15) { try runQuench(["carer", "--db", hubPath]).stdout.hasPrefix(withoutBroker) }, "the hub's link lost")
+        let lost = try runQuench(["carer", "--db", hubPath]).stdout
+        #expect(!lost.contains("The gateway "), "the gateways as last heard are stale: \(lost)")
+        let lostJSON = try JSONSerialization.jsonObject(with: Data(try runQuench(["carer", "--json", "--db", hubPath]).stdout.utf8)) as? [String: Any]
+        #expect((lostJSON?["hub"] as? [String: Any])?["problem"] as? String == "broker_lost", "\(String(describing: lostJSON))")
+        try broker.start()
+        #expect(Self.waitFor(seconds: 30) { !(try runQuench(["carer", "--db", hubPath]).stdout.contains(withoutBroker)) }, "back")
+        // The hub killed: nothing arrives, said in the view and in `hub status` (a dead hub left both as they were).
+        hub.kill9()
+        let dead = try runQuench(["carer", "--db", hubPath])
+        #expect(dead.stdout.hasPrefix("The hub is not running (`quench hub run`, the quench-hub service): nothing logged at the gateways has "
+                                      + "reached this history since "), "\(dead.stdout)\(dead.stderr)")
+        #expect(try runQuench(["hub", "status", "--db", hubPath]).stdout.contains("The hub is not running"))
+        try hub.start()
+        #expect(Self.waitFor(seconds: 15) { !(try runQuench(["carer", "--db", hubPath]).stdout.contains("The hub ")) }, "running again")
         _ = runs
     }
 

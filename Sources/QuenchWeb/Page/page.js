@@ -485,7 +485,12 @@ function showCarer(report) {
   // At a hub: a corridor's gateway gone quiet, said, or its residents' quiet hours read as theirs.
   const quietGateways = (report.gateways_offline || []).map((g) => " The gateway " + g.node + " has been offline since "
     + stamp(g.offline_since, today) + ": drinks logged there are not reaching this history.");
-  $("carer-summary").textContent = (over.length === 0 && asleepOpen.length > 0
+  // The hub stopped, or without the broker: nothing arrives, and every quiet hour may be that.
+  const hub = report.hub, hubSince = hub && hub.since ? " since " + stamp(hub.since, today) : "";
+  const hubSaid = !hub ? "" : hub.problem === "stopped"
+    ? "The hub is not running: nothing logged at the gateways has reached this history" + hubSince + ". "
+    : "The hub has been without the MQTT broker" + hubSince + ": drinks logged at the gateways are not reaching this history. ";
+  $("carer-summary").textContent = hubSaid + (over.length === 0 && asleepOpen.length > 0
     ? "Nobody is over their threshold now: it counts in waking hours, and " + asleepOpen.join(", ") + (asleepOpen.length === 1 ? " is" : " are")
       + " outside theirs (the alert is still open)."
     : over.length === 0 ? "Nobody is over their threshold."
