@@ -67,6 +67,52 @@ public struct ShareCard: Sendable, Hashable {
         }
     }
 
+    /// The heading's size (`.qc-card .qc-heading`), the smallest it is shrunk to, and the width it has.
+    static let headingSize = 56.0
+    static let smallestHeadingSize = 34.0
+    static let headingWidth = Double(width) - 120
+
+    /// The heading at a size it fits in at: a name of up to 40 characters ran off the card's edge with its
+    /// "’s day" (a household's trial). Shrunk to fit, down to `smallestHeadingSize`; past that, the name is
+    /// cut short with an ellipsis and the period kept.
+    static func fitted(heading: String) -> (text: String, size: Double) {
+        let width = ems(heading) * headingSize
+        if width <= headingWidth { return (heading, headingSize) }
+        let size = (headingSize * headingWidth / width).rounded(.down)
+        if size >= smallestHeadingSize { return (heading, size) }
+        // The period's words after the name ("’s day"), kept whole; the name cut to what fits.
+        let tail = heading.firstRange(of: "’s ").map { String(heading[$0.lowerBound...]) } ?? ""
+        var name = String(heading.dropLast(tail.count))
+        while !name.isEmpty, ems(name + "…" + tail) * smallestHeadingSize > headingWidth { name.removeLast() }
+        return (name.trimmedOfSpaces() + "…" + tail, smallestHeadingSize)
+    }
+
+    /// The width of `text` in ems, in the card's bold sans-serif (DejaVu Sans Bold), estimated per character:
+    /// its own widths for ASCII (a W is 1.11 em, an i 0.34: forty W's ran off the card at the average's size),
+    /// a full em for the East Asian scripts and emoji, 0.75 for any other letter (an accented one is its base's,
+    /// capitals run to 0.85), nothing for joiners, variation selectors and combining marks.
+    static func ems(_ text: String) -> Double {
+        text.unicodeScalars.reduce(0) { sum, scalar in
+            let v = scalar.value
+            if v >= 0x20, v < 0x7F { return sum + asciiEms[Int(v) - 0x20] }
+            let wide = (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v)
+                || (0xF900...0xFAFF).contains(v) || (0xFE30...0xFE4F).contains(v) || (0xFF00...0xFF60).contains(v)
+                || (0x1F300...0x1FAFF).contains(v) || v >= 0x20000
+            let invisible = (0x200B...0x200F).contains(v) || (0xFE00...0xFE0F).contains(v) || scalar.properties.generalCategory == .nonspacingMark
+            return sum + (invisible ? 0 : wide ? 1.0 : v == 0x2019 ? 0.38 : 0.75)
+        }
+    }
+
+    /// DejaVu Sans Bold's advance widths in ems, space (0x20) to tilde (0x7E).
+    private static let asciiEms: [Double] = [
+        0.35, 0.44, 0.50, 0.84, 0.70, 1.00, 0.87, 0.28, 0.46, 0.46, 0.52, 0.84, 0.38, 0.42, 0.38, 0.37,  //  !"#$%&'()*+,-./
+        0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.40, 0.40, 0.84, 0.84, 0.84, 0.58,  // 0-9 :;<=>?
+        1.00, 0.78, 0.76, 0.73, 0.83, 0.68, 0.68, 0.82, 0.84, 0.37, 0.37, 0.78, 0.64, 1.00, 0.84, 0.85,  // @A-O
+        0.73, 0.85, 0.77, 0.72, 0.68, 0.81, 0.78, 1.11, 0.77, 0.73, 0.70, 0.46, 0.37, 0.46, 0.84, 0.50,  // P-Z [\]^_
+        0.50, 0.68, 0.72, 0.59, 0.72, 0.68, 0.44, 0.72, 0.72, 0.35, 0.35, 0.67, 0.35, 1.05, 0.72, 0.69,  // `a-o
+        0.72, 0.72, 0.50, 0.60, 0.48, 0.72, 0.65, 0.93, 0.65, 0.65, 0.58, 0.72, 0.37, 0.72, 0.84,        // p-z {|}~
+    ]
+
     /// One sentence for `aria-label`.
     public var summary: String {
         switch content {
@@ -109,7 +155,12 @@ public struct ShareCard: Sendable, Hashable {
         case .day(let d): w.text(d.name, ["class": .text("qc-muted"), "x": .number(width - 60), "y": .number(84), "text-anchor": .text("end")])
         case .week(let wk): w.text(wk.name, ["class": .text("qc-muted"), "x": .number(width - 60), "y": .number(84), "text-anchor": .text("end")])
         }
-        w.text(heading, ["class": .text("qc-heading"), "x": .number(60), "y": .number(170)])
+        let (fitted, size) = Self.fitted(heading: heading)
+        if size < Self.headingSize {
+            w.text(fitted, ["class": .text("qc-heading"), "x": .number(60), "y": .number(170), "style": .text("font-size:\(SVGText.number(size))px")])
+        } else {
+            w.text(fitted, ["class": .text("qc-heading"), "x": .number(60), "y": .number(170)])
+        }
         switch content {
         case .day(let day): drawDay(day, into: &w)
         case .week(let week): drawWeek(week, into: &w)

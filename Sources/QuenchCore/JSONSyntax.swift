@@ -166,16 +166,29 @@ public enum JSONSyntax {
             let integerStart = at
             guard digits() > 0 else { throw problem("a number needs a digit here") }
             if bytes[integerStart] == UInt8(ascii: "0"), at - integerStart > 1 { throw problem("a number does not start with 0", at: integerStart) }
+            let integerEnd = at
+            var whole = true
             if current == UInt8(ascii: ".") {
                 at += 1
+                whole = false
                 guard digits() > 0 else { throw problem("a number needs a digit after its point") }
             }
             if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
                 at += 1
+                whole = false
                 if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { at += 1 }
                 guard digits() > 0 else { throw problem("a number needs a digit in its exponent") }
             }
+            // A whole number past 2^53 − 1 is read differently by each reader (RFC 8259 §6): Foundation's decoder
+            // refused `{"id":99999999999999999999}` as "not valid JSON", which named neither the number nor its place.
+            if whole, integerEnd - integerStart >= 16,
+               integerEnd - integerStart > 16 || UInt64(String(decoding: bytes[integerStart..<integerEnd], as: UTF8.self)) ?? .max > Self.largestWholeNumber {
+                throw problem("the whole number \(String(decoding: bytes[integerStart..<min(integerEnd, integerStart + 40)], as: UTF8.self)) is larger "
+                              + "than JSON readers agree on (2^53 − 1, RFC 8259 §6)", at: integerStart)
+            }
         }
+
+        static let largestWholeNumber: UInt64 = 9_007_199_254_740_991
 
         mutating func literal(_ word: String) throws(Problem) {
             for c in word.utf8 {

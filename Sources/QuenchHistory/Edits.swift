@@ -20,6 +20,8 @@ public struct EventRecordOutput: Sendable, Encodable {
     public var kind: String
     public var ml: Double
     public var at: String
+    /// The day it counts for (YYYY-MM-DD): a drink at 02:00 counts for the day before when days start at 04:00.
+    public var day: String
     public var source: String
     public var note: String?
     public var deleted: Bool
@@ -263,16 +265,21 @@ extension History {
         let today = try c.dailyTotals(from: day, through: day)[day.number]?.ml ?? 0
         let goal = try c.goalBook().goal(on: day)
         let id = e.id ?? 0
+        let eventDay = c.calendar.day(of: e.time)
         if json {
             return JSONOutput.encode(EditReport(
                 person: c.personName, action: action,
                 event: EventRecordOutput(id: id, kind: e.kind.rawValue, ml: e.ml, at: Format.localISO(e.time, c.calendar),
-                                         source: e.source.rawValue, note: e.note, deleted: e.deleted),
+                                         day: eventDay.description, source: e.source.rawValue, note: e.note, deleted: e.deleted),
                 todayMl: today, goalMl: goal, from: from))
         }
         var line = "\(action.prefix(1).uppercased() + action.dropFirst()) #\(id): \(e.kind.rawValue) \(Format.volume(e.ml, c.units)) at \(Format.dateTime(e.time, c.calendar))"
         if let note = e.note { line += " (\(note.shownSafely(limit: 200)))" }
         if let from { line += ", now \(c.personName.shownSafely(limit: 40))'s (was \(from.shownSafely(limit: 40))'s)" }
+        // A time before the day start is the day before's: said, or 02:00 "added" and missing from today's total.
+        if eventDay.number == day.number - 1, c.calendar.wallClock(e.time).date == day {
+            line += "\nIt counts for \(eventDay), whose day runs until \(c.calendar.dayStartHour < 10 ? "0" : "")\(c.calendar.dayStartHour):00 today."
+        }
         if e.deleted { line += "\nUndo with `quench restore \(id)`." }
         line += "\nToday\(c.whose): \(Format.volume(today, c.units)) of \(Format.volume(goal, c.units))."
         return line

@@ -527,7 +527,8 @@ enum Responses {
         case .unknownPerson(let name, let people):
             return "Nobody is called '\(name.shownSafely(limit: 40))' (people: \(people.map { $0.shownSafely(limit: 40) }.joined(separator: ", ")))"
         case .personNeeded(let people):
-            return "Several people share this history (\(people.map { $0.shownSafely(limit: 40) }.joined(separator: ", "))): choose whose"
+            return "Several people share this history (\(people.map { $0.shownSafely(limit: 40) }.joined(separator: ", "))): choose whose, "
+                + "with `person=NAME` in the address"
         case .store(let e): return message(for: e)
         default: return fieldName(error.description)
         }

@@ -54,6 +54,31 @@ import Testing
         #expect(ShareCard(.day(day), person: "  ", unit: .ml).heading == "Today")
     }
 
+    /// A name of up to 40 characters ran off the card's edge, its "’s day" with it (a household's trial): the
+    /// heading is shrunk to fit whole, and a name longer than shrinking allows is cut with an ellipsis, its
+    /// period kept. Wide scripts count wide (a Chinese name of 20 characters is wider than a Latin one of 30).
+    @Test(arguments: ["Ann", "Maximiliane Wolkenstein-Łukasiewiczówna", "Anna Maria González de la Fuente Zoë",
+                      String(repeating: "明", count: 20), String(repeating: "W", count: 200)])
+    func aLongNameFitsTheCard(name: String) throws {
+        let bars = week()
+        let week = ShareCard.Week(name: "1 to 7 March 2026", days: bars.days, totalMl: 9500, averageMl: 1900, goalMetDays: 3)
+        for content in [ShareCard.Content.day(day), .week(week)] {
+            let card = ShareCard(content, person: name, unit: .ml)
+            let heading = try #require(try XMLNode.parse(card.svg).elements("text", class: "qc-heading").first)
+            let style: String? = heading.attributes["style"]
+            let size = style.flatMap { Double(String($0.dropFirst(10).dropLast(2))) } ?? ShareCard.headingSize
+            #expect(ShareCard.ems(heading.text) * size <= ShareCard.headingWidth, "\(heading.text) at \(size) px")
+            let period: String = card.heading.hasSuffix("’s day") ? "’s day" : "’s week"
+            #expect(heading.text.hasSuffix(period), "\(heading.text)")
+            if name.count <= 40 {
+                #expect(heading.text == card.heading, "a name the page allows is whole")
+            } else {
+                #expect(heading.text.contains("…") && size == ShareCard.smallestHeadingSize, "\(heading.text)")
+            }
+            #expect(size == ShareCard.headingSize || name.count >= 20, "a short name keeps the heading’s size")
+        }
+    }
+
     /// A history begun two days into the week: its goal met "of 5 days", as its average and `chart week`
     /// count them (it said "of 7"); none met has no tick, and a day without a streak says so.
     @Test func aWeekBegunLateCountsItsOwnDays() throws {

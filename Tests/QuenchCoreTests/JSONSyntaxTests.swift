@@ -9,6 +9,9 @@ struct JSONSyntaxTests {
     @Test func validJSONHasNoProblem() {
         #expect(problem(#"{"a": [1, -2.5e3, 0, 0.5, 1E+2, true, false, null, "x\n\u00e9\"\\"], "b": {}, "c": []}"#) == nil)
         #expect(problem(" \n\t 42 \r\n") == nil)
+        // The largest whole number readers agree on, either sign; larger ones as decimals or with an exponent.
+        #expect(problem("[9007199254740991, -9007199254740991, 1e300, 99999999999999999999.5, 0000.5e1]") != nil)
+        #expect(problem("[9007199254740991, -9007199254740991, 1e300, 99999999999999999999.5]") == nil)
         #expect(problem(#"{"outer": {"name": 1}, "name": 2}"#) == nil, "the same key in two objects is not twice in one")
     }
 
@@ -28,6 +31,8 @@ struct JSONSyntaxTests {
         ("1.", "line 1, column 3: a number needs a digit after its point"),
         ("-", "line 1, column 2: a number needs a digit here"),
         ("1e", "line 1, column 3: a number needs a digit in its exponent"),
+        ("{\"id\": 99999999999999999999}", "line 1, column 8: the whole number 99999999999999999999 is larger than JSON readers agree on (2^53 − 1, RFC 8259 §6)"),
+        ("[-9007199254740992]", "line 1, column 3: the whole number 9007199254740992 is larger than JSON readers agree on (2^53 − 1, RFC 8259 §6)"),
         ("tru", "line 1, column 4: expected true"),
         (#"{"a": 1} x"#, "line 1, column 10: more after the end of the JSON value"),
         ("", "line 1, column 1: the text ends where a value should be"),

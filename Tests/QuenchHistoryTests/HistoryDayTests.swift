@@ -150,6 +150,17 @@ import Testing
         return try History.add(f.environment(now: Timestamp(iso8601: "2026-11-24T12:00:00Z")!), amount: "100ml", at: at, note: nil, json: false)
     }
 
+    /// A time before the day start (04:00) counts for the day before: said, and the JSON's `day` says which
+    /// (the page said "Added 100 mL at 02:00" and today's total did not move: a household's trial).
+    @Test func aTimeBeforeTheDayStartSaysWhichDayItCountsFor() throws {
+        let text = try added("02:00")
+        #expect(text.contains("at 2026-11-24 02:00") && text.contains("\nIt counts for 2026-11-23, whose day runs until 04:00 today.\n"), "\(text)")
+        #expect(!(try added("09:00")).contains("It counts for"))
+        let f = try HistoryFixture(populate: false)
+        let json = try History.add(f.environment(now: Timestamp(iso8601: "2026-11-24T12:00:00Z")!), amount: "100ml", at: "02:00", note: nil, json: true)
+        #expect(json.contains(#""day":"2026-11-23""#), "\(json)")
+    }
+
     @Test func aTimeTheClocksSkippedIsSaid() throws {
         let text = try added("2026-03-29 01:30")
         #expect(text.hasPrefix("Note: 2026-03-29 01:30 does not exist in Europe/London (the clocks went forward); recorded at 2026-03-29 02:00."), "\(text)")

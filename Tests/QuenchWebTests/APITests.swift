@@ -142,6 +142,9 @@ struct APITests {
             ("GET", "/api/today?=x", nil, 400, "query: `=x` has no name before its `=`"),
             ("POST", "/api/carer/ack", #"{"person":"me"}"#, 400, "there is no alert about me to acknowledge"),
             ("POST", "/api/carer/ack", #"{"person":"Nobody"}"#, 404, "Nobody is called 'Nobody' (people: me)"),
+            // An id past any integer is no event id (it was "not JSON (The given data was not valid JSON.)": a household's trial).
+            ("POST", "/api/edit", #"{"id":99999999999999999999,"amount":"300ml"}"#, 400,
+             "request body: not valid JSON at byte 6: the whole number 99999999999999999999 is larger than JSON readers agree on"),
             // A typo's few millionths of a drop is not stored as a drink.
             ("POST", "/api/add", #"{"amount":"1e-300ml"}"#, 400, "amount '1e-300ml': less than 1 mL, too little to be a drink"),
             // Bodies are a few hundred bytes: a big one is refused in the page's words (not NIO's error type).

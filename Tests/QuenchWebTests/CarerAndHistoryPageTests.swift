@@ -283,6 +283,14 @@ struct CarerAndHistoryPageTests {
             try await browser.click("#quick-add button[type=submit]")
             #expect(try await browser.waitUntil("return document.getElementById('edit-status').textContent.startsWith('1.5 mL is a few drops: type 1.5l')") != nil)
             #expect(try await FamilyPageTests.intake(browser) == before)
+            // A time before the day start (04:00) is yesterday's drink: said which day, not left to vanish from today's ring.
+            _ = try await browser.run("document.getElementById('custom-time').value = '03:00'; document.getElementById('custom-amount').value = '200'; return true")
+            try await browser.click("#quick-add button[type=submit]")
+            let countsFor = #"return /^Added 200 mL at 03:00 \(it counts for \w+day \d+ \w+, whose day runs until your day starts\)$/.test(document.getElementById('edit-status').textContent)"#
+            let waited = try await browser.waitUntil(countsFor)
+            let addStatus = try await browser.run("return document.getElementById('edit-status').textContent") as? String
+            #expect(waited != nil, "\(addStatus ?? "")")
+            #expect(try await FamilyPageTests.intake(browser) == before, "not today's")
             // A drink moved to a time to come is said in the page's words, and nothing changes.
             _ = try await browser.run("document.getElementById('custom-amount').value = ''; return true")
             try await browser.click("#sips tbody tr[data-id] button[data-focus^='edit-']")

@@ -170,8 +170,11 @@ function showToday(today, state) {
   if (day) {
     paceText.textContent = intake >= goal ? "Goal met." : volume(goal - intake) + " short of the goal."; paceText.className = intake >= goal ? "ahead" : "behind";
   } else if (intake >= goal) { paceText.textContent = "Goal met. Well done."; paceText.className = "ahead"; }
-  else if (!today.last_sip_at && intake === 0) {
-    paceText.textContent = "Today's goal: " + volume(goal) + (today.goal_is_default ? " (the usual starting point; set yours under Goal and reminders)." : ".");
+  // Someone who has never drunk here (a history just set up) is told the goal, not that they are behind; the pace
+  // is said still, as the household's card and the reminders say it. Anyone with drinks before: behind, as ever.
+  else if (!today.last_sip_at && intake === 0 && !(state.lifetime_ml > 0)) {
+    paceText.textContent = "Today's goal: " + volume(goal) + (today.goal_is_default ? " (the usual starting point; set yours under Goal and reminders)." : ".")
+      + (state.pace_ml > 0 ? " " + volume(state.pace_ml) + " by now keeps pace." : "");
     paceText.className = "";
   }
   else if (state.behind) { paceText.textContent = "Behind pace by " + volume(state.behind_by_ml) + " (" + volume(state.pace_ml) + " by now)"; paceText.className = "behind"; }
@@ -594,10 +597,15 @@ async function refresh() {
       document.body.dataset.loaded = String(Date.now());
       if (servedOffline) throw new Error("the Pi cannot be reached; this is what it said when last seen");
       problem("");
+      $("quick-add").hidden = false;
       document.body.classList.remove("stale");
     } catch (error) {
       // What is on screen is no longer known to be true: said, greyed, and the live dot says so.
-      problem((document.body.dataset.loaded ? "Not up to date: " : "Cannot load the day: ") + error.message);
+      // A bookmark of someone removed (or renamed, the name since taken): said so, with no form to add for them.
+      const gone = person && /^Nobody is called /.test(error.message);
+      problem(gone ? person + " is not in this household now (removed, or renamed): choose someone under Person."
+        : (document.body.dataset.loaded ? "Not up to date: " : "Cannot load the day: ") + error.message);
+      if (gone) $("quick-add").hidden = true;
       document.body.classList.add("stale");
       $("live").textContent = "not loading"; $("live").className = "live off";
     }
@@ -657,8 +665,12 @@ async function act(action, body, who = person, before = null) {
   // A drink given to someone else is theirs now: said with their units, and undone in their name.
   const to = body.to ? report.person : null;
   const note = report.event.note ? " (" + report.event.note + ")" : "";
+  // A time before the day start counts for the day before: said, or it is missing from today's ring without a word.
+  const elsewhere = action === "add" && !day && report.event.day && report.event.day !== currentDay
+    ? " (it counts for " + new Date(report.event.day + "T12:00:00Z").toLocaleDateString("en-GB", { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" })
+      + ", whose day runs until your day starts)" : "";
   said(to ? "Gave " + describe(report.event, to) + " to " + to + note
-    : words + " " + describe(report.event, who) + note + (who !== person ? " for " + report.person : ""));
+    : words + " " + describe(report.event, who) + note + (who !== person ? " for " + report.person : "") + elsewhere);
   done.push({ action, event: report.event, who, before, to });
   updateUndo();
   await refresh();
