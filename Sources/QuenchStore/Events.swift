@@ -259,6 +259,7 @@ extension IntakeStore {
     @discardableResult
     public func setDeleted(id: Int64, _ deleted: Bool) throws(StoreError) -> IntakeEvent {
         try write(deleted ? "deleting event \(id)" : "restoring event \(id)") { db in
+            try Self.noteHubLocalDeletion(id: id, deleted: deleted, db)
             try db.run("UPDATE intake_event SET deleted = ? WHERE id = ?", [deleted, id])
             guard let event = try Self.event(id: id, db) else {
                 throw StoreError.noSuchEvent(id, path: path)
@@ -278,6 +279,7 @@ extension IntakeStore {
                                     [person], { row -> Int64 in row[0] }) else {
             return nil
         }
+        try noteHubLocalDeletion(id: id, deleted: true, db)
         try db.run("UPDATE intake_event SET deleted = 1 WHERE id = ?", [id])
         return try Self.event(id: id, db)
     }

@@ -252,12 +252,39 @@ extension IntakeStore {
             (row[0], row[1], row[2])
         }
         if let (count, live, mean) = estimates, count > 1 {
+            let deleted = try deletedKeepingLocal(drink, gateways: !(mean != nil && (live ?? 0) > 0), db)
             if let mean, (live ?? 0) > 0 {
-                try db.run("UPDATE intake_event SET ml = round(?, 2), deleted = 0 WHERE identity = ?", [mean, drink])
+                try db.run("UPDATE intake_event SET ml = round(?, 2), deleted = ? WHERE identity = ?", [mean, deleted, drink])
             } else {
-                try db.run("UPDATE intake_event SET deleted = 1 WHERE identity = ?", [drink])
+                try db.run("UPDATE intake_event SET deleted = ? WHERE identity = ?", [deleted, drink])
             }
         }
+    }
+
+    /// At a hub, a drink the gateways sent that is deleted or restored here: remembered with what the gateways
+    /// had (`hub_local_deletion`), so that their later changes to it keep the hub's choice (`deletedKeepingLocal`).
+    /// Nothing on a gateway's own events, and nothing when it is back as the gateways have it.
+    static func noteHubLocalDeletion(id: Int64, deleted: Bool, _ db: SQLiteConnection) throws {
+        guard let (identity, was) = try db.first("""
+            SELECT identity, deleted FROM intake_event e WHERE id = ?
+              AND (EXISTS (SELECT 1 FROM hub_change c WHERE c.identity = e.identity) OR EXISTS (SELECT 1 FROM hub_estimate h WHERE h.drink = e.identity))
+            """, [id], { row -> (String, Bool) in (row[0], row[1]) }), was != deleted else { return }
+        try db.run("""
+            INSERT INTO hub_local_deletion (identity, deleted, gateways_deleted) VALUES (?1, ?2, ?3)
+            ON CONFLICT (identity) DO UPDATE SET deleted = excluded.deleted
+            """, [identity, deleted, was])
+        try db.run("DELETE FROM hub_local_deletion WHERE identity = ? AND deleted = gateways_deleted", [identity])
+    }
+
+    /// Whether drink `identity` is to be deleted when the gateways have it `gateways` (deleted or not): as the hub chose
+    /// while they have not changed theirs since (a carer's delete stood until the gateway's next edit of the amount, and was
+    /// undone without a word); as theirs once they deleted or restored it themselves, and the hub's choice is forgotten.
+    static func deletedKeepingLocal(_ identity: String, gateways: Bool, _ db: SQLiteConnection) throws -> Bool {
+        guard let (local, then) = try db.first("SELECT deleted, gateways_deleted FROM hub_local_deletion WHERE identity = ?", [identity],
+                                               { row -> (Bool, Bool) in (row[0], row[1]) }) else { return gateways }
+        if gateways == then { return local }
+        try db.run("DELETE FROM hub_local_deletion WHERE identity = ?", [identity])
+        return gateways
     }
 
     /// The drink another gateway reported from the same device, of the same kind,
@@ -276,7 +303,9 @@ extension IntakeStore {
     /// The event's row as the gateway has it (inserted, or its fields replaced).
     static func hold(_ identity: String, _ event: IntakeEvent?, _ db: SQLiteConnection) throws {
         guard var event else {
-            try db.run("UPDATE intake_event SET deleted = 1 WHERE identity = ? AND deleted = 0", [identity])
+            if try deletedKeepingLocal(identity, gateways: true, db) {
+                try db.run("UPDATE intake_event SET deleted = 1 WHERE identity = ? AND deleted = 0", [identity])
+            }
             return
         }
         let exists = try db.first("SELECT 1 FROM intake_event WHERE identity = ?", [identity]) { _ in true } ?? false
@@ -290,6 +319,7 @@ extension IntakeStore {
             _ = try insertRows([event], keepingIDs: false, db)
             return
         }
+        event.deleted = try deletedKeepingLocal(identity, gateways: event.deleted, db)
         try db.run("""
             UPDATE intake_event SET kind = ?, ml = ?, time = ?, remaining_ml = ?, note = ?, deleted = ?, person = coalesce(?, person)
             WHERE identity = ?

@@ -501,12 +501,27 @@ enum Schema {
             """),
         // Whether the hub holds the broker, and since when: the carer's view says when it lost it (its
         // gateways' last words are then stale, and nothing logged at them arrives).
-        Migration(identifier: "v27: the hub's link to the broker", sql: """
+        // A delete or restore made at a hub stands until a gateway deletes or restores that drink itself (a carer's
+        // delete was undone by the gateway's next edit of the amount): what the hub chose, and what the gateways had then.
+        // And a note changed at a gateway goes out as a change (it never reached the hub).
+        Migration(identifier: "v27: the hub's link to the broker, deletions made at a hub, notes as changes", sql: """
             CREATE TABLE hub_link (
                 id        INTEGER PRIMARY KEY CHECK (id = 1),
                 connected INTEGER NOT NULL CHECK (connected IN (0, 1)),
                 since     REAL NOT NULL
             ) STRICT;
+            CREATE TABLE hub_local_deletion (
+                identity         TEXT PRIMARY KEY,
+                deleted          INTEGER NOT NULL CHECK (deleted IN (0, 1)),
+                gateways_deleted INTEGER NOT NULL CHECK (gateways_deleted IN (0, 1))
+            ) STRICT;
+            DROP TRIGGER IF EXISTS mqtt_outbox_changed;
+            CREATE TRIGGER mqtt_outbox_changed AFTER UPDATE OF time, ml, person, note ON intake_event
+                WHEN (OLD.time <> NEW.time OR OLD.ml <> NEW.ml OR OLD.person IS NOT NEW.person OR OLD.note IS NOT NEW.note)
+                     AND (SELECT enabled FROM mqtt_outbox_state WHERE id = 1) = 1
+            BEGIN
+                INSERT INTO mqtt_outbox (identity, change, at) VALUES (NEW.identity, 'changed', (julianday('now') - 2440587.5) * 86400.0);
+            END;
             """),
     ]
 

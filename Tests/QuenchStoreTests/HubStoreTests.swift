@@ -170,4 +170,40 @@ struct HubStoreTests {
         _ = try s.applyGatewayChanges([change(5, sip("gw1|other", ml: 50, device: "C8:2A:3F:00:00:09"))])
         #expect(try held(s).count == 3)
     }
+
+    /// A carer's delete at the hub stood until the gateway's next change to that drink, then came back without a
+    /// word (a carer trial: the gateway mended the amount). It stands while the gateways keep theirs as it was;
+    /// once one deletes or restores the drink itself, theirs is the drink's again. A restore at the hub the same way.
+    @Test func aDeleteAtTheHubStandsUntilTheGatewayDeletesOrRestoresItself() throws {
+        let s = try store()
+        _ = try s.applyGatewayChanges([change(1, sip("a", ml: 100)), change(2, sip("b", ml: 50))])
+        let a = try #require(try s.events().first { $0.identity == "a" }?.id)
+        try s.setDeleted(id: a, true)                                      // the carer: a spill, not a drink
+        _ = try s.applyGatewayChanges([change(3, sip("a", ml: 7))])         // the gateway mends the amount
+        #expect(try held(s)["a"] == "7.0 true Ada", "still deleted, the amount the gateway's")
+        _ = try s.applyGatewayChanges([change(4, sip("a", ml: 7, deleted: true))])
+        _ = try s.applyGatewayChanges([change(5, sip("a", ml: 7))])         // restored at the gateway: theirs again
+        #expect(try held(s)["a"] == "7.0 false Ada")
+        // A drink the gateway deleted, restored at the hub, stays so through the gateway's edits.
+        _ = try s.applyGatewayChanges([change(6, sip("b", ml: 50, deleted: true))])
+        let b = try #require(try s.events(EventQuery(includeDeleted: true)).first { $0.identity == "b" }?.id)
+        try s.setDeleted(id: b, false)
+        _ = try s.applyGatewayChanges([change(7, sip("b", ml: 55, deleted: true)), change(8, nil, identity: "b")])
+        #expect(try held(s)["b"] == "55.0 false Ada")
+        // Deleted and restored at the hub: nothing of it is kept, the gateway's changes are taken as they come.
+        try s.setDeleted(id: a, true)
+        try s.setDeleted(id: a, false)
+        _ = try s.applyGatewayChanges([change(9, sip("a", ml: 7, deleted: true))])
+        #expect(try held(s)["a"] == "7.0 true Ada")
+        // A drink two gateways heard: the hub's delete stands over both estimates.
+        _ = try s.applyGatewayChanges([change(10, sip("gw1|sip|0", ml: 104, at: 500)), change(1, sip("gw2|sip|1", ml: 100, at: 501), database: "gw2")])
+        let heard = try #require(try s.events().first { $0.identity == "gw1|sip|0" }?.id)
+        try s.setDeleted(id: heard, true)
+        _ = try s.applyGatewayChanges([change(2, sip("gw2|sip|1", ml: 90, at: 501), database: "gw2")])
+        #expect(try held(s)["gw1|sip|0"] == "97.0 true Ada", "the mean of the estimates, still deleted")
+        // A gateway's own event is no hub's: deleting it notes nothing.
+        let own = try s.addManual(ml: 200, at: Timestamp(secondsSince1970: 1_790_000_000), note: nil, identity: "manual|own")
+        try s.setDeleted(id: try #require(own.id), true)
+        #expect(try SQLiteConnection(path: s.path, readOnly: true, busyTimeout: 1).first("SELECT COUNT(*) FROM hub_local_deletion WHERE identity = 'manual|own'") { row -> Int in row[0] } == 0)
+    }
 }

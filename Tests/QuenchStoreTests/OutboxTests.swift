@@ -41,6 +41,11 @@ struct OutboxTests {
         try s.markReminded(at: Timestamp(secondsSince1970: 1_790_000_200))
         try s.snoozeReminders(until: Timestamp(secondsSince1970: 1_790_003_000))
         #expect(try s.outbox(after: 0, limit: 100).map(\.change) == ["restored", "changed", "reminder"])
+        // A note is a change too (one set at a gateway never reached the hub: a carer trial); the same note again is none.
+        _ = try s.editEvent(id: b.id!, ml: nil, time: nil, note: .some("juice"))
+        _ = try s.editEvent(id: b.id!, ml: nil, time: nil, note: .some("juice"))
+        #expect(try s.outbox(after: 0, limit: 100).map { "\($0.identity) \($0.change)" }.suffix(1) == ["b changed"])
+        #expect(try s.outbox(after: 0, limit: 100).count == 4)
     }
 
     /// `quench edit --to`: a drink's new drinker is a change to publish (Home Assistant's and the
