@@ -137,22 +137,32 @@ extension History {
         }
     }
 
-    /// `quench edit ID [--amount A] [--at TIME] [--note TEXT] [--to NAME]`: mends a drink (a typo,
+    /// `quench edit ID [--amount A] [--at TIME] [--note TEXT] [--to NAME] [--kind sip|pour]`: mends a drink (a typo,
     /// an amount a sensor misjudged, when it was really drunk; `--note ''` removes the note; `--to`
-    /// gives it to who really drank it, as when a household shares a bottle). An id names one
-    /// event whoever drank it; a person named must be its drinker, as for `delete`.
+    /// gives it to who really drank it, as when a household shares a bottle; `--kind pour` says it was poured
+    /// away, not drunk, and `--kind sip` that a pour was drunk: on a scale a fast drink and a slow pour look alike).
+    /// An id names one event whoever drank it; a person named must be its drinker, as for `delete`.
     // Not optimised: the 6.3 compiler's CopyPropagation crashes on this function in release builds
     // ("Found ownership error": HistoryContext's person read after its borrow ends), whatever its
     // shape; an edit is one command, never a hot path.
     @_optimize(none)
     public static func edit(_ environment: HistoryEnvironment, id: Int64, amount: String?, at: String?, note: String?,
-                            to: String? = nil, json: Bool) throws(HistoryError) -> String {
-        guard amount != nil || at != nil || note != nil || to != nil else {
-            throw .invalidArgument("nothing to change: give --amount, --at, --note or --to")
+                            to: String? = nil, kind: String? = nil, json: Bool) throws(HistoryError) -> String {
+        guard amount != nil || at != nil || note != nil || to != nil || kind != nil else {
+            throw .invalidArgument("nothing to change: give --amount, --at, --note, --to or --kind")
+        }
+        let newKind = try kind.map { (text) throws(HistoryError) -> EventKind in
+            guard let k = EventKind(rawValue: text.trimmingSpaces().lowercased()), k == .sip || k == .pour else {
+                throw .inOption("--kind", .invalidArgument("'\(text.shownSafely(limit: 40))' is not sip (drunk) or pour (poured away)"))
+            }
+            return k
         }
         let before = try ownEvent(environment, id: id)
-        guard before.kind == .sip else {
-            throw .invalidArgument("event \(id) is a \(before.kind.rawValue), not a drink: only drinks are edited")
+        guard before.kind == .sip || before.kind == .pour else {
+            throw .invalidArgument("event \(id) is a \(before.kind.rawValue), not a drink or a pour: only those are edited")
+        }
+        if newKind == .sip, before.kind == .pour, amount == nil, before.ml > HistoryInput.maximumDrinkML {
+            throw .inOption("--kind", .invalidArgument("\(Format.volume(before.ml, .ml)) is more than one drink holds (\(Format.volume(HistoryInput.maximumDrinkML, .ml)))"))
         }
         // Its restore would bring it back, not undo the edit: the order is restore, then edit.
         guard !before.deleted else {
@@ -164,7 +174,7 @@ extension History {
         let change = try editChange(environment, c, of: before, amount: amount, at: at, to: to)
         let (ml, time, drinkerID, newNote) = (change.ml, change.time, change.drinker?.id, note.map { Optional($0) })
         let event = try c.run { (store) throws(StoreError) in
-            try store.editEvent(id: id, ml: ml, time: time, note: newNote, person: drinkerID)
+            try store.editEvent(id: id, ml: ml, time: time, note: newNote, person: drinkerID, kind: newKind)
         }
         let drinker = change.drinker
         // Said with the day of whoever has it now.

@@ -236,7 +236,8 @@ extension IntakeStore {
     @discardableResult
     /// `person`: the id of whoever really drank it (the outbox's `changed` row then carries it
     /// to Home Assistant and the hub, as for an amount or a time).
-    public func editEvent(id: Int64, ml: Double?, time: Timestamp?, note: String??, person: Int64? = nil) throws(StoreError) -> IntakeEvent {
+    public func editEvent(id: Int64, ml: Double?, time: Timestamp?, note: String??, person: Int64? = nil,
+                          kind: EventKind? = nil) throws(StoreError) -> IntakeEvent {
         let stored = note.map { TextField.note.stored($0) }
         if let stored, let text = stored, let problem = TextField.note.problem(text) {
             throw StoreError(.invalidValue, path: path, "editing event \(id) failed: \(problem); nothing was changed")
@@ -245,9 +246,10 @@ extension IntakeStore {
             // One statement: the outbox's `changed` row and the met-span triggers fire once per edit.
             try db.run("""
                 UPDATE intake_event SET ml = coalesce(?1, ml), time = coalesce(?2, time), note = CASE WHEN ?3 THEN ?4 ELSE note END,
-                                        person = coalesce(?6, person)
+                                        person = coalesce(?6, person), kind = coalesce(?7, kind)
                 WHERE id = ?5
-                """, [ml, time.map { IntakeEvent.roundedToMillisecond($0).secondsSince1970 }, stored != nil, stored ?? nil, id, person])
+                """, [ml, time.map { IntakeEvent.roundedToMillisecond($0).secondsSince1970 }, stored != nil, stored ?? nil, id, person,
+                      kind?.rawValue])
             guard let event = try Self.event(id: id, db) else { throw StoreError.noSuchEvent(id, path: path) }
             return event
         }

@@ -503,7 +503,8 @@ enum Schema {
         // gateways' last words are then stale, and nothing logged at them arrives).
         // A delete or restore made at a hub stands until a gateway deletes or restores that drink itself (a carer's
         // delete was undone by the gateway's next edit of the amount): what the hub chose, and what the gateways had then.
-        // And a note changed at a gateway goes out as a change (it never reached the hub).
+        // And a note changed at a gateway goes out as a change (it never reached the hub), as does a drink found to
+        // be a pour (`edit --kind`).
         Migration(identifier: "v27: the hub's link to the broker, deletions made at a hub, notes as changes", sql: """
             CREATE TABLE hub_link (
                 id        INTEGER PRIMARY KEY CHECK (id = 1),
@@ -516,8 +517,9 @@ enum Schema {
                 gateways_deleted INTEGER NOT NULL CHECK (gateways_deleted IN (0, 1))
             ) STRICT;
             DROP TRIGGER IF EXISTS mqtt_outbox_changed;
-            CREATE TRIGGER mqtt_outbox_changed AFTER UPDATE OF time, ml, person, note ON intake_event
-                WHEN (OLD.time <> NEW.time OR OLD.ml <> NEW.ml OR OLD.person IS NOT NEW.person OR OLD.note IS NOT NEW.note)
+            CREATE TRIGGER mqtt_outbox_changed AFTER UPDATE OF time, ml, person, note, kind ON intake_event
+                WHEN (OLD.time <> NEW.time OR OLD.ml <> NEW.ml OR OLD.person IS NOT NEW.person OR OLD.note IS NOT NEW.note
+                      OR OLD.kind <> NEW.kind)
                      AND (SELECT enabled FROM mqtt_outbox_state WHERE id = 1) = 1
             BEGIN
                 INSERT INTO mqtt_outbox (identity, change, at) VALUES (NEW.identity, 'changed', (julianday('now') - 2440587.5) * 86400.0);

@@ -113,7 +113,7 @@ struct Routes: Sendable {
         post(router, "/api/edit") { request, context in
             let body = try await request.json(as: EditRequest.self, context: context)
             return await answer(request, writes: true) { env, _ throws(HistoryError) in
-                try History.edit(env, id: body.id, amount: body.amount, at: body.at, note: body.note, to: body.to, json: true)
+                try History.edit(env, id: body.id, amount: body.amount, at: body.at, note: body.note, to: body.to, kind: body.kind, json: true)
             }
         }
         post(router, "/api/delete") { request, context in
@@ -285,6 +285,8 @@ struct EditRequest: Decodable, Sendable {
     var note: String?
     /// Who really drank it: `--to`.
     var to: String?
+    /// `sip` or `pour`: `--kind`.
+    var kind: String?
 }
 
 /// `quench goal set GOAL`.

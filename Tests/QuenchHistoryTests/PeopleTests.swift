@@ -157,6 +157,17 @@ import Testing
         // Nothing half-done: the refused edits left it as it was.
         let unchanged = try json(History.today(env(f, "ann"), json: true))["intake_ml"] as? Double
         #expect(unchanged == after)
+
+        // Poured away, not drunk (a carer's trial: a pour the scale took for a drink could only be deleted): a pour
+        // now, out of the day's total, and kept in the log as one; a drink again with --kind sip.
+        let poured = try json(History.edit(env(f, "ann"), id: id, amount: nil, at: nil, note: nil, kind: "pour", json: true))
+        #expect((poured["event"] as? [String: Any])?["kind"] as? String == "pour", "\(poured)")
+        let withoutIt = try #require(try json(History.today(env(f, "ann"), json: true))["intake_ml"] as? Double)
+        #expect(abs(after - withoutIt - 10 * VolumeUnit.millilitresPerUSFluidOunce) < 0.001, "a pour is not drunk")
+        #expect(try History.edit(env(f, "ann"), id: id, amount: nil, at: nil, note: nil, kind: "SIP", json: false).contains(": sip "))
+        #expect(try json(History.today(env(f, "ann"), json: true))["intake_ml"] as? Double == after)
+        #expect(message { _ = try History.edit(env(f, "ann"), id: id, amount: nil, at: nil, note: nil, kind: "refill", json: false) }
+                    == "--kind: 'refill' is not sip (drunk) or pour (poured away)")
     }
 
     @Test("adding everyone to a new history says who the first person, me, is and what to do; not once me has drunk")

@@ -145,6 +145,7 @@ struct APITests {
             // An id past any integer is no event id (it was "not JSON (The given data was not valid JSON.)": a household's trial).
             ("POST", "/api/edit", #"{"id":99999999999999999999,"amount":"300ml"}"#, 400,
              "request body: not valid JSON at byte 6: the whole number 99999999999999999999 is larger than JSON readers agree on"),
+            ("POST", "/api/edit", #"{"id":1,"kind":"refill"}"#, 400, "kind: 'refill' is not sip (drunk) or pour (poured away)"),
             // A typo's few millionths of a drop is not stored as a drink.
             ("POST", "/api/add", #"{"amount":"1e-300ml"}"#, 400, "amount '1e-300ml': less than 1 mL, too little to be a drink"),
             // Bodies are a few hundred bytes: a big one is refused in the page's words (not NIO's error type).
