@@ -137,6 +137,16 @@ struct FamilyPageTests {
             try await browser.click("#undo")
             #expect(try await Self.waitForIntake(browser, start), "the edit undone")
             #expect(try fixture.quench(["log", "--json"]).contains("\"note\":\"tea\""))
+            // Poured away, not drunk (a carer's trial could only delete it): out of the day, a pour in the log; undone, a drink again.
+            try await browser.click("#sips tbody tr[data-id='\(teaID)'] button[data-focus='edit-\(teaID)']")
+            #expect(try await browser.waitUntil("return document.getElementById('edit-poured') !== null") != nil)
+            try await browser.click("#edit-poured")
+            try await browser.click(".edit-form button[type=submit]")
+            #expect(try await Self.waitForIntake(browser, start - 330), "poured away: not drunk")
+            #expect(try await Self.text(browser, "edit-status").hasPrefix("Marked 330 mL at "))
+            #expect(try fixture.quench(["log", "--json"]).contains("\"kind\":\"pour\""))
+            try await browser.click("#undo")
+            #expect(try await Self.waitForIntake(browser, start), "a drink again")
             // A phone has no hover: a tap on a bar says its numbers (a day of the month opens that day).
             try await browser.click("#chart-week rect.qc-bar:last-of-type")
             let bar = try await Self.text(browser, "chart-said")

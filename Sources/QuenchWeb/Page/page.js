@@ -226,10 +226,13 @@ function editRow(e) {
   const owner = (personNamed(person) || {}).person;  // as stored: the address may spell it in another case
   const drinker = household.length > 1 && owner ? el("select", { id: "edit-to" },
     ...household.map((name) => el("option", name === owner ? { selected: "", value: name } : { value: name }, name))) : null;
+  // Poured away, not drunk: on a scale a slow pour into the sink can look like a big drink (`edit --kind pour`).
+  const poured = el("input", { id: "edit-poured", type: "checkbox" });
   const form = el("form", { class: "edit-form", "aria-label": "Edit the drink at " + clock(e.at) },
     el("label", { for: "edit-amount" }, "Amount (" + (units === "oz" ? "fl oz" : "mL") + ")"), amount,
     el("label", { for: "edit-time" }, "At"), time, el("label", { for: "edit-note" }, "Note"), note,
     ...(drinker ? [el("label", { for: "edit-to" }, "Drunk by"), drinker] : []),
+    el("label", { for: "edit-poured" }, "Poured away"), poured,
     el("button", { type: "submit", class: "write", "data-focus": "edit-save" }, "Save"),
     el("button", { type: "button", onclick: () => { editing = null; refresh(); } }, "Cancel"));
   form.addEventListener("submit", async (event) => {
@@ -245,6 +248,7 @@ function editRow(e) {
     }
     if (note.value !== (e.note || "")) change.note = note.value;
     if (drinker && drinker.value !== owner) change.to = drinker.value;
+    if (poured.checked) change.kind = "pour";
     if (Object.keys(change).length === 1) { editing = null; refresh(); return; }
     const done = await act("edit", change, person, e);
     if (done) { editing = null; await refresh(); restoreFocus("edit-" + e.id); }
@@ -669,7 +673,9 @@ async function act(action, body, who = person, before = null) {
   const elsewhere = action === "add" && !day && report.event.day && report.event.day !== currentDay
     ? " (it counts for " + new Date(report.event.day + "T12:00:00Z").toLocaleDateString("en-GB", { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" })
       + ", whose day runs until your day starts)" : "";
+  const pouredAway = action === "edit" && body.kind === "pour";
   said(to ? "Gave " + describe(report.event, to) + " to " + to + note
+    : pouredAway ? "Marked " + describe(report.event, who) + " as poured away, not drunk" + note
     : words + " " + describe(report.event, who) + note + (who !== person ? " for " + report.person : "") + elsewhere);
   done.push({ action, event: report.event, who, before, to });
   updateUndo();
@@ -706,7 +712,8 @@ async function undoLast() {
   if (!last || writing) return;
   // An edit is undone by putting back what it changed; a delete by a restore; an add or a restore by a delete.
   const [reverse, body] = last.action === "edit"
-    ? ["edit", { id: last.event.id, amount: last.before.ml + "ml", at: last.before.at, note: last.before.note || "", ...(last.to ? { to: last.who } : {}) }]
+    ? ["edit", { id: last.event.id, amount: last.before.ml + "ml", at: last.before.at, note: last.before.note || "", ...(last.to ? { to: last.who } : {}),
+        ...(last.event.kind !== last.before.kind ? { kind: last.before.kind } : {}) }]
     : [last.action === "delete" ? "restore" : "delete", { id: last.event.id }];
   const report = await write(reverse, body, last.to || last.who);
   if (!report) return;
