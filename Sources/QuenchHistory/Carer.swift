@@ -45,6 +45,9 @@ public struct CarerReport: Sendable, Encodable {
     public struct Gateway: Sendable, Encodable, Equatable {
         public var node: String
         public var offlineSince: String
+        /// Whose drinks came through it in the last `CarerReport.reach` days, by name: whose quiet hours may be its
+        /// (a carer reads "Ivy, Mabel", not a node id).
+        public var people: [String] = []
     }
 
     /// When the report was made (ISO 8601 with offset): the page counts on from it.
@@ -128,7 +131,8 @@ extension History {
         // At a hub: a corridor's gateway gone quiet, said, or its residents' quiet hours read as theirs.
         let quiet = report.gatewaysOffline.map { g in
             "The gateway \(g.node.shownSafely(limit: 40)) has been offline since \(Self.wallClock(g.offlineSince, today: report.at)): "
-                + "drinks logged there are not reaching this history."
+                + "drinks logged there" + (g.people.isEmpty ? "" : " (\(g.people.map { $0.shownSafely(limit: 40) }.joined(separator: ", ")))")
+                + " are not reaching this history."
         }
         let hub = hubLine(report)
         let unwatched = report.notWatched.isEmpty ? [] : [
@@ -158,8 +162,11 @@ extension History {
                     && c.now.secondsSince1970 - w.addedAt.secondsSince1970 <= CarerReport.newcomerDays * 86_400
             }.map(\.entry.person).sorted { $0.lowercased() < $1.lowercased() }
         }
-        report.gatewaysOffline = try c.run { (store) throws(StoreError) in try store.offlineGateways() }
-            .map { CarerReport.Gateway(node: $0.node, offlineSince: Format.localISO($0.since, c.calendar)) }
+        let since = c.now.adding(-Double(CarerReport.reach) * 86_400)
+        report.gatewaysOffline = try c.run { (store) throws(StoreError) in try store.offlineGateways() }.map { g throws(HistoryError) in
+            CarerReport.Gateway(node: g.node, offlineSince: Format.localISO(g.since, c.calendar),
+                                people: try c.run { (store) throws(StoreError) in try store.peopleHeard(through: g.node, since: since) })
+        }
         if atHub, let problem = try hubProblem(c) {
             report.hub = problem
             report.gatewaysOffline = []  // as the hub last heard them: stale, with the broker's last words for some
@@ -215,6 +222,10 @@ extension History {
         /// The acknowledgement was given in waking hours now over (or, given while they slept, in
         /// the ones that followed): it no longer holds.
         var acknowledgementLapsed: Bool
+        /// An alert nobody acknowledged was last sent in waking hours now over: the next ones' shift is told at
+        /// their start, as of an acknowledged one (the morning heard of the resident already seen to, and not of
+        /// the one nobody had seen, until the next threshold's multiple: a carer trial).
+        var lastSendLapsed: Bool = false
     }
 
     /// Everyone's `CarerWatch`, in the order of `people`, and the time they were made at.
@@ -260,8 +271,9 @@ extension History {
                 entry.alertLastSentAt = Format.localISO(sent.lastSentAt, c.calendar)
             }
             let lapsed = sent?.acknowledgedAt.map { c.now >= settings.wakingEnd(after: $0, c.calendar) } ?? false
+            let sendLapsed = sent.map { $0.acknowledgedAt == nil && c.now >= settings.wakingEnd(after: $0.lastSentAt, c.calendar) } ?? false
             watches.append(CarerWatch(entry: entry, personID: person.id, addedAt: person.createdAt, lastDrink: lastDrink, alert: sent,
-                                      acknowledgementLapsed: lapsed))
+                                      acknowledgementLapsed: lapsed, lastSendLapsed: sendLapsed))
         }
         return (watches, at)
     }
@@ -329,9 +341,10 @@ extension History {
                 guard reopens else { continue }
                 reopened = true
             } else if let sent = e.alertSends {
-                claimed = due
+                // New waking hours since it was last sent: told now, counted as one more threshold (the next comes after it).
+                claimed = watch.lastSendLapsed ? max(due, sent + 1) : due
                 let sendsAgain = try HistoryContext.run { () throws(StoreError) in
-                    try store.sendCarerAlertAgain(person: watch.personID, lastDrink: watch.lastDrink, after: sent, for: due, at: now)
+                    try store.sendCarerAlertAgain(person: watch.personID, lastDrink: watch.lastDrink, after: sent, for: claimed, at: now)
                 }
                 guard sendsAgain else { continue }
             } else {
@@ -355,7 +368,7 @@ extension History {
                 + (e.quietBeyondReach ? "over \(CarerReport.reach) days" : "\(Format.span(minutes: e.quietMinutes)) of their waking hours")
                 + " (\(last); alert after \(limit)\(acknowledgement))"
             var fields = ["person": e.person, "alert_after_minutes": e.alertAfterMinutes.map(String.init) ?? "",
-                          "sends": String(max(due, e.alertSends ?? 0))]
+                          "sends": String(claimed)]
             fields["quiet_minutes"] = String(e.quietMinutes)
             if let last = e.lastDrinkAt { fields["last_drink_at"] = last }
             let claim = CarerDelivery.Claim(personID: watch.personID, lastDrink: watch.lastDrink, sends: claimed, at: now, before: watch.alert)

@@ -176,6 +176,18 @@ extension IntakeStore {
         }
     }
 
+    /// Who drank what gateway `node` sent since `since` (by its database, events by time), by name.
+    public func peopleHeard(through node: String, since: Timestamp) throws(StoreError) -> [String] {
+        try read("reading whose drinks gateway \(node.shownSafely(limit: 40)) sent") { db in
+            try db.all("""
+                SELECT DISTINCT p.name FROM intake_event e
+                JOIN hub_change c ON c.identity = e.identity JOIN hub_gateway g ON g.database_id = c.database_id
+                JOIN person p ON p.id = e.person
+                WHERE g.node = ? AND e.time >= ? AND e.deleted = 0 ORDER BY lower(p.name)
+                """, [node, since.secondsSince1970]) { row -> String in row[0] }
+        }
+    }
+
     /// Says which node this database's own publisher (`quench mqtt run` on it) publishes as.
     public func notePublishedNode(_ node: String) throws(StoreError) {
         try write("noting the node this database publishes as") { db in

@@ -312,6 +312,27 @@ import Testing
         #expect(try deliver(24 + 12).first?.fields["sends"] == "4")
     }
 
+    /// An alert nobody acknowledged, the spell going on into the next waking hours: told when they begin, as an acknowledged
+    /// one is. (The morning shift heard of the resident already seen to, and not of the one nobody had seen, 17 h without a
+    /// drink, until the next multiple of the threshold: a carer trial.) Counted as one threshold more, so not twice at once.
+    @Test func anUnacknowledgedAlertIsToldAgainWhenTheNextWakingHoursBegin() throws {
+        let folder = try TemporaryFolder()
+        let store = try IntakeStore(path: folder.path + "/q.sqlite")
+        let bob = try store.addPerson(name: "Bob")
+        _ = try store.addManual(ml: 200, at: Self.at(9), note: nil, identity: "bob-9", person: bob.id)
+        try store.setPersonAlert(id: bob.id, afterMinutes: 180)
+        func deliver(_ hour: Double) throws -> [History.CarerDelivery] { try History.deliverCarerAlerts(Self.environment(folder, hour)) }
+        #expect(try deliver(12.5).first?.fields["sends"] == "1")
+        #expect(try deliver(21.5).first?.fields["sends"] == "4")
+        #expect(try deliver(24 + 7.9).isEmpty, "asleep")
+        let morning = try deliver(24 + 8.5)
+        #expect(morning.map(\.message) == ["Bob has still had nothing to drink for 13 h 30 min of their waking hours (last drink 2026-11-24 09:00; "
+                                            + "alert after 3 h; not acknowledged)"], "\(morning)")
+        #expect(morning.first?.fields["sends"] == "5")
+        #expect(try deliver(24 + 8.6).isEmpty && deliver(24 + 12.9).isEmpty, "claimed once, and for 15 h: the next at 18 h")
+        #expect(try deliver(24 + 13).first?.fields["sends"] == "6", "then each threshold again: 18 h")
+    }
+
     @Test("a carer's alert: once a spell without a drink, not in the night, acknowledged once; a drink ends the spell, and the next one alerts again")
     func alertsOnceASpellAcknowledgedOnce() throws {
         let folder = try TemporaryFolder()

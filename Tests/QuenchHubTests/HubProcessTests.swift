@@ -154,7 +154,10 @@ struct HubProcessTests {
             let report = try JSONSerialization.jsonObject(with: Data(carer.utf8)) as? [String: Any]
             return (report?["gateways_offline"] as? [[String: Any]])?.compactMap { $0["node"] as? String } == ["bedroom"]
         }, "the hub notes a gateway gone")
-        #expect(try runQuench(["carer", "--db", hubPath]).stdout.contains("The gateway bedroom has been offline since "))
+        let offline = try runQuench(["carer", "--db", hubPath]).stdout
+        #expect(offline.contains("The gateway bedroom has been offline since "))
+        // Whose drinks it sent, so a carer knows whose quiet hours may be its (a carer trial read a node id).
+        #expect(offline.contains(": drinks logged there (Bo) are not reaching this history."), "\(offline)")
         // Back: no longer said; and the hub asks it for what it may have missed, as it does a new gateway.
         try runs[1].start()
         #expect(Self.waitFor(seconds: 10) { !(try runQuench(["carer", "--db", hubPath]).stdout.contains("offline")) })

@@ -491,7 +491,8 @@ function showCarer(report) {
   const asleepOpen = report.people.filter((p) => !p.awake && p.alert_sent_at && !p.alert_acknowledged_at).map((p) => p.person);
   // At a hub: a corridor's gateway gone quiet, said, or its residents' quiet hours read as theirs.
   const quietGateways = (report.gateways_offline || []).map((g) => " The gateway " + g.node + " has been offline since "
-    + stamp(g.offline_since, today) + ": drinks logged there are not reaching this history.");
+    + stamp(g.offline_since, today) + ": drinks logged there" + (g.people && g.people.length ? " (" + g.people.join(", ") + ")" : "")
+    + " are not reaching this history.");
   // The hub stopped, or without the broker: nothing arrives, and every quiet hour may be that.
   const hub = report.hub, hubSince = hub && hub.since ? " since " + stamp(hub.since, today) : "";
   const hubSaid = !hub ? "" : hub.problem === "stopped"
