@@ -81,7 +81,8 @@ public struct ShareCard: Sendable, Hashable {
         let size = (headingSize * headingWidth / width).rounded(.down)
         if size >= smallestHeadingSize { return (heading, size) }
         // The period's words after the name ("’s day"), kept whole; the name cut to what fits.
-        let tail = heading.firstRange(of: "’s ").map { String(heading[$0.lowerBound...]) } ?? ""
+        // (The period's words, not the first "’s " in it: a name may hold one, "Mary’s Mum Jo".)
+        let tail = ["’s day", "’s week"].first { heading.hasSuffix($0) } ?? ""
         var name = String(heading.dropLast(tail.count))
         while !name.isEmpty, ems(name + "…" + tail) * smallestHeadingSize > headingWidth { name.removeLast() }
         return (name.trimmedOfSpaces() + "…" + tail, smallestHeadingSize)

@@ -139,6 +139,9 @@ public struct SipDetector: Sendable, Codable {
     /// The bottle's level right after the last event: later changes of the
     /// level while it stands are drift, which moves the zero too.
     private var levelAnchor: Double?
+    /// The empty scale was read before the first bottle settled, by this detector (not inherited from one before a
+    /// restart: `keepingLearning`); nil once the first level settles, and in a checkpoint from before it was kept.
+    private var emptySeenUnsettled: Bool?
 
     private enum State: Codable { case unknown, settled, disturbed }
 
@@ -429,17 +432,21 @@ public struct SipDetector: Sendable, Codable {
                 state = .settled
                 reference = run.judgedLevel
                 if levelAnchor == nil { levelAnchor = reference }
-                if policy.bottleLeavesSensor, emptyML < -Self.largestZeroShift, run.judgedLevel - objectsML >= Self.largestZeroShift {
+                defer { emptySeenUnsettled = nil }
+                if policy.bottleLeavesSensor, emptySeenUnsettled == true, emptyML < -Self.largestZeroShift,
+                   run.judgedLevel - objectsML >= Self.largestZeroShift {
                     // The "empty scale" read before the first bottle was far below nothing, and this bottle stands
                     // clearly above nothing: a load cell's glitch, as if unseen (kept, −300 g for 1.6 s at a trace's
                     // start made 0 read as a bottle, and each drink after it a refill). A scale tared under a bottle
                     // and then lifted reads its bottle about nothing. Should the glitch have been the zero, the first
-                    // lift shows it again (`conclude`: the scale's new zero).
+                    // lift shows it again (`conclude`: the scale's new zero). Only what this detector read: a zero learnt before a
+                    // restart (a scale tared under its bottle, then refilled above nothing) is kept (a review).
                     (emptyML, zero) = (0, ZeroModel())
                 }
             } else if policy.bottleLeavesSensor, held >= configuration.settleSeconds, !isPresent(run.mean) {
                 emptyML = run.judgedLevel - objectsML
                 zero.startEmpty(at: emptyML)
+                emptySeenUnsettled = true
             }
             return
         }

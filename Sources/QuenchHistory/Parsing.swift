@@ -147,7 +147,7 @@ public enum HistoryInput {
 
     /// A number and its unit; `example` is what the caller takes, said when there is no number
     /// (a duration was told "such as 250ml").
-    private static func split(_ text: String, example: String = "such as 250ml") throws(HistoryError) -> (Double, String) {
+    private static func split(_ text: String, example: String? = nil) throws(HistoryError) -> (Double, String) {
         let trimmed = text.trimmingSpaces()
         let numberEnd = trimmed.firstIndex { !($0.isNumber || $0 == "." || $0 == "-" || $0 == "+" || $0 == "e") } ?? trimmed.endIndex
         let numberText = String(trimmed[..<numberEnd])
@@ -158,7 +158,8 @@ public enum HistoryInput {
             throw .invalidAmount(text, reason: "write the number without a comma: a point before decimals (0.3l), nothing between thousands (1500ml)")
         }
         guard let number = Double(numberText), number.isFinite else {
-            throw .invalidAmount(text, reason: "expected a number followed by a unit, \(example)")
+            // An amount's bare number is in the person's units: "followed by a unit" misled (a family's trial typed 2200 next).
+            throw .invalidAmount(text, reason: example.map { "expected a number followed by a unit, \($0)" } ?? "expected a number, such as 250ml (a bare number is in your units)")
         }
         guard number >= 0 else { throw .invalidAmount(text, reason: "cannot be negative") }
         return (number, unit)

@@ -199,7 +199,7 @@ extension History {
                 + (holdings.devices.isEmpty ? "" : " and \(holdings.devices.joined(separator: ", "))")
                 + " now \(receiver.name.shownSafely(limit: 40))'s"
         }
-        return text + "." + (settings.isEmpty ? "" : " Their settings went with them: " + settings.joined(separator: ", ") + ".")
+        return text + "." + (settings.isEmpty ? "" : " Their own settings were removed with them (not given to anyone): " + settings.joined(separator: ", ") + ".")
     }
 
     /// Someone's settings that are their own, not the defaults: what removing them loses.

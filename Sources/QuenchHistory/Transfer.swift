@@ -224,24 +224,24 @@ extension History {
         let outcome = try store.importing(wrap: HistoryError.store) { (session) throws(HistoryError) in
             let people = ImportedPeople(session: session, selected: selected, fallback: fallback, now: now)
             var batch: [IntakeEvent] = []
-            var derived: [Bool] = []
+            var legacy: [String?] = []
             batch.reserveCapacity(importBatchSize)
             func flush() throws(HistoryError) {
                 guard !batch.isEmpty else { return }
-                try HistoryContext.run { () throws(StoreError) in try session.insert(batch, derivedIdentity: derived) }
+                try HistoryContext.run { () throws(StoreError) in try session.insert(batch, legacyIdentity: legacy) }
                 batch.removeAll(keepingCapacity: true)
-                derived.removeAll(keepingCapacity: true)
+                legacy.removeAll(keepingCapacity: true)
             }
-            func add(_ event: IntakeEvent, identityDerived: Bool) throws(HistoryError) {
+            func add(_ event: IntakeEvent, legacyIdentity: String?) throws(HistoryError) {
                 batch.append(event)
-                derived.append(identityDerived)
+                legacy.append(legacyIdentity)
                 report.events += 1
                 if batch.count == importBatchSize { try flush() }
             }
             if isJSON {
-                (report.goals, report.devices) = try readJSONExport(source, file: file, session: session, people: people, now: now, add: { (event, derived) throws(HistoryError) in try add(event, identityDerived: derived) })
+                (report.goals, report.devices) = try readJSONExport(source, file: file, session: session, people: people, now: now, add: { (event, legacy) throws(HistoryError) in try add(event, legacyIdentity: legacy) })
             } else {
-                try readCSV(source, file: file, people: people, now: now, localClock: localClock, add: { (event, derived) throws(HistoryError) in try add(event, identityDerived: derived) })
+                try readCSV(source, file: file, people: people, now: now, localClock: localClock, add: { (event, legacy) throws(HistoryError) in try add(event, legacyIdentity: legacy) })
             }
             try flush()
             try people.checkOnePerson(file: file)
@@ -254,7 +254,7 @@ extension History {
     }
 
     private static func readCSV(_ source: ByteSource, file: String, people: ImportedPeople, now: Timestamp, localClock: DayCalendar?,
-                                add: (IntakeEvent, Bool) throws(HistoryError) -> Void) throws(HistoryError) {
+                                add: (IntakeEvent, String?) throws(HistoryError) -> Void) throws(HistoryError) {
         var rows = CSVRowReader(source, file: file)
         guard var header = try rows.next() else { throw .invalidImport(file: file, line: nil, reason: "the file is empty") }
         // A spreadsheet set to a decimal comma writes `kind;ml;at` and `0,5`; one saving tabs, `kind<TAB>ml`.
@@ -273,24 +273,23 @@ extension History {
                 throw .invalidImport(file: file, line: row.line, reason: "\(row.fields.count) fields, the header has \(names.count)")
             }
             var event: IntakeEvent
-            var derived = false
+            var legacy: String?
             do {
                 let record = try EventRecord(csv: Dictionary(zip(names, row.fields), uniquingKeysWith: { a, _ in a }),
                                              decimalComma: rows.separator == UInt8(ascii: ";"))
                 event = try record.importedEvent(now: now, localClock: localClock)
-                if record.derivesIdentity { event.identity = alike.numbered(event.identity) }
                 event.person = try people.name(event.person)
-                derived = record.derivesIdentity
+                if record.derivesIdentity { legacy = alike.number(&event) }
             } catch {
                 throw .invalidImport(file: file, line: row.line, reason: "\(error)")
             }
-            try add(event, derived)  // the store's own failure (a full disk) is not the row's
+            try add(event, legacy)  // the store's own failure (a full disk) is not the row's
         }
     }
 
     private static func readJSONExport(
         _ source: ByteSource, file: String, session: ImportSession, people: ImportedPeople, now: Timestamp,
-        add: (IntakeEvent, Bool) throws(HistoryError) -> Void
+        add: (IntakeEvent, String?) throws(HistoryError) -> Void
     ) throws(HistoryError) -> (goals: Int, devices: Int) {
         var goalCount = 0, deviceCount = 0
         var alike = AlikeRows()
@@ -399,12 +398,11 @@ extension History {
             do { event = try record.importedEvent(now: now) } catch {
                 throw failure("event \(index + 1)", offset, "\(error)")
             }
-            if record.derivesIdentity { event.identity = alike.numbered(event.identity) }
             // Nobody named and nobody selected: said with the event's place.
             do { event.person = try people.name(event.person) } catch {
                 throw failure("event \(index + 1)", offset, "\(error)")
             }
-            try add(event, record.derivesIdentity)
+            try add(event, record.derivesIdentity ? alike.number(&event) : nil)
         })
         try checkFormat(atEnd: true)
         return (goalCount, deviceCount)
@@ -417,26 +415,43 @@ extension History {
 /// `…#2`, the third `…#3`, in the file's order, so that importing the file again finds each stored.
 /// Alike rows are looked for among the last 4,096 distinct ones (a file keeps a moment's rows
 /// together, and an import's memory stays bounded); further apart, a repeat is the same drink.
+/// Counted among the same person's rows (the store appends the person: `ImportSession.personalIdentity`),
+/// and among the whole file's as an earlier version did (the identity it stored, to find).
 struct AlikeRows {
-    static let remembered = 4096
-    private var seen: [String: Int] = [:]
-    private var ring: [String] = []
-    private var next = 0
+    private var inFile = Counts()
+    private var ofPerson = Counts()
 
-    mutating func numbered(_ identity: String) -> String {
-        if let count = seen[identity] {
-            seen[identity] = count + 1
-            return identity + "#\(count + 1)"
+    /// Numbers `event`'s identity, made from its row, among its person's alike rows; returns the identity an
+    /// earlier version gave it, numbered among the file's.
+    mutating func number(_ event: inout IntakeEvent) -> String {
+        let base = event.identity
+        let legacy = inFile.numbered(base, key: base)
+        event.identity = ofPerson.numbered(base, key: base + "|@" + Person.nameKey(event.person ?? ""))
+        return legacy
+    }
+
+    private struct Counts {
+        static let remembered = 4096
+        private var seen: [String: Int] = [:]
+        private var ring: [String] = []
+        private var next = 0
+
+        /// `identity`, or `identity#n` for the nth row with `key`.
+        mutating func numbered(_ identity: String, key: String) -> String {
+            if let count = seen[key] {
+                seen[key] = count + 1
+                return identity + "#\(count + 1)"
+            }
+            if ring.count < Self.remembered {
+                ring.append(key)
+            } else {
+                seen[ring[next]] = nil
+                ring[next] = key
+                next = (next + 1) % Self.remembered
+            }
+            seen[key] = 1
+            return identity
         }
-        if ring.count < Self.remembered {
-            ring.append(identity)
-        } else {
-            seen[ring[next]] = nil
-            ring[next] = identity
-            next = (next + 1) % Self.remembered
-        }
-        seen[identity] = 1
-        return identity
     }
 }
 

@@ -256,12 +256,14 @@ extension IntakeStore {
         } else if event == nil {
             try db.run("UPDATE hub_estimate SET live = 0 WHERE identity = ?", [identity])
         }
-        if drink == identity {
-            try hold(identity, event, db)
-        }
         // The drink's amount: the mean of the gateways' live estimates; none left, deleted.
         let estimates = try db.first("SELECT COUNT(*), sum(live), avg(CASE WHEN live = 1 THEN ml END) FROM hub_estimate WHERE drink = ?", [drink]) { row -> (Int64, Int64?, Double?) in
             (row[0], row[1], row[2])
+        }
+        if drink == identity {
+            // Heard by several gateways, whether it is deleted is all of theirs to say, below: one of them deleting its
+            // copy forgot a carer's delete here, and the others' live estimates brought the drink back (a review).
+            try hold(identity, event, deletionOfAll: (estimates?.0 ?? 0) > 1, db)
         }
         if let (count, live, mean) = estimates, count > 1 {
             let deleted = try deletedKeepingLocal(drink, gateways: !(mean != nil && (live ?? 0) > 0), db)
@@ -313,9 +315,9 @@ extension IntakeStore {
     }
 
     /// The event's row as the gateway has it (inserted, or its fields replaced).
-    static func hold(_ identity: String, _ event: IntakeEvent?, _ db: SQLiteConnection) throws {
+    static func hold(_ identity: String, _ event: IntakeEvent?, deletionOfAll: Bool = false, _ db: SQLiteConnection) throws {
         guard var event else {
-            if try deletedKeepingLocal(identity, gateways: true, db) {
+            if !deletionOfAll, try deletedKeepingLocal(identity, gateways: true, db) {
                 try db.run("UPDATE intake_event SET deleted = 1 WHERE identity = ? AND deleted = 0", [identity])
             }
             return
@@ -331,7 +333,9 @@ extension IntakeStore {
             _ = try insertRows([event], keepingIDs: false, db)
             return
         }
-        event.deleted = try deletedKeepingLocal(identity, gateways: event.deleted, db)
+        event.deleted = deletionOfAll
+            ? try db.first("SELECT deleted FROM intake_event WHERE identity = ?", [identity], { row -> Bool in row[0] }) ?? event.deleted
+            : try deletedKeepingLocal(identity, gateways: event.deleted, db)
         try db.run("""
             UPDATE intake_event SET kind = ?, ml = ?, time = ?, remaining_ml = ?, note = ?, deleted = ?, person = coalesce(?, person)
             WHERE identity = ?

@@ -85,7 +85,7 @@ public final class ImportSession {
         CREATE TEMP TABLE import_event (
             seq INTEGER PRIMARY KEY, id INTEGER, identity TEXT NOT NULL, kind TEXT NOT NULL, ml REAL NOT NULL,
             time REAL NOT NULL, remaining_ml REAL, source TEXT NOT NULL, device TEXT, trace_time REAL, note TEXT,
-            deleted INTEGER NOT NULL, recorded_at REAL NOT NULL, person TEXT, derived INTEGER NOT NULL)
+            deleted INTEGER NOT NULL, recorded_at REAL NOT NULL, person TEXT, legacy TEXT)
         """
 
     public func replaceSettings(_ settings: Settings) throws(StoreError) {
@@ -139,9 +139,9 @@ public final class ImportSession {
     }
 
     /// Events, staged (ids kept when free once written; those already stored are counted, not doubled).
-    /// `derivedIdentity[i]`: event `i`'s identity was made from its row (a file from elsewhere names none), so it
-    /// is the person's own (`personalIdentity`); missing entries are false.
-    public func insert(_ events: [IntakeEvent], derivedIdentity: [Bool] = []) throws(StoreError) {
+    /// `legacyIdentity[i]`: event `i`'s identity was made from its row (a file from elsewhere names none), and this is
+    /// the identity an earlier version made of it (`personalIdentity`); nil, or a missing entry: its identity is its own.
+    public func insert(_ events: [IntakeEvent], legacyIdentity: [String?] = []) throws(StoreError) {
         let what = "importing \(events.count) event\(events.count == 1 ? "" : "s")"
         try store.checkIntake(events, what)
         for event in events {
@@ -155,11 +155,11 @@ public final class ImportSession {
                 for (i, e) in events.enumerated() {
                     try db.run("""
                         INSERT INTO temp.import_event (id, identity, kind, ml, time, remaining_ml, source, device, trace_time,
-                                                      note, deleted, recorded_at, person, derived)
+                                                      note, deleted, recorded_at, person, legacy)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """, [e.id, e.identity, e.kind.rawValue, e.ml, e.time.secondsSince1970, e.remainingML, e.source.rawValue,
                               e.device, e.traceTime, e.note, e.deleted, e.recordedAt.secondsSince1970, e.person,
-                              i < derivedIdentity.count && derivedIdentity[i]])
+                              i < legacyIdentity.count ? legacyIdentity[i] : nil])
                 }
             }
         } catch {
@@ -212,9 +212,9 @@ public final class ImportSession {
                 read += 1
                 last = row[13]
                 var event = try IntakeStore.event(row)
-                let derived: Bool = row[14]
-                if derived {
-                    guard let identity = try Self.personalIdentity(of: event, db) else {
+                let legacy: String? = row[14]
+                if let legacy {
+                    guard let identity = try Self.personalIdentity(of: event, legacy: legacy, db) else {
                         outcome.duplicates += 1
                         return
                     }
@@ -235,18 +235,23 @@ public final class ImportSession {
     }
 
     /// The staged row as `IntakeStore.event` decodes it, then its place and whether its identity was made from it.
-    private static let stagedColumns = "id, identity, kind, ml, time, remaining_ml, source, device, trace_time, note, deleted, recorded_at, person, seq, derived"
+    private static let stagedColumns = "id, identity, kind, ml, time, remaining_ml, source, device, trace_time, note, deleted, recorded_at, person, seq, legacy"
 
     /// A row from elsewhere is the same drink as one stored when its kind, time, device and mL match *for the same
     /// person*: made from those alone, Björn's 250 mL at 08:58 was taken for Anna's, imported from her file before,
-    /// and dropped. So the identity made from a row ends in its person's id (stable across renames, and moving the
-    /// drink to someone else with `edit --to` keeps it, so importing the file again still finds it). nil: the row
-    /// is a repeat of one an earlier version stored under the identity without the person (who it was for is not
-    /// known then, so it is not doubled).
-    static func personalIdentity(of event: IntakeEvent, _ db: SQLiteConnection) throws -> String? {
-        if try db.first("SELECT 1 FROM intake_event WHERE identity = ?", [event.identity], { row -> Int in row[0] }) != nil { return nil }
-        let person = try event.person.map { try IntakeStore.personID(named: $0, db) }
-            ?? db.first("SELECT min(id) FROM person", [], { row -> Int64? in row[0] }) ?? nil
-        return event.identity + "|p\(person.map(String.init) ?? "")"
+    /// and dropped. So the identity made from a row ends in its person's name (`|@anna`; alike rows numbered among
+    /// that person's): the same in every database (an export moved to a new Pi, two gateways at a hub), kept by a
+    /// drink moved to someone else with `edit --to` (importing the file again still finds it), and found under any
+    /// name the person had before a rename. nil: the row is stored already, under that or under the identity an
+    /// earlier version made without the person (`legacy`; whose it was is not known then, so it is not doubled).
+    static func personalIdentity(of event: IntakeEvent, legacy: String, _ db: SQLiteConnection) throws -> String? {
+        func stored(_ identity: String) throws -> Bool {
+            try db.first("SELECT 1 FROM intake_event WHERE identity = ?", [identity], { row -> Int in row[0] }) != nil
+        }
+        if try stored(legacy) { return nil }
+        guard let name = event.person else { return event.identity }
+        let formerNames = try db.all("SELECT a.name FROM person_alias a JOIN person p ON p.id = a.person WHERE p.name = ?", [name]) { row -> String in row[0] }
+        for former in formerNames where try stored(event.identity + "|@" + Person.nameKey(former)) { return nil }
+        return event.identity + "|@" + Person.nameKey(name)
     }
 }

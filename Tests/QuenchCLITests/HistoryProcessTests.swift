@@ -89,11 +89,37 @@ import Testing
         try "kind,ml,at\nsip,150,2026-02-13T07:00:00Z\n".write(toFile: legacy, atomically: true, encoding: .utf8)
         _ = try importing(legacy, for: "Anna")
         try SQLiteConnection(path: f.path, readOnly: false, busyTimeout: 1)
-            .execute("UPDATE intake_event SET identity = substr(identity, 1, instr(identity, '|p') - 1) WHERE ml = 150")
+            .execute("UPDATE intake_event SET identity = substr(identity, 1, instr(identity, '|@') - 1) WHERE ml = 150")
         let identities = try store.events().map(\.identity)
         #expect(identities.contains { $0.hasSuffix("|150.0") }, "\(identities)")
         let legacyAgain = try importing(legacy, for: "Björn")
         #expect(legacyAgain.contains("\"inserted\":0") && legacyAgain.contains("\"duplicates\":1"), "\(legacyAgain)")
+
+        // A household's file, both at dinner, then one person's own file with that row: found, once each (a review:
+        // alike rows numbered across the file made Bob's `#2`, and his own file's row a second drink).
+        let house = f.directory + "/house.csv"
+        try "kind,ml,at,person\nsip,275,2026-02-20T19:00:00Z,Anna\nsip,275,2026-02-20T19:00:00Z,Björn\n".write(toFile: house, atomically: true, encoding: .utf8)
+        let both = try History.importFile(f.environment(), path: house, json: true)
+        #expect(both.contains("\"inserted\":2"), "\(both)")
+        let his = f.directory + "/his.csv"
+        try "kind,ml,at\nsip,275,2026-02-20T19:00:00Z\n".write(toFile: his, atomically: true, encoding: .utf8)
+        #expect(try importing(his, for: "Björn").contains("\"duplicates\":1"))
+        // Renamed since: the file comes again under the new name, and its rows are found.
+        try store.renamePerson(id: bjornID, to: "Bjorn")
+        let renamed = try importing(bjorn, for: "Bjorn")
+        #expect(renamed.contains("\"inserted\":0") && renamed.contains("\"duplicates\":3"), "\(renamed)")
+
+        // Moved to a new Pi by an export (the people get other ids there): the files come again, nothing is doubled.
+        let exported = f.directory + "/all.json"
+        try History.export(f.environment(), format: .json, since: nil, until: nil).write(toFile: exported, atomically: true, encoding: .utf8)
+        let moved = try HistoryFixture(populate: false)
+        try FileManager.default.createDirectory(atPath: moved.directory, withIntermediateDirectories: true)
+        _ = try IntakeStore(path: moved.path).addPerson(name: "Zed")  // ids taken there before the household's
+        _ = try History.importFile(moved.environment(), path: exported, json: true)
+        var there = moved.environment()
+        there.person = "Anna"
+        let annaThere = try History.importFile(there, path: anna, json: true)
+        #expect(annaThere.contains("\"inserted\":0") && annaThere.contains("\"duplicates\":3"), "\(annaThere)")
     }
 
     @Test func badImportsWriteNothing() throws {

@@ -58,7 +58,8 @@ import Testing
     /// heading is shrunk to fit whole, and a name longer than shrinking allows is cut with an ellipsis, its
     /// period kept. Wide scripts count wide (a Chinese name of 20 characters is wider than a Latin one of 30).
     @Test(arguments: ["Ann", "Maximiliane Wolkenstein-Łukasiewiczówna", "Anna Maria González de la Fuente Zoë",
-                      String(repeating: "明", count: 20), String(repeating: "W", count: 200)])
+                      String(repeating: "明", count: 20), String(repeating: "W", count: 200),
+                      "Mary’s Mum " + String(repeating: "W", count: 60)])
     func aLongNameFitsTheCard(name: String) throws {
         let bars = week()
         let week = ShareCard.Week(name: "1 to 7 March 2026", days: bars.days, totalMl: 9500, averageMl: 1900, goalMetDays: 3)

@@ -486,6 +486,38 @@ import QuenchSimulator
                 "\(events)")
     }
 
+    /// A zero learnt before a restart (`keepingLearning`: a scale tared under its bottle, its lifts reading −200 g)
+    /// is kept when the bottle, refilled since, stands far above nothing: only a far-below reading the new detector saw
+    /// itself before its first level is dropped as a glitch (a review: the inherited zero was thrown away, and what is
+    /// "left" read 200 mL low until a long lift).
+    @Test func aZeroLearntBeforeARestartIsKeptWhenTheBottleStandsAboveNothing() {
+        var scale = SteadyScale(secondsPerReading: 0.2, noise: 0.3, seed: 4)
+        scale.hold(-200, 5)                  // lifted off a scale tared with the bottle on
+        scale.hold(700, 30)                  // back, refilled
+        for (away, left) in [(6.0, 660.0), (6, 620)] {
+            scale.hold(-200, away)
+            scale.hold(left, 40)
+        }
+        let calibration = try! BottleCalibration(unit: .g, emptyWeightG: 150)
+        var before = SipDetector(calibration: calibration)
+        var events: [DetectedEvent] = []
+        for r in scale.readings { before.process(r, into: &events) }
+        #expect(events.filter { !$0.kind.isDiagnostic }.map(\.ml).allSatisfy { abs($0 - 40) <= 1 }, "\(events)")
+        // The gateway restarts long after: a fresh detector with what the old one learnt of the zero.
+        var after = SipDetector(calibration: calibration).keepingLearning(of: before)
+        var later = SteadyScale(secondsPerReading: 0.2, noise: 0.3, seed: 5)
+        later.hold(620, 30)
+        later.hold(-200, 1)                  // a quick lift: too short to take the empty scale's level from
+        later.hold(570, 40)
+        var resumed: [DetectedEvent] = []
+        for r in later.readings { after.process(r, into: &resumed) }
+        after.finish(into: &resumed)
+        let sips = resumed.filter { !$0.kind.isDiagnostic }
+        #expect(sips.map(\.kind) == [.sip] && abs((sips.first?.ml ?? 0) - 50) <= 1, "\(sips)")
+        // Left on the learnt zero: 570 g above −200, less the bottle's 150.
+        #expect(abs((sips.first?.remainingML ?? 0) - 620) <= 2, "\(sips)")
+    }
+
     /// The same glitch with a phone beside the bottle: the objects' bookkeeping took the glitch for the
     /// empty scale with the phone gone (a review), and made a refill of the phone's weight.
     @Test func aGlitchFarBelowTheZeroBesideAPhoneIsNoEmptyScaleEither() {

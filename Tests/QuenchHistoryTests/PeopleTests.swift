@@ -353,7 +353,7 @@ import Testing
         _ = try History.setPersonAlert(env(f, nil), name: "Annie", after: "90min", json: false)
         let removed = try History.removePerson(env(f, nil), name: "Annie", moveTo: "me", json: false)
         #expect(removed
-                == "Removed Annie; 2 events and AA:00:00:00:00:0A now me's. Their settings went with them: "
+                == "Removed Annie; 2 events and AA:00:00:00:00:0A now me's. Their own settings were removed with them (not given to anyone): "
                 + "a daily goal of 50.7 oz, a carer's alert after 1 h 30 min.", "\(removed)")
         // One person again: no name needed, and nothing was lost.
         #expect(try json(History.today(env(f, nil), json: true))["intake_ml"] as? Double == 1000)

@@ -201,6 +201,13 @@ struct HubStoreTests {
         try s.setDeleted(id: heard, true)
         _ = try s.applyGatewayChanges([change(2, sip("gw2|sip|1", ml: 90, at: 501), database: "gw2")])
         #expect(try held(s)["gw1|sip|0"] == "97.0 true Ada", "the mean of the estimates, still deleted")
+        // The gateway whose copy is the drink deletes its own: still deleted (its flag alone forgot the hub's choice,
+        // and the other's live estimate brought the drink back: a review); the other restoring is no change of theirs.
+        _ = try s.applyGatewayChanges([change(11, sip("gw1|sip|0", ml: 104, deleted: true, at: 500))])
+        #expect(try held(s)["gw1|sip|0"] == "90.0 true Ada")
+        _ = try s.applyGatewayChanges([change(3, sip("gw2|sip|1", ml: 90, deleted: true, at: 501), database: "gw2")])
+        _ = try s.applyGatewayChanges([change(4, sip("gw2|sip|1", ml: 90, at: 501), database: "gw2")])
+        #expect(try held(s)["gw1|sip|0"] == "90.0 false Ada", "both deleted theirs, then one restored it: theirs again")
         // A gateway's own event is no hub's: deleting it notes nothing.
         let own = try s.addManual(ml: 200, at: Timestamp(secondsSince1970: 1_790_000_000), note: nil, identity: "manual|own")
         try s.setDeleted(id: try #require(own.id), true)
