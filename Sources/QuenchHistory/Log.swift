@@ -19,12 +19,17 @@ extension History {
 
     /// `quench log`: the person's events newest first, with ids. Written as read, from one
     /// snapshot: `--json` and `--csv` hold one row at a time; the table reads
-    /// twice (widths, then rows) rather than keeping the rows.
+    /// twice (widths, then rows) rather than keeping the rows. One device's (`--device`) in a household
+    /// with nobody named: everyone's from it, with a Person column (a carer checking a bottle moved between
+    /// residents was asked whose history to read).
     public static func log(
         _ environment: HistoryEnvironment, since: String?, until: String?, device: String?, limit: Int?,
         includeDeleted: Bool, csv: Bool, json: Bool, to output: inout some TextOutputStream
     ) throws(HistoryError) {
-        let c = try environment.context(creating: false)
+        let c: HistoryContext
+        do { c = try environment.context(creating: false) } catch .personNeeded where device != nil {
+            c = try environment.context(creating: false, everyone: true)
+        }
         if let limit, limit < 1 { throw .invalidArgument("--limit must be at least 1") }
         let range = try HistoryInput.range(since: since, until: until, calendar: c.calendar, now: c.now)
         // The table shows the newest 50 unless told, and one more is read to know whether it stops short.
@@ -41,7 +46,7 @@ extension History {
                 } else if csv {
                     try CSV.write(reader, query, to: &output)
                 } else {
-                    var table = Format.TableLayout(logHeader(c), align: logAlignment)
+                    var table = Format.TableLayout(logHeader(c), align: logAlignment(c))
                     var read = 0
                     try reader.forEach(query) { event in
                         read += 1
@@ -72,11 +77,16 @@ extension History {
         return text
     }
 
-    static let logAlignment: [Format.Alignment] = [.right, .left, .left, .right, .right, .left, .left, .left]
+    /// Everyone's rows (`--device` with nobody named): each says whose.
+    static func showsPerson(_ c: HistoryContext) -> Bool { c.personID == nil && c.shared }
+
+    static func logAlignment(_ c: HistoryContext) -> [Format.Alignment] {
+        [.right, .left, .left, .right, .right, .left, .left, .left] + (showsPerson(c) ? [.left] : [])
+    }
 
     static func logHeader(_ c: HistoryContext) -> [String] {
         let unit = Format.unitName(c.units)
-        return ["ID", "Time", "Kind", "Amount (\(unit))", "Left (\(unit))", "Source", "Device", "Note"]
+        return ["ID", "Time", "Kind", "Amount (\(unit))", "Left (\(unit))", "Source", "Device", "Note"] + (showsPerson(c) ? ["Person"] : [])
     }
 
     static func logRow(_ e: IntakeEvent, _ c: HistoryContext) -> [String] {
@@ -84,6 +94,7 @@ extension History {
          Format.amount(e.ml, c.units), e.remainingML.map { Format.amount($0, c.units) } ?? "",
          // Notes and device names come from people and imports: shown, never obeyed by the terminal.
          e.source.rawValue, (e.device ?? "").shownSafely(limit: 40), (e.note ?? "").shownSafely(limit: 200)]
+            + (showsPerson(c) ? [(e.person ?? "-").shownSafely(limit: 40)] : [])
     }
 
 }

@@ -131,6 +131,25 @@ import Testing
         #expect(try History.restore(env(f, "ann"), id: Int64(id), json: false).hasPrefix("Restored #\(id)"))
     }
 
+    /// One bottle's events in a household with nobody named: everyone's from it, each with whose (a carer checking a
+    /// bottle moved between residents was asked whose history to read); a person named still narrows it to theirs.
+    @Test func oneDevicesLogWithNobodyNamedIsEveryonesWithWhose() throws {
+        let f = try household()
+        let store = try IntakeStore(path: f.path, mode: .existing)
+        try store.ingest([DetectedEvent(kind: .sip, t: 10, start: 0, end: 5, ml: 120, remainingML: 80)], device: Self.annBottle,
+                         started: Timestamp(iso8601: "2026-03-04T11:00:00Z")!)
+        let me = try #require(try store.events().first { $0.ml == 120 })
+        _ = try store.editEvent(id: try #require(me.id), ml: nil, time: nil, note: nil, person: try #require(try store.people().first { $0.name == "me" }?.id))
+        let all = try History.log(env(f, nil), since: nil, until: nil, device: Self.annBottle, limit: nil, includeDeleted: false, csv: false, json: false)
+        let lines = all.split(separator: "\n")
+        #expect(lines.first?.hasSuffix("Note  Person") == true, "\(all)")
+        #expect(lines.filter { $0.hasSuffix(" Ann") }.count == 2 && lines.filter { $0.hasSuffix(" me") }.count == 1, "\(all)")
+        let hers = try History.log(env(f, "ann"), since: nil, until: nil, device: Self.annBottle, limit: nil, includeDeleted: false, csv: false, json: false)
+        #expect(!hers.contains("Person") && hers.split(separator: "\n").count == 3, "\(hers)")
+        // Without a device, nobody named is still refused, naming everyone.
+        #expect(throws: HistoryError.self) { try History.log(env(f, nil), since: nil, until: nil, device: nil, limit: nil, includeDeleted: false, csv: false, json: false) }
+    }
+
     @Test("edit mends a drink's amount (in the person's units), time and note; checks a named person; refuses nothing to change and bad values")
     func editADrink() throws {
         let f = try household()
