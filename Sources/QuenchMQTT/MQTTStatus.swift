@@ -31,6 +31,11 @@ public struct MQTTStatus: Sendable, Encodable {
         let holder = try store.roleHolder(MQTTPublisher.role).flatMap { h in
             ProcessIdentity.isRunning(pid: h.pid, started: h.started) ? "\(h.command) (pid \(h.pid)) since \(h.since.iso8601)" : nil
         }
+        // Nothing configured here, and a publisher running under a node id of its own (`--node-id gwb`): its, not the
+        // machine's id it would take (a carer's trial read 3716191affd8 beside a publisher that said gwb).
+        if configuredNode == nil, holder != nil, let published = identity.publishedNode, published != node {
+            (node, from) = (published, "the running publisher")
+        }
         return MQTTStatus(enabled: s.enabled, pending: s.pending, dropped: s.dropped, bound: s.bound, oldest: s.oldest?.iso8601,
                           nodeId: node, nodeIdFrom: from,
                           clientId: configuredClient ?? MQTTSettings.defaultClientID(nodeID: node, databaseID: identity.databaseID),

@@ -168,6 +168,9 @@ struct IdentityTests {
         let status = try runQuench(["mqtt", "status", "--db", path, "--node-id", "testpi"])
         #expect(status.stdout.contains("published by quench mqtt run --node-id testpi (pid "), "\(status.stdout)")
         #expect(status.stdout.contains("node id testpi (from --node-id)") && status.stdout.contains("back within 5 s"), "\(status.stdout)")
+        // Asked without --node-id: the running publisher's (it said the machine's id, which nobody publishes under).
+        let asked = try runQuench(["mqtt", "status", "--db", path])
+        #expect(asked.stdout.contains("node id testpi (from the running publisher)"), "\(asked.stdout)")
         _ = try store.addManual(ml: 210, at: .wallClockNow, note: nil, identity: "manual|beside-sync")
         #expect(subscriber.waitFor(seconds: 5) { subscriber.objects(onTopicsEndingWith: "/event").contains { $0["identity"] as? String == "manual|beside-sync" } })
         let report = run.stop()
