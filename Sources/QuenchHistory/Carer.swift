@@ -59,6 +59,10 @@ public struct CarerReport: Sendable, Encodable {
     /// At a hub, its gateways offline now; empty elsewhere, and while `hub` says the hub hears none.
     public var gatewaysOffline: [Gateway] = []
 
+    /// At a hub, its gateways whose publisher runs but whose Bluetooth service does not (`quenchd` stopped, crashed, or
+    /// restarting for good): their bottles' drinks are not recorded. Empty elsewhere, and while `hub` says the hub hears none.
+    public var gatewaysWithoutBluetooth: [Gateway] = []
+
     /// At a hub, why nothing logged at the gateways reaches this history now; nil when it does (and elsewhere).
     /// A dead hub left the view showing yesterday's quiet as if current (a carer trial).
     public struct HubProblem: Sendable, Encodable, Equatable {
@@ -129,10 +133,15 @@ extension History {
             return "Alert about \(e.person.shownSafely(limit: 40)) sent \(Self.wallClock(sent, today: report.at))\(again); \(seen)."
         }
         // At a hub: a corridor's gateway gone quiet, said, or its residents' quiet hours read as theirs.
+        func whose(_ g: CarerReport.Gateway) -> String {
+            g.people.isEmpty ? "" : " (\(g.people.map { $0.shownSafely(limit: 40) }.joined(separator: ", ")))"
+        }
         let quiet = report.gatewaysOffline.map { g in
             "The gateway \(g.node.shownSafely(limit: 40)) has been offline since \(Self.wallClock(g.offlineSince, today: report.at)): "
-                + "drinks logged there" + (g.people.isEmpty ? "" : " (\(g.people.map { $0.shownSafely(limit: 40) }.joined(separator: ", ")))")
-                + " are not reaching this history."
+                + "drinks logged there\(whose(g)) are not reaching this history."
+        } + report.gatewaysWithoutBluetooth.map { g in
+            "The gateway \(g.node.shownSafely(limit: 40))'s Bluetooth service (quenchd) has not been running since "
+                + "\(Self.wallClock(g.offlineSince, today: report.at)): its bottles' drinks\(whose(g)) are not being recorded."
         }
         let hub = hubLine(report)
         let unwatched = report.notWatched.isEmpty ? [] : [
@@ -163,13 +172,17 @@ extension History {
             }.map(\.entry.person).sorted { $0.lowercased() < $1.lowercased() }
         }
         let since = c.now.adding(-Double(CarerReport.reach) * 86_400)
-        report.gatewaysOffline = try c.run { (store) throws(StoreError) in try store.offlineGateways() }.map { g throws(HistoryError) in
-            CarerReport.Gateway(node: g.node, offlineSince: Format.localISO(g.since, c.calendar),
-                                people: try c.run { (store) throws(StoreError) in try store.peopleHeard(through: g.node, since: since) })
+        func gateways(_ list: [(node: String, since: Timestamp)]) throws(HistoryError) -> [CarerReport.Gateway] {
+            try list.map { g throws(HistoryError) in
+                CarerReport.Gateway(node: g.node, offlineSince: Format.localISO(g.since, c.calendar),
+                                    people: try c.run { (store) throws(StoreError) in try store.peopleHeard(through: g.node, since: since) })
+            }
         }
+        report.gatewaysOffline = try gateways(try c.run { (store) throws(StoreError) in try store.offlineGateways() })
+        report.gatewaysWithoutBluetooth = try gateways(try c.run { (store) throws(StoreError) in try store.gatewaysWithoutBluetooth(sensorsSince: since) })
         if atHub, let problem = try hubProblem(c) {
             report.hub = problem
-            report.gatewaysOffline = []  // as the hub last heard them: stale, with the broker's last words for some
+            (report.gatewaysOffline, report.gatewaysWithoutBluetooth) = ([], [])  // as the hub last heard them: stale
         }
         return report
     }

@@ -86,7 +86,7 @@ public final class Hub {
         }
         // Every gateway's: its topics with the node's level a wildcard.
         let every = Topics(settings, nodeID: "+")
-        for topic in [every.events, every.answers, every.availability] { try c.subscribe(topic, qos: 1) }
+        for topic in [every.events, every.answers, every.availability, every.gateway] { try c.subscribe(topic, qos: 1) }
         client = c
         publishedRoster = nil
         rosterVersion = nil
@@ -158,6 +158,14 @@ public final class Hub {
                 } catch {
                     if online { toAsk.insert(node) }
                     logger.error("cannot note a gateway's availability", metadata: ["node": "\(node)", "error": "\(error)"])
+                }
+            case topics.gateway:
+                // Whether its Bluetooth service runs (empty: retired): a dead quenchd is said to the carers.
+                do {
+                    try store.noteGatewayBluetooth(node: node, running: message.payload.isEmpty ? nil : message.payload == Array("online".utf8),
+                                                   at: .wallClockNow)
+                } catch {
+                    logger.error("cannot note a gateway's Bluetooth service", metadata: ["node": "\(node)", "error": "\(error)"])
                 }
             default:
                 break

@@ -143,6 +143,38 @@ extension IntakeStore {
         }
     }
 
+    /// Records what a gateway's publisher says of its Bluetooth service (`quench/NODE/gateway`: running or not), and
+    /// since when, kept from the first time it says so; nil: the topic was cleared (retired), forgotten. Nothing of
+    /// this database's own publisher.
+    public func noteGatewayBluetooth(node: String, running: Bool?, at time: Timestamp) throws(StoreError) {
+        try write("noting whether gateway \(node.shownSafely(limit: 40))'s Bluetooth service runs") { db in
+            guard let running, try !Self.isOwnPublisher(node, db) else {
+                try db.run("DELETE FROM hub_gateway_bluetooth WHERE node = ?", [node])
+                return
+            }
+            try db.run("""
+                INSERT INTO hub_gateway_bluetooth (node, running, since) VALUES (?1, ?2, ?3)
+                ON CONFLICT (node) DO UPDATE SET running = excluded.running, since = excluded.since WHERE running <> excluded.running
+                """, [node, running, time.secondsSince1970])
+        }
+    }
+
+    /// The gateways whose publisher is online but whose Bluetooth service is not running, and since when; only those
+    /// that sent a sensor's drink since `sensorsSince` (a gateway with no bottle, typing drinks only, has no service to miss).
+    public func gatewaysWithoutBluetooth(sensorsSince: Timestamp) throws(StoreError) -> [(node: String, since: Timestamp)] {
+        try read("reading which gateways' Bluetooth services are down") { db in
+            try db.all("""
+                SELECT b.node, b.since FROM hub_gateway_bluetooth b
+                WHERE b.running = 0 AND b.node IS NOT (SELECT published_node FROM mqtt_identity WHERE id = 1)
+                  AND NOT EXISTS (SELECT 1 FROM hub_node_availability a WHERE a.node = b.node AND a.online = 0)
+                  AND EXISTS (SELECT 1 FROM intake_event e JOIN hub_change c ON c.identity = e.identity
+                              JOIN hub_gateway g ON g.database_id = c.database_id
+                              WHERE g.node = b.node AND e.source = 'sensor' AND e.time >= ?)
+                ORDER BY b.node
+                """, [sensorsSince.secondsSince1970]) { row in (node: row[0] as String, since: Timestamp(secondsSince1970: row[1])) }
+        }
+    }
+
     /// Records whether the hub holds the broker now (connected, lost, or stopped), from when; the same
     /// word again keeps its time.
     public func noteHubLink(connected: Bool, at time: Timestamp) throws(StoreError) {

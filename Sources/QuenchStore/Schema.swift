@@ -500,7 +500,9 @@ enum Schema {
             ALTER TABLE mqtt_identity ADD COLUMN published_node TEXT CHECK (published_node IS NULL OR length(published_node) BETWEEN 1 AND 128);
             """),
         // Whether the hub holds the broker, and since when: the carer's view says when it lost it (its
-        // gateways' last words are then stale, and nothing logged at them arrives).
+        // gateways' last words are then stale, and nothing logged at them arrives). Whether each gateway's
+        // Bluetooth service runs, as its publisher says (`quench/NODE/gateway`): a dead quenchd beside a live
+        // publisher looked to a carer like residents who had stopped drinking.
         // A delete or restore made at a hub stands until a gateway deletes or restores that drink itself (a carer's
         // delete was undone by the gateway's next edit of the amount): what the hub chose, and what the gateways had then.
         // And a note changed at a gateway goes out as a change (it never reached the hub), as does a drink found to
@@ -510,6 +512,11 @@ enum Schema {
                 id        INTEGER PRIMARY KEY CHECK (id = 1),
                 connected INTEGER NOT NULL CHECK (connected IN (0, 1)),
                 since     REAL NOT NULL
+            ) STRICT;
+            CREATE TABLE hub_gateway_bluetooth (
+                node    TEXT PRIMARY KEY CHECK (length(node) BETWEEN 1 AND 128),
+                running INTEGER NOT NULL CHECK (running IN (0, 1)),
+                since   REAL NOT NULL
             ) STRICT;
             CREATE TABLE hub_local_deletion (
                 identity         TEXT PRIMARY KEY,

@@ -5,6 +5,7 @@ import QuenchCore
 import QuenchStore
 import QuenchTestSupport
 import Testing
+@testable import Threading
 
 /// Issue 25: two gateways (`quench mqtt run`) and a hub (`quench hub run`) as
 /// processes on a real mosquitto, each killed with SIGKILL in the middle of a
@@ -146,6 +147,32 @@ struct HubProcessTests {
                 "\(alerts.stdout)\(alerts.stderr)")
         #expect(try runQuench(["carer", "--notify", "--db", hubPath], environment: noon).stdout.isEmpty, "once")
         #expect(try runQuench(["carer", "ack", "Bo", "--db", hubPath], environment: noon).stdout == "Acknowledged the alert about Bo.\n")
+
+        // Each gateway here is a publisher without its Bluetooth service (no quenchd): said, with whose bottles.
+        let noBluetooth = "Bluetooth service (quenchd) has not been running since "
+        let bothSaid = Self.waitFor(seconds: 10) {
+            let said = try runQuench(["carer", "--db", hubPath]).stdout
+            return said.contains("The gateway kitchen's \(noBluetooth)") && said.contains("The gateway bedroom's \(noBluetooth)")
+        }
+        let saidThen = try runQuench(["carer", "--db", hubPath]).stdout
+        #expect(bothSaid, "\(saidThen)")
+        #expect(try runQuench(["carer", "--db", hubPath]).stdout.contains(": its bottles' drinks (Ada) are not being recorded."))
+        // The kitchen's quenchd starts (a process holds its gateway role): its line goes; killed, it comes back.
+        let quenchd = Process()
+        quenchd.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        quenchd.arguments = ["120"]
+        try quenchd.run()
+        defer { if quenchd.isRunning { quenchd.terminate() } }
+        let started = try #require(ProcessIdentity.startTime(of: quenchd.processIdentifier))
+        _ = try gateways[0].store.claimRole("gateway", ProcessHolder(pid: quenchd.processIdentifier, started: started, command: "quenchd",
+                                                                   since: .wallClockNow)) { _ in false }
+        #expect(Self.waitFor(seconds: 15) {
+            let said = try runQuench(["carer", "--db", hubPath]).stdout
+            return !said.contains("The gateway kitchen's \(noBluetooth)") && said.contains("The gateway bedroom's \(noBluetooth)")
+        }, "the kitchen's quenchd runs")
+        kill(quenchd.processIdentifier, SIGKILL)
+        #expect(Self.waitFor(seconds: 15) { try runQuench(["carer", "--db", hubPath]).stdout.contains("The gateway kitchen's \(noBluetooth)") },
+                "killed: said again within seconds")
 
         // The bedroom's publisher stops: the carer's view at the hub says so (its quiet read as Bo not drinking).
         runs[1].stop()

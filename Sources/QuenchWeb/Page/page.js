@@ -490,9 +490,11 @@ function showCarer(report) {
   // At night nobody is over, yet an alert sent in the day may still be open: said, as `quench carer` says it.
   const asleepOpen = report.people.filter((p) => !p.awake && p.alert_sent_at && !p.alert_acknowledged_at).map((p) => p.person);
   // At a hub: a corridor's gateway gone quiet, said, or its residents' quiet hours read as theirs.
+  const whose = (g) => g.people && g.people.length ? " (" + g.people.join(", ") + ")" : "";
   const quietGateways = (report.gateways_offline || []).map((g) => " The gateway " + g.node + " has been offline since "
-    + stamp(g.offline_since, today) + ": drinks logged there" + (g.people && g.people.length ? " (" + g.people.join(", ") + ")" : "")
-    + " are not reaching this history.");
+    + stamp(g.offline_since, today) + ": drinks logged there" + whose(g) + " are not reaching this history.")
+    .concat((report.gateways_without_bluetooth || []).map((g) => " The gateway " + g.node + "'s Bluetooth service (quenchd) has not been running since "
+      + stamp(g.offline_since, today) + ": its bottles' drinks" + whose(g) + " are not being recorded."));
   // The hub stopped, or without the broker: nothing arrives, and every quiet hour may be that.
   const hub = report.hub, hubSince = hub && hub.since ? " since " + stamp(hub.since, today) : "";
   const hubSaid = !hub ? "" : hub.problem === "stopped"
