@@ -507,7 +507,7 @@ enum Schema {
         // delete was undone by the gateway's next edit of the amount): what the hub chose, and what the gateways had then.
         // And a note changed at a gateway goes out as a change (it never reached the hub), as does a drink found to
         // be a pour (`edit --kind`).
-        Migration(identifier: "v27: the hub's link to the broker, deletions made at a hub, notes as changes", sql: """
+        Migration(identifier: "v27: the hub's link to the broker and its gateways' Bluetooth, deletions made at a hub, notes and kinds as changes", sql: """
             CREATE TABLE hub_link (
                 id        INTEGER PRIMARY KEY CHECK (id = 1),
                 connected INTEGER NOT NULL CHECK (connected IN (0, 1)),
