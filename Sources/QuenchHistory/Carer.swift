@@ -59,9 +59,17 @@ public struct CarerReport: Sendable, Encodable {
     /// At a hub, its gateways offline now; empty elsewhere, and while `hub` says the hub hears none.
     public var gatewaysOffline: [Gateway] = []
 
-    /// At a hub, its gateways whose publisher runs but whose Bluetooth service does not (`quenchd` stopped, crashed, or
-    /// restarting for good): their bottles' drinks are not recorded. Empty elsewhere, and while `hub` says the hub hears none.
-    public var gatewaysWithoutBluetooth: [Gateway] = []
+    /// A hub's gateway whose publisher runs but whose Bluetooth service does not (`quenchd` stopped, crashed, or
+    /// restarting for good), since when the hub heard so, and whose bottles' drinks came through it in the last
+    /// `reach` days (typed drinks still arrive).
+    public struct BluetoothGateway: Sendable, Encodable, Equatable {
+        public var node: String
+        public var stoppedSince: String
+        public var people: [String] = []
+    }
+    /// At a hub, its gateways whose Bluetooth service is not running: their bottles' drinks are not recorded.
+    /// Empty elsewhere, and while `hub` says the hub hears none.
+    public var gatewaysWithoutBluetooth: [BluetoothGateway] = []
 
     /// At a hub, why nothing logged at the gateways reaches this history now; nil when it does (and elsewhere).
     /// A dead hub left the view showing yesterday's quiet as if current (a carer trial).
@@ -133,15 +141,15 @@ extension History {
             return "Alert about \(e.person.shownSafely(limit: 40)) sent \(Self.wallClock(sent, today: report.at))\(again); \(seen)."
         }
         // At a hub: a corridor's gateway gone quiet, said, or its residents' quiet hours read as theirs.
-        func whose(_ g: CarerReport.Gateway) -> String {
-            g.people.isEmpty ? "" : " (\(g.people.map { $0.shownSafely(limit: 40) }.joined(separator: ", ")))"
+        func whose(_ people: [String]) -> String {
+            people.isEmpty ? "" : " (\(people.map { $0.shownSafely(limit: 40) }.joined(separator: ", ")))"
         }
         let quiet = report.gatewaysOffline.map { g in
             "The gateway \(g.node.shownSafely(limit: 40)) has been offline since \(Self.wallClock(g.offlineSince, today: report.at)): "
-                + "drinks logged there\(whose(g)) are not reaching this history."
+                + "drinks logged there\(whose(g.people)) are not reaching this history."
         } + report.gatewaysWithoutBluetooth.map { g in
             "The gateway \(g.node.shownSafely(limit: 40))'s Bluetooth service (quenchd) has not been running since "
-                + "\(Self.wallClock(g.offlineSince, today: report.at)): its bottles' drinks\(whose(g)) are not being recorded."
+                + "\(Self.wallClock(g.stoppedSince, today: report.at)): its bottles' drinks\(whose(g.people)) are not being recorded."
         }
         let hub = hubLine(report)
         let unwatched = report.notWatched.isEmpty ? [] : [
@@ -172,14 +180,16 @@ extension History {
             }.map(\.entry.person).sorted { $0.lowercased() < $1.lowercased() }
         }
         let since = c.now.adding(-Double(CarerReport.reach) * 86_400)
-        func gateways(_ list: [(node: String, since: Timestamp)]) throws(HistoryError) -> [CarerReport.Gateway] {
-            try list.map { g throws(HistoryError) in
-                CarerReport.Gateway(node: g.node, offlineSince: Format.localISO(g.since, c.calendar),
-                                    people: try c.run { (store) throws(StoreError) in try store.peopleHeard(through: g.node, since: since) })
-            }
+        func people(_ node: String, sensorsOnly: Bool) throws(HistoryError) -> [String] {
+            try c.run { (store) throws(StoreError) in try store.peopleHeard(through: node, since: since, sensorsOnly: sensorsOnly) }
         }
-        report.gatewaysOffline = try gateways(try c.run { (store) throws(StoreError) in try store.offlineGateways() })
-        report.gatewaysWithoutBluetooth = try gateways(try c.run { (store) throws(StoreError) in try store.gatewaysWithoutBluetooth(sensorsSince: since) })
+        report.gatewaysOffline = try c.run { (store) throws(StoreError) in try store.offlineGateways() }.map { g throws(HistoryError) in
+            CarerReport.Gateway(node: g.node, offlineSince: Format.localISO(g.since, c.calendar), people: try people(g.node, sensorsOnly: false))
+        }
+        report.gatewaysWithoutBluetooth = try c.run { (store) throws(StoreError) in try store.gatewaysWithoutBluetooth(sensorsSince: since) }
+            .map { g throws(HistoryError) in
+                CarerReport.BluetoothGateway(node: g.node, stoppedSince: Format.localISO(g.since, c.calendar), people: try people(g.node, sensorsOnly: true))
+            }
         if atHub, let problem = try hubProblem(c) {
             report.hub = problem
             (report.gatewaysOffline, report.gatewaysWithoutBluetooth) = ([], [])  // as the hub last heard them: stale
@@ -284,7 +294,12 @@ extension History {
                 entry.alertLastSentAt = Format.localISO(sent.lastSentAt, c.calendar)
             }
             let lapsed = sent?.acknowledgedAt.map { c.now >= settings.wakingEnd(after: $0, c.calendar) } ?? false
-            let sendLapsed = sent.map { $0.acknowledgedAt == nil && c.now >= settings.wakingEnd(after: $0.lastSentAt, c.calendar) } ?? false
+            // New waking hours since it was last sent, after a sleep (a window of the whole day has none: its day start
+            // is no change of shift, and told again there, an alert raised at 03:58 came twice in two minutes).
+            let sendLapsed = sent.map { alert in
+                alert.acknowledgedAt == nil && settings.wakingMinutes < 1440
+                    && (settings.wakingWindow(containing: c.now, c.calendar).map { $0.start > alert.lastSentAt } ?? false)
+            } ?? false
             watches.append(CarerWatch(entry: entry, personID: person.id, addedAt: person.createdAt, lastDrink: lastDrink, alert: sent,
                                       acknowledgementLapsed: lapsed, lastSendLapsed: sendLapsed))
         }
@@ -353,11 +368,18 @@ extension History {
                 }
                 guard reopens else { continue }
                 reopened = true
+            } else if let sent = e.alertSends, let alert = watch.alert, watch.lastSendLapsed, due <= sent {
+                // New waking hours since it was last sent, no new threshold passed: told at their start, for the thresholds
+                // it stood for (the repeats go on at the next), claimed by when it was last sent.
+                claimed = sent
+                let resent = try HistoryContext.run { () throws(StoreError) in
+                    try store.resendCarerAlert(person: watch.personID, lastDrink: watch.lastDrink, sends: sent, lastSent: alert.lastSentAt, at: now)
+                }
+                guard resent else { continue }
             } else if let sent = e.alertSends {
-                // New waking hours since it was last sent: told now, counted as one more threshold (the next comes after it).
-                claimed = watch.lastSendLapsed ? max(due, sent + 1) : due
+                claimed = due
                 let sendsAgain = try HistoryContext.run { () throws(StoreError) in
-                    try store.sendCarerAlertAgain(person: watch.personID, lastDrink: watch.lastDrink, after: sent, for: claimed, at: now)
+                    try store.sendCarerAlertAgain(person: watch.personID, lastDrink: watch.lastDrink, after: sent, for: due, at: now)
                 }
                 guard sendsAgain else { continue }
             } else {

@@ -12,7 +12,7 @@ public struct MQTTStatus: Sendable, Encodable {
     public var bound: Int
     public var oldest: String?
     public var nodeId: String
-    /// Where the node id comes from: `mqtt.node_id`, `/etc/machine-id`, or `the database`.
+    /// Where the node id comes from: `mqtt.node_id`, `/etc/machine-id`, `the database`, or `the running publisher`.
     public var nodeIdFrom: String
     public var clientId: String
     public var databaseId: String
@@ -33,7 +33,9 @@ public struct MQTTStatus: Sendable, Encodable {
         }
         // Nothing configured here, and a publisher running under a node id of its own (`--node-id gwb`): its, not the
         // machine's id it would take (a carer's trial read 3716191affd8 beside a publisher that said gwb).
-        if configuredNode == nil, holder != nil, let published = identity.publishedNode, published != node {
+        // (`run` alone notes its node: a `sync` or `retire` holding the role is not that publisher.)
+        if configuredNode == nil, let holding = try store.roleHolder(MQTTPublisher.role), holder != nil, holding.command.hasPrefix("quench mqtt run"),
+           let published = identity.publishedNode, published != node {
             (node, from) = (published, "the running publisher")
         }
         return MQTTStatus(enabled: s.enabled, pending: s.pending, dropped: s.dropped, bound: s.bound, oldest: s.oldest?.iso8601,

@@ -54,6 +54,19 @@ extension IntakeStore {
         }
     }
 
+    /// Claims the sending of `person`'s alert since `lastDrink` again at `time` for the thresholds it was sent for
+    /// (`sends`): told again at new waking hours, as last sent at `lastSent`, not counted as a threshold. Whether this
+    /// call claimed it (false: acknowledged, sent again, or claimed meanwhile, here or by another process).
+    public func resendCarerAlert(person: Int64, lastDrink: String, sends: Int, lastSent: Timestamp, at time: Timestamp) throws(StoreError) -> Bool {
+        try write("sending a carer's alert again in new waking hours") { db in
+            try db.run("""
+                UPDATE carer_alert SET last_sent_at = ?
+                WHERE person = ? AND last_drink = ? AND acknowledged_at IS NULL AND sends = ? AND coalesce(last_sent_at, raised_at) = ?
+                """, [time.secondsSince1970, person, lastDrink, sends, lastSent.secondsSince1970])
+            return db.changes == 1
+        }
+    }
+
     /// Claims the sending of `person`'s alert since `lastDrink` again at `time`, for `next` thresholds
     /// after `sends`: whether this call claimed it (false: acknowledged meanwhile, or claimed already,
     /// here or by another process; the count decides).

@@ -67,6 +67,7 @@ extension IntakeStore {
         return try write("applying \(changes.count) gateway change\(changes.count == 1 ? "" : "s")") { db in
             try changes.map { change in
                 try Self.noteGateway(change.databaseID, node: change.node, seq: change.seq, at: now, db)
+                try Self.noteSensorDrink(change.event, from: change.databaseID, db)
                 let applied = try Self.apply(change.identity, change.event, from: change.databaseID, as: change.seq,
                                              unlessHeld: { $0 >= change.seq }, db)
                 guard applied else { return .repeated }
@@ -86,8 +87,9 @@ extension IntakeStore {
         return try write("applying a gateway's \(events.count) events") { db in
             try Self.noteGateway(databaseID, node: node, seq: through, at: now, db)
             var applied = 0
-            for event in events where try Self.apply(event.identity, event, from: databaseID, as: through, unlessHeld: { $0 > through }, db) {
-                applied += 1
+            for event in events {
+                try Self.noteSensorDrink(event, from: databaseID, db)
+                if try Self.apply(event.identity, event, from: databaseID, as: through, unlessHeld: { $0 > through }, db) { applied += 1 }
             }
             try db.run("UPDATE hub_gateway SET applied = applied + ? WHERE database_id = ?", [Int64(applied), databaseID])
             if complete {
@@ -167,9 +169,7 @@ extension IntakeStore {
                 SELECT b.node, b.since FROM hub_gateway_bluetooth b
                 WHERE b.running = 0 AND b.node IS NOT (SELECT published_node FROM mqtt_identity WHERE id = 1)
                   AND NOT EXISTS (SELECT 1 FROM hub_node_availability a WHERE a.node = b.node AND a.online = 0)
-                  AND EXISTS (SELECT 1 FROM intake_event e JOIN hub_change c ON c.identity = e.identity
-                              JOIN hub_gateway g ON g.database_id = c.database_id
-                              WHERE g.node = b.node AND e.source = 'sensor' AND e.time >= ?)
+                  AND EXISTS (SELECT 1 FROM hub_gateway g WHERE g.node = b.node AND g.last_sensor_at >= ?)
                 ORDER BY b.node
                 """, [sensorsSince.secondsSince1970]) { row in (node: row[0] as String, since: Timestamp(secondsSince1970: row[1])) }
         }
@@ -208,15 +208,16 @@ extension IntakeStore {
         }
     }
 
-    /// Who drank what gateway `node` sent since `since` (by its database, events by time), by name.
-    public func peopleHeard(through node: String, since: Timestamp) throws(StoreError) -> [String] {
+    /// Who drank what gateway `node` sent since `since` (by its database, events by time), by name; `sensorsOnly`:
+    /// from its bottles (a typed drink still arrives when its Bluetooth service is down).
+    public func peopleHeard(through node: String, since: Timestamp, sensorsOnly: Bool = false) throws(StoreError) -> [String] {
         try read("reading whose drinks gateway \(node.shownSafely(limit: 40)) sent") { db in
             try db.all("""
                 SELECT DISTINCT p.name FROM intake_event e
                 JOIN hub_change c ON c.identity = e.identity JOIN hub_gateway g ON g.database_id = c.database_id
                 JOIN person p ON p.id = e.person
-                WHERE g.node = ? AND e.time >= ? AND e.deleted = 0 ORDER BY lower(p.name)
-                """, [node, since.secondsSince1970]) { row -> String in row[0] }
+                WHERE g.node = ? AND e.time >= ? AND e.deleted = 0 AND (? = 0 OR e.source = 'sensor') ORDER BY lower(p.name)
+                """, [node, since.secondsSince1970, sensorsOnly]) { row -> String in row[0] }
         }
     }
 
@@ -256,6 +257,13 @@ extension IntakeStore {
             ON CONFLICT (identity) DO UPDATE SET database_id = excluded.database_id, seq = excluded.seq
             """, [identity, databaseID, seq])
         return true
+    }
+
+    /// The latest sensor's drink a gateway sent (`last_sensor_at`): whether its Bluetooth service is missed, read at once.
+    static func noteSensorDrink(_ event: IntakeEvent?, from databaseID: String, _ db: SQLiteConnection) throws {
+        guard let event, event.source == .sensor, !event.deleted else { return }
+        try db.run("UPDATE hub_gateway SET last_sensor_at = max(coalesce(last_sensor_at, 0), ?) WHERE database_id = ?",
+                   [event.time.secondsSince1970, databaseID])
     }
 
     /// Records that `seq` was seen from the gateway: `through_seq` moves on only

@@ -513,6 +513,9 @@ enum Schema {
                 connected INTEGER NOT NULL CHECK (connected IN (0, 1)),
                 since     REAL NOT NULL
             ) STRICT;
+            ALTER TABLE hub_gateway ADD COLUMN last_sensor_at REAL;
+            UPDATE hub_gateway SET last_sensor_at = (SELECT max(e.time) FROM intake_event e JOIN hub_change c ON c.identity = e.identity
+                                                    WHERE c.database_id = hub_gateway.database_id AND e.source = 'sensor' AND e.deleted = 0);
             CREATE TABLE hub_gateway_bluetooth (
                 node    TEXT PRIMARY KEY CHECK (length(node) BETWEEN 1 AND 128),
                 running INTEGER NOT NULL CHECK (running IN (0, 1)),

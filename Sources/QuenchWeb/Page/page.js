@@ -494,7 +494,7 @@ function showCarer(report) {
   const quietGateways = (report.gateways_offline || []).map((g) => " The gateway " + g.node + " has been offline since "
     + stamp(g.offline_since, today) + ": drinks logged there" + whose(g) + " are not reaching this history.")
     .concat((report.gateways_without_bluetooth || []).map((g) => " The gateway " + g.node + "'s Bluetooth service (quenchd) has not been running since "
-      + stamp(g.offline_since, today) + ": its bottles' drinks" + whose(g) + " are not being recorded."));
+      + stamp(g.stopped_since, today) + ": its bottles' drinks" + whose(g) + " are not being recorded."));
   // The hub stopped, or without the broker: nothing arrives, and every quiet hour may be that.
   const hub = report.hub, hubSince = hub && hub.since ? " since " + stamp(hub.since, today) : "";
   const hubSaid = !hub ? "" : hub.problem === "stopped"
