@@ -45,8 +45,18 @@ public enum ChildProcess {
         var flags: Int16 = 0
         posix_spawnattr_getflags(&attributes, &flags)
         posix_spawnattr_setflags(&attributes, flags | Int16(POSIX_SPAWN_SETPGROUP))
-        let rc: Int32 = envp == nil ? posix_spawn(&pid, path, &actions, &attributes, &argv, environ)
-            : envp!.withUnsafeMutableBufferPointer { posix_spawn(&pid, path, &actions, &attributes, &argv, $0.baseAddress) }
+        func spawn() -> Int32 {
+            envp == nil ? posix_spawn(&pid, path, &actions, &attributes, &argv, environ)
+                : envp!.withUnsafeMutableBufferPointer { posix_spawn(&pid, path, &actions, &attributes, &argv, $0.baseAddress) }
+        }
+        var rc = spawn()
+        // "Text file busy": the program is open for writing somewhere, as a script is for a moment while another thread
+        // of this process forks (its copy of the descriptor lives until that child's exec), or while it is installed.
+        // Tried again for up to a second (a test's freshly written script failed so, once in a full run).
+        for _ in 0..<20 where rc == ETXTBSY {
+            usleep(50_000)
+            rc = spawn()
+        }
         if captureOutput { close(pipeFDs[1]) }
         defer { if captureOutput { close(pipeFDs[0]) } }
         guard rc == 0 else { return .cannotStart(errno: rc) }
