@@ -41,8 +41,10 @@ struct CarerCommand: ParsableCommand {
             let notifier: Notifier?
             let deliveries: [History.CarerDelivery]
             let environment: HistoryEnvironment
+            let urlFrom: String
             do {
                 let configuration = try options.configuration(ConfigValues())
+                urlFrom = configuration.notifyURL.source.description
                 // Checked before anything is due, as `quench remind --notify` does.
                 notifier = try configuration.notifierSettings.map { settings throws(NotifyError) in try Notifier(settings) }
                 environment = HistoryEnvironment.process(configuration)
@@ -57,7 +59,7 @@ struct CarerCommand: ParsableCommand {
                 emit("carer's alert: " + delivery.message)
                 guard let notifier else { continue }
                 let push = PushMessage.carerAlert(person: delivery.person, message: delivery.message, fields: delivery.fields)
-                if !notifier.deliver(push, what: "carer's alert") {
+                if !notifier.deliver(push, what: "carer's alert", urlFrom: urlFrom) {
                     failed = true
                     // Each put back by itself: one that cannot be (the database busy) must not keep the others' pushes from going.
                     let who = delivery.person.shownSafely(limit: 40)

@@ -36,9 +36,11 @@ struct RemindCommand: ParsableCommand {
             values.person = who.person
             // 78 (EX_CONFIG) for the configuration and the command it names, as the other services.
             let deliveries: [History.Delivery]
+            let urlFrom: String
             let notifier: Notifier?
             do {
                 let configuration = try options.configuration(values)
+                urlFrom = configuration.notifyURL.source.description
                 // Checked before anything is due, as the command is: a wrong [notify] is said at every run.
                 notifier = try configuration.notifierSettings.map { settings throws(NotifyError) in try Notifier(settings) }
                 deliveries = try History.deliverReminders(HistoryEnvironment.process(configuration), command: configuration.reminderCommand.value)
@@ -60,7 +62,7 @@ struct RemindCommand: ParsableCommand {
                 guard let notifier, delivery.delivered else { continue }
                 let push = PushMessage.reminder(message: delivery.message, fields: delivery.fields,
                                                  person: deliveries.count > 1 ? delivery.person : nil)
-                if !notifier.deliver(push, what: "reminder") { failed = true }
+                if !notifier.deliver(push, what: "reminder", urlFrom: urlFrom) { failed = true }
             }
             if failed { throw ExitCode(1) }
         }

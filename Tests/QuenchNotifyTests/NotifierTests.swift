@@ -379,6 +379,8 @@ struct NotifierTests {
         let failed = try quench(["carer", "--notify"], at: "12:00", config: down)
         #expect(failed.status == 1 && failed.stderr.contains("the alert about Gran is not counted as sent: the next run sends it again"),
                 "\(failed.stdout)\(failed.stderr)")
+        // Where the URL that failed was set (a carer's trial: a leftover file took the alerts elsewhere; only config show told).
+        #expect(failed.stderr.contains("(notify.url from \(down):2)"), "\(failed.stderr)")
         #expect(!(try quench(["carer", "--json"], at: "12:01", config: good).stdout.contains("alert_sent_at")), "not shown as sent")
         let sent = try quench(["carer", "--notify"], at: "12:05", config: good)
         #expect(sent.status == 0 && sent.stdout.contains("carer's alert: Gran has had nothing to drink for 3 h 35 min") && server.requests.count == 1,
