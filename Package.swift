@@ -99,7 +99,7 @@ let package = Package(
         .target(name: "BluetoothLinux", dependencies: ["CBlueZ", "BluetoothWire", "GATT", "Threading"]),
         // A service's process: systemd's notify protocol, swift-log to standard error. quenchd, `quench`'s
         // services and quench-web share it; it knows nothing of Bluetooth or the web.
-        .target(name: "QuenchService", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        .target(name: "QuenchService", dependencies: ["Threading", .product(name: "Logging", package: "swift-log")]),
         .target(name: "QuenchGateway", dependencies: [
             "QuenchService", "QuenchCore", "QuenchSimulator", "QuenchStore", "BluetoothWire",
             "QuenchProfiles", "GATT", "BluetoothLinux", "Threading",
@@ -115,7 +115,7 @@ let package = Package(
                 swiftSettings: importedMembersOnly),
         // The executables' layer: the configuration becomes each library's inputs (the history's
         // environment, `config show`), so no library below depends on QuenchConfig.
-        .target(name: "QuenchComposition", dependencies: ["QuenchConfig", "QuenchHistory", "QuenchStore", "QuenchCore"],
+        .target(name: "QuenchComposition", dependencies: ["QuenchConfig", "QuenchHistory", "QuenchStore", "QuenchCore", "Threading"],
                 swiftSettings: importedMembersOnly),
         // MQTT through libmosquitto (Debian libmosquitto-dev), the Eclipse reference client:
         // MQTT 3.1.1 and 5, TLS, reconnects. `MQTT` is the only importer of CMosquitto.

@@ -3,6 +3,7 @@ import QuenchConfig
 import QuenchCore
 import QuenchHistory
 import QuenchStore
+import Threading
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,8 +24,7 @@ extension HistoryEnvironment {
         var environment = HistoryEnvironment(databasePath: configuration.database.value, now: now, units: configuration.units.value,
                                              color: color, variables: variables, person: configuration.person.value)
         environment.upgradeReport = { notice in
-            let program = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "quench"
-            var line = "\(program): \(notice)\n"
+            var line = "\(ProcessIdentity.programName): \(notice)\n"
             line.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
         }
         if configuration.person.value != nil, configuration.person.source != .commandLine {

@@ -22,8 +22,7 @@ public func configurationFailure(_ error: any Error) -> ExitCode {
 
 /// `PROGRAM: error: TEXT` on standard error, PROGRAM the executable's name.
 public func writeError(_ text: String) {
-    let program = CommandLine.arguments.first.flatMap { $0.split(separator: "/").last.map(String.init) } ?? "quench"
-    var line = Array("\(program): error: \(text)\n".utf8)
+    var line = Array("\(ProcessIdentity.programName): error: \(text)\n".utf8)
     _ = write(2, &line, line.count)
 }
 

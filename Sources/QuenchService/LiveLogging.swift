@@ -2,6 +2,7 @@
 import Glibc
 import Logging
 import Synchronization
+import Threading
 
 /// Logging for the live commands: swift-log to standard error at `level`
 /// (`trace` … `critical`; `QUENCH_LOG` when not given, else `info`).
@@ -21,14 +22,7 @@ public enum LiveLogging {
                 return h
             }
         }
-        return Logger(label: programName)
-    }
-
-    /// The running program's name (`quench`, `quenchd`, `quench-web`): what each log line is labelled with,
-    /// so a journal that holds them all says which one spoke.
-    static var programName: String {
-        guard let path = CommandLine.arguments.first, let name = path.split(separator: "/").last, !name.isEmpty else { return "quench" }
-        return String(name)
+        return Logger(label: ProcessIdentity.programName)
     }
 }
 #endif

@@ -8,6 +8,13 @@ public struct ProcessIdentity: Sendable, Hashable {
     public var pid: Int32
     public var started: Int64
 
+    /// This program's name as it was run (`quench`, `quenchd`, `quench-web`): what its messages and log
+    /// lines begin with, so a journal that holds them all says which one spoke.
+    public static var programName: String {
+        guard let path = CommandLine.arguments.first, let name = path.split(separator: "/").last, !name.isEmpty else { return "quench" }
+        return String(name)
+    }
+
     public static var current: ProcessIdentity {
         let pid = getpid()
         return ProcessIdentity(pid: pid, started: startTime(of: pid) ?? 0)
