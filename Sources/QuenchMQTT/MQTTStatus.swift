@@ -28,14 +28,12 @@ public struct MQTTStatus: Sendable, Encodable {
         let identity = try store.mqttIdentity()
         var (node, from) = NodeID.resolve(configured: configuredNode, database: identity.nodeID)
         if configuredNode != nil, let nodeIDFrom { from = nodeIDFrom }
-        let holder = try store.roleHolder(MQTTPublisher.role).flatMap { h in
-            ProcessIdentity.isRunning(pid: h.pid, started: h.started) ? "\(h.command) (pid \(h.pid)) since \(h.since.iso8601)" : nil
-        }
+        let running = try store.roleHolder(MQTTPublisher.role).flatMap { ProcessIdentity.isRunning(pid: $0.pid, started: $0.started) ? $0 : nil }
+        let holder = running.map { "\($0.command) (pid \($0.pid)) since \($0.since.iso8601)" }
         // Nothing configured here, and a publisher running under a node id of its own (`--node-id gwb`): its, not the
         // machine's id it would take (a carer's trial read 3716191affd8 beside a publisher that said gwb).
         // (`run` alone notes its node: a `sync` or `retire` holding the role is not that publisher.)
-        if configuredNode == nil, let holding = try store.roleHolder(MQTTPublisher.role), holder != nil, holding.command.hasPrefix("quench mqtt run"),
-           let published = identity.publishedNode, published != node {
+        if configuredNode == nil, running?.command.hasPrefix("quench mqtt run") == true, let published = identity.publishedNode, published != node {
             (node, from) = (published, "the running publisher")
         }
         return MQTTStatus(enabled: s.enabled, pending: s.pending, dropped: s.dropped, bound: s.bound, oldest: s.oldest?.iso8601,
