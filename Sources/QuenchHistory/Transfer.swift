@@ -232,16 +232,16 @@ extension History {
                 batch.removeAll(keepingCapacity: true)
                 legacy.removeAll(keepingCapacity: true)
             }
-            func add(_ event: IntakeEvent, legacyIdentity: String?) throws(HistoryError) {
+            func add(_ event: IntakeEvent, _ legacyIdentity: String?) throws(HistoryError) {
                 batch.append(event)
                 legacy.append(legacyIdentity)
                 report.events += 1
                 if batch.count == importBatchSize { try flush() }
             }
             if isJSON {
-                (report.goals, report.devices) = try readJSONExport(source, file: file, session: session, people: people, now: now, add: { (event, legacy) throws(HistoryError) in try add(event, legacyIdentity: legacy) })
+                (report.goals, report.devices) = try readJSONExport(source, file: file, session: session, people: people, now: now, add: add)
             } else {
-                try readCSV(source, file: file, people: people, now: now, localClock: localClock, add: { (event, legacy) throws(HistoryError) in try add(event, legacyIdentity: legacy) })
+                try readCSV(source, file: file, people: people, now: now, localClock: localClock, add: add)
             }
             try flush()
             try people.checkOnePerson(file: file)
@@ -426,7 +426,7 @@ struct AlikeRows {
     mutating func number(_ event: inout IntakeEvent) -> String {
         let base = event.identity
         let legacy = inFile.numbered(base, key: base)
-        event.identity = ofPerson.numbered(base, key: base + "|@" + Person.nameKey(event.person ?? ""))
+        event.identity = ofPerson.numbered(base, key: ImportSession.personal(base, person: event.person ?? ""))
         return legacy
     }
 

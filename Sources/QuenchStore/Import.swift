@@ -234,7 +234,8 @@ public final class ImportSession {
         }
     }
 
-    /// The staged row as `IntakeStore.event` decodes it, then its place and whether its identity was made from it.
+    /// The staged row as `IntakeStore.event` decodes it, then its place and, when its identity was made from it, the
+    /// identity an earlier version made.
     private static let stagedColumns = "id, identity, kind, ml, time, remaining_ml, source, device, trace_time, note, deleted, recorded_at, person, seq, legacy"
 
     /// A row from elsewhere is the same drink as one stored when its kind, time, device and mL match *for the same
@@ -251,7 +252,11 @@ public final class ImportSession {
         if try stored(legacy) { return nil }
         guard let name = event.person else { return event.identity }
         let formerNames = try db.all("SELECT a.name FROM person_alias a JOIN person p ON p.id = a.person WHERE p.name = ?", [name]) { row -> String in row[0] }
-        for former in formerNames where try stored(event.identity + "|@" + Person.nameKey(former)) { return nil }
-        return event.identity + "|@" + Person.nameKey(name)
+        for former in formerNames where try stored(personal(event.identity, person: former)) { return nil }
+        return personal(event.identity, person: name)
     }
+
+    /// `identity`, made from a row, as `name`'s own: `…|@anna` (`personalIdentity`; the import's alike rows are
+    /// numbered by it too).
+    public static func personal(_ identity: String, person name: String) -> String { identity + "|@" + Person.nameKey(name) }
 }
