@@ -151,7 +151,7 @@ extension History {
             "The gateway \(g.node.shownSafely(limit: 40))'s Bluetooth service (quenchd) has not been running since "
                 + "\(Self.wallClock(g.stoppedSince, today: report.at)): its bottles' drinks\(whose(g.people)) are not being recorded."
         }
-        let hub = hubLine(report)
+        let hub = report.hub.map { hubLine($0, at: report.at) }
         let unwatched = report.notWatched.isEmpty ? [] : [
             "No alert is set for \(report.notWatched.map { $0.shownSafely(limit: 40) }.joined(separator: ", ")): "
                 + "`quench person alert NAME 3h` sets one."]
@@ -179,6 +179,11 @@ extension History {
                     && c.now.secondsSince1970 - w.addedAt.secondsSince1970 <= CarerReport.newcomerDays * 86_400
             }.map(\.entry.person).sorted { $0.lowercased() < $1.lowercased() }
         }
+        // A hub that hears nobody: what it last heard of its gateways is stale, and not read.
+        if atHub, let problem = try hubProblem(c) {
+            report.hub = problem
+            return report
+        }
         let since = c.now.adding(-Double(CarerReport.reach) * 86_400)
         func people(_ node: String, sensorsOnly: Bool) throws(HistoryError) -> [String] {
             try c.run { (store) throws(StoreError) in try store.peopleHeard(through: node, since: since, sensorsOnly: sensorsOnly) }
@@ -190,10 +195,6 @@ extension History {
             .map { g throws(HistoryError) in
                 CarerReport.BluetoothGateway(node: g.node, stoppedSince: Format.localISO(g.since, c.calendar), people: try people(g.node, sensorsOnly: true))
             }
-        if atHub, let problem = try hubProblem(c) {
-            report.hub = problem
-            (report.gatewaysOffline, report.gatewaysWithoutBluetooth) = ([], [])  // as the hub last heard them: stale
-        }
         return report
     }
 
@@ -201,18 +202,15 @@ extension History {
     /// (`quench hub status`' last line).
     public static func hubProblemText(_ environment: HistoryEnvironment) throws(HistoryError) -> String? {
         let c = try environment.context(creating: false, everyone: true)
-        var report = CarerReport(at: Format.localISO(c.now, c.calendar), overdue: 0, people: [])
-        report.hub = try hubProblem(c)
-        return report.hub == nil ? nil : hubLine(report)
+        return try hubProblem(c).map { hubLine($0, at: Format.localISO(c.now, c.calendar)) }
     }
 
-    private static func hubLine(_ report: CarerReport) -> String? {
-        report.hub.map { h in
-            let since = h.since.map { " since " + Self.wallClock($0, today: report.at) } ?? ""
-            return h.problem == CarerReport.hubStopped
-                ? "The hub is not running (`quench hub run`, the quench-hub service): nothing logged at the gateways has reached this history\(since)."
-                : "The hub has been without the MQTT broker\(since): drinks logged at the gateways are not reaching this history."
-        }
+    /// The problem in a line, its time said as of `at` (ISO 8601 with offset).
+    private static func hubLine(_ h: CarerReport.HubProblem, at: String) -> String {
+        let since = h.since.map { " since " + Self.wallClock($0, today: at) } ?? ""
+        return h.problem == CarerReport.hubStopped
+            ? "The hub is not running (`quench hub run`, the quench-hub service): nothing logged at the gateways has reached this history\(since)."
+            : "The hub has been without the MQTT broker\(since): drinks logged at the gateways are not reaching this history."
     }
 
     /// Whether the hub's database is being kept now: a hub process holds it (its role, checked by pid and
