@@ -133,16 +133,23 @@ extension IntakeStore {
     @discardableResult
     public func noteAvailability(node: String, online: Bool?, at time: Timestamp) throws(StoreError) -> Bool {
         try write("noting whether gateway \(node.shownSafely(limit: 40)) is online") { db in
-            guard let online, try !Self.isOwnPublisher(node, db) else {
-                try db.run("DELETE FROM hub_node_availability WHERE node = ?", [node])
-                return online == nil
-            }
-            try db.run("""
-                INSERT INTO hub_node_availability (node, online, since) VALUES (?1, ?2, ?3)
-                ON CONFLICT (node) DO UPDATE SET online = excluded.online, since = excluded.since WHERE online <> excluded.online
-                """, [node, online, time.secondsSince1970])
-            return true
+            try Self.noteNodeWord(table: "hub_node_availability", column: "online", node: node, online, at: time, db) || online == nil
         }
+    }
+
+    /// A gateway's yes or no on a retained topic (its publisher online, its Bluetooth service running), kept with
+    /// when it was first said; nil (the topic cleared) or this database's own publisher: forgotten. Whether kept.
+    private static func noteNodeWord(table: String, column: String, node: String, _ word: Bool?, at time: Timestamp,
+                                     _ db: SQLiteConnection) throws -> Bool {
+        guard let word, try !isOwnPublisher(node, db) else {
+            try db.run("DELETE FROM \(table) WHERE node = ?", [node])
+            return false
+        }
+        try db.run("""
+            INSERT INTO \(table) (node, \(column), since) VALUES (?1, ?2, ?3)
+            ON CONFLICT (node) DO UPDATE SET \(column) = excluded.\(column), since = excluded.since WHERE \(column) <> excluded.\(column)
+            """, [node, word, time.secondsSince1970])
+        return true
     }
 
     /// Records what a gateway's publisher says of its Bluetooth service (`quench/NODE/gateway`: running or not), and
@@ -150,14 +157,7 @@ extension IntakeStore {
     /// this database's own publisher.
     public func noteGatewayBluetooth(node: String, running: Bool?, at time: Timestamp) throws(StoreError) {
         try write("noting whether gateway \(node.shownSafely(limit: 40))'s Bluetooth service runs") { db in
-            guard let running, try !Self.isOwnPublisher(node, db) else {
-                try db.run("DELETE FROM hub_gateway_bluetooth WHERE node = ?", [node])
-                return
-            }
-            try db.run("""
-                INSERT INTO hub_gateway_bluetooth (node, running, since) VALUES (?1, ?2, ?3)
-                ON CONFLICT (node) DO UPDATE SET running = excluded.running, since = excluded.since WHERE running <> excluded.running
-                """, [node, running, time.secondsSince1970])
+            _ = try Self.noteNodeWord(table: "hub_gateway_bluetooth", column: "running", node: node, running, at: time, db)
         }
     }
 
@@ -306,12 +306,9 @@ extension IntakeStore {
             try hold(identity, event, deletionOfAll: (estimates?.0 ?? 0) > 1, db)
         }
         if let (count, live, mean) = estimates, count > 1 {
-            let deleted = try deletedKeepingLocal(drink, gateways: !(mean != nil && (live ?? 0) > 0), db)
-            if let mean, (live ?? 0) > 0 {
-                try db.run("UPDATE intake_event SET ml = round(?, 2), deleted = ? WHERE identity = ?", [mean, deleted, drink])
-            } else {
-                try db.run("UPDATE intake_event SET deleted = ? WHERE identity = ?", [deleted, drink])
-            }
+            let liveMean = (live ?? 0) > 0 ? mean : nil
+            let deleted = try deletedKeepingLocal(drink, gateways: liveMean == nil, db)
+            try db.run("UPDATE intake_event SET ml = coalesce(round(?1, 2), ml), deleted = ?2 WHERE identity = ?3", [liveMean, deleted, drink])
         }
     }
 
@@ -362,7 +359,9 @@ extension IntakeStore {
             }
             return
         }
-        let exists = try db.first("SELECT 1 FROM intake_event WHERE identity = ?", [identity]) { _ in true } ?? false
+        // Whether it is held, and deleted so.
+        let held = try db.first("SELECT deleted FROM intake_event WHERE identity = ?", [identity]) { row -> Bool in row[0] }
+        let exists = held != nil
         // Their person by name, or by a name they had before a rename here (the gateway has not been told);
         // someone the hub does not know is added with a new event (a change to one held leaves its person).
         let person = try event.person.flatMap { (name) throws -> Person? in
@@ -373,9 +372,7 @@ extension IntakeStore {
             _ = try insertRows([event], keepingIDs: false, db)
             return
         }
-        event.deleted = deletionOfAll
-            ? try db.first("SELECT deleted FROM intake_event WHERE identity = ?", [identity], { row -> Bool in row[0] }) ?? event.deleted
-            : try deletedKeepingLocal(identity, gateways: event.deleted, db)
+        event.deleted = deletionOfAll ? held ?? event.deleted : try deletedKeepingLocal(identity, gateways: event.deleted, db)
         try db.run("""
             UPDATE intake_event SET kind = ?, ml = ?, time = ?, remaining_ml = ?, note = ?, deleted = ?, person = coalesce(?, person)
             WHERE identity = ?
