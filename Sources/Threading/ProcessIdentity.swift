@@ -15,6 +15,11 @@ public struct ProcessIdentity: Sendable, Hashable {
         return String(name)
     }
 
+    /// The process `pid` now, with its start time; nil when there is none.
+    public static func of(_ pid: Int32) -> ProcessIdentity? {
+        startTime(of: pid).map { ProcessIdentity(pid: pid, started: $0) }
+    }
+
     public static var current: ProcessIdentity {
         let pid = getpid()
         return ProcessIdentity(pid: pid, started: startTime(of: pid) ?? 0)

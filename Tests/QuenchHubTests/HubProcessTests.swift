@@ -5,7 +5,6 @@ import QuenchCore
 import QuenchStore
 import QuenchTestSupport
 import Testing
-@testable import Threading
 
 /// Issue 25: two gateways (`quench mqtt run`) and a hub (`quench hub run`) as
 /// processes on a real mosquitto, each killed with SIGKILL in the middle of a
@@ -158,19 +157,12 @@ struct HubProcessTests {
         #expect(bothSaid, "\(saidThen)")
         #expect(try runQuench(["carer", "--db", hubPath]).stdout.contains(": its bottles' drinks (Ada) are not being recorded."))
         // The kitchen's quenchd starts (a process holds its gateway role): its line goes; killed, it comes back.
-        let quenchd = Process()
-        quenchd.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        quenchd.arguments = ["120"]
-        try quenchd.run()
-        defer { if quenchd.isRunning { quenchd.terminate() } }
-        let started = try #require(ProcessIdentity.startTime(of: quenchd.processIdentifier))
-        _ = try gateways[0].store.claimRole("gateway", ProcessHolder(pid: quenchd.processIdentifier, started: started, command: "quenchd",
-                                                                   since: .wallClockNow)) { _ in false }
+        let quenchd = try RoleHolderStandIn(role: "gateway", in: gateways[0].store)
         #expect(Self.waitFor(seconds: 15) {
             let said = try runQuench(["carer", "--db", hubPath]).stdout
             return !said.contains("The gateway kitchen's \(noBluetooth)") && said.contains("The gateway bedroom's \(noBluetooth)")
         }, "the kitchen's quenchd runs")
-        kill(quenchd.processIdentifier, SIGKILL)
+        quenchd.kill9()
         #expect(Self.waitFor(seconds: 15) { try runQuench(["carer", "--db", hubPath]).stdout.contains("The gateway kitchen's \(noBluetooth)") },
                 "killed: said again within seconds")
 

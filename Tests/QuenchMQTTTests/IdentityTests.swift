@@ -9,7 +9,7 @@ import QuenchStore
 import QuenchTestSupport
 import Synchronization
 import Testing
-@testable import Threading
+import Threading
 
 /// Log lines kept for a test to read (the takeover warning).
 struct CapturedLog: LogHandler {
@@ -364,16 +364,10 @@ struct IdentityTests {
 
         // A gateway killed writes nothing: its bottles go offline within seconds all the same (a carer trial saw
         // a minute, the states' interval, while the docs said "as soon as the gateway's process is gone").
-        let gateway = Process()
-        gateway.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        gateway.arguments = ["60"]
-        try gateway.run()
-        defer { if gateway.isRunning { gateway.terminate() } }
-        let started = try #require(ProcessIdentity.startTime(of: gateway.processIdentifier))
-        _ = try store.claimRole("gateway", ProcessHolder(pid: gateway.processIdentifier, started: started, command: "quenchd", since: .wallClockNow)) { _ in false }
+        let gateway = try RoleHolderStandIn(role: "gateway", in: store)
         Thread.sleep(forTimeInterval: 1)
         #expect(subscriber.last("quench/testpi/gateway")?.payload == Array("online".utf8))
-        kill(gateway.processIdentifier, SIGKILL)
+        gateway.kill9()
         let killed = Date()
         #expect(subscriber.waitFor(seconds: 10) { subscriber.last("quench/testpi/gateway")?.payload == Array("offline".utf8) }, "offline once killed")
         #expect(Date().timeIntervalSince(killed) < 5, "within seconds: \(Date().timeIntervalSince(killed)) s")
