@@ -242,14 +242,21 @@ import Testing
                 && night.contains("Alert about me sent 13:00; not acknowledged."), "\(night)")
     }
 
-    @Test("an alert nobody acknowledges is sent again each time the threshold passes once more, once each; acknowledged, it stops until their next waking hours")
-    func anUnacknowledgedAlertIsSentAgain() throws {
+    /// A history with `name` alone, who drank 200 mL at 09:00 (identity `name-9`, lower-cased) and is flagged after
+    /// 3 h without a drink; and the carer's timer's run at an hour of the test's clock.
+    static func watched(_ name: String) throws
+        -> (folder: TemporaryFolder, store: IntakeStore, person: Person, deliver: (Double) throws -> [History.CarerDelivery]) {
         let folder = try TemporaryFolder()
         let store = try IntakeStore(path: folder.path + "/q.sqlite")
-        let gran = try store.addPerson(name: "Gran")
-        _ = try store.addManual(ml: 200, at: Self.at(9), note: nil, identity: "gran-9", person: gran.id)
-        try store.setPersonAlert(id: gran.id, afterMinutes: 180)
-        func deliver(_ hour: Double) throws -> [History.CarerDelivery] { try History.deliverCarerAlerts(Self.environment(folder, hour)) }
+        let person = try store.addPerson(name: name)
+        _ = try store.addManual(ml: 200, at: Self.at(9), note: nil, identity: name.lowercased() + "-9", person: person.id)
+        try store.setPersonAlert(id: person.id, afterMinutes: 180)
+        return (folder, store, person, { hour in try History.deliverCarerAlerts(Self.environment(folder, hour)) })
+    }
+
+    @Test("an alert nobody acknowledges is sent again each time the threshold passes once more, once each; acknowledged, it stops until their next waking hours")
+    func anUnacknowledgedAlertIsSentAgain() throws {
+        let (folder, store, gran, deliver) = try Self.watched("Gran")
 
         #expect(try deliver(12.5).first?.fields["sends"] == "1")
         #expect(try deliver(14.9).isEmpty)
@@ -316,12 +323,7 @@ import Testing
     /// one is. (The morning shift heard of the resident already seen to, and not of the one nobody had seen, 17 h without a
     /// drink, until the next multiple of the threshold: a carer trial.) Not counted as a threshold: the repeats go on.
     @Test func anUnacknowledgedAlertIsToldAgainWhenTheNextWakingHoursBegin() throws {
-        let folder = try TemporaryFolder()
-        let store = try IntakeStore(path: folder.path + "/q.sqlite")
-        let bob = try store.addPerson(name: "Bob")
-        _ = try store.addManual(ml: 200, at: Self.at(9), note: nil, identity: "bob-9", person: bob.id)
-        try store.setPersonAlert(id: bob.id, afterMinutes: 180)
-        func deliver(_ hour: Double) throws -> [History.CarerDelivery] { try History.deliverCarerAlerts(Self.environment(folder, hour)) }
+        let (folder, store, _, deliver) = try Self.watched("Bob")
         #expect(try deliver(12.5).first?.fields["sends"] == "1")
         #expect(try deliver(21.5).first?.fields["sends"] == "4")
         #expect(try deliver(24 + 7.9).isEmpty, "asleep")
