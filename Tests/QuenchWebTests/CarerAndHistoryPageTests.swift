@@ -285,11 +285,14 @@ struct CarerAndHistoryPageTests {
             #expect(try await FamilyPageTests.intake(browser) == before)
             // A time before the day start (04:00) is yesterday's drink: said which day, not left to vanish from today's ring.
             _ = try await browser.run("document.getElementById('custom-time').value = '03:00'; document.getElementById('custom-amount').value = '200'; return true")
+            let loadedBefore = try await browser.run("return document.body.dataset.loaded") as? String ?? ""
             try await browser.click("#quick-add button[type=submit]")
             let countsFor = #"return /^Added 200 mL at 03:00 \(it counts for \w+day \d+ \w+, whose day runs until your day starts\)$/.test(document.getElementById('edit-status').textContent)"#
             let waited = try await browser.waitUntil(countsFor)
             let addStatus = try await browser.run("return document.getElementById('edit-status').textContent") as? String
             #expect(waited != nil, "\(addStatus ?? "")")
+            // The add is said before the page is drawn again: its rows are waited for, or the tap below lands on one redrawn.
+            #expect(try await browser.waitUntil("return document.body.dataset.loaded !== '\(loadedBefore)'") != nil, "drawn again")
             #expect(try await FamilyPageTests.intake(browser) == before, "not today's")
             // A drink moved to a time to come is said in the page's words, and nothing changes.
             _ = try await browser.run("document.getElementById('custom-amount').value = ''; return true")

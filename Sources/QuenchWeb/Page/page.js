@@ -161,7 +161,7 @@ function showToday(today, state) {
   $("ring").classList.remove("loading");
   $("ring").setAttribute("aria-label", volume(intake) + " of " + volume(goal) + ", " + percent + " percent");
   const paceText = $("pace");
-  $("day-name").textContent = day ? new Date(today.date + "T12:00:00Z").toLocaleDateString("en-GB", { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" }) : "Today";
+  $("day-name").textContent = day ? longDay(today.date) : "Today";
   $("earlier-day").href = pageLink({ date: shiftDay(today.date, -1) });
   $("back-to-today").hidden = !day;
   // No later day than today: "Today" leads there.
@@ -674,7 +674,7 @@ async function act(action, body, who = person, before = null) {
   const note = report.event.note ? " (" + report.event.note + ")" : "";
   // A time before the day start counts for the day before: said, or it is missing from today's ring without a word.
   const elsewhere = action === "add" && !day && report.event.day && report.event.day !== currentDay
-    ? " (it counts for " + new Date(report.event.day + "T12:00:00Z").toLocaleDateString("en-GB", { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" })
+    ? " (it counts for " + longDay(report.event.day)
       + ", whose day runs until your day starts)" : "";
   const pouredAway = action === "edit" && body.kind === "pour";
   said(to ? "Gave " + describe(report.event, to) + " to " + to + note
