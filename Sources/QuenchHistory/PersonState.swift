@@ -62,6 +62,9 @@ public struct PersonState: Sendable, Encodable, Equatable {
     /// sent (ISO 8601), nil when none was; open until a carer acknowledges it or they drink.
     public var carerAlertSentAt: String? = nil
     public var carerAlertOpen: Bool = false
+    /// The household's zone (IANA): the times above are in it. The page's household and carer views
+    /// fetch no day, and read "today" in the phone's own zone without it.
+    public var timeZone: String = ""
 }
 
 extension History {
@@ -116,7 +119,8 @@ extension History {
             lastReminderAt: remind.lastReminderAt, reminderReason: remind.reason, reminderDue: verdict.due,
             stillToDrinkMl: (max(0, today.goalMl - today.intakeMl) * 10).rounded() / 10, lifetimeMl: (lifetime * 10).rounded() / 10,
             units: c.units.rawValue, quickAmounts: quickAmounts(units: c.units.rawValue), bottles: bottles,
-            carerAlertSentAt: alert.map { Format.localISO($0.raisedAt, c.calendar) }, carerAlertOpen: alert.map { $0.acknowledgedAt == nil } ?? false)
+            carerAlertSentAt: alert.map { Format.localISO($0.raisedAt, c.calendar) }, carerAlertOpen: alert.map { $0.acknowledgedAt == nil } ?? false,
+            timeZone: c.calendar.timeZone.identifier)
     }
 
     /// A person's intake from `from` until `until`, summed as a day's total is.

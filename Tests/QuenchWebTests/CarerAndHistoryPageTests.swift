@@ -49,6 +49,9 @@ struct CarerAndHistoryPageTests {
         #expect(try store.raiseCarerAlert(person: bobID, lastDrink: CarerAlert.noDrink, at: .wallClockNow.adding(-26 * 3600)))
 
         try await WebDriver.session { browser in
+            // A phone whose own zone is a day away from the household's: "today" is the household's (the
+            // card read Gran's alert of two hours ago as "Monday 30 November 13:05" from 00:00 to 03:00 UTC).
+            try await browser.timeZone(WebFixture.zoneADayAway(from: fixture.zone))
             try await browser.open(server.url + "/?view=carer")
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             // Gran, over her 2 h: first, marked, and said. Bob has none in 7 h since his adding; `me` drank 40 min ago.

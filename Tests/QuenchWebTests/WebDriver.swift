@@ -59,6 +59,11 @@ final class WebDriver: Sendable {
                                                        "params": ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600]])
     }
 
+    /// The phone's own time zone (IANA), as its settings would have it: the household's may be another.
+    func timeZone(_ identifier: String) async throws {
+        try await command("POST", "/goog/cdp/execute", ["cmd": "Emulation.setTimezoneOverride", "params": ["timezoneId": identifier]])
+    }
+
     /// The whole page, not only the viewport: the viewport stretched to the document for the shot.
     func fullPageScreenshot(to path: String, width: Int) async throws -> [UInt8] {
         let height = try await run("return Math.ceil(document.documentElement.scrollHeight)") as? Int ?? 1000

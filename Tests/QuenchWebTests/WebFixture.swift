@@ -23,6 +23,15 @@ final class WebFixture: Sendable {
         return (offset == 0 ? "Etc/UTC" : "Etc/GMT\(offset > 0 ? "-" : "+")\(abs(offset))", offset)
     }
 
+    /// A zone whose date is not the fixture's at `hour` (15:00 unless said) in `zone`: a phone set elsewhere
+    /// (a visitor's, or one never set), whose "today" is another day than the household's.
+    static func zoneADayAway(from zone: String) -> String {
+        // 15:00 at UTC+o is 01:00 the next day at UTC+(o+10), and 23:00 the day before at UTC+(o−16).
+        let offset = zone == "Etc/UTC" ? 0 : (zone.hasPrefix("Etc/GMT-") ? 1 : -1) * (Int(zone.dropFirst(8)) ?? 0)
+        let away = offset <= 4 ? offset + 10 : offset - 16
+        return away == 0 ? "Etc/UTC" : "Etc/GMT\(away > 0 ? "-" : "+")\(abs(away))"
+    }
+
     let folder: String
     let database: String
     let zone: String

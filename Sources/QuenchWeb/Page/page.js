@@ -569,6 +569,9 @@ async function refresh() {
     showView(pageView());
     try {
       const people = await getJSON("household");
+      // The household's zone, before anything is drawn: at 00:05 UTC, 13:05 in a zone nine hours
+      // behind read "Monday 30 November 13:05" on the household view, today's date taken in the phone's zone.
+      if (people[0] && people[0].time_zone) zone = people[0].time_zone;
       // Several people and nobody chosen: the household is the page; `?view=carer`: the carer's.
       const view = pageView(people);
       const carer = view === "carer", household = view === "household";
