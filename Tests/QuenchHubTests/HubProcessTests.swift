@@ -18,11 +18,27 @@ struct HubProcessTests {
     final class Running {
         let arguments: [String]
         var process: Process?
+        /// What it printed, across its restarts: read when a test fails (the hub's log once went unkept).
+        let log: String
+        private let folder: TemporaryFolder
         init(_ arguments: [String]) throws {
             self.arguments = arguments
+            folder = try TemporaryFolder("quench-hub-process")
+            log = folder.file("output.log")
             try start()
         }
-        func start() throws { process = try startQuench(arguments) }
+        func start() throws {
+            if !FileManager.default.fileExists(atPath: log) { _ = FileManager.default.createFile(atPath: log, contents: nil) }
+            let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+            try output.seekToEnd()
+            try output.write(contentsOf: Data("--- started: quench \(arguments.joined(separator: " "))\n".utf8))
+            process = try startQuench(arguments, output: output, errorLog: log)
+        }
+        /// The last lines it printed, for a failure's message.
+        func tail(_ lines: Int = 60) -> String {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            return "\(arguments.prefix(2).joined(separator: " ")) (\(log)):\n" + text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+        }
         func kill9() { signal(SIGKILL) }
         /// Stopped as the service stops it (SIGTERM): a publisher says `offline` as it goes.
         func stop() { signal(SIGTERM) }
@@ -117,7 +133,12 @@ struct HubProcessTests {
 
         let want = try expected()
         #expect(want.count == 150)
-        #expect(Self.waitFor(seconds: 60) { try Self.contents(hubPath) == want }, "the hub holds what the gateways hold")
+        let whole = Self.waitFor(seconds: 60) { try Self.contents(hubPath) == want }
+        #expect(whole, "the hub holds what the gateways hold")
+        if !whole {
+            print(([hub] + runs).map { $0.tail() }.joined(separator: "\n\n"))
+            print(try runQuench(["hub", "status", "--db", hubPath]).stdout)
+        }
         let got = try Self.contents(hubPath)
         let missing = want.keys.filter { got[$0] == nil }.sorted()
         let differing = want.keys.filter { got[$0] != nil && got[$0] != want[$0] }.sorted()

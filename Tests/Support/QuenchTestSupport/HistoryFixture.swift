@@ -107,7 +107,8 @@ public func runQuench(_ arguments: [String], environment extra: [String: String]
 /// Starts `executable` with pipes for its output; `stdin` (when given) is
 /// written to its standard input, which is then closed.
 public func startQuench(_ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil,
-                 executable: String? = quenchBinary, directory: String? = nil, output: FileHandle? = nil) throws -> Process {
+                 executable: String? = quenchBinary, directory: String? = nil, output: FileHandle? = nil,
+                 errorLog: String? = nil) throws -> Process {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable!)
     process.arguments = arguments
@@ -119,7 +120,15 @@ public func startQuench(_ arguments: [String], environment extra: [String: Strin
     for (k, v) in extra { environment[k] = v }
     process.environment = environment
     process.standardOutput = output ?? Pipe()
-    process.standardError = Pipe()
+    // A log file for a process that runs long: a pipe nobody reads fills at 64 KiB, and its writer stops.
+    if let errorLog {
+        if !FileManager.default.fileExists(atPath: errorLog) { _ = FileManager.default.createFile(atPath: errorLog, contents: nil) }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: errorLog))
+        try handle.seekToEnd()
+        process.standardError = handle
+    } else {
+        process.standardError = Pipe()
+    }
     let input = stdin.map { _ in Pipe() }
     if let input { process.standardInput = input }
     try process.run()
