@@ -67,13 +67,32 @@ public enum GatewayMessages {
     }
 
     /// One message of a gateway's answer: its events as of its change `through`,
-    /// `part` of `parts`.
+    /// `part` of `parts`. `hub`, `fromSeq` and `whole` are nil in a gateway's before they were said.
     public struct Answer: Sendable {
         public var databaseID: String
         public var through: Int64
         public var part: Int
         public var parts: Int
         public var events: [IntakeEvent]
+        /// The hub that asked (its database id): another hub on the broker reads the answer too, and took
+        /// it for one to its own request, and a gap of its own for had.
+        public var hub: String? = nil
+        /// The change the events start from (0: every event).
+        public var fromSeq: Int64? = nil
+        /// Every event the gateway holds, not only those changed from `fromSeq`.
+        public var whole: Bool? = nil
+    }
+
+    /// What a gateway answers with: its change `through`, the events, and whether they are all it holds.
+    public struct AnswerContent: Sendable {
+        public var through: Int64
+        public var whole: Bool
+        public var events: [IntakeEvent]
+        public init(through: Int64, whole: Bool, events: [IntakeEvent]) {
+            self.through = through
+            self.whole = whole
+            self.events = events
+        }
     }
 
     private struct AnswerPayload: Codable {
@@ -82,14 +101,19 @@ public enum GatewayMessages {
         var part: Int
         var parts: Int
         var events: [EventRecord]
+        var hub: String?
+        var fromSeq: Int64?
+        var whole: Bool?
     }
 
-    /// The answer to a request, in messages of `answerBatch` events (one, empty, when there are none).
-    public static func answer(databaseID: String, through: Int64, events: [IntakeEvent]) -> [String] {
+    /// The answer to `request`, in messages of `answerBatch` events (one, empty, when there are none).
+    public static func answer(databaseID: String, to request: Request, _ content: AnswerContent) -> [String] {
+        let events = content.events
         let batches = stride(from: 0, to: max(events.count, 1), by: answerBatch).map { Array(events[$0..<min($0 + answerBatch, events.count)]) }
         return batches.enumerated().map { i, batch in
-            History.json(AnswerPayload(databaseId: databaseID, through: through, part: i + 1, parts: batches.count,
-                                       events: batch.map(EventRecord.init)))
+            History.json(AnswerPayload(databaseId: databaseID, through: content.through, part: i + 1, parts: batches.count,
+                                       events: batch.map(EventRecord.init), hub: request.hub,
+                                       fromSeq: content.whole ? 0 : request.fromSeq(answering: databaseID), whole: content.whole))
         }
     }
 
@@ -97,13 +121,16 @@ public enum GatewayMessages {
         let a = try decode(AnswerPayload.self, payload, "an answer")
         try checkDatabaseID(a.databaseId)
         try checkSeq(a.through, "through")
+        if let hub = a.hub { try checkDatabaseID(hub, field: "hub") }
+        if let fromSeq = a.fromSeq { try checkSeq(fromSeq, "from_seq") }
         guard a.parts >= 1, a.parts <= 1_000_000, a.part >= 1, a.part <= a.parts else {
             throw .invalidArgument("part \(a.part) of \(a.parts) is not a part of a whole")
         }
         guard a.events.count <= answerBatch else { throw .invalidArgument("events: more than \(answerBatch) in one message") }
         var events: [IntakeEvent] = []
         for (i, record) in a.events.enumerated() { events.append(try checked(record, now: now, field: "events[\(i)]")) }
-        return Answer(databaseID: a.databaseId, through: a.through, part: a.part, parts: a.parts, events: events)
+        return Answer(databaseID: a.databaseId, through: a.through, part: a.part, parts: a.parts, events: events,
+                      hub: a.hub, fromSeq: a.fromSeq, whole: a.whole)
     }
 
     // MARK: - Claims on connected bottles (HandOverRule)

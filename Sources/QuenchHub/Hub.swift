@@ -51,6 +51,10 @@ public final class Hub {
 
     /// A gateway is asked again at most this often (seconds).
     public var askInterval = 5.0
+    /// A gateway still lacking something is asked again this often (seconds): a request or its answer
+    /// lost (the gateway restarting as it came, its queue full) was otherwise asked again only at the next gap.
+    public var askAgainInterval = 30.0
+    private var lastLookForMissing = ContinuousClock.now
 
     public init(settings: MQTTSettings, databasePath: String, logger: Logger) throws(MQTTSetupError) {
         self.settings = settings
@@ -196,7 +200,8 @@ public final class Hub {
             refuse(message, error)
             return
         }
-        guard answer.databaseID != databaseID else { return }
+        // Its own database's answer (the hub's history published for Home Assistant), or one to another hub on the broker.
+        guard answer.databaseID != databaseID, answer.hub == nil || answer.hub == databaseID else { return }
         // Parts come in order (one publisher, QoS 1); a part missing leaves the gateway to be asked again.
         let expected = answer.part == 1 ? 1 : answerParts[answer.databaseID] ?? 0
         guard answer.part == expected else {
@@ -209,7 +214,7 @@ public final class Hub {
         do {
             let whole = answer.part == answer.parts
             let applied = try store.applyGatewaySnapshot(databaseID: answer.databaseID, node: node, through: answer.through,
-                                                         events: answer.events, complete: whole)
+                                                         events: answer.events, complete: whole, fromSeq: answer.fromSeq, whole: answer.whole)
             report.answersApplied += applied
             if whole {
                 logger.info("a gateway's answer applied", metadata: ["node": "\(node)", "through": "\(answer.through)"])
@@ -313,13 +318,21 @@ public final class Hub {
     /// hub lacks of the database it last heard there (every event, for one it
     /// has not heard, or that is another database now).
     private func askWhoIsDue() throws(MQTTError) {
+        if ContinuousClock.now - lastLookForMissing >= .seconds(askAgainInterval) {
+            lastLookForMissing = .now
+            // Not those offline: their publishers' sessions are clean, and a request to one would be lost.
+            let offline = Set(((try? store.offlineGateways()) ?? []).map(\.node))
+            for gateway in (try? store.hubGateways()) ?? [] where gateway.missing && !offline.contains(gateway.node) { toAsk.insert(gateway.node) }
+        }
         guard let client, !toAsk.isEmpty else { return }
         let gateways = (try? store.hubGateways()) ?? []
         for node in toAsk.sorted() {
             if let last = asked[node], ContinuousClock.now - last < .seconds(askInterval) { continue }
             // The database last heard at that node (a restored one has an id of its own).
             let known = gateways.filter { $0.node == node }.max { $0.seenAt < $1.seenAt }
-            let request = GatewayMessages.Request(hub: databaseID, fromSeq: known.map { $0.throughSeq + 1 } ?? 0, databaseID: known?.databaseID)
+            // Everything while its whole history has not come: what it held before its first change is in none.
+            let request = GatewayMessages.Request(hub: databaseID, fromSeq: known.map { $0.wholeHistory ? $0.throughSeq + 1 : 0 } ?? 0,
+                                                  databaseID: known?.databaseID)
             try client.publish(topic: Topics(settings, nodeID: node).syncRequests, payload: Array(GatewayMessages.request(request).utf8),
                                qos: 1, retain: false)
             asked[node] = .now

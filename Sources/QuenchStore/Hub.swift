@@ -38,11 +38,16 @@ public struct HubGateway: Sendable, Hashable, Encodable {
     public var highestSeq: Int64
     public var applied: Int64
     public var seenAt: Timestamp
+    /// Whether the hub has had every event the gateway held, from an answer with all of them: its changes
+    /// tell only what changed once its publisher ran, so what it held before comes in no change.
+    public var wholeHistory: Bool
 
-    /// Changes between `throughSeq` and `highestSeq` the hub has not had.
-    public var missing: Bool { highestSeq > throughSeq }
+    /// Changes between `throughSeq` and `highestSeq` the hub has not had, or the history from before them.
+    public var missing: Bool { highestSeq > throughSeq || !wholeHistory }
 
-    private enum CodingKeys: String, CodingKey { case databaseID = "databaseId", node, throughSeq, highestSeq, applied, seenAt, missing }
+    private enum CodingKeys: String, CodingKey {
+        case databaseID = "databaseId", node, throughSeq, highestSeq, applied, seenAt, missing, wholeHistory
+    }
 
     /// As every JSON the commands print: a time in ISO 8601 (it was `{"seconds_since1970": …}`).
     public func encode(to encoder: any Encoder) throws {
@@ -54,6 +59,7 @@ public struct HubGateway: Sendable, Hashable, Encodable {
         try c.encode(applied, forKey: .applied)
         try c.encode(seenAt.iso8601, forKey: .seenAt)
         try c.encode(missing, forKey: .missing)
+        try c.encode(wholeHistory, forKey: .wholeHistory)
     }
 }
 
@@ -80,12 +86,16 @@ extension IntakeStore {
     /// Part of a gateway's recent history as of its change `through` (its answer to
     /// the hub's request): each event is applied unless the hub holds a later
     /// change to it. With the answer's last part (`complete`), every change up to
-    /// `through` counts as had.
+    /// `through` counts as had, when the answer starts at or before the first the hub
+    /// lacks (`fromSeq`; nil from a gateway that did not say); `whole`: every event it
+    /// holds (nil, from a gateway that did not say: taken as so, or it is asked forever).
     public func applyGatewaySnapshot(databaseID: String, node: String, through: Int64, events: [IntakeEvent], complete: Bool,
-                                     at now: Timestamp = .wallClockNow) throws(StoreError) -> Int {
+                                     fromSeq: Int64? = nil, whole: Bool? = nil, at now: Timestamp = .wallClockNow) throws(StoreError) -> Int {
         try checkIntake(events, "applying a gateway's \(events.count) events")
         return try write("applying a gateway's \(events.count) events") { db in
-            try Self.noteGateway(databaseID, node: node, seq: through, at: now, db)
+            // Only the last part says how far the answer goes: an earlier one noting `through` let a lost
+            // later part leave the change `through` itself never asked for again.
+            try Self.noteGateway(databaseID, node: node, seq: nil, at: now, db)
             var applied = 0
             for event in events {
                 try Self.noteSensorDrink(event, from: databaseID, db)
@@ -93,10 +103,18 @@ extension IntakeStore {
             }
             try db.run("UPDATE hub_gateway SET applied = applied + ? WHERE database_id = ?", [Int64(applied), databaseID])
             if complete {
-                // The gateway's own word on its latest change: a number above it came from
-                // before its database was restored from a backup, or was never its.
-                try db.run("UPDATE hub_gateway SET through_seq = max(through_seq, ?1), highest_seq = max(through_seq, ?1) WHERE database_id = ?2",
-                           [through, databaseID])
+                let whole = whole ?? true
+                let had = try db.first("SELECT through_seq FROM hub_gateway WHERE database_id = ?", [databaseID]) { row -> Int64 in row[0] } ?? 0
+                if whole || (fromSeq ?? 0) <= had + 1 {
+                    // The gateway's own word on its latest change: a number above it came from before its database
+                    // was restored from a backup, or was never its (one kept would be asked for forever). Its answer
+                    // comes after every change it sent before it, on one connection: none it sent is above it.
+                    try db.run("""
+                        UPDATE hub_gateway SET through_seq = max(through_seq, ?1), highest_seq = max(through_seq, ?1),
+                            whole_history = max(whole_history, ?3)
+                        WHERE database_id = ?2
+                        """, [through, databaseID, whole])
+                }
             }
             return applied
         }
@@ -235,9 +253,11 @@ extension IntakeStore {
     /// The gateways the hub has heard, by node.
     public func hubGateways() throws(StoreError) -> [HubGateway] {
         try read("reading the hub's gateways") { db in
-            try db.all("SELECT database_id, node, through_seq, highest_seq, applied, seen_at FROM hub_gateway ORDER BY node, database_id") { row in
+            try db.all("""
+                SELECT database_id, node, through_seq, highest_seq, applied, seen_at, whole_history FROM hub_gateway ORDER BY node, database_id
+                """) { row in
                 HubGateway(databaseID: row[0], node: row[1], throughSeq: row[2], highestSeq: row[3], applied: row[4],
-                           seenAt: Timestamp(secondsSince1970: row[5]))
+                           seenAt: Timestamp(secondsSince1970: row[5]), wholeHistory: row[6])
             }
         }
     }
@@ -266,13 +286,15 @@ extension IntakeStore {
                    [event.time.secondsSince1970, databaseID])
     }
 
-    /// Records that `seq` was seen from the gateway: `through_seq` moves on only
-    /// when nothing is missing before it.
-    static func noteGateway(_ databaseID: String, node: String, seq: Int64, at now: Timestamp, _ db: SQLiteConnection) throws {
+    /// Records that the gateway was heard, and `seq` seen from it: `through_seq` moves on
+    /// only when nothing is missing before it. A gateway first heard here has not given
+    /// its whole history (`whole_history` 0).
+    static func noteGateway(_ databaseID: String, node: String, seq: Int64?, at now: Timestamp, _ db: SQLiteConnection) throws {
         try db.run("""
-            INSERT INTO hub_gateway (database_id, node, through_seq, highest_seq, applied, seen_at) VALUES (?1, ?2, 0, ?3, 0, ?4)
+            INSERT INTO hub_gateway (database_id, node, through_seq, highest_seq, applied, seen_at, whole_history) VALUES (?1, ?2, 0, ?3, 0, ?4, 0)
             ON CONFLICT (database_id) DO UPDATE SET node = excluded.node, highest_seq = max(highest_seq, ?3), seen_at = excluded.seen_at
-            """, [databaseID, node, seq, now.secondsSince1970])
+            """, [databaseID, node, seq ?? 0, now.secondsSince1970])
+        guard let seq else { return }
         try db.run("UPDATE hub_gateway SET through_seq = ? WHERE database_id = ? AND through_seq = ? - 1", [seq, databaseID, seq])
     }
 

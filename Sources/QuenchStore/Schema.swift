@@ -535,6 +535,13 @@ enum Schema {
                 INSERT INTO mqtt_outbox (identity, change, at) VALUES (NEW.identity, 'changed', (julianday('now') - 2440587.5) * 86400.0);
             END;
             """),
+        // Whether the hub has had a gateway's whole history: its changes tell only what changed after its publisher
+        // first started, so a gateway first heard through them lacked, at the hub, every drink from before (a CI run:
+        // a gateway's first 20 drinks, "none missing"). Until a whole answer came, the hub asks it for everything.
+        // Every gateway known before is asked once for everything too: one that lacked its history gets it.
+        Migration(identifier: "v28: whether the hub has had each gateway's whole history", sql: """
+            ALTER TABLE hub_gateway ADD COLUMN whole_history INTEGER NOT NULL DEFAULT 0 CHECK (whole_history IN (0, 1));
+            """),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

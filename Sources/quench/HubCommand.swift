@@ -105,8 +105,10 @@ struct HubCommand: ParsableCommand {
                 return
             }
             for g in gateways {
-                let missing = g.missing ? "; changes \(g.throughSeq + 1)–\(g.highestSeq) asked for" : ""
-                print("\(g.node) (database \(g.databaseID)): \(g.applied) changes applied; none missing up to its change \(g.throughSeq)\(missing); last heard \(g.seenAt.iso8601)")
+                let gap = g.highestSeq > g.throughSeq ? "; changes \(g.throughSeq + 1)–\(g.highestSeq) asked for" : ""
+                let had = g.wholeHistory ? "none missing up to its change \(g.throughSeq)"
+                    : "its whole history asked for (what it held before its changes came here is in none of them)"
+                print("\(g.node) (database \(g.databaseID)): \(g.applied) changes applied; \(had)\(gap); last heard \(g.seenAt.iso8601)")
             }
             if let problem = try History.hubProblemText(store.environment()) { print(problem) }
         }

@@ -95,24 +95,60 @@ struct HubStoreTests {
         #expect(try s.offlineGateways().map(\.node) == ["east"])
     }
 
+    /// Each gateway's "through highest whole missing".
+    func numbers(_ s: IntakeStore) throws -> [String] {
+        try s.hubGateways().map { "\($0.throughSeq) \($0.highestSeq) \($0.wholeHistory) \($0.missing)" }
+    }
+
     @Test("a gateway's numbers: all through the last without a gap; a gap is missing until an answer covers it")
     func gapsAndAnswers() throws {
         let s = try store()
+        _ = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 0, events: [], complete: true, fromSeq: 0, whole: true)
         _ = try s.applyGatewayChanges([change(1, sip("a")), change(2, sip("b"))])
-        #expect(try s.hubGateways().map { "\($0.throughSeq) \($0.highestSeq) \($0.missing)" } == ["2 2 false"])
+        #expect(try numbers(s) == ["2 2 true false"])
         _ = try s.applyGatewayChanges([change(5, sip("e"))])
-        #expect(try s.hubGateways().map { "\($0.throughSeq) \($0.highestSeq) \($0.missing)" } == ["2 5 true"])
+        #expect(try numbers(s) == ["2 5 true true"])
         // The answer, as of change 6: c and d (3, 4), e as it is now; b's later change (7) already came.
         _ = try s.applyGatewayChanges([change(7, sip("b", ml: 90))])
-        let first = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 6, events: [sip("c"), sip("d")], complete: false)
+        let first = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 6, events: [sip("c"), sip("d")], complete: false,
+                                               fromSeq: 3, whole: false)
         #expect(first == 2)
-        #expect(try s.hubGateways().first?.throughSeq == 2, "not complete yet")
-        let last = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 6, events: [sip("e", ml: 60), sip("b", ml: 80)], complete: true)
+        #expect(try numbers(s) == ["2 7 true true"], "not complete yet: not even its own number noted (a lost last part would hide it)")
+        let last = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 6, events: [sip("e", ml: 60), sip("b", ml: 80)],
+                                              complete: true, fromSeq: 3, whole: false)
         #expect(last == 1, "b's change 7 is newer than the answer")
-        #expect(try s.hubGateways().first?.throughSeq == 6)
+        // The gateway's word: through 6, and nothing above it (b's 7 is applied, its number not counted; it is not asked for).
+        #expect(try numbers(s) == ["6 6 true false"])
         #expect(try held(s) == ["a": "100.0 false Ada", "b": "90.0 false Ada", "c": "100.0 false Ada", "d": "100.0 false Ada", "e": "60.0 false Ada"])
         // A change the answer covered, arriving after it, is a repeat.
         #expect(try s.applyGatewayChanges([change(3, sip("c", ml: 10))]) == [.repeated])
+        // An answer that starts past what the hub has (to an earlier request, or another hub's) covers no gap of its own.
+        _ = try s.applyGatewayChanges([change(12, sip("f"))])
+        _ = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 12, events: [sip("f")], complete: true, fromSeq: 11, whole: false)
+        #expect(try numbers(s) == ["6 12 true true"], "changes 7–11 still asked for")
+        _ = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 12, events: [sip("b", ml: 90), sip("f")], complete: true,
+                                       fromSeq: 7, whole: false)
+        #expect(try numbers(s) == ["12 12 true false"])
+    }
+
+    @Test("a gateway first heard through its changes has not given what it held before them: its whole history is missing until it comes")
+    func wholeHistoryOfAGatewayFirstHeardThroughItsChanges() throws {
+        let s = try store()
+        // Its publisher started after its first drinks (old1, old2): its changes number only what came after.
+        _ = try s.applyGatewayChanges([change(1, sip("new1", at: 60)), change(2, sip("new2", at: 120))])
+        #expect(try numbers(s) == ["2 2 false true"], "no gap, yet not all (a CI run's hub lacked a gateway's first 20 drinks, 'none missing')")
+        // An answer from change 3 on (what an earlier hub would have asked) leaves it so.
+        _ = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 2, events: [], complete: true, fromSeq: 3, whole: false)
+        #expect(try numbers(s) == ["2 2 false true"])
+        // Its whole history: the drinks from before its changes, once each.
+        let whole = [sip("old1"), sip("old2", at: 30), sip("new1", at: 60), sip("new2", at: 120)]
+        _ = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 2, events: whole, complete: true, fromSeq: 0, whole: true)
+        #expect(try numbers(s) == ["2 2 true false"])
+        #expect(try held(s) == ["old1": "100.0 false Ada", "old2": "100.0 false Ada", "new1": "100.0 false Ada", "new2": "100.0 false Ada"])
+        // An answer from a gateway that did not say whether it is whole is taken as whole (else it would be asked forever).
+        _ = try s.applyGatewayChanges([change(1, sip("x"), database: "gw2")])
+        _ = try s.applyGatewaySnapshot(databaseID: "gw2", node: "bedroom", through: 1, events: [sip("x")], complete: true)
+        #expect(try s.hubGateways().first { $0.databaseID == "gw2" }?.missing == false)
     }
 
     @Test("two gateways' events side by side, their people added by name; a refused batch applies nothing")
