@@ -321,15 +321,18 @@ public final class Hub {
         if ContinuousClock.now - lastLookForMissing >= .seconds(askAgainInterval) {
             lastLookForMissing = .now
             // Not those offline: their publishers' sessions are clean, and a request to one would be lost.
+            // The database last heard at each node only: one it replaced (restored from a backup) answers no more.
             let offline = Set(((try? store.offlineGateways()) ?? []).map(\.node))
-            for gateway in (try? store.hubGateways()) ?? [] where gateway.missing && !offline.contains(gateway.node) { toAsk.insert(gateway.node) }
+            for gateway in HubGateway.current((try? store.hubGateways()) ?? []) where gateway.missing && !offline.contains(gateway.node) {
+                toAsk.insert(gateway.node)
+            }
         }
         guard let client, !toAsk.isEmpty else { return }
         let gateways = (try? store.hubGateways()) ?? []
         for node in toAsk.sorted() {
             if let last = asked[node], ContinuousClock.now - last < .seconds(askInterval) { continue }
             // The database last heard at that node (a restored one has an id of its own).
-            let known = gateways.filter { $0.node == node }.max { $0.seenAt < $1.seenAt }
+            let known = HubGateway.current(gateways).first { $0.node == node }
             // Everything while its whole history has not come: what it held before its first change is in none.
             let request = GatewayMessages.Request(hub: databaseID, fromSeq: known.map { $0.wholeHistory ? $0.throughSeq + 1 : 0 } ?? 0,
                                                   databaseID: known?.databaseID)

@@ -45,6 +45,12 @@ public struct HubGateway: Sendable, Hashable, Encodable {
     /// Changes between `throughSeq` and `highestSeq` the hub has not had, or the history from before them.
     public var missing: Bool { highestSeq > throughSeq || !wholeHistory }
 
+    /// The database last heard at each node, by node: one it replaced (restored from a backup, a new
+    /// card) answers no more, and is not asked.
+    public static func current(_ gateways: [HubGateway]) -> [HubGateway] {
+        Dictionary(gateways.map { ($0.node, $0) }, uniquingKeysWith: { $0.seenAt >= $1.seenAt ? $0 : $1 }).values.sorted { $0.node < $1.node }
+    }
+
     private enum CodingKeys: String, CodingKey {
         case databaseID = "databaseId", node, throughSeq, highestSeq, applied, seenAt, missing, wholeHistory
     }

@@ -104,11 +104,17 @@ struct HubCommand: ParsableCommand {
                 print("no gateway heard yet (quench hub run listens for them)")
                 return
             }
+            let current = Set(HubGateway.current(gateways).map(\.databaseID))
             for g in gateways {
-                let gap = g.highestSeq > g.throughSeq ? "; changes \(g.throughSeq + 1)–\(g.highestSeq) asked for" : ""
-                let had = g.wholeHistory ? "none missing up to its change \(g.throughSeq)"
-                    : "its whole history asked for (what it held before its changes came here is in none of them)"
-                print("\(g.node) (database \(g.databaseID)): \(g.applied) changes applied; \(had)\(gap); last heard \(g.seenAt.iso8601)")
+                let state: String
+                if !current.contains(g.databaseID) {
+                    state = "another database is at this node now, and this one is not asked"
+                } else {
+                    let gap = g.highestSeq > g.throughSeq ? "; changes \(g.throughSeq + 1)–\(g.highestSeq) asked for" : ""
+                    state = (g.wholeHistory ? "none missing up to its change \(g.throughSeq)"
+                        : "its whole history asked for (what it held before its changes came here is in none of them)") + gap
+                }
+                print("\(g.node) (database \(g.databaseID)): \(g.applied) changes applied; \(state); last heard \(g.seenAt.iso8601)")
             }
             if let problem = try History.hubProblemText(store.environment()) { print(problem) }
         }

@@ -411,6 +411,15 @@ struct HubProcessTests {
         #expect(Self.waitFor(seconds: 30) { let held = try Self.contents(hubPath); return now.allSatisfy { held[$0.key] == $0.value } },
                 "every event the restored gateway holds, as it holds it (the first drink's edit undone)")
         #expect(try IntakeStore(path: hubPath).hubGateways().count == 2, "the restored history is another database")
+        // The one it replaced is not asked (for a whole history it would never give), and hub status says so.
+        let restoredID = try store.mqttIdentity().databaseID
+        let settled = Self.waitFor(seconds: 15) {
+            let status = try runQuench(["hub", "status", "--db", hubPath]).stdout
+            return status.contains("another database is at this node now, and this one is not asked")
+                && status.contains("(database \(restoredID)): ") && !status.contains("asked for")
+        }
+        let status = try runQuench(["hub", "status", "--db", hubPath]).stdout
+        #expect(settled, "\(status)")
         // What came after the backup and was not restored stays at the hub: it did happen, and the hub heard it.
         #expect(try Self.contents(hubPath).count == 10)
         _ = (publisher, hub)
