@@ -38,7 +38,7 @@ public enum HistoryInput {
     /// A daily goal: a volume (a bare number in `defaultUnit`) within `goalML`. A
     /// bare number out of range was most likely meant in another unit: `2` → `2l`.
     public static func goal(_ text: String, defaultUnit: VolumeUnit?) throws(HistoryError) -> Double {
-        let (number, unit) = try split(text)
+        let (number, unit) = try split(text, example: defaultUnit == nil ? volumeExample : nil)
         let meant = unit.isEmpty ? unitsThatFit(number, within: goalML) : nil
         if unit.isEmpty, defaultUnit == nil { throw .invalidAmount(text, reason: "give a unit: " + (meant ?? "such as 2l or 68oz")) }
         let ml = try volume(text, defaultUnit: defaultUnit)
@@ -53,11 +53,12 @@ public enum HistoryInput {
     /// `250ml`, `250 mL`, `0.5l`, `8oz`, `68 oz`, `8 fl oz`; a bare number is
     /// in `defaultUnit`, and refused without one (a drink of "250" could be mL or oz).
     public static func volume(_ text: String, defaultUnit: VolumeUnit?) throws(HistoryError) -> Double {
-        let (number, unit) = try split(text)
+        // Without units of their own, "a bare number is in your units" was said, and "250" then refused (a Home Assistant trial).
+        let (number, unit) = try split(text, example: defaultUnit == nil ? volumeExample : nil)
         let ml: Double
         switch unit {
         case "":
-            guard let defaultUnit else { throw .invalidAmount(text, reason: "give a unit: " + (unitsThatFit(number) ?? "such as 250ml, 0.5l or 8oz")) }
+            guard let defaultUnit else { throw .invalidAmount(text, reason: "give a unit: " + (unitsThatFit(number) ?? volumeExample)) }
             ml = defaultUnit.millilitres(number)
         case "ml", "mls", "millilitre", "millilitres", "milliliter", "milliliters": ml = number
         case "cl": ml = number * 10
@@ -147,6 +148,9 @@ public enum HistoryInput {
 
     /// A number and its unit; `example` is what the caller takes, said when there is no number
     /// (a duration was told "such as 250ml").
+    /// What a volume that must carry its unit looks like.
+    static let volumeExample = "such as 250ml, 0.5l or 8oz"
+
     private static func split(_ text: String, example: String? = nil) throws(HistoryError) -> (Double, String) {
         let trimmed = text.trimmingSpaces()
         let numberEnd = trimmed.firstIndex { !($0.isNumber || $0 == "." || $0 == "-" || $0 == "+" || $0 == "e") } ?? trimmed.endIndex

@@ -65,6 +65,10 @@ public struct PersonState: Sendable, Encodable, Equatable {
     /// The household's zone (IANA): the times above are in it. The page's household and carer views
     /// fetch no day, and read "today" in the phone's own zone without it.
     public var timeZone: String = ""
+
+    /// A volume as the state says it, to a tenth of a mL: 8 oz is 236.5882365 mL, and Home Assistant's
+    /// intake read 1336.5882365 beside a lifetime of 454.9 (a trial).
+    public static func tenth(_ ml: Double) -> Double { (ml * 10).rounded() / 10 }
 }
 
 extension History {
@@ -109,7 +113,7 @@ extension History {
             person: person, personId: c.personID ?? 0, date: today.date, dayStart: Format.localISO(c.calendar.start(of: c.today), c.calendar),
             dayEnd: Format.localISO(c.calendar.start(of: CivilDay(number: c.today.number + 1)), c.calendar),
             lastReset: Format.localISO(c.calendar.start(of: c.today), c.calendar),
-            intakeMl: today.intakeMl, intakeSinceResetMl: today.intakeMl, goalMl: today.goalMl, progressPercent: (today.intakeMl / today.goalMl * 1000).rounded() / 10,
+            intakeMl: PersonState.tenth(today.intakeMl), intakeSinceResetMl: PersonState.tenth(today.intakeMl), goalMl: today.goalMl, progressPercent: (today.intakeMl / today.goalMl * 1000).rounded() / 10,
             // To 10 mL: the pace moves with the clock, and each new value is a row in Home Assistant's recorder
             // (to the tenth of a mL it was one every 30 s, ~1 700 a day per person); 10 mL is a few an hour.
             // The goal itself once the pace reaches it (the window closed): 1,892.7 mL to 10 mL read 63.9 of a 64.0 fl oz goal.
@@ -117,7 +121,7 @@ extension History {
             behind: remind.behind, behindByMl: (remind.behindByMl / 10).rounded() * 10,
             lastSipAt: today.lastSipAt,
             lastReminderAt: remind.lastReminderAt, reminderReason: remind.reason, reminderDue: verdict.due,
-            stillToDrinkMl: (max(0, today.goalMl - today.intakeMl) * 10).rounded() / 10, lifetimeMl: (lifetime * 10).rounded() / 10,
+            stillToDrinkMl: PersonState.tenth(max(0, today.goalMl - today.intakeMl)), lifetimeMl: PersonState.tenth(lifetime),
             units: c.units.rawValue, quickAmounts: quickAmounts(units: c.units.rawValue), bottles: bottles,
             carerAlertSentAt: alert.map { Format.localISO($0.raisedAt, c.calendar) }, carerAlertOpen: alert.map { $0.acknowledgedAt == nil } ?? false,
             timeZone: c.calendar.timeZone.identifier)

@@ -359,8 +359,8 @@ public final class MQTTPublisher {
         s.lastReset = reset.1
         if reset.0 != start {
             do {
-                s.intakeSinceResetMl = try History.intake(person: state.personId, from: reset.0,
-                                                          until: Timestamp(iso8601: state.dayEnd) ?? now.adding(86_400), in: store)
+                s.intakeSinceResetMl = PersonState.tenth(try History.intake(person: state.personId, from: reset.0,
+                                                                            until: Timestamp(iso8601: state.dayEnd) ?? now.adding(86_400), in: store))
             } catch {
                 // The day's, as before: counted twice at worst, never lost.
                 logger.error("cannot read the intake since the held last_reset", metadata: ["error": "\(error)"])

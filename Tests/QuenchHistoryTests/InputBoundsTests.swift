@@ -220,6 +220,16 @@ import Testing
         #expect(try abs(HistoryInput.goal("68", defaultUnit: .usFluidOunce) - 2011.0) < 0.1)
     }
 
+    /// Not a number: "a bare number is in your units" only where one is (a Home Assistant trial typed 250 next, and was told to give a unit).
+    @Test func notANumberSaysWhetherABareNumberIsTaken() {
+        #expect(described { _ = try HistoryInput.volume("lots", defaultUnit: .ml) }
+                == "invalid amount 'lots': expected a number, such as 250ml (a bare number is in your units)")
+        #expect(described { _ = try HistoryInput.volume("lots", defaultUnit: nil) }
+                == "invalid amount 'lots': expected a number followed by a unit, such as 250ml, 0.5l or 8oz")
+        #expect(described { _ = try HistoryInput.goal("lots", defaultUnit: nil) }
+                == "invalid amount 'lots': expected a number followed by a unit, such as 250ml, 0.5l or 8oz")
+    }
+
     @Test func anAmountIsFinite() {
         #expect(described { _ = try HistoryInput.volume("1e308l", defaultUnit: nil) } == "invalid amount '1e308l': too large to be an amount")
         #expect(described { _ = try HistoryInput.volume("1e307 oz", defaultUnit: nil) } == "invalid amount '1e307 oz': too large to be an amount")

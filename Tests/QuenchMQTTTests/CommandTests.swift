@@ -115,6 +115,9 @@ struct RemoteCommandTests {
         #expect(done.refusal == nil && done.result.topic == topic + "/result" && !done.result.retain)
         #expect(done.result.payload.contains(#""ok":true"#) && done.result.payload.contains(#""id":"h1""#), "\(done.result.payload)")
         #expect(try store.events().map(\.identity) == ["mqtt|h1"])
+        // The state's volumes to a tenth of a mL, as its lifetime was (Home Assistant showed 236.5882365 beside 236.6).
+        let after = try #require(try History.personStates(env).first)
+        #expect(after.intakeMl == 236.6 && after.intakeSinceResetMl == 236.6 && after.lifetimeMl == 236.6, "\(after)")
         let refused = try #require(RemoteCommands.handle(topic: topic, payload: Array(#"{"id":"h2","action":"add","amount":"lots"}"#.utf8),
                                                          states: states, environment: env, topics: topics, now: .wallClockNow))
         #expect(refused.refusal?.contains("lots") == true && refused.result.payload.contains(#""ok":false"#))

@@ -186,6 +186,16 @@ struct HomeAssistantTests {
         let current = try ha.states()
         #expect(named.subtracting(current.keys).isEmpty, "the card names entities Home Assistant does not have: \(named.subtracting(current.keys).sorted())")
 
+        // Its automation for a reminder: the entity it names is there, and Home Assistant's check_config takes it.
+        let automation = try #require(docs.components(separatedBy: "<!-- automation -->\n```yaml\n").dropFirst().first?.components(separatedBy: "```").first)
+        let triggering = Set(automation.matches(of: /\bbinary_sensor\.[a-z0-9_]+/).map { String($0.output) })
+        #expect(!triggering.isEmpty && triggering.subtracting(current.keys).isEmpty, "\(triggering) not in \(current.keys.sorted())")
+        let checked = try TemporaryFolder("quench-ha-check")
+        try ("homeassistant:\n  name: check\n" + automation).write(toFile: checked.file("configuration.yaml"), atomically: true, encoding: .utf8)
+        let check = try runProgram(HomeAssistant.venv + "/bin/hass", ["--script", "check_config", "-c", checked.path])
+        #expect(check.status == 0 && !(check.stdout + check.stderr).contains("ERROR") && !(check.stdout + check.stderr).contains("Invalid"),
+                "\(check.stdout)\(check.stderr)")
+
         // The docs' screenshot, when asked for (QUENCH_HA_SCREENSHOTS=FOLDER; not in CI).
         if let shots = ProcessInfo.processInfo.environment["QUENCH_HA_SCREENSHOTS"] {
             try ha.screenshot(card: card, to: shots + "/homeassistant-card.png")
