@@ -101,16 +101,22 @@ extension IntakeStore {
         return try write("applying a gateway's \(events.count) events") { db in
             // Only the last part says how far the answer goes: an earlier one noting `through` let a lost
             // later part leave the change `through` itself never asked for again.
+            let had = try db.first("SELECT through_seq FROM hub_gateway WHERE database_id = ?", [databaseID]) { row -> Int64 in row[0] } ?? 0
             try Self.noteGateway(databaseID, node: node, seq: nil, at: now, db)
+            // A whole answer to a hub that has had every change it numbered (asked for what came before them, or
+            // once after the upgrade to v28): what the hub holds of it is as those changes left it, an edit made
+            // at the hub included; only what it lacks is added. Else each event is as the gateway has it now.
+            let onlyLacking = whole == true && had >= through
             var applied = 0
             for event in events {
                 try Self.noteSensorDrink(event, from: databaseID, db)
-                if try Self.apply(event.identity, event, from: databaseID, as: through, unlessHeld: { $0 > through }, db) { applied += 1 }
+                if try Self.apply(event.identity, event, from: databaseID, as: through, unlessHeld: { onlyLacking || $0 > through }, db) {
+                    applied += 1
+                }
             }
             try db.run("UPDATE hub_gateway SET applied = applied + ? WHERE database_id = ?", [Int64(applied), databaseID])
             if complete {
                 let whole = whole ?? true
-                let had = try db.first("SELECT through_seq FROM hub_gateway WHERE database_id = ?", [databaseID]) { row -> Int64 in row[0] } ?? 0
                 if whole || (fromSeq ?? 0) <= had + 1 {
                     // The gateway's own word on its latest change: a number above it came from before its database
                     // was restored from a backup, or was never its (one kept would be asked for forever). Its answer

@@ -145,6 +145,19 @@ struct HubStoreTests {
         _ = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 2, events: whole, complete: true, fromSeq: 0, whole: true)
         #expect(try numbers(s) == ["2 2 true false"])
         #expect(try held(s) == ["old1": "100.0 false Ada", "old2": "100.0 false Ada", "new1": "100.0 false Ada", "new2": "100.0 false Ada"])
+        // Once more (as after the upgrade to v28, which asks every gateway once): an amount mended at the hub stays,
+        // for the hub has had every change the gateway numbered; a drink it lacked is added.
+        let mended = try #require(try s.events(EventQuery(includeDeleted: true)).first { $0.identity == "old1" })
+        _ = try s.editEvent(id: try #require(mended.id), ml: 180, time: nil, note: nil)
+        _ = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 2, events: whole + [sip("old0", at: -30)], complete: true,
+                                       fromSeq: 0, whole: true)
+        #expect(try held(s) == ["old0": "100.0 false Ada", "old1": "180.0 false Ada", "old2": "100.0 false Ada", "new1": "100.0 false Ada",
+                                "new2": "100.0 false Ada"])
+        // Behind the gateway (its change 3 never came), the whole answer is the gateway's word on each event.
+        _ = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 3, events: whole.map { e in var e = e; e.ml = 90; return e },
+                                       complete: true, fromSeq: 0, whole: true)
+        #expect(try held(s)["old1"] == "90.0 false Ada" && held(s)["new2"] == "90.0 false Ada")
+        #expect(try numbers(s).first == "3 3 true false")
         // An answer from a gateway that did not say whether it is whole is taken as whole (else it would be asked forever).
         _ = try s.applyGatewayChanges([change(1, sip("x"), database: "gw2")])
         _ = try s.applyGatewaySnapshot(databaseID: "gw2", node: "bedroom", through: 1, events: [sip("x")], complete: true)
