@@ -77,10 +77,15 @@ public enum GatewayMessages {
         /// The hub that asked (its database id): another hub on the broker reads the answer too, and took
         /// it for one to its own request, and a gap of its own for had.
         public var hub: String? = nil
-        /// The change the events start from (0: every event).
+        /// The change the hub asked from, as the gateway took it (0: everything; also when the hub asked
+        /// about another database).
         public var fromSeq: Int64? = nil
-        /// Every event the gateway holds, not only those changed from `fromSeq`.
+        /// Every event the gateway holds, not only those changed from `fromSeq` (asked for everything, or
+        /// the changes asked from are no longer known there).
         public var whole: Bool? = nil
+
+        /// Whether it answers `hub`: one naming none is a gateway's from before answers named the hub.
+        public func isFor(hub: String) -> Bool { self.hub == nil || self.hub == hub }
     }
 
     /// What a gateway answers with: its change `through`, the events, and whether they are all it holds.
@@ -113,7 +118,7 @@ public enum GatewayMessages {
         return batches.enumerated().map { i, batch in
             History.json(AnswerPayload(databaseId: databaseID, through: content.through, part: i + 1, parts: batches.count,
                                        events: batch.map(EventRecord.init), hub: request.hub,
-                                       fromSeq: content.whole ? 0 : request.fromSeq(answering: databaseID), whole: content.whole))
+                                       fromSeq: request.fromSeq(answering: databaseID), whole: content.whole))
         }
     }
 

@@ -38,7 +38,7 @@ public enum HistoryInput {
     /// A daily goal: a volume (a bare number in `defaultUnit`) within `goalML`. A
     /// bare number out of range was most likely meant in another unit: `2` → `2l`.
     public static func goal(_ text: String, defaultUnit: VolumeUnit?) throws(HistoryError) -> Double {
-        let (number, unit) = try split(text, example: defaultUnit == nil ? volumeExample : nil)
+        let (number, unit) = try split(text, example: defaultUnit == nil ? "such as 2l or 68oz" : nil)
         let meant = unit.isEmpty ? unitsThatFit(number, within: goalML) : nil
         if unit.isEmpty, defaultUnit == nil { throw .invalidAmount(text, reason: "give a unit: " + (meant ?? "such as 2l or 68oz")) }
         let ml = try volume(text, defaultUnit: defaultUnit)
@@ -146,11 +146,11 @@ public enum HistoryInput {
         return minutes
     }
 
-    /// A number and its unit; `example` is what the caller takes, said when there is no number
-    /// (a duration was told "such as 250ml").
     /// What a volume that must carry its unit looks like.
     static let volumeExample = "such as 250ml, 0.5l or 8oz"
 
+    /// A number and its unit; `example` is what the caller takes, said when there is no number
+    /// (a duration was told "such as 250ml").
     private static func split(_ text: String, example: String? = nil) throws(HistoryError) -> (Double, String) {
         let trimmed = text.trimmingSpaces()
         let numberEnd = trimmed.firstIndex { !($0.isNumber || $0 == "." || $0 == "-" || $0 == "+" || $0 == "e") } ?? trimmed.endIndex

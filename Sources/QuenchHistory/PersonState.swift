@@ -113,11 +113,11 @@ extension History {
             person: person, personId: c.personID ?? 0, date: today.date, dayStart: Format.localISO(c.calendar.start(of: c.today), c.calendar),
             dayEnd: Format.localISO(c.calendar.start(of: CivilDay(number: c.today.number + 1)), c.calendar),
             lastReset: Format.localISO(c.calendar.start(of: c.today), c.calendar),
-            intakeMl: PersonState.tenth(today.intakeMl), intakeSinceResetMl: PersonState.tenth(today.intakeMl), goalMl: today.goalMl, progressPercent: (today.intakeMl / today.goalMl * 1000).rounded() / 10,
+            intakeMl: PersonState.tenth(today.intakeMl), intakeSinceResetMl: PersonState.tenth(today.intakeMl), goalMl: PersonState.tenth(today.goalMl), progressPercent: (today.intakeMl / today.goalMl * 1000).rounded() / 10,
             // To 10 mL: the pace moves with the clock, and each new value is a row in Home Assistant's recorder
             // (to the tenth of a mL it was one every 30 s, ~1 700 a day per person); 10 mL is a few an hour.
             // The goal itself once the pace reaches it (the window closed): 1,892.7 mL to 10 mL read 63.9 of a 64.0 fl oz goal.
-            paceMl: remind.paceMl >= today.goalMl ? today.goalMl : (remind.paceMl / 10).rounded() * 10,
+            paceMl: remind.paceMl >= today.goalMl ? PersonState.tenth(today.goalMl) : (remind.paceMl / 10).rounded() * 10,
             behind: remind.behind, behindByMl: (remind.behindByMl / 10).rounded() * 10,
             lastSipAt: today.lastSipAt,
             lastReminderAt: remind.lastReminderAt, reminderReason: remind.reason, reminderDue: verdict.due,

@@ -55,6 +55,12 @@ public final class Hub {
     /// lost (the gateway restarting as it came, its queue full) was otherwise asked again only at the next gap.
     public var askAgainInterval = 30.0
     private var lastLookForMissing = ContinuousClock.now
+    /// How long an answer (its next part) is waited for before the gateway is asked again (seconds).
+    public var answerWait = 60.0
+    /// When each node was asked, or last sent a part of its answer, while the rest is awaited.
+    private var awaiting: [String: ContinuousClock.Instant] = [:]
+    /// Whether the hub knew each database answering before its answer's first part (by database id).
+    private var answerFromKnown: [String: Bool] = [:]
 
     public init(settings: MQTTSettings, databasePath: String, logger: Logger) throws(MQTTSetupError) {
         self.settings = settings
@@ -92,6 +98,8 @@ public final class Hub {
         let every = Topics(settings, nodeID: "+")
         for topic in [every.events, every.answers, every.availability, every.gateway] { try c.subscribe(topic, qos: 1) }
         client = c
+        // Asked on a connection gone: asked again on this one, not waited for.
+        awaiting.removeAll()
         publishedRoster = nil
         rosterVersion = nil
         report.connections += 1
@@ -158,7 +166,8 @@ public final class Hub {
                 // hub's own publisher (for Home Assistant) is no gateway: neither noted nor asked.
                 do {
                     let isGateway = try store.noteAvailability(node: node, online: message.payload.isEmpty ? nil : online, at: .wallClockNow)
-                    if online, isGateway { toAsk.insert(node) }
+                    // (Back online, it answers nothing it was asked before: not awaited.)
+                    if online, isGateway { toAsk.insert(node); awaiting[node] = nil }
                 } catch {
                     if online { toAsk.insert(node) }
                     logger.error("cannot note a gateway's availability", metadata: ["node": "\(node)", "error": "\(error)"])
@@ -185,8 +194,8 @@ public final class Hub {
             for outcome in outcomes {
                 if outcome == .applied { report.applied += 1 } else { report.repeated += 1 }
             }
-            // A gap in a gateway's numbers: ask it for what is missing.
-            for gateway in try store.hubGateways() where gateway.missing { toAsk.insert(gateway.node) }
+            // A gap in a gateway's numbers, or its history from before them: ask it for what is missing.
+            toAsk.formUnion(try HubGateway.lacking(store.hubGateways(), online: store.onlineGatewayNodes()))
         } catch {
             // Not acknowledged to anyone but the broker: asked for again at the next start.
             logger.error("cannot store gateways' changes", metadata: ["error": "\(error)", "changes": "\(changes.count)"])
@@ -201,26 +210,38 @@ public final class Hub {
             return
         }
         // Its own database's answer (the hub's history published for Home Assistant), or one to another hub on the broker.
-        guard answer.databaseID != databaseID, answer.hub == nil || answer.hub == databaseID else { return }
+        guard answer.databaseID != databaseID, answer.isFor(hub: databaseID) else { return }
         // Parts come in order (one publisher, QoS 1); a part missing leaves the gateway to be asked again.
         let expected = answer.part == 1 ? 1 : answerParts[answer.databaseID] ?? 0
         guard answer.part == expected else {
             logger.warning("a gateway's answer came without its earlier parts; asking again", metadata: ["node": "\(node)"])
             answerParts[answer.databaseID] = nil
+            awaiting[node] = nil
             toAsk.insert(node)
             return
         }
-        answerParts[answer.databaseID] = answer.part == answer.parts ? nil : answer.part + 1
+        if answer.part == 1 { answerFromKnown[answer.databaseID] = ((try? store.hubGateways()) ?? []).contains { $0.databaseID == answer.databaseID } }
+        let last = answer.part == answer.parts
         do {
-            let whole = answer.part == answer.parts
             let applied = try store.applyGatewaySnapshot(databaseID: answer.databaseID, node: node, through: answer.through,
-                                                         events: answer.events, complete: whole, fromSeq: answer.fromSeq, whole: answer.whole)
+                                                         events: answer.events, complete: last, fromSeq: answer.fromSeq, whole: answer.whole,
+                                                         knownBefore: answerFromKnown[answer.databaseID] ?? true)
             report.answersApplied += applied
-            if whole {
+            answerParts[answer.databaseID] = last ? nil : answer.part + 1
+            // Still coming: not asked again meanwhile (a whole history asked for again every 5 s was sent again each time).
+            awaiting[node] = last ? nil : .now
+            if last {
+                answerFromKnown[answer.databaseID] = nil
                 logger.info("a gateway's answer applied", metadata: ["node": "\(node)", "through": "\(answer.through)"])
+                // What it still lacks (the changes between what it had and a whole answer): asked for next.
+                if try HubGateway.lacking(store.hubGateways(), online: store.onlineGatewayNodes()).contains(node) { toAsk.insert(node) }
             }
         } catch {
+            // Its later parts are refused (their earlier one missing): the last would have counted this one's events as had.
             logger.error("cannot store a gateway's answer", metadata: ["node": "\(node)", "error": "\(error)"])
+            answerParts[answer.databaseID] = nil
+            answerFromKnown[answer.databaseID] = nil
+            awaiting[node] = nil
             toAsk.insert(node)
         }
     }
@@ -321,16 +342,16 @@ public final class Hub {
         if ContinuousClock.now - lastLookForMissing >= .seconds(askAgainInterval) {
             lastLookForMissing = .now
             // Not those offline: their publishers' sessions are clean, and a request to one would be lost.
-            // The database last heard at each node only: one it replaced (restored from a backup) answers no more.
-            let offline = Set(((try? store.offlineGateways()) ?? []).map(\.node))
-            for gateway in HubGateway.current((try? store.hubGateways()) ?? []) where gateway.missing && !offline.contains(gateway.node) {
-                toAsk.insert(gateway.node)
+            if let gateways = try? store.hubGateways(), let online = try? store.onlineGatewayNodes() {
+                toAsk.formUnion(HubGateway.lacking(gateways, online: online))
             }
         }
         guard let client, !toAsk.isEmpty else { return }
         let gateways = (try? store.hubGateways()) ?? []
         for node in toAsk.sorted() {
             if let last = asked[node], ContinuousClock.now - last < .seconds(askInterval) { continue }
+            // An answer on its way (asked, or a part come, within `answerWait`): not asked again yet.
+            if let since = awaiting[node], ContinuousClock.now - since < .seconds(answerWait) { continue }
             // The database last heard at that node (a restored one has an id of its own).
             let known = HubGateway.current(gateways).first { $0.node == node }
             // Everything while its whole history has not come: what it held before its first change is in none.
@@ -339,6 +360,7 @@ public final class Hub {
             try client.publish(topic: Topics(settings, nodeID: node).syncRequests, payload: Array(GatewayMessages.request(request).utf8),
                                qos: 1, retain: false)
             asked[node] = .now
+            awaiting[node] = .now
             toAsk.remove(node)
             report.requests += 1
             logger.info("asked a gateway for what the hub may lack", metadata: ["node": "\(node)", "from_seq": "\(request.fromSeq)"])

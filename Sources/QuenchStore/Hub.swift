@@ -51,6 +51,13 @@ public struct HubGateway: Sendable, Hashable, Encodable {
         Dictionary(gateways.map { ($0.node, $0) }, uniquingKeysWith: { $0.seenAt >= $1.seenAt ? $0 : $1 }).values.sorted { $0.node < $1.node }
     }
 
+    /// The nodes to ask for what the hub lacks: the database last heard at each, when it lacks something and its
+    /// publisher is `online` (a publisher's session is clean: a request to one offline, or retired, is lost,
+    /// and one coming online is asked then).
+    public static func lacking(_ gateways: [HubGateway], online: Set<String>) -> [String] {
+        current(gateways).filter { $0.missing && online.contains($0.node) }.map(\.node)
+    }
+
     private enum CodingKeys: String, CodingKey {
         case databaseID = "databaseId", node, throughSeq, highestSeq, applied, seenAt, missing, wholeHistory
     }
@@ -93,20 +100,23 @@ extension IntakeStore {
     /// the hub's request): each event is applied unless the hub holds a later
     /// change to it. With the answer's last part (`complete`), every change up to
     /// `through` counts as had, when the answer starts at or before the first the hub
-    /// lacks (`fromSeq`; nil from a gateway that did not say); `whole`: every event it
-    /// holds (nil, from a gateway that did not say: taken as so, or it is asked forever).
+    /// lacks (`fromSeq`, what the hub asked from; nil from a gateway that did not say);
+    /// `whole`: every event it holds (nil, from a gateway that did not say: taken as so,
+    /// or it is asked forever). `knownBefore`: the hub had heard this database before
+    /// the answer's first part.
     public func applyGatewaySnapshot(databaseID: String, node: String, through: Int64, events: [IntakeEvent], complete: Bool,
-                                     fromSeq: Int64? = nil, whole: Bool? = nil, at now: Timestamp = .wallClockNow) throws(StoreError) -> Int {
+                                     fromSeq: Int64? = nil, whole: Bool? = nil, knownBefore: Bool = true,
+                                     at now: Timestamp = .wallClockNow) throws(StoreError) -> Int {
         try checkIntake(events, "applying a gateway's \(events.count) events")
         return try write("applying a gateway's \(events.count) events") { db in
-            // Only the last part says how far the answer goes: an earlier one noting `through` let a lost
-            // later part leave the change `through` itself never asked for again.
             let had = try db.first("SELECT through_seq FROM hub_gateway WHERE database_id = ?", [databaseID]) { row -> Int64 in row[0] } ?? 0
             try Self.noteGateway(databaseID, node: node, seq: nil, at: now, db)
-            // A whole answer to a hub that has had every change it numbered (asked for what came before them, or
-            // once after the upgrade to v28): what the hub holds of it is as those changes left it, an edit made
-            // at the hub included; only what it lacks is added. Else each event is as the gateway has it now.
-            let onlyLacking = whole == true && had >= through
+            // What the hub holds of a gateway whose every change it has had is as those changes left it, an edit
+            // made at the hub included: only what it lacks is added. So too when it asked a gateway it knew for
+            // everything (its history from before its first change, or once after the upgrade to v28): the
+            // changes between are then asked for as a gap (the v28 upgrade reverted amounts mended at the hub).
+            let askedEverything = whole == true && fromSeq == 0 && knownBefore
+            let onlyLacking = had >= through || askedEverything
             var applied = 0
             for event in events {
                 try Self.noteSensorDrink(event, from: databaseID, db)
@@ -115,7 +125,10 @@ extension IntakeStore {
                 }
             }
             try db.run("UPDATE hub_gateway SET applied = applied + ? WHERE database_id = ?", [Int64(applied), databaseID])
-            if complete {
+            if complete, askedEverything, had < through {
+                try db.run("UPDATE hub_gateway SET highest_seq = max(highest_seq, ?1), whole_history = 1 WHERE database_id = ?2",
+                           [through, databaseID])
+            } else if complete {
                 let whole = whole ?? true
                 if whole || (fromSeq ?? 0) <= had + 1 {
                     // The gateway's own word on its latest change: a number above it came from before its database
@@ -222,6 +235,13 @@ extension IntakeStore {
             try db.first("SELECT connected, since FROM hub_link WHERE id = 1") { row in
                 (connected: row[0] as Bool, since: Timestamp(secondsSince1970: row[1]))
             }
+        }
+    }
+
+    /// The nodes whose publisher says it is `online`.
+    public func onlineGatewayNodes() throws(StoreError) -> Set<String> {
+        try read("reading which gateways are online") { db in
+            Set(try db.all("SELECT node FROM hub_node_availability WHERE online = 1") { row -> String in row[0] })
         }
     }
 

@@ -73,7 +73,8 @@ struct MQTTVMTests {
         #expect(sips.map { $0["ml"] as? Double ?? 0 } == stored["C3:11:22:33:44:58"] ?? [],
                 "each stored sip published once, in order: \(sips.map { $0["ml"] ?? "?" })")
         let state = try #require(payloads("quench/vmpi/person/1/state").last)
-        #expect(abs((state["intake_ml"] as? Double ?? 0) - (stored["C3:11:22:33:44:58"] ?? []).reduce(0, +)) < 0.01, "\(state)")
+        // The state says volumes to a tenth of a mL.
+        #expect(abs((state["intake_ml"] as? Double ?? 0) - (stored["C3:11:22:33:44:58"] ?? []).reduce(0, +)) <= 0.05 + 1e-9, "\(state)")
         #expect(lines.contains { $0.hasPrefix("homeassistant/sensor/quench_vmpi/c31122334458_remaining/config {") })
         #expect(lines.contains("quench/vmpi/status online") && lines.last { $0.hasPrefix("quench/vmpi/status") } == "quench/vmpi/status offline",
                 "online while running, offline after")

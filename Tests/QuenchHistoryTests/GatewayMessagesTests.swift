@@ -65,10 +65,11 @@ struct GatewayMessagesTests {
         #expect(read.allSatisfy { $0.hub == "hub1" && $0.fromSeq == 12 && $0.whole == false })
         let whole = try GatewayMessages.answer(payload: Array(GatewayMessages.answer(databaseID: "gw2", to: about, .init(through: 5, whole: true, events: []))[0].utf8),
                                                now: Self.now)
-        #expect(whole.fromSeq == 0 && whole.whole == true, "every event: from the start, whatever was asked")
+        #expect(whole.fromSeq == 0 && whole.whole == true, "asked about another database: from the start")
+        #expect(whole.isFor(hub: "hub1") && !whole.isFor(hub: "hub2"), "another hub's answer is not its own")
         // A gateway's answer from before it said these: read, with none of them.
         let older = try GatewayMessages.answer(payload: Array(#"{"database_id":"g","through":1,"part":1,"parts":1,"events":[]}"#.utf8), now: Self.now)
-        #expect(older.hub == nil && older.fromSeq == nil && older.whole == nil)
+        #expect(older.hub == nil && older.fromSeq == nil && older.whole == nil && older.isFor(hub: "hub2"))
         #expect(GatewayMessages.answer(databaseID: "gw1", to: about, .init(through: 5, whole: false, events: [])).count == 1, "nothing to send is one empty part")
         #expect(throws: HistoryError.self) { _ = try GatewayMessages.answer(payload: Array(#"{"database_id":"g","through":1,"part":1,"parts":1,"events":[],"hub":"a b"}"#.utf8), now: Self.now) }
         #expect(throws: HistoryError.self) { _ = try GatewayMessages.answer(payload: Array(#"{"database_id":"g","through":1,"part":3,"parts":2,"events":[]}"#.utf8), now: Self.now) }

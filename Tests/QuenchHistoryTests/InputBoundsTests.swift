@@ -227,7 +227,7 @@ import Testing
         #expect(described { _ = try HistoryInput.volume("lots", defaultUnit: nil) }
                 == "invalid amount 'lots': expected a number followed by a unit, such as 250ml, 0.5l or 8oz")
         #expect(described { _ = try HistoryInput.goal("lots", defaultUnit: nil) }
-                == "invalid amount 'lots': expected a number followed by a unit, such as 250ml, 0.5l or 8oz")
+                == "invalid amount 'lots': expected a number followed by a unit, such as 2l or 68oz")
     }
 
     @Test func anAmountIsFinite() {

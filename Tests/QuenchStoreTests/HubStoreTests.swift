@@ -153,15 +153,41 @@ struct HubStoreTests {
                                        fromSeq: 0, whole: true)
         #expect(try held(s) == ["old0": "100.0 false Ada", "old1": "180.0 false Ada", "old2": "100.0 false Ada", "new1": "100.0 false Ada",
                                 "new2": "100.0 false Ada"])
-        // Behind the gateway (its change 3 never came), the whole answer is the gateway's word on each event.
-        _ = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 3, events: whole.map { e in var e = e; e.ml = 90; return e },
-                                       complete: true, fromSeq: 0, whole: true)
-        #expect(try held(s)["old1"] == "90.0 false Ada" && held(s)["new2"] == "90.0 false Ada")
+        // Asked for everything while behind the gateway (its change 3, to new2, never came): what the hub holds stays,
+        // and change 3 is asked for as a gap; its answer brings new2 as it is now, and leaves the mended old1.
+        let changed = whole.map { e in var e = e; e.ml = e.identity == "new2" ? 90 : e.ml; return e }
+        _ = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 3, events: changed, complete: true, fromSeq: 0, whole: true)
+        #expect(try held(s)["old1"] == "180.0 false Ada" && held(s)["new2"] == "100.0 false Ada")
+        #expect(try numbers(s).first == "2 3 true true")
+        _ = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 3, events: [changed[3]], complete: true, fromSeq: 3, whole: false)
+        #expect(try held(s)["old1"] == "180.0 false Ada" && held(s)["new2"] == "90.0 false Ada")
         #expect(try numbers(s).first == "3 3 true false")
+        // A gateway that no longer knows the changes asked from answers with everything: its word on each event.
+        _ = try s.applyGatewayChanges([change(5, sip("new3", at: 180))])
+        _ = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 5, events: changed.map { e in var e = e; e.ml = 70; return e },
+                                       complete: true, fromSeq: 4, whole: true)
+        #expect(try held(s)["old1"] == "70.0 false Ada" && numbers(s).first == "5 5 true false")
         // An answer from a gateway that did not say whether it is whole is taken as whole (else it would be asked forever).
         _ = try s.applyGatewayChanges([change(1, sip("x"), database: "gw2")])
         _ = try s.applyGatewaySnapshot(databaseID: "gw2", node: "bedroom", through: 1, events: [sip("x")], complete: true)
         #expect(try s.hubGateways().first { $0.databaseID == "gw2" }?.missing == false)
+    }
+
+    @Test("a hub new to a gateway takes its whole answer as it is; whom to ask: the database last heard at a node, lacking something, online")
+    func whomToAsk() throws {
+        let s = try store()
+        _ = try s.applyGatewaySnapshot(databaseID: "gw1", node: "kitchen", through: 5, events: [sip("a")], complete: true,
+                                       fromSeq: 0, whole: true, knownBefore: false)
+        #expect(try numbers(s) == ["5 5 true false"], "nothing held to keep: every change through 5 had")
+        let at = Timestamp(secondsSince1970: 1_790_000_000)
+        func gateway(_ id: String, _ node: String, seen: Double, whole: Bool = true, gap: Bool = false) -> HubGateway {
+            HubGateway(databaseID: id, node: node, throughSeq: 3, highestSeq: gap ? 4 : 3, applied: 3, seenAt: at.adding(seen), wholeHistory: whole)
+        }
+        let gateways = [gateway("old", "kitchen", seen: 0, whole: false), gateway("new", "kitchen", seen: 60),  // restored: the old one not asked
+                        gateway("b", "bedroom", seen: 0, gap: true), gateway("h", "hall", seen: 0, whole: false),
+                        gateway("r", "retired", seen: 0, whole: false)]
+        #expect(HubGateway.lacking(gateways, online: ["kitchen", "bedroom", "hall"]) == ["bedroom", "hall"])
+        #expect(HubGateway.lacking(gateways, online: ["kitchen"]).isEmpty, "offline or retired: a request would be lost")
     }
 
     @Test("two gateways' events side by side, their people added by name; a refused batch applies nothing")
