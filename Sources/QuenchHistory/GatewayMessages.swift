@@ -84,6 +84,9 @@ public enum GatewayMessages {
         /// the changes asked from are no longer known there).
         public var whole: Bool? = nil
 
+        /// Why each of its events that broke a bound was left out.
+        public var refused: [String] = []
+
         /// Whether it answers `hub`: one naming none is a gateway's from before answers named the hub.
         public func isFor(hub: String) -> Bool { self.hub == nil || self.hub == hub }
     }
@@ -132,10 +135,15 @@ public enum GatewayMessages {
             throw .invalidArgument("part \(a.part) of \(a.parts) is not a part of a whole")
         }
         guard a.events.count <= answerBatch else { throw .invalidArgument("events: more than \(answerBatch) in one message") }
+        // An event that breaks a bound is refused alone: refusing its part had the gateway asked again, and the same
+        // history sent again, for ever (one stored before a bound existed is never taken, however often it comes).
         var events: [IntakeEvent] = []
-        for (i, record) in a.events.enumerated() { events.append(try checked(record, now: now, field: "events[\(i)]")) }
+        var refused: [String] = []
+        for (i, record) in a.events.enumerated() {
+            do { events.append(try checked(record, now: now, field: "events[\(i)]")) } catch { refused.append("\(error)") }
+        }
         return Answer(databaseID: a.databaseId, through: a.through, part: a.part, parts: a.parts, events: events,
-                      hub: a.hub, fromSeq: a.fromSeq, whole: a.whole)
+                      hub: a.hub, fromSeq: a.fromSeq, whole: a.whole, refused: refused)
     }
 
     // MARK: - Claims on connected bottles (HandOverRule)

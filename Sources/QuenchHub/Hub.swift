@@ -216,9 +216,13 @@ public final class Hub {
         guard answer.part == expected else {
             logger.warning("a gateway's answer came without its earlier parts; asking again", metadata: ["node": "\(node)"])
             answerParts[answer.databaseID] = nil
-            awaiting[node] = nil
+            // Asked again once `answerWait` is over, not at once: a part that never comes right would be sent every 5 s.
+            awaiting[node] = .now
             toAsk.insert(node)
             return
+        }
+        for reason in answer.refused {
+            logger.warning("an event of a gateway's answer is refused", metadata: ["node": "\(node)", "reason": "\(reason)"])
         }
         if answer.part == 1 { answerFromKnown[answer.databaseID] = ((try? store.hubGateways()) ?? []).contains { $0.databaseID == answer.databaseID } }
         let last = answer.part == answer.parts
@@ -241,7 +245,7 @@ public final class Hub {
             logger.error("cannot store a gateway's answer", metadata: ["node": "\(node)", "error": "\(error)"])
             answerParts[answer.databaseID] = nil
             answerFromKnown[answer.databaseID] = nil
-            awaiting[node] = nil
+            awaiting[node] = .now
             toAsk.insert(node)
         }
     }

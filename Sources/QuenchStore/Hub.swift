@@ -53,9 +53,11 @@ public struct HubGateway: Sendable, Hashable, Encodable {
 
     /// The nodes to ask for what the hub lacks: the database last heard at each, when it lacks something and its
     /// publisher is `online` (a publisher's session is clean: a request to one offline, or retired, is lost,
-    /// and one coming online is asked then).
+    /// and one coming online is asked then); and every node online the hub has had nothing from (one asked
+    /// once as it came online, whose answer never came, was not asked again).
     public static func lacking(_ gateways: [HubGateway], online: Set<String>) -> [String] {
-        current(gateways).filter { $0.missing && online.contains($0.node) }.map(\.node)
+        let heard = Set(gateways.map(\.node))
+        return (current(gateways).filter { $0.missing && online.contains($0.node) }.map(\.node) + online.subtracting(heard)).sorted()
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -109,13 +111,16 @@ extension IntakeStore {
                                      at now: Timestamp = .wallClockNow) throws(StoreError) -> Int {
         try checkIntake(events, "applying a gateway's \(events.count) events")
         return try write("applying a gateway's \(events.count) events") { db in
-            let had = try db.first("SELECT through_seq FROM hub_gateway WHERE database_id = ?", [databaseID]) { row -> Int64 in row[0] } ?? 0
+            let (had, wasWhole) = try db.first("SELECT through_seq, whole_history FROM hub_gateway WHERE database_id = ?", [databaseID]) {
+                row -> (Int64, Bool) in (row[0], row[1])
+            } ?? (0, false)
             try Self.noteGateway(databaseID, node: node, seq: nil, at: now, db)
             // What the hub holds of a gateway whose every change it has had is as those changes left it, an edit
             // made at the hub included: only what it lacks is added. So too when it asked a gateway it knew for
             // everything (its history from before its first change, or once after the upgrade to v28): the
             // changes between are then asked for as a gap (the v28 upgrade reverted amounts mended at the hub).
-            let askedEverything = whole == true && fromSeq == 0 && knownBefore
+            // (Once: a gateway asked about another database answers from 0 too, and a whole answer each time kept the gap open.)
+            let askedEverything = whole == true && fromSeq == 0 && knownBefore && !wasWhole
             let onlyLacking = had >= through || askedEverything
             var applied = 0
             for event in events {

@@ -70,6 +70,12 @@ struct GatewayMessagesTests {
         // A gateway's answer from before it said these: read, with none of them.
         let older = try GatewayMessages.answer(payload: Array(#"{"database_id":"g","through":1,"part":1,"parts":1,"events":[]}"#.utf8), now: Self.now)
         #expect(older.hub == nil && older.fromSeq == nil && older.whole == nil && older.isFor(hub: "hub2"))
+        // An event past a bound is left out alone, said why; the rest of its part is read (refused whole, it was sent again for ever).
+        var huge = events[0]
+        huge.ml = 1_000_000
+        let mixed = try GatewayMessages.answer(payload: Array(GatewayMessages.answer(databaseID: "gw1", to: about,
+                                                                                     .init(through: 5, whole: false, events: [huge, events[1]]))[0].utf8), now: Self.now)
+        #expect(mixed.events.map(\.identity) == ["e1"] && mixed.refused.count == 1 && mixed.refused[0].contains("events[0]"), "\(mixed.refused)")
         #expect(GatewayMessages.answer(databaseID: "gw1", to: about, .init(through: 5, whole: false, events: [])).count == 1, "nothing to send is one empty part")
         #expect(throws: HistoryError.self) { _ = try GatewayMessages.answer(payload: Array(#"{"database_id":"g","through":1,"part":1,"parts":1,"events":[],"hub":"a b"}"#.utf8), now: Self.now) }
         #expect(throws: HistoryError.self) { _ = try GatewayMessages.answer(payload: Array(#"{"database_id":"g","through":1,"part":3,"parts":2,"events":[]}"#.utf8), now: Self.now) }
