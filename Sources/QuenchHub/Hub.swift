@@ -59,6 +59,9 @@ public final class Hub {
     public var answerWait = 60.0
     /// When each node was asked, or last sent a part of its answer, while the rest is awaited.
     private var awaiting: [String: ContinuousClock.Instant] = [:]
+    /// Requests to each node since a part of an answer last came from it: the wait doubles with each, to half an
+    /// hour (a gateway that never answers, a `mqtt sync` one whose retained online stays, was asked every minute).
+    private var unanswered: [String: Int] = [:]
     /// Whether the hub knew each database answering before its answer's first part (by database id).
     private var answerFromKnown: [String: Bool] = [:]
 
@@ -224,6 +227,7 @@ public final class Hub {
         for reason in answer.refused {
             logger.warning("an event of a gateway's answer is refused", metadata: ["node": "\(node)", "reason": "\(reason)"])
         }
+        unanswered[node] = nil
         if answer.part == 1 { answerFromKnown[answer.databaseID] = ((try? store.hubGateways()) ?? []).contains { $0.databaseID == answer.databaseID } }
         let last = answer.part == answer.parts
         do {
@@ -355,7 +359,8 @@ public final class Hub {
         for node in toAsk.sorted() {
             if let last = asked[node], ContinuousClock.now - last < .seconds(askInterval) { continue }
             // An answer on its way (asked, or a part come, within `answerWait`): not asked again yet.
-            if let since = awaiting[node], ContinuousClock.now - since < .seconds(answerWait) { continue }
+            let wait = answerWait * Double(1 << min(unanswered[node, default: 0], 6)) / 2
+            if let since = awaiting[node], ContinuousClock.now - since < .seconds(max(answerWait, wait)) { continue }
             // The database last heard at that node (a restored one has an id of its own).
             let known = HubGateway.current(gateways).first { $0.node == node }
             // Everything while its whole history has not come: what it held before its first change is in none.
@@ -365,6 +370,7 @@ public final class Hub {
                                qos: 1, retain: false)
             asked[node] = .now
             awaiting[node] = .now
+            unanswered[node, default: 0] += 1
             toAsk.remove(node)
             report.requests += 1
             logger.info("asked a gateway for what the hub may lack", metadata: ["node": "\(node)", "from_seq": "\(request.fromSeq)"])
