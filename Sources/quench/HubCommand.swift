@@ -95,7 +95,8 @@ struct HubCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() throws {
-            let gateways = try store.environment().openIntakeStore(creating: false).hubGateways()
+            let intake = try store.environment().openIntakeStore(creating: false)
+            let gateways = try intake.hubGateways()
             if store.json {
                 print(History.json(gateways))
                 return
@@ -105,14 +106,17 @@ struct HubCommand: ParsableCommand {
                 return
             }
             let current = Set(HubGateway.current(gateways).map(\.databaseID))
+            // What it lacks is asked for while its publisher is online; said so of one that is not (it read "asked for").
+            let offline = Set(try intake.offlineGateways().map(\.node))
             for g in gateways {
                 let state: String
                 if !current.contains(g.databaseID) {
                     state = "another database is at this node now, and this one is not asked"
                 } else {
-                    let gap = g.highestSeq > g.throughSeq ? "; changes \(g.throughSeq + 1)–\(g.highestSeq) asked for" : ""
+                    let asked = offline.contains(g.node) ? "to be asked for when it is online again" : "asked for"
+                    let gap = g.highestSeq > g.throughSeq ? "; changes \(g.throughSeq + 1)–\(g.highestSeq) \(asked)" : ""
                     state = (g.wholeHistory ? "none missing up to its change \(g.throughSeq)"
-                        : "its whole history asked for (what it held before its changes came here is in none of them)") + gap
+                        : "its whole history \(asked) (what it held before its changes came here is in none of them)") + gap
                 }
                 print("\(g.node) (database \(g.databaseID)): \(g.applied) changes applied; \(state); last heard \(g.seenAt.iso8601)")
             }
