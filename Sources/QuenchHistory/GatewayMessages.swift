@@ -35,6 +35,19 @@ public enum GatewayMessages {
         return GatewayChange(databaseID: p.databaseId, node: node, seq: p.seq, identity: p.identity, event: event)
     }
 
+    /// A reminder a gateway gave (`quench/NODE/person/ID/reminder`): only its change number counts at a hub,
+    /// which heard a gap after each reminder and asked for it.
+    public static func reminderNumber(node: String, payload: [UInt8]) throws(HistoryError) -> GatewayChange {
+        struct Payload: Decodable {
+            var databaseId: String
+            var seq: Int64
+        }
+        let p = try decode(Payload.self, payload, "a reminder")
+        try checkDatabaseID(p.databaseId)
+        try checkSeq(p.seq, "seq")
+        return .numberOnly(databaseID: p.databaseId, node: node, seq: p.seq)
+    }
+
     /// The hub's request to a gateway (on `quench/NODE/sync`): the events changed
     /// from change `fromSeq` on (every event for 0), answered on the gateway's own
     /// `quench/NODE/answer`. `databaseId` is the database the hub last heard at that

@@ -40,6 +40,9 @@ public final class Hub {
     private var asked: [String: ContinuousClock.Instant] = [:]
     /// Nodes to ask once connected (every known gateway, at each start).
     private var toAsk: Set<String> = []
+    /// Nodes that lacked something after a batch of changes: asked only if they still do when their turn comes
+    /// (a change come before the one just before it, a moment later, made a gap asked for with nothing in it).
+    private var toAskIfLacking: Set<String> = []
     /// The part of each gateway's answer expected next (by database id).
     private var answerParts: [String: Int] = [:]
     /// The roster as last published on this connection, and the database's data_version then.
@@ -99,7 +102,10 @@ public final class Hub {
         }
         // Every gateway's: its topics with the node's level a wildcard.
         let every = Topics(settings, nodeID: "+")
-        for topic in [every.events, every.answers, every.availability, every.gateway] { try c.subscribe(topic, qos: 1) }
+        // Reminders only for their change numbers: a hub without them heard a gap after each, and asked for it.
+        for topic in [every.events, every.answers, every.availability, every.gateway, every.base + "/person/+/reminder"] {
+            try c.subscribe(topic, qos: 1)
+        }
         client = c
         // Asked on a connection gone: asked again on this one, not waited for.
         awaiting.removeAll()
@@ -183,6 +189,13 @@ public final class Hub {
                 } catch {
                     logger.error("cannot note a gateway's Bluetooth service", metadata: ["node": "\(node)", "error": "\(error)"])
                 }
+            case _ where message.topic.hasPrefix(topics.base + "/person/") && message.topic.hasSuffix("/reminder"):
+                do {
+                    let number = try GatewayMessages.reminderNumber(node: node, payload: message.payload)
+                    if number.databaseID != databaseID { changes.append(number) }
+                } catch {
+                    refuse(message, error)
+                }
             default:
                 break
             }
@@ -198,7 +211,7 @@ public final class Hub {
                 if outcome == .applied { report.applied += 1 } else { report.repeated += 1 }
             }
             // A gap in a gateway's numbers, or its history from before them: ask it for what is missing.
-            toAsk.formUnion(try HubGateway.lacking(store.hubGateways(), online: store.onlineGatewayNodes()))
+            toAskIfLacking.formUnion(try HubGateway.lacking(store.hubGateways(), online: store.onlineGatewayNodes()))
         } catch {
             // Not acknowledged to anyone but the broker: asked for again at the next start.
             logger.error("cannot store gateways' changes", metadata: ["error": "\(error)", "changes": "\(changes.count)"])
@@ -354,8 +367,14 @@ public final class Hub {
                 toAsk.formUnion(HubGateway.lacking(gateways, online: online))
             }
         }
-        guard let client, !toAsk.isEmpty else { return }
+        guard let client, !toAsk.isEmpty || !toAskIfLacking.isEmpty else { return }
         let gateways = (try? store.hubGateways()) ?? []
+        if !toAskIfLacking.isEmpty {
+            let due = toAskIfLacking.filter { node in asked[node].map { ContinuousClock.now - $0 >= .seconds(askInterval) } ?? true }
+            toAskIfLacking.subtract(due)
+            let online = (try? store.onlineGatewayNodes()) ?? []
+            toAsk.formUnion(Set(HubGateway.lacking(gateways, online: online)).intersection(due))
+        }
         for node in toAsk.sorted() {
             if let last = asked[node], ContinuousClock.now - last < .seconds(askInterval) { continue }
             // An answer on its way (asked, or a part come, within `answerWait`): not asked again yet.

@@ -11,6 +11,13 @@ public struct GatewayChange: Sendable, Hashable {
     public var identity: String
     public var event: IntakeEvent?
 
+    /// A change number that is no event's: a reminder the gateway gave (`quench/NODE/person/ID/reminder`).
+    /// Noted, so that it is not a gap asked for; nothing is applied.
+    public static func numberOnly(databaseID: String, node: String, seq: Int64) -> GatewayChange {
+        GatewayChange(databaseID: databaseID, node: node, seq: seq, identity: "", event: nil)
+    }
+    public var isNumberOnly: Bool { identity.isEmpty }
+
     public init(databaseID: String, node: String, seq: Int64, identity: String, event: IntakeEvent?) {
         self.databaseID = databaseID
         self.node = node
@@ -88,6 +95,7 @@ extension IntakeStore {
         return try write("applying \(changes.count) gateway change\(changes.count == 1 ? "" : "s")") { db in
             try changes.map { change in
                 try Self.noteGateway(change.databaseID, node: change.node, seq: change.seq, at: now, db)
+                guard !change.isNumberOnly else { return .repeated }
                 try Self.noteSensorDrink(change.event, from: change.databaseID, db)
                 let applied = try Self.apply(change.identity, change.event, from: change.databaseID, as: change.seq,
                                              unlessHeld: { $0 >= change.seq }, db)

@@ -70,6 +70,10 @@ struct GatewayMessagesTests {
         // A gateway's answer from before it said these: read, with none of them.
         let older = try GatewayMessages.answer(payload: Array(#"{"database_id":"g","through":1,"part":1,"parts":1,"events":[]}"#.utf8), now: Self.now)
         #expect(older.hub == nil && older.fromSeq == nil && older.whole == nil && older.isFor(hub: "hub2"))
+        // A reminder's message, as a gateway sends it: its number only; a bad one refused.
+        let reminder = try GatewayMessages.reminderNumber(node: "kitchen", payload: Array(#"{"database_id":"gw1","seq":7,"event_type":"reminder","reason":"behind"}"#.utf8))
+        #expect(reminder.isNumberOnly && reminder.seq == 7 && reminder.databaseID == "gw1" && reminder.node == "kitchen")
+        #expect(throws: HistoryError.self) { _ = try GatewayMessages.reminderNumber(node: "k", payload: Array(#"{"database_id":"g","seq":-1}"#.utf8)) }
         // An event past a bound is left out alone, said why; the rest of its part is read (refused whole, it was sent again for ever).
         var huge = events[0]
         huge.ml = 1_000_000

@@ -337,6 +337,24 @@ struct HubProcessTests {
         if !all { print(hub.tail() + "\n\n" + publisher.tail()) }
         let status = try runQuench(["hub", "status", "--db", hubPath]).stdout
         #expect(status.contains("none missing up to its change 3;"), "\(status)")
+
+        // A reminder given at the gateway (a change, on the person's reminder topic; one each for me and Ada), then a drink: the
+        // reminder's number is noted, so the drink is no gap, and nothing is asked for (after each reminder, it was).
+        let asks = { (try? String(contentsOfFile: hub.log, encoding: .utf8))?.components(separatedBy: "asked a gateway").count ?? 0 }
+        let asksBefore = asks()
+        var noon = DateComponents()
+        (noon.year, noon.month, noon.day, noon.hour) = (Calendar.current.component(.year, from: Date()), Calendar.current.component(.month, from: Date()),
+                                                      Calendar.current.component(.day, from: Date()), 12)
+        let at = Calendar(identifier: .gregorian).date(from: noon).map { Timestamp(secondsSince1970: $0.timeIntervalSince1970).iso8601 } ?? ""
+        let reminded = try runQuench(["remind", "--notify", "--db", g.path], environment: ["QUENCH_NOW": at])
+        #expect(reminded.status == 0 && !reminded.stdout.isEmpty, "a reminder at noon, behind the pace: \(reminded.stdout)\(reminded.stderr)")
+        try g.drink(1, at: base)
+        let last = try g.store.gatewayAnswer(fromSeq: 0).through
+        #expect(last >= 5, "a reminder for each person, then the drink: \(last)")
+        let noted = Self.waitFor(seconds: 15) { try runQuench(["hub", "status", "--db", hubPath]).stdout.contains("none missing up to its change \(last);") }
+        let statusThen = try runQuench(["hub", "status", "--db", hubPath]).stdout
+        #expect(noted, "\(statusThen)")
+        #expect(asks() == asksBefore, "no gap asked for: \(hub.tail(10))")
     }
 
     @Test("the documented ACL: each gateway logs in as its node id and reaches only its own topics; the hub reads them all")

@@ -192,6 +192,14 @@ struct HubStoreTests {
         #expect(HubGateway.lacking(gateways, online: ["kitchen", "porch"]) == ["porch"], "online, nothing had from it yet: asked")
     }
 
+    @Test("a reminder's change number is noted, not a gap; nothing is applied")
+    func aReminderIsNoGap() throws {
+        let s = try store()
+        _ = try s.applyGatewayChanges([change(1, sip("a")), .numberOnly(databaseID: "gw1", node: "kitchen", seq: 2), change(3, sip("b"))])
+        #expect(try numbers(s).map { $0.prefix(4) } == ["3 3 "])
+        #expect(try held(s).keys.sorted() == ["a", "b"])
+    }
+
     @Test("two gateways' events side by side, their people added by name; a refused batch applies nothing")
     func twoGateways() throws {
         let s = try store()
