@@ -38,9 +38,9 @@ public enum HistoryInput {
     /// A daily goal: a volume (a bare number in `defaultUnit`) within `goalML`. A
     /// bare number out of range was most likely meant in another unit: `2` → `2l`.
     public static func goal(_ text: String, defaultUnit: VolumeUnit?) throws(HistoryError) -> Double {
-        let (number, unit) = try split(text, example: defaultUnit == nil ? "such as 2l or 68oz" : nil)
+        let (number, unit) = try split(text, example: defaultUnit == nil ? goalExample : nil)
         let meant = unit.isEmpty ? unitsThatFit(number, within: goalML) : nil
-        if unit.isEmpty, defaultUnit == nil { throw .invalidAmount(text, reason: "give a unit: " + (meant ?? "such as 2l or 68oz")) }
+        if unit.isEmpty, defaultUnit == nil { throw .invalidAmount(text, reason: "give a unit: " + (meant ?? goalExample)) }
         let ml = try volume(text, defaultUnit: defaultUnit)
         guard goalML.contains(ml) else {
             let units = defaultUnit == .usFluidOunce ? "US fl oz" : "mL"
@@ -146,8 +146,9 @@ public enum HistoryInput {
         return minutes
     }
 
-    /// What a volume that must carry its unit looks like.
+    /// What a volume that must carry its unit looks like, and a daily goal.
     static let volumeExample = "such as 250ml, 0.5l or 8oz"
+    static let goalExample = "such as 2l or 68oz"
 
     /// A number and its unit; `example` is what the caller takes, said when there is no number
     /// (a duration was told "such as 250ml").
