@@ -104,18 +104,6 @@ public enum GatewayMessages {
         public func isFor(hub: String) -> Bool { self.hub == nil || self.hub == hub }
     }
 
-    /// What a gateway answers with: its change `through`, the events, and whether they are all it holds.
-    public struct AnswerContent: Sendable {
-        public var through: Int64
-        public var whole: Bool
-        public var events: [IntakeEvent]
-        public init(through: Int64, whole: Bool, events: [IntakeEvent]) {
-            self.through = through
-            self.whole = whole
-            self.events = events
-        }
-    }
-
     private struct AnswerPayload: Codable {
         var databaseId: String
         var through: Int64
@@ -127,14 +115,14 @@ public enum GatewayMessages {
         var whole: Bool?
     }
 
-    /// The answer to `request`, in messages of `answerBatch` events (one, empty, when there are none).
-    public static func answer(databaseID: String, to request: Request, _ content: AnswerContent) -> [String] {
-        let events = content.events
+    /// The answer to `request`: the events as of change `through`, `whole` when they are all the gateway
+    /// holds (`IntakeStore.gatewayAnswer`), in messages of `answerBatch` events (one, empty, when there are none).
+    public static func answer(databaseID: String, to request: Request, through: Int64, whole: Bool, events: [IntakeEvent]) -> [String] {
         let batches = stride(from: 0, to: max(events.count, 1), by: answerBatch).map { Array(events[$0..<min($0 + answerBatch, events.count)]) }
         return batches.enumerated().map { i, batch in
-            History.json(AnswerPayload(databaseId: databaseID, through: content.through, part: i + 1, parts: batches.count,
+            History.json(AnswerPayload(databaseId: databaseID, through: through, part: i + 1, parts: batches.count,
                                        events: batch.map(EventRecord.init), hub: request.hub,
-                                       fromSeq: request.fromSeq(answering: databaseID), whole: content.whole))
+                                       fromSeq: request.fromSeq(answering: databaseID), whole: whole))
         }
     }
 

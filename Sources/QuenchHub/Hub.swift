@@ -103,7 +103,7 @@ public final class Hub {
         // Every gateway's: its topics with the node's level a wildcard.
         let every = Topics(settings, nodeID: "+")
         // Reminders only for their change numbers: a hub without them heard a gap after each, and asked for it.
-        for topic in [every.events, every.answers, every.availability, every.gateway, every.base + "/person/+/reminder"] {
+        for topic in [every.events, every.answers, every.availability, every.gateway, every.reminders] {
             try c.subscribe(topic, qos: 1)
         }
         client = c
@@ -189,7 +189,7 @@ public final class Hub {
                 } catch {
                     logger.error("cannot note a gateway's Bluetooth service", metadata: ["node": "\(node)", "error": "\(error)"])
                 }
-            case _ where message.topic.hasPrefix(topics.base + "/person/") && message.topic.hasSuffix("/reminder"):
+            case _ where topics.isReminder(message.topic):
                 do {
                     let number = try GatewayMessages.reminderNumber(node: node, payload: message.payload)
                     if number.databaseID != databaseID { changes.append(number) }
@@ -255,7 +255,7 @@ public final class Hub {
                 answerFromKnown[answer.databaseID] = nil
                 logger.info("a gateway's answer applied", metadata: ["node": "\(node)", "through": "\(answer.through)"])
                 // What it still lacks (the changes between what it had and a whole answer): asked for next.
-                if try HubGateway.lacking(store.hubGateways(), online: store.onlineGatewayNodes()).contains(node) { toAsk.insert(node) }
+                toAskIfLacking.insert(node)
             }
         } catch {
             // Its later parts are refused (their earlier one missing): the last would have counted this one's events as had.
@@ -360,26 +360,25 @@ public final class Hub {
     /// hub lacks of the database it last heard there (every event, for one it
     /// has not heard, or that is another database now).
     private func askWhoIsDue() throws(MQTTError) {
-        if ContinuousClock.now - lastLookForMissing >= .seconds(askAgainInterval) {
-            lastLookForMissing = .now
-            // Not those offline: their publishers' sessions are clean, and a request to one would be lost.
-            if let gateways = try? store.hubGateways(), let online = try? store.onlineGatewayNodes() {
-                toAsk.formUnion(HubGateway.lacking(gateways, online: online))
-            }
-        }
-        guard let client, !toAsk.isEmpty || !toAskIfLacking.isEmpty else { return }
+        let lookAgain = ContinuousClock.now - lastLookForMissing >= .seconds(askAgainInterval)
+        guard lookAgain || (client != nil && !(toAsk.isEmpty && toAskIfLacking.isEmpty)) else { return }
         let gateways = (try? store.hubGateways()) ?? []
-        if !toAskIfLacking.isEmpty {
-            let due = toAskIfLacking.filter { node in asked[node].map { ContinuousClock.now - $0 >= .seconds(askInterval) } ?? true }
-            toAskIfLacking.subtract(due)
-            let online = (try? store.onlineGatewayNodes()) ?? []
-            toAsk.formUnion(Set(HubGateway.lacking(gateways, online: online)).intersection(due))
+        // Not those offline: their publishers' sessions are clean, and a request to one would be lost.
+        let lacking = Set((try? store.onlineGatewayNodes()).map { HubGateway.lacking(gateways, online: $0) } ?? [])
+        if lookAgain {
+            lastLookForMissing = .now
+            toAsk.formUnion(lacking)
         }
+        guard let client else { return }
+        let due = toAskIfLacking.filter { node in asked[node].map { ContinuousClock.now - $0 >= .seconds(askInterval) } ?? true }
+        toAskIfLacking.subtract(due)
+        toAsk.formUnion(lacking.intersection(due))
         for node in toAsk.sorted() {
             if let last = asked[node], ContinuousClock.now - last < .seconds(askInterval) { continue }
-            // An answer on its way (asked, or a part come, within `answerWait`): not asked again yet.
-            let wait = answerWait * Double(1 << min(unanswered[node, default: 0], 6)) / 2
-            if let since = awaiting[node], ContinuousClock.now - since < .seconds(max(answerWait, wait)) { continue }
+            // An answer on its way (asked, or a part come, within `answerWait`, doubled for each request since
+            // one last came): not asked again yet.
+            let wait = answerWait * Double(1 << max(0, min(unanswered[node, default: 0], 6) - 1))
+            if let since = awaiting[node], ContinuousClock.now - since < .seconds(wait) { continue }
             // The database last heard at that node (a restored one has an id of its own).
             let known = HubGateway.current(gateways).first { $0.node == node }
             // Everything while its whole history has not come: what it held before its first change is in none.

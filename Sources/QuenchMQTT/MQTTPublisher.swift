@@ -615,8 +615,8 @@ public final class MQTTPublisher {
                 logger.error("cannot read the history for a hub", metadata: ["error": "\(error)"])
                 continue
             }
-            let content = GatewayMessages.AnswerContent(through: answer.through, whole: answer.whole, events: answer.events)
-            for payload in GatewayMessages.answer(databaseID: identity.databaseID, to: request, content) {
+            for payload in GatewayMessages.answer(databaseID: identity.databaseID, to: request, through: answer.through, whole: answer.whole,
+                                                  events: answer.events) {
                 try publishOther(OutgoingMessage(topic: topics.answers, payload: payload, retain: false))
             }
             logger.info("answered a hub", metadata: ["hub": "\(request.hub)", "from_seq": "\(request.fromSeq)", "through": "\(answer.through)",

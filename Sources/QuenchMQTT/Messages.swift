@@ -50,10 +50,16 @@ public struct Topics: Sendable, Hashable {
     public let roster: String
 
     /// Whether `topic` is a gateway's claim (what `allClaims` matches).
-    public func isClaim(_ topic: String) -> Bool {
+    public func isClaim(_ topic: String) -> Bool { Self.matches(topic, allClaims) }
+
+    /// Whether `topic` is a reminder to one of the node's people (what `reminders` matches).
+    public func isReminder(_ topic: String) -> Bool { Self.matches(topic, reminders) }
+
+    /// Whether `topic` is one `filter` matches, its `+` levels any one level.
+    static func matches(_ topic: String, _ filter: String) -> Bool {
         let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
-        let prefix = allClaims.split(separator: "/", omittingEmptySubsequences: false)
-        return levels.count == prefix.count && zip(levels, prefix).allSatisfy { $1 == "+" ? !$0.isEmpty : $0 == $1 }
+        let filterLevels = filter.split(separator: "/", omittingEmptySubsequences: false)
+        return levels.count == filterLevels.count && zip(levels, filterLevels).allSatisfy { $1 == "+" ? !$0.isEmpty : $0 == $1 }
     }
 
     /// Home Assistant says `online` here when it (re)starts: discovery is sent again.
@@ -63,6 +69,8 @@ public struct Topics: Sendable, Hashable {
     public func person(_ id: Int64) -> String { base + "/person/\(id)/state" }
     /// A reminder given to that person, QoS 1, not retained (Home Assistant's event entity).
     public func reminder(_ id: Int64) -> String { base + "/person/\(id)/reminder" }
+    /// The reminders to every one of the node's people (a hub reads them for their change numbers).
+    public var reminders: String { base + "/person/+/reminder" }
     public func device(_ address: String) -> String { base + "/device/\(Self.deviceID(address))/state" }
 
     /// A device address as a topic level and id: `c8:2a:3f:00:3f:2a` → `c82a3f003f2a`.

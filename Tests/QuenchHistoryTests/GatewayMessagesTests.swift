@@ -56,14 +56,14 @@ struct GatewayMessagesTests {
         let events = (0..<450).map { i in
             IntakeEvent(identity: "e\(i)", kind: .sip, ml: 10, time: Self.now.adding(Double(i)), source: .manual, recordedAt: Self.now, person: "Bo")
         }
-        let parts = GatewayMessages.answer(databaseID: "gw1", to: about, .init(through: 99, whole: false, events: events))
+        let parts = GatewayMessages.answer(databaseID: "gw1", to: about, through: 99, whole: false, events: events)
         #expect(parts.count == 3)
         let read = try parts.map { try GatewayMessages.answer(payload: Array($0.utf8), now: Self.now) }
         #expect(read.map(\.part) == [1, 2, 3] && read.allSatisfy { $0.parts == 3 && $0.through == 99 && $0.databaseID == "gw1" })
         #expect(read.flatMap(\.events).map(\.identity) == events.map(\.identity))
         // Whom it answers, and from where: another hub's answer is not taken for its own.
         #expect(read.allSatisfy { $0.hub == "hub1" && $0.fromSeq == 12 && $0.whole == false })
-        let whole = try GatewayMessages.answer(payload: Array(GatewayMessages.answer(databaseID: "gw2", to: about, .init(through: 5, whole: true, events: []))[0].utf8),
+        let whole = try GatewayMessages.answer(payload: Array(GatewayMessages.answer(databaseID: "gw2", to: about, through: 5, whole: true, events: [])[0].utf8),
                                                now: Self.now)
         #expect(whole.fromSeq == 0 && whole.whole == true, "asked about another database: from the start")
         #expect(whole.isFor(hub: "hub1") && !whole.isFor(hub: "hub2"), "another hub's answer is not its own")
@@ -78,9 +78,9 @@ struct GatewayMessagesTests {
         var huge = events[0]
         huge.ml = 1_000_000
         let mixed = try GatewayMessages.answer(payload: Array(GatewayMessages.answer(databaseID: "gw1", to: about,
-                                                                                     .init(through: 5, whole: false, events: [huge, events[1]]))[0].utf8), now: Self.now)
+                                                                                     through: 5, whole: false, events: [huge, events[1]])[0].utf8), now: Self.now)
         #expect(mixed.events.map(\.identity) == ["e1"] && mixed.refused.count == 1 && mixed.refused[0].contains("events[0]"), "\(mixed.refused)")
-        #expect(GatewayMessages.answer(databaseID: "gw1", to: about, .init(through: 5, whole: false, events: [])).count == 1, "nothing to send is one empty part")
+        #expect(GatewayMessages.answer(databaseID: "gw1", to: about, through: 5, whole: false, events: []).count == 1, "nothing to send is one empty part")
         #expect(throws: HistoryError.self) { _ = try GatewayMessages.answer(payload: Array(#"{"database_id":"g","through":1,"part":1,"parts":1,"events":[],"hub":"a b"}"#.utf8), now: Self.now) }
         #expect(throws: HistoryError.self) { _ = try GatewayMessages.answer(payload: Array(#"{"database_id":"g","through":1,"part":3,"parts":2,"events":[]}"#.utf8), now: Self.now) }
         #expect(throws: HistoryError.self) { _ = try GatewayMessages.request(payload: Array(#"{"hub":"h","from_seq":9007199254740993}"#.utf8)) }
@@ -156,9 +156,9 @@ struct GatewayMessagesTests {
     func fuzz() {
         var random = FuzzRandom(seed: 25)
         let bases = [Self.change, GatewayMessages.request(.init(hub: "hub1", fromSeq: 3)), GatewayMessages.claim(Self.claim), Self.roster]
-            + GatewayMessages.answer(databaseID: "gw1", to: .init(hub: "hub1", fromSeq: 3), .init(through: 9, whole: false, events: [
+            + GatewayMessages.answer(databaseID: "gw1", to: .init(hub: "hub1", fromSeq: 3), through: 9, whole: false, events: [
                 IntakeEvent(identity: "e", kind: .sip, ml: 10, time: Self.now, source: .manual, recordedAt: Self.now),
-            ]))
+            ])
         let alphabet = Array("{}[]\":,0123456789.-+eE\\u tfnalsr".utf8) + [0, 0xFF, 0xC3]
         var refused = 0
         for i in 0..<3000 {
