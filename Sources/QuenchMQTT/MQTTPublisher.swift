@@ -115,8 +115,9 @@ public final class MQTTPublisher {
             throw .store("\(error)")
         }
         topics = Topics(settings, nodeID: settings.nodeID ?? identity.nodeID)
-        // Named with its node id: `mqtt status` without the publisher's options resolves another.
-        role = RoleHolding(role: Self.role, command: "\(self.command) --node-id \(topics.node)")
+        // Named with its node id: `mqtt status` without the publisher's options resolves another. Said as what it
+        // is, not as an option: a publisher started without `--node-id` read as one started with it (an HA trial).
+        role = RoleHolding(role: Self.role, command: "\(self.command) as node \(topics.node)")
         for warning in settings.readableFileWarnings() { logger.warning("a secret is readable by other users", metadata: ["file": "\(warning)"]) }
         clientID = settings.effectiveClientID(nodeID: topics.node, databaseID: identity.databaseID)
     }

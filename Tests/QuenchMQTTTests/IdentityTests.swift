@@ -164,9 +164,9 @@ struct IdentityTests {
         #expect(subscriber.waitFor(seconds: 10) { subscriber.last("quench/testpi/status")?.payload == Array("online".utf8) })
         let sync = try runQuench(["mqtt", "sync", "--db", path, "--broker", broker.url, "--node-id", "testpi"])
         #expect(sync.status == 1)
-        #expect(sync.stderr.contains("quench mqtt run --node-id testpi (pid ") && sync.stderr.contains("publishes this database"), "\(sync.stderr)")
+        #expect(sync.stderr.contains("quench mqtt run as node testpi (pid ") && sync.stderr.contains("publishes this database"), "\(sync.stderr)")
         let status = try runQuench(["mqtt", "status", "--db", path, "--node-id", "testpi"])
-        #expect(status.stdout.contains("published by quench mqtt run --node-id testpi (pid "), "\(status.stdout)")
+        #expect(status.stdout.contains("published by quench mqtt run as node testpi (pid "), "\(status.stdout)")
         #expect(status.stdout.contains("node id testpi (from --node-id)") && status.stdout.contains("back within 5 s"), "\(status.stdout)")
         // Asked without --node-id: the running publisher's (it said the machine's id, which nobody publishes under).
         let asked = try runQuench(["mqtt", "status", "--db", path])

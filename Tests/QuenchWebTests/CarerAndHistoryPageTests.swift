@@ -52,6 +52,8 @@ struct CarerAndHistoryPageTests {
             // A phone whose own zone is a day away from the household's: "today" is the household's (the
             // card read Gran's alert of two hours ago as "Monday 30 November 13:05" from 00:00 to 03:00 UTC).
             try await browser.timeZone(WebFixture.zoneADayAway(from: fixture.zone))
+            // And whose clock is 12 h ahead of the Pi's: what is "today" and how long ago comes from the Pi's clock.
+            try await browser.clockAhead(hours: 12)
             try await browser.open(server.url + "/?view=carer")
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)
             // Gran, over her 2 h: first, marked, and said. Bob has none in 7 h since his adding; `me` drank 40 min ago.
@@ -85,6 +87,11 @@ struct CarerAndHistoryPageTests {
             #expect(cards.contains { $0.range(of: #"^Bob Lee: Carer alert sent [A-Z][a-z]+day \d{1,2} [A-Z][a-z]+ \d\d:\d\d, not acknowledged$"#,
                                               options: .regularExpression) != nil }, "\(cards)")
             #expect(try await browser.run("return document.querySelector('#people li[data-person=\"Gran\"] .alert-state a').getAttribute('href')") as? String == "/?view=carer")
+            // Gran's drink of 5 h ago, today, on the Pi's clock (on the phone's, 12 h ahead: yesterday's, "17 h ago").
+            let lastDrinks = try await browser.run("""
+                return [...document.querySelectorAll('#people li .last')].map((p) => p.closest('li').dataset.person + ': ' + p.textContent)
+                """) as? [String] ?? []
+            #expect(lastDrinks.contains { $0.range(of: #"^Gran: Last drink \d\d:\d\d \(5 h( 1 min)? ago\)$"#, options: .regularExpression) != nil }, "\(lastDrinks)")
             _ = try await browser.fullPageScreenshot(to: screenshotFolder + "/phone-household-alert.png", width: 390)
             try await browser.open(server.url + "/?view=carer")
             #expect(try await browser.waitUntil(BrowserTests.loaded) != nil)

@@ -64,6 +64,18 @@ final class WebDriver: Sendable {
         try await command("POST", "/goog/cdp/execute", ["cmd": "Emulation.setTimezoneOverride", "params": ["timezoneId": identifier]])
     }
 
+    /// The phone's clock set `hours` ahead of the true time, for every page opened from now on (`Date.now()` and
+    /// `new Date()`; a time given to `Date` is read as it is).
+    func clockAhead(hours: Double) async throws {
+        let source = """
+            (() => { const ahead = \(hours * 3_600_000), Real = Date;
+              class Phone extends Real { constructor(...given) { super(...(given.length ? given : [Real.now() + ahead])); }
+                static now() { return Real.now() + ahead; } }
+              globalThis.Date = Phone; })();
+            """
+        try await command("POST", "/goog/cdp/execute", ["cmd": "Page.addScriptToEvaluateOnNewDocument", "params": ["source": source]])
+    }
+
     /// The whole page, not only the viewport: the viewport stretched to the document for the shot.
     func fullPageScreenshot(to path: String, width: Int) async throws -> [UInt8] {
         let height = try await run("return Math.ceil(document.documentElement.scrollHeight)") as? Int ?? 1000

@@ -23,12 +23,22 @@ function url(path, params = {}, who = person) {
 }
 // Set when an answer came from the service worker's copy, not from the Pi.
 let servedOffline = false;
+// The Pi's clock, as its last answer's Date header said it (to the second): "ago", "today" and whether a time
+// has come are counted on the clock that stamped the drinks, not on a phone's that is off (or a Pi's without a
+// real-time clock, before it synced), which said a drink of 20 min ago "3 h 20 min ago". Within 5 s, the phone's.
+let serverClockOffset = 0;
+function noteServerClock(header) {
+  const said = Date.parse(header || "");
+  if (Number.isFinite(said)) serverClockOffset = Math.abs(said - Date.now()) >= 5000 ? said - Date.now() : 0;
+}
+const serverNow = () => Date.now() + serverClockOffset;
 // A response that came, and came right; else an error in the page's words: the server's `error`,
 // or "the Pi cannot be reached" rather than the browser's "Failed to fetch".
 async function reach(href, init) {
   let response;
   try { response = await fetch(href, init); } catch (_) { throw new Error("the Pi cannot be reached"); }
   if (response.headers.has("X-Quench-Offline")) servedOffline = true;
+  else noteServerClock(response.headers.get("Date"));
   if (!response.ok) {
     let message = response.statusText;
     try { message = JSON.parse(await response.text()).error || message; } catch (_) {}
@@ -62,7 +72,7 @@ const localDate = (iso) => {
 // A time with its day when that is not `today` (YYYY-MM-DD): a carer's alert sent yesterday at
 // 13:30 read "Alert sent 13:30" at 12:51, a time still to come.
 const stamp = (iso, today) => (localDate(iso) === today ? "" : longDay(localDate(iso)) + " ") + clock(iso);
-const nowClock = () => new Date().toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: zone });
+const nowClock = () => new Date(serverNow()).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: zone });
 // Whether a time of day has not come yet in the household's day (which starts at its day start, 04:00
 // unless set: at 01:00, 23:30 was last evening's, still today's).
 function isToCome(time) {
@@ -74,7 +84,7 @@ function isToCome(time) {
 }
 function ago(iso) {
   // Under a minute is "just now", as the carer view says it (31 s was "1 min ago" here, "just now" there).
-  const elapsed = Date.now() - new Date(iso).getTime();
+  const elapsed = serverNow() - new Date(iso).getTime();
   if (elapsed < 60000) return "just now";
   const minutes = Math.round(elapsed / 60000);
   return minutes < 36 * 60 ? span(minutes) + " ago" : Math.round(minutes / 1440) + " days ago";
@@ -436,7 +446,7 @@ function smallRing(fraction, met) {
   return holder.firstChild;
 }
 function showHousehold(people) {
-  const several = people.length > 1, today = localDate(new Date().toISOString());
+  const several = people.length > 1, today = localDate(new Date(serverNow()).toISOString());
   $("household-link").hidden = !several || (!person && query.get("view") !== "carer");
   $("carer-link").hidden = query.get("view") === "carer";
   $("person-pick").hidden = !several;
@@ -446,7 +456,7 @@ function showHousehold(people) {
     ...people.map((p) => el("option", p.person === chosen ? { selected: "", value: p.person } : { value: p.person }, p.person)));
   $("who").textContent = several && person ? " · " + person : "";
   $("people").replaceChildren(...people.map((p) => {
-    const quiet = p.last_sip_at ? (Date.now() - new Date(p.last_sip_at).getTime()) / 3600000 : null;
+    const quiet = p.last_sip_at ? (serverNow() - new Date(p.last_sip_at).getTime()) / 3600000 : null;
     const percent = p.goal_ml > 0 ? Math.floor(Math.max(0, p.intake_ml) * 100 / p.goal_ml) : 0;
     const amount = quickAmounts(p.person)[1];
     return el("li", { class: "person-card", "data-person": p.person },
