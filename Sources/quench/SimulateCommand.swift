@@ -65,7 +65,12 @@ struct EvaluateCommand: ParsableCommand {
             let (report, summary, clockDoubt) = try Evaluate.run(trace: source, truthPath: truth, options: calibration.replayOptions())
             print(json ? Evaluate.json(report) : report.description)
             for doubt in summary.doubts { FileHandleStderr.write("quench: \(source): \(doubt)\n") }
-            if let clockDoubt { FileHandleStderr.write("quench: \(truth.shownSafely()): \(clockDoubt)\n") }
+            // Not a doubt but a certainty: scores against a truth on another clock mean nothing, and a script
+            // reading the exit status took them (exit 0).
+            if let clockDoubt {
+                FileHandleStderr.write("quench: error: \(truth.shownSafely()): \(clockDoubt)\n")
+                throw ExitCode(1)
+            }
         }
     }
 }

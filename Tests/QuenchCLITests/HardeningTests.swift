@@ -353,6 +353,17 @@ struct HardeningTests {
         try #require(lines.count > missedLine + 3, "\(listing.stdout)")
         #expect(lines[missedLine + 1].hasPrefix("  sip of ") && lines[missedLine + 1].hasSuffix(" s") && lines[missedLine + 2] == "spurious:"
                 && lines[missedLine + 3].hasPrefix("  sip of "), "\(listing.stdout)")
+        // A truth on another clock (epoch seconds beside the trace's t from 0): scores that mean nothing, exit 1.
+        let epoch = truth.map { line -> String in
+            let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard f.count >= 2, let a = Double(f[0]), let b = Double(f[1]) else { return line }
+            return ([String(a + 1_795_000_000), String(b + 1_795_000_000)] + f.dropFirst(2)).joined(separator: ",")
+        }
+        try epoch.joined(separator: "\n").write(toFile: dir + "/t3.csv", atomically: true, encoding: .utf8)
+        let offClock = try runQuench(["evaluate", dir + "/s.csv", dir + "/t3.csv"])
+        #expect(offClock.status == 1 && offClock.stdout.contains("sip recall:              0.000")
+                && offClock.stderr.hasPrefix("quench: error: ") && offClock.stderr.contains(": none of the truth's events is within the trace's times"),
+                "\(offClock.status) \(offClock.stderr)")
         // evaluate says what replay says of a unit that cannot be right: a recall of 0 alone sends one looking elsewhere.
         let kgScored = try runQuench(["evaluate", dir + "/s.csv", dir + "/t.csv", "--unit", "kg"])
         #expect(kgScored.status == 0 && kgScored.stdout.contains("sip recall:              0.000")
