@@ -106,7 +106,7 @@ public struct DayTimeline: Sendable, Hashable {
                        description: summary + (details.isEmpty ? "" : " Sips: " + details.joined(separator: "; ") + "."),
                        style: ChartStyle.chart)
         w.element("rect", ["class": .text("qc-bg"), "width": .number(width), "height": .number(Self.height), "rx": .number(8)])
-        let legendY = ChartWidth.heading(title, narrow: narrow, into: &w)
+        let legendY = ChartWidth.heading(title, narrow: narrow, width: width, into: &w)
         if narrow { lineTop = legendY + 32 }
         let goalText = "goal \(VolumeText.volume(goalMl, unit))"
         let goalX = right - Double(goalText.count) * 13 * 0.6

@@ -89,7 +89,7 @@ public struct IntakeBars: Sendable, Hashable {
                        title: "Daily intake: \(title)", label: summary, description: summary + " " + details + ".", style: ChartStyle.chart)
         w.element("rect", ["class": .text("qc-bg"), "width": .number(width), "height": .number(Self.height), "rx": .number(8)])
         // Narrow: the heading smaller and on two lines, and the legend on a line of its own under it.
-        let legendY = ChartWidth.heading(title, narrow: narrow, into: &w)
+        let legendY = ChartWidth.heading(title, narrow: narrow, width: width, into: &w)
         var plot = BarPlot(days: days, unit: unit, left: narrow ? 48 : 64, top: legendY + 36, right: width - 12, bottom: Self.height - 44,
                            labelSize: 13, smallSize: 11)
         plot.thinsLabels = narrow
@@ -250,16 +250,37 @@ public enum ChartWidth {
     }
 
     /// The chart's heading at the top left; where its legend goes (the baseline's y). Wide: one line,
-    /// the legend at its right. Narrow: split after its first comma onto two smaller lines, the legend under them.
-    static func heading(_ title: String, narrow: Bool, into w: inout SVGWriter) -> Double {
+    /// the legend at its right. Narrow: split after its first comma onto two smaller lines, the legend under them;
+    /// a line too long for `width` has its months shortened ("25 Nov to 1 Dec 2026"), then its letters made
+    /// smaller ("25 November to 1 December 2026" ran past a 320 px phone's chart at 200 %, cut off).
+    static func heading(_ title: String, narrow: Bool, width: Double, into w: inout SVGWriter) -> Double {
         guard narrow else {
             w.text(title, ["class": .text("qc-heading"), "x": .number(16), "y": .number(28)])
             return 28
         }
+        let room = width - 24
         let parts = title.split(separator: ", ", maxSplits: 1).map(String.init)
-        for (i, line) in parts.enumerated() {
-            w.text(line, ["class": .text("qc-heading qc-narrow"), "x": .number(12), "y": .number(24 + Double(i) * 17)])
+        for (i, whole) in parts.enumerated() {
+            let line = ShareCard.ems(whole) * narrowHeadingSize > room ? shortMonths(whole) : whole
+            let size = min(narrowHeadingSize, room / max(ShareCard.ems(line), 1))
+            let y = 24 + Double(i) * 17
+            if size < narrowHeadingSize {
+                w.text(line, ["class": .text("qc-heading qc-narrow"), "x": .number(12), "y": .number(y),
+                              "style": .text("font-size:\(SVGText.number(size.rounded(.down)))px")])
+            } else {
+                w.text(line, ["class": .text("qc-heading qc-narrow"), "x": .number(12), "y": .number(y)])
+            }
         }
         return 24 + Double(parts.count) * 17 + 6
+    }
+
+    /// `.qc-narrow`'s font size (px).
+    static let narrowHeadingSize = 13.0
+
+    /// Each English month's name as its first three letters.
+    static func shortMonths(_ text: String) -> String {
+        let months: Set<Substring> = ["January", "February", "March", "April", "June", "July", "August", "September", "October",
+                                      "November", "December"]
+        return text.split(separator: " ", omittingEmptySubsequences: false).map { months.contains($0) ? $0.prefix(3) : $0 }.joined(separator: " ")
     }
 }

@@ -21,6 +21,25 @@ func firstY(_ d: String) -> Double? {
 }
 
 @Suite struct IntakeBarsTests {
+    /// A narrow chart's heading fits its width: a week across two months ran past a 320 px phone's chart at 200 %
+    /// ("25 November to 1 December 2026", cut off): its months are shortened, and past that its letters made smaller.
+    @Test(arguments: [("7 days, 25 November to 1 December 2026", "25 Nov to 1 Dec 2026", false),
+                      ("7 days, 28 December 2025 to 3 January 2026", "28 Dec 2025 to 3 Jan 2026", false),
+                      ("7 days, Wednesday 30 September 2026 to Thursday 29 October 2026", "Wednesday 30 Sep 2026 to Thursday 29 Oct 2026", true),
+                      ("7 days, 1 to 7 March 2026", "1 to 7 March 2026", false)])
+    func aNarrowHeadingFitsItsWidth(title: String, shown: String, smaller: Bool) throws {
+        var chart = week()
+        chart.title = title
+        chart.layoutWidth = ChartWidth.range.lowerBound
+        let root = try XMLNode.parse(chart.svg)
+        let lines = root.elements("text").filter { $0.attributes["class"] == "qc-heading qc-narrow" }
+        #expect(lines.map(\.text) == ["7 days", shown])
+        let line = try #require(lines.last)
+        let size = line.attributes["style"].flatMap { Double($0.dropFirst("font-size:".count).dropLast(2)) } ?? ChartWidth.narrowHeadingSize
+        #expect((line.attributes["style"] != nil) == smaller, "\(line.attributes)")
+        #expect(ShareCard.ems(line.text) * size + 12 <= ChartWidth.range.lowerBound - 12, "\(line.text) at \(size) px")
+    }
+
     @Test func isWellFormedAndAccessible() throws {
         let svg = week().svg
         let root = try XMLNode.parse(svg)

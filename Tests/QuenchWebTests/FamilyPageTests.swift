@@ -356,7 +356,7 @@ struct FamilyPageTests {
                         let overflow = try await browser.run("""
                             const w = document.documentElement.clientWidth;
                             return [...document.querySelectorAll('body *')].filter((e) => e.getClientRects().length && !e.closest('.sr, .skip'))
-                              .filter((e) => e.getBoundingClientRect().right > w + 0.5).map((e) => e.tagName + '#' + e.id + '.' + e.className).slice(0, 5)
+                              .filter((e) => e.getBoundingClientRect().right > w + 0.5).map((e) => e.tagName + '#' + e.id + '.' + e.getAttribute('class') + ' in #' + e.closest('[id]')?.id + ': ' + e.textContent.slice(0, 60)).slice(0, 5)
                             """) as? [String]
                         #expect(overflow == [], "\(width) px ×\(scale), \(view), \(dark ? "dark" : "light"): beyond the screen: \(overflow ?? [])")
                         #expect(try await browser.run("return document.documentElement.scrollWidth <= document.documentElement.clientWidth") as? Bool == true)
