@@ -14,8 +14,8 @@ struct MetDays {
     /// Day numbers whose totals are in `totals`.
     private var loaded: [ClosedRange<Int>]
     private var remembered: [MetSpan]
-    /// The store's data version before the first read: a span is remembered only if nothing changed since.
-    private let dataVersion: Int64
+    /// The store's count of changes shown before the first read: a span is remembered only if nothing changed since.
+    private let shownChanges: Int64
     /// Which calendar a remembered span counts days in: a day is another day in another zone or with another start.
     static func calendarKey(_ calendar: DayCalendar) -> String { "\(calendar.timeZone.identifier)|\(calendar.dayStartHour)" }
     /// Runs shorter than this are found within the first month's reach anyway: not worth a write.
@@ -27,7 +27,7 @@ struct MetDays {
         self.book = book
         self.firstSip = firstSip
         let key = Self.calendarKey(c.calendar)
-        dataVersion = try c.run { (store) throws(StoreError) in try store.dataVersion() }
+        shownChanges = try c.run { (store) throws(StoreError) in try store.shownChanges() }
         // (An Optional.map with a typed-throws closure here crashes the 6.3.1 compiler in release builds.)
         if let person = c.personID {
             remembered = try c.run { (store) throws(StoreError) in try store.metSpans(person: person, calendar: key) }
@@ -86,7 +86,7 @@ struct MetDays {
         let key = Self.calendarKey(c.calendar)
         // A cache: a file another process is writing, or cannot be written, costs the next `stats` the sums again, no more.
         let stored = (try? c.run { (store) throws(StoreError) in
-            try store.rememberMetSpan(span, validBefore: validBefore, person: person, calendar: key, dataVersion: dataVersion)
+            try store.rememberMetSpan(span, validBefore: validBefore, person: person, calendar: key, shownChanges: shownChanges)
         }) ?? false
         if stored { remembered.append(span) }
     }

@@ -76,9 +76,12 @@ public final class MQTTPublisher {
     private var rosterMessage: MQTTMessage?
     private var roster: [RosterEntry]?
     private var rosterDue = ContinuousClock.now
-    /// The database's data_version when the states were last read: any commit by another connection
-    /// (a rename, a goal, the settings) changes it, and the states follow at once, not at the next check.
+    /// The database's data_version at the last turn: any commit by another connection changes it (a
+    /// restore noticed, a gateway's claims exchanged).
     private var dataVersion: Int64?
+    /// The store's count of changes shown at the last turn: a rename, a goal, the settings, a drink change
+    /// it, and the states follow at once, not at the next check.
+    private var shownChanges: Int64?
     /// The `last_reset` published for each person: it never goes back (a day start or zone moved mid-day),
     /// across restarts too (kept in the database).
     private var lastReset: [Int64: (dayStart: Timestamp, text: String)] = [:]
@@ -290,11 +293,13 @@ public final class MQTTPublisher {
         identity.databaseID = now
     }
 
-    /// Whether anything was committed to the database since the states were last read.
-    private func databaseChanged() -> Bool {
-        guard let version = try? store.dataVersion() else { return false }
-        defer { dataVersion = version }
-        return dataVersion != nil && version != dataVersion
+    /// Whether anything was committed to the database since the last turn (`committed`), and whether
+    /// anything a person's state shows changed (`shown`: a gateway's checkpoints and claims are commits
+    /// that change nothing shown, and every person's state was read again for each).
+    private func databaseChanged() -> (committed: Bool, shown: Bool) {
+        guard let version = try? store.dataVersion(), let shown = try? store.shownChanges() else { return (false, false) }
+        defer { (dataVersion, shownChanges) = (version, shown) }
+        return (dataVersion != nil && version != dataVersion, shownChanges != nil && shown != shownChanges)
     }
 
     /// Publishes the retained states that changed (`changed`: something was committed since the
@@ -511,10 +516,10 @@ public final class MQTTPublisher {
     private func turn() throws(MQTTError) {
         // A restore is noticed before the outbox is read: the changes made after it are the restored
         // history's, under its id (a hub that got them under the old one never asked for the rest).
-        let changed = databaseChanged()
+        let (changed, shown) = databaseChanged()
         if changed { noticeRestore() }
         let sent = try pump()
-        try refreshState(changed: changed || gatewayStateMoved())
+        try refreshState(changed: shown || gatewayStateMoved())
         // Waits for the network at most 20 ms when idle: new outbox rows are seen within that.
         try client?.loop(timeoutMS: sent ? 0 : 20)
         recordAcknowledgements()

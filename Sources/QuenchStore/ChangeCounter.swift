@@ -8,4 +8,14 @@ extension IntakeStore {
             try db.first("PRAGMA data_version") { row -> Int64 in row[0] } ?? 0
         }
     }
+
+    /// How many changes were made to what a page or Home Assistant shows (the history, people, goals,
+    /// settings, devices, reminders, carers' alerts, the hub's gateways; schema v29): what pages and the
+    /// MQTT publisher wait on. A gateway's housekeeping (its detectors' checkpoints, claims, the outbox)
+    /// moves `dataVersion` and not this.
+    public func shownChanges() throws(StoreError) -> Int64 {
+        try read("reading the count of changes shown") { db in
+            try db.first("SELECT count FROM shown_change WHERE id = 1") { row -> Int64 in row[0] } ?? 0
+        }
+    }
 }

@@ -26,16 +26,17 @@ extension IntakeStore {
 
     /// Remembers that `span`'s days all met the goal, merged with the spans it
     /// overlaps or touches. `validBefore` is when the span's last day ends: a
-    /// change to a sip before it drops the span. Nothing is written when the file
-    /// changed since `dataVersion` was read (the span may be stale) or is read-only;
-    /// returns whether it was written.
+    /// change to a sip before it drops the span. Nothing is written when what is
+    /// shown changed since `shownChanges` was read (the span may be stale) or the
+    /// file is read-only; returns whether it was written. (SQLite's data version
+    /// moved with a gateway's every checkpoint, and the span was seldom kept.)
     @discardableResult
     public func rememberMetSpan(_ span: MetSpan, validBefore: Timestamp, person: Int64, calendar: String,
-                                dataVersion: Int64) throws(StoreError) -> Bool {
+                                shownChanges: Int64) throws(StoreError) -> Bool {
         guard !isReadOnly else { return false }
         return try write("remembering the days the goal was met") { db in
-            let current = try db.first("PRAGMA data_version", []) { row -> Int64 in row[0] }
-            guard current == dataVersion else { return false }
+            let current = try db.first("SELECT count FROM shown_change WHERE id = 1", []) { row -> Int64 in row[0] }
+            guard current == shownChanges else { return false }
             var merged = span
             var validUntil = validBefore.secondsSince1970
             try db.run("""

@@ -130,7 +130,11 @@ extension IntakeStore {
     /// A holder that was killed is replaced.
     public func claimRole(_ role: String, _ me: ProcessHolder, isRunning: (ProcessHolder) -> Bool) throws(StoreError) -> ProcessHolder? {
         try write("claiming \(role)") { db in
-            if let other = try Self.roleHolder(role, db), other.pid != me.pid || other.started != me.started, isRunning(other) { return other }
+            let holder = try Self.roleHolder(role, db)
+            if let other = holder, other.pid != me.pid || other.started != me.started, isRunning(other) { return other }
+            // Held already by `me` (a gateway waiting for a pairing claims it each turn): nothing to write,
+            // and nothing to wake the pages with.
+            if let holder, holder.pid == me.pid, holder.started == me.started, holder.command == me.command { return nil }
             try db.run("INSERT OR REPLACE INTO process_role (role, pid, started, command, since) VALUES (?, ?, ?, ?, ?)",
                        [role, Int64(me.pid), me.started, me.command, me.since.secondsSince1970])
             return nil

@@ -542,6 +542,26 @@ enum Schema {
         Migration(identifier: "v28: whether the hub has had each gateway's whole history", sql: """
             ALTER TABLE hub_gateway ADD COLUMN whole_history INTEGER NOT NULL DEFAULT 0 CHECK (whole_history IN (0, 1));
             """),
+        // A count of the changes to what a page or Home Assistant shows. SQLite's data_version moves with every
+        // commit, and a gateway commits its detectors' checkpoints, its claims on bottles and its outbox's
+        // acknowledgements as well: each of those made every open page fetch everything again and the MQTT
+        // publisher read every person's state (every 5 s with one scale streaming). The tables listed are the
+        // ones shown; the rest (checkpoints, claims, the outbox, the hub's bookkeeping of changes, caches) do not count.
+        Migration(identifier: "v29: a count of the changes to what is shown", sql: """
+            CREATE TABLE shown_change (
+                id    INTEGER PRIMARY KEY CHECK (id = 1),
+                count INTEGER NOT NULL
+            ) STRICT;
+            INSERT INTO shown_change (id, count) VALUES (1, 0);
+            """ + ["intake_event", "person", "person_alias", "goal", "settings", "device", "reminder", "carer_alert",
+                   "process_role", "mqtt_identity", "hub_gateway", "hub_node_availability", "hub_gateway_bluetooth",
+                   "hub_link", "hub_roster"].flatMap { table in
+                ["INSERT", "UPDATE", "DELETE"].map { change in """
+                    CREATE TRIGGER shown_change_\(table)_\(change.lowercased()) AFTER \(change) ON \(table)
+                    BEGIN UPDATE shown_change SET count = count + 1 WHERE id = 1; END;
+
+                    """ }
+            }.joined()),
     ]
 
     /// How many of `migrations` the database has applied. A database from a newer

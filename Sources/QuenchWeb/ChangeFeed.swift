@@ -2,8 +2,8 @@ import Synchronization
 
 /// Tells every open page that the history changed: the one place the server
 /// fans a change out, fed by its own writes (at once) and by a poll of the
-/// database's data version (changes made by the gateway or `quench add` in
-/// other processes).
+/// store's count of changes shown (changes made by the gateway or `quench add`
+/// in other processes; not a gateway's checkpoints and claims).
 final class ChangeFeed: Sendable {
     enum Notice: Sendable, Equatable {
         case changed(version: Int64)

@@ -138,10 +138,11 @@ struct ChangeWatcher: Service {
 }
 
 extension WebServer {
-    /// Polls the data version; a change from any process reaches every page.
+    /// Polls the count of changes shown; a change from any process reaches every page (a gateway's
+    /// checkpoints and claims, which SQLite's data version counts too, do not).
     static func watch(_ store: IntakeStore, feed: ChangeFeed, every interval: Duration, heartbeat: Duration, logger: Logger,
                       until stopping: @Sendable () -> Bool) async {
-        var last = (try? store.dataVersion()) ?? 0
+        var last = (try? store.shownChanges()) ?? 0
         var sinceHeartbeat = Duration.zero
         // A database file deleted under the server keeps answering through its open descriptor: the
         // file's going is a change of its own, so the pages ask again and are told (a stat a poll).
@@ -149,7 +150,7 @@ extension WebServer {
         while !Task.isCancelled && !stopping() {
             try? await Task.sleep(for: interval)
             do {
-                let version = try store.dataVersion()
+                let version = try store.shownChanges()
                 let there = access(store.path, F_OK) == 0
                 if version != last || there != present {
                     last = version
@@ -157,7 +158,7 @@ extension WebServer {
                     feed.changed()
                 }
             } catch {
-                logger.warning("cannot read the database's data version", metadata: ["error": "\(error)"])
+                logger.warning("cannot read the count of changes shown", metadata: ["error": "\(error)"])
             }
             sinceHeartbeat += interval
             if sinceHeartbeat >= heartbeat {

@@ -41,7 +41,7 @@ import Testing
 
     /// What the store holds when the process dies before reading `kill`: the
     /// events committed, and the checkpoint committed with the last of them or
-    /// after it (the gateway's rule: with every event, and every `interval`).
+    /// after it (the gateway's rule: with every event, and when `DetectorCheckpoint.isDue`).
     /// `lastWriteLands` false: the write of the last reading's checkpoint (and
     /// its events) was under way and is lost with the process.
     /// `through`: the readings the stored checkpoint has seen.
@@ -56,10 +56,11 @@ import Testing
         var lastCheckpointT = -Double.infinity
         var pending: (events: [DetectedEvent], checkpoint: DetectorCheckpoint?, through: Int) = ([], nil, 0)
         for (i, r) in sim.readings[..<kill].enumerated() {
+            let previous = detector.phase
             detector.process(r, into: &events)
             let final = events.filter { !$0.kind.isDiagnostic }
             events.removeAll()
-            guard !final.isEmpty || r.t - lastCheckpointT >= DetectorCheckpoint.interval else { continue }
+            guard !final.isEmpty || DetectorCheckpoint.isDue(detector, previous: previous, t: r.t, last: lastCheckpointT) else { continue }
             lastCheckpointT = r.t
             // The previous write has landed by now; this one is in flight.
             stored += pending.events
@@ -123,10 +124,10 @@ import Testing
     /// run's sips, refills and pours. HX711 load cells shift their zero when the
     /// bottle leaves them, and a shift nobody saw (the gateway was down while the
     /// bottle was off) leaves the interrupted sip up to 9 mL off, or one sip
-    /// fewer (merged, or a small one under the threshold): 20 of 120 kills, what
-    /// a link gap of the same length gives too (checked below); allowed in a
-    /// quarter of the kills, against nearly all losing a sip without the checkpoint.
-    @Test(arguments: [(SimulationConfiguration.Preset.kitchenScale, UInt64(3), 0), (.levelMillimetres, 6, 0), (.hx711, 4, 15), (.hx711, 5, 15)])
+    /// fewer (merged, or a small one under the threshold): 14 of 120 kills (20 when a
+    /// checkpoint came every 5 s whatever the phase), what a link gap of the same length
+    /// gives too (checked below), against nearly all losing a sip without the checkpoint.
+    @Test(arguments: [(SimulationConfiguration.Preset.kitchenScale, UInt64(3), 0), (.levelMillimetres, 6, 0), (.hx711, 4, 12), (.hx711, 5, 4)])
     func aKillAtAnyMomentOfASipLosesNoneAndDoublesNone(preset: SimulationConfiguration.Preset, seed: UInt64, allowedMisses: Int) throws {
         let sim = Self.simulate(preset, seed: seed, minutes: 90)
         let whole = detectAll(sim)
@@ -162,6 +163,39 @@ import Testing
         // The trials are hard enough: restarting from scratch loses sips in them.
         #expect(lostWithoutCheckpoint > 20, "only \(lostWithoutCheckpoint) of \(trials.count) kills lose a sip without the checkpoint")
         print("\(preset) seed \(seed): \(trials.count) kills: \(misses) changed the sips with the checkpoint, \(lostWithoutCheckpoint) lost one without")
+    }
+
+    /// The cadence: a bottle standing still is checkpointed every 30 s (every 5 s was 17,280 writes a day
+    /// per device), anything under way every 5 s, and each change of the detector's phase at once.
+    @Test(arguments: [SimulationConfiguration.Preset.kitchenScale, .levelPercent])
+    func checkpointsAreSparseAtRestAndFollowEverySip(preset: SimulationConfiguration.Preset) {
+        let sim = Self.simulate(preset, seed: 12, minutes: 90)
+        var detector = SipDetector(calibration: sim.calibration)
+        var events: [DetectedEvent] = []
+        var written: [Double] = [], last = -Double.infinity
+        var longestSettledWait = 0.0, longestBusyWait = 0.0
+        for r in sim.readings {
+            let previous = detector.phase
+            detector.process(r, into: &events)
+            let final = events.contains { !$0.kind.isDiagnostic }
+            events.removeAll()
+            if final || DetectorCheckpoint.isDue(detector, previous: previous, t: r.t, last: last) {
+                last = r.t
+                written.append(r.t)
+            } else if detector.phase == .settled {
+                longestSettledWait = max(longestSettledWait, r.t - last)
+            } else {
+                longestBusyWait = max(longestBusyWait, r.t - last)
+            }
+        }
+        let duration = (sim.readings.last?.t ?? 0) - (sim.readings.first?.t ?? 0)
+        // Mostly at rest: far fewer than one every 5 s, and more than one every 30 s.
+        #expect(Double(written.count) < duration / DetectorCheckpoint.interval / 3, "\(written.count) in \(duration) s")
+        #expect(Double(written.count) > duration / DetectorCheckpoint.restingInterval, "\(written.count) in \(duration) s")
+        #expect(longestSettledWait < DetectorCheckpoint.restingInterval && longestBusyWait < DetectorCheckpoint.interval,
+                "\(longestSettledWait) \(longestBusyWait)")
+        // (That a kill anywhere in a sip loses nothing with this cadence: `aKillAtAnyMomentOfASipLosesNoneAndDoublesNone`.)
+        print("\(preset): \(written.count) checkpoints in \(Int(duration)) s (every \(DetectorCheckpoint.interval) s: about \(Int(duration / DetectorCheckpoint.interval)))")
     }
 
     func detectAll(_ sim: Simulated) -> [DetectedEvent] {

@@ -78,3 +78,44 @@ import Testing
         }
     }
 }
+
+/// The count of changes shown (schema v29): what a page and the MQTT publisher wait on moves with
+/// every change to what they show, and not with a gateway's housekeeping, which SQLite's data version
+/// counts too (each checkpoint made every open page fetch everything again).
+@Suite struct ShownChangesTests {
+    @Test func aGatewaysHousekeepingIsNotAChangeShown() throws {
+        let dir = TemporaryDirectory()
+        let page = try IntakeStore(path: dir.file("q.sqlite"))
+        let gateway = try IntakeStore(path: dir.file("q.sqlite"))  // another connection, as another process
+        let start = try page.shownChanges(), version = try page.dataVersion()
+        try gateway.saveCheckpoint(try CheckpointStoreTests.checkpoint())
+        try gateway.saveClaim(device: "F0:F1:F2:F3:F4:F5", DeviceClaim(gateway: "8e1f20aa4c7d9b01", rssi: -60, heardAt: t0, holding: true, at: t0))
+        try gateway.setOutbox(enabled: true)
+        _ = try gateway.acknowledgeOutbox(through: 0)
+        #expect(try page.dataVersion() != version, "the commits are seen")
+        #expect(try page.shownChanges() == start, "and are not changes shown")
+        // A role claimed is (the carer's view says whether the hub runs); claimed again by the same process, nothing is written.
+        let holder = ProcessHolder(pid: 4242, started: 7, command: "quench hub run", since: t0)
+        #expect(try gateway.claimRole("hub", holder) { _ in false } == nil)
+        let claimed = try page.shownChanges()
+        #expect(claimed > start)
+        let before = try page.dataVersion()
+        #expect(try gateway.claimRole("hub", holder) { _ in false } == nil)
+        #expect(try page.shownChanges() == claimed && page.dataVersion() == before)
+        // Each change shown moves it: a drink, its edit, a person, a goal, a device.
+        var last = claimed
+        func moved(_ what: String, _ change: () throws -> Void) throws {
+            try change()
+            let now = try page.shownChanges()
+            #expect(now > last, "\(what)")
+            last = now
+        }
+        try moved("a drink") { _ = try gateway.addManual(ml: 250, at: t0, note: nil, identity: "manual|shown") }
+        try moved("a person") { _ = try gateway.addPerson(name: "Ben") }
+        try moved("a goal") { try gateway.setGoal(ml: 2400, from: CivilDay(number: 20_000)) }
+        try moved("a checkpoint with a drink") {
+            _ = try gateway.insert([(IntakeEvent.sensor(sips(1)[0], device: "F0:F1:F2:F3:F4:F5", started: t0), [])],
+                                   checkpoint: try CheckpointStoreTests.checkpoint(readings: 300))
+        }
+    }
+}

@@ -176,11 +176,13 @@ public final class DevicePipeline: Sendable {
             r.t = max(r.t + s.offset, s.lastT)
             s.lastT = r.t
             s.readings += 1
+            let previous = s.detector.phase
             s.detector.process(r, into: &s.events)
             logger.trace("reading", metadata: ["t": "\(TraceWriter.fixed(r.t, places: 2))", "value": "\(r.value.map { "\($0)" } ?? "-")"])
             observer.reading?(device, Reading(t: r.t - s.offset, value: r.value), raw, s.detector)
             let final = Self.take(&s.events, offset: s.offset)
-            guard storesEvents, !final.isEmpty || r.t - s.lastCheckpointT >= DetectorCheckpoint.interval else { return (final, nil) }
+            guard storesEvents, !final.isEmpty || DetectorCheckpoint.isDue(s.detector, previous: previous, t: r.t, last: s.lastCheckpointT)
+            else { return (final, nil) }
             s.lastCheckpointT = r.t
             return (final, snapshot(of: s))
         }

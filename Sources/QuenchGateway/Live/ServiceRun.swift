@@ -35,7 +35,7 @@ public final class PairingWatch {
         self.only = only
         selection = DeviceSelection()
         // The version before the read: a pairing committed between the two is read again at the next look.
-        version = try? store.dataVersion()
+        version = try? store.shownChanges()
         selection = try read()
     }
 
@@ -47,7 +47,7 @@ public final class PairingWatch {
     /// the last look; a store that cannot be read now counts as no change (the
     /// gateway's writer says what is wrong with it).
     public func hasChanged() -> Bool {
-        guard let now = try? store.dataVersion(), now != version else { return false }
+        guard let now = try? store.shownChanges(), now != version else { return false }
         version = now
         guard let fresh = try? read(), fresh != selection else { return false }
         selection = fresh
