@@ -104,7 +104,7 @@ public enum JSONSyntax {
                 skipSpace()
                 let keyAt = at
                 guard current == UInt8(ascii: "\"") else { throw problem("expected a key in double quotes") }
-                let key = try string()
+                let key = Self.unescaped(try string())
                 if let first = seen[key] {
                     let earlier = problem("", at: first)
                     throw problem("`\(String(decoding: key, as: UTF8.self).shownSafely(limit: 40))` is given twice in one object (first at line \(earlier.line), column \(earlier.column))", at: keyAt)
@@ -125,7 +125,46 @@ public enum JSONSyntax {
             } while try another(closing: UInt8(ascii: "]"))
         }
 
-        /// The string's bytes as written (escapes kept: two keys equal only once unescaped are not caught).
+        /// A string's text as a decoder reads it, from its bytes as written (checked by `string()`): two keys
+        /// equal once unescaped are one key given twice (`{"\u0069d":4,"id":5}` deleted drink 4 where most JSON
+        /// readers take 5: a LAN trial). A lone surrogate stays as written (no decoder agrees on one).
+        static func unescaped(_ raw: [UInt8]) -> [UInt8] {
+            guard raw.contains(UInt8(ascii: "\\")) else { return raw }
+            var out: [UInt8] = [], i = 0
+            func hex(_ at: Int) -> UInt32? {
+                guard at + 4 <= raw.count else { return nil }
+                return UInt32(String(decoding: raw[at..<(at + 4)], as: UTF8.self), radix: 16)
+            }
+            while i < raw.count {
+                guard raw[i] == UInt8(ascii: "\\"), i + 1 < raw.count else { out.append(raw[i]); i += 1; continue }
+                let e = raw[i + 1]
+                switch e {
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "u"):
+                    guard let unit = hex(i + 2) else { return raw }
+                    var scalar = unit
+                    var length = 6
+                    if (0xD800...0xDBFF).contains(unit), raw.count >= i + 12, raw[i + 6] == UInt8(ascii: "\\"),
+                       raw[i + 7] == UInt8(ascii: "u"), let low = hex(i + 8), (0xDC00...0xDFFF).contains(low) {
+                        scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                        length = 12
+                    }
+                    guard let s = Unicode.Scalar(scalar) else { return raw }
+                    out += Array(String(Character(s)).utf8)
+                    i += length
+                    continue
+                default: out.append(e)  // " \ /
+                }
+                i += 2
+            }
+            return out
+        }
+
+        /// The string's bytes as written (escapes kept; `unescaped` reads them).
         mutating func string() throws(Problem) -> [UInt8] {
             let start = at
             at += 1

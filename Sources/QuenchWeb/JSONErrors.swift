@@ -16,6 +16,13 @@ struct JSONErrors<Context: RequestContext>: RouterMiddleware {
     let routes: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // CONNECT asks for a tunnel, and the HTTP parser reads nothing more of the connection after one: its
+        // answer had no length, so the client waited for the rest until the idle timeout (a LAN trial). Closed.
+        if request.method == .connect {
+            var response = Responses.error(.methodNotAllowed, "this server opens no tunnels (CONNECT)")
+            response.headers[.connection] = "close"
+            return response
+        }
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound && error.body == nil {

@@ -13,10 +13,15 @@ struct JSONSyntaxTests {
         #expect(problem("[9007199254740991, -9007199254740991, 1e300, 99999999999999999999.5, 0000.5e1]") != nil)
         #expect(problem("[9007199254740991, -9007199254740991, 1e300, 99999999999999999999.5]") == nil)
         #expect(problem(#"{"outer": {"name": 1}, "name": 2}"#) == nil, "the same key in two objects is not twice in one")
+        #expect(problem(#"{"\u0041": 1, "a": 2, "\ud83d": 3, "\ud83d\u0041": 4, "\\n": 5, "\n": 6}"#) == nil, "keys that differ once unescaped")
     }
 
     @Test(arguments: [
         ("{\"name\": \"x\",\n  \"name\": \"y\"}", "line 2, column 3: `name` is given twice in one object (first at line 1, column 2)"),
+        // Equal once unescaped: one key (`{"\u0069d":4,"id":5}` deleted drink 4 where most readers take 5).
+        (#"{"\u0069d":4,"id":5}"#, "line 1, column 14: `id` is given twice in one object (first at line 1, column 2)"),
+        (#"{"\ud83d\ude00":1,"😀":2}"#, "line 1, column 19: `😀` is given twice in one object (first at line 1, column 2)"),
+        (#"{"a\/b":3,"a/b":4}"#, "line 1, column 11: `a/b` is given twice in one object (first at line 1, column 2)"),
         (#"{"a": 1,}"#, "line 1, column 9: a comma before `}`"),
         ("[1,\n 2,\n]", "line 3, column 1: a comma before `]`"),
         ("[1 2]", "line 1, column 4: expected `,` or `]`"),

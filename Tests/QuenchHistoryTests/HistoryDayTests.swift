@@ -177,6 +177,11 @@ import Testing
         #expect(throws: HistoryError.self) { try added("1960-01-01 10:00") }
         let error = #expect(throws: HistoryError.self) { try added("1969-12-31 23:00") }
         #expect(error?.description == "--at: invalid time '1969-12-31 23:00': before 1970: a history starts on 1970-01-01 at the earliest")
+        // After 1970 began, before its first day start: that drink counted for 31 December 1969, which no view shows.
+        let early = #expect(throws: HistoryError.self) { try added("1970-01-01 03:30") }
+        #expect(early?.description == "--at: invalid time '1970-01-01 03:30': it would count for 1969-12-31, before 1970 (days start at 04:00): "
+                + "a history starts on 1970-01-01 at the earliest")
+        #expect(try added("1970-01-01 04:00").contains("1970-01-01"))
     }
 }
 

@@ -1,4 +1,6 @@
 import Foundation
+import QuenchCore
+import QuenchStore
 import QuenchTestSupport
 import Testing
 
@@ -37,6 +39,28 @@ struct APITests {
         let log = try await server.client.get("/api/log?since=today&deleted=true")
         #expect(log.body == (try fixture.quench(["log", "--since", "today", "--deleted", "--json"])))
         #expect(log.body.split(separator: "\n").count == 4, "three sensor sips and the tea today")
+    }
+
+    /// The log answers at most 5,000 lines, the newest: a history's whole log was built in memory for each
+    /// request, and 32 connections asking for ten years and never reading took the server past 1 GB.
+    @Test func theLogIsBounded() async throws {
+        let fixture = try WebFixture()
+        let start = Timestamp.wallClockNow.adding(-40 * 86_400)
+        let sips = (0..<5_010).map { i in
+            IntakeEvent.sensor(DetectedEvent(kind: .sip, t: Double(i) * 600 + 6, start: Double(i) * 600, end: Double(i) * 600 + 5, ml: 20),
+                               device: "F0:F1:F2:F3:F4:F5", started: start)
+        }
+        _ = try IntakeStore(path: fixture.database).insert(sips)
+        let server = try await ServerProcess(database: fixture.database)
+        defer { _ = server.stop() }
+        let whole = try await server.client.get("/api/log")
+        let lines = whole.body.split(separator: "\n")
+        #expect(whole.status == 200 && lines.count == 5_000, "\(lines.count)")
+        // The newest first: the same lines as the command's first 5,000.
+        #expect(whole.body == (try fixture.quench(["log", "--json", "--limit", "5000"])))
+        let more = try await server.client.get("/api/log?limit=5001")
+        #expect(more.status == 400 && more.body.contains("limit=5001: 1 to 5000 lines (older ones with until=)"), "\(more.body)")
+        #expect(try await server.client.get("/api/log?limit=3").body.split(separator: "\n").count == 3)
     }
 
     /// `quench-web`, what the quench-web service runs, is `quench serve` in a smaller
@@ -140,6 +164,7 @@ struct APITests {
             ("GET", "/api/goal?units=oz", nil, 400, "query: `units` is not a parameter of this request (it takes `person`)"),
             ("GET", "/api/log?limit=2&deleted=true&sinse=2026-01-01", nil, 400, "query: `sinse` is not a parameter"),
             ("GET", "/api/today?=x", nil, 400, "query: `=x` has no name before its `=`"),
+            ("GET", "/api/events?x=1", nil, 400, "query: `x` is not a parameter of this request (it takes `person`)"),
             ("POST", "/api/carer/ack", #"{"person":"me"}"#, 400, "there is no alert about me to acknowledge"),
             ("POST", "/api/carer/ack", #"{"person":"Nobody"}"#, 404, "Nobody is called 'Nobody' (people: me)"),
             // An id past any integer is no event id (it was "not JSON (The given data was not valid JSON.)": a household's trial).
