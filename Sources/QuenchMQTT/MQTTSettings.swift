@@ -293,7 +293,8 @@ extension MQTTSettings {
                     attempt += 1
                     var metadata: Logger.Metadata = ["error": "\(error)", "retry_in_s": "\(Int(delay))"]
                     if let waiting = waiting() { metadata["waiting"] = "\(waiting)" }
-                    logger.warning("cannot reach the MQTT broker; retrying", metadata: metadata)
+                    logger.log(level: RetryNotice.worthSaying(attempt: attempt - 1) ? .warning : .debug, "cannot reach the MQTT broker; retrying",
+                               metadata: metadata)
                     Self.sleep(seconds: delay, unless: shouldStop)
                     continue
                 }
@@ -313,7 +314,8 @@ extension MQTTSettings {
                 // "online" to Home Assistant.
                 let delay = backoff(attempt: attempt)
                 attempt += 1
-                logger.warning("lost the MQTT broker right after connecting; reconnecting", metadata: ["error": "\(error)", "retry_in_s": "\(delay)"])
+                logger.log(level: RetryNotice.worthSaying(attempt: attempt - 1) ? .warning : .debug, "lost the MQTT broker right after connecting; reconnecting",
+                           metadata: ["error": "\(error)", "retry_in_s": "\(delay)"])
                 Self.sleep(seconds: delay, unless: shouldStop)
             }
         }

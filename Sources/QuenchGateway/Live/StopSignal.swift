@@ -62,14 +62,6 @@ public struct Backoff: Sendable {
         state = seed | 1
     }
 
-    /// Whether retry number `attempt` (0 = the first) is worth a warning in the journal: the first
-    /// five, then the 8th, 16th, 32nd …, and every 120th (an hour at the 30 s most). A bottle out of
-    /// range for a month wrote the same 360-byte warning every 30 s (2,900 a day, a Pi trial); the
-    /// others go at debug.
-    public static func worthSaying(attempt: Int) -> Bool {
-        attempt < 5 || (attempt + 1).nonzeroBitCount == 1 || (attempt + 1) % 120 == 0
-    }
-
     /// The delay before retry number `attempt` (0 = the first retry).
     public mutating func delay(attempt: Int) -> Double {
         let base = min(maximum, initial * pow(factor, Double(min(attempt, 60))))
