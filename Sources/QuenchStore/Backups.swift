@@ -18,6 +18,11 @@ public struct BackupSet: Sendable {
         self.stem = Self.stem(of: DatabaseCopy.split(database).name)
     }
 
+    init(folder: String, stem: String) {
+        self.folder = folder
+        self.stem = stem
+    }
+
     /// `backups` beside the database: `/var/lib/quench/backups` for the service.
     public static func defaultFolder(forDatabase database: String) -> String {
         let folder = DatabaseCopy.split(database).folder
@@ -238,6 +243,8 @@ extension IntakeStore {
             // A second connection reads the file while this one holds the write lock: nothing changes in between.
             let reader = try SQLiteConnection(path: path, readOnly: false, busyTimeout: busyTimeout)
             _ = try DatabaseCopy.write(from: reader, to: target, owner: owner(of: path), busyTimeout: busyTimeout)
+            removeUpgradeCopies(in: place, stem: BackupSet.stem(of: name), olderThan: Timestamp.wallClockNow.adding(-upgradeCopiesKeptSeconds),
+                                except: target)
             return target
         } catch {
             let cause = StoreError.wrap(error, path: target, doing: "the copy before the upgrade")
@@ -246,6 +253,28 @@ extension IntakeStore {
                                 + "and the copy of it to keep first could not be written to \(target): \(cause.message); nothing was changed",
                              cause: cause.cause)
         }
+    }
+}
+
+extension IntakeStore {
+    /// How long the copies earlier upgrades kept are kept: a new version has proved itself by then, and each
+    /// upgrade left a whole copy of the history beside it for good, on a Pi's SD card.
+    static let upgradeCopiesKeptSeconds = 30.0 * 86_400
+
+    /// Removes the copies earlier upgrades kept in `folder` (`STEM-schema-vN-STAMP.sqlite`, as `BackupSet` lists
+    /// them: regular files of this user, root or the folder's owner) taken before `time`, but never `except`,
+    /// the one just written. Nothing else is touched. The paths removed.
+    @discardableResult
+    static func removeUpgradeCopies(in folder: String, stem: String, olderThan time: Timestamp, except kept: String) -> [String] {
+        var removed: [String] = []
+        for version in 1..<Schema.migrations.count {
+            for entry in BackupSet(folder: folder, stem: "\(stem)-schema-v\(version)").list() ?? []
+            where entry.path != kept && entry.takenAt < time && unlink(entry.path) == 0 {
+                removed.append(entry.path)
+            }
+        }
+        if !removed.isEmpty { DatabaseCopy.syncFolder(of: kept) }
+        return removed
     }
 }
 

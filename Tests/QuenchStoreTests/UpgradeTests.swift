@@ -101,6 +101,23 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("-schema-v") }.count == 1)
     }
 
+    /// The copies earlier upgrades kept go after 30 days, when the next upgrade comes; this one's stays, and so
+    /// does anything that is not such a copy.
+    @Test func anUpgradeRemovesEarlierUpgradesCopiesAfterAMonth() throws {
+        let fixture = try #require(Self.newest)
+        let folder = TemporaryFolder()
+        let path = try Self.copy(fixture, into: folder)
+        let old = Timestamp.wallClockNow.adding(-40 * 86_400).compactStamp, recent = Timestamp.wallClockNow.adding(-10 * 86_400).compactStamp
+        let names = ["quench-schema-v3-\(old).sqlite", "quench-schema-v12-\(old)-2.sqlite", "quench-schema-v27-\(recent).sqlite",
+                     "quench-schema-v3-notes.sqlite", "quench-\(old).sqlite", "other-schema-v3-\(old).sqlite"]
+        for name in names { try Data("x".utf8).write(to: URL(fileURLWithPath: folder.file(name))) }
+        _ = try IntakeStore(path: path, mode: .existing)
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
+        #expect(!left.contains(names[0]) && !left.contains(names[1]), "a month old: removed: \(left.sorted())")
+        #expect(Set(names.dropFirst(2)).isSubset(of: left), "recent, or not an upgrade's copy: kept: \(left.sorted())")
+        #expect(left.contains { $0.hasPrefix("quench-schema-v\(fixture.version)-") }, "this upgrade's: \(left.sorted())")
+    }
+
     @Test(arguments: fixtures)
     func aBackupFromAnEarlierVersionRestoresUpgraded(_ fixture: Fixture) throws {
         let folder = TemporaryFolder()
