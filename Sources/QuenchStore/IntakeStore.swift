@@ -122,6 +122,9 @@ public final class IntakeStore: Sendable {
                           + "install that version again, or restore a backup this one wrote")
     }
 
+    /// The bytes a write-ahead log is cut back to after a checkpoint (`PRAGMA journal_size_limit`).
+    static let walSizeLimit = 4 << 20
+
     /// A connection to `path` as the store uses it (WAL, foreign keys), not yet migrated.
     private static func connect(_ path: String, readOnly: Bool, busyTimeout: Double, hold: OpenDatabaseFiles.Hold) throws(StoreError) -> SQLiteConnection {
         do {
@@ -129,7 +132,9 @@ public final class IntakeStore: Sendable {
             // Sorting and grouping in memory: a temporary file costs more than the query.
             try db.execute("PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = ON")
             // Reading the header here makes a file that is not a database fail now, untouched.
-            if !readOnly { try db.execute("PRAGMA journal_mode = WAL") }
+            // The write-ahead log cut back to 4 MB once checkpointed: a reader holding its transaction open (a
+            // `quench log` paused in a pager) let it grow, and it stayed that size for as long as a process had the file open.
+            if !readOnly { try db.execute("PRAGMA journal_mode = WAL; PRAGMA journal_size_limit = \(Self.walSizeLimit)") }
             if readOnly, !(try canRead(db)), onReadOnlyMedium(path) {
                 // A card the kernel remounted read-only (as failing SD cards are): a WAL database cannot even
                 // be read there without its -shm file, which cannot be made. Nothing can write it either,

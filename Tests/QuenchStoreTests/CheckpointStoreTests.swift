@@ -119,3 +119,31 @@ import Testing
         }
     }
 }
+
+/// The write-ahead log grown while a reader held its snapshot is cut back once checkpointed: it stayed
+/// at its largest for as long as a process had the file open (a review: a `quench log` paused in a pager).
+@Suite struct WriteAheadLogTests {
+    @Test func aLogGrownBehindAReaderIsCutBack() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("q.sqlite")
+        let store = try IntakeStore(path: path)
+        let reader = try SQLiteConnection(path: path, readOnly: true, busyTimeout: 5)
+        try reader.execute("BEGIN")
+        _ = try reader.first("SELECT COUNT(*) FROM intake_event") { row -> Int in row[0] }
+        let note = String(repeating: "long note ", count: 20)
+        for batch in 0..<60 {
+            let events = (0..<400).map { i in
+                IntakeEvent(identity: "manual|wal-\(batch)-\(i)", kind: .sip, ml: 100, time: t0.adding(Double(batch * 400 + i)),
+                            source: .manual, note: note, recordedAt: t0)
+            }
+            _ = try store.insert(events)
+        }
+        func walSize() -> Int { (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0 }
+        let grown = walSize()
+        #expect(grown > 2 * IntakeStore.walSizeLimit, "\(grown) bytes behind the reader")
+        try reader.execute("COMMIT")
+        // The next writes checkpoint it whole (the reader is gone) and start it again, cut back to the limit.
+        for n in 0..<3 { _ = try store.addManual(ml: 10, at: t0.adding(-Double(n + 1)), note: nil, identity: "manual|after-\(n)") }
+        #expect(walSize() <= IntakeStore.walSizeLimit, "\(walSize()) bytes after the checkpoint, from \(grown)")
+    }
+}
