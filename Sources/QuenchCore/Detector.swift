@@ -87,6 +87,11 @@ public enum DetectorPhase: String, Sendable, Hashable {
     case away
     /// A new level holds; waiting `confirmSeconds` before the event is final.
     case confirming
+
+    /// Something is under way that a kill could lose: a lift, a tilt, a new level being confirmed. Settled, the
+    /// bottle off a scale, or nothing learnt yet are not (what a checkpoint could add then is the zero, written
+    /// as the phase changes).
+    public var isUnderWay: Bool { self == .disturbed || self == .confirming }
 }
 
 /// Turns a stream of readings into sip, refill and pour events.

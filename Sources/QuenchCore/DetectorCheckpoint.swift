@@ -41,8 +41,20 @@ public struct DetectorCheckpoint: Sendable, Codable {
     /// `restingInterval` while settled.
     public static func isDue(_ detector: SipDetector, previous: DetectorPhase, t: Double, last: Double) -> Bool {
         let phase = detector.phase
-        if phase != previous { return true }
-        return t - last >= (phase == .settled ? restingInterval : interval)
+        // (Half a second apart at least: a jostled bottle's level flickering between settling and disturbed wrote at each
+        // flicker. A second apart lost the zero seen as a load cell's bottle came back: 17 kills of 120 changed the sips, not 14.)
+        if phase != previous, t - last >= phaseChangeSpacing { return true }
+        return t - last >= (phase.isUnderWay ? interval : restingInterval)
+    }
+
+    /// Seconds at least between two checkpoints written for a change of phase.
+    public static let phaseChangeSpacing = 0.5
+
+    /// How old this checkpoint may be when the device's first reading comes and still be resumed: `resumeWithin`,
+    /// and for one written while nothing was under way, the longer wait for the next it would have had (a settled
+    /// bottle's checkpoint may be 30 s old at a kill where an under-way one is 5 s: a restart is given as long).
+    public var resumableFor: Double {
+        Self.resumeWithin + (detector.phase.isUnderWay ? 0 : Self.restingInterval - Self.interval)
     }
 
     public init(device: String, detector: SipDetector, t: Double, wall: Double, bootID: String, sinceBoot: Double) {

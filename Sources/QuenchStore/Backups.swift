@@ -243,8 +243,6 @@ extension IntakeStore {
             // A second connection reads the file while this one holds the write lock: nothing changes in between.
             let reader = try SQLiteConnection(path: path, readOnly: false, busyTimeout: busyTimeout)
             _ = try DatabaseCopy.write(from: reader, to: target, owner: owner(of: path), busyTimeout: busyTimeout)
-            removeUpgradeCopies(in: place, stem: BackupSet.stem(of: name), olderThan: Timestamp.wallClockNow.adding(-upgradeCopiesKeptSeconds),
-                                except: target)
             return target
         } catch {
             let cause = StoreError.wrap(error, path: target, doing: "the copy before the upgrade")
@@ -261,10 +259,17 @@ extension IntakeStore {
     /// upgrade left a whole copy of the history beside it for good, on a Pi's SD card.
     static let upgradeCopiesKeptSeconds = 30.0 * 86_400
 
-    /// Removes the copies earlier upgrades kept in `folder` (`STEM-schema-vN-STAMP.sqlite`, as `BackupSet` lists
-    /// them: regular files of this user, root or the folder's owner) taken before `time`, but never `except`,
-    /// the one just written. Nothing else is touched. The paths removed.
+    /// Removes the copies earlier upgrades kept beside `copy` (`STEM-schema-vN-STAMP.sqlite`, as `BackupSet`
+    /// lists them: regular files of this user, root or the folder's owner) taken before `time`, but never `copy`,
+    /// the one the upgrade just made, once that upgrade has committed (a failed one keeps them all). Nothing else is
+    /// touched. The paths removed.
     @discardableResult
+    static func removeUpgradeCopies(of database: String, besides copy: String, olderThan time: Timestamp) -> [String] {
+        let folder = DatabaseCopy.split(copy).folder
+        return removeUpgradeCopies(in: folder.isEmpty ? "." : folder, stem: BackupSet.stem(of: DatabaseCopy.split(database).name),
+                                   olderThan: time, except: copy)
+    }
+
     static func removeUpgradeCopies(in folder: String, stem: String, olderThan time: Timestamp, except kept: String) -> [String] {
         var removed: [String] = []
         for version in 1..<Schema.migrations.count {

@@ -341,6 +341,7 @@ public final class IntakeStore: Sendable {
                                  "the database \(path) could not be upgraded from schema v\(copy.version) to v\(Schema.migrations.count) "
                                     + "(\(cause.message)); nothing was changed", cause: cause.cause)
             }
+            if let copy { removeUpgradeCopies(of: path, besides: copy.path, olderThan: Timestamp.wallClockNow.adding(-upgradeCopiesKeptSeconds)) }
             return (Schema.migrations.count, copy.map { (fromVersion: $0.version, copy: $0.path) })
         } catch let error as StoreError {
             throw error

@@ -70,6 +70,11 @@ extension IntakeStore {
         // The live outbox's last change number: the restored history numbers its changes on from it,
         // so a publisher running on (quench-mqtt) sends them all.
         let lastChange = try live?.read("reading the outbox's last change") { db in try Self.lastOutboxChange(db) } ?? nil
+        // The live count of changes shown: the restored file's goes past it, or the pages, the publisher and a gateway
+        // waiting for a pairing, which wait on that count, may see the same number and miss the whole new history.
+        let shownBefore = try live?.read("reading the count of changes shown") { db in
+            try db.first("SELECT count FROM shown_change WHERE id = 1") { row -> Int64 in row[0] }
+        } ?? nil
         let staging = DatabaseCopy.stagingPath(for: path, purpose: "restore")
         defer { DatabaseCopy.removeWithSideFiles(staging) }
         try DatabaseCopy.createExclusive(staging, purpose: path)
@@ -108,6 +113,8 @@ extension IntakeStore {
                 try candidate.run("INSERT INTO sqlite_sequence (name, seq) VALUES ('mqtt_outbox', max(?, (SELECT coalesce(max(seq), 0) FROM mqtt_outbox)))",
                                   [lastChange])
             }
+            // (Well past it: the live history can still count a few changes in the seconds the restore takes.)
+            try candidate.run("UPDATE shown_change SET count = max(count, ?) + 1000 WHERE id = 1", [shownBefore ?? 0])
             if let pageSize { try matchPageSize(candidate, to: pageSize) }
             events = try candidate.first("SELECT count(*) FROM intake_event") { row -> Int in row[0] } ?? 0
             // One file again: a restore into a new place is this file, renamed.

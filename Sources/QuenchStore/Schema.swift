@@ -12,6 +12,12 @@ enum Schema {
         let sql: String
     }
 
+    /// The tables a page or Home Assistant shows, whose every change v29's triggers count (`shown_change`).
+    /// A table added later, or rebuilt by a migration (which drops its triggers), needs them again in that migration.
+    static let shownTables = ["intake_event", "person", "person_alias", "goal", "settings", "device", "reminder", "carer_alert",
+                              "process_role", "mqtt_identity", "hub_gateway", "hub_node_availability", "hub_gateway_bluetooth",
+                              "hub_link", "hub_roster"]
+
     static let migrations: [Migration] = [
         Migration(identifier: "v1: devices, intake events, goals, settings", sql: """
                 CREATE TABLE device (
@@ -553,9 +559,7 @@ enum Schema {
                 count INTEGER NOT NULL
             ) STRICT;
             INSERT INTO shown_change (id, count) VALUES (1, 0);
-            """ + ["intake_event", "person", "person_alias", "goal", "settings", "device", "reminder", "carer_alert",
-                   "process_role", "mqtt_identity", "hub_gateway", "hub_node_availability", "hub_gateway_bluetooth",
-                   "hub_link", "hub_roster"].flatMap { table in
+            """ + shownTables.flatMap { table in
                 ["INSERT", "UPDATE", "DELETE"].map { change in """
                     CREATE TRIGGER shown_change_\(table)_\(change.lowercased()) AFTER \(change) ON \(table)
                     BEGIN UPDATE shown_change SET count = count + 1 WHERE id = 1; END;

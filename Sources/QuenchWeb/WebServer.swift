@@ -112,7 +112,7 @@ public enum WebServer {
     }
 }
 
-/// Polls the database's data version, so a change from any process reaches
+/// Polls the store's count of changes shown, so a change from any process reaches
 /// every page, until the server stops.
 struct ChangeWatcher: Service {
     let store: IntakeStore

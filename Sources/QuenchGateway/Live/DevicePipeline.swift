@@ -197,10 +197,10 @@ public final class DevicePipeline: Sendable {
         let then = sameBoot ? clock.sessionTime(sinceBoot: stored.sinceBoot) : clock.time(atWall: stored.wall)
         let age = t - then
         let ageText = TraceWriter.fixed(age, places: 1)
-        guard age <= DetectorCheckpoint.resumeWithin, age >= -WallClockAnchor.jumpLimit else {
+        guard age <= stored.resumableFor, age >= -WallClockAnchor.jumpLimit else {
             s.detector = s.detector.keepingLearning(of: stored.detector)
             logger.info("the detector's checkpoint is \(ageText) s old: starting afresh, keeping what it learnt of the scale's zero",
-                        metadata: ["resume_within_s": "\(DetectorCheckpoint.resumeWithin)"])
+                        metadata: ["resume_within_s": "\(stored.resumableFor)"])
             return
         }
         s.detector = stored.detector

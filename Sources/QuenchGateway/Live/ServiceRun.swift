@@ -19,9 +19,9 @@ public struct DeviceSelection: Sendable, Equatable {
 }
 
 /// What `quench pair` saves, watched: the store's `devices` table, read again
-/// whenever another process commits to the database (SQLite's `data_version`,
-/// one cheap read a second: a bounded poll, as the web page's change watch does;
-/// inotify would wake for every write of the gateway's own WAL as well).
+/// whenever the count of changes shown moves (`shownChanges`, which a device
+/// saved moves; one cheap read a second: a bounded poll, as the web page's change
+/// watch does; inotify would wake for every write of the gateway's own WAL as well).
 /// Used by one thread, the service's main loop.
 public final class PairingWatch {
     public let store: IntakeStore
