@@ -293,7 +293,7 @@ extension MQTTSettings {
                     attempt += 1
                     var metadata: Logger.Metadata = ["error": "\(error)", "retry_in_s": "\(Int(delay))"]
                     if let waiting = waiting() { metadata["waiting"] = "\(waiting)" }
-                    logger.log(level: RetryNotice.worthSaying(attempt: attempt - 1) ? .warning : .debug, "cannot reach the MQTT broker; retrying",
+                    logger.log(level: RepeatedNotice.worthSaying(occurrence: attempt - 1) ? .warning : .debug, "cannot reach the MQTT broker; retrying",
                                metadata: metadata)
                     Self.sleep(seconds: delay, unless: shouldStop)
                     continue
@@ -314,7 +314,7 @@ extension MQTTSettings {
                 // "online" to Home Assistant.
                 let delay = backoff(attempt: attempt)
                 attempt += 1
-                logger.log(level: RetryNotice.worthSaying(attempt: attempt - 1) ? .warning : .debug, "lost the MQTT broker right after connecting; reconnecting",
+                logger.log(level: RepeatedNotice.worthSaying(occurrence: attempt - 1) ? .warning : .debug, "lost the MQTT broker right after connecting; reconnecting",
                            metadata: ["error": "\(error)", "retry_in_s": "\(delay)"])
                 Self.sleep(seconds: delay, unless: shouldStop)
             }

@@ -1,6 +1,7 @@
 #if os(Linux)
 import BluetoothWire
 import Foundation
+import Logging
 import QuenchCore
 import QuenchGateway
 import QuenchProfiles
@@ -43,6 +44,18 @@ struct CheckpointRestartTests {
         }
         if !killed { pipeline.finish() }
         writer.drain()
+    }
+
+    /// A payload the profile cannot read, ten a second, is warned of as a repeated problem is, not each time.
+    @Test func undecodablePayloadsAreWarnedOfNowAndThen() throws {
+        let lines = ReminderSignalTests.Lines()
+        let logger = Logger(label: "test") { _ in ReminderSignalTests.Capture(into: lines) }
+        let writer = EventWriter(store: nil, logger: logger)
+        let clock = SessionClock(started: Timestamp(secondsSince1970: Self.wall0), rate: 1, synchronized: true)
+        let pipeline = DevicePipeline(device: try Self.device(), clock: clock, writer: writer, logger: logger)
+        for _ in 0..<240 { pipeline.handle(payload: [0xFF]) }
+        let said = lines.all.filter { $0.hasSuffix("payload does not decode") }
+        #expect(said.count == 240 && said.filter { $0.hasPrefix("warning") }.count == 12, "\(said.filter { $0.hasPrefix("warning") }.count)")
     }
 
     static func storedEvents(_ store: IntakeStore) throws -> [IntakeEvent] {

@@ -168,7 +168,7 @@ struct RecoveryLadderTests {
         var elapsed = 0.0, warned: [Int] = []
         for attempt in 0..<100_000 where elapsed < 86_400 {
             elapsed += backoff.delay(attempt: attempt)
-            if RetryNotice.worthSaying(attempt: attempt) { warned.append(attempt + 1) }
+            if RepeatedNotice.worthSaying(occurrence: attempt) { warned.append(attempt + 1) }
         }
         #expect(Array(warned.prefix(8)) == [1, 2, 3, 4, 5, 8, 16, 32], "\(warned)")
         #expect((24...40).contains(warned.count), "\(warned.count) warnings in a day: \(warned)")

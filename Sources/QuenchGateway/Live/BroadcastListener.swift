@@ -143,7 +143,7 @@ public final class BroadcastListener: Sendable {
                 if stop.isStopped { break }
                 supervisor.report(error)
                 let delay = backoff.delay(attempt: attempt)
-                logger.log(level: RetryNotice.worthSaying(attempt: attempt) ? .warning : .debug, "scan failed; retrying",
+                logger.log(level: RepeatedNotice.worthSaying(occurrence: attempt) ? .warning : .debug, "scan failed; retrying",
                            metadata: ["error": "\(error)", "retry_in_s": "\(TraceWriter.fixed(delay, places: 1))", "attempt": "\(attempt + 1)"])
                 attempt += 1
                 stop.wait(seconds: delay)

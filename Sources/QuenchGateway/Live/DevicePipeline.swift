@@ -116,6 +116,8 @@ public final class DevicePipeline: Sendable {
         /// Detector time of the last checkpoint submitted.
         var lastCheckpointT = -Double.infinity
         var readings = 0
+        /// Payloads the profile could not read, so far.
+        var undecodable = 0
         var reported = 0
         var linkUp = false
     }
@@ -157,7 +159,14 @@ public final class DevicePipeline: Sendable {
         do {
             decoded = try device.profile.decode(payload)
         } catch {
-            logger.warning("payload does not decode", metadata: ["error": "\(error)", "hex": "\(payload.hexString)"])
+            // Told as a repeated problem is: a firmware sending a frame its profile does not read, ten a second,
+            // wrote a warning for each (860,000 a day).
+            let occurrence = state.withLock { s in
+                s.undecodable += 1
+                return s.undecodable - 1
+            }
+            logger.log(level: RepeatedNotice.worthSaying(occurrence: occurrence) ? .warning : .debug, "payload does not decode",
+                       metadata: ["error": "\(error)", "hex": "\(payload.hexString)", "count": "\(occurrence + 1)"])
             return
         }
         let t = clock.now()

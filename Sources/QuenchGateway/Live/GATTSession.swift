@@ -209,7 +209,7 @@ public final class GATTDeviceSession: Sendable {
                 let connected = counters.withLock { c in c.failedAttempts += 1; return c.connections > 0 }
                 if connected, attempt == 0 { linkDown(lost: true) }
                 let delay = backoff.delay(attempt: attempt)
-                logger.log(level: RetryNotice.worthSaying(attempt: attempt) ? .warning : .debug, "link down; retrying",
+                logger.log(level: RepeatedNotice.worthSaying(occurrence: attempt) ? .warning : .debug, "link down; retrying",
                            metadata: ["error": "\(error)", "retry_in_s": "\(TraceWriter.fixed(delay, places: 1))", "attempt": "\(attempt + 1)"])
                 attempt += 1
                 stop.wait(seconds: delay)
