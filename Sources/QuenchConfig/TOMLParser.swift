@@ -1,3 +1,5 @@
+import QuenchCore
+
 /// A TOML 1.0 parser that answers every input with a document or an error at
 /// a line and column, and cannot stop the process: no force unwrap, no
 /// unchecked arithmetic, nesting bounded (`TOMLParser.deepest`), work linear
@@ -470,14 +472,11 @@ struct TOMLParser {
         i += 1
         guard let c = at else { throw fail("a string that is never closed") }
         i += 1
+        if let byte = ShortEscape.byte(for: c) {
+            out.append(byte)
+            return
+        }
         switch c {
-        case UInt8(ascii: "b"): out.append(0x08)
-        case UInt8(ascii: "t"): out.append(0x09)
-        case UInt8(ascii: "n"): out.append(0x0A)
-        case UInt8(ascii: "f"): out.append(0x0C)
-        case UInt8(ascii: "r"): out.append(0x0D)
-        case UInt8(ascii: "\""): out.append(0x22)
-        case UInt8(ascii: "\\"): out.append(0x5C)
         case UInt8(ascii: "u"), UInt8(ascii: "U"):
             let count = c == UInt8(ascii: "u") ? 4 : 8
             var scalar: UInt32 = 0

@@ -139,11 +139,6 @@ public enum JSONSyntax {
                 guard raw[i] == UInt8(ascii: "\\"), i + 1 < raw.count else { out.append(raw[i]); i += 1; continue }
                 let e = raw[i + 1]
                 switch e {
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "f"): out.append(0x0C)
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                case UInt8(ascii: "t"): out.append(0x09)
                 case UInt8(ascii: "u"):
                     guard let unit = hex(i + 2) else { return raw }
                     var scalar = unit
@@ -157,7 +152,7 @@ public enum JSONSyntax {
                     out += Array(String(Character(s)).utf8)
                     i += length
                     continue
-                default: out.append(e)  // " \ /
+                default: out.append(ShortEscape.byte(for: e) ?? e)  // and `/`, itself
                 }
                 i += 2
             }
@@ -234,6 +229,23 @@ public enum JSONSyntax {
                 guard current == c else { throw problem("expected \(word)") }
                 at += 1
             }
+        }
+    }
+}
+
+/// The one-letter escapes JSON (RFC 8259 §7) and TOML (v1.0.0, "String") share: `\b \t \n \f \r \" \\`.
+public enum ShortEscape {
+    /// The byte `\` followed by `letter` stands for; nil for any other letter.
+    public static func byte(for letter: UInt8) -> UInt8? {
+        switch letter {
+        case UInt8(ascii: "b"): 0x08
+        case UInt8(ascii: "t"): 0x09
+        case UInt8(ascii: "n"): 0x0A
+        case UInt8(ascii: "f"): 0x0C
+        case UInt8(ascii: "r"): 0x0D
+        case UInt8(ascii: "\""): 0x22
+        case UInt8(ascii: "\\"): 0x5C
+        default: nil
         }
     }
 }
