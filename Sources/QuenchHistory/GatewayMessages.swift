@@ -169,22 +169,31 @@ public enum GatewayMessages {
 
     /// Another gateway's claim as the broker brings it. Its times are its own clock's: one more
     /// than a minute ahead of `now` is refused (it would hold the bottle until then).
-    public static func claim(payload: [UInt8], now: Timestamp) throws(HistoryError) -> StoredClaim {
+    /// `live`: the broker sent it as it was said (not a retained one, sent at subscription), so it was said now:
+    /// its times are moved onto this gateway's clock by how far the sender's `at` is from `now`. A Pi without a
+    /// real-time clock, booted before NTP answered, said its claims hours in the past; every other gateway took
+    /// them for stale and connected to the bottle it held (a review). A retained claim keeps the sender's times.
+    public static func claim(payload: [UInt8], now: Timestamp, live: Bool = false) throws(HistoryError) -> StoredClaim {
         guard payload.count <= 4096 else { throw .invalidArgument("a claim of \(payload.count) bytes is larger than 4096") }
         let c = try decode(ClaimPayload.self, payload, "a claim")
         try checkDatabaseID(c.databaseId)
         guard isAddress(c.device) else { throw .invalidArgument("device '\(c.device.shownSafely(limit: 40))' is not a Bluetooth address") }
         if let rssi = c.rssi, !(-128...127).contains(rssi) { throw .invalidArgument("rssi \(rssi) is not between -128 and 127 dBm") }
-        func time(_ text: String, _ field: String) throws(HistoryError) -> Timestamp {
+        func time(_ text: String, _ field: String, notAfter latest: Timestamp) throws(HistoryError) -> Timestamp {
             guard let t = Timestamp(iso8601: text) else { throw .invalidArgument("\(field) '\(text.shownSafely(limit: 40))' is not an ISO 8601 time") }
-            guard t.secondsSince1970 <= now.secondsSince1970 + IntakeEvent.clockSlack else { throw .invalidArgument("\(field) \(text) is in the future") }
+            guard t.secondsSince1970 <= latest.secondsSince1970 + IntakeEvent.clockSlack else {
+                throw .invalidArgument("\(field) \(text) is in the future")
+            }
             return t
         }
+        // A live claim's own `at` may be anywhere on its sender's clock; its other times are not after it.
+        let said = try time(c.at, "at", notAfter: live ? .init(secondsSince1970: .greatestFiniteMagnitude) : now)
+        let onThisClock = live ? now.secondsSince1970 - said.secondsSince1970 : 0
         let heard: Timestamp?, heldUntil: Timestamp?
-        if let h = c.heardAt { heard = try time(h, "heard_at") } else { heard = nil }
-        if let h = c.heldUntil { heldUntil = try time(h, "held_until") } else { heldUntil = nil }
+        if let h = c.heardAt { heard = try time(h, "heard_at", notAfter: said).adding(onThisClock) } else { heard = nil }
+        if let h = c.heldUntil { heldUntil = try time(h, "held_until", notAfter: said).adding(onThisClock) } else { heldUntil = nil }
         return StoredClaim(device: c.device, claim: DeviceClaim(gateway: c.databaseId, rssi: c.rssi, heardAt: heard, holding: c.holding,
-                                                                at: try time(c.at, "at"), heldUntil: heldUntil))
+                                                                at: said.adding(onThisClock), heldUntil: heldUntil))
     }
 
     // MARK: - The hub's roster

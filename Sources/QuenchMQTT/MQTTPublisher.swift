@@ -571,7 +571,7 @@ public final class MQTTPublisher {
             let now = Timestamp.wallClockNow
             for message in received where !message.payload.isEmpty {
                 do throws(HistoryError) {
-                    let claim = try GatewayMessages.claim(payload: message.payload, now: now)
+                    let claim = try GatewayMessages.claim(payload: message.payload, now: now, live: !message.retain)
                     guard claim.claim.gateway != identity.databaseID else { continue }
                     do { try store.saveClaim(device: claim.device, claim.claim) } catch {
                         logger.error("cannot keep a gateway's claim", metadata: ["topic": "\(message.topic)", "error": "\(error)"])

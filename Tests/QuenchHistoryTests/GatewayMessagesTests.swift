@@ -89,6 +89,30 @@ struct GatewayMessagesTests {
     static let claim = StoredClaim(device: "C8:2A:3F:00:3F:2A", claim: DeviceClaim(
         gateway: "a1b2c3d4e5f60718", rssi: -61, heardAt: Timestamp(secondsSince1970: now.secondsSince1970 - 4), holding: true, at: now))
 
+    @Test("a claim the broker sends as it is said is on this gateway's clock: a sender's clock hours off is no stale or future claim")
+    func aLiveClaimIsOnThisClock() throws {
+        let rule = HandOverRule()
+        for off in [-3 * 3600.0, 3 * 3600.0] {
+            var skewed = Self.claim
+            skewed.claim.at = Self.now.adding(off)
+            skewed.claim.heardAt = Self.now.adding(off - 4)
+            let payload = Array(GatewayMessages.claim(skewed).utf8)
+            let live = try GatewayMessages.claim(payload: payload, now: Self.now, live: true)
+            #expect(live == Self.claim, "\(off)")
+            #expect(rule.isFresh(live.claim, now: Self.now))
+            // Retained (sent at subscription, said who knows when): the sender's times, stale or refused.
+            if off < 0 {
+                #expect(!rule.isFresh(try GatewayMessages.claim(payload: payload, now: Self.now).claim, now: Self.now))
+            } else {
+                #expect(throws: HistoryError.self) { try GatewayMessages.claim(payload: payload, now: Self.now) }
+            }
+        }
+        // A live claim's other times are not after its own.
+        var heardLater = Self.claim
+        heardLater.claim.heardAt = Self.now.adding(600)
+        #expect(throws: HistoryError.self) { try GatewayMessages.claim(payload: Array(GatewayMessages.claim(heardLater).utf8), now: Self.now, live: true) }
+    }
+
     @Test("a claim on a connected bottle, both ways; a bad field is refused by name")
     func aClaim() throws {
         let text = GatewayMessages.claim(Self.claim)
