@@ -1,4 +1,7 @@
+// `ShortEscape` is QuenchCore's; the fuzz target (`.ci/fuzz-config`) compiles its file beside this one.
+#if canImport(QuenchCore)
 import QuenchCore
+#endif
 
 /// A TOML 1.0 parser that answers every input with a document or an error at
 /// a line and column, and cannot stop the process: no force unwrap, no

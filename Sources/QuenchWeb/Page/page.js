@@ -636,8 +636,9 @@ async function refresh() {
 }
 
 // What was done on this page, newest last: Undo takes back the last of them (not the newest drink,
-// which may be someone else's or one deleted on purpose).
-const done = [];
+// which may be someone else's or one deleted on purpose). The last 100: a care home's tablet, never
+// reloaded, kept every drink logged on it for months.
+const done = [], mostUndone = 100;
 const unitOf = (name) => (personNamed(name) || {}).units || units;
 const describe = (e, who = person) => volume(e.ml, unitOf(who)) + " at " + clock(e.at);
 let writing = false;
@@ -694,6 +695,7 @@ async function act(action, body, who = person, before = null) {
     : pouredAway ? "Marked " + describe(report.event, who) + " as poured away, not drunk" + note
     : words + " " + describe(report.event, who) + note + (who !== person ? " for " + report.person : "") + elsewhere);
   done.push({ action, event: report.event, who, before, to });
+  if (done.length > mostUndone) done.shift();
   updateUndo();
   await refresh();
   restoreFocus();
