@@ -34,8 +34,18 @@ public struct EventQuery: Sendable, Hashable {
     public var limit: Int?
     /// Newest first (the log) or oldest first by id (exports).
     public var order: Order
+    /// Only the events after this one in the log's order (newest first: by time, then id): the next
+    /// page of a log cut short. A time alone cannot say it: events share an instant (an import's).
+    public var olderThan: LogPosition?
 
     public enum Order: Sendable, Hashable { case newestFirst, byID }
+
+    /// Where an event stands in the log's order.
+    public struct LogPosition: Sendable, Hashable {
+        public var time: Timestamp
+        public var id: Int64
+        public init(time: Timestamp, id: Int64) { self.time = time; self.id = id }
+    }
 
     public init(
         since: Timestamp? = nil, until: Timestamp? = nil, device: String? = nil, kinds: Set<EventKind>? = nil,
@@ -309,6 +319,10 @@ extension IntakeStore {
         var arguments: [any SQLiteBindable] = []
         if let since = query.since { conditions.append("time >= ?"); arguments.append(since.secondsSince1970) }
         if let until = query.until { conditions.append("time < ?"); arguments.append(until.secondsSince1970) }
+        if let position = query.olderThan {
+            conditions.append("(time < ? OR (time = ? AND id < ?))")
+            arguments += [position.time.secondsSince1970, position.time.secondsSince1970, position.id]
+        }
         if let device = query.device { conditions.append("device = ?"); arguments.append(device) }
         if let person = query.person { conditions.append("person = ?"); arguments.append(person) }
         if let kinds = query.kinds {
@@ -549,6 +563,15 @@ public struct EventReader {
             try db.run(sql, arguments) { row in body(try IntakeStore.event(row)) }
         } catch {
             throw StoreError.wrap(error, path: path, doing: "reading events")
+        }
+    }
+
+    /// The event `id`, from the same snapshot.
+    public func event(id: Int64) throws(StoreError) -> IntakeEvent? {
+        do {
+            return try IntakeStore.event(id: id, db)
+        } catch {
+            throw StoreError.wrap(error, path: path, doing: "reading event \(id)")
         }
     }
 }

@@ -52,9 +52,13 @@ struct Routes: Sendable {
             await answer(request, takes: ["date"]) { env, q throws(HistoryError) in try History.today(env, date: q["date"], json: true) }
         }
         get(router, "/api/log") { request, _ in
-            await answer(request, takes: ["since", "until", "device", "limit", "deleted"]) { env, q throws(HistoryError) in
-                try History.log(env, since: q["since"], until: q["until"], device: q["device"], limit: try q.logLimit(),
-                                includeDeleted: try q.flag("deleted"), csv: false, json: true)
+            await answer(request, takes: ["since", "until", "device", "limit", "before", "deleted"]) { env, q throws(HistoryError) -> Answered in
+                var lines = ""
+                let last = try History.log(env, since: q["since"], until: q["until"], device: q["device"], limit: try q.logLimit(),
+                                           before: try q.int("before").map(Int64.init), includeDeleted: try q.flag("deleted"),
+                                           csv: false, json: true, to: &lines)
+                if lines.hasSuffix("\n") { lines.removeLast() }
+                return Answered(bytes: Array(lines.utf8), next: last.map { q.nextPage(of: request.uri, before: $0) })
             }
         }
         get(router, "/api/stats") { request, _ in
@@ -216,6 +220,11 @@ struct Routes: Sendable {
 
     func answer(_ request: Request, writes: Bool = false, takes: [String] = [], type: String? = nil,
                 _ body: @escaping @Sendable (HistoryEnvironment, Query) throws(HistoryError) -> [UInt8]) async -> Response {
+        await answer(request, writes: writes, takes: takes, type: type) { (env, query) throws(HistoryError) -> Answered in Answered(bytes: try body(env, query)) }
+    }
+
+    func answer(_ request: Request, writes: Bool = false, takes: [String] = [], type: String? = nil,
+                _ body: @escaping @Sendable (HistoryEnvironment, Query) throws(HistoryError) -> Answered) async -> Response {
         let query = Query(request.uri)
         if let problem = query.problem ?? query.unknownName(takes: takes) { return Responses.error(.badRequest, problem) }
         // `?person=` is `--person`: whose history (needed once several people share it).
@@ -233,10 +242,13 @@ struct Routes: Sendable {
         now.createsDatabase = !databaseSeen.flag.load(ordering: .relaxed)
         let env = now
         do {
-            let bytes = try await (writes ? writePool : NIOThreadPool.singleton).runIfActive { () throws -> [UInt8] in try body(env, query) }
+            let answered = try await (writes ? writePool : NIOThreadPool.singleton).runIfActive { () throws -> Answered in try body(env, query) }
             if writes { feed.changed() }
             let gzip = Gzip.accepted(by: request)
-            return type.map { Responses.data(bytes, type: $0, gzip: gzip) } ?? Responses.json(bytes, gzip: gzip)
+            var response = type.map { Responses.data(answered.bytes, type: $0, gzip: gzip) } ?? Responses.json(answered.bytes, gzip: gzip)
+            // RFC 8288: where the rest of a cut answer is.
+            if let next = answered.next { response.headers[Responses.link] = "<\(next)>; rel=\"next\"" }
+            return response
         } catch let error as HistoryError {
             let status = Responses.status(for: error)
             if status.code >= 500 {
@@ -456,14 +468,23 @@ struct Query: Sendable {
 
     /// The most lines `/api/log` answers with: a history's every line is built in memory before it is sent,
     /// and ten years of 50 drinks a day (33 MB) asked for by 32 connections that never read took the server
-    /// past 1 GB (a LAN trial). The newest come first; `until` reaches older ones.
+    /// past 1 GB (a LAN trial). The newest come first; a cut answer's `Link` header has the next page.
     static let mostLogLines = 5_000
+
+    /// The same request for the page after event `before`: its query as sent, `before` replaced
+    /// (already checked to decode, so each pair is kept as the client encoded it).
+    func nextPage(of uri: URI, before: Int64) -> String {
+        let kept = (uri.query ?? "").split(separator: "&").filter { pair in
+            Self.decoded(pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]) != "before"
+        }
+        return uri.path + "?" + (kept + ["before=\(before)"]).joined(separator: "&")
+    }
 
     /// `limit`, 1 to `mostLogLines`; that when not given.
     func logLimit() throws(HistoryError) -> Int {
         guard let limit = try int("limit") else { return Self.mostLogLines }
         guard (1...Self.mostLogLines).contains(limit) else {
-            throw .invalidArgument("limit=\(limit): 1 to \(Self.mostLogLines) lines (older ones with until=)")
+            throw .invalidArgument("limit=\(limit): 1 to \(Self.mostLogLines) lines (older ones: the answer's Link header, before=ID)")
         }
         return limit
     }
@@ -479,7 +500,15 @@ struct Query: Sendable {
     }
 }
 
+/// What a handler answers: the body and, for one page of a longer answer, the next page's path and query.
+struct Answered: Sendable {
+    var bytes: [UInt8]
+    var next: String?
+}
+
 enum Responses {
+    static let link = HTTPField.Name("Link")!
+
     static func json(_ bytes: [UInt8], gzip: Bool = false) -> Response {
         data(bytes + [UInt8(ascii: "\n")], type: "application/json; charset=utf-8", gzip: gzip)
     }

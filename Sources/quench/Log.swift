@@ -9,6 +9,7 @@ struct Log: ParsableCommand {
     @Option(help: "Before this time (same forms as --since); a day (YYYY-MM-DD, today, yesterday) includes that whole day.") var until: String?
     @Option(help: "Only this device's events.") var device: String?
     @Option(help: "At most this many events (default 50 for text).") var limit: Int?
+    @Option(help: "Only the events after this one (an ID) in the log's order: the next page of a log cut short.") var before: Int64?
     @Flag(help: "Include deleted events.") var deleted = false
     @Flag(help: "Print CSV (the export's columns).") var csv = false
 
@@ -19,6 +20,6 @@ struct Log: ParsableCommand {
     func run() throws {
         var output = StandardOutput()
         try History.log(options.environment(who), since: since, until: until, device: device, limit: limit,
-                        includeDeleted: deleted, csv: csv, json: options.json, to: &output)
+                        before: before, includeDeleted: deleted, csv: csv, json: options.json, to: &output)
     }
 }

@@ -50,6 +50,30 @@ import Testing
         // All of it shown: nothing said of more.
         let whole = try History.log(f.environment(), since: "2026-03-02", until: nil, device: nil, limit: 100, includeDeleted: false, csv: false, json: false)
         #expect(!whole.contains("shown;") && whole.split(separator: "\n").count > 7, "\(whole)")
+        // The next page starts after the ID the footer names, in every form: the rows after it in the whole log.
+        // The ids of a table's, a CSV's or JSON lines' rows, in order.
+        func ids(_ text: String) -> [Int] {
+            text.split(separator: "\n").filter { !$0.contains("shown;") }.compactMap { line in
+                let digits = line.contains("\"id\":") ? line.split(separator: "\"id\":")[1] : line.drop { $0 == " " }
+                return Int(digits.prefix { $0.isNumber })
+            }
+        }
+        let next = try History.log(f.environment(), since: "2026-03-02", until: nil, device: nil, limit: 2, before: 11,
+                                   includeDeleted: false, csv: false, json: false)
+        #expect(ids(next) == Array(ids(whole).drop { $0 != 11 }.dropFirst().prefix(2)) && ids(next).count == 2, "\(next)")
+        for csv in [true, false] {
+            var text = ""
+            let last = try History.log(f.environment(), since: nil, until: nil, device: nil, limit: 3, before: 13,
+                                       includeDeleted: false, csv: csv, json: !csv, to: &text)
+            let all = try History.log(f.environment(), since: nil, until: nil, device: nil, limit: nil,
+                                      includeDeleted: false, csv: csv, json: !csv)
+            let page = Array(ids(all).drop { $0 != 13 }.dropFirst().prefix(3))
+            #expect(ids(text) == page && page.count == 3, "\(text)")
+            #expect(last.map(Int.init) == page.last)
+        }
+        #expect(throws: HistoryError.self) {
+            try History.log(f.environment(), since: nil, until: nil, device: nil, limit: 3, before: 999, includeDeleted: false, csv: false, json: true)
+        }
     }
 
     @Test func stats() throws {

@@ -26,7 +26,7 @@ enum Snapshots {
         16  2026-03-04 08:00  refill          600        750  sensor  C4:7C:8D:6A:12:34
         12  2026-03-04 01:30  sip           1,000             sensor  C4:7C:8D:6A:12:34
         11  2026-03-03 08:30  sip           1,300             sensor  C4:7C:8D:6A:12:34
-        The newest 6 shown; older ones with --limit N, or --since DATE.
+        6 shown; older ones with --before 11 (or --limit N, --since DATE).
         """
     static let statsWeek = """
         Last 7 days (2026-02-26 to 2026-03-04)

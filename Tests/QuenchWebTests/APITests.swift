@@ -43,14 +43,22 @@ struct APITests {
 
     /// The log answers at most 5,000 lines, the newest: a history's whole log was built in memory for each
     /// request, and 32 connections asking for ten years and never reading took the server past 1 GB.
-    @Test func theLogIsBounded() async throws {
+    /// A cut answer says where the rest is (a `Link` header), and its pages hold every event once, events
+    /// at one instant too (an import's: paged by `until=` the last line's time, the rest of an instant
+    /// cut at 5,000 was never seen).
+    @Test func theLogIsBoundedAndItsPagesHoldEveryEvent() async throws {
         let fixture = try WebFixture()
+        let before = Set(try fixture.quench(["log", "--json"]).split(separator: "\n"))
         let start = Timestamp.wallClockNow.adding(-40 * 86_400)
+        // Three bottles' at each instant: the 5,000th line is the second of one.
         let sips = (0..<5_010).map { i in
-            IntakeEvent.sensor(DetectedEvent(kind: .sip, t: Double(i) * 600 + 6, start: Double(i) * 600, end: Double(i) * 600 + 5, ml: 20),
-                               device: "F0:F1:F2:F3:F4:F5", started: start)
+            let t = Double(i / 3) * 600
+            return IntakeEvent.sensor(DetectedEvent(kind: .sip, t: t + 6, start: t, end: t + 5, ml: 20 + Double(i % 3)),
+                                      device: "F0:F1:F2:F3:F4:F\(i % 3)", started: start)
         }
         _ = try IntakeStore(path: fixture.database).insert(sips)
+        let everything = try fixture.quench(["log", "--json"]).split(separator: "\n")
+        #expect(everything.count == before.count + 5_010)
         let server = try await ServerProcess(database: fixture.database)
         defer { _ = server.stop() }
         let whole = try await server.client.get("/api/log")
@@ -59,8 +67,30 @@ struct APITests {
         // The newest first: the same lines as the command's first 5,000.
         #expect(whole.body == (try fixture.quench(["log", "--json", "--limit", "5000"])))
         let more = try await server.client.get("/api/log?limit=5001")
-        #expect(more.status == 400 && more.body.contains("limit=5001: 1 to 5000 lines (older ones with until=)"), "\(more.body)")
-        #expect(try await server.client.get("/api/log?limit=3").body.split(separator: "\n").count == 3)
+        #expect(more.status == 400 && more.body.contains("limit=5001: 1 to 5000 lines (older ones: the answer's Link header, before=ID)"), "\(more.body)")
+        // Followed from the first answer's Link, the pages are the whole log, in order, each line once.
+        var pages = [whole]
+        while let link = pages.last?.header("Link"), pages.count < 5 {
+            #expect(link.hasPrefix("</api/log?before=") && link.hasSuffix(">; rel=\"next\""), "\(link)")
+            pages.append(try await server.client.get(String(link.dropFirst().prefix { $0 != ">" })))
+        }
+        #expect(pages.count == 2 && pages.allSatisfy { $0.status == 200 })
+        #expect(pages.flatMap { $0.body.split(separator: "\n") } == everything)
+        // A page's query is kept (and a `before` given replaced): three at a time, deleted ones too.
+        let small = try await server.client.get("/api/log?limit=3&deleted=true&before=5000")
+        let next = try #require(small.header("Link"), "\(small.body)")
+        #expect(next.hasPrefix("</api/log?limit=3&deleted=true&before="), "\(next)")
+        var paged: [Substring] = []
+        var page = try await server.client.get("/api/log?limit=3&deleted=true")
+        for _ in 0..<6 {
+            paged += page.body.split(separator: "\n")
+            let link = try #require(page.header("Link"))
+            page = try await server.client.get(String(link.dropFirst().prefix { $0 != ">" }))
+        }
+        #expect(paged == Array(try fixture.quench(["log", "--json", "--deleted", "--limit", "18"]).split(separator: "\n")))
+        // A `before` that names no event is refused, not read as "everything".
+        let unknown = try await server.client.get("/api/log?before=999999")
+        #expect(unknown.status == 404 && unknown.body.contains("999999"), "\(unknown.status) \(unknown.body)")
     }
 
     /// `quench-web`, what the quench-web service runs, is `quench serve` in a smaller
