@@ -26,6 +26,8 @@ public struct AccessPolicy: Sendable {
     public struct Request: Sendable {
         public var method: String
         public var path: String
+        /// The query as sent (without its `?`): a link's other parameters (`person=`) outlive the redirect.
+        public var query: String?
         public var queryToken: String?
         public var cookieToken: String?
         public var authorization: String?
@@ -38,11 +40,12 @@ public struct AccessPolicy: Sendable {
         /// its body. An unknown path keeps every check.
         public var pathTakesMethod: Bool
 
-        public init(method: String, path: String, queryToken: String? = nil, cookieToken: String? = nil,
+        public init(method: String, path: String, query: String? = nil, queryToken: String? = nil, cookieToken: String? = nil,
                     authorization: String? = nil, host: String? = nil, origin: String? = nil,
                     fetchSite: String? = nil, contentType: String? = nil, pathTakesMethod: Bool = true) {
             self.method = method
             self.path = path
+            self.query = query
             self.queryToken = queryToken
             self.cookieToken = cookieToken
             self.authorization = authorization
@@ -68,7 +71,7 @@ public struct AccessPolicy: Sendable {
             if let given = request.queryToken {
                 guard token.matches(given) else { return .refuse(status: 401, reason: "wrong access token") }
                 // Only for pages: a write must never be one a link can trigger.
-                if !request.isWrite { return .setCookieAndRedirect(location: Self.sameOriginPath(request.path)) }
+                if !request.isWrite { return .setCookieAndRedirect(location: Self.sameOriginLocation(request.path, query: request.query)) }
             } else {
                 let bearer = request.authorization.flatMap { header -> Substring? in
                     header.lowercased().hasPrefix("bearer ") ? header.dropFirst(7) : nil
@@ -104,6 +107,21 @@ public struct AccessPolicy: Sendable {
     /// is plainly one of this server's (one leading `/`, then letters, digits and
     /// `/ . _ - ~`), else the page. A browser reads `//evil.com`, `/\evil.com`
     /// and their encoded forms as another site.
+    /// Where the link's redirect goes: its path (`sameOriginPath`) and its query without the token
+    /// (a carer's link to `/?person=Mum&token=…` opened on everyone's page). A pair with bytes a
+    /// query cannot hold as they are (spaces, quotes, angle brackets, controls, non-ASCII) is left out.
+    static func sameOriginLocation(_ path: String, query: String?) -> String {
+        func plain(_ c: UInt8) -> Bool {
+            (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || "-._~%+=,:@!$'()*;/?".utf8.contains(c)
+        }
+        let kept = (query ?? "").split(separator: "&").filter { pair in
+            let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            return pair.utf8.allSatisfy(plain) && Query.decoded(name) != "token"
+        }
+        let location = sameOriginPath(path)
+        return kept.isEmpty ? location : location + "?" + kept.joined(separator: "&")
+    }
+
     static func sameOriginPath(_ path: String) -> String {
         func plain(_ c: UInt8) -> Bool {
             (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || "/._-~".utf8.contains(c)

@@ -221,7 +221,7 @@ struct AccessGuard: RouterMiddleware {
         }
         let policy = AccessPolicy(listener: listener, token: token)
         var parts = AccessPolicy.Request(
-            method: request.method.rawValue, path: request.uri.path,
+            method: request.method.rawValue, path: request.uri.path, query: request.uri.query,
             queryToken: request.uri.queryParameters["token"].map(String.init),
             cookieToken: request.cookies[AccessPolicy.cookieName]?.value,
             authorization: request.headers[.authorization], host: request.head.authority,

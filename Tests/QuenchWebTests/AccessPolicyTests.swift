@@ -40,6 +40,13 @@ import Glibc
         for path in ["/", "/api/today", "/app.js", "/a-b/c_d.e~f"] {
             #expect(network.decide(.init(method: "GET", path: path, queryToken: right, host: "pi:8080")) == .setCookieAndRedirect(location: path))
         }
+        // The link's other parameters stay (a carer's link to one resident's page), the token does not,
+        // nor a pair a Location header could not carry as it is.
+        for (query, location) in [("token=\(right)&person=Ann+Lee", "/?person=Ann+Lee"), ("person=%F0%9F%92%A7&token=\(right)", "/?person=%F0%9F%92%A7"),
+                                  ("token=\(right)", "/"), ("to%6Ben=\(right)&token=\(right)&date=2026-11-30", "/?date=2026-11-30"),
+                                  ("token=\(right)&a=<b>&b=\r\nSet-Cookie:x&c=d e&person=Ann", "/?person=Ann")] {
+            #expect(network.decide(.init(method: "GET", path: "/", query: query, queryToken: right, host: "pi:8080")) == .setCookieAndRedirect(location: location), "\(query)")
+        }
         // A link (a GET) never writes; a POST carrying the token in its query still needs the same-origin checks.
         #expect(network.decide(.init(method: "POST", path: "/api/add", queryToken: right, host: "pi:8080", origin: "http://evil.example",
                                      contentType: "application/json")) == .refuse(status: 403, reason: "cross-origin write refused (Origin http://evil.example)"))
