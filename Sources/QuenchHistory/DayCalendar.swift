@@ -76,16 +76,17 @@ public struct DayCalendar: Sendable {
     /// `instant(atLocalSeconds:)` and whether that time was skipped or repeated,
     /// so a command can say what it did with "01:30" on such a day.
     public func fit(localSeconds local: Int) -> (instant: Timestamp, fit: LocalTimeFit) {
-        let first = instant(atLocalSeconds: local)
-        let s = Int(first.secondsSince1970)
-        guard s + utcOffset(at: first) == local else { return (first, .skipped) }
-        // The clocks go back by the drop in offset over the next day; the same wall time then recurs that much later.
-        let drop = utcOffset(at: first) - utcOffset(at: Timestamp(secondsSince1970: Double(s + 86_400)))
-        if drop > 0 {
-            let later = Timestamp(secondsSince1970: Double(s + drop))
-            if Int(later.secondsSince1970) + utcOffset(at: later) == local { return (first, .repeated(later: later)) }
-        }
-        return (first, .exact)
+        let found = instant(atLocalSeconds: local)
+        let s = Int(found.secondsSince1970)
+        guard s + utcOffset(at: found) == local else { return (found, .skipped) }
+        // In an overlap the search may land on either instant, so both are looked for: each offset the zone has
+        // within a day of it names one instant, which is the time's when that instant shows it. (The search's
+        // instant alone, with the one an offset's drop later, missed the first of the two whenever it landed on
+        // the second: 01:45 on New York's day back was stored an hour late, without a word.)
+        let offsets = Set([-86_400, 0, 86_400].map { utcOffset(at: Timestamp(secondsSince1970: Double(s + $0))) })
+        let instants = offsets.map { local - $0 }.filter { $0 + utcOffset(at: Timestamp(secondsSince1970: Double($0))) == local }.sorted()
+        guard let first = instants.first, let last = instants.last, first != last else { return (found, .exact) }
+        return (Timestamp(secondsSince1970: Double(first)), .repeated(later: Timestamp(secondsSince1970: Double(last))))
     }
 
     /// When `day` begins.

@@ -173,6 +173,28 @@ import Testing
         #expect(!(try added("2026-07-01 01:30")).contains("Note:"))
     }
 
+    /// Every minute of a repeated hour (or half hour, on Lord Howe Island) is said to be twice, the first
+    /// instant kept: from 01:45 in New York (and 01:38 on Lord Howe) the search landed on the second
+    /// instant, and the time was stored an hour (half an hour) late without a word.
+    @Test(arguments: [("Europe/London", "2026-10-25", 60), ("America/New_York", "2026-11-01", 60), ("Australia/Lord_Howe", "2026-04-05", 30)])
+    func everyMinuteOfARepeatedHourIsSaidTwice(zoneName: String, date: String, minutes: Int) throws {
+        let cal = DayCalendar(timeZone: try #require(LocalZone(identifier: zoneName)), dayStartHour: 4)
+        let day = try #require(CivilDay(parsing: date))
+        let start = day.number * 86_400 + 3600 + (minutes == 30 ? 1800 : 0)
+        for minute in 0..<minutes {
+            let local = start + minute * 60
+            let (instant, fit) = cal.fit(localSeconds: local)
+            guard case .repeated(let later) = fit else {
+                Issue.record("\(zoneName) \(date) minute \(minute): \(fit) at \(instant.iso8601)")
+                continue
+            }
+            #expect(later.secondsSince1970 - instant.secondsSince1970 == Double(minutes * 60), "\(zoneName) minute \(minute)")
+            #expect(cal.localSeconds(instant) == Double(local) && cal.localSeconds(later) == Double(local))
+        }
+        // Either side of the overlap: one instant.
+        #expect(cal.fit(localSeconds: start - 60).fit == DayCalendar.LocalTimeFit.exact && cal.fit(localSeconds: start + minutes * 60).fit == DayCalendar.LocalTimeFit.exact)
+    }
+
     @Test func beforeNineteenSeventyIsRefusedInWords() throws {
         #expect(throws: HistoryError.self) { try added("1960-01-01 10:00") }
         let error = #expect(throws: HistoryError.self) { try added("1969-12-31 23:00") }
