@@ -132,10 +132,21 @@ public struct EventRecord: Codable, Sendable {
     /// zone would wait unseen until its day came. A history's own export is taken whole, as it was
     /// stored (a machine whose clock ran fast stored some ahead, and every export re-imports); and
     /// the hub takes a gateway's events whatever its clock says: refusing them would lose them.
-    func importedEvent(now: Timestamp, localClock: DayCalendar? = nil) throws(HistoryError) -> IntakeEvent {
+    /// - Parameter days: the history's days, when its zone is known: a drink must count for a day from 1970 on,
+    ///   as `add` refuses one that would not (a drink at 1970-01-01 02:00 with days starting at 04:00 counted for
+    ///   31 December 1969: in `stats`' total, on no day any view shows).
+    func importedEvent(now: Timestamp, localClock: DayCalendar? = nil, days: DayCalendar? = nil) throws(HistoryError) -> IntakeEvent {
         let event = try event(now: now, localClock: localClock)
         guard recordedAt != nil || event.time <= now.adding(IntakeEvent.clockSlack) else {
             throw .invalidArgument("\(event.time.iso8601) is in the future (now \(now.iso8601)): check the zone of its times, or the clock that wrote them")
+        }
+        // As `add` refuses it: a sip below a millilitre is a typo (`1e-300`, `.5`), and counted as one in "Sips".
+        if event.kind == .sip, event.ml < HistoryInput.minimumDrinkML {
+            throw .invalidArgument("ml \(event.ml): less than \(Int(HistoryInput.minimumDrinkML)) mL, too little to be a drink")
+        }
+        if let days, days.day(of: event.time) < CivilDay.storable.lowerBound {
+            throw .invalidArgument("\(event.time.iso8601) would count for \(days.day(of: event.time)), before 1970 (days start at "
+                + "\(days.dayStartHour < 10 ? "0" : "")\(days.dayStartHour):00): a history starts on 1970-01-01 at the earliest")
         }
         return event
     }

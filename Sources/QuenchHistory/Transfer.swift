@@ -239,7 +239,8 @@ extension History {
                 if batch.count == importBatchSize { try flush() }
             }
             if isJSON {
-                (report.goals, report.devices) = try readJSONExport(source, file: file, session: session, people: people, now: now, add: add)
+                (report.goals, report.devices) = try readJSONExport(source, file: file, session: session, people: people, now: now,
+                                                                    days: localClock, add: add)
             } else {
                 try readCSV(source, file: file, people: people, now: now, localClock: localClock, add: add)
             }
@@ -277,7 +278,7 @@ extension History {
             do {
                 let record = try EventRecord(csv: Dictionary(zip(names, row.fields), uniquingKeysWith: { a, _ in a }),
                                              decimalComma: rows.separator == UInt8(ascii: ";"))
-                event = try record.importedEvent(now: now, localClock: localClock)
+                event = try record.importedEvent(now: now, localClock: localClock, days: localClock)
                 event.person = try people.name(event.person)
                 if record.derivesIdentity { legacy = alike.number(&event) }
             } catch {
@@ -288,7 +289,7 @@ extension History {
     }
 
     private static func readJSONExport(
-        _ source: ByteSource, file: String, session: ImportSession, people: ImportedPeople, now: Timestamp,
+        _ source: ByteSource, file: String, session: ImportSession, people: ImportedPeople, now: Timestamp, days: DayCalendar?,
         add: (IntakeEvent, String?) throws(HistoryError) -> Void
     ) throws(HistoryError) -> (goals: Int, devices: Int) {
         var goalCount = 0, deviceCount = 0
@@ -395,7 +396,7 @@ extension History {
             if index == 0 { try checkFormat(atEnd: false) }
             let record = try decode(EventRecord.self, bytes, "event \(index + 1)", offset, strict: false)
             var event: IntakeEvent
-            do { event = try record.importedEvent(now: now) } catch {
+            do { event = try record.importedEvent(now: now, days: days) } catch {
                 throw failure("event \(index + 1)", offset, "\(error)")
             }
             // Nobody named and nobody selected: said with the event's place.

@@ -171,6 +171,29 @@ import Testing
         #expect(try imported().count == 3, "nothing of the refused files")
     }
 
+    /// What `add` refuses, an import refuses too (a black-box trial): a sip under a millilitre, and a drink
+    /// that would count for a day before 1970 (in `stats`' total, on no day any view shows); JSON too.
+    @Test func whatAddRefusesAnImportRefuses() throws {
+        let (store, folder) = try store()
+        _ = folder
+        let days = DayCalendar(timeZone: LocalZone(identifier: "UTC")!, dayStartHour: 4)
+        func importing(_ text: String) -> String {
+            message { _ = try History.importStream(ByteSource(bytes: Array(text.utf8)), file: "t", into: store, now: Self.now, localClock: days) }
+        }
+        #expect(importing("kind,ml,time\nsip,250,1789000000\nsip,0.5,1789000600\n")
+                    == "cannot import t line 3: ml 0.5: less than 1 mL, too little to be a drink; nothing was imported")
+        #expect(importing("kind,ml,time\nsip,250,7200\n")
+                    == "cannot import t line 2: 1970-01-01T02:00:00Z would count for 1969-12-31, before 1970 (days start at 04:00): "
+                    + "a history starts on 1970-01-01 at the earliest; nothing was imported")
+        let json = #"{"format":"quench-export","version":2,"events":[{"kind":"sip","ml":250,"at":"1970-01-01T03:59:00Z"}]}"#
+        #expect(importing(json).hasPrefix("cannot import t: event 1 (byte offset "), "\(importing(json))")
+        #expect(importing(json).contains("would count for 1969-12-31, before 1970"))
+        #expect(try store.events().count == 1, "nothing of the refused files")
+        // A refill under a millilitre is no drink to refuse, and 04:00 on 1 January 1970 is that day's.
+        #expect(importing("kind,ml,time\nrefill,0.5,1789000000\nsip,250,14400\n") == "")
+        #expect(try store.events().count == 3)
+    }
+
     static let validExport = """
         {"format": "quench-export", "version": 1,
          "settings": {"units": "ml", "day_start_hour": 4, "time_zone": "Europe/London"},
