@@ -123,13 +123,20 @@ public struct DayCalendar: Sendable {
         if var tz = environment["TZ"], !tz.isEmpty {
             if tz.hasPrefix(":") { tz.removeFirst() }
             if let zone = LocalZone(identifier: tz) { return zone }
-            // A zone's name this machine does not have (`Europe/Londn`) was read as UTC, without a word, and
-            // every day began an hour out. A POSIX rule (`CET-1CEST`, digits in it) or a file's path is left
-            // to the system's zone, as before.
-            if !tz.hasPrefix("/"), !tz.contains(where: \.isNumber) {
-                throw .invalidArgument("TZ='\(tz.shownSafely())' is not a time zone this machine knows (its names are in "
-                    + "/usr/share/zoneinfo, e.g. Europe/London): correct it, or unset TZ to use the system's")
+            // What else TZ may hold, as the C library reads it: a zone file's path, or a POSIX rule (`EST+5`).
+            // Each was left to the system's zone, so `date` said New York's time and quench UTC's (a trial).
+            if tz.hasPrefix("/") {
+                guard let zone = LocalZone(file: tz) else {
+                    throw .invalidArgument("TZ='\(tz.shownSafely())' is not a time zone file this machine can read: correct it, or unset TZ to use the system's")
+                }
+                return zone
             }
+            if let zone = LocalZone(posixRule: tz) { return zone }
+            // A zone's name this machine does not have (`Europe/Londn`) was read as UTC, without a word, and
+            // every day began an hour out.
+            throw .invalidArgument("TZ='\(tz.shownSafely())' is not a time zone this machine knows (its names are in "
+                + "/usr/share/zoneinfo, e.g. Europe/London; a POSIX rule needs its daylight dates, as in "
+                + "EST5EDT,M3.2.0,M11.1.0): correct it, or unset TZ to use the system's")
         }
         return LocalZone.system()
     }

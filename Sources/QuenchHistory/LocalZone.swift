@@ -45,18 +45,32 @@ public struct LocalZone: Sendable, Hashable {
         self = zone
     }
 
+    /// A zone given as a POSIX TZ rule (`EST+5`, `CET-1CEST,M3.5.0,M10.5.0/3`), as `TZ` may hold one: the
+    /// same every year, named by the rule. Nil for text that is not a whole rule (a daylight name without
+    /// its two dates, which glibc fills with US rules of 1987, included).
+    public init?(posixRule text: String) {
+        guard text.utf8.count <= 100, let rule = PosixRule(text) else { return nil }
+        self.init(identifier: text, transitions: [], offsets: [], initialOffset: rule.standard, rule: rule)
+    }
+
+    /// A TZif file given by its path (`/etc/localtime`, or `TZ=/usr/share/zoneinfo/Europe/Paris`): the
+    /// zone named by where it is (or where its link points) in a zoneinfo folder, else `unnamed`; nil when
+    /// it cannot be read as one.
+    public init?(file path: String, unnamed: String? = nil, directory: String = LocalZone.directory) {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink(path, &buffer, buffer.count - 1)
+        let target = length > 0 ? String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) : path
+        if let range = target.firstRange(of: "zoneinfo/"), let zone = LocalZone(identifier: String(target[range.upperBound...]), directory: directory) {
+            self = zone
+            return
+        }
+        guard let bytes = Self.read(path), let zone = try? LocalZone(tzif: bytes, identifier: unnamed ?? path) else { return nil }
+        self = zone
+    }
+
     /// The system's zone: /etc/localtime, named by where its link points; UTC when there is none.
     public static func system(localtime: String = "/etc/localtime", directory: String = LocalZone.directory) -> LocalZone {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink(localtime, &buffer, buffer.count - 1)
-        if length > 0 {
-            let target = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let range = target.firstRange(of: "zoneinfo/"), let zone = LocalZone(identifier: String(target[range.upperBound...]), directory: directory) {
-                return zone
-            }
-        }
-        if let bytes = read(localtime), let zone = try? LocalZone(tzif: bytes, identifier: "localtime") { return zone }
-        return .utc
+        LocalZone(file: localtime, unnamed: "localtime", directory: directory) ?? .utc
     }
 
     public static var directory: String {
@@ -91,7 +105,7 @@ public struct LocalZone: Sendable, Hashable {
     /// The offset from UTC at `time`, in seconds, east positive.
     public func secondsFromGMT(at time: Double) -> Int {
         let t = Int64(clamping: Int(saturating: time.rounded(.down)))
-        if let last = transitions.last, t >= last, let rule { return rule.offset(at: t) }
+        if let rule, transitions.last.map({ t >= $0 }) ?? true { return rule.offset(at: t) }
         let passed = transitionCount(atOrBefore: t)
         return Int(passed == 0 ? initialOffset : offsets[passed - 1])
     }

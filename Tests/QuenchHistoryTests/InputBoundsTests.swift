@@ -170,14 +170,38 @@ import Testing
 
     /// A TZ naming no zone here was read as UTC without a word (a desk trial: every day began an hour out).
     @Test func aTimeZoneNameThisMachineLacksIsRefused() throws {
-        #expect(described { _ = try DayCalendar.resolveTimeZone(setting: nil, environment: ["TZ": "Europe/Londn"]) }
-                    == "TZ='Europe/Londn' is not a time zone this machine knows (its names are in /usr/share/zoneinfo, e.g. Europe/London): correct it, or unset TZ to use the system's")
+        let unknown = "TZ='Europe/Londn' is not a time zone this machine knows (its names are in /usr/share/zoneinfo, e.g. Europe/London; "
+            + "a POSIX rule needs its daylight dates, as in EST5EDT,M3.2.0,M11.1.0): correct it, or unset TZ to use the system's"
+        #expect(described { _ = try DayCalendar.resolveTimeZone(setting: nil, environment: ["TZ": "Europe/Londn"]) } == unknown)
         #expect(try DayCalendar.resolveTimeZone(setting: nil, environment: ["TZ": "Europe/London"]).identifier == "Europe/London")
-        // A POSIX rule or a file's path is the system's business, as before; a zone in the settings wins over TZ.
-        for tz in ["CET-1CEST,M3.5.0,M10.5.0/3", ":/etc/localtime", ""] {
-            #expect(throws: Never.self, "\(tz)") { _ = try DayCalendar.resolveTimeZone(setting: nil, environment: ["TZ": tz]) }
+        for tz in ["CET-1CEST", "EST+5x", "/nowhere/zone"] {
+            #expect(throws: HistoryError.self, "\(tz)") { _ = try DayCalendar.resolveTimeZone(setting: nil, environment: ["TZ": tz]) }
         }
         #expect(try DayCalendar.resolveTimeZone(setting: "Asia/Tokyo", environment: ["TZ": "Europe/Londn"]).identifier == "Asia/Tokyo")
+    }
+
+    /// TZ as the C library reads it besides a name: a POSIX rule, or a zone file's path. Each was left to the
+    /// system's zone (UTC here), so `date` said New York's time and a drink at 23:30 was stored 5 h out (a trial).
+    @Test func aPosixRuleOrAZoneFileInTZIsThatZone() throws {
+        func offsets(_ tz: String) throws -> [Int] {
+            let zone = try DayCalendar.resolveTimeZone(setting: nil, environment: ["TZ": tz])
+            // 15 January and 15 July 2026, noon UTC.
+            return [1_768_478_400.0, 1_784_116_800.0].map { zone.secondsFromGMT(at: $0) }
+        }
+        #expect(try offsets("EST+5") == [-18_000, -18_000])
+        #expect(try offsets("<+0330>-3:30") == [12_600, 12_600])
+        #expect(try offsets("EST5EDT,M3.2.0,M11.1.0") == [-18_000, -14_400])
+        #expect(try offsets("CET-1CEST,M3.5.0,M10.5.0/3") == [3_600, 7_200])
+        #expect(try offsets(":/usr/share/zoneinfo/Australia/Sydney") == [39_600, 36_000])
+        #expect(try DayCalendar.resolveTimeZone(setting: nil, environment: ["TZ": "/usr/share/zoneinfo/Asia/Tokyo"]).identifier == "Asia/Tokyo")
+        #expect(try DayCalendar.resolveTimeZone(setting: nil, environment: ["TZ": "EST+5"]).identifier == "EST+5")
+        // Days follow the rule's changes: New York's rule and its zone agree through 2026.
+        let rule = try DayCalendar.resolveTimeZone(setting: nil, environment: ["TZ": "EST5EDT,M3.2.0,M11.1.0"])
+        let named = try #require(LocalZone(identifier: "America/New_York"))
+        for hour in stride(from: 1_767_225_600.0, to: 1_798_761_600.0, by: 3600) {
+            if rule.secondsFromGMT(at: hour) != named.secondsFromGMT(at: hour) { Issue.record("\(hour)"); break }
+        }
+        #expect(rule.nextTransition(after: 1_767_225_600) == named.nextTransition(after: 1_767_225_600))
     }
 
     @Test func aDurationNeedsItsUnit() throws {
