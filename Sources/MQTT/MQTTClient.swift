@@ -19,6 +19,8 @@ public struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The broker closed the connection before its CONNACK. Over TLS 1.3 that is how a broker that
         /// wants a client certificate (or not this one) says so: the handshake itself succeeded.
         case closedBeforeAnswer(overTLS: Bool, clientCertificate: Bool)
+        /// The client closed the connection itself, for what it heard there (the reason).
+        case declined(String)
     }
 
     /// What was being done: `connect to 127.0.0.1:1883`, `publish quench/…`.
@@ -58,6 +60,8 @@ public struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
                 : clientCertificate ? " (over TLS that is how a broker refuses a client certificate: is it signed by a CA in the broker's cafile, and unexpired?)"
                 : " (over TLS that is how a broker that wants a client certificate refuses a client without one: --cert and --key, mqtt.cert_file and mqtt.key_file)"
             return "\(operation): the broker closed the connection before answering\(hint)"
+        case .declined(let reason):
+            return "\(operation): \(reason)"
         }
     }
 

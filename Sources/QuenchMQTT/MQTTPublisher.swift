@@ -74,6 +74,13 @@ public final class MQTTPublisher {
     /// The hub's roster: the newest received, and when it is applied to the devices paired here again
     /// (a device paired after it came is given to its person then).
     private var rosterMessage: MQTTMessage?
+    /// What the broker keeps for this node: the database publishing as it, and whether it is online.
+    private var nodeDatabase: String?
+    private var nodeOnline: Bool?
+    /// Times another database was heard taking this node while connected (said now and then).
+    private var nodeTakenHeard = 0
+    /// `retire` connects to clear the node's topics, not to publish as it.
+    private var retiring = false
     private var roster: [RosterEntry]?
     private var rosterDue = ContinuousClock.now
     /// The database's data_version at the last turn: any commit by another connection changes it (a
@@ -164,9 +171,14 @@ public final class MQTTPublisher {
                     claimMessages.append(message)
                 } else if message.topic == topics.roster {
                     rosterMessage = message
+                } else if message.topic == topics.database {
+                    heardNodeDatabase(String(decoding: message.payload.prefix(100), as: UTF8.self))
+                } else if message.topic == topics.availability {
+                    nodeOnline = message.payload == Array("online".utf8)
                 }
             }
         }
+        try checkNodeIsFree(c)
         try c.subscribe(topics.homeAssistantStatus, qos: 1)
         try c.subscribe(topics.commands, qos: 1)
         try c.subscribe(topics.syncRequests, qos: 1)
@@ -183,11 +195,48 @@ public final class MQTTPublisher {
         stateDue = .now
         report.connections += 1
         connectedAt = .now
+        if !retiring { try publishOther(OutgoingMessage(topic: topics.database, payload: identity.databaseID, retain: true)) }
         if announcesAvailability {
             try publishOther(OutgoingMessage(topic: topics.availability, payload: "online", retain: true))
             try publishOther(OutgoingMessage(topic: topics.takingCommands, payload: "online", retain: true))
         }
         logger.info("connected to the MQTT broker", metadata: ["broker": "\(settings.broker)", "client_id": "\(clientID)", "node_id": "\(topics.node)"])
+    }
+
+    /// Before it says anything as its node: another database publishing as this node, online now,
+    /// keeps it, and this connection is closed (and tried again later). Two databases given one node
+    /// id overwrote each other's states, both carried out each command (a drink from Home Assistant
+    /// added twice), and one stopping said the other offline, without a word (a black-box trial).
+    private func checkNodeIsFree(_ c: MQTTClient) throws(MQTTError) {
+        (nodeDatabase, nodeOnline) = (nil, nil)
+        try c.subscribe(topics.database, qos: 1)
+        try c.subscribe(topics.availability, qos: 1)
+        // The broker sends what it keeps right after the subscriptions (on loopback within milliseconds);
+        // a node never published has nothing to send, so the wait is bounded.
+        let end = ContinuousClock.now + .milliseconds(Self.retainedWaitMS)
+        while ContinuousClock.now < end, nodeDatabase == nil || nodeOnline == nil { try c.loop(timeoutMS: 20) }
+        guard let other = nodeDatabase, other != identity.databaseID, nodeOnline == true else { return }
+        c.disconnect()
+        throw MQTTError("publish as node \(topics.node)", .declined(Self.nodeTaken(topics.node, by: other)))
+    }
+
+    static let retainedWaitMS = 500
+
+    static func nodeTaken(_ node: String, by other: String) -> String {
+        "node \(node) is online for another database (\(other.shownSafely(limit: 40))): two databases given one node id (a cloned "
+            + "card, two gateways on one machine) overwrite each other's states and both carry out each command; give this "
+            + "one its own mqtt.node_id (--node-id), or stop the other"
+    }
+
+    /// The database the broker says publishes as this node: another one, heard while connected (it did not
+    /// see this one online in time), is said now and then; both go on, as before this check.
+    private func heardNodeDatabase(_ id: String) {
+        nodeDatabase = id
+        guard client != nil, id != identity.databaseID else { return }
+        if RepeatedNotice.worthSaying(occurrence: nodeTakenHeard) {
+            logger.error("another database publishes as this node", metadata: ["reason": "\(Self.nodeTaken(topics.node, by: id))"])
+        }
+        nodeTakenHeard += 1
     }
 
     private func dropConnection() {
@@ -291,6 +340,8 @@ public final class MQTTPublisher {
         guard let now = try? store.mqttIdentity().databaseID, now != identity.databaseID else { return }
         logger.notice("the database was restored: its changes are published as database \(now)", metadata: ["was": "\(identity.databaseID)"])
         identity.databaseID = now
+        // The node is this database's still: said before the broker hears another id from it.
+        try? publishOther(OutgoingMessage(topic: topics.database, payload: now, retain: true))
     }
 
     /// Whether anything was committed to the database since the last turn (`committed`), and whether
@@ -705,6 +756,8 @@ public final class MQTTPublisher {
     public func retire(timeout: Double) throws(MQTTSetupError) -> [String] {
         try claim()
         defer { release() }
+        retiring = true
+        defer { retiring = false }
         let end = ContinuousClock.now + .seconds(timeout)
         var retained = Set<String>()
         do throws(MQTTError) {

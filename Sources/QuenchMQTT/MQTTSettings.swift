@@ -293,8 +293,10 @@ extension MQTTSettings {
                     attempt += 1
                     var metadata: Logger.Metadata = ["error": "\(error)", "retry_in_s": "\(Int(delay))"]
                     if let waiting = waiting() { metadata["waiting"] = "\(waiting)" }
-                    logger.log(level: RepeatedNotice.worthSaying(occurrence: attempt - 1) ? .warning : .debug, "cannot reach the MQTT broker; retrying",
-                               metadata: metadata)
+                    // Declined: reached, and closed for what was heard there (its node online for another database).
+                    let declined = if case .declined = error.cause { true } else { false }
+                    logger.log(level: RepeatedNotice.worthSaying(occurrence: attempt - 1) ? .warning : .debug,
+                               declined ? "not publishing; trying again" : "cannot reach the MQTT broker; retrying", metadata: metadata)
                     Self.sleep(seconds: delay, unless: shouldStop)
                     continue
                 }

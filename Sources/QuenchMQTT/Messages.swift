@@ -33,6 +33,9 @@ public struct Topics: Sendable, Hashable {
     public var availability: String { base + "/status" }
     /// `online` while the gateway that records the bottles' links runs, else `offline`; retained.
     public var gateway: String { base + "/gateway" }
+    /// The id of the database that publishes as this node, retained: a second database given the same
+    /// node id (a cloned card, two gateways on one machine) waits while the first is online.
+    public var database: String { base + "/database" }
     /// Each change to the history, QoS 1, not retained.
     public var events: String { base + "/event" }
     /// A hub asks here for what it lacks (`GatewayMessages.Request`), QoS 1.

@@ -130,6 +130,44 @@ struct IdentityTests {
         #expect(subscriber.messages.filter { $0.topic.hasSuffix("/event") }.count == 2, "each Pi's one change, once")
     }
 
+    @Test("two databases told one node id: the second waits while the first is online, saying why; retire from it is refused; it takes the node once the first stops")
+    func aNodeIdInUseByAnotherDatabaseWaits() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-one-node")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-one-node") })
+        let settings = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "raspberrypi", nodeID: "kitchen")
+        let (first, firstStore) = try database()
+        let (second, secondStore) = try database()
+        let ids = [try firstStore.mqttIdentity().databaseID, try secondStore.mqttIdentity().databaseID]
+        #expect(ids[0] != ids[1])
+        let one = running(settings, first)
+        #expect(subscriber.waitFor(seconds: 10) { subscriber.last("quench/kitchen/database")?.payload == Array(ids[0].utf8) })
+        #expect(subscriber.waitFor(seconds: 10) { subscriber.last("quench/kitchen/status")?.payload == Array("online".utf8) })
+        _ = try firstStore.addManual(ml: 111, at: .wallClockNow, note: nil, identity: "manual|first")
+        #expect(subscriber.waitFor(seconds: 10) { subscriber.messages.filter { $0.topic == "quench/kitchen/event" }.count == 1 })
+        let log = LogLines()
+        let two = running(settings, second, logger: log.logger)
+        #expect(subscriber.waitFor(seconds: 10) { log.all.contains { $0.contains("is online for another database (\(ids[0]))") } }, "\(log.all)")
+        _ = try secondStore.addManual(ml: 222, at: .wallClockNow, note: nil, identity: "manual|second")
+        // Nothing of the second's reached the node's topics: its change, its state, its id.
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(subscriber.messages.filter { $0.topic == "quench/kitchen/event" }.count == 1)
+        #expect(subscriber.last("quench/kitchen/database")?.payload == Array(ids[0].utf8))
+        #expect(!subscriber.messages.contains { $0.topic == "quench/kitchen/person/1/state" && String(decoding: $0.payload, as: UTF8.self).contains("222") })
+        // Retiring the node from the second database would clear the first's live topics: refused, saying why.
+        let retiring = try MQTTPublisher(settings: settings, environment: environment(second), logger: Self.quiet, announcesAvailability: false)
+        #expect(throws: MQTTSetupError.self) { _ = try retiring.retire(timeout: 5) }
+        #expect(subscriber.last("quench/kitchen/status")?.payload == Array("online".utf8))
+        // The first stops (offline): the second takes the node within its backoff.
+        let firstReport = one.stop()
+        #expect(firstReport?.connections == 1)
+        #expect(subscriber.waitFor(seconds: 15) { subscriber.last("quench/kitchen/database")?.payload == Array(ids[1].utf8) })
+        #expect(subscriber.waitFor(seconds: 10) { subscriber.messages.filter { $0.topic == "quench/kitchen/event" }.count == 2 })
+        let secondReport = two.stop()
+        #expect(secondReport?.connections == 1, "\(String(describing: secondReport))")
+    }
+
     @Test("two publishers told the same client id knock each other off: the log says so, and they back off")
     func takeoverWarned() throws {
         let broker = try MosquittoBroker()
