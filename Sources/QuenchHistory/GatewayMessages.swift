@@ -52,15 +52,35 @@ public enum GatewayMessages {
     /// from change `fromSeq` on (every event for 0), answered on the gateway's own
     /// `quench/NODE/answer`. `databaseId` is the database the hub last heard at that
     /// node: a gateway that is another now (restored, replaced) answers with everything.
+    /// `mostParts`: how many messages the hub takes in one answer. A longer answer is cut into windows
+    /// (its last part says `next`), and the hub asks for each next one `after` the last event it had,
+    /// with the first window's `through` and `whole`. A broker keeps a limited queue for each client
+    /// (mosquitto: 1,000 messages): a gateway's whole history sent at once, 1,300 messages of 260,000
+    /// events, overflowed the hub's, and the hub, missing parts, asked for it again and again, never
+    /// having it; the gateway built it all in memory each time (100 MB). nil (a hub before): all at once.
     public struct Request: Sendable, Hashable, Codable {
         public var hub: String
         public var fromSeq: Int64
         public var databaseId: String?
+        public var mostParts: Int?
+        public var after: AnswerCursor?
+        public var through: Int64?
+        public var whole: Bool?
 
-        public init(hub: String, fromSeq: Int64, databaseID: String? = nil) {
+        public init(hub: String, fromSeq: Int64, databaseID: String? = nil, mostParts: Int? = nil) {
             self.hub = hub
             self.fromSeq = fromSeq
             databaseId = databaseID
+            self.mostParts = mostParts
+        }
+
+        /// The request for the window after `answer`'s, which said where it ends (`next`).
+        public init?(continuing answer: Answer, mostParts: Int) {
+            guard let next = answer.next, let hub = answer.hub else { return nil }
+            self.init(hub: hub, fromSeq: answer.fromSeq ?? 0, databaseID: answer.databaseID, mostParts: mostParts)
+            after = next
+            through = answer.through
+            whole = answer.whole
         }
 
         /// Where `database`'s answer starts: `fromSeq` when the hub asked about this database.
@@ -76,7 +96,32 @@ public enum GatewayMessages {
         try checkDatabaseID(r.hub, field: "hub")
         try checkSeq(r.fromSeq, "from_seq")
         if let database = r.databaseId { try checkDatabaseID(database) }
+        if let most = r.mostParts, !(1...largestWindow).contains(most) { throw .invalidArgument("most_parts \(most) is not 1 to \(largestWindow)") }
+        if let after = r.after {
+            try after.check("after")
+            guard let through = r.through, r.whole != nil else { throw .invalidArgument("after: without the first window's through and whole") }
+            try checkSeq(through, "through")
+        }
         return r
+    }
+
+    /// The most messages a hub may ask for in one window.
+    public static let largestWindow = 500
+
+    /// Where a cut answer goes on: after this event, in the order of time, then id (the gateway's own row id).
+    public struct AnswerCursor: Sendable, Hashable, Codable {
+        public var time: Double
+        public var id: Int64
+
+        public init(time: Double, id: Int64) {
+            self.time = time
+            self.id = id
+        }
+
+        func check(_ field: String) throws(HistoryError) {
+            guard IntakeEvent.plausibleTime.contains(time) else { throw .invalidArgument("\(field).time \(time) is not epoch seconds between 1970 and 9999") }
+            guard id >= 0 else { throw .invalidArgument("\(field).id \(id) is negative") }
+        }
     }
 
     /// One message of a gateway's answer: its events as of its change `through`,
@@ -96,6 +141,8 @@ public enum GatewayMessages {
         /// Every event the gateway holds, not only those changed from `fromSeq` (asked for everything, or
         /// the changes asked from are no longer known there).
         public var whole: Bool? = nil
+        /// A window of a longer answer: where the next one starts (`Request.mostParts`).
+        public var next: AnswerCursor? = nil
 
         /// Why each of its events that broke a bound was left out.
         public var refused: [String] = []
@@ -113,16 +160,19 @@ public enum GatewayMessages {
         var hub: String?
         var fromSeq: Int64?
         var whole: Bool?
+        var next: AnswerCursor?
     }
 
     /// The answer to `request`: the events as of change `through`, `whole` when they are all the gateway
-    /// holds (`IntakeStore.gatewayAnswer`), in messages of `answerBatch` events (one, empty, when there are none).
-    public static func answer(databaseID: String, to request: Request, through: Int64, whole: Bool, events: [IntakeEvent]) -> [String] {
+    /// holds (`IntakeStore.gatewayAnswer`), in messages of `answerBatch` events (one, empty, when there are none);
+    /// `next`: they are a window of a longer answer, which goes on after that event.
+    public static func answer(databaseID: String, to request: Request, through: Int64, whole: Bool, events: [IntakeEvent],
+                              next: AnswerCursor? = nil) -> [String] {
         let batches = stride(from: 0, to: max(events.count, 1), by: answerBatch).map { Array(events[$0..<min($0 + answerBatch, events.count)]) }
         return batches.enumerated().map { i, batch in
             History.json(AnswerPayload(databaseId: databaseID, through: through, part: i + 1, parts: batches.count,
                                        events: batch.map(EventRecord.init), hub: request.hub,
-                                       fromSeq: request.fromSeq(answering: databaseID), whole: whole))
+                                       fromSeq: request.fromSeq(answering: databaseID), whole: whole, next: next))
         }
     }
 
@@ -136,6 +186,7 @@ public enum GatewayMessages {
             throw .invalidArgument("part \(a.part) of \(a.parts) is not a part of a whole")
         }
         guard a.events.count <= answerBatch else { throw .invalidArgument("events: more than \(answerBatch) in one message") }
+        try a.next?.check("next")
         // An event that breaks a bound is refused alone: refusing its part had the gateway asked again, and the same
         // history sent again, for ever (one stored before a bound existed is never taken, however often it comes).
         var events: [IntakeEvent] = []
@@ -144,7 +195,7 @@ public enum GatewayMessages {
             do { events.append(try checked(record, now: now, field: "events[\(i)]")) } catch { refused.append("\(error)") }
         }
         return Answer(databaseID: a.databaseId, through: a.through, part: a.part, parts: a.parts, events: events,
-                      hub: a.hub, fromSeq: a.fromSeq, whole: a.whole, refused: refused)
+                      hub: a.hub, fromSeq: a.fromSeq, whole: a.whole, next: a.next, refused: refused)
     }
 
     // MARK: - Claims on connected bottles (HandOverRule)

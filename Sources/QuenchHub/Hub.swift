@@ -67,6 +67,13 @@ public final class Hub {
     private var unanswered: [String: Int] = [:]
     /// Whether the hub knew each database answering before its answer's first part (by database id).
     private var answerFromKnown: [String: Bool] = [:]
+    /// The next window of each node's answer, to ask for at once (`GatewayMessages.Request.mostParts`).
+    private var continuations: [String: GatewayMessages.Request] = [:]
+    /// Databases whose answer goes on in a window asked for (its first part starts no new answer).
+    private var continuing: Set<String> = []
+    /// Messages a window of an answer may have: what the broker queues for the hub at once stays well under
+    /// mosquitto's 1,000 a client, and a gateway holds 10,000 events at a time.
+    public var answerWindow = 50
 
     public init(settings: MQTTSettings, databasePath: String, logger: Logger) throws(MQTTSetupError) {
         self.settings = settings
@@ -129,6 +136,7 @@ public final class Hub {
                                connect: { () throws(MQTTError) in try connect(within: 10) }, turn: { () throws(MQTTError) in
             try client?.loop(timeoutMS: 50)
             handleReceived()
+            try askForTheRest()
             try askWhoIsDue()
             try publishRoster()
         }, lost: {
@@ -241,17 +249,26 @@ public final class Hub {
             logger.warning("an event of a gateway's answer is refused", metadata: ["node": "\(node)", "reason": "\(reason)"])
         }
         unanswered[node] = nil
-        if answer.part == 1 { answerFromKnown[answer.databaseID] = ((try? store.hubGateways()) ?? []).contains { $0.databaseID == answer.databaseID } }
+        // A window asked for goes on with the answer begun: whether the hub knew the gateway is as it was then.
+        if answer.part == 1, !continuing.contains(answer.databaseID) {
+            answerFromKnown[answer.databaseID] = ((try? store.hubGateways()) ?? []).contains { $0.databaseID == answer.databaseID }
+        }
+        if answer.part == 1 { continuing.remove(answer.databaseID) }
         let last = answer.part == answer.parts
+        // The last part of a window of a longer answer: the answer is not whole yet, and its next window is asked for.
+        let goesOn = last ? GatewayMessages.Request(continuing: answer, mostParts: answerWindow) : nil
         do {
             let applied = try store.applyGatewaySnapshot(databaseID: answer.databaseID, node: node, through: answer.through,
-                                                         events: answer.events, complete: last, fromSeq: answer.fromSeq, whole: answer.whole,
-                                                         knownBefore: answerFromKnown[answer.databaseID] ?? true)
+                                                         events: answer.events, complete: last && goesOn == nil, fromSeq: answer.fromSeq,
+                                                         whole: answer.whole, knownBefore: answerFromKnown[answer.databaseID] ?? true)
             report.answersApplied += applied
             answerParts[answer.databaseID] = last ? nil : answer.part + 1
             // Still coming: not asked again meanwhile (a whole history asked for again every 5 s was sent again each time).
-            awaiting[node] = last ? nil : .now
-            if last {
+            awaiting[node] = last && goesOn == nil ? nil : .now
+            if let goesOn {
+                continuations[node] = goesOn
+                continuing.insert(answer.databaseID)
+            } else if last {
                 answerFromKnown[answer.databaseID] = nil
                 logger.info("a gateway's answer applied", metadata: ["node": "\(node)", "through": "\(answer.through)"])
                 // What it still lacks (the changes between what it had and a whole answer): asked for next.
@@ -262,6 +279,7 @@ public final class Hub {
             logger.error("cannot store a gateway's answer", metadata: ["node": "\(node)", "error": "\(error)"])
             answerParts[answer.databaseID] = nil
             answerFromKnown[answer.databaseID] = nil
+            continuing.remove(answer.databaseID)
             awaiting[node] = .now
             toAsk.insert(node)
         }
@@ -359,6 +377,19 @@ public final class Hub {
     /// Asks each gateway due for the events changed from the first change the
     /// hub lacks of the database it last heard there (every event, for one it
     /// has not heard, or that is another database now).
+    /// Asks each gateway whose answer's window just ended for the next one.
+    private func askForTheRest() throws(MQTTError) {
+        guard let client, !continuations.isEmpty else { return }
+        for (node, request) in continuations.sorted(by: { $0.key < $1.key }) {
+            try client.publish(topic: Topics(settings, nodeID: node).syncRequests, payload: Array(GatewayMessages.request(request).utf8),
+                               qos: 1, retain: false)
+            awaiting[node] = .now
+            report.requests += 1
+            logger.debug("asked a gateway for the rest of its answer", metadata: ["node": "\(node)", "after": "\(request.after.map { "\($0.time)/\($0.id)" } ?? "")"])
+        }
+        continuations = [:]
+    }
+
     private func askWhoIsDue() throws(MQTTError) {
         let lookAgain = ContinuousClock.now - lastLookForMissing >= .seconds(askAgainInterval)
         guard lookAgain || (client != nil && !(toAsk.isEmpty && toAskIfLacking.isEmpty)) else { return }
@@ -383,7 +414,7 @@ public final class Hub {
             let known = HubGateway.current(gateways).first { $0.node == node }
             // Everything while its whole history has not come: what it held before its first change is in none.
             let request = GatewayMessages.Request(hub: databaseID, fromSeq: known.map { $0.wholeHistory ? $0.throughSeq + 1 : 0 } ?? 0,
-                                                  databaseID: known?.databaseID)
+                                                  databaseID: known?.databaseID, mostParts: answerWindow)
             try client.publish(topic: Topics(settings, nodeID: node).syncRequests, payload: Array(GatewayMessages.request(request).utf8),
                                qos: 1, retain: false)
             asked[node] = .now

@@ -667,17 +667,25 @@ public final class MQTTPublisher {
                 logger.debug("a request from the hub this database is: not answered", metadata: ["hub": "\(request.hub)"])
                 continue
             }
-            let answer: (through: Int64, whole: Bool, events: [IntakeEvent])
-            do { answer = try store.gatewayAnswer(fromSeq: request.fromSeq(answering: identity.databaseID)) } catch {
+            // A hub that says how much it takes gets its answer in windows of that many messages, each read
+            // when asked for: what the broker queues for it, and this process holds, stays that size.
+            let window = request.mostParts.map { $0 * GatewayMessages.answerBatch }
+            let after = request.after.map { EventQuery.LogPosition(time: Timestamp(secondsSince1970: $0.time), id: $0.id) }
+            let answer: (through: Int64, whole: Bool, events: [IntakeEvent], more: Bool)
+            do { answer = try store.gatewayAnswer(fromSeq: request.fromSeq(answering: identity.databaseID), after: after, limit: window) } catch {
                 logger.error("cannot read the history for a hub", metadata: ["error": "\(error)"])
                 continue
             }
-            for payload in GatewayMessages.answer(databaseID: identity.databaseID, to: request, through: answer.through, whole: answer.whole,
-                                                  events: answer.events) {
+            // A later window is part of the first's answer: as of its change, as whole as it.
+            let through = request.after == nil ? answer.through : request.through ?? answer.through
+            let whole = request.after == nil ? answer.whole : request.whole ?? answer.whole
+            let next = answer.more ? answer.events.last.flatMap { e in e.id.map { GatewayMessages.AnswerCursor(time: e.time.secondsSince1970, id: $0) } } : nil
+            for payload in GatewayMessages.answer(databaseID: identity.databaseID, to: request, through: through, whole: whole,
+                                                  events: answer.events, next: next) {
                 try publishOther(OutgoingMessage(topic: topics.answers, payload: payload, retain: false))
             }
-            logger.info("answered a hub", metadata: ["hub": "\(request.hub)", "from_seq": "\(request.fromSeq)", "through": "\(answer.through)",
-                                                      "events": "\(answer.events.count)", "whole_history": "\(answer.whole)"])
+            logger.info("answered a hub", metadata: ["hub": "\(request.hub)", "from_seq": "\(request.fromSeq)", "through": "\(through)",
+                                                      "events": "\(answer.events.count)", "whole_history": "\(whole)", "more": "\(next != nil)"])
         }
     }
 

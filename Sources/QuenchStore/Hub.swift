@@ -162,23 +162,30 @@ extension IntakeStore {
     /// events changed from it on, as they are now, when this database still knows
     /// which they were (every change number from `fromSeq` kept, published or not);
     /// else every event (`whole`). Read in one transaction with the latest change
-    /// number, `through`, so the two agree.
-    public func gatewayAnswer(fromSeq: Int64) throws(StoreError) -> (through: Int64, whole: Bool, events: [IntakeEvent]) {
+    /// number, `through`, so the two agree. In the order of time, then id: only those
+    /// after `after`, and at most `limit` (`more`: some are left for the next window).
+    public func gatewayAnswer(fromSeq: Int64, after: EventQuery.LogPosition? = nil, limit: Int? = nil) throws(StoreError)
+        -> (through: Int64, whole: Bool, events: [IntakeEvent], more: Bool) {
         try read("reading the history for a hub") { db in
             let through = try Self.lastOutboxChange(db) ?? 0
-            guard fromSeq <= through else { return (through, false, []) }
+            guard fromSeq <= through else { return (through, false, [], false) }
             let kept = try db.first("""
                 SELECT (SELECT COUNT(*) FROM mqtt_published WHERE seq BETWEEN ?1 AND ?2) + (SELECT COUNT(*) FROM mqtt_outbox WHERE seq BETWEEN ?1 AND ?2)
                 """, [fromSeq, through]) { row -> Int64 in row[0] } ?? 0
-            guard fromSeq >= 1, kept == through - fromSeq + 1 else {
-                return (through, true, try db.all("SELECT \(Self.eventColumns) FROM intake_event ORDER BY time, id", [], Self.event))
-            }
-            let events = try db.all("""
-                SELECT \(Self.eventColumns) FROM intake_event WHERE identity IN (
-                    SELECT identity FROM mqtt_published WHERE seq >= ?1 UNION SELECT identity FROM mqtt_outbox WHERE seq >= ?1)
-                ORDER BY time, id
-                """, [fromSeq], Self.event)
-            return (through, false, events)
+            let whole = fromSeq < 1 || kept != through - fromSeq + 1
+            let changed = whole ? "" : """
+                identity IN (SELECT identity FROM mqtt_published WHERE seq >= ?4 UNION SELECT identity FROM mqtt_outbox WHERE seq >= ?4) AND
+                """
+            // One more than the window, to know whether it ends the answer.
+            let read = limit.map { $0 < Int.max ? $0 + 1 : -1 } ?? -1
+            var events = try db.all("""
+                SELECT \(Self.eventColumns) FROM intake_event
+                WHERE \(changed) (?1 IS NULL OR time > ?1 OR (time = ?1 AND id > ?2))
+                ORDER BY time, id LIMIT ?3
+                """, [after?.time.secondsSince1970, after?.id, read] + (whole ? [] : [fromSeq]), Self.event)
+            let more = limit.map { events.count > $0 } ?? false
+            if more { events.removeLast() }
+            return (through, whole, events, more)
         }
     }
 

@@ -86,6 +86,34 @@ struct GatewayMessagesTests {
         #expect(throws: HistoryError.self) { _ = try GatewayMessages.request(payload: Array(#"{"hub":"h","from_seq":9007199254740993}"#.utf8)) }
     }
 
+    @Test("an answer in windows: the hub says how many messages it takes; the last part of a window says where the next starts, and the request for it carries the first window's through and whole")
+    func anAnswerInWindows() throws {
+        let asked = GatewayMessages.Request(hub: "hub1", fromSeq: 0, databaseID: "gw1", mostParts: 50)
+        #expect(try GatewayMessages.request(payload: Array(GatewayMessages.request(asked).utf8)) == asked)
+        let event = IntakeEvent(identity: "e", kind: .sip, ml: 10, time: Self.now, source: .manual, recordedAt: Self.now, person: "Bo")
+        let cursor = GatewayMessages.AnswerCursor(time: Self.now.secondsSince1970, id: 10_000)
+        let cut = try GatewayMessages.answer(payload: Array(GatewayMessages.answer(databaseID: "gw1", to: asked, through: 7, whole: true,
+                                                                                   events: [event], next: cursor)[0].utf8), now: Self.now)
+        #expect(cut.next == cursor)
+        let next = try #require(GatewayMessages.Request(continuing: cut, mostParts: 50))
+        #expect(next.after == cursor && next.through == 7 && next.whole == true && next.fromSeq == 0 && next.databaseId == "gw1" && next.hub == "hub1")
+        #expect(try GatewayMessages.request(payload: Array(GatewayMessages.request(next).utf8)) == next)
+        // The end of an answer (or a gateway's from before windows) goes on nowhere.
+        let end = try GatewayMessages.answer(payload: Array(GatewayMessages.answer(databaseID: "gw1", to: asked, through: 7, whole: true, events: [event])[0].utf8),
+                                             now: Self.now)
+        #expect(end.next == nil && GatewayMessages.Request(continuing: end, mostParts: 50) == nil)
+        // Bounded: a window of 1 to 500 messages; a cursor in the years a history holds; a later window says the first's through and whole.
+        for bad in [#"{"hub":"h","from_seq":0,"most_parts":0}"#, #"{"hub":"h","from_seq":0,"most_parts":100000}"#,
+                    #"{"hub":"h","from_seq":0,"after":{"time":1e300,"id":1},"through":3,"whole":true}"#,
+                    #"{"hub":"h","from_seq":0,"after":{"time":1.8e9,"id":-1},"through":3,"whole":true}"#,
+                    #"{"hub":"h","from_seq":0,"after":{"time":1.8e9,"id":1}}"#] {
+            #expect(throws: HistoryError.self, "\(bad)") { _ = try GatewayMessages.request(payload: Array(bad.utf8)) }
+        }
+        #expect(throws: HistoryError.self) {
+            _ = try GatewayMessages.answer(payload: Array(#"{"database_id":"g","through":1,"part":1,"parts":1,"events":[],"next":{"time":-5,"id":1}}"#.utf8), now: Self.now)
+        }
+    }
+
     static let claim = StoredClaim(device: "C8:2A:3F:00:3F:2A", claim: DeviceClaim(
         gateway: "a1b2c3d4e5f60718", rssi: -61, heardAt: Timestamp(secondsSince1970: now.secondsSince1970 - 4), holding: true, at: now))
 

@@ -357,6 +357,39 @@ struct HubProcessTests {
         #expect(asks() == asksBefore, "no gap asked for: \(hub.tail(10))")
     }
 
+    /// A broker queues a limited number of messages for each client (mosquitto: 1,000 by default): a gateway's whole
+    /// history sent at once overflowed the hub's queue (260,000 events, 1,300 messages, on a stock mosquitto), and the
+    /// hub, missing parts, asked for all of it again, for ever. Here the queue is 40: 15,000 events are 75 messages.
+    @Test("a gateway's long history reaches a new hub in windows: a broker that queues 40 messages for the hub drops none of 75")
+    func aLongHistoryComesInWindows() throws {
+        let broker = try MosquittoBroker(settings: "max_queued_messages 40\n")
+        let folder = try TemporaryFolder("quench-hub-windows")
+        let hubPath = folder.file("hub.sqlite")
+        let g = Gateway(node: "kitchen", path: folder.file("kitchen.sqlite"), store: try IntakeStore(path: folder.file("kitchen.sqlite")), person: "Ada")
+        _ = try g.store.addPerson(name: "Ada")
+        let base = Timestamp(secondsSince1970: Double(Int(Date().timeIntervalSince1970 / 86_400) - 400) * 86_400)
+        // Three at an instant now and then: a window may end between them.
+        var drinks: [(event: IntakeEvent, aliases: [String])] = []
+        for i in 0..<15_000 {
+            let at = base.adding(Double(i / 3 * 120))
+            let e = IntakeEvent(identity: "kitchen|sip|\(i)", kind: .sip, ml: Double(10 + i % 40), time: at,
+                                source: .sensor, device: "C8:2A:3F:00:00:01", recordedAt: base, person: "Ada")
+            drinks.append((event: e, aliases: []))
+        }
+        _ = try g.store.insert(drinks)
+        let hub = try Running(["hub", "run", "--db", hubPath, "--broker", broker.url, "--seconds", "150"])
+        let publisher = try Running(["mqtt", "run", "--db", g.path, "--broker", broker.url, "--node-id", "kitchen", "--seconds", "150"])
+        let all = Self.waitFor(seconds: 90) { try Self.contents(hubPath) == Self.contents(g.path) }
+        let held = try Self.contents(hubPath).count
+        #expect(all, "the hub holds the gateway's 15,000 drinks: \(held)")
+        if !all { print(hub.tail() + "\n\n" + publisher.tail()) }
+        #expect(!broker.log.contains("Outgoing messages are being dropped"), "\(broker.log.suffix(2000))")
+        let answers = ((try? String(contentsOfFile: publisher.log, encoding: .utf8)) ?? "").components(separatedBy: "answered a hub").count - 1
+        #expect(answers >= 2, "two windows (50 and 25 messages) at least: \(answers)")
+        let status = try runQuench(["hub", "status", "--db", hubPath]).stdout
+        #expect(status.contains("none missing"), "\(status)")
+    }
+
     @Test("the documented ACL: each gateway logs in as its node id and reaches only its own topics; the hub reads them all")
     func eachGatewayOnlyItsOwnTopics() throws {
         let passwords = ["kitchen": "k-secret", "bedroom": "b-secret", "hub": "h-secret"]

@@ -236,6 +236,31 @@ struct HubStoreTests {
         #expect(dropped.whole && dropped.events.count == 10, "\(dropped.events.count)")
     }
 
+    @Test("a gateway's answer read in windows after a cursor is the whole answer, in order, each event once; whole or from a change")
+    func gatewayAnswersInWindows() throws {
+        let s = try store()
+        try s.setOutbox(enabled: true)
+        // Four at each instant: windows of 3 end inside an instant.
+        for i in 0..<22 { _ = try s.insert([(sip("w\(i)", person: nil, at: Double(i / 4) * 60), [])]) }
+        for fromSeq: Int64 in [0, 9] {
+            let whole = try s.gatewayAnswer(fromSeq: fromSeq)
+            #expect(whole.events.count == (fromSeq == 0 ? 22 : 14) && !whole.more)
+            var read: [String] = []
+            var after: EventQuery.LogPosition?
+            var windows = 0
+            repeat {
+                let window = try s.gatewayAnswer(fromSeq: fromSeq, after: after, limit: 3)
+                #expect(window.events.count <= 3 && window.whole == whole.whole && window.through == whole.through)
+                read += window.events.map(\.identity)
+                windows += 1
+                guard window.more, let last = window.events.last, let id = last.id else { break }
+                after = EventQuery.LogPosition(time: last.time, id: id)
+            } while windows < 20
+            #expect(read == whole.events.map(\.identity), "from change \(fromSeq)")
+            #expect(windows == (whole.events.count + 2) / 3)
+        }
+    }
+
     @Test("one sip from a bottle two gateways hear is one drink, of their mean; each gateway's edits and deletions count for its estimate")
     func oneBottleTwoGateways() throws {
         let s = try store()

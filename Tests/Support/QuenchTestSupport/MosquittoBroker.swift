@@ -14,6 +14,8 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     public private(set) var port: Int
     public let folder: String
+    /// Lines added to mosquitto.conf.
+    let settings: String
     /// The TLS listener's port, when started with `tls`.
     public private(set) var tlsPort: Int?
     private var process: ChildProcess.Running?
@@ -32,7 +34,9 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// - Parameter users: user → password; without, anonymous clients are allowed.
     /// - Parameter acl: the text of a mosquitto ACL file (`acl_file`), what each user may read and write.
-    public init(users: [String: String] = [:], tls: TLS? = nil, acl: String? = nil) throws {
+    /// - Parameter settings: more lines of mosquitto.conf (`max_queued_messages 40`).
+    public init(users: [String: String] = [:], tls: TLS? = nil, acl: String? = nil, settings: String = "") throws {
+        self.settings = settings
         folder = try TemporaryFolder.create("quench-mosquitto")
         port = try TestPorts.next()
         tlsPort = tls == nil ? nil : try TestPorts.next()
@@ -86,6 +90,7 @@ public final class MosquittoBroker: @unchecked Sendable {
             try acl.write(toFile: folder + "/acl", atomically: true, encoding: .utf8)
             conf += "acl_file \(folder)/acl\n"
         }
+        conf += settings
         try conf.write(toFile: folder + "/mosquitto.conf", atomically: true, encoding: .utf8)
     }
 
