@@ -27,8 +27,14 @@ extension DecodingError {
         case .dataCorrupted(let context):
             // The parser's own words (line and column) are in the underlying error.
             let detail = context.underlyingError.map { "\($0)" } ?? context.debugDescription
-            return context.codingPath.isEmpty ? "not valid JSON: \(detail.shownSafely(limit: 200))"
-                : field(context.codingPath) + context.debugDescription.shownSafely(limit: 200)
+            guard !context.codingPath.isEmpty else { return "not valid JSON: \(detail.shownSafely(limit: 200))" }
+            // An enum's refusal is in the decoder's words ("Cannot initialize VolumeUnit from invalid String value
+            // gallon"): the value is said, not the type's name in the source.
+            if let range = context.debugDescription.firstRange(of: " from invalid "), context.debugDescription.hasPrefix("Cannot initialize "),
+               let value = context.debugDescription[range.upperBound...].firstRange(of: " value ").map({ context.debugDescription[$0.upperBound...] }) {
+                return field(context.codingPath) + "'\(String(value).shownSafely(limit: 40))' is not one of the values it takes"
+            }
+            return field(context.codingPath) + context.debugDescription.shownSafely(limit: 200)
         @unknown default:
             return "\(self)".shownSafely(limit: 200)
         }

@@ -71,6 +71,11 @@ public struct EventRecord: Codable, Sendable {
         if let time {
             guard IntakeEvent.plausibleTime.contains(time) else { throw .invalidArgument("time \(time) is not epoch seconds between 1970 and 9999") }
             instant = Timestamp(secondsSince1970: time)
+            // Both given (an export, its `at` mended in a spreadsheet): they must agree, or which is meant is not known
+            // (`time` was taken, and the mended `at` lost without a word; a black-box trial). A local `at` is not compared.
+            if let at, let parsed = Timestamp(iso8601: at), abs(parsed.secondsSince1970 - time) >= 1 {
+                throw .invalidArgument("time \(time) (\(instant.iso8601)) and at '\(at.shownSafely(limit: 40))' disagree: mend both, or leave one empty")
+            }
         } else if let at, let parsed = Timestamp(iso8601: at) {
             guard IntakeEvent.plausibleTime.contains(parsed.secondsSince1970) else { throw .invalidArgument("at '\(at.shownSafely())' is not between 1970 and 9999") }
             instant = parsed
@@ -156,6 +161,12 @@ public struct EventRecord: Codable, Sendable {
     init(csv fields: [String: String], decimalComma: Bool = false) throws(HistoryError) {
         func double(_ key: String) throws(HistoryError) -> Double? {
             guard let text = fields[key], !text.isEmpty else { return nil }
+            // Where a comma is the decimal mark, a point is the thousands' (1.500 is 1,500 mL there): read as a
+            // decimal point, it was 1.5 mL, without a word (a black-box trial).
+            if decimalComma, text.contains(".") {
+                throw .invalidArgument("\(key) '\(text.shownSafely())': in a file separated by ';' decimals take a comma (250,5), "
+                    + "so a '.' may be a thousands separator (1.500 is 1,500 or 1.5?): write the number without it")
+            }
             guard let value = Double(decimalComma ? text.replacing(",", with: ".") : text) else { throw .invalidArgument("\(key) '\(text.shownSafely())' is not a number") }
             return value
         }
@@ -181,7 +192,8 @@ public struct EventRecord: Codable, Sendable {
         source = text("source")
         device = text("device")
         traceTime = try double("trace_time")
-        note = fields["note"].flatMap { $0.isEmpty ? nil : $0 }
+        // A spreadsheet on Windows ends a note's lines with CR LF: lines, as the docs say a note may hold (CR alone was refused).
+        note = fields["note"].flatMap { $0.isEmpty ? nil : $0.replacing("\r\n", with: "\n") }
         switch text("deleted")?.lowercased() {
         case nil, "0", "false", "no": deleted = false
         case "1", "true", "yes": deleted = true

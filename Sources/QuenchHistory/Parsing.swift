@@ -22,9 +22,8 @@ public enum HistoryInput {
         return fits.count == 1 ? last : fits.dropLast().joined(separator: ", ") + " or " + last
     }
 
-    /// How far behind the pace a reminder waits (mL): more than a big bottle's worth
-    /// (`--slack 99999ml`) and no reminder would ever come.
-    public static let slackML = 0.0...2000
+    /// How far behind the pace a reminder waits (mL): the store's bound, which an import keeps too.
+    public static let slackML = ReminderSettings.slackML
 
     public static func slack(_ text: String) throws(HistoryError) -> Double {
         let ml = try volume(text, defaultUnit: nil)

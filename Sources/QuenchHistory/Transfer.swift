@@ -268,6 +268,10 @@ extension History {
             throw .invalidImport(file: file, line: header.line, reason: "the header needs kind, ml and time or at columns, separated by commas"
                                  + " (it has \(names.prefix(8).map { "'\($0.shownSafely(limit: 20))'" }.joined(separator: ", ")))")
         }
+        // A column named twice: which one holds the value is not known (the first was taken, without a word).
+        if let twice = names.enumerated().first(where: { i, name in !name.isEmpty && names[..<i].contains(name) })?.element {
+            throw .invalidImport(file: file, line: header.line, reason: "the column '\(twice.shownSafely(limit: 20))' is named twice")
+        }
         var alike = AlikeRows()
         while let row = try rows.next() {
             guard row.fields.count == names.count else {

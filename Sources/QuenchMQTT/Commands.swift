@@ -58,10 +58,37 @@ public struct RemoteCommand: Sendable, Hashable {
         guard payload.count <= Self.maximumPayload else {
             throw .init("the payload is \(payload.count) bytes; at most \(Self.maximumPayload)")
         }
+        /// Each field as far as it can be read: one of another type, or a field no command takes, is named
+        /// (both were "not a JSON object with id, action and amount", and `"at": "yesterday"` was dropped
+        /// without a word: the drink went in as now; a black-box trial).
         struct Wire: Decodable {
+            struct Key: CodingKey {
+                var stringValue: String
+                var intValue: Int? { nil }
+                init(stringValue: String) { self.stringValue = stringValue }
+                init?(intValue: Int) { nil }
+            }
             var id: String?
             var action: String?
             var amount: WireAmount?
+            var wrongType: [String] = []
+            var unknown: [String] = []
+            init(from decoder: any Decoder) throws {
+                let c = try decoder.container(keyedBy: Key.self)
+                var wrongType: [String] = []
+                func field<T: Decodable>(_ name: String, _ type: T.Type) -> T? {
+                    let key = Key(stringValue: name)
+                    guard c.contains(key), (try? c.decodeNil(forKey: key)) != true else { return nil }
+                    if let value = try? c.decode(type, forKey: key) { return value }
+                    wrongType.append(name)
+                    return nil
+                }
+                id = field("id", String.self)
+                action = field("action", String.self)
+                amount = field("amount", WireAmount.self)
+                self.wrongType = wrongType
+                unknown = c.allKeys.map(\.stringValue).filter { !["id", "action", "amount"].contains($0) }.sorted()
+            }
         }
         enum WireAmount: Decodable {
             case text(String), number(Double)
@@ -74,10 +101,18 @@ public struct RemoteCommand: Sendable, Hashable {
         do { wire = try JSONDecoder().decode(Wire.self, from: Data(payload)) } catch {
             throw .init("not a JSON object with id, action and amount (\(String(decoding: payload.prefix(80), as: UTF8.self).shownSafely()))")
         }
+        if wire.wrongType.contains("id") { throw .init("field 'id' must be text (letters, digits, '-', '_', '.' or ':')") }
         guard let id = wire.id, !id.isEmpty, id.count <= Self.maximumID,
               id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.:".unicodeScalars.contains($0)) })
         else {
             throw .init("field 'id' must be 1 to \(Self.maximumID) letters, digits, '-', '_', '.' or ':' (got \((wire.id ?? "nothing").shownSafely()))")
+        }
+        if let name = wire.unknown.first {
+            throw .init("field '\(name.shownSafely(limit: 40))' is not one a command takes (id, action and amount): nothing was done", id: id)
+        }
+        if let name = wire.wrongType.first {
+            throw .init(name == "amount" ? "field 'amount' must be text with its unit (\"250ml\") or, for a goal, a number of mL"
+                                         : "field '\(name)' must be text", id: id)
         }
         guard let name = wire.action, let action = Action(rawValue: name) else {
             throw .init("field 'action' must be add, undo, goal or acknowledge (got \((wire.action ?? "nothing").shownSafely()))", id: id)
@@ -95,7 +130,9 @@ public struct RemoteCommand: Sendable, Hashable {
                 throw .init("field 'amount' of a drink is text with its unit (\"250ml\", \"8oz\"), not a number: "
                             + "\(ml.compactDescription) could be mL or fl oz", id: id)
             }
-            guard ml.isFinite, ml > 0, ml <= 100_000 else { throw .init("field 'amount' must be more than 0 and at most 100000 mL", id: id) }
+            // The goal's own bounds, said as `quench goal set` says them (this said "more than 0 and at most
+            // 100000 mL", and 99999 was then refused as "between 100 mL and 20 L").
+            guard HistoryInput.goalML.contains(ml) else { throw .init("field 'amount' must be a daily goal between 100 mL and 20 L (in mL)", id: id) }
             amount = .millilitres(ml)
         }
         if action.takesAmount, amount == nil { throw .init("field 'amount' is needed to \(action.rawValue)", id: id) }

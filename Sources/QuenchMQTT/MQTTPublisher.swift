@@ -703,6 +703,12 @@ public final class MQTTPublisher {
             return
         }
         for message in received {
+            // Kept by the broker, it would be carried out (or refused) again at every start of this publisher.
+            guard !message.retain else {
+                logger.warning("a retained command is not carried out: a command is sent without retain (clear it: mosquitto_pub -r -n -t TOPIC)",
+                               metadata: ["topic": "\(message.topic.shownSafely(limit: 120))"])
+                continue
+            }
             guard let outcome = RemoteCommands.handle(topic: message.topic, payload: message.payload, states: states, environment: env,
                                                       topics: topics, now: env.now) else {
                 logger.warning("command for nobody (no such person)", metadata: ["topic": "\(message.topic)"])

@@ -46,7 +46,7 @@ public struct ReminderSettings: Sendable, Hashable, Codable {
 
         public var description: String {
             switch self {
-            case .window: "the waking window must be times of day that differ (e.g. 08:00-22:00, or 22:00-06:00 for a night)"
+            case .window: "the waking window must be two times of day (00:00 to 24:00) that differ (e.g. 08:00-22:00, or 22:00-06:00 for a night)"
             case .slack(let most): "the slack must be 0 to \(most) mL"
             case .after(let r): "the wait before a reminder must be \(r.lowerBound) to \(r.upperBound) minutes"
             case .every(let r): "the time between reminders must be \(r.lowerBound) to \(r.upperBound) minutes"
@@ -54,13 +54,18 @@ public struct ReminderSettings: Sendable, Hashable, Codable {
         }
     }
 
+    /// How far behind the pace a reminder waits (mL): more than a big bottle's worth
+    /// (`--slack 99999ml`) and no reminder would ever come.
+    public static let slackML = 0.0...2000
+
     /// What is wrong with these settings, nil when they hold.
     public var problem: Problem? {
         // An end before the start is the next morning's (a night shift); the window is never empty.
         guard (0..<1440).contains(wakeFromMinute), (1...1440).contains(wakeUntilMinute), wakeFromMinute != wakeUntilMinute % 1440 || wakeFromMinute == 0 else {
             return .window
         }
-        guard slackML.isFinite, slackML >= 0, slackML <= IntakeEvent.largestML else { return .slack(maxML: Int(IntakeEvent.largestML)) }
+        // As `remind set --slack` takes it: an import took 50,000 mL, and no reminder came again (a black-box trial).
+        guard slackML.isFinite, Self.slackML.contains(slackML) else { return .slack(maxML: Int(Self.slackML.upperBound)) }
         guard afterMinutes.isFinite, afterMinutes >= 0, afterMinutes <= 1440 else { return .after(0...1440) }
         guard everyMinutes.isFinite, everyMinutes >= 1, everyMinutes <= 1440 else { return .every(1...1440) }
         return nil

@@ -150,27 +150,33 @@ struct ReplayCommand: ParsableCommand {
             if summary.header.droppedMetadata > 0 {
                 FileHandleStderr.write("quench: \(source): \(summary.header.droppedMetadata) header lines beyond the first \(TraceFormat.maximumMetadata) were not kept\n")
             }
-            // Nothing to store: no database is made for it (one that is there is left as it is).
-            if intakeStore != nil, let environment, !found.contains(where: { !$0.kind.isDiagnostic }),
-               access(environment.databasePath, F_OK) != 0 {
+            let now = environment?.now ?? .wallClockNow
+            var refused: [PipelineStore.Refusal] = []
+            // Nothing to store, or nothing a history can hold: no database is made for it (one that is there is
+            // left as it is; a trace started in 1960 made an empty one).
+            let unmade = intakeStore != nil && environment.map { access($0.databasePath, F_OK) != 0 } == true
+            let judged = unmade ? PipelineStore.judge(found, started: try PipelineStore.startTime(header: summary.header, started: options.started, source: source),
+                                                      now: now) : nil
+            if let judged, !judged.kept.contains(where: { !$0.kind.isDiagnostic }) {
                 if !json { output.write("stored: nothing to store\n") }
+                refused = judged.refused
             } else if let intakeStore {
                 let outcome = try PipelineStore.ingest(
                     found, header: summary.header, started: options.started, device: device, source: source,
-                    now: environment?.now ?? .wallClockNow, person: person, into: intakeStore())
+                    now: now, person: person, into: intakeStore())
                 if !json {
                     let (new, there) = (outcome.result.inserted, outcome.result.duplicates)
                     output.write("stored: \(new) new, \(there) already there"
                                  + (outcome.person.map { whose($0, new: new, alreadyThere: there) } ?? "") + "\n")
                 }
-                output.flush()
-                for refusal in outcome.refused {
-                    let event = refusal.event
-                    FileHandleStderr.write("quench: \(source): not stored: a \(event.kind.rawValue) of \(event.ml) mL at t=\(event.start) s \(refusal.reason)\n")
-                }
-                if !outcome.refused.isEmpty { throw ExitCode(1) }
+                refused = outcome.refused
             }
             output.flush()
+            for refusal in refused {
+                let event = refusal.event
+                FileHandleStderr.write("quench: \(source): not stored: a \(event.kind.rawValue) of \(event.ml) mL at t=\(event.start) s \(refusal.reason)\n")
+            }
+            if !refused.isEmpty { throw ExitCode(1) }
         }
     }
 

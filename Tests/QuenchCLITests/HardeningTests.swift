@@ -296,8 +296,7 @@ struct HardeningTests {
             #expect(r.stderr.contains("not stored: a sip of 30.0 mL at t=") && r.stderr.contains(" is in the future ("), "\(r.stderr)")
             #expect(r.stderr.contains("now 2026-11-26T12:00:00Z): check the trace's started time or --started"), "\(r.stderr)")
         }
-        let log = try runQuench(["log", "--csv", "--db", db], environment: now)
-        #expect(log.stdout.split(separator: "\n").count == 1, "only the header: \(log.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: db), "nothing stored, and no database made for it")
         let past = try runQuench(["replay", dir + "/sip.csv", "--store", "--started", "2026-11-26T09:00:00Z", "--db", db], environment: now)
         #expect(past.status == 0 && past.stdout.contains("stored: 1 new"), "\(past.stdout)\(past.stderr)")
     }
@@ -332,6 +331,14 @@ struct HardeningTests {
         let stored = try runQuench(["replay", dir + "/idle.csv", "--store", "--db", dir + "/idle.sqlite"], environment: ["QUENCH_NOW": "2026-11-26T12:00:00Z"])
         #expect(stored.status == 0 && stored.stdout.contains("stored: nothing to store"), "\(stored.stdout)\(stored.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/idle.sqlite"), "no database for nothing")
+        // Nor for events no history can hold: a trace started in 1960 (it made an empty one, said "stored: 0 new").
+        var sipped = "# quench trace v1\n# sensor: weight\n# unit: g\n# started: 1960-01-01T00:00:00Z\nt,value\n"
+        for i in 0..<600 { sipped += "\(Double(i) / 10),\(i < 200 ? 1000 : i < 230 ? 0 : 950)\n" }
+        try sipped.write(toFile: dir + "/old.csv", atomically: true, encoding: .utf8)
+        let old = try runQuench(["replay", dir + "/old.csv", "--store", "--db", dir + "/old.sqlite"], environment: ["QUENCH_NOW": "2026-11-26T12:00:00Z"])
+        #expect(old.status == 1 && old.stdout.contains("stored: nothing to store") && old.stderr.contains("falls outside the years a history holds"),
+                "\(old.stdout)\(old.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/old.sqlite"), "no database for events it cannot hold")
 
         #expect(try runQuench(["simulate", "--hours", "1", "--seed", "7", "--out", dir + "/s.csv", "--truth", dir + "/t.csv"]).status == 0)
         // One sip of the truth moved 10 minutes away: the detector's is then one spurious, the truth's one missed.

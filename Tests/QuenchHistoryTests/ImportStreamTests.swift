@@ -100,6 +100,10 @@ import Testing
                     == "cannot import t: settings (byte offset 63): not valid JSON: a comma before `}`; nothing was imported")
         #expect(importing(#"{"format":"quench-export","version":2,"settings":{"units":"oz","units":"ml"},"events":["# + event + "]}", into: store)
                     .contains("settings (byte offset 63): not valid JSON: `units` is given twice in one object"))
+        // A value a field does not take is said as the value, not in the decoder's words about a type of the source.
+        let gallon = importing(#"{"format":"quench-export","version":2,"settings":{"units":"gallon"},"events":["# + event + "]}", into: store)
+        #expect(gallon.contains("settings (byte offset 49): field `units`: 'gallon' is not one of the values it takes"), "\(gallon)")
+        #expect(!gallon.contains("Cannot initialize"))
         #expect(try store.events().count == 1, "nothing imported")
     }
 
@@ -168,6 +172,9 @@ import Testing
                     + "give its zone, as in ISO 8601; nothing was imported")
         #expect(message { _ = try importing("kind|ml|at\nsip|200|2026-01-10 08:05\n") }
                     == "cannot import t.csv line 1: the header needs kind, ml and time or at columns, separated by commas (it has 'kind|ml|at'); nothing was imported")
+        #expect(message { _ = try importing("kind;ml;at\nsip;1.500;2026-01-10 08:05\n") }
+                    == "cannot import t.csv line 2: ml '1.500': in a file separated by ';' decimals take a comma (250,5), so a '.' may be "
+                    + "a thousands separator (1.500 is 1,500 or 1.5?): write the number without it; nothing was imported")
         #expect(try imported().count == 3, "nothing of the refused files")
     }
 
@@ -188,10 +195,18 @@ import Testing
         let json = #"{"format":"quench-export","version":2,"events":[{"kind":"sip","ml":250,"at":"1970-01-01T03:59:00Z"}]}"#
         #expect(importing(json).hasPrefix("cannot import t: event 1 (byte offset "), "\(importing(json))")
         #expect(importing(json).contains("would count for 1969-12-31, before 1970"))
+        // Columns that contradict each other: named twice, or a time and an `at` that disagree (an `at` mended in a spreadsheet).
+        #expect(importing("kind,ml,at,ml\nsip,250,2026-09-10T10:00:00Z,300\n") == "cannot import t line 1: the column 'ml' is named twice; nothing was imported")
+        #expect(importing("kind,ml,at,time\nsip,250,2026-09-10T10:00:00Z,1789000000\n")
+                    == "cannot import t line 2: time 1789000000.0 (2026-09-10T00:26:40Z) and at '2026-09-10T10:00:00Z' disagree: mend both, or leave one empty; nothing was imported")
         #expect(try store.events().count == 1, "nothing of the refused files")
+        #expect(importing("kind,ml,at,time\nsip,250,2026-09-10T00:26:40Z,1789000000\n") == "", "an export's two agree")
+        #expect(importing("kind,ml,time,note\r\nsip,260,1789000100,\"line1\r\nline2\"\r\n") == "", "a note's lines ended CR LF")
+        #expect(try store.events().contains { $0.note == "line1\nline2" })
+        #expect(try store.events().count == 3)
         // A refill under a millilitre is no drink to refuse, and 04:00 on 1 January 1970 is that day's.
         #expect(importing("kind,ml,time\nrefill,0.5,1789000000\nsip,250,14400\n") == "")
-        #expect(try store.events().count == 3)
+        #expect(try store.events().count == 5)
     }
 
     static let validExport = """

@@ -27,8 +27,15 @@ struct RemoteCommandTests {
             (#"{"id":"é","action":"undo"}"#, "field 'id'"),
             (#"{"id":"x","action":"drop"}"#, "field 'action' must be add, undo, goal or acknowledge (got drop)"),
             (#"{"id":"x","action":"add"}"#, "field 'amount' is needed to add"),
-            (#"{"id":"x","action":"goal","amount":-5}"#, "field 'amount' must be more than 0"),
-            (#"{"id":"x","action":"goal","amount":1e300}"#, "field 'amount' must be more than 0"),
+            (#"{"id":"x","action":"goal","amount":-5}"#, "field 'amount' must be a daily goal between 100 mL and 20 L (in mL)"),
+            (#"{"id":"x","action":"goal","amount":1e300}"#, "field 'amount' must be a daily goal between 100 mL and 20 L (in mL)"),
+            (#"{"id":"x","action":"goal","amount":99999}"#, "field 'amount' must be a daily goal between 100 mL and 20 L (in mL)"),
+            // A field of another type, or one no command takes, is named: `at` was dropped, and the drink went in as now.
+            (#"{"id":5,"action":"add","amount":"250ml"}"#, "field 'id' must be text"),
+            (#"{"id":"x","action":7}"#, "field 'action' must be text"),
+            (#"{"id":"x","action":"add","amount":["250ml"]}"#, "field 'amount' must be text with its unit"),
+            (#"{"id":"x","action":"add","amount":true}"#, "field 'amount' must be text with its unit"),
+            (#"{"id":"t17","action":"add","amount":"250ml","at":"yesterday"}"#, "field 'at' is not one a command takes (id, action and amount): nothing was done"),
             // A drink's number alone: 8 for someone in fl oz went in as 8 mL.
             (#"{"id":"x","action":"add","amount":8}"#, #"field 'amount' of a drink is text with its unit ("250ml", "8oz"), not a number: 8 could be mL or fl oz"#),
             (#"{"id":"x","action":"add","amount":"\#(String(repeating: "1", count: 40))"}"#, "longer than 32"),
@@ -39,6 +46,9 @@ struct RemoteCommandTests {
                 _ = try parse(payload)
             } throws: { error in "\(error)".contains(why) }
         }
+        // The id is said back with a refusal whenever it could be read (Home Assistant's Last command ties it to the press).
+        #expect { _ = try parse(#"{"id":"t17","action":"add","amount":"250ml","at":"yesterday"}"#) } throws: { ($0 as? RemoteCommandError)?.id == "t17" }
+        #expect { _ = try parse(#"{"id":"t18","action":"add","amount":true}"#) } throws: { ($0 as? RemoteCommandError)?.id == "t18" }
     }
 
     func history() throws -> (HistoryEnvironment, IntakeStore) {
@@ -171,6 +181,28 @@ struct RemoteCommandBrokerTests {
             (try? JSONSerialization.jsonObject(with: Data(subscriber.last("quench/testpi/person/1/state")?.payload ?? [])) as? [String: Any])?["intake_ml"] as? Double == 300
         })
         ha.disconnect()
+    }
+
+    @Test("a retained command is not carried out: the broker would give it again at every start of the publisher")
+    func aRetainedCommandIsNotCarriedOut() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-retained")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-retained") })
+        let ha = try connectedTestClient("ha-retained", port: broker.port)
+        try ha.publishNow("quench/testpi/person/1/command", #"{"id":"kept-1","action":"add","amount":"300ml"}"#, retain: true)
+        ha.disconnect()
+        let path = try TemporaryFolder.create("quench-commands") + "/q.sqlite"
+        let store = try IntakeStore(path: path)
+        let env = HistoryEnvironment(databasePath: path, now: .wallClockNow, timeZone: LocalZone(identifier: "Europe/London"))
+        let settings = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi", nodeID: "testpi")
+        let log = LogLines()
+        let publisher = try BackgroundPublisher(settings: settings, environment: env, logger: log.logger)
+        #expect(subscriber.waitFor(seconds: 5) { subscriber.last("quench/testpi/person/1/state") != nil })
+        #expect(subscriber.waitFor(seconds: 5) { log.all.contains { $0.contains("a retained command is not carried out") } }, "\(log.all)")
+        publisher.stop()
+        #expect(try store.events().isEmpty, "nothing added")
+        #expect(subscriber.objects(onTopicsEndingWith: "/command/result").isEmpty)
     }
 }
 #endif

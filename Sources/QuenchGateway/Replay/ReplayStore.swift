@@ -62,6 +62,27 @@ public enum PipelineStore {
         return named
     }
 
+    /// The events a history can hold (diagnostics among them), and those it cannot, each with why.
+    public static func judge(_ events: [DetectedEvent], started: Timestamp, now: Timestamp) -> (kept: [DetectedEvent], refused: [Refusal]) {
+        var kept: [DetectedEvent] = []
+        var refused: [Refusal] = []
+        for event in events {
+            let time = started.secondsSince1970 + event.start
+            if event.kind.isDiagnostic {
+                kept.append(event)
+            } else if !IntakeEvent.holds(ml: event.ml) {
+                refused.append(Refusal(event: event, reason: "is more than a history holds (up to 100 L)"))
+            } else if !IntakeEvent.plausibleTime.contains(time) {
+                refused.append(Refusal(event: event, reason: "falls outside the years a history holds (1970-9999): check the trace's started time or --started"))
+            } else if time > now.secondsSince1970 + IntakeEvent.clockSlack {
+                refused.append(Refusal(event: event, reason: "is in the future (\(Timestamp(secondsSince1970: time).iso8601), now \(now.iso8601)): check the trace's started time or --started"))
+            } else {
+                kept.append(event)
+            }
+        }
+        return (kept, refused)
+    }
+
     /// Ingests `events` in one transaction; replaying the same trace again adds
     /// nothing. An event the store cannot hold is refused by itself and the
     /// others are stored: each event was judged on its own, so a garbage spike
@@ -87,22 +108,7 @@ public enum PipelineStore {
         } catch {
             throw .store(error)
         }
-        var kept: [DetectedEvent] = []
-        var refused: [Refusal] = []
-        for event in events {
-            let time = started.secondsSince1970 + event.start
-            if event.kind.isDiagnostic {
-                kept.append(event)
-            } else if !IntakeEvent.holds(ml: event.ml) {
-                refused.append(Refusal(event: event, reason: "is more than a history holds (up to 100 L)"))
-            } else if !IntakeEvent.plausibleTime.contains(time) {
-                refused.append(Refusal(event: event, reason: "falls outside the years a history holds (1970-9999): check the trace's started time or --started"))
-            } else if time > now.secondsSince1970 + IntakeEvent.clockSlack {
-                refused.append(Refusal(event: event, reason: "is in the future (\(Timestamp(secondsSince1970: time).iso8601), now \(now.iso8601)): check the trace's started time or --started"))
-            } else {
-                kept.append(event)
-            }
-        }
+        let (kept, refused) = judge(events, started: started, now: now)
         do throws(StoreError) {
             // Read once: storing events adds nobody.
             let people = try store.people()
