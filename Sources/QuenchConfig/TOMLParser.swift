@@ -183,6 +183,7 @@ struct TOMLParser {
 
     private mutating func document() throws(TOMLSyntaxError) {
         var current = 0
+        var currentPath: [String] = []
         while at != nil {
             skipBlanks()
             guard let c = at else { break }
@@ -191,9 +192,9 @@ struct TOMLParser {
             } else if c == 0x0A || c == 0x0D {
                 // Below.
             } else if c == UInt8(ascii: "[") {
-                current = try header()
+                (current, currentPath) = try header()
             } else {
-                try keyValue(into: current, depth: 0)
+                try keyValue(into: current, named: currentPath, depth: 0)
             }
             try endOfLine()
         }
@@ -233,7 +234,7 @@ struct TOMLParser {
     // MARK: Tables
 
     /// `[a.b]` or `[[a.b]]`: the node keys go into from now on.
-    private mutating func header() throws(TOMLSyntaxError) -> Int {
+    private mutating func header() throws(TOMLSyntaxError) -> (node: Int, path: [String]) {
         let start = i
         let isArray = peek(1) == UInt8(ascii: "[")
         i += isArray ? 2 : 1
@@ -274,7 +275,7 @@ struct TOMLParser {
                 node = add(part, Node(kind: last ? .headerTable : .implicitTable, line: line), to: node)
             }
         }
-        return node
+        return (node, path)
     }
 
     private mutating func add(_ key: String, _ child: Node, to parent: Int) -> Int {
@@ -290,20 +291,22 @@ struct TOMLParser {
         return nodes.count - 1
     }
 
-    /// `key = value` into the table `table`, making the tables of a dotted key.
-    private mutating func keyValue(into table: Int, depth: Int) throws(TOMLSyntaxError) {
+    /// `key = value` into the table `table` (named `tablePath`), making the tables of a dotted key. A refusal
+    /// names the key whole (`mqtt.broker is already defined`, not `broker …`; `x = ` said no key at all).
+    private mutating func keyValue(into table: Int, named tablePath: [String], depth: Int) throws(TOMLSyntaxError) {
         let start = i
         let keyLine = line
         let path = try key()
+        let whole = (tablePath + path).map(Self.shownKey).joined(separator: ".")
         guard depth + path.count <= Self.deepest else { throw fail("nested deeper than \(Self.deepest) levels", at: start) }
-        guard at == UInt8(ascii: "=") else { throw fail("expected '=' after the key, found \(shownHere)") }
+        guard at == UInt8(ascii: "=") else { throw fail("expected '=' after the key \(whole), found \(shownHere)") }
         i += 1
         skipBlanks()
         var node = table
-        for part in path.dropLast() {
+        for (index, part) in path.dropLast().enumerated() {
             if let child = nodes[node].children[part] {
                 guard case .dottedTable = nodes[child].kind else {
-                    throw fail("\(path.joined(separator: ".")): \(part) is already defined", at: start)
+                    throw fail("\(whole): \((tablePath + path.prefix(index + 1)).map(Self.shownKey).joined(separator: ".")) is already defined", at: start)
                 }
                 node = child
             } else {
@@ -311,19 +314,28 @@ struct TOMLParser {
             }
         }
         guard let last = path.last else { throw fail("expected a key", at: start) }
-        if nodes[node].children[last] != nil { throw fail("\(path.joined(separator: ".")) is already defined", at: start) }
+        if nodes[node].children[last] != nil { throw fail("\(whole) is already defined", at: start) }
         // Reserve the key first, so an inline table's keys go under it.
         let slot = add(last, Node(kind: .value(.boolean(false)), line: keyLine), to: node)
         if at == UInt8(ascii: "{") {
             nodes[slot].kind = .inlineTable
-            try inlineTable(slot, depth: depth + path.count)
+            try inlineTable(slot, named: tablePath + path, depth: depth + path.count)
         } else {
-            nodes[slot].kind = .value(try value(depth: depth + path.count))
+            do {
+                nodes[slot].kind = .value(try value(depth: depth + path.count))
+            } catch {
+                throw TOMLSyntaxError(line: error.line, column: error.column, message: "\(whole): \(error.message)")
+            }
         }
     }
 
+    /// A key as a message shows it: as written when bare, else quoted (and its controls escaped).
+    static func shownKey(_ part: String) -> String {
+        !part.isEmpty && part.utf8.allSatisfy(isBare) ? part : "\"" + part.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined() + "\""
+    }
+
     /// `{ a = 1, b.c = 2 }` on one line, no trailing comma; closed once written.
-    private mutating func inlineTable(_ node: Int, depth: Int) throws(TOMLSyntaxError) {
+    private mutating func inlineTable(_ node: Int, named tablePath: [String], depth: Int) throws(TOMLSyntaxError) {
         guard depth <= Self.deepest else { throw fail("nested deeper than \(Self.deepest) levels") }
         i += 1
         skipBlanks()
@@ -334,7 +346,7 @@ struct TOMLParser {
         // Inline tables are closed: mark the dotted tables made inside as such afterwards.
         let firstNew = nodes.count
         while true {
-            try keyValue(into: node, depth: depth)
+            try keyValue(into: node, named: tablePath, depth: depth)
             skipBlanks()
             if at == UInt8(ascii: "}") {
                 i += 1
@@ -363,7 +375,7 @@ struct TOMLParser {
             // An inline table inside an array: its own little tree, then copied out.
             let holder = nodes.count
             nodes.append(Node(kind: .inlineTable, line: line))
-            try inlineTable(holder, depth: depth)
+            try inlineTable(holder, named: [], depth: depth)
             let table = build(holder)
             nodes.removeSubrange(holder...)
             return .table(table)
