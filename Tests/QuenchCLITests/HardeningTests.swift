@@ -282,6 +282,24 @@ struct HardeningTests {
         return text
     }
 
+    /// A long `simulate` stopped (Ctrl-C, SIGTERM) leaves no partial files (8 MB each were left), and ends by the signal.
+    @Test func aStoppedSimulationLeavesNothing() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for signal in [SIGTERM, SIGINT] {
+            let p = try startQuench(["simulate", "--hours", "500", "--out", dir + "/s.csv", "--truth", dir + "/t.csv"])
+            let partial = { (try? FileManager.default.contentsOfDirectory(atPath: dir))?.filter { $0.contains(".partial-") } ?? [] }
+            let end = Date().addingTimeInterval(20)
+            while partial().count < 2, Date() < end { Thread.sleep(forTimeInterval: 0.05) }
+            Thread.sleep(forTimeInterval: 0.3)
+            #expect(partial().count == 2, "writing: \(partial())")
+            kill(p.processIdentifier, signal)
+            p.waitUntilExit()
+            #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == signal, "\(p.terminationReason) \(p.terminationStatus)")
+            #expect(partial().isEmpty && !FileManager.default.fileExists(atPath: dir + "/s.csv"), "\(partial())")
+        }
+    }
+
     /// `replay --store --started` a day to come stored sips dated then (or in 9999), as `add` never would.
     @Test func replayStoreRefusesEventsInTheFuture() throws {
         let dir = try Self.folder()

@@ -8,8 +8,8 @@ import Threading
 /// half-written file under the real name.
 public final class OutputFile {
     public let path: String
-    /// Nil when writing straight into a device or FIFO (`OutputDestination.stream`).
-    private let temporaryPath: String?
+    /// Where it is written until `commit()`; nil when writing straight into a device or FIFO (`OutputDestination.stream`).
+    public let temporaryPath: String?
     private var fd: Int32
     private var buffer: [UInt8] = []
     private var committed = false

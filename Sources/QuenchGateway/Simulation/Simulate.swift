@@ -1,5 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import QuenchCore
 import QuenchSimulator
+import Threading
 
 /// `quench simulate`: writes a simulated bottle's trace and its ground truth.
 public enum Simulate {
@@ -20,6 +24,15 @@ public enum Simulate {
         var bottle = SimulatedBottle(configuration: configuration, seed: seed)
         let trace = try OutputFile(path: tracePath)
         let truthFile = try truthPath.map { path throws(OutputFileError) in try OutputFile(path: path) }
+        // Ctrl-C or a SIGTERM in a long simulation: its partial files go with it (they were left behind, 8 MB
+        // each; a black-box trial), and the process ends by the signal as it would have.
+        let partials = [trace.temporaryPath, truthFile?.temporaryPath].compactMap { $0 }
+        let stop = StopSignals.handle { number in
+            for path in partials { unlink(path) }
+            signal(number, SIG_DFL)
+            raise(number)
+        }
+        defer { stop.cancel() }
         var result = Result()
         try trace.write(bottle.header.formatted())
         try truthFile?.write(TruthWriter.header)
