@@ -36,6 +36,11 @@ extension History {
     static func statsReport(_ c: HistoryContext, days: Int) throws(HistoryError) -> StatsReport {
         let today = c.today
         let first = today.adding(days: -(days - 1))
+        // Days before a history can begin: shown as a period "from 1944-10-08" (a black-box trial).
+        guard first >= CivilDay.storable.lowerBound else {
+            let most = today.number - CivilDay.storable.lowerBound.number + 1
+            throw .invalidArgument("--days \(days) reaches back before 1970-01-01, where a history begins: at most \(Format.grouped(most)) from today")
+        }
         let book = try c.goalBook()
         let firstSip = try c.firstSipDay()
         let counted = max(1, today.number - max(first.number, firstSip?.number ?? today.number) + 1)

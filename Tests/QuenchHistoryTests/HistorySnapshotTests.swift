@@ -79,6 +79,11 @@ import Testing
     @Test func stats() throws {
         let f = try HistoryFixture()
         check(try History.stats(f.environment(), days: 7, json: false), Snapshots.statsWeek, "stats-week")
+        // Back to 1970-01-01 and no further: "Last 30000 days (1944-10-08 to …)" was shown.
+        let most = CivilDay(parsing: "2026-03-04")!.number + 1
+        #expect(try History.stats(f.environment(), days: most, json: false).contains("(1970-01-01 to 2026-03-04)"))
+        let error = #expect(throws: HistoryError.self) { try History.stats(f.environment(), days: most + 1, json: false) }
+        #expect(error?.description == "--days \(most + 1) reaches back before 1970-01-01, where a history begins: at most \(Format.grouped(most)) from today")
     }
 
     @Test func calendar() throws {
