@@ -389,6 +389,11 @@ struct HardeningTests {
         #expect(offClock.status == 1 && offClock.stdout.contains("sip recall:              0.000")
                 && offClock.stderr.hasPrefix("quench: error: ") && offClock.stderr.contains(": none of the truth's events is within the trace's times"),
                 "\(offClock.status) \(offClock.stderr)")
+        // A binary file given as the truth (a program, by a slip of the shell): said so, its bytes not quoted back.
+        try Data([0x7F, 0x45, 0x4C, 0x46, 0x02, 0x01, 0x0A, 0xFF, 0xFE, 0x00, 0x80]).write(to: URL(fileURLWithPath: dir + "/bin.truth"))
+        let binary = try runQuench(["evaluate", dir + "/s.csv", dir + "/bin.truth"])
+        #expect(binary.status == 1 && binary.stderr.contains("bin.truth:2: not valid UTF-8 text (byte offset 7): not a truth file")
+                && !binary.stderr.contains("ELF"), "\(binary.status) \(binary.stderr)")
         // evaluate says what replay says of a unit that cannot be right: a recall of 0 alone sends one looking elsewhere.
         let kgScored = try runQuench(["evaluate", dir + "/s.csv", dir + "/t.csv", "--unit", "kg"])
         #expect(kgScored.status == 0 && kgScored.stdout.contains("sip recall:              0.000")

@@ -64,8 +64,20 @@ public enum Evaluate {
             guard bytes.count + chunk.count <= largestTruthFile else { throw TruthFileTooLarge(path: path) }
             bytes += chunk
         }
+        // A binary file (the wrong argument) is said so, as a trace is: decoded, its bytes were quoted back raw.
+        if let bad = String.firstInvalidUTF8Offset(bytes) {
+            let line = bytes[..<bad].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            throw TruthFileNotText(path: path, line: line, offset: bad)
+        }
         return String(decoding: bytes, as: UTF8.self)
     }
+}
+
+public struct TruthFileNotText: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var line: Int
+    public var offset: Int
+    public var description: String { "\(path):\(line): not valid UTF-8 text (byte offset \(offset)): not a truth file" }
 }
 
 public struct TruthFileTooLarge: Error, Sendable, CustomStringConvertible {
