@@ -40,8 +40,13 @@ public struct Person: Sendable, Hashable, Codable {
     public static func sameName(_ a: String, _ b: String) -> Bool { nameKey(a) == nameKey(b) }
 
     /// A name as `sameName` compares it, for a dictionary's key: upper then lower
-    /// case, so ß and SS, or a final ς and Σ, fold alike (`lowercased()` alone kept them apart).
-    public static func nameKey(_ name: String) -> String { name.uppercased().lowercased() }
+    /// case, so ß and SS, or a final ς and Σ, fold alike (`lowercased()` alone kept them apart);
+    /// in Unicode's composed form (NFC), as the standard library hashes strings, so an import's
+    /// identity that ends in it (`personal`) is one text however the file encoded an accent ("Zoë"
+    /// written e + U+0308 was another identity, and the drink was counted twice; a black-box trial).
+    public static func nameKey(_ name: String) -> String {
+        String(decoding: name.uppercased().lowercased()._nfcCodeUnits, as: UTF8.self)
+    }
 
     /// The one of `people` called `name`: spelt exactly first (a history from before may hold
     /// two names the same but for case), else by `sameName`; nil when nobody is.

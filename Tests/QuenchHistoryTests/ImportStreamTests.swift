@@ -178,6 +178,20 @@ import Testing
         #expect(try imported().count == 3, "nothing of the refused files")
     }
 
+    /// A person's name however its accents are encoded is one person, and a row one event: "Zoë" written
+    /// e + U+0308 made another identity, and the drink was counted twice (a black-box trial).
+    @Test func aNameIsOneWhateverItsAccentsEncoding() throws {
+        let (store, folder) = try store()
+        _ = folder
+        for name in ["Zo\u{EB}", "ZO\u{CB}", "Zoe\u{308}", "ZOE\u{308}"] {
+            _ = try History.importStream(ByteSource(bytes: Array("kind,ml,at,person\nsip,250,2026-09-19T09:00:00Z,\(name)\n".utf8)),
+                                         file: "t.csv", into: store, now: Self.now)
+        }
+        let imported = try store.events().filter { $0.identity != "before" }
+        #expect(imported.count == 1, "\(imported.map(\.identity))")
+        #expect(Array(Person.nameKey("Zoe\u{308}").utf8) == Array("zo\u{EB}".utf8), "one text, composed")
+    }
+
     /// What `add` refuses, an import refuses too (a black-box trial): a sip under a millilitre, and a drink
     /// that would count for a day before 1970 (in `stats`' total, on no day any view shows); JSON too.
     @Test func whatAddRefusesAnImportRefuses() throws {
