@@ -174,7 +174,9 @@ public final class ImportSession {
         var outcome = ImportOutcome()
         if let settings { try IntakeStore.upsertSettings(settings, db) }
         for person in people {
-            if let existing = try IntakeStore.person(named: person.name, db) {
+            // Someone renamed since the file was written is theirs under the name before (an export from before
+            // a rename, imported again, added an empty person of the old name, whom `--person` then found).
+            if let existing = try IntakeStore.personNamedOrAliased(person.name, db) {
                 // Already here (a database made for the import has its `me`): what they set of their own is
                 // kept, what is at its default takes the file's. Their reminders were dropped: a move to a new
                 // Pi came back with 08:00-22:00 and hourly reminders in place of the ones set.

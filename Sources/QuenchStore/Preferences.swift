@@ -40,8 +40,9 @@ extension IntakeStore {
     }
 
     /// The id of the person called `name`, or a refusal naming who there is.
+    /// The person called `name`, or called so before a rename (an export from before it names them so).
     static func personID(named name: String, _ db: SQLiteConnection) throws -> Int64 {
-        if let person = try person(named: name, db) { return person.id }
+        if let person = try personNamedOrAliased(name, db) { return person.id }
         let names = try db.all("SELECT name FROM person ORDER BY id") { row -> String in row[0] }
         throw StoreError(.invalidValue, path: nil,
                          "nobody is called \(name.shownSafely(limit: 40)) (people: \(names.joined(separator: ", ")))")

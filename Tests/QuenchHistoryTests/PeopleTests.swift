@@ -379,6 +379,23 @@ import Testing
         #expect(message { _ = try History.removePerson(env(f, nil), name: "me", moveTo: nil, json: false) }.contains("cannot remove the only person"))
     }
 
+    @Test("an export from before a rename, imported again: nothing new, and nobody added under the name before (an empty Ann came back, whom --person ann then found)")
+    func anExportFromBeforeARenameIsTheirs() throws {
+        let f = try household()
+        let folder = try TemporaryFolder("quench-rename-export")
+        for format in History.ExportFormat.allCases {
+            let file = folder.file("before.\(format)")
+            try History.export(env(f, nil), format: format, since: nil, until: nil).write(toFile: file, atomically: true, encoding: .utf8)
+            _ = try History.renamePerson(env(f, nil), from: "ann", to: "Annette", json: false)
+            let report = try json(History.importFile(env(f, nil), path: file, json: true))
+            #expect(report["inserted"] as? Int == 0 && report["people_added"] as? Int == 0, "\(format): \(report)")
+            let people = try json(History.people(env(f, nil), json: true))["people"] as? [[String: Any]] ?? []
+            #expect(people.compactMap { $0["name"] as? String } == ["me", "Annette"], "\(format): \(people)")
+            #expect(try json(History.today(env(f, "ann"), json: true))["person"] as? String == "Annette")
+            _ = try History.renamePerson(env(f, nil), from: "Annette", to: "Ann", json: false)
+        }
+    }
+
     @Test("someone the hub's roster gave a device is renamed at the hub, not at a gateway alone (the hub would count them as someone new)")
     func theHubsPeopleAreRenamedAtTheHub() throws {
         let f = try household()
