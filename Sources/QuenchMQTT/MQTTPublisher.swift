@@ -74,9 +74,6 @@ public final class MQTTPublisher {
     /// The hub's roster: the newest received, and when it is applied to the devices paired here again
     /// (a device paired after it came is given to its person then).
     private var rosterMessage: MQTTMessage?
-    /// What the broker keeps for this node: the database publishing as it, and whether it is online.
-    private var nodeDatabase: String?
-    private var nodeOnline: Bool?
     /// Times another database was heard taking this node while connected (said now and then).
     private var nodeTakenHeard = 0
     /// `retire` connects to clear the node's topics, not to publish as it.
@@ -151,6 +148,7 @@ public final class MQTTPublisher {
     // MARK: - Connection
 
     private func connect(within seconds: Double) throws(MQTTError) {
+        try checkNodeIsFree(within: seconds)
         let c = try settings.connectedClient(clientID: clientID, cleanSession: true, password: password, within: seconds) { c throws(MQTTError) in
             if announcesAvailability { try c.setWill(topic: topics.availability, payload: Array("offline".utf8), qos: 1, retain: true) }
             c.setMaxInflight(UInt32(settings.window))
@@ -172,13 +170,11 @@ public final class MQTTPublisher {
                 } else if message.topic == topics.roster {
                     rosterMessage = message
                 } else if message.topic == topics.database {
-                    heardNodeDatabase(String(decoding: message.payload.prefix(100), as: UTF8.self))
-                } else if message.topic == topics.availability {
-                    nodeOnline = message.payload == Array("online".utf8)
+                    heardNodeOwner(NodeOwner(payload: message.payload))
                 }
             }
         }
-        try checkNodeIsFree(c)
+        try c.subscribe(topics.database, qos: 1)
         try c.subscribe(topics.homeAssistantStatus, qos: 1)
         try c.subscribe(topics.commands, qos: 1)
         try c.subscribe(topics.syncRequests, qos: 1)
@@ -195,7 +191,10 @@ public final class MQTTPublisher {
         stateDue = .now
         report.connections += 1
         connectedAt = .now
-        if !retiring { try publishOther(OutgoingMessage(topic: topics.database, payload: identity.databaseID, retain: true)) }
+        if !retiring {
+            try publishOther(OutgoingMessage(topic: topics.database, payload: NodeOwner(databaseID: identity.databaseID, hasWill: announcesAvailability).payload,
+                                             retain: true))
+        }
         if announcesAvailability {
             try publishOther(OutgoingMessage(topic: topics.availability, payload: "online", retain: true))
             try publishOther(OutgoingMessage(topic: topics.takingCommands, payload: "online", retain: true))
@@ -203,38 +202,49 @@ public final class MQTTPublisher {
         logger.info("connected to the MQTT broker", metadata: ["broker": "\(settings.broker)", "client_id": "\(clientID)", "node_id": "\(topics.node)"])
     }
 
-    /// Before it says anything as its node: another database publishing as this node, online now,
-    /// keeps it, and this connection is closed (and tried again later). Two databases given one node
-    /// id overwrote each other's states, both carried out each command (a drink from Home Assistant
-    /// added twice), and one stopping said the other offline, without a word (a black-box trial).
-    private func checkNodeIsFree(_ c: MQTTClient) throws(MQTTError) {
-        (nodeDatabase, nodeOnline) = (nil, nil)
+    /// Before it says anything as its node: another database publishing as this node, online now
+    /// with a will that says when it goes (`quench mqtt run`), keeps it, and this publisher does not
+    /// publish (tried again later). Two databases given one node id overwrote each other's states, both
+    /// carried out each command (a drink from Home Assistant added twice), and one stopping said the
+    /// other offline, without a word (a black-box trial). Looked at on a connection of its own, with no
+    /// will: one turned away with the will set could, closed with input unread, have the broker send it,
+    /// saying the other's node offline (a review). A `sync` leaves `online` with no will, so it keeps
+    /// nobody out (it did: a restored database was turned away by its own id before the restore).
+    private func checkNodeIsFree(within seconds: Double) throws(MQTTError) {
+        var owner: NodeOwner?
+        var online: Bool?
+        let node = topics
+        let c = try settings.connectedClient(clientID: clientID + "-check", cleanSession: true, password: password, within: seconds) { c throws(MQTTError) in
+            c.onMessage = { message in
+                if message.topic == node.database { owner = NodeOwner(payload: message.payload) }
+                if message.topic == node.availability { online = message.payload == Array("online".utf8) }
+            }
+        }
+        defer { c.disconnect() }
         try c.subscribe(topics.database, qos: 1)
         try c.subscribe(topics.availability, qos: 1)
         // The broker sends what it keeps right after the subscriptions (on loopback within milliseconds);
         // a node never published has nothing to send, so the wait is bounded.
         let end = ContinuousClock.now + .milliseconds(Self.retainedWaitMS)
-        while ContinuousClock.now < end, nodeDatabase == nil || nodeOnline == nil { try c.loop(timeoutMS: 20) }
-        guard let other = nodeDatabase, other != identity.databaseID, nodeOnline == true else { return }
-        c.disconnect()
-        throw MQTTError("publish as node \(topics.node)", .declined(Self.nodeTaken(topics.node, by: other)))
+        while ContinuousClock.now < end, owner == nil || online == nil { try c.loop(timeoutMS: 20) }
+        guard let owner, owner.hasWill, owner.databaseID != identity.databaseID, online == true else { return }
+        throw MQTTError("publish as node \(topics.node)", .declined(Self.nodeTaken(topics.node, by: owner.databaseID)))
     }
 
     static let retainedWaitMS = 500
 
     static func nodeTaken(_ node: String, by other: String) -> String {
-        "node \(node) is online for another database (\(other.shownSafely(limit: 40))): two databases given one node id (a cloned "
-            + "card, two gateways on one machine) overwrite each other's states and both carry out each command; give this "
-            + "one its own mqtt.node_id (--node-id), or stop the other"
+        "node \(node) is online for another database (\(other.shownSafely(limit: 40))): two databases given one node id (two "
+            + "gateways on one machine, whose default node id is the machine's) overwrite each other's states and both carry out "
+            + "each command; give this one its own mqtt.node_id (--node-id), or stop the other"
     }
 
     /// The database the broker says publishes as this node: another one, heard while connected (it did not
     /// see this one online in time), is said now and then; both go on, as before this check.
-    private func heardNodeDatabase(_ id: String) {
-        nodeDatabase = id
-        guard client != nil, id != identity.databaseID else { return }
+    private func heardNodeOwner(_ owner: NodeOwner?) {
+        guard client != nil, let owner, owner.databaseID != identity.databaseID else { return }
         if RepeatedNotice.worthSaying(occurrence: nodeTakenHeard) {
-            logger.error("another database publishes as this node", metadata: ["reason": "\(Self.nodeTaken(topics.node, by: id))"])
+            logger.error("another database publishes as this node", metadata: ["reason": "\(Self.nodeTaken(topics.node, by: owner.databaseID))"])
         }
         nodeTakenHeard += 1
     }
@@ -341,7 +351,7 @@ public final class MQTTPublisher {
         logger.notice("the database was restored: its changes are published as database \(now)", metadata: ["was": "\(identity.databaseID)"])
         identity.databaseID = now
         // The node is this database's still: said before the broker hears another id from it.
-        try? publishOther(OutgoingMessage(topic: topics.database, payload: now, retain: true))
+        try? publishOther(OutgoingMessage(topic: topics.database, payload: NodeOwner(databaseID: now, hasWill: announcesAvailability).payload, retain: true))
     }
 
     /// Whether anything was committed to the database since the last turn (`committed`), and whether

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import QuenchCore
 import QuenchHistory
 import QuenchStore
@@ -33,8 +34,8 @@ public struct Topics: Sendable, Hashable {
     public var availability: String { base + "/status" }
     /// `online` while the gateway that records the bottles' links runs, else `offline`; retained.
     public var gateway: String { base + "/gateway" }
-    /// The id of the database that publishes as this node, retained: a second database given the same
-    /// node id (a cloned card, two gateways on one machine) waits while the first is online.
+    /// The database that publishes as this node (`NodeOwner`), retained: a second database given the same
+    /// node id (two gateways on one machine) waits while the first is online.
     public var database: String { base + "/database" }
     /// Each change to the history, QoS 1, not retained.
     public var events: String { base + "/event" }
@@ -348,5 +349,32 @@ public enum HomeAssistantDiscovery {
             }
         }
         return out + controls(state, topics: topics, gatewayID: gatewayID, device: personDevice, expireAfter: expiry)
+    }
+}
+
+/// What `quench/NODE/database` says: the database publishing as the node, and whether it has a will
+/// (`quench mqtt run`: its `offline` comes when it goes), as JSON. A `sync`'s `online` stays after it,
+/// so a node a sync holds keeps nobody out.
+public struct NodeOwner: Sendable, Hashable, Codable {
+    public var databaseID: String
+    public var hasWill: Bool
+
+    public init(databaseID: String, hasWill: Bool) {
+        self.databaseID = databaseID
+        self.hasWill = hasWill
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case databaseID = "database_id"
+        case hasWill = "will"
+    }
+
+    public var payload: String { History.json(self) }
+
+    /// Nil for anything else (an empty payload: the topic cleared; text of another version).
+    public init?(payload: [UInt8]) {
+        guard payload.count <= 256, let owner = try? JSONDecoder().decode(NodeOwner.self, from: Data(payload)),
+              (1...64).contains(owner.databaseID.utf8.count) else { return nil }
+        self = owner
     }
 }
