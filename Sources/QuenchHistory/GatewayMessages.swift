@@ -118,8 +118,11 @@ public enum GatewayMessages {
             self.id = id
         }
 
+        /// A position in the gateway's own order, not a time to show: any its rows hold (a row from before the
+        /// years were bounded may be past 9999; bounded so, a window ending on it was refused, and the answer
+        /// asked for from the start for ever; a review).
         func check(_ field: String) throws(HistoryError) {
-            guard IntakeEvent.plausibleTime.contains(time) else { throw .invalidArgument("\(field).time \(time) is not epoch seconds between 1970 and 9999") }
+            guard time.isFinite, time > 0 else { throw .invalidArgument("\(field).time \(time) is not a positive number of seconds") }
             guard id >= 0 else { throw .invalidArgument("\(field).id \(id) is negative") }
         }
     }

@@ -74,6 +74,12 @@ public final class Hub {
     /// Messages a window of an answer may have: what the broker queues for the hub at once stays well under
     /// mosquitto's 1,000 a client, and a gateway holds 10,000 events at a time.
     public var answerWindow = 50
+    /// Gateways answering at once (`mostAnswersAtOnce` × `answerWindow` parts under the broker's queue).
+    public var mostAnswersAtOnce = 8
+    /// The window each node was last asked for, to ask for again when a part of it is lost.
+    private var windowAsked: [String: GatewayMessages.Request] = [:]
+    /// When a window asked for again is due.
+    private var continuationDue: [String: ContinuousClock.Instant] = [:]
 
     public init(settings: MQTTSettings, databasePath: String, logger: Logger) throws(MQTTSetupError) {
         self.settings = settings
@@ -242,7 +248,15 @@ public final class Hub {
             answerParts[answer.databaseID] = nil
             // Asked again once `answerWait` is over, not at once: a part that never comes right would be sent every 5 s.
             awaiting[node] = .now
-            toAsk.insert(node)
+            if let window = windowAsked[node] {
+                // The window it was in, again: the ones before it are had (a part lost restarted a long answer).
+                continuations[node] = window
+                continuationDue[node] = .now + .seconds(answerWait)
+            } else {
+                continuing.remove(answer.databaseID)
+                answerFromKnown[answer.databaseID] = nil
+                toAsk.insert(node)
+            }
             return
         }
         for reason in answer.refused {
@@ -267,8 +281,10 @@ public final class Hub {
             awaiting[node] = last && goesOn == nil ? nil : .now
             if let goesOn {
                 continuations[node] = goesOn
+                continuationDue[node] = nil
                 continuing.insert(answer.databaseID)
             } else if last {
+                windowAsked[node] = nil
                 answerFromKnown[answer.databaseID] = nil
                 logger.info("a gateway's answer applied", metadata: ["node": "\(node)", "through": "\(answer.through)"])
                 // What it still lacks (the changes between what it had and a whole answer): asked for next.
@@ -280,6 +296,7 @@ public final class Hub {
             answerParts[answer.databaseID] = nil
             answerFromKnown[answer.databaseID] = nil
             continuing.remove(answer.databaseID)
+            windowAsked[node] = nil
             awaiting[node] = .now
             toAsk.insert(node)
         }
@@ -374,22 +391,31 @@ public final class Hub {
 
     // MARK: - Asking
 
-    /// Asks each gateway due for the events changed from the first change the
-    /// hub lacks of the database it last heard there (every event, for one it
-    /// has not heard, or that is another database now).
-    /// Asks each gateway whose answer's window just ended for the next one.
+    /// Asks each gateway whose answer's window just ended for the next one (or, a part of it lost, for the
+    /// same window again once `answerWait` is over).
     private func askForTheRest() throws(MQTTError) {
         guard let client, !continuations.isEmpty else { return }
         for (node, request) in continuations.sorted(by: { $0.key < $1.key }) {
+            if let due = continuationDue[node], ContinuousClock.now < due { continue }
             try client.publish(topic: Topics(settings, nodeID: node).syncRequests, payload: Array(GatewayMessages.request(request).utf8),
                                qos: 1, retain: false)
             awaiting[node] = .now
+            windowAsked[node] = request
+            continuations[node] = nil
+            continuationDue[node] = nil
             report.requests += 1
             logger.debug("asked a gateway for the rest of its answer", metadata: ["node": "\(node)", "after": "\(request.after.map { "\($0.time)/\($0.id)" } ?? "")"])
         }
-        continuations = [:]
     }
 
+    /// Answers asked for and still coming (each up to `answerWindow` parts at the broker for the hub at once).
+    private var answersUnderWay: Int {
+        awaiting.values.filter { ContinuousClock.now - $0 < .seconds(answerWait) }.count
+    }
+
+    /// Asks each gateway due for the events changed from the first change the
+    /// hub lacks of the database it last heard there (every event, for one it
+    /// has not heard, or that is another database now).
     private func askWhoIsDue() throws(MQTTError) {
         let lookAgain = ContinuousClock.now - lastLookForMissing >= .seconds(askAgainInterval)
         guard lookAgain || (client != nil && !(toAsk.isEmpty && toAskIfLacking.isEmpty)) else { return }
@@ -410,6 +436,9 @@ public final class Hub {
             // one last came): not asked again yet.
             let wait = answerWait * Double(1 << max(0, min(unanswered[node, default: 0], 6) - 1))
             if let since = awaiting[node], ContinuousClock.now - since < .seconds(wait) { continue }
+            // A few answers at a time: each gateway's window of 50 parts, all asked at a hub's start, would
+            // overflow what the broker queues for the hub (mosquitto: 1,000) past 20 gateways (a review).
+            guard answersUnderWay < mostAnswersAtOnce else { break }
             // The database last heard at that node (a restored one has an id of its own).
             let known = HubGateway.current(gateways).first { $0.node == node }
             // Everything while its whole history has not come: what it held before its first change is in none.
@@ -419,6 +448,7 @@ public final class Hub {
                                qos: 1, retain: false)
             asked[node] = .now
             awaiting[node] = .now
+            windowAsked[node] = nil
             unanswered[node, default: 0] += 1
             toAsk.remove(node)
             report.requests += 1

@@ -666,7 +666,7 @@ public final class MQTTPublisher {
         let received = hubRequests
         hubRequests = []
         for message in received {
-            let request: GatewayMessages.Request
+            var request: GatewayMessages.Request
             do { request = try GatewayMessages.request(payload: message.payload) } catch {
                 logger.warning("a hub's request is refused", metadata: ["topic": "\(message.topic)", "reason": "\(error)"])
                 continue
@@ -680,6 +680,10 @@ public final class MQTTPublisher {
             // A hub that says how much it takes gets its answer in windows of that many messages, each read
             // when asked for: what the broker queues for it, and this process holds, stays that size.
             let window = request.mostParts.map { $0 * GatewayMessages.answerBatch }
+            // A window after the first only of this database's own answer: asked of another (restored since, or
+            // a new install at the node), it answers from the start, as itself (carrying the other's change
+            // number, it had the hub take its events before the cursor as had; a review).
+            if request.after != nil, request.databaseId != identity.databaseID { (request.after, request.through, request.whole) = (nil, nil, nil) }
             let after = request.after.map { EventQuery.LogPosition(time: Timestamp(secondsSince1970: $0.time), id: $0.id) }
             let answer: (through: Int64, whole: Bool, events: [IntakeEvent], more: Bool)
             do { answer = try store.gatewayAnswer(fromSeq: request.fromSeq(answering: identity.databaseID), after: after, limit: window) } catch {

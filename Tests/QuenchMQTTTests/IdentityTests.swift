@@ -300,6 +300,36 @@ struct IdentityTests {
         #expect(subscriber.messages.filter { $0.topic == "quench/house/answer" }.count == 1, "one answer, to the other hub")
     }
 
+    @Test("a window after the first asked of another database (restored since): answered from the start, as this database, not as the other's window")
+    func aLaterWindowOfAnotherDatabaseIsAnsweredFromTheStart() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = TestSubscriber(port: broker.port, clientID: "sub-windows")
+        defer { subscriber.close() }
+        #expect(subscriber.waitFor(seconds: 5) { broker.log.contains("sub-windows") })
+        let (path, store) = try database()
+        for i in 0..<5 { _ = try store.addManual(ml: 100 + Double(i), at: Timestamp.wallClockNow.adding(Double(-i * 60)), note: nil, identity: "manual|w\(i)") }
+        let own = try store.mqttIdentity().databaseID
+        let s = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "house", nodeID: "house")
+        let run = running(s, path)
+        defer { _ = run.stop() }
+        #expect(subscriber.waitFor(seconds: 10) { subscriber.last("quench/house/status")?.payload == Array("online".utf8) })
+        let asker = try connectedTestClient("hub-windows", port: broker.port)
+        func asked(_ request: String) -> [String: Any]? {
+            let before = subscriber.messages.filter { $0.topic == "quench/house/answer" }.count
+            try? asker.publishNow("quench/house/sync", request)
+            _ = subscriber.waitFor(seconds: 10) { subscriber.messages.filter { $0.topic == "quench/house/answer" }.count > before }
+            return json(subscriber.messages.last { $0.topic == "quench/house/answer" })
+        }
+        // Its own later window: after the cursor, with the first window's change number and wholeness.
+        let w3 = try #require(try store.events().first { $0.identity == "manual|w3" })
+        let cursor = #""after":{"time":\#(w3.time.secondsSince1970),"id":\#(w3.id ?? 0)},"through":77,"whole":false"#
+        let mine = try #require(asked(#"{"hub":"0123456789abcdef","from_seq":0,"database_id":"\#(own)","most_parts":50,\#(cursor)}"#))
+        #expect(mine["through"] as? Int == 77 && mine["whole"] as? Bool == false && (mine["events"] as? [Any])?.count == 3, "\(mine)")
+        // Another database's: from the start, as itself.
+        let other = try #require(asked(#"{"hub":"0123456789abcdef","from_seq":0,"database_id":"fedcba9876543210","most_parts":50,\#(cursor)}"#))
+        #expect(other["through"] as? Int != 77 && other["whole"] as? Bool == true && (other["events"] as? [Any])?.count == 5, "\(other)")
+    }
+
     @Test("Home Assistant back online: discovery and every state sent again, unchanged ones too (a broker without persistence kept none)")
     func homeAssistantOnlineGetsEverythingAgain() throws {
         let broker = try MosquittoBroker()
