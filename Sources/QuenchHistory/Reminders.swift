@@ -124,7 +124,8 @@ extension History {
     /// `quench-remind.timer` does, every five minutes); it does nothing when nothing is due.
     public static func deliverReminder(_ environment: HistoryEnvironment, command: String?, timeout: Double = 10) throws(HistoryError) -> Delivery {
         let c = try environment.context(creating: false)
-        let (report, verdict) = try reminderReport(c)
+        let record = try c.run { (store) throws(StoreError) in try store.reminder(person: c.personID) }
+        let (report, verdict) = try reminderReport(c, record: record)
         guard verdict.due else { return Delivery(text: "", delivered: false, hookProblem: nil) }
         let message = "drink something: \(Format.volume(report.intakeMl, c.units)) of \(Format.volume(report.goalMl, c.units)) so far, "
             + "pace \(Format.volume(report.paceMl, c.units)) (\(report.reason))"
@@ -132,15 +133,19 @@ extension History {
             "person": c.personName, "intake_ml": fixed(report.intakeMl), "goal_ml": fixed(report.goalMl),
             "pace_ml": fixed(report.paceMl), "behind_ml": fixed(report.behindByMl), "reason": report.reason,
         ]
+        let given = ReminderGiven(person: c.personName, personId: c.personID ?? 0, at: Format.localISO(c.now, c.calendar),
+                                  intakeMl: report.intakeMl, goalMl: report.goalMl, paceMl: (report.paceMl * 10).rounded() / 10,
+                                  behindByMl: (report.behindByMl * 10).rounded() / 10, reason: report.reason)
+        // Claimed before it is sent: a run that judged it due at the same moment sends nothing.
+        let claimed = try c.run { (store) throws(StoreError) in
+            try store.claimReminder(at: c.now, person: c.personID, message: json(given), lastWas: record.lastRemindedAt)
+        }
+        guard claimed else { return Delivery(text: "", delivered: false, hookProblem: nil) }
         var problem: String?
         if let command {
             let variables = Dictionary(uniqueKeysWithValues: fields.map { ("QUENCH_" + $0.key.uppercased(), $0.value) })
             problem = ReminderHook.run(command, variables: variables, timeout: timeout)
         }
-        let given = ReminderGiven(person: c.personName, personId: c.personID ?? 0, at: Format.localISO(c.now, c.calendar),
-                                  intakeMl: report.intakeMl, goalMl: report.goalMl, paceMl: (report.paceMl * 10).rounded() / 10,
-                                  behindByMl: (report.behindByMl * 10).rounded() / 10, reason: report.reason)
-        try c.run { (store) throws(StoreError) in try store.markReminded(at: c.now, person: c.personID, message: json(given)) }
         return Delivery(text: "reminder\(c.whose): " + message, delivered: true, hookProblem: problem,
                         person: c.personName, message: message, fields: fields)
     }
@@ -166,8 +171,9 @@ extension History {
 
     static func fixed(_ ml: Double) -> String { String(Int(saturating: ml.rounded())) }
 
-    static func reminderReport(_ c: HistoryContext) throws(HistoryError) -> (ReminderReport, ReminderPolicy.Verdict) {
-        let record = try c.run { (store) throws(StoreError) in try store.reminder(person: c.personID) }
+    static func reminderReport(_ c: HistoryContext, record given: ReminderRecord? = nil) throws(HistoryError) -> (ReminderReport, ReminderPolicy.Verdict) {
+        let record: ReminderRecord
+        if let given { record = given } else { record = try c.run { (store) throws(StoreError) in try store.reminder(person: c.personID) } }
         let settings = record.settings
         let day = c.today
         let (windowStart, windowEnd, asleep) = settings.wakingDay(day, c.calendar)

@@ -132,12 +132,31 @@ extension IntakeStore {
     public func markReminded(at time: Timestamp, person: Int64? = nil, message: String? = nil) throws(StoreError) {
         try updateReminder("recording a reminder", "last_reminded_at", time.secondsSince1970, person: person) { db, person in
             guard let message, db.changes > 0 else { return }
-            // The trigger's row, if the outbox is on: the newest reminder row of this person, in this transaction.
-            try db.run("""
-                UPDATE mqtt_outbox SET payload = ? WHERE seq = (SELECT max(seq) FROM mqtt_outbox WHERE change = 'reminder' AND person = ?)
-                    AND payload IS NULL
-                """, [message, person])
+            try Self.keepReminderMessage(message, person: person, db)
         }
+    }
+
+    /// The reminder as published, on its outbox row: the trigger's, if the outbox is on (the newest
+    /// reminder row of this person, in this transaction).
+    private static func keepReminderMessage(_ message: String, person: Int64, _ db: SQLiteConnection) throws {
+        try db.run("""
+            UPDATE mqtt_outbox SET payload = ? WHERE seq = (SELECT max(seq) FROM mqtt_outbox WHERE change = 'reminder' AND person = ?)
+                AND payload IS NULL
+            """, [message, person])
+    }
+
+    /// The reminder read as last given at `previous` goes out at `time`, unless another process gave it since
+    /// (two `remind --notify` at once, a timer's and a person's, each judged it due and both sent it; a
+    /// black-box trial): false then, and nothing is written. Claimed before it is sent, in one transaction.
+    public func claimReminder(at time: Timestamp, person: Int64? = nil, message: String? = nil, lastWas previous: Timestamp?) throws(StoreError) -> Bool {
+        var claimed = false
+        try updateReminder("recording a reminder", "last_reminded_at", time.secondsSince1970, person: person,
+                           onlyIf: ("last_reminded_at IS ?", previous?.secondsSince1970)) { db, person in
+            claimed = db.changes > 0
+            guard let message, claimed else { return }
+            try Self.keepReminderMessage(message, person: person, db)
+        }
+        return claimed
     }
 
     /// No reminder before `time` (nil: the snooze ends now).
@@ -146,6 +165,7 @@ extension IntakeStore {
     }
 
     private func updateReminder(_ what: String, _ column: String, _ value: Double?, person: Int64?,
+                                onlyIf condition: (sql: String, value: Double?)? = nil,
                                 then: (SQLiteConnection, Int64) throws -> Void = { _, _ in }) throws(StoreError) {
         let defaults = ReminderSettings.defaults
         try write(what) { db in
@@ -156,7 +176,11 @@ extension IntakeStore {
                 VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (person) DO NOTHING
                 """, [person, defaults.mode.rawValue, defaults.wakeFromMinute, defaults.wakeUntilMinute, defaults.slackML,
                       defaults.afterMinutes, defaults.everyMinutes])
-            try db.run("UPDATE reminder SET \(column) = ? WHERE person = ?", [value, person])
+            if let condition {
+                try db.run("UPDATE reminder SET \(column) = ? WHERE person = ? AND \(condition.sql)", [value, person, condition.value])
+            } else {
+                try db.run("UPDATE reminder SET \(column) = ? WHERE person = ?", [value, person])
+            }
             try then(db, person)
         }
     }

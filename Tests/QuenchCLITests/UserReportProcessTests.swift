@@ -267,6 +267,37 @@ struct UserReportProcessTests {
         #expect(!run.stderr.contains("errno"))
     }
 
+    @Test("reminders run at once (a timer's and a person's) give each reminder once: each judged it due, and two or three were sent")
+    func overlappingReminderRunsSendOnce() throws {
+        for round in 0..<6 {
+            let dir = try TemporaryFolder.create("quench-remind-race")
+            let db = dir + "/q.sqlite"
+            let early = ["QUENCH_NOW": "2026-11-26T08:00:00Z"], later = ["QUENCH_NOW": "2026-11-26T09:30:00Z"]
+            #expect(try runQuench(["add", "100ml", "--db", db], environment: early).status == 0)
+            #expect(try runQuench(["person", "add", "Gran", "--db", db], environment: early).status == 0)
+            var environment = ProcessInfo.processInfo.environment.merging(later) { $1 }
+            environment["TZ"] = "Europe/London"
+            // With the carer's timer beside them, as on a Pi: its writes stretch each run's window.
+            let runs = try (0..<6).map { i in
+                let out = Pipe()
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: quenchBinary!)
+                p.arguments = [i % 2 == 0 ? "remind" : "carer", "--notify", "--db", db]
+                p.environment = environment
+                p.standardOutput = out
+                p.standardError = FileHandle.nullDevice
+                try p.run()
+                return (p, out)
+            }
+            var said = ""
+            for (p, out) in runs {
+                said += String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                p.waitUntilExit()
+            }
+            #expect(said.components(separatedBy: "reminder (Gran)").count - 1 == 1, "round \(round): \(said)")
+        }
+    }
+
     @Test("a reminder command that cannot run is an error naming it and why")
     func reminderCommandThatCannotRun() throws {
         let f = try HistoryFixture()

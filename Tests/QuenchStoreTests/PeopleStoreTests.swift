@@ -72,6 +72,11 @@ struct PeopleStoreTests {
         // An event stored later from the device is its owner's.
         try store.ingest(sips(1, from: 10), device: "C4:7C:8D:6A:12:34", started: Timestamp(secondsSince1970: 1_790_001_000))
         #expect(try store.events(EventQuery(limit: 1)).first?.person == "me")
+        // A reminder is claimed once: another process that read the same last one gives none.
+        let last = try store.reminder(person: me.id).lastRemindedAt
+        #expect(try store.claimReminder(at: Timestamp(secondsSince1970: 1_790_001_800), person: me.id, lastWas: last))
+        #expect(try !store.claimReminder(at: Timestamp(secondsSince1970: 1_790_001_801), person: me.id, lastWas: last))
+        #expect(try store.reminder(person: me.id).lastRemindedAt == Timestamp(secondsSince1970: 1_790_001_800))
     }
 
     /// One name, one person, as people read names: SQLite's NOCASE folded only ASCII, so
