@@ -89,6 +89,15 @@ public struct DayCalendar: Sendable {
         return (Timestamp(secondsSince1970: Double(first)), .repeated(later: Timestamp(secondsSince1970: Double(last))))
     }
 
+    /// Why a drink at `time` cannot be in a history though its instant can: it would count for a day before
+    /// 1970-01-01 (03:59 on that date when days start at 04:00), which no view shows; nil when it can.
+    func countsBeforeHistory(_ time: Timestamp) -> String? {
+        let day = day(of: time)
+        guard day < CivilDay.storable.lowerBound else { return nil }
+        return "would count for \(day), before 1970 (days start at \(dayStartHour < 10 ? "0" : "")\(dayStartHour):00): "
+            + "a history starts on 1970-01-01 at the earliest"
+    }
+
     /// When `day` begins.
     public func start(of day: CivilDay) -> Timestamp {
         instant(atLocalSeconds: day.number * 86_400 + dayStartHour * 3600)

@@ -135,10 +135,7 @@ extension History {
             }
             // Its day too: 03:59 on 1 January 1970 counts for 31 December 1969 when days start at 04:00, a day no
             // view shows (`?date=` refuses it), so the drink was in no day's total (a LAN trial).
-            let day = c.calendar.day(of: time)
-            guard day >= CivilDay.storable.lowerBound else {
-                throw .invalidTime(at ?? "", reason: "it would count for \(day), before 1970 (days start at \(c.calendar.dayStartHour < 10 ? "0" : "")\(c.calendar.dayStartHour):00): a history starts on 1970-01-01 at the earliest")
-            }
+            if let problem = c.calendar.countsBeforeHistory(time) { throw .invalidTime(at ?? "", reason: "it " + problem) }
             return (time, fit)
         }
     }

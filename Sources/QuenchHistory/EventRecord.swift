@@ -149,10 +149,7 @@ public struct EventRecord: Codable, Sendable {
         if event.kind == .sip, event.ml < HistoryInput.minimumDrinkML {
             throw .invalidArgument("ml \(event.ml): less than \(Int(HistoryInput.minimumDrinkML)) mL, too little to be a drink")
         }
-        if let days, days.day(of: event.time) < CivilDay.storable.lowerBound {
-            throw .invalidArgument("\(event.time.iso8601) would count for \(days.day(of: event.time)), before 1970 (days start at "
-                + "\(days.dayStartHour < 10 ? "0" : "")\(days.dayStartHour):00): a history starts on 1970-01-01 at the earliest")
-        }
+        if let problem = days?.countsBeforeHistory(event.time) { throw .invalidArgument("\(event.time.iso8601) " + problem) }
         return event
     }
 

@@ -69,8 +69,6 @@ public final class Hub {
     private var answerFromKnown: [String: Bool] = [:]
     /// The next window of each node's answer, to ask for at once (`GatewayMessages.Request.mostParts`).
     private var continuations: [String: GatewayMessages.Request] = [:]
-    /// Databases whose answer goes on in a window asked for (its first part starts no new answer).
-    private var continuing: Set<String> = []
     /// Messages a window of an answer may have: what the broker queues for the hub at once stays well under
     /// mosquitto's 1,000 a client, and a gateway holds 10,000 events at a time.
     public var answerWindow = 50
@@ -253,7 +251,6 @@ public final class Hub {
                 continuations[node] = window
                 continuationDue[node] = .now + .seconds(answerWait)
             } else {
-                continuing.remove(answer.databaseID)
                 answerFromKnown[answer.databaseID] = nil
                 toAsk.insert(node)
             }
@@ -263,11 +260,12 @@ public final class Hub {
             logger.warning("an event of a gateway's answer is refused", metadata: ["node": "\(node)", "reason": "\(reason)"])
         }
         unanswered[node] = nil
-        // A window asked for goes on with the answer begun: whether the hub knew the gateway is as it was then.
-        if answer.part == 1, !continuing.contains(answer.databaseID) {
+        // A later window of this database's answer goes on with the answer begun: whether the hub knew the
+        // gateway is as it was then.
+        let laterWindow = windowAsked[node].map { $0.after != nil && $0.databaseId == answer.databaseID } ?? false
+        if answer.part == 1, !laterWindow {
             answerFromKnown[answer.databaseID] = ((try? store.hubGateways()) ?? []).contains { $0.databaseID == answer.databaseID }
         }
-        if answer.part == 1 { continuing.remove(answer.databaseID) }
         let last = answer.part == answer.parts
         // The last part of a window of a longer answer: the answer is not whole yet, and its next window is asked for.
         let goesOn = last ? GatewayMessages.Request(continuing: answer, mostParts: answerWindow) : nil
@@ -282,7 +280,6 @@ public final class Hub {
             if let goesOn {
                 continuations[node] = goesOn
                 continuationDue[node] = nil
-                continuing.insert(answer.databaseID)
             } else if last {
                 windowAsked[node] = nil
                 answerFromKnown[answer.databaseID] = nil
@@ -295,7 +292,6 @@ public final class Hub {
             logger.error("cannot store a gateway's answer", metadata: ["node": "\(node)", "error": "\(error)"])
             answerParts[answer.databaseID] = nil
             answerFromKnown[answer.databaseID] = nil
-            continuing.remove(answer.databaseID)
             windowAsked[node] = nil
             awaiting[node] = .now
             toAsk.insert(node)
@@ -397,15 +393,20 @@ public final class Hub {
         guard let client, !continuations.isEmpty else { return }
         for (node, request) in continuations.sorted(by: { $0.key < $1.key }) {
             if let due = continuationDue[node], ContinuousClock.now < due { continue }
-            try client.publish(topic: Topics(settings, nodeID: node).syncRequests, payload: Array(GatewayMessages.request(request).utf8),
-                               qos: 1, retain: false)
-            awaiting[node] = .now
+            try ask(node, request, on: client)
             windowAsked[node] = request
             continuations[node] = nil
             continuationDue[node] = nil
-            report.requests += 1
             logger.debug("asked a gateway for the rest of its answer", metadata: ["node": "\(node)", "after": "\(request.after.map { "\($0.time)/\($0.id)" } ?? "")"])
         }
+    }
+
+    /// Sends `request` to the gateway at `node`, whose answer is then awaited.
+    private func ask(_ node: String, _ request: GatewayMessages.Request, on client: MQTTClient) throws(MQTTError) {
+        try client.publish(topic: Topics(settings, nodeID: node).syncRequests, payload: Array(GatewayMessages.request(request).utf8),
+                           qos: 1, retain: false)
+        awaiting[node] = .now
+        report.requests += 1
     }
 
     /// Answers asked for and still coming (each up to `answerWindow` parts at the broker for the hub at once).
@@ -444,14 +445,11 @@ public final class Hub {
             // Everything while its whole history has not come: what it held before its first change is in none.
             let request = GatewayMessages.Request(hub: databaseID, fromSeq: known.map { $0.wholeHistory ? $0.throughSeq + 1 : 0 } ?? 0,
                                                   databaseID: known?.databaseID, mostParts: answerWindow)
-            try client.publish(topic: Topics(settings, nodeID: node).syncRequests, payload: Array(GatewayMessages.request(request).utf8),
-                               qos: 1, retain: false)
+            try ask(node, request, on: client)
             asked[node] = .now
-            awaiting[node] = .now
             windowAsked[node] = nil
             unanswered[node, default: 0] += 1
             toAsk.remove(node)
-            report.requests += 1
             logger.info("asked a gateway for what the hub may lack", metadata: ["node": "\(node)", "from_seq": "\(request.fromSeq)"])
         }
     }

@@ -191,10 +191,7 @@ public final class MQTTPublisher {
         stateDue = .now
         report.connections += 1
         connectedAt = .now
-        if !retiring {
-            try publishOther(OutgoingMessage(topic: topics.database, payload: NodeOwner(databaseID: identity.databaseID, hasWill: announcesAvailability).payload,
-                                             retain: true))
-        }
+        if !retiring { try publishOther(ownerMessage) }
         if announcesAvailability {
             try publishOther(OutgoingMessage(topic: topics.availability, payload: "online", retain: true))
             try publishOther(OutgoingMessage(topic: topics.takingCommands, payload: "online", retain: true))
@@ -232,6 +229,11 @@ public final class MQTTPublisher {
     }
 
     static let retainedWaitMS = 500
+
+    /// This database as the node's owner, retained (`NodeOwner`).
+    private var ownerMessage: OutgoingMessage {
+        OutgoingMessage(topic: topics.database, payload: NodeOwner(databaseID: identity.databaseID, hasWill: announcesAvailability).payload, retain: true)
+    }
 
     static func nodeTaken(_ node: String, by other: String) -> String {
         "node \(node) is online for another database (\(other.shownSafely(limit: 40))): two databases given one node id (two "
@@ -351,7 +353,7 @@ public final class MQTTPublisher {
         logger.notice("the database was restored: its changes are published as database \(now)", metadata: ["was": "\(identity.databaseID)"])
         identity.databaseID = now
         // The node is this database's still: said before the broker hears another id from it.
-        try? publishOther(OutgoingMessage(topic: topics.database, payload: NodeOwner(databaseID: now, hasWill: announcesAvailability).payload, retain: true))
+        try? publishOther(ownerMessage)
     }
 
     /// Whether anything was committed to the database since the last turn (`committed`), and whether

@@ -114,10 +114,7 @@ public struct AccessPolicy: Sendable {
         func plain(_ c: UInt8) -> Bool {
             (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || "-._~%+=,:@!$'()*;/?".utf8.contains(c)
         }
-        let kept = (query ?? "").split(separator: "&").filter { pair in
-            let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
-            return pair.utf8.allSatisfy(plain) && Query.decoded(name) != "token"
-        }
+        let kept = Query.pairs(of: query, without: "token").filter { $0.utf8.allSatisfy(plain) }
         let location = sameOriginPath(path)
         return kept.isEmpty ? location : location + "?" + kept.joined(separator: "&")
     }

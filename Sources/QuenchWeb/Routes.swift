@@ -474,10 +474,14 @@ struct Query: Sendable {
     /// The same request for the page after event `before`: its query as sent, `before` replaced
     /// (already checked to decode, so each pair is kept as the client encoded it).
     func nextPage(of uri: URI, before: Int64) -> String {
-        let kept = (uri.query ?? "").split(separator: "&").filter { pair in
-            Self.decoded(pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]) != "before"
+        uri.path + "?" + (Self.pairs(of: uri.query, without: "before") + ["before=\(before)"]).joined(separator: "&")
+    }
+
+    /// The `name=value` pairs of a query as sent, but those named `name` however the name is encoded.
+    static func pairs(of query: String?, without name: String) -> [Substring] {
+        (query ?? "").split(separator: "&").filter { pair in
+            decoded(pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]) != name
         }
-        return uri.path + "?" + (kept + ["before=\(before)"]).joined(separator: "&")
     }
 
     /// `limit`, 1 to `mostLogLines`; that when not given.
