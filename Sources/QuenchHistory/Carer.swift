@@ -169,7 +169,7 @@ extension History {
             return a.person.lowercased() < b.person.lowercased()
         }
         var report = CarerReport(at: at, overdue: entries.count { $0.overdue }, people: entries)
-        let c = try environment.context(creating: false, everyone: true)
+        let c = try environment.household.context(creating: false, everyone: true)
         let atHub = try c.run { (store) throws(StoreError) in try !store.hubGateways().isEmpty }
         if atHub, entries.contains(where: { $0.alertAfterMinutes != nil }) {
             // Newcomers: added in the last two weeks, with a drink. Past that, no threshold was the carers' choice
@@ -201,7 +201,7 @@ extension History {
     /// What keeps a hub's database from being kept now, in the carer view's words; nil when nothing does
     /// (`quench hub status`' last line).
     public static func hubProblemText(_ environment: HistoryEnvironment) throws(HistoryError) -> String? {
-        let c = try environment.context(creating: false, everyone: true)
+        let c = try environment.household.context(creating: false, everyone: true)
         return try hubProblem(c).map { hubLine($0, at: Format.localISO(c.now, c.calendar)) }
     }
 

@@ -40,6 +40,14 @@ public struct HistoryEnvironment: Sendable {
         return (everyone, "everyone's history, not only \(name.shownSafely(limit: 40))'s (named in \(source)): --person \(Format.shellWord(name)) for theirs alone")
     }
 
+    /// For work over the whole household that takes no person (the carer's view): a person named in the
+    /// environment or a file is not looked up (`QUENCH_PERSON=ghost quench carer` failed on the ghost).
+    var household: HistoryEnvironment {
+        var everyone = self
+        everyone.person = nil
+        return everyone
+    }
+
     /// Whether a write may create the database when it is missing. The web server says no once it
     /// has seen the file: a history deleted under it is an accident to report, not a fresh start.
     public var createsDatabase = true

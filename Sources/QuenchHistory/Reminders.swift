@@ -79,8 +79,8 @@ extension History {
             settings.mode = m
         }
         if let window { (settings.wakeFromMinute, settings.wakeUntilMinute) = try HistoryInput.window(window) }
-        if let after { settings.afterMinutes = try HistoryInput.option("--after") { () throws(HistoryError) in try HistoryInput.minutes(after) } }
-        if let every { settings.everyMinutes = try HistoryInput.option("--every") { () throws(HistoryError) in try HistoryInput.minutes(every) } }
+        if let after { settings.afterMinutes = try HistoryInput.option("--after") { () throws(HistoryError) in try HistoryInput.minutes(after, within: ReminderSettings.afterMinutes) } }
+        if let every { settings.everyMinutes = try HistoryInput.option("--every") { () throws(HistoryError) in try HistoryInput.minutes(every, within: ReminderSettings.everyMinutes) } }
         if let slack { settings.slackML = try HistoryInput.option("--slack") { () throws(HistoryError) in try HistoryInput.slack(slack) } }
         if let problem = settings.problem {
             // Said by the option that set it, as `--mode` above is.

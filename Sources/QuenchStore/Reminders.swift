@@ -57,6 +57,9 @@ public struct ReminderSettings: Sendable, Hashable, Codable {
     /// How far behind the pace a reminder waits (mL): more than a big bottle's worth
     /// (`--slack 99999ml`) and no reminder would ever come.
     public static let slackML = 0.0...2000
+    /// How long after the last drink a reminder waits, and how often one repeats (minutes): a day at most.
+    public static let afterMinutes = 0.0...1440
+    public static let everyMinutes = 1.0...1440
 
     /// What is wrong with these settings, nil when they hold.
     public var problem: Problem? {
@@ -66,8 +69,8 @@ public struct ReminderSettings: Sendable, Hashable, Codable {
         }
         // As `remind set --slack` takes it: an import took 50,000 mL, and no reminder came again (a black-box trial).
         guard slackML.isFinite, Self.slackML.contains(slackML) else { return .slack(maxML: Int(Self.slackML.upperBound)) }
-        guard afterMinutes.isFinite, afterMinutes >= 0, afterMinutes <= 1440 else { return .after(0...1440) }
-        guard everyMinutes.isFinite, everyMinutes >= 1, everyMinutes <= 1440 else { return .every(1...1440) }
+        guard afterMinutes.isFinite, Self.afterMinutes.contains(afterMinutes) else { return .after(0...1440) }
+        guard everyMinutes.isFinite, Self.everyMinutes.contains(everyMinutes) else { return .every(1...1440) }
         return nil
     }
 }

@@ -75,6 +75,9 @@ struct ErrorAdviceTests {
         }
 
         // A reminder setting out of bounds is said by its option.
-        #expect(try failure(["remind", "set", "--every", "0min", "--db", db]) == "quench: error: reminders: --every must be 1 to 1440 minutes\n")
+        // Its bounds said one way however far out (0min said "1 to 1440 minutes", 2000min "between 0 and 24 h").
+        #expect(try failure(["remind", "set", "--every", "0min", "--db", db]) == "quench: error: --every: invalid amount '0min': between 1 min and 24 h, please\n")
+        #expect(try failure(["remind", "set", "--every", "2000min", "--db", db]) == "quench: error: --every: invalid amount '2000min': between 1 min and 24 h, please\n")
+        #expect(try failure(["remind", "set", "--after", "25h", "--db", db]) == "quench: error: --after: invalid amount '25h': between 0 and 24 h, please\n")
     }
 }

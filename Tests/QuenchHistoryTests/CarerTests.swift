@@ -150,6 +150,13 @@ import Testing
         #expect(report.people[0].alertAfterMinutes == 180 && report.people[0].awake && report.people[0].lastDrinkAt == "2026-11-24T09:00:00+00:00")
         let text = try History.carer(Self.environment(folder, 14), json: false)
         #expect(text.contains("5 h (over)") && text.hasSuffix("1 person is over their threshold."), "\(text)")
+        // The carer's view is everyone's: a person a shell names (QUENCH_PERSON), even one nobody is called, is not looked up.
+        for name in ["ghost", "Ben"] {
+            var shell = Self.environment(folder, 14)
+            shell.person = name
+            shell.personNamedIn = "$QUENCH_PERSON"
+            #expect(try History.carer(shell, json: false) == text, "QUENCH_PERSON=\(name)")
+        }
         #expect(report.notWatched.isEmpty, "a household's carer chose whom to watch")
         // At a hub (a gateway's change applied), whoever drinks and is not watched is said: a resident added at
         // a gateway comes without a threshold, and no alert would ever be sent about them (a carer trial).
