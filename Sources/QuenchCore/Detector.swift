@@ -315,7 +315,7 @@ public struct SipDetector: Sendable, Codable {
 
     /// A bottle weighs at least this (mL-equivalent) above the empty scale:
     /// well clear of an empty scale's offsets.
-    static let smallestBottleML = 20.0
+    public static let smallestBottleML = 20.0
     /// With the empty bottle's weight known, half of it still means "a bottle".
     static let awayFractionOfTare = 0.5
     /// Without it, a tenth of the load before the lift, at most `awayCapML`.

@@ -14,7 +14,7 @@ struct CalibrationOptions: ParsableArguments {
     @Option(help: "Bottle capacity in mL (to say what is left).")
     var capacity: Double?
 
-    @Option(help: "Empty bottle's weight in g (to say what is left).")
+    @Option(help: "Empty bottle's weight in g: to say what is left; under half of it, the bottle is taken to be off the scale.")
     var tare: Double?
 
     @Option(help: "Smallest sip reported, in mL.")

@@ -94,6 +94,11 @@ struct ReplayCommand: ParsableCommand {
             let environment = store ? try HistoryEnvironment.process(database: db, units: nil) : nil
             try environment?.checkIntakeStoreCanBeOpened()
             let intakeStore = environment.map { env in { () throws in try env.openStore(creating: true) } }
+            // Whose the events are, checked before the replay too: a history not made yet has its first person alone.
+            if let person, let environment {
+                let people = access(environment.databasePath, F_OK) == 0 ? try environment.openStore(creating: false).people().map(\.name) : [Person.defaultName]
+                try PipelineStore.checkPerson(person, among: people)
+            }
             var found: [DetectedEvent] = []
             var started: Timestamp?
             let onStart: (TraceHeader, BottleCalibration) throws -> Void = { header, _ in

@@ -142,6 +142,32 @@ struct UserReportProcessTests {
         #expect(!FileManager.default.fileExists(atPath: dir + "/q.sqlite"))
     }
 
+    /// A developer's trial: these failed as the events were stored, after the whole table, and left an empty database.
+    @Test("a device no history holds, or a person nobody is called, fails before the replay and leaves no database")
+    func aBadDeviceOrPersonFailsFirst() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let t = try trace(dir, started: Timestamp(iso8601: "2026-03-02T07:30:00Z"))
+        let text = try String(contentsOfFile: t, encoding: .utf8)
+        let escaped = dir + "/escaped.csv"
+        try text.replacingOccurrences(of: "# quench trace v1\n", with: "# quench trace v1\n# device: kit\u{1B}[31mchen\n")
+            .write(toFile: escaped, atomically: true, encoding: .utf8)
+        let db = dir + "/q.sqlite"
+        for (arguments, message) in [
+            ([escaped], "escaped.csv: '# device:' in its header: device holds the control character U+001B; nothing was stored"),
+            ([t, "--device", String(repeating: "d", count: 65)], "t.csv: --device: device has 65 characters, at most 64; nothing was stored"),
+            ([t, "--person", "Bob"], "nobody is called 'Bob' (people: me); nothing was stored"),
+        ] {
+            let run = try runQuench(["replay"] + arguments + ["--store", "--db", db])
+            #expect(run.status == 1 && run.stderr.contains(message), "\(arguments): \(run.stderr)")
+            #expect(!run.stdout.contains("readings over"), "not replayed: \(run.stdout)")
+            #expect(!FileManager.default.fileExists(atPath: db), "\(arguments): no database")
+        }
+        // The first person's name, in any case, is a new history's.
+        let mine = try runQuench(["replay", t, "--store", "--person", "ME", "--db", db])
+        #expect(mine.status == 0 && mine.stdout.hasSuffix("stored: 2 new, 0 already there\n"), "\(mine.stdout)\(mine.stderr)")
+    }
+
     @Test("the demo's day is a fixed day from 08:00 local, whole in its database, and today shows its bottle")
     func theDemoDay() throws {
         let dir = try Self.folder()

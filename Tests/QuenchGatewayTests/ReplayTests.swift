@@ -83,6 +83,32 @@ import QuenchSimulator
         #expect(try trace(capacity: 800).doubts.isEmpty)
     }
 
+    /// An empty weight too high (`--tare 1800` for 180) takes the bottle for off the scale: a developer's trial
+    /// got no events and no word. Said; a right one, and one a little off, are not doubted.
+    @Test func anEmptyWeightHeavierThanTheStandingBottleIsDoubted() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var text = "# quench trace v1\n# sensor: weight\n# unit: g\nt,value\n"
+        var t = 0.0
+        for (grams, seconds) in [(850.0, 300.0), (0, 5), (810, 300), (0, 5), (790, 300), (0, 5), (750, 300)] {
+            for _ in 0..<Int(seconds * 5) { text += "\(TraceWriter.fixed(t, places: 1)),\(grams)\n"; t += 0.2 }
+        }
+        try text.write(toFile: folder + "/t.csv", atomically: true, encoding: .utf8)
+        func replay(tare: Double) throws -> ReplaySummary {
+            var options = ReplayOptions()
+            options.tareG = tare
+            return try Replay.run(.file(folder + "/t.csv"), options: options) { _ in }
+        }
+        let typo = try replay(tare: 1800)
+        #expect(typo.sips == 0 && typo.doubts == [
+            "most readings with something on the scale weigh less than the empty bottle (1800 g), and under half of that the bottle is taken "
+                + "to be off the scale, its drinks unseen: is the empty weight right (`# empty-weight-g:` in the header, or --tare)?"], "\(typo.doubts)")
+        for tare in [180.0, 700] {
+            let right = try replay(tare: tare)
+            #expect(right.sips == 3 && right.doubts.isEmpty, "\(tare): \(right.sips) \(right.doubts)")
+        }
+    }
+
     /// A trace written only when the value changed (a developer's: seven silences) loses the sips they
     /// hide, and said nothing; a steady trace with link gaps, whose readings repeat, is not doubted.
     @Test func aTraceWrittenOnlyOnAChangeIsDoubted() throws {

@@ -94,6 +94,11 @@ public struct ReplaySummary: Sendable, Hashable {
     /// changes has the first two and never the third, and loses the sips its silences hide (a link gap
     /// to the detector), without a word. (A logger writing every 5 s has no quick ones.)
     public var silences = 0, quick = 0, repeats = 0
+    /// Of the sampled readings with something on the scale (`loaded`), those lighter than most of the empty
+    /// bottle's weight (`underTare`): a standing bottle weighs at least that, so a tare too high shows in them.
+    /// Under half of it the detector takes the bottle to be off the scale, and `--tare 1800` (for 180) gave no
+    /// events without a word (a developer's trial).
+    public var loaded = 0, underTare = 0
 
     public init() {}
 
@@ -124,6 +129,18 @@ public struct ReplaySummary: Sendable, Hashable {
             + "and what is left is shown as at most that: is \(fix) right?"
     }
 
+    /// A doubt about the empty weight, when over a tenth of what stood on the scale weighed less than it.
+    public var tareDoubt: String? {
+        guard let tare = calibration?.emptyWeightG, loaded >= 4, underTare * 10 > loaded else { return nil }
+        let share = underTare * 2 > loaded ? "most" : "\(underTare * 100 / loaded) % of the"
+        return "\(share) readings with something on the scale weigh less than the empty bottle "
+            + "(\(tare.compactDescription) g), and under half of that the bottle is taken to be off the scale, its drinks unseen: "
+            + "is the empty weight right (`# empty-weight-g:` in the header, or --tare)?"
+    }
+
+    /// Below this share of the empty bottle's weight a reading doubts it: a bottle's noise and a zero a few grams off stay above.
+    static let tareDoubtFraction = 0.8
+
     /// A doubt about how the trace was written, when it looks written only on a change.
     public var rateDoubt: String? {
         guard silences >= 3, quick >= silences, repeats == 0, readings >= 100 else { return nil }
@@ -133,7 +150,7 @@ public struct ReplaySummary: Sendable, Hashable {
     }
 
     /// What the replay doubts, each a line for standard error.
-    public var doubts: [String] { [unitDoubt, capacityDoubt, rateDoubt].compactMap { $0 } }
+    public var doubts: [String] { [unitDoubt, tareDoubt, capacityDoubt, rateDoubt].compactMap { $0 } }
 
     /// Notes the intervals and the values of `batch`, after `previous`. Once a reading has repeated the
     /// one before, the trace was not written on a change, and nothing more is looked at (a pass of its own,
@@ -166,6 +183,9 @@ public struct ReplaySummary: Sendable, Hashable {
             if calibration.millilitres(value) > SipDetector.plausibleML(curve).upperBound { overweight += 1 }
         } else if calibration.millilitres(value) > Self.heaviestBottleML {
             overweight += 1
+        } else if let tare = calibration.emptyWeightG, calibration.millilitres(value) >= SipDetector.smallestBottleML {
+            loaded += 1
+            if calibration.millilitres(value) * calibration.density < Self.tareDoubtFraction * tare { underTare += 1 }
         }
     }
 

@@ -9,6 +9,10 @@ public enum PipelineStore {
         case noStartTime(source: String)
         /// `--device` names another device than the header's `# device:`.
         case deviceDiffers(source: String, header: String, given: String)
+        /// A device label no history holds (a control character, too long), and where it was given.
+        case badDevice(source: String, givenIn: String, problem: String)
+        /// `--person` names nobody in the household.
+        case unknownPerson(String, people: [String])
         case store(StoreError)
 
         public var description: String {
@@ -17,6 +21,9 @@ public enum PipelineStore {
             case .deviceDiffers(let source, let header, let given):
                 "\(source): the header says '# device: \(header.shownSafely(limit: 80))', not '\(given.shownSafely(limit: 80))': "
                     + "stored under another device, its events would be stored again (leave out --device)"
+            case .badDevice(let source, let givenIn, let problem): "\(source): \(givenIn): \(problem); nothing was stored"
+            case .unknownPerson(let name, let people):
+                "nobody is called '\(name.shownSafely(limit: 40))' (people: \(people.map { $0.shownSafely(limit: 40) }.joined(separator: ", "))); nothing was stored"
             case .store(let error): error.description
             }
         }
@@ -55,11 +62,23 @@ public enum PipelineStore {
     /// The device the events are stored under: the header's `# device:`, else `device` (`--device`).
     /// Both, and different, is refused: an event's identity holds its device, so a trace stored
     /// again under another name would count every drink twice.
+    /// A label no history holds is refused here, before the replay (it failed as the events were
+    /// stored, after the whole table, with a database made for nothing).
     public static func deviceLabel(header: TraceHeader, device: String?, source: String) throws(Failure) -> String? {
-        guard let named = header["device"] else { return device }
+        guard let named = header["device"] else {
+            if let device, let problem = TextField.eventDevice.problem(device) { throw .badDevice(source: source, givenIn: "--device", problem: problem) }
+            return device
+        }
+        if let problem = TextField.eventDevice.problem(named) { throw .badDevice(source: source, givenIn: "'# device:' in its header", problem: problem) }
         // An address in any case, with `:` or `-`, is the same device (with --btsnoop, --device picks it).
         if let device, normalizedAddress(device) != normalizedAddress(named) { throw .deviceDiffers(source: source, header: named, given: device) }
         return named
+    }
+
+    /// Refuses a `--person` nobody in the household (`names`; a new history's: its first person alone) is
+    /// called: checked before the replay, and again as the events are stored.
+    public static func checkPerson(_ name: String, among names: [String]) throws(Failure) {
+        guard names.contains(where: { Person.sameName($0, name) }) else { throw .unknownPerson(name, people: names) }
     }
 
     /// The events a history can hold (diagnostics among them), and those it cannot, each with why.
@@ -109,15 +128,13 @@ public enum PipelineStore {
             throw .store(error)
         }
         let (kept, refused) = judge(events, started: started, now: now)
+        // Read once: storing events adds nobody.
+        let people: [Person]
+        do throws(StoreError) { people = try store.people() } catch { throw .store(error) }
+        // Said before anything is stored, also when every event is there already.
+        if let person { try checkPerson(person, among: people.map(\.name)) }
+        let named = person.flatMap { name in people.first { Person.sameName($0.name, name) } }
         do throws(StoreError) {
-            // Read once: storing events adds nobody.
-            let people = try store.people()
-            let named = person.flatMap { name in people.first { Person.sameName($0.name, name) } }
-            if let person, named == nil {
-                // Said before anything is stored, also when every event is there already.
-                let names = people.map { $0.name.shownSafely(limit: 40) }.joined(separator: ", ")
-                throw StoreError(.invalidValue, path: nil, "nobody is called '\(person.shownSafely(limit: 40))' (people: \(names)); nothing was stored")
-            }
             let result = try store.ingest(kept, device: label, started: started, person: person)
             // As the store gives them: to the person named, else the device's owner, else the household's first person.
             var whose: (name: String, by: Attribution)?
