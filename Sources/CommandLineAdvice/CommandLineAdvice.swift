@@ -28,9 +28,11 @@ public enum CommandLineAdvice {
         }
     }
 
+    /// This process's arguments.
+    static var words: [String] { CommandLine.arguments }
+
     /// This process's command line as typed (`quench today`), for advice that repeats it.
     static var invocation: String {
-        let words = CommandLine.arguments
         let program = words.first.flatMap { $0.split(separator: "/").last.map(String.init) } ?? "quench"
         return ([program] + words.dropFirst()).joined(separator: " ")
     }
@@ -52,6 +54,9 @@ public enum CommandLineAdvice {
         case LiveError.noDevices: ": pair one with `quench pair ADDRESS`"
         case LiveError.notCalibrated(let address): " (run `quench calibrate \(address)`)"
         case CalibrationError.missingLevelCurve: " (--level-curve LEVEL:ML,LEVEL:ML,...)"
+        // A capture has no header, and its unit is its profile's (--unit is refused with --btsnoop).
+        case CalibrationError.levelCurveForScale where words.contains(where: { $0 == "--btsnoop" || $0.hasPrefix("--btsnoop=") }):
+            ": leave out --level-curve: the capture's profile reads a weight"
         case CalibrationError.levelCurveForScale: ": leave out --level-curve (or the header's `# level-curve:`), or, if the trace is a level sensor's, say so with --unit mm|percent|raw"
         case PipelineStore.Failure.noStartTime: "; give --started to store its events"
         case ReplayError.missingUnit: " (use --unit g|kg|lb|oz|mm|percent|raw)"

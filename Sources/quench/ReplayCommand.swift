@@ -1,4 +1,5 @@
 import ArgumentParser
+import BluetoothWire
 import QuenchServe
 import QuenchCore
 import QuenchComposition
@@ -81,6 +82,10 @@ struct ReplayCommand: ParsableCommand {
         // Ignored there before, silently: a capture's values are what its profile says they are.
         if btsnoop != nil, calibration.unit != nil || calibration.sensor != nil {
             throw ValidationError("--unit and --sensor apply to traces: a capture's values are what its profile reads (a profile file names its `unit`)")
+        }
+        // With a capture, --device picks the device by its address: said as the option's error (it exited 1, unnamed).
+        if btsnoop != nil, let device, BluetoothAddress(device) == nil {
+            throw ValidationError("--device \"\(device.shownSafely(limit: 40))\" is not a Bluetooth address (like F0:F1:F2:F3:F4:F5)")
         }
         if person != nil && !store { throw ValidationError("--person says whose the stored events are: give --store too") }
     }

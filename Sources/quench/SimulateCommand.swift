@@ -5,17 +5,29 @@ import QuenchSimulator
 import QuenchStore
 import Threading
 
-extension SimulationConfiguration.Preset: ExpressibleByArgument {}
-
 struct SimulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
         abstract: "Write a simulated bottle's readings as a trace, with the ground truth.",
-        discussion: "The same seed always gives the same trace. Presets: \(SimulationConfiguration.Preset.allCases.map(\.rawValue).joined(separator: ", ")).")
+        discussion: "The same seed and preset always give the same trace (its header names both).")
 
     @Option(help: "Hours to simulate.") var hours: Double = 8
     @Option(help: "Seed of the simulation.") var seed: UInt64 = 1
-    @Option(help: "Sensor and rate preset (default: a kitchen scale at 10 Hz).") var preset: SimulationConfiguration.Preset?
+    /// `day` (the default) is what a trace's `# preset: day` names: the kitchen scale at 10 Hz, a drink every 7 min or so
+    /// (it was refused, so a trace could not be made again from its header).
+    @Option(help: ArgumentHelp("Sensor and rate preset: day (the default: a kitchen scale at 10 Hz, a drink every 7 min or so), "
+                               + SimulationConfiguration.Preset.allCases.map(\.rawValue).joined(separator: ", ") + ".", valueName: "preset"),
+            transform: { text in
+                guard text == "day" else {
+                    guard let preset = SimulationConfiguration.Preset(rawValue: text) else {
+                        throw ValidationError("it is none of day, "
+                                              + SimulationConfiguration.Preset.allCases.map(\.rawValue).joined(separator: ", "))
+                    }
+                    return preset
+                }
+                return nil
+            })
+    var preset: SimulationConfiguration.Preset??
     @Option(help: "Wall-clock time of t = 0 (ISO-8601).", transform: parseInstant) var started: Timestamp?
     @Option(help: "Trace file to write (- for standard output, as `replay -` reads standard input).") var out: String
     @Option(help: "Ground-truth CSV to write (t_start,t_end,kind,ml).") var truth: String?
@@ -27,6 +39,9 @@ struct SimulateCommand: ParsableCommand {
                           && IntakeEvent.plausibleTime.contains(started.secondsSince1970 + hours * 3600)) {
             throw ValidationError("--started \(started.iso8601): the simulated hours must lie between 1970 and the end of 9999")
         }
+        // An empty name said "error: : cannot write: rename: No such file or directory".
+        if out.isEmpty { throw ValidationError("--out takes a file name (or - for standard output)") }
+        if truth?.isEmpty == true { throw ValidationError("--truth takes a file name") }
         // One file for both: the truth, written last, replaced the trace.
         if truth == "-" { throw ValidationError("--truth takes a file (standard output is the trace's, with --out -)") }
         if let truth, out != "-", OutputDestination.sameFile(out, truth) {
@@ -36,7 +51,7 @@ struct SimulateCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let configuration = Simulate.configuration(hours: hours, preset: preset, started: started)
+            let configuration = Simulate.configuration(hours: hours, preset: preset ?? nil, started: started)
             let result = try Simulate.write(configuration: configuration, seed: seed, tracePath: out, truthPath: truth)
             let sips = result.truth[.sip] ?? (0, 0)
             func count(_ n: Int, _ what: String) -> String { "\(n) \(what)\(n == 1 ? "" : "s")" }
@@ -63,6 +78,11 @@ struct EvaluateCommand: ParsableCommand {
         try runReporting {
             let source = TraceSource(argument: trace)
             let (report, summary, clockDoubt) = try Evaluate.run(trace: source, truthPath: truth, options: calibration.replayOptions())
+            // A header alone scored recall 0 with exit 0 (a developer's trial); `replay` says the same of it.
+            guard summary.readings > 0 else {
+                FileHandleStderr.write("quench: error: \(source): no readings in it, only its header: nothing to score\n")
+                throw ExitCode(1)
+            }
             print(json ? Evaluate.json(report) : report.description)
             for doubt in summary.doubts { FileHandleStderr.write("quench: \(source): \(doubt)\n") }
             // Not a doubt but a certainty: scores against a truth on another clock mean nothing, and a script

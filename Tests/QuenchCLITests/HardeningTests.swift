@@ -300,6 +300,36 @@ struct HardeningTests {
         }
     }
 
+    /// A truth that cannot be written (a full disk) left the trace behind, as if all was written (a developer's trial);
+    /// an empty name said "error: : cannot write: rename".
+    @Test func aSimulationWhoseTruthFailsLeavesNoTrace() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let full = try runQuench(["simulate", "--hours", "0.2", "--out", dir + "/s.csv", "--truth", "/dev/full"])
+        #expect(full.status == 1 && full.stderr.hasPrefix("quench: error: /dev/full: cannot write: write: No space left on device"), "\(full.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty, "no trace, no partial file")
+        for (option, message) in [("--out", "--out takes a file name (or - for standard output)"), ("--truth", "--truth takes a file name")] {
+            let empty = try runQuench(["simulate", "--hours", "0.2", "--out", dir + "/s.csv", "--truth", dir + "/t.csv", option, ""])
+            #expect(empty.status == 64 && empty.stderr.hasPrefix("quench: error: \(message)"), "\(empty.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+    }
+
+    /// A trace is made again from what its header says (`# seed:`, `# preset:`): `--preset day`, the default's name there, was refused.
+    @Test func aSimulatedTraceIsMadeAgainFromItsHeader() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for preset in [nil, "hx711"] {
+            #expect(try runQuench(["simulate", "--hours", "0.2", "--seed", "5", "--out", dir + "/a.csv"] + (preset.map { ["--preset", $0] } ?? [])).status == 0)
+            let first = try String(contentsOfFile: dir + "/a.csv", encoding: .utf8)
+            let named = try #require(first.split(separator: "\n").first { $0.hasPrefix("# preset: ") }?.dropFirst(10))
+            #expect(try runQuench(["simulate", "--hours", "0.2", "--seed", "5", "--preset", String(named), "--out", dir + "/b.csv"]).status == 0)
+            #expect(try String(contentsOfFile: dir + "/b.csv", encoding: .utf8) == first, "\(named)")
+        }
+        let wrong = try runQuench(["simulate", "--preset", "kitchen", "--out", dir + "/c.csv"])
+        #expect(wrong.status == 64 && wrong.stderr.contains("it is none of day, kitchenScale, hx711"), "\(wrong.stderr)")
+    }
+
     /// `replay --store --started` a day to come stored sips dated then (or in 9999), as `add` never would.
     @Test func replayStoreRefusesEventsInTheFuture() throws {
         let dir = try Self.folder()
@@ -398,6 +428,12 @@ struct HardeningTests {
         let kgScored = try runQuench(["evaluate", dir + "/s.csv", dir + "/t.csv", "--unit", "kg"])
         #expect(kgScored.status == 0 && kgScored.stdout.contains("sip recall:              0.000")
                 && kgScored.stderr.contains("most readings weigh over 20 kg read in kg"), "\(kgScored.stdout)\(kgScored.stderr)")
+        // A trace of its header alone scored recall 0 with exit 0.
+        let header = try String(contentsOfFile: dir + "/s.csv", encoding: .utf8).components(separatedBy: "t,value\n")[0] + "t,value\n"
+        try header.write(toFile: dir + "/empty.csv", atomically: true, encoding: .utf8)
+        let nothing = try runQuench(["evaluate", dir + "/empty.csv", dir + "/t.csv"])
+        #expect(nothing.status == 1 && nothing.stdout.isEmpty
+                && nothing.stderr == "quench: error: \(dir)/empty.csv: no readings in it, only its header: nothing to score\n", "\(nothing.stdout)\(nothing.stderr)")
     }
 
     /// From a second developer's trial: each of these gave a wrong answer with exit 0, or an error that

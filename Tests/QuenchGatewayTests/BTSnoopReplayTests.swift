@@ -208,6 +208,19 @@ struct CaptureBuilder {
                 "\(run.status) \(run.stderr)")
     }
 
+    /// A developer's trial: a bad --device exited 1 without naming the option; a level curve given to a
+    /// scale's capture was told to say `--unit`, which a capture refuses.
+    @Test func aCapturesOptionsAreSaidAsACapturesOptions() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.write(Self.sipCapture(), to: dir + "/scale.btsnoop")
+        let device = try runQuench(["replay", "--btsnoop", dir + "/scale.btsnoop", "--device", "nonsense"])
+        #expect(device.status == 64 && device.stderr.hasPrefix("quench: error: --device \"nonsense\" is not a Bluetooth address"), "\(device.status) \(device.stderr)")
+        let curve = try runQuench(["replay", "--btsnoop", dir + "/scale.btsnoop", "--level-curve", "0:0,100:500"])
+        #expect(curve.status == 1 && curve.stderr.hasSuffix(": leave out --level-curve: the capture's profile reads a weight\n")
+                && !curve.stderr.contains("--unit"), "\(curve.status) \(curve.stderr)")
+    }
+
     /// A profile whose value lies past every payload's end read nothing, and the
     /// error said only "no readings": it now gives the first payload's decode error.
     @Test func aProfileThatDecodesNothingSaysWhy() throws {

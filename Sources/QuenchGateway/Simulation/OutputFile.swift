@@ -74,17 +74,25 @@ public final class OutputFile {
 
     /// Flushes, syncs and renames the file into place (a device or FIFO: flushes and closes it).
     public func commit() throws(OutputFileError) {
+        try finishWriting()
+        try putInPlace()
+    }
+
+    /// Flushes, syncs and closes the file, not yet under its name: files that belong together (a trace
+    /// and its truth) are all written before any is put in place, so one that fails leaves none.
+    public func finishWriting() throws(OutputFileError) {
+        guard fd >= 0 else { return }
         try flush()
-        guard let temporaryPath else {
-            close(fd)
-            fd = -1
-            committed = true
-            return
-        }
-        guard fsync(fd) == 0 else { throw OutputFileError(path: path, SystemError("fsync", errno: errno)) }
+        if temporaryPath != nil, fsync(fd) != 0 { throw OutputFileError(path: path, SystemError("fsync", errno: errno)) }
         close(fd)
         fd = -1
-        guard rename(temporaryPath, path) == 0 else { throw OutputFileError(path: path, SystemError("rename", errno: errno)) }
+    }
+
+    /// Renames the finished file into place (`finishWriting` first).
+    public func putInPlace() throws(OutputFileError) {
+        if let temporaryPath, !committed {
+            guard rename(temporaryPath, path) == 0 else { throw OutputFileError(path: path, SystemError("rename", errno: errno)) }
+        }
         committed = true
     }
 

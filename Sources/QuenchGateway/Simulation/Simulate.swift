@@ -43,8 +43,11 @@ public enum Simulate {
             if result.readings % 4096 == 0 { try drain(&bottle, into: truthFile, &result) }
         }
         try drain(&bottle, into: truthFile, &result)
-        try trace.commit()
-        try truthFile?.commit()
+        // Both written before either is put in place: a truth that cannot be written (a full disk) left the trace.
+        try trace.finishWriting()
+        try truthFile?.finishWriting()
+        try trace.putInPlace()
+        try truthFile?.putInPlace()
         return result
     }
 
