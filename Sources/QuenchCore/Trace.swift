@@ -82,7 +82,7 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
     case invalidStarted(String)
     case duplicateKey(String)
     case missingColumns
-    case unexpectedColumns(found: String)
+    case unexpectedColumns(found: String, separatedWrongly: Bool = false)
     /// `decimalComma`: every field a run of digits, as `0,5,1050,2` is (a spreadsheet's decimal comma).
     case wrongFieldCount(Int, decimalComma: Bool = false)
     case invalidTime(String)
@@ -94,6 +94,8 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
     case invalidBottleValue(key: String, found: String, expected: String)
     case invalidLevelCurve(CalibrationError)
     case invalidUTF8
+    /// A NUL byte in the first line: a binary file (NUL is UTF-8, so "not valid UTF-8" said what was not so).
+    case binary
     /// The file is a btsnoop capture (it begins `btsnoop\0`), not a trace.
     case btsnoopCapture
     /// A carriage return inside a line: lines ended by CR alone (an old Mac's ending).
@@ -112,9 +114,9 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
         case .invalidStarted(let s): "started '\(s)' is not an ISO-8601 date-time with a zone (like 2026-03-02T07:30:00Z)"
         case .duplicateKey(let k): "'\(k)' is given twice"
         case .missingColumns: "no 't,value' line before the readings"
-        case .unexpectedColumns(let found):
+        case .unexpectedColumns(let found, let separatedWrongly):
             "expected the column line 't,value', found '\(found)'"
-                + (found.contains(";") || found.contains("\t") ? " (fields are separated by a comma, not a semicolon or a tab)" : "")
+                + (separatedWrongly ? " (fields are separated by a comma, not a semicolon or a tab)" : "")
         case .wrongFieldCount(let n, let decimalComma):
             "expected 2 fields 't,value', found \(n)"
                 + (decimalComma ? " (a decimal comma? numbers take a point: 0.5,1050.2, not 0,5,1050,2)" : "")
@@ -126,6 +128,7 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
         case .invalidBottleValue(let key, let found, let expected): "\(key) '\(found)' is not \(expected)"
         case .invalidLevelCurve(let error): "level-curve: \(error)"
         case .invalidUTF8: "not valid UTF-8 text"
+        case .binary: "a NUL byte: a binary file, not a trace as text"
         case .btsnoopCapture: "a btsnoop capture, not a trace"
         case .bareCarriageReturn: "a line ends in a carriage return alone (CR, an old Mac's line ending): save the file with LF or CRLF line endings"
         case .compressed(let format): "\(format)-compressed, not a trace as text: decompress it first"
@@ -292,7 +295,8 @@ public struct TraceParser: Sendable {
         let columns = string.replacingSpaces()
         guard columns == TraceFormat.columns else {
             if parseNumberPair(text) { throw TraceError(line: line, reason: .missingColumns) }
-            throw TraceError(line: line, reason: .unexpectedColumns(found: Self.clip(string)))
+            // Clipped, a tab is shown `\u{9}`: the hint is judged on the line as it is.
+            throw TraceError(line: line, reason: .unexpectedColumns(found: Self.clip(string), separatedWrongly: string.contains(";") || string.contains("\t")))
         }
         inReadings = true
     }
@@ -520,7 +524,8 @@ public struct TraceParser: Sendable {
         for _ in 0..<3 where cut && firstLine.last.map({ $0 & 0x80 != 0 }) == true && String(validating: firstLine, as: UTF8.self) == nil {
             firstLine = firstLine.dropLast()
         }
-        if firstLine.contains(0) || String(validating: firstLine, as: UTF8.self) == nil { return .invalidUTF8 }
+        if firstLine.contains(0) { return .binary }
+        if String(validating: firstLine, as: UTF8.self) == nil { return .invalidUTF8 }
         return nil
     }
 

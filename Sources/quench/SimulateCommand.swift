@@ -69,10 +69,14 @@ struct EvaluateCommand: ParsableCommand {
         abstract: "Score the detector on a trace against its ground truth.",
         discussion: "A detected event matches a true one of its kind when its time lies between 2 s before the lift and 15 s after the bottle is back (one to one).")
 
-    @Argument(help: "Trace file.") var trace: String
-    @Argument(help: "Ground truth CSV (t_start,t_end,kind,ml).") var truth: String
+    @Argument(help: "Trace file, or - for standard input.") var trace: String
+    @Argument(help: "Ground truth CSV (t_start,t_end,kind,ml), or - for standard input.") var truth: String
     @OptionGroup var calibration: CalibrationOptions
     @Flag(help: "Print the scores as one JSON object.") var json = false
+
+    func validate() throws {
+        if trace == "-" && truth == "-" { throw ValidationError("standard input is one file: give the trace or the truth as -, not both") }
+    }
 
     func run() throws {
         try runReporting {

@@ -428,6 +428,10 @@ struct HardeningTests {
         let kgScored = try runQuench(["evaluate", dir + "/s.csv", dir + "/t.csv", "--unit", "kg"])
         #expect(kgScored.status == 0 && kgScored.stdout.contains("sip recall:              0.000")
                 && kgScored.stderr.contains("most readings weigh over 20 kg read in kg"), "\(kgScored.stdout)\(kgScored.stderr)")
+        // The truth from standard input, as the trace can be ("-: cannot open" before); not both.
+        let piped = try runQuench(["evaluate", dir + "/s.csv", "-", "--json"], stdin: try String(contentsOfFile: dir + "/t2.csv", encoding: .utf8))
+        #expect(piped.status == 0 && piped.stdout == scored.stdout, "\(piped.stdout)\(piped.stderr)")
+        #expect(try runQuench(["evaluate", "-", "-"], stdin: "").status == 64)
         // A trace of its header alone scored recall 0 with exit 0.
         let header = try String(contentsOfFile: dir + "/s.csv", encoding: .utf8).components(separatedBy: "t,value\n")[0] + "t,value\n"
         try header.write(toFile: dir + "/empty.csv", atomically: true, encoding: .utf8)

@@ -121,6 +121,7 @@ import QuenchTestSupport
         ("# quench trace v1\n# unit: g\nt,value\n0,5,1050,2\n", 4, "found 4 (a decimal comma? numbers take a point"),
         ("# quench trace v1\n# unit: g\nt,value\n0.5,1050.2,7\n", 4, "found 3"),
         ("# quench trace v1\n# unit: g\nt;value\n", 3, "found 't;value' (fields are separated by a comma, not a semicolon or a tab)"),
+        ("# quench trace v1\n# unit: g\nt\tvalue\n", 3, "found 't\\u{9}value' (fields are separated by a comma, not a semicolon or a tab)"),
     ] as [(String, Int, String)])
     func malformed(text: String, line: Int, message: String) {
         #expect {
@@ -138,7 +139,8 @@ import QuenchTestSupport
         ([0x28, 0xB5, 0x2F, 0xFD, 0x0D], "zstd-compressed"),
         ([0x50, 0x4B, 0x03, 0x04] + Array(repeating: 0x0D, count: 5000), "zip-compressed"),
         ([0x9C, 0x0D, 0x41, 0x0A], "not valid UTF-8 text"),
-        ([0x23, 0x20, 0x71, 0x00, 0x0D, 0x0A], "not valid UTF-8 text"),
+        ([0x23, 0x20, 0x71, 0x00, 0x0D, 0x0A], "a NUL byte: a binary file, not a trace as text"),
+        (Array(repeating: 0, count: 100), "a NUL byte: a binary file, not a trace as text"),
         (Array(repeating: 0xFF, count: 5000), "not valid UTF-8 text"),
         // A first line over the limit, cut inside a character (é), is too long, not "not UTF-8" (the review).
         (Array("# quench trace v1 ".utf8) + Array(repeating: Array("é".utf8), count: 2100).flatMap { $0 } + [0xC3], "longer than 4096 bytes"),

@@ -60,7 +60,7 @@ public enum Evaluate {
 
     static func readWholeFile(_ path: String) throws -> String {
         var bytes: [UInt8] = []
-        try ChunkedInput(.file(path)).forEachChunk { chunk in
+        try ChunkedInput(TraceSource(argument: path)).forEachChunk { chunk in
             guard bytes.count + chunk.count <= largestTruthFile else { throw TruthFileTooLarge(path: path) }
             bytes += chunk
         }
