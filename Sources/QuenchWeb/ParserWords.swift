@@ -13,8 +13,9 @@ enum ParserWords {
         case .invalidURL, .invalidPath, .invalidQueryString, .invalidFragment, .invalidHost, .invalidPort: "the path is not a valid URL"
         case .invalidHeaderToken: "a header's name holds a character header names may not"
         case .invalidCharactersUsed: "characters HTTP does not allow there"
-        case .invalidContentLength: "Content-Length is not a number this server can take"
-        case .unexpectedContentLength: "Content-Length beside Transfer-Encoding: one or the other"
+        // llhttp's codes: 11 for a bad, empty or too large length and for one beside Transfer-Encoding; 4 for a second one.
+        case .invalidContentLength: "Content-Length is not a number this server can take, or is sent beside Transfer-Encoding (one or the other)"
+        case .unexpectedContentLength: "Content-Length is given twice"
         case .invalidChunkSize: "a chunk's size is not a hexadecimal number"
         case .strictModeAssertion: "the chunks are not framed as HTTP/1.1 says (a chunk without its CRLF?)"
         case .lfExpected: "a line ends in CR without LF"

@@ -115,6 +115,12 @@ struct BrowserTests {
             #expect(try await browser.waitUntil(Self.loaded) != nil)
             let png = try await browser.fullPageScreenshot(to: screenshotFolder + "/desktop.png", width: 1280)
             #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            // "typed" and "sensor" on one line each (a narrow "How" column broke them "type" / "d").
+            let broken = try await browser.run("""
+                return [...document.querySelectorAll('#sips td.how .source')].filter((s) => s.getClientRects().length > 1
+                  || s.getBoundingClientRect().height > 1.6 * parseFloat(getComputedStyle(s).fontSize)).map((s) => s.textContent)
+                """) as? [String]
+            #expect(broken == [], "\(broken ?? ["the page did not answer"])")
             // The charts are `quench chart`'s SVG, inlined: a week of 7 bars, 30 days, today's timeline.
             let week = try fixture.quench(["chart", "week", "--out", "-"])
             let inlined = try await browser.run("return document.querySelector('#chart-week svg').outerHTML") as? String ?? ""

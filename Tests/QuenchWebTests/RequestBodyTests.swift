@@ -94,6 +94,7 @@ struct RequestBodyTests {
         out["lowercase_method"] = raw(b"get / HTTP/1.1\r\nHost: x\r\n\r\n")
         out["http_9"] = raw(b"GET / HTTP/9.9\r\nHost: x\r\n\r\n")
         out["two_lengths"] = raw(("POST /api/add HTTP/1.1\r\n%sContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}" % head).encode())
+        out["length_and_chunked"] = raw(("POST /api/add HTTP/1.1\r\n%sContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n" % head).encode())
         # One Host, and only one (RFC 9112 §3.2): a second was ignored, and the first judged.
         before_hosts = log()
         out["two_hosts"] = raw(("POST /api/add HTTP/1.1\r\n%sHost: elsewhere.example\r\nContent-Length: 17\r\n\r\n{\"amount\":\"50ml\"}" % head).encode())
@@ -188,7 +189,9 @@ struct RequestBodyTests {
         #expect(answer("add_gzip").error == "request body: a Transfer-Encoding this server does not take (chunked, once, is the one it reads)", "\(out)")
         #expect(answer("add_size_zz").error == "request body: a chunk's size is not a hexadecimal number", "\(out)")
         #expect(answer("http_9").error == "not a valid HTTP/1.1 request (the HTTP version is not 1.0 or 1.1, or the request line does not end in CRLF)", "\(out)")
-        for key in ["lowercase_method", "http_9", "two_lengths", "two_hosts", "no_host"] {
+        // A second Content-Length was said to be one beside Transfer-Encoding (the LAN trial), and that one to be no number.
+        #expect(answer("two_lengths").error == "not a valid HTTP/1.1 request (Content-Length is given twice)", "\(out)")
+        for key in ["lowercase_method", "http_9", "two_lengths", "length_and_chunked", "two_hosts", "no_host"] {
             let a = answer(key)
             #expect(a.status == "HTTP/1.1 400 Bad Request", "\(key): \(out[key] ?? "")")
             #expect(a.error?.hasPrefix("not a valid HTTP/1.1 request") == true, "\(key): \(out[key] ?? "")")

@@ -34,9 +34,14 @@ function noteServerClock(header) {
 const serverNow = () => Date.now() + serverClockOffset;
 // A response that came, and came right; else an error in the page's words: the server's `error`,
 // or "the Pi cannot be reached" rather than the browser's "Failed to fetch".
+// A read waits at most READ_WAIT_MS: a Pi switched off answers nothing, not even a refusal, and the page
+// waited on it with the figures shown as if current.
+const READ_WAIT_MS = 15000;
 async function reach(href, init) {
   let response;
-  try { response = await fetch(href, init); } catch (_) { throw new Error("the Pi cannot be reached"); }
+  const read = !init || !init.method || init.method === "GET";
+  try { response = await fetch(href, read ? { ...init, signal: AbortSignal.timeout(READ_WAIT_MS) } : init); }
+  catch (_) { throw new Error("the Pi cannot be reached"); }
   if (response.headers.has("X-Quench-Offline")) servedOffline = true;
   else noteServerClock(response.headers.get("Date"));
   if (!response.ok) {
@@ -71,6 +76,10 @@ const localDate = (iso) => {
 };
 // A time with its day when that is not `today` (YYYY-MM-DD): a carer's alert sent yesterday at
 // 13:30 read "Alert sent 13:30" at 12:51, a time still to come.
+// Whole percent of the goal, rounded down as the share card and `quench today` say it (100 % only once met).
+// The household's amounts come to a tenth of a mL, so 25.0 of 50.0 fl oz came as 739.3 of 1,478.7 mL (49.997 %):
+// the intake is taken 0.1 mL up, what the two roundings can take away (the card said 49 % where the day said 50 %).
+const percentOf = (intake, goal) => goal > 0 ? Math.floor(Math.max(0, intake + 0.1) * 100 / goal) : 0;
 const stamp = (iso, today) => (localDate(iso) === today ? "" : longDay(localDate(iso)) + " ") + clock(iso);
 const nowClock = () => new Date(serverNow()).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: zone });
 // Whether a time of day has not come yet in the household's day (which starts at its day start, 04:00
@@ -164,8 +173,7 @@ function showToday(today, state) {
   $("ring-pace").setAttribute("transform", "rotate(" + (pace * 360).toFixed(1) + " 60 60)");
   // A finished day has no pace to keep.
   $("ring-pace").style.visibility = day ? "hidden" : "";
-  // Whole percent, rounded down as the share card says it (100 % only once met).
-  const percent = goal > 0 ? Math.floor(Math.max(0, intake) * 100 / goal) : 0;
+  const percent = percentOf(intake, goal);
   $("ring-percent").textContent = percent + "%";
   $("ring").classList.toggle("met", intake >= goal);
   $("ring").classList.remove("loading");
@@ -208,8 +216,11 @@ function drinks(sips) {
   }
   return groups;
 }
+// A time on a day's list, with "(next day)" when the clock had passed midnight (a drink at 02:30 before
+// the 04:00 day start is the day before's, and was listed above its 13:30 with nothing to say why).
+const listClock = (iso) => clock(iso) + (shownDay && localDate(iso) > shownDay.date ? " (next day)" : "");
 function sipRow(e, names, inDrink) {
-  const when = clock(e.at);
+  const when = listClock(e.at);
   const edit = e.deleted ? [] : [el("button", { type: "button", class: "write", "data-focus": "edit-" + e.id, "aria-label": "Edit the " + volume(e.ml) + " drink at " + when,
     onclick: () => { editing = editing === e.id ? null : e.id; refresh(); } }, "Edit")];
   const actions = e.deleted
@@ -221,7 +232,7 @@ function sipRow(e, names, inDrink) {
     el("td", {}, when), el("td", { class: "num" }, el("span", { class: "amount-text" }, volume(e.ml)), e.deleted ? " (deleted)" : "",
       ...(e.note ? [el("span", { class: "note-inline" }, e.note)] : [])),
     el("td", { class: "bottle" }, e.device ? names.get(e.device) || e.device : "—"),
-    el("td", { class: "how" }, (e.source === "sensor" ? "sensor" : "typed") + (e.note ? ": " + e.note : "")), el("td", { class: "actions" }, ...edit, actions));
+    el("td", { class: "how" }, el("span", { class: "source" }, e.source === "sensor" ? "sensor" : "typed"), e.note ? ": " + e.note : ""), el("td", { class: "actions" }, ...edit, actions));
   return editing === e.id ? [row, editRow(e)] : [row];
 }
 
@@ -273,7 +284,7 @@ function showSips(events, bottles) {
     const key = group[group.length - 1].id;  // the drink's first sip names it across redraws
     const isOpen = opened.has(key);
     const total = group.reduce((sum, e) => sum + e.ml, 0);
-    const from = clock(group[group.length - 1].at), to = clock(group[0].at);
+    const from = listClock(group[group.length - 1].at), to = listClock(group[0].at);
     const toggle = el("button", { type: "button", "aria-expanded": String(isOpen), "data-focus": "drink-" + key,
       "aria-label": (isOpen ? "Close" : "Open") + " the drink of " + group.length + " sips, " + volume(total) + " from " + from + " to " + to,
       onclick: () => { if (opened.has(key)) opened.delete(key); else opened.add(key); showSips(events, bottles); restoreFocus(); } },
@@ -457,7 +468,7 @@ function showHousehold(people) {
   $("who").textContent = several && person ? " · " + person : "";
   $("people").replaceChildren(...people.map((p) => {
     const quiet = p.last_sip_at ? (serverNow() - new Date(p.last_sip_at).getTime()) / 3600000 : null;
-    const percent = p.goal_ml > 0 ? Math.floor(Math.max(0, p.intake_ml) * 100 / p.goal_ml) : 0;
+    const percent = percentOf(p.intake_ml, p.goal_ml);
     const amount = quickAmounts(p.person)[1];
     return el("li", { class: "person-card", "data-person": p.person },
       smallRing(Math.min(1, p.goal_ml > 0 ? p.intake_ml / p.goal_ml : 0), p.intake_ml >= p.goal_ml),
@@ -592,7 +603,15 @@ async function refresh() {
       showHousehold(people);
       if (carer) showCarer(await getJSON("carer"));
       if (!household && !carer) {
-        const [today, state] = await Promise.all([getJSON("today", day ? { date: day } : {}), getJSON("state")]);
+        const asked = query.get("date");
+        const [today, state] = await Promise.all([getJSON("today", day ? { date: day } : asked ? { date: asked } : {}), getJSON("state")]);
+        // `?date=yesterday` (as /api/today takes it) showed today without a word: the address takes the day it names.
+        if (asked && !day && !servedOffline) {
+          const q = new URLSearchParams(location.search);
+          if (today.date === currentDay) q.delete("date"); else q.set("date", today.date);
+          location.replace("/" + (q.toString() ? "?" + q.toString() : "") + location.hash);
+          return;
+        }
         // Opened by a name they had before a rename (a bookmark): the address takes the name they have now.
         // Not from the offline copy: names renamed there and back could send it round in a circle.
         if (person && today.person && today.person !== person && !servedOffline) {
@@ -617,7 +636,7 @@ async function refresh() {
       document.body.dataset.loaded = String(Date.now());
       if (servedOffline) throw new Error("the Pi cannot be reached; this is what it said when last seen");
       problem("");
-      $("quick-add").hidden = false;
+      $("quick-add").hidden = false; $("share").hidden = false;
       document.body.classList.remove("stale");
     } catch (error) {
       // What is on screen is no longer known to be true: said, greyed, and the live dot says so.
@@ -625,7 +644,8 @@ async function refresh() {
       const gone = person && /^Nobody is called /.test(error.message);
       problem(gone ? person + " is not in this household now (removed, or renamed): choose someone under Person."
         : (document.body.dataset.loaded ? "Not up to date: " : "Cannot load the day: ") + error.message);
-      if (gone) $("quick-add").hidden = true;
+      // Nor a goal, a reminder or a card of theirs: each failed with "Nobody is called …" when tapped.
+      if (gone) for (const id of ["quick-add", "settings", "share"]) $(id).hidden = true;
       document.body.classList.add("stale");
       $("live").textContent = "not loading"; $("live").className = "live off";
     }
@@ -793,7 +813,8 @@ async function shareCard(event) {
 // The live stream. A page left for another (a person's link, the household) closes its stream: a
 // browser keeps six connections to a server, and pages kept for the Back button with their streams
 // open used them up, so the seventh page waited a minute for one.
-let source = null;
+let source = null, checkDropped = null;
+const STREAM_GRACE_MS = 5000;
 function live() {
   if (source) return;
   const stream = source = new EventSource("/api/events");
@@ -806,7 +827,11 @@ function live() {
   };
   stream.onerror = () => {
     dropped = true;
-    $("live").textContent = "reconnecting…"; $("live").className = "live off";
+    $("live").textContent = document.body.classList.contains("stale") ? "not loading" : "reconnecting…"; $("live").className = "live off";
+    // Still not back after a few seconds: the page is read again, and if the Pi does not answer, what it shows is
+    // greyed and said to be "Not up to date" (it stayed as if current: a carer could not tell, a LAN trial).
+    // One check at a time: the stream retries every 2 s, and a check put off at each retry never came.
+    if (!checkDropped) checkDropped = setTimeout(() => { checkDropped = null; if (stream.readyState !== EventSource.OPEN) refresh(); }, STREAM_GRACE_MS);
     // A refusal (503: too many live pages) closes it for good; a dropped stream reconnects by itself.
     if (stream.readyState === EventSource.CLOSED) {
       if (source === stream) source = null;
