@@ -96,6 +96,8 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
     case invalidUTF8
     /// A NUL byte in the first line: a binary file (NUL is UTF-8, so "not valid UTF-8" said what was not so).
     case binary
+    /// A UTF-16 byte-order mark: text, in another encoding (a Windows "Unicode" save).
+    case utf16
     /// The file is a btsnoop capture (it begins `btsnoop\0`), not a trace.
     case btsnoopCapture
     /// A carriage return inside a line: lines ended by CR alone (an old Mac's ending).
@@ -129,6 +131,7 @@ public enum TraceProblem: Sendable, Hashable, CustomStringConvertible {
         case .invalidLevelCurve(let error): "level-curve: \(error)"
         case .invalidUTF8: "not valid UTF-8 text"
         case .binary: "a NUL byte: a binary file, not a trace as text"
+        case .utf16: "UTF-16 text (a Windows \"Unicode\" save): save it as UTF-8"
         case .btsnoopCapture: "a btsnoop capture, not a trace"
         case .bareCarriageReturn: "a line ends in a carriage return alone (CR, an old Mac's line ending): save the file with LF or CRLF line endings"
         case .compressed(let format): "\(format)-compressed, not a trace as text: decompress it first"
@@ -524,6 +527,7 @@ public struct TraceParser: Sendable {
         for _ in 0..<3 where cut && firstLine.last.map({ $0 & 0x80 != 0 }) == true && String(validating: firstLine, as: UTF8.self) == nil {
             firstLine = firstLine.dropLast()
         }
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) { return .utf16 }
         if firstLine.contains(0) { return .binary }
         if String(validating: firstLine, as: UTF8.self) == nil { return .invalidUTF8 }
         return nil

@@ -7,7 +7,8 @@ import Synchronization
 final class ChangeFeed: Sendable {
     enum Notice: Sendable, Equatable {
         case changed(version: Int64)
-        /// Nothing changed for a while: written so a closed connection is noticed.
+        /// Nothing changed for a while: written so a closed connection is noticed, and, an event the page
+        /// hears (a comment it does not), so a page notices a stream fallen silent (a Pi switched off).
         case heartbeat
     }
 
@@ -70,7 +71,7 @@ final class ChangeFeed: Sendable {
     static func frame(_ notice: Notice) -> String {
         switch notice {
         case let .changed(version): "event: change\ndata: {\"version\":\(version)}\n\n"
-        case .heartbeat: ": still here\n\n"
+        case .heartbeat: "event: ping\ndata: {}\n\n"
         }
     }
 }

@@ -13,7 +13,8 @@ enum ParserWords {
         case .invalidURL, .invalidPath, .invalidQueryString, .invalidFragment, .invalidHost, .invalidPort: "the path is not a valid URL"
         case .invalidHeaderToken: "a header's name holds a character header names may not"
         case .invalidCharactersUsed: "characters HTTP does not allow there"
-        // llhttp's codes: 11 for a bad, empty or too large length and for one beside Transfer-Encoding; 4 for a second one.
+        // llhttp's codes: 11 for a bad, empty or too large length, and for one after Transfer-Encoding; 4 for a second one;
+        // a Transfer-Encoding after Content-Length is 15, which NIO calls unknown.
         case .invalidContentLength: "Content-Length is not a number this server can take, or is sent beside Transfer-Encoding (one or the other)"
         case .unexpectedContentLength: "Content-Length is given twice"
         case .invalidChunkSize: "a chunk's size is not a hexadecimal number"
@@ -21,7 +22,7 @@ enum ParserWords {
         case .lfExpected: "a line ends in CR without LF"
         case .headerOverflow: "the request's head is too long"
         case .paused: "not HTTP/1.x (an HTTP/2 preface?)"
-        case .unknown: "a Transfer-Encoding this server does not take (chunked, once, is the one it reads)"
+        case .unknown: "a Transfer-Encoding this server does not take (chunked, once, is the one it reads), or one beside Content-Length (one or the other)"
         default: "\(parser)"
         }
     }

@@ -163,6 +163,10 @@ struct UserReportProcessTests {
             #expect(!run.stdout.contains("readings over"), "not replayed: \(run.stdout)")
             #expect(!FileManager.default.fileExists(atPath: db), "\(arguments): no database")
         }
+        // An empty device is none, as the store takes it (a review: it was refused as "device is empty").
+        let none = try runQuench(["replay", t, "--store", "--device", "", "--db", db])
+        #expect(none.status == 0 && none.stdout.hasSuffix("stored: 2 new, 0 already there\n"), "\(none.stdout)\(none.stderr)")
+        try FileManager.default.removeItem(atPath: db)
         // The first person's name, in any case, is a new history's.
         let mine = try runQuench(["replay", t, "--store", "--person", "ME", "--db", db])
         #expect(mine.status == 0 && mine.stdout.hasSuffix("stored: 2 new, 0 already there\n"), "\(mine.stdout)\(mine.stderr)")

@@ -141,6 +141,8 @@ import QuenchTestSupport
         ([0x9C, 0x0D, 0x41, 0x0A], "not valid UTF-8 text"),
         ([0x23, 0x20, 0x71, 0x00, 0x0D, 0x0A], "a NUL byte: a binary file, not a trace as text"),
         (Array(repeating: 0, count: 100), "a NUL byte: a binary file, not a trace as text"),
+        // A Windows "Unicode" save is text in UTF-16, not binary (a review).
+        ([0xFF, 0xFE, 0x23, 0x00, 0x20, 0x00, 0x71, 0x00], "UTF-16 text (a Windows \"Unicode\" save): save it as UTF-8"),
         (Array(repeating: 0xFF, count: 5000), "not valid UTF-8 text"),
         // A first line over the limit, cut inside a character (é), is too long, not "not UTF-8" (the review).
         (Array("# quench trace v1 ".utf8) + Array(repeating: Array("é".utf8), count: 2100).flatMap { $0 } + [0xC3], "longer than 4096 bytes"),

@@ -101,7 +101,7 @@ import QuenchSimulator
         }
         let typo = try replay(tare: 1800)
         #expect(typo.sips == 0 && typo.doubts == [
-            "most readings with something on the scale weigh less than the empty bottle (1800 g), and under half of that the bottle is taken "
+            "most readings with something on the scale weigh under four fifths of the empty bottle (1800 g), and under half of that the bottle is taken "
                 + "to be off the scale, its drinks unseen: is the empty weight right (`# empty-weight-g:` in the header, or --tare)?"], "\(typo.doubts)")
         for tare in [180.0, 700] {
             let right = try replay(tare: tare)

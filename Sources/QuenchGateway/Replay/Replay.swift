@@ -133,7 +133,7 @@ public struct ReplaySummary: Sendable, Hashable {
     public var tareDoubt: String? {
         guard let tare = calibration?.emptyWeightG, loaded >= 4, underTare * 10 > loaded else { return nil }
         let share = underTare * 2 > loaded ? "most" : "\(underTare * 100 / loaded) % of the"
-        return "\(share) readings with something on the scale weigh less than the empty bottle "
+        return "\(share) readings with something on the scale weigh under four fifths of the empty bottle "
             + "(\(tare.compactDescription) g), and under half of that the bottle is taken to be off the scale, its drinks unseen: "
             + "is the empty weight right (`# empty-weight-g:` in the header, or --tare)?"
     }

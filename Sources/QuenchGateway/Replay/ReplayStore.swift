@@ -64,8 +64,10 @@ public enum PipelineStore {
     /// again under another name would count every drink twice.
     /// A label no history holds is refused here, before the replay (it failed as the events were
     /// stored, after the whole table, with a database made for nothing).
-    public static func deviceLabel(header: TraceHeader, device: String?, source: String) throws(Failure) -> String? {
-        guard let named = header["device"] else {
+    public static func deviceLabel(header: TraceHeader, device given: String?, source: String) throws(Failure) -> String? {
+        // Empty is none, as the store takes it (`# device:` left blank, `--device ""`).
+        let device = TextField.eventDevice.stored(given)
+        guard let named = TextField.eventDevice.stored(header["device"]) else {
             if let device, let problem = TextField.eventDevice.problem(device) { throw .badDevice(source: source, givenIn: "--device", problem: problem) }
             return device
         }

@@ -47,7 +47,12 @@ public enum Simulate {
         try trace.finishWriting()
         try truthFile?.finishWriting()
         try trace.putInPlace()
-        try truthFile?.putInPlace()
+        // The truth's rename refused (its name another user's, in /tmp): the new trace beside an old truth would
+        // score against the wrong one; neither is left.
+        do { try truthFile?.putInPlace() } catch {
+            if trace.temporaryPath != nil { unlink(trace.path) }
+            throw error
+        }
         return result
     }
 

@@ -39,9 +39,13 @@ const serverNow = () => Date.now() + serverClockOffset;
 const READ_WAIT_MS = 15000;
 async function reach(href, init) {
   let response;
+  // An AbortController and a timer, not AbortSignal.timeout: Safari before 16 (an iPad Air 2) has none.
   const read = !init || !init.method || init.method === "GET";
-  try { response = await fetch(href, read ? { ...init, signal: AbortSignal.timeout(READ_WAIT_MS) } : init); }
+  const giveUp = read ? new AbortController() : null;
+  const timer = giveUp ? setTimeout(() => giveUp.abort(), READ_WAIT_MS) : null;
+  try { response = await fetch(href, giveUp ? { ...init, signal: giveUp.signal } : init); }
   catch (_) { throw new Error("the Pi cannot be reached"); }
+  finally { clearTimeout(timer); }
   if (response.headers.has("X-Quench-Offline")) servedOffline = true;
   else noteServerClock(response.headers.get("Date"));
   if (!response.ok) {
@@ -77,9 +81,14 @@ const localDate = (iso) => {
 // A time with its day when that is not `today` (YYYY-MM-DD): a carer's alert sent yesterday at
 // 13:30 read "Alert sent 13:30" at 12:51, a time still to come.
 // Whole percent of the goal, rounded down as the share card and `quench today` say it (100 % only once met).
-// The household's amounts come to a tenth of a mL, so 25.0 of 50.0 fl oz came as 739.3 of 1,478.7 mL (49.997 %):
-// the intake is taken 0.1 mL up, what the two roundings can take away (the card said 49 % where the day said 50 %).
-const percentOf = (intake, goal) => goal > 0 ? Math.floor(Math.max(0, intake + 0.1) * 100 / goal) : 0;
+// `rounded`: amounts in tenths of a mL (the household's), so 25.0 of 50.0 fl oz came as 739.3 of 1,478.7 mL
+// (49.997 %): the intake is taken up by what the two roundings can take away (the card said 49 % where the day
+// said 50 %), and never to 100 % short of the goal.
+const percentOf = (intake, goal, rounded = false) => {
+  if (!(goal > 0)) return 0;
+  const percent = Math.floor(Math.max(0, intake + (rounded ? 0.1 : 0)) * 100 / goal);
+  return intake < goal ? Math.min(99, percent) : percent;
+};
 const stamp = (iso, today) => (localDate(iso) === today ? "" : longDay(localDate(iso)) + " ") + clock(iso);
 const nowClock = () => new Date(serverNow()).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: zone });
 // Whether a time of day has not come yet in the household's day (which starts at its day start, 04:00
@@ -468,7 +477,7 @@ function showHousehold(people) {
   $("who").textContent = several && person ? " · " + person : "";
   $("people").replaceChildren(...people.map((p) => {
     const quiet = p.last_sip_at ? (serverNow() - new Date(p.last_sip_at).getTime()) / 3600000 : null;
-    const percent = percentOf(p.intake_ml, p.goal_ml);
+    const percent = percentOf(p.intake_ml, p.goal_ml, true);
     const amount = quickAmounts(p.person)[1];
     return el("li", { class: "person-card", "data-person": p.person },
       smallRing(Math.min(1, p.goal_ml > 0 ? p.intake_ml / p.goal_ml : 0), p.intake_ml >= p.goal_ml),
@@ -813,15 +822,28 @@ async function shareCard(event) {
 // The live stream. A page left for another (a person's link, the household) closes its stream: a
 // browser keeps six connections to a server, and pages kept for the Back button with their streams
 // open used them up, so the seventh page waited a minute for one.
-let source = null, checkDropped = null;
+let source = null, checkDropped = null, lastHeard = 0;
 const STREAM_GRACE_MS = 5000;
+// The server pings every 15 s. A Pi switched off (or a Wi-Fi gone) sends no error: the stream just falls
+// silent, and the page showed the figures as current. Silent for this long, it is opened again and the page read.
+const SILENCE_MS = 40000;
+setInterval(() => {
+  if (source && source.readyState === EventSource.OPEN && Date.now() - lastHeard > SILENCE_MS) {
+    source.close(); source = null;
+    $("live").textContent = "reconnecting…"; $("live").className = "live off";
+    live(); refresh();
+  }
+}, 10000);
 function live() {
   if (source) return;
   const stream = source = new EventSource("/api/events");
-  stream.addEventListener("change", () => refresh());
+  lastHeard = Date.now();
+  stream.addEventListener("change", () => { lastHeard = Date.now(); refresh(); });
+  stream.addEventListener("ping", () => { lastHeard = Date.now(); });
   // Open again after a drop (the server restarted, the phone woke): what changed meanwhile is fetched.
   let dropped = false;
   stream.onopen = () => {
+    lastHeard = Date.now();
     $("live").textContent = "live"; $("live").className = "live on";
     if (dropped) { dropped = false; refresh(); }
   };
@@ -831,7 +853,8 @@ function live() {
     // Still not back after a few seconds: the page is read again, and if the Pi does not answer, what it shows is
     // greyed and said to be "Not up to date" (it stayed as if current: a carer could not tell, a LAN trial).
     // One check at a time: the stream retries every 2 s, and a check put off at each retry never came.
-    if (!checkDropped) checkDropped = setTimeout(() => { checkDropped = null; if (stream.readyState !== EventSource.OPEN) refresh(); }, STREAM_GRACE_MS);
+    // A refused stream (503, too many live pages) is closed, and is no Pi gone: not checked.
+    if (!checkDropped) checkDropped = setTimeout(() => { checkDropped = null; if (stream.readyState === EventSource.CONNECTING) refresh(); }, STREAM_GRACE_MS);
     // A refusal (503: too many live pages) closes it for good; a dropped stream reconnects by itself.
     if (stream.readyState === EventSource.CLOSED) {
       if (source === stream) source = null;

@@ -20,8 +20,12 @@ self.addEventListener("fetch", (event) => {
   const key = api ? request.url : url.origin + url.pathname;
   event.respondWith((async () => {
     const cache = await caches.open(api ? DATA : SHELL);
+    // A wait of its own, shorter than the page's (15 s), and not the page's: aborted with the page's, the
+    // worker's fetch fell to its copy after the page had given up, and the copy was never shown.
+    const giveUp = new AbortController();
+    const timer = setTimeout(() => giveUp.abort(), 10000);
     try {
-      const response = await fetch(request);
+      const response = await fetch(request, { signal: giveUp.signal });
       if (response.ok) await cache.put(key, response.clone());
       return response;
     } catch (error) {
@@ -30,6 +34,8 @@ self.addEventListener("fetch", (event) => {
       const headers = new Headers(kept.headers);
       headers.set("X-Quench-Offline", "1");
       return new Response(await kept.blob(), { status: kept.status, statusText: kept.statusText, headers });
+    } finally {
+      clearTimeout(timer);
     }
   })());
 });
