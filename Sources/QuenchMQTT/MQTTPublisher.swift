@@ -782,28 +782,47 @@ public final class MQTTPublisher {
     /// its claims. Those are what the broker keeps under `quench/NODE/` (states, availability,
     /// claims), and the discovery configs it announced (the database keeps them: `mqtt_announced`).
     /// The history is untouched, and the next `run` or `sync` announces everything again. Returns
-    /// the topics cleared, sorted.
-    public func retire(timeout: Double) throws(MQTTSetupError) -> [String] {
+    /// the topics cleared, sorted, and the nodes they were under.
+    /// - Parameter everyNodeOwned: also every other node whose retained owner (`NodeOwner`) is this database: a
+    ///   `retire` without the node id a `sync --node-id nodex` used cleared nodex's entities and left its status,
+    ///   commands and owner (a Home Assistant trial).
+    public func retire(timeout: Double, everyNodeOwned: Bool = false) throws(MQTTSetupError) -> (topics: [String], nodes: [String]) {
         try claim()
         defer { release() }
         retiring = true
         defer { retiring = false }
         let end = ContinuousClock.now + .seconds(timeout)
         var retained = Set<String>()
+        var nodes: Set<String> = [topics.node]
         do throws(MQTTError) {
             try connect(within: min(timeout, 10))
             guard let client else { throw MQTTError("retire", .timeout(seconds: timeout)) }
             let announced = (try? store.announcedTopics().keys).map(Set.init) ?? []
-            // The broker sends what it keeps under this node right after the subscription: two
+            // The broker sends what it keeps under a node right after the subscription: two
             // seconds of listening take it all in (mosquitto on loopback: within milliseconds).
-            // Only this node's: the connection also hears every gateway's claims and the hub's roster.
-            let mine = topics.base + "/"
+            // Only the nodes' own: the connection also hears every gateway's claims and the hub's roster.
+            let (prefix, ownerSuffix, databaseID) = (topics.prefix + "/", "/database", identity.databaseID)
+            var owned: Set<String> = []
             client.onMessage = { message in
-                if message.retain, !message.payload.isEmpty, message.topic.hasPrefix(mine) { retained.insert(message.topic) }
+                guard message.retain, !message.payload.isEmpty else { return }
+                let rest = message.topic.dropFirst(prefix.count)
+                guard message.topic.hasPrefix(prefix), let node = rest.split(separator: "/", maxSplits: 1).first.map(String.init) else { return }
+                if nodes.contains(node) { retained.insert(message.topic) }
+                if everyNodeOwned, rest == node + ownerSuffix, NodeOwner(payload: message.payload)?.databaseID == databaseID { owned.insert(node) }
             }
-            try client.subscribe(mine + "#", qos: 1)
-            let listenUntil = min(end, .now + .seconds(2))
-            while ContinuousClock.now < listenUntil { try client.loop(timeoutMS: 100) }
+            func listen() throws(MQTTError) {
+                let listenUntil = min(end, .now + .seconds(2))
+                while ContinuousClock.now < listenUntil { try client.loop(timeoutMS: 100) }
+            }
+            try client.subscribe(topics.base + "/#", qos: 1)
+            if everyNodeOwned { try client.subscribe(prefix + "+" + ownerSuffix, qos: 1) }
+            try listen()
+            let others = owned.subtracting(nodes)
+            if !others.isEmpty {
+                nodes.formUnion(others)
+                for node in others.sorted() { try client.subscribe(prefix + node + "/#", qos: 1) }
+                try listen()
+            }
             retained.formUnion(announced)
             for topic in retained.sorted() { try publishOther(OutgoingMessage(topic: topic, payload: "", retain: true)) }
             while !otherInflight.isEmpty {
@@ -818,7 +837,9 @@ public final class MQTTPublisher {
             throw .broker("\(error)")
         }
         dropConnection()
-        return retained.sorted()
+        // The nodes something was cleared under (the machine's, with nothing there, is not named), else the one asked.
+        let touched = nodes.filter { node in retained.contains { $0.hasPrefix(topics.prefix + "/" + node + "/") } }
+        return (retained.sorted(), touched.isEmpty ? [topics.node] : touched.sorted())
     }
 
     /// Whether the broker accepts a connection with these settings (doctor): nil when it does, else why not.

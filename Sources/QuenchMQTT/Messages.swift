@@ -15,6 +15,8 @@ public struct OutgoingMessage: Sendable, Hashable {
 /// address; names are only what Home Assistant shows.
 public struct Topics: Sendable, Hashable {
     public let base: String
+    /// What every node's topics begin with (`mqtt.topic_prefix`): `quench`.
+    public let prefix: String
     public let discoveryPrefix: String
     /// The node id (`MQTTSettings.nodeID`, else the database's).
     public let node: String
@@ -23,6 +25,7 @@ public struct Topics: Sendable, Hashable {
 
     public init(_ settings: MQTTSettings, nodeID: String) {
         base = "\(settings.topicPrefix)/\(nodeID)"
+        prefix = settings.topicPrefix
         discoveryPrefix = settings.discoveryPrefix
         node = nodeID
         nodeName = settings.node

@@ -171,11 +171,13 @@ struct MQTTCommand: ParsableCommand {
 
         func run() throws {
             let (publisher, settings) = try once.publisher()
-            let cleared = try publisher.retire(timeout: once.timeout)
+            // Without a node id, every node this database holds on the broker: a `sync --node-id nodex` before left nodex's.
+            let (cleared, nodes) = try publisher.retire(timeout: once.timeout, everyNodeOwned: settings.configuredNodeID == nil)
             if once.store.json {
                 print(History.json(["cleared": cleared]))
             } else {
-                print("cleared \(cleared.count) retained topic\(cleared.count == 1 ? "" : "s") of node \(publisher.topics.node) on \(settings.broker)")
+                print("cleared \(cleared.count) retained topic\(cleared.count == 1 ? "" : "s") of node\(nodes.count == 1 ? "" : "s") "
+                      + "\(nodes.joined(separator: ", ")) on \(settings.broker)")
             }
         }
     }

@@ -275,8 +275,16 @@ struct HomeAssistantTests {
             hallStates = try ha.states()
             return afterSwitch == beforeSwitch && hallStates[entity("quench_hall_p1_intake_today")]?["state"] as? String == "500"
         }, "after switching back: \(Set(beforeSwitch.keys).subtracting(afterSwitch.keys).sorted()) gone, intake \(hallStates[entity("quench_hall_p1_intake_today")] ?? [:])")
-        let retired = try runQuench(["mqtt", "retire", "--db", hallPath, "--broker", broker.url, "--node-id", "hall"])
-        #expect(retired.status == 0 && retired.stdout.hasPrefix("cleared "), "\(retired.stdout)\(retired.stderr)")
+        // Without its node id: the node the hall's database published as (it named the machine's, and left the hall's
+        // status and claims: a Home Assistant trial).
+        let retired = try runQuench(["mqtt", "retire", "--db", hallPath, "--broker", broker.url])
+        #expect(retired.status == 0 && retired.stdout.hasPrefix("cleared ") && retired.stdout.contains(" of node hall on "),
+                "\(retired.stdout)\(retired.stderr)")
+        let afterRetire = TestSubscriber(port: broker.port, clientID: "quench-test-after-retire", topics: ["quench/hall/#"])
+        Thread.sleep(forTimeInterval: 1)
+        let hallLeft = afterRetire.messages.filter { $0.retain && !$0.payload.isEmpty }.map(\.topic)
+        afterRetire.close()
+        #expect(hallLeft.isEmpty, "retained under quench/hall after retire: \(hallLeft)")
         var left: [String] = []
         #expect(waitFor(20) {
             let list = try ha.websocket(["type": "config/entity_registry/list"]) as? [[String: Any]] ?? []

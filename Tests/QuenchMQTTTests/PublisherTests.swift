@@ -224,9 +224,14 @@ struct PublisherTests {
         #expect(theirs.isSuperset(of: ["quench/otherpi/claim/c82a3f003f2b", "quench/hub/roster"]), "\(theirs.sorted())")
         #expect(ours.count >= 25 && theirs.count == ours.count + 1, "\(ours.count) of ours, \(theirs.count) of the other gateway's and the hub's")
 
-        let cleared = try MQTTPublisher(settings: try settings(broker), environment: environment(path), logger: Self.logger,
-                                        announcesAvailability: false).retire(timeout: 10)
+        // Retired without its node id (`quench mqtt retire` alone): the node this database holds there by its owner
+        // record, as well as the machine's; not the other database's (a trial's retire named the machine's node and
+        // left testpi's status, commands and owner).
+        let unnamed = MQTTSettings(broker: try BrokerAddress(parsing: broker.url), node: "testpi")
+        let (cleared, nodes) = try MQTTPublisher(settings: unnamed, environment: environment(path), logger: Self.logger,
+                                                 announcesAvailability: false).retire(timeout: 10, everyNodeOwned: true)
         #expect(Set(cleared) == ours, "\(Set(cleared).symmetricDifference(ours).sorted())")
+        #expect(nodes == ["testpi"], "\(nodes)")
         #expect(kept("look-after") == theirs, "only the other gateway's are left")
         #expect(try IntakeStore(path: path).announcedTopics().isEmpty)
 
