@@ -49,13 +49,21 @@ extension History {
     }
 
     /// `quench goal set AMOUNT [--from DAY]`.
-    public static func setGoal(_ environment: HistoryEnvironment, amount: String, from: String?, json: Bool) throws(HistoryError) -> String {
+    /// - Parameter command: a remote command's id (Home Assistant): recorded with the goal, so the same command
+    ///   again changes nothing (sent late, it undid a later goal) and its id is refused for anything else.
+    public static func setGoal(_ environment: HistoryEnvironment, amount: String, from: String?, json: Bool,
+                               command: String? = nil) throws(HistoryError) -> String {
         let c = try environment.context(creating: true)
         let ml = try HistoryInput.goal(amount, defaultUnit: c.units)
         let day = try from.map { (f) throws(HistoryError) in
             try HistoryInput.option("--from") { () throws(HistoryError) in try HistoryInput.day(f, calendar: c.calendar, now: c.now) }
         } ?? c.today
-        try c.run { (store) throws(StoreError) in try store.setGoal(ml: ml, from: day, setAt: c.now, person: c.personID) }
+        if let command {
+            let done = try c.run { (store) throws(StoreError) in try store.setGoal(ml: ml, from: day, setAt: c.now, person: c.personID, command: command) }
+            if let done { return try goalText(c, json: json, lead: "Already done at \(Format.dateTime(done.doneAt, c.calendar)): nothing changed.") }
+        } else {
+            try c.run { (store) throws(StoreError) in try store.setGoal(ml: ml, from: day, setAt: c.now, person: c.personID) }
+        }
         return try goalText(c, json: json, lead: "Daily goal set to \(Format.volume(ml, c.units)) from \(day).")
     }
 

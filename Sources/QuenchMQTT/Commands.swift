@@ -136,6 +136,8 @@ public struct RemoteCommand: Sendable, Hashable {
             amount = .millilitres(ml)
         }
         if action.takesAmount, amount == nil { throw .init("field 'amount' is needed to \(action.rawValue)", id: id) }
+        // An undo's amount was dropped without a word, and the last drink deleted whatever it was (a trial).
+        if !action.takesAmount, amount != nil { throw .init("field 'amount' is not one \(action == .undo ? "an undo" : "an acknowledge") takes: nothing was done", id: id) }
         self.init(id: id, action: action, amount: amount)
     }
 
@@ -146,11 +148,11 @@ public struct RemoteCommand: Sendable, Hashable {
         env.person = person
         switch action {
         case .add:
-            return try History.add(env, amount: amount?.argument ?? "", at: nil, note: nil, json: false, identity: "mqtt|\(id)")
+            return try History.add(env, amount: amount?.argument ?? "", at: nil, note: nil, json: false, identity: RemoteCommandID.drinkPrefix + id)
         case .undo:
             return try History.undo(env, json: false, command: id)
         case .goal:
-            return try History.setGoal(env, amount: amount?.argument ?? "", from: nil, json: false)
+            return try History.setGoal(env, amount: amount?.argument ?? "", from: nil, json: false, command: id)
         case .acknowledge:
             // Once: a repeat (or a second carer's press) says when the first was.
             return try History.acknowledgeCarerAlert(env, name: person, json: false)
@@ -176,13 +178,11 @@ extension Topics {
     public func commandResult(_ state: PersonState) -> String { command(state) + "/result" }
     /// The subscription that receives every person's commands.
     public var commands: String { base + "/person/+/command" }
-    /// The person id a topic of `commands` is for (whether or not anyone here has it); nil for another topic.
-    func commandPersonID(_ topic: String) -> Int64? {
+    /// The person a topic of `commands` names, as written (whether or not anyone here has that id); nil for another topic.
+    func commandPerson(_ topic: String) -> String? {
         let prefix = base + "/person/", suffix = "/command"
         guard topic.hasPrefix(prefix), topic.hasSuffix(suffix), topic.count > prefix.count + suffix.count else { return nil }
-        let id = topic.dropFirst(prefix.count).dropLast(suffix.count)
-        guard id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-        return Int64(id)
+        return String(topic.dropFirst(prefix.count).dropLast(suffix.count))
     }
     /// `online` while `quench mqtt run` takes commands, `offline` once it stopped or after a
     /// `quench mqtt sync` (which says `online` on the status for its states, and is gone the
@@ -215,9 +215,13 @@ public enum RemoteCommands {
         guard let state = states.first(where: { topics.command($0) == topic }) else {
             // A person's command topic, for someone not here (removed, or a typo in an automation):
             // answered on its result topic, as a refusal is (it was only logged).
-            guard let id = topics.commandPersonID(topic) else { return nil }
+            // A name or `01` got no answer, or "nobody here has the id 1" beside person 1 (a trial).
+            guard let named = topics.commandPerson(topic) else { return nil }
             result.id = (try? RemoteCommand(parsing: payload))?.id
-            result.error = "nobody here has the id \(id) (`quench people --json` gives each person's id)"
+            let canonical = named.utf8.allSatisfy({ (0x30...0x39).contains($0) }) && Int64(named).map { "\($0)" == named } == true
+            result.error = canonical ? "nobody here has the id \(named) (`quench people --json` gives each person's id)"
+                : "'\(named.shownSafely(limit: 40))' is not a person's id: a person's commands go to …/person/ID/command, "
+                    + "the ID a number as `quench people --json` gives it"
             return Outcome(result: OutgoingMessage(topic: topic + "/result", payload: History.json(result), retain: false), refusal: result.error)
         }
         do throws(RemoteCommandError) {

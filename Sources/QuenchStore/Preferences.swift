@@ -121,9 +121,11 @@ extension IntakeStore {
         guard ml.isFinite, ml > 0, ml <= 20_000 else {
             throw StoreError(.invalidValue, path: path, "a daily goal of \(ml) mL is not between 1 mL and 20 L")
         }
-        try write("setting the goal") { db in
-            try db.run(Self.upsertGoal, [try Self.personOrFirst(person, db), day.description, ml, setAt.secondsSince1970])
-        }
+        try write("setting the goal") { db in try Self.setGoal(ml: ml, from: day, setAt: setAt, person: person, db) }
+    }
+
+    static func setGoal(ml: Double, from day: CivilDay, setAt: Timestamp, person: Int64?, _ db: SQLiteConnection) throws {
+        try db.run(Self.upsertGoal, [try Self.personOrFirst(person, db), day.description, ml, setAt.secondsSince1970])
     }
 
     private static let upsertGoal = """

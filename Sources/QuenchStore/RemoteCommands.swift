@@ -1,5 +1,10 @@
 import QuenchCore
 
+/// How a remote command's id is kept: a drink it adds has the identity `mqtt|ID`.
+public enum RemoteCommandID {
+    public static let drinkPrefix = "mqtt|"
+}
+
 /// A command from outside (Home Assistant over MQTT) already carried out: its id,
 /// what it did, and the event it changed.
 public struct RemoteCommandRecord: Sendable, Hashable {
@@ -13,32 +18,71 @@ extension IntakeStore {
     /// Remote commands are remembered this long: a repeat (QoS 1) comes within seconds.
     public static let remoteCommandMemory = 7.0 * 86_400
 
-    /// The command with this id, if it was carried out.
+    /// The command with this id, if it was carried out (an undo or a goal: a drink is known by its identity).
     public func remoteCommand(id: String) throws(StoreError) -> RemoteCommandRecord? {
-        try read("reading remote commands") { db in
-            try db.first("SELECT id, action, event, done_at FROM remote_command WHERE id = ?", [id]) { row in
-                RemoteCommandRecord(id: row[0], action: row[1], event: row[2], doneAt: Timestamp(secondsSince1970: row[3]))
-            }
-        }
+        try read("reading remote commands") { db in try Self.remoteCommand(id: id, db) }
     }
 
     /// `deleteNewest` for a remote command: the delete and the record of the command in one
     /// transaction, so a repeat of the command finds it done (and returns nil with `alreadyDone`).
-    /// Records older than `remoteCommandMemory` are forgotten on the way.
+    /// An id used for something else (a drink, a goal, another person's undo) is refused: a Home Assistant
+    /// trial's undo under a drink's id deleted another person's drink, and one under another's undo said
+    /// "already deleted" of a drink not theirs. Records older than `remoteCommandMemory` are forgotten on the way.
     public func deleteNewest(person: Int64?, command: String, at now: Timestamp) throws(StoreError)
         -> (event: IntakeEvent?, alreadyDone: RemoteCommandRecord?) {
         try write("undoing the last event") { db in
-            if let done = try db.first("SELECT id, action, event, done_at FROM remote_command WHERE id = ?", [command], { row in
-                RemoteCommandRecord(id: row[0], action: row[1], event: row[2], doneAt: Timestamp(secondsSince1970: row[3]))
-            }) {
-                return (try done.event.flatMap { try Self.event(id: $0, db) }, done)
+            if let done = try Self.remoteCommand(id: command, db) {
+                let event = try done.event.flatMap { try Self.event(id: $0, db) }
+                let whose = try done.event.flatMap { id in try db.first("SELECT person FROM intake_event WHERE id = ?", [id]) { row -> Int64? in row[0] } ?? nil }
+                guard done.action == Self.undoAction, person == nil || whose == nil || whose == person else {
+                    throw Self.usedBefore(command, for: done.action == Self.undoAction ? "an undo of another person's drink" : "a goal")
+                }
+                return (event, done)
             }
+            try Self.refuseIfADrinksID(command, db)
             try db.run("DELETE FROM remote_command WHERE done_at < ?", [now.secondsSince1970 - Self.remoteCommandMemory])
             let event = try Self.deleteNewest(person: person, db)
-            try db.run("INSERT INTO remote_command (id, action, event, done_at) VALUES (?, 'undo', ?, ?)",
-                       [command, event?.id, now.secondsSince1970])
+            try db.run("INSERT INTO remote_command (id, action, event, done_at) VALUES (?, ?, ?, ?)",
+                       [command, Self.undoAction, event?.id, now.secondsSince1970])
             return (event, nil)
         }
+    }
+
+    /// `setGoal` for a remote command, with its record in one transaction: the same command again changes
+    /// nothing (returns what it did), so a goal sent again late does not undo a later one (a trial's did).
+    /// Its id used for anything else is refused.
+    public func setGoal(ml: Double, from day: CivilDay, setAt: Timestamp, person: Int64?, command: String) throws(StoreError) -> RemoteCommandRecord? {
+        try write("setting the goal") { db in
+            let action = "goal:\(try Self.personOrFirst(person, db))"
+            if let done = try Self.remoteCommand(id: command, db) {
+                guard done.action == action else { throw Self.usedBefore(command, for: done.action == Self.undoAction ? "an undo" : "another person's goal") }
+                return done
+            }
+            try Self.refuseIfADrinksID(command, db)
+            try db.run("DELETE FROM remote_command WHERE done_at < ?", [setAt.secondsSince1970 - Self.remoteCommandMemory])
+            try Self.setGoal(ml: ml, from: day, setAt: setAt, person: person, db)
+            try db.run("INSERT INTO remote_command (id, action, event, done_at) VALUES (?, ?, NULL, ?)", [command, action, setAt.secondsSince1970])
+            return nil
+        }
+    }
+
+    static let undoAction = "undo"
+
+    static func remoteCommand(id: String, _ db: SQLiteConnection) throws -> RemoteCommandRecord? {
+        try db.first("SELECT id, action, event, done_at FROM remote_command WHERE id = ?", [id]) { row in
+            RemoteCommandRecord(id: row[0], action: row[1], event: row[2], doneAt: Timestamp(secondsSince1970: row[3]))
+        }
+    }
+
+    /// A drink added by a remote command carries its id (`mqtt|ID`): the id names that drink.
+    static func refuseIfADrinksID(_ command: String, _ db: SQLiteConnection) throws {
+        if let drink = try db.first("SELECT id FROM intake_event WHERE identity = ?", [RemoteCommandID.drinkPrefix + command], { row -> Int64 in row[0] }) {
+            throw usedBefore(command, for: "drink #\(drink)")
+        }
+    }
+
+    static func usedBefore(_ command: String, for what: String) -> StoreError {
+        StoreError(.invalidValue, path: nil, "the id '\(command.shownSafely(limit: 80))' was already used for \(what): each command needs an id of its own")
     }
 
     /// The event with this identity (live or deleted), if there is one.

@@ -112,6 +112,37 @@ struct RemoteCommandTests {
         #expect(try store.events(EventQuery(includeDeleted: true)).count == 2, "nothing stored by a refusal")
     }
 
+    /// A Home Assistant trial: a goal sent again after a later one undid it; an undo under a drink's id deleted
+    /// another person's drink; one under another person's undo said "already deleted" of a drink not theirs.
+    @Test("an id names one command, ever: a goal again changes nothing, and an id is refused for another action or person")
+    func anIdNamesOneCommand() throws {
+        let (env, store) = try history()
+        let ann = try store.addPerson(name: "Ann")
+        func goal() throws -> Double { try #require(try store.goals(person: nil).last?.ml) }
+        _ = try RemoteCommand(id: "g1", action: .goal, amount: .millilitres(2500)).perform(env, person: "me")
+        _ = try RemoteCommand(id: "g2", action: .goal, amount: .text("3l")).perform(env, person: "me")
+        #expect(try RemoteCommand(id: "g1", action: .goal, amount: .millilitres(2500)).perform(env, person: "me").hasPrefix("Already done at "))
+        #expect(try goal() == 3000, "the later goal stays")
+        _ = try RemoteCommand(id: "a1", action: .add, amount: .text("300ml")).perform(env, person: "me")
+        _ = try RemoteCommand(id: "a2", action: .add, amount: .text("200ml")).perform(env, person: "Ann")
+        _ = try RemoteCommand(id: "u1", action: .undo).perform(env, person: "me")
+        for (command, person, used) in [(RemoteCommand(id: "a2", action: .undo), "Ann", "drink #2"),
+                                        (RemoteCommand(id: "u1", action: .undo), "Ann", "an undo of another person's drink"),
+                                        (RemoteCommand(id: "g1", action: .undo), "me", "a goal"),
+                                        (RemoteCommand(id: "g1", action: .goal, amount: .millilitres(2500)), "Ann", "another person's goal"),
+                                        (RemoteCommand(id: "u1", action: .goal, amount: .millilitres(2500)), "me", "an undo"),
+                                        (RemoteCommand(id: "a1", action: .goal, amount: .millilitres(2500)), "me", "drink #1")] {
+            #expect {
+                try command.perform(env, person: person)
+            } throws: { "\($0)" == "the id '\(command.id)' was already used for \(used): each command needs an id of its own" }
+        }
+        #expect {
+            try RemoteCommand(id: "u1", action: .add, amount: .text("100ml")).perform(env, person: "me")
+        } throws: { "\($0)" == "the id 'u1' was already used for an undo: each command needs an id of its own" }
+        #expect(try store.events().map(\.ml) == [200], "Ann's drink stays; me's was undone once")
+        #expect(try store.goals(person: ann.id).isEmpty && goal() == 3000)
+    }
+
     @Test("a command on a person's topic: carried out, and what became of it published; nobody's topic ignored")
     func handled() throws {
         let (env, store) = try history()
@@ -137,8 +168,19 @@ struct RemoteCommandTests {
         #expect(nobody.result.topic == "quench/testpi/person/99/command/result" && nobody.result.payload.contains(#""ok":false"#))
         #expect(nobody.refusal?.contains("nobody here has the id 99") == true && nobody.result.payload.contains(#""id":"h3""#), "\(nobody.result.payload)")
         #expect(try store.events().map(\.identity) == ["mqtt|h1"])
-        #expect(RemoteCommands.handle(topic: "quench/testpi/person/x/command", payload: [], states: states, environment: env,
+        // A person's name or `01` in the topic is answered too (no answer came, or "nobody here has the id 1").
+        for named in ["01", "me"] {
+            let wrong = try #require(RemoteCommands.handle(topic: "quench/testpi/person/\(named)/command", payload: Array(#"{"id":"h4","action":"undo"}"#.utf8),
+                                                           states: states, environment: env, topics: topics, now: .wallClockNow))
+            #expect(wrong.refusal?.hasPrefix("'\(named)' is not a person's id: a person's commands go to …/person/ID/command") == true, "\(wrong.refusal ?? "")")
+        }
+        #expect(RemoteCommands.handle(topic: "quench/testpi/other", payload: [], states: states, environment: env,
                                       topics: topics, now: .wallClockNow) == nil)
+        // An undo's amount is refused, not dropped (the last drink was deleted whatever it was).
+        let undoAmount = try #require(RemoteCommands.handle(topic: topic, payload: Array(#"{"id":"h5","action":"undo","amount":"250ml"}"#.utf8),
+                                                            states: states, environment: env, topics: topics, now: .wallClockNow))
+        #expect(undoAmount.refusal == "field 'amount' is not one an undo takes: nothing was done")
+        #expect(try store.events().map(\.identity) == ["mqtt|h1"])
     }
 }
 
