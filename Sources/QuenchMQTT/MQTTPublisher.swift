@@ -91,6 +91,8 @@ public final class MQTTPublisher {
     private var lastReset: [Int64: (dayStart: Timestamp, text: String)] = [:]
     /// When each person's state was last read for the cycle `lastReset` holds: its total counted the drinks until then.
     private var countedUntil: [Int64: Timestamp] = [:]
+    /// Whether the broker passed on this connection's own owner record (`pump`).
+    private var ownWritesSeen = false
     private var connectedAt = ContinuousClock.now
     private var shortInARow = 0
     private var role: RoleHolding
@@ -170,7 +172,10 @@ public final class MQTTPublisher {
                 } else if message.topic == topics.roster {
                     rosterMessage = message
                 } else if message.topic == topics.database {
-                    heardNodeOwner(NodeOwner(payload: message.payload))
+                    let owner = NodeOwner(payload: message.payload)
+                    // Passed on live (not the copy kept from before, which comes retained): what it publishes arrives.
+                    if !message.retain, owner?.databaseID == identity.databaseID { ownWritesSeen = true }
+                    heardNodeOwner(owner)
                 }
             }
         }
@@ -191,6 +196,7 @@ public final class MQTTPublisher {
         stateDue = .now
         report.connections += 1
         connectedAt = .now
+        ownWritesSeen = false
         if !retiring { try publishOther(ownerMessage) }
         if announcesAvailability {
             try publishOther(OutgoingMessage(topic: topics.availability, payload: "online", retain: true))
@@ -229,6 +235,9 @@ public final class MQTTPublisher {
     }
 
     static let retainedWaitMS = 500
+    /// How long the broker may take to pass on this connection's own first message before the publisher
+    /// takes it that the broker drops what it publishes.
+    static let ownWriteWaitSeconds = 5.0
 
     /// This database as the node's owner, retained (`NodeOwner`).
     private var ownerMessage: OutgoingMessage {
@@ -291,9 +300,22 @@ public final class MQTTPublisher {
 
     // MARK: - The work of one turn
 
-    /// Sends outbox rows up to the window; true when it sent any.
+    /// Sends outbox rows up to the window; true when it sent any. Not before the broker passed on this
+    /// connection's own owner record: a broker whose ACL does not let this user write `quench/…` acknowledges
+    /// each message and drops it (mosquitto, as MQTT 3.1.1 allows), and the outbox let the changes go as
+    /// delivered (a Home Assistant trial gave the gateway Home Assistant's user). Not seen within
+    /// `ownWriteWaitSeconds`: the connection is given up, said, and the changes stay.
     private func pump() throws(MQTTError) -> Bool {
         guard let client, inflight.count < settings.window else { return false }
+        guard ownWritesSeen else {
+            guard ContinuousClock.now - connectedAt < .seconds(Self.ownWriteWaitSeconds) else {
+                throw MQTTError("publish on \(topics.database)", .declined(
+                    "the broker passed on nothing this gateway published within \(Int(Self.ownWriteWaitSeconds)) s: does its ACL let "
+                    + "\(settings.broker.user.map { "the user \($0.shownSafely(limit: 40))" } ?? "this client") write and read \(topics.base)/#? "
+                    + "(docs/homeassistant.md#the-brokers-access-control)"))
+            }
+            return false
+        }
         let entries: [OutboxEntry]
         do { entries = try store.outbox(after: lastSent, limit: settings.window - inflight.count) } catch {
             logger.error("cannot read the MQTT outbox", metadata: ["error": "\(error)"])
@@ -756,7 +778,8 @@ public final class MQTTPublisher {
             try publishOther(OutgoingMessage(topic: topics.takingCommands, payload: "offline", retain: true))
             while true {
                 try turn()
-                let drained = inflight.isEmpty && otherInflight.isEmpty && !needDiscovery
+                // Only once the broker passed on what this connection published: its states went nowhere either.
+                let drained = ownWritesSeen && inflight.isEmpty && otherInflight.isEmpty && !needDiscovery
                     && ((try? store.outbox(after: lastSent, limit: 1).isEmpty) ?? false)
                 if drained { break }
                 guard ContinuousClock.now < end else {

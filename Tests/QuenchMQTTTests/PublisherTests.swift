@@ -186,6 +186,38 @@ struct PublisherTests {
         #expect(subscriber.last("homeassistant/sensor/quench_testpi/p1_intake_today/config")?.payload.isEmpty == false)
     }
 
+    /// A Home Assistant trial gave the gateway Home Assistant's user, which the documented ACL lets write only
+    /// commands: mosquitto acknowledged each change and dropped it, `sync` said all was published, the outbox
+    /// let them go. Now the broker must pass on the connection's own first message before any change is sent.
+    @Test("a user the broker's ACL does not let write the gateway's topics: nothing is let go, and it is said")
+    func aUserTheACLDoesNotLetWriteKeepsTheChanges() throws {
+        let page = try String(contentsOf: TestPackage.root.appendingPathComponent("docs/homeassistant.md"), encoding: .utf8)
+        let start = try #require(page.range(of: "# /etc/mosquitto/acl"))
+        let end = try #require(page.range(of: "\n```", range: start.upperBound..<page.endIndex))
+        let acl = String(page[start.lowerBound..<end.lowerBound]) + "\n"
+        let broker = try MosquittoBroker(users: ["quench": "q-secret", "homeassistant": "h-secret"], acl: acl)
+        let folder = try TemporaryFolder()
+        for (user, password) in [("quench", "q-secret"), ("homeassistant", "h-secret")] {
+            _ = FileManager.default.createFile(atPath: folder.file(user), contents: Data((password + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        }
+        let (path, store) = try history()
+        func sync(as user: String) throws -> ProcessResult {
+            try runQuench(["mqtt", "sync", "--db", path, "--broker", "mqtt://\(user)@127.0.0.1:\(broker.port)", "--password-file", folder.file(user),
+                           "--node-id", "acl1", "--timeout", "20"])
+        }
+        #expect(try sync(as: "quench").status == 0)
+        #expect(try runQuench(["add", "43ml", "--db", path]).status == 0)
+        let before = try store.outboxStatus().pending
+        #expect(before > 0)
+        let denied = try sync(as: "homeassistant")
+        #expect(denied.status == 1 && denied.stderr.contains("the broker passed on nothing this gateway published within 5 s: does its ACL let the user homeassistant write and read quench/acl1/#?")
+                && denied.stderr.contains("kept in the outbox"), "\(denied.status) \(denied.stdout)\(denied.stderr)")
+        #expect(try store.outboxStatus().pending == before, "nothing let go")
+        let allowed = try sync(as: "quench")
+        #expect(allowed.status == 0 && allowed.stdout.contains("; 0 waiting"), "\(allowed.stdout)\(allowed.stderr)")
+        #expect(try store.outboxStatus().pending == 0)
+    }
+
     @Test("retire: every retained message this gateway keeps on the broker is cleared (its configs, states, availability, a claim); another gateway's stay; the next sync announces it again")
     func retireClearsWhatTheGatewayKeeps() throws {
         let broker = try MosquittoBroker()
