@@ -59,7 +59,7 @@ extension History {
         if let identity, identity.hasPrefix(RemoteCommandID.drinkPrefix) {
             let command = String(identity.dropFirst(RemoteCommandID.drinkPrefix.count))
             if let done = try c.run({ (store) throws(StoreError) in try store.remoteCommand(id: command) }) {
-                throw .invalidArgument("the id '\(command.shownSafely(limit: 80))' was already used for \(done.action == "undo" ? "an undo" : "a goal"): "
+                throw .invalidArgument("the id '\(command.shownSafely(limit: 80))' was already used for \(done.action.hasPrefix("undo") ? "an undo" : "a goal"): "
                     + "each command needs an id of its own")
             }
         }

@@ -91,8 +91,10 @@ public final class MQTTPublisher {
     private var lastReset: [Int64: (dayStart: Timestamp, text: String)] = [:]
     /// When each person's state was last read for the cycle `lastReset` holds: its total counted the drinks until then.
     private var countedUntil: [Int64: Timestamp] = [:]
-    /// Whether the broker passed on this connection's own owner record (`pump`).
+    /// Whether the broker passed on this connection's own owner record (`pump`), and when it was last sent.
     private var ownWritesSeen = false
+    private var ownWriteAskedAt = ContinuousClock.now
+    private var ownWritesMissed = 0
     private var connectedAt = ContinuousClock.now
     private var shortInARow = 0
     private var role: RoleHolding
@@ -149,8 +151,8 @@ public final class MQTTPublisher {
 
     // MARK: - Connection
 
-    private func connect(within seconds: Double) throws(MQTTError) {
-        try checkNodeIsFree(within: seconds)
+    private func connect(within seconds: Double, checkingNode: Bool = true) throws(MQTTError) {
+        if checkingNode { try checkNodeIsFree(within: seconds) }
         let c = try settings.connectedClient(clientID: clientID, cleanSession: true, password: password, within: seconds) { c throws(MQTTError) in
             if announcesAvailability { try c.setWill(topic: topics.availability, payload: Array("offline".utf8), qos: 1, retain: true) }
             c.setMaxInflight(UInt32(settings.window))
@@ -197,6 +199,7 @@ public final class MQTTPublisher {
         report.connections += 1
         connectedAt = .now
         ownWritesSeen = false
+        ownWriteAskedAt = .now
         if !retiring { try publishOther(ownerMessage) }
         if announcesAvailability {
             try publishOther(OutgoingMessage(topic: topics.availability, payload: "online", retain: true))
@@ -304,16 +307,24 @@ public final class MQTTPublisher {
     /// connection's own owner record: a broker whose ACL does not let this user write `quench/…` acknowledges
     /// each message and drops it (mosquitto, as MQTT 3.1.1 allows), and the outbox let the changes go as
     /// delivered (a Home Assistant trial gave the gateway Home Assistant's user). Not seen within
-    /// `ownWriteWaitSeconds`: the connection is given up, said, and the changes stay.
+    /// `ownWriteWaitSeconds`, it is said and the changes stay: a `sync` fails; `run` keeps its connection (dropped
+    /// and made again, it did so every 5 s, its will saying the node offline each time: a review), says so now and
+    /// then, and sends the record again, so an ACL mended on the broker is noticed.
     private func pump() throws(MQTTError) -> Bool {
         guard let client, inflight.count < settings.window else { return false }
         guard ownWritesSeen else {
-            guard ContinuousClock.now - connectedAt < .seconds(Self.ownWriteWaitSeconds) else {
-                throw MQTTError("publish on \(topics.database)", .declined(
-                    "the broker passed on nothing this gateway published within \(Int(Self.ownWriteWaitSeconds)) s: does its ACL let "
-                    + "\(settings.broker.user.map { "the user \($0.shownSafely(limit: 40))" } ?? "this client") write and read \(topics.base)/#? "
-                    + "(docs/homeassistant.md#the-brokers-access-control)"))
+            guard ContinuousClock.now - ownWriteAskedAt >= .seconds(Self.ownWriteWaitSeconds) else { return false }
+            let refused = MQTTError("publish on \(topics.database)", .declined(
+                "the broker passed on nothing this gateway published within \(Int(Self.ownWriteWaitSeconds)) s: does its ACL let "
+                + "\(settings.broker.user.map { "the user \($0.shownSafely(limit: 40))" } ?? "this client") write and read \(topics.base)/#? "
+                + "(docs/homeassistant.md#the-brokers-access-control)"))
+            guard announcesAvailability else { throw refused }
+            if RepeatedNotice.worthSaying(occurrence: ownWritesMissed) {
+                logger.error("changes are kept in the outbox", metadata: ["reason": "\(refused)", "waiting": "\(pendingRows())"])
             }
+            ownWritesMissed += 1
+            ownWriteAskedAt = .now
+            try publishOther(ownerMessage)
             return false
         }
         let entries: [OutboxEntry]
@@ -808,8 +819,10 @@ public final class MQTTPublisher {
     /// the topics cleared, sorted, and the nodes they were under.
     /// - Parameter everyNodeOwned: also every other node whose retained owner (`NodeOwner`) is this database: a
     ///   `retire` without the node id a `sync --node-id nodex` used cleared nodex's entities and left its status,
-    ///   commands and owner (a Home Assistant trial).
-    public func retire(timeout: Double, everyNodeOwned: Bool = false) throws(MQTTSetupError) -> (topics: [String], nodes: [String]) {
+    ///   commands and owner (a Home Assistant trial). Then a node is left (`left`) when its owner record names
+    ///   another database (the machine's node, kept by another history on this machine), or when it is online
+    ///   with a will (`quench mqtt run` on a copy of this database: a cloned card given its own node id).
+    public func retire(timeout: Double, everyNodeOwned: Bool = false) throws(MQTTSetupError) -> (topics: [String], nodes: [String], left: [String]) {
         try claim()
         defer { release() }
         retiring = true
@@ -817,36 +830,54 @@ public final class MQTTPublisher {
         let end = ContinuousClock.now + .seconds(timeout)
         var retained = Set<String>()
         var nodes: Set<String> = [topics.node]
+        var left: [String] = []
         do throws(MQTTError) {
-            try connect(within: min(timeout, 10))
+            // Each node is judged by what the broker keeps of it, below: the check would refuse the whole retire
+            // for a machine's node another history publishes as.
+            try connect(within: min(timeout, 10), checkingNode: !everyNodeOwned)
             guard let client else { throw MQTTError("retire", .timeout(seconds: timeout)) }
             let announced = (try? store.announcedTopics().keys).map(Set.init) ?? []
             // The broker sends what it keeps under a node right after the subscription: two
             // seconds of listening take it all in (mosquitto on loopback: within milliseconds).
             // Only the nodes' own: the connection also hears every gateway's claims and the hub's roster.
             let (prefix, ownerSuffix, databaseID) = (topics.prefix + "/", "/database", identity.databaseID)
-            var owned: Set<String> = []
+            var owners: [String: NodeOwner] = [:]
+            var online: Set<String> = []
             client.onMessage = { message in
                 guard message.retain, !message.payload.isEmpty else { return }
                 let rest = message.topic.dropFirst(prefix.count)
                 guard message.topic.hasPrefix(prefix), let node = rest.split(separator: "/", maxSplits: 1).first.map(String.init) else { return }
                 if nodes.contains(node) { retained.insert(message.topic) }
-                if everyNodeOwned, rest == node + ownerSuffix, NodeOwner(payload: message.payload)?.databaseID == databaseID { owned.insert(node) }
+                if everyNodeOwned, rest == node + ownerSuffix, let owner = NodeOwner(payload: message.payload) { owners[node] = owner }
+                if everyNodeOwned, rest == node + "/status", message.payload == Array("online".utf8) { online.insert(node) }
             }
             func listen() throws(MQTTError) {
                 let listenUntil = min(end, .now + .seconds(2))
                 while ContinuousClock.now < listenUntil { try client.loop(timeoutMS: 100) }
             }
             try client.subscribe(topics.base + "/#", qos: 1)
-            if everyNodeOwned { try client.subscribe(prefix + "+" + ownerSuffix, qos: 1) }
-            try listen()
-            let others = owned.subtracting(nodes)
-            if !others.isEmpty {
-                nodes.formUnion(others)
-                for node in others.sorted() { try client.subscribe(prefix + node + "/#", qos: 1) }
-                try listen()
+            if everyNodeOwned {
+                try client.subscribe(prefix + "+" + ownerSuffix, qos: 1)
+                try client.subscribe(prefix + "+/status", qos: 1)
             }
-            retained.formUnion(announced)
+            try listen()
+            if everyNodeOwned {
+                let live = { (node: String) in owners[node]?.hasWill == true && online.contains(node) }
+                let others = Set(owners.filter { $0.value.databaseID == databaseID }.keys).subtracting(nodes).filter { !live($0) }
+                left = owners.keys.filter { node in node == topics.node ? owners[node]?.databaseID != databaseID
+                                                                        : owners[node]?.databaseID == databaseID && live(node) }.sorted()
+                if left.contains(topics.node) { nodes.remove(topics.node) }
+                if !others.isEmpty {
+                    nodes.formUnion(others)
+                    for node in others.sorted() { try client.subscribe(prefix + node + "/#", qos: 1) }
+                    try listen()
+                }
+            }
+            // What was heard of a node left stays; so do the discovery configs under its name (the same topics, now another's).
+            retained = retained.filter { topic in !left.contains { topic.hasPrefix(prefix + $0 + "/") } }
+            retained.formUnion(announced.filter { topic in
+                !left.contains { node in topic.split(separator: "/").contains { $0 == "quench_\(node)" || $0.hasPrefix("quench_\(node)_") } }
+            })
             for topic in retained.sorted() { try publishOther(OutgoingMessage(topic: topic, payload: "", retain: true)) }
             while !otherInflight.isEmpty {
                 guard ContinuousClock.now < end else { throw MQTTError("retire", .timeout(seconds: timeout)) }
@@ -862,7 +893,7 @@ public final class MQTTPublisher {
         dropConnection()
         // The nodes something was cleared under (the machine's, with nothing there, is not named), else the one asked.
         let touched = nodes.filter { node in retained.contains { $0.hasPrefix(topics.prefix + "/" + node + "/") } }
-        return (retained.sorted(), touched.isEmpty ? [topics.node] : touched.sorted())
+        return (retained.sorted(), touched.isEmpty && left.isEmpty ? [topics.node] : touched.sorted(), left)
     }
 
     /// Whether the broker accepts a connection with these settings (doctor): nil when it does, else why not.

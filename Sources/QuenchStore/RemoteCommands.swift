@@ -31,11 +31,16 @@ extension IntakeStore {
     public func deleteNewest(person: Int64?, command: String, at now: Timestamp) throws(StoreError)
         -> (event: IntakeEvent?, alreadyDone: RemoteCommandRecord?) {
         try write("undoing the last event") { db in
+            // Whose undo it was, kept with it: an undo that found nothing has no drink to say whose it was.
+            let action = Self.undoAction + (person.map { ":\($0)" } ?? "")
             if let done = try Self.remoteCommand(id: command, db) {
                 let event = try done.event.flatMap { try Self.event(id: $0, db) }
-                let whose = try done.event.flatMap { id in try db.first("SELECT person FROM intake_event WHERE id = ?", [id]) { row -> Int64? in row[0] } ?? nil }
-                guard done.action == Self.undoAction, person == nil || whose == nil || whose == person else {
-                    throw Self.usedBefore(command, for: done.action == Self.undoAction ? "an undo of another person's drink" : "a goal")
+                // Recorded before persons were kept with an undo: whose drink it deleted says whose it was.
+                let whose = done.action == Self.undoAction
+                    ? try done.event.flatMap { id in try db.first("SELECT person FROM intake_event WHERE id = ?", [id]) { row -> Int64? in row[0] } ?? nil }.map { Self.undoAction + ":\($0)" }
+                    : done.action
+                guard done.action.hasPrefix(Self.undoAction), whose == nil || whose == action else {
+                    throw Self.usedBefore(command, for: done.action.hasPrefix(Self.undoAction) ? "another person's undo" : "a goal")
                 }
                 return (event, done)
             }
@@ -43,19 +48,21 @@ extension IntakeStore {
             try db.run("DELETE FROM remote_command WHERE done_at < ?", [now.secondsSince1970 - Self.remoteCommandMemory])
             let event = try Self.deleteNewest(person: person, db)
             try db.run("INSERT INTO remote_command (id, action, event, done_at) VALUES (?, ?, ?, ?)",
-                       [command, Self.undoAction, event?.id, now.secondsSince1970])
+                       [command, action, event?.id, now.secondsSince1970])
             return (event, nil)
         }
     }
 
     /// `setGoal` for a remote command, with its record in one transaction: the same command again changes
     /// nothing (returns what it did), so a goal sent again late does not undo a later one (a trial's did).
-    /// Its id used for anything else is refused.
+    /// Its id used for anything else, another amount or another person's goal too, is refused, as a drink's is.
     public func setGoal(ml: Double, from day: CivilDay, setAt: Timestamp, person: Int64?, command: String) throws(StoreError) -> RemoteCommandRecord? {
         try write("setting the goal") { db in
-            let action = "goal:\(try Self.personOrFirst(person, db))"
+            let action = "goal:\(try Self.personOrFirst(person, db)):\(day.description):\((ml * 10).rounded() / 10)"
             if let done = try Self.remoteCommand(id: command, db) {
-                guard done.action == action else { throw Self.usedBefore(command, for: done.action == Self.undoAction ? "an undo" : "another person's goal") }
+                guard done.action == action else {
+                    throw Self.usedBefore(command, for: done.action.hasPrefix(Self.undoAction) ? "an undo" : "another goal")
+                }
                 return done
             }
             try Self.refuseIfADrinksID(command, db)

@@ -172,12 +172,14 @@ struct MQTTCommand: ParsableCommand {
         func run() throws {
             let (publisher, settings) = try once.publisher()
             // Without a node id, every node this database holds on the broker: a `sync --node-id nodex` before left nodex's.
-            let (cleared, nodes) = try publisher.retire(timeout: once.timeout, everyNodeOwned: settings.configuredNodeID == nil)
+            let (cleared, nodes, left) = try publisher.retire(timeout: once.timeout, everyNodeOwned: settings.configuredNodeID == nil)
             if once.store.json {
-                print(History.json(["cleared": cleared]))
+                print(History.json(["cleared": cleared, "left": left]))
             } else {
-                print("cleared \(cleared.count) retained topic\(cleared.count == 1 ? "" : "s") of node\(nodes.count == 1 ? "" : "s") "
-                      + "\(nodes.joined(separator: ", ")) on \(settings.broker)")
+                print("cleared \(cleared.count) retained topic\(cleared.count == 1 ? "" : "s")"
+                      + (nodes.isEmpty ? "" : " of node\(nodes.count == 1 ? "" : "s") \(nodes.joined(separator: ", "))") + " on \(settings.broker)"
+                      + (left.isEmpty ? "" : "; left node\(left.count == 1 ? "" : "s") \(left.joined(separator: ", ")), another history's or publishing now "
+                         + "(--node-id NODE retires one by name)"))
             }
         }
     }

@@ -127,9 +127,10 @@ struct RemoteCommandTests {
         _ = try RemoteCommand(id: "a2", action: .add, amount: .text("200ml")).perform(env, person: "Ann")
         _ = try RemoteCommand(id: "u1", action: .undo).perform(env, person: "me")
         for (command, person, used) in [(RemoteCommand(id: "a2", action: .undo), "Ann", "drink #2"),
-                                        (RemoteCommand(id: "u1", action: .undo), "Ann", "an undo of another person's drink"),
+                                        (RemoteCommand(id: "u1", action: .undo), "Ann", "another person's undo"),
                                         (RemoteCommand(id: "g1", action: .undo), "me", "a goal"),
-                                        (RemoteCommand(id: "g1", action: .goal, amount: .millilitres(2500)), "Ann", "another person's goal"),
+                                        (RemoteCommand(id: "g1", action: .goal, amount: .millilitres(2500)), "Ann", "another goal"),
+                                        (RemoteCommand(id: "g1", action: .goal, amount: .millilitres(2600)), "me", "another goal"),
                                         (RemoteCommand(id: "u1", action: .goal, amount: .millilitres(2500)), "me", "an undo"),
                                         (RemoteCommand(id: "a1", action: .goal, amount: .millilitres(2500)), "me", "drink #1")] {
             #expect {
@@ -140,6 +141,13 @@ struct RemoteCommandTests {
             try RemoteCommand(id: "u1", action: .add, amount: .text("100ml")).perform(env, person: "me")
         } throws: { "\($0)" == "the id 'u1' was already used for an undo: each command needs an id of its own" }
         #expect(try store.events().map(\.ml) == [200], "Ann's drink stays; me's was undone once")
+        // An undo that found nothing is still its person's (a review: another's undo under its id said "nothing to undo").
+        let bo = try store.addPerson(name: "Bo")
+        #expect(throws: HistoryError.self) { try RemoteCommand(id: "u2", action: .undo).perform(env, person: "Bo") }
+        #expect {
+            try RemoteCommand(id: "u2", action: .undo).perform(env, person: "Ann")
+        } throws: { "\($0)" == "the id 'u2' was already used for another person's undo: each command needs an id of its own" }
+        _ = bo
         #expect(try store.goals(person: ann.id).isEmpty && goal() == 3000)
     }
 
