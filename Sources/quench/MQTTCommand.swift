@@ -111,7 +111,7 @@ struct MQTTCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Publish as changes come, until stopped (the quench-mqtt service).")
         @OptionGroup var store: StoreOptions
         @OptionGroup var mqtt: BrokerOptions
-        @Option(help: "Stop after this many seconds (default: until a signal).", transform: parseSeconds) var seconds: Double?
+        @Option(help: "Stop after this many seconds (default: until a signal); exits 1 if the broker was never reached.", transform: parseSeconds) var seconds: Double?
 
         func run() throws {
             let (configuration, settings) = try mqtt.checkedSettings(store)
@@ -119,6 +119,12 @@ struct MQTTCommand: ParsableCommand {
             let publisher = try MQTTPublisher(settings: settings, environment: HistoryEnvironment.process(configuration),
                                               logger: logger, announcesAvailability: true)
             untilStopped(seconds: seconds, logger: logger) { publisher.run(shouldStop: $0) }
+            // A bounded run that never reached the broker did nothing it was run for: exit 0 said it had (a trial).
+            if let seconds, publisher.report.connections == 0 {
+                FileHandleStderr.write("quench: error: never reached the MQTT broker \(settings.broker) in \(seconds.compactDescription) s; "
+                                       + "every change stays in the outbox\n")
+                throw ExitCode(1)
+            }
         }
     }
 

@@ -572,6 +572,10 @@ struct IdentityTests {
         let (path, _) = try database()
         let run = try runQuench(["mqtt", "run", "--db", path, "--broker", "mqtt://ha:hunter2@127.0.0.1:1", "--seconds", "1"])
         #expect(run.status != 0 && !run.stderr.contains("hunter2") && run.stderr.contains("***"), "\(run.stderr)")
+        // A bounded run that never reached its broker exits 1 (it exited 0, as if it had published: a trial).
+        let unreached = try runQuench(["mqtt", "run", "--db", path, "--broker", "mqtt://127.0.0.1:1", "--seconds", "1"])
+        #expect(unreached.status == 1 && unreached.stderr.contains("quench: error: never reached the MQTT broker mqtt://127.0.0.1:1 in 1 s"),
+                "\(unreached.status) \(unreached.stderr)")
 
         let broker = try MosquittoBroker(users: ["quench": "open sesame"])
         let file = (path as NSString).deletingLastPathComponent + "/password"
