@@ -54,9 +54,9 @@ public enum CommandLineAdvice {
         case LiveError.noDevices: ": pair one with `quench pair ADDRESS`"
         case LiveError.notCalibrated(let address): " (run `quench calibrate \(address)`)"
         case CalibrationError.missingLevelCurve: " (--level-curve LEVEL:ML,LEVEL:ML,...)"
-        // A capture has no header, and its unit is its profile's (--unit is refused with --btsnoop).
         case CalibrationError.unitDoesNotFitSensor(_, let sensor):
             " (the trace is a \(sensor.rawValue) sensor's, by `# sensor:` in its header or --sensor: give its unit, or the other with --sensor)"
+        // A capture has no header, and its unit is its profile's (--unit is refused with --btsnoop).
         case CalibrationError.levelCurveForScale where words.contains(where: { $0 == "--btsnoop" || $0.hasPrefix("--btsnoop=") }):
             ": leave out --level-curve: the capture's profile reads a weight"
         case CalibrationError.levelCurveForScale: ": leave out --level-curve (or the header's `# level-curve:`), or, if the trace is a level sensor's, say so with --unit mm|percent|raw"

@@ -56,13 +56,7 @@ extension History {
             return try alreadyAdded(done, ml: ml, identity: identity, c, json: json)
         }
         // A remote command's id that an undo or a goal used names that command, not a drink.
-        if let identity, identity.hasPrefix(RemoteCommandID.drinkPrefix) {
-            let command = String(identity.dropFirst(RemoteCommandID.drinkPrefix.count))
-            if let done = try c.run({ (store) throws(StoreError) in try store.remoteCommand(id: command) }) {
-                throw .invalidArgument("the id '\(command.shownSafely(limit: 80))' was already used for \(done.action.hasPrefix("undo") ? "an undo" : "a goal"): "
-                    + "each command needs an id of its own")
-            }
-        }
+        if let identity { try c.run { (store) throws(StoreError) in try store.refuseIfACommandsID(drinkIdentity: identity) } }
         let event: IntakeEvent
         do {
             event = try c.run { (store) throws(StoreError) in

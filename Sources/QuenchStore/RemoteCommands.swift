@@ -45,10 +45,8 @@ extension IntakeStore {
                 return (event, done)
             }
             try Self.refuseIfADrinksID(command, db)
-            try db.run("DELETE FROM remote_command WHERE done_at < ?", [now.secondsSince1970 - Self.remoteCommandMemory])
             let event = try Self.deleteNewest(person: person, db)
-            try db.run("INSERT INTO remote_command (id, action, event, done_at) VALUES (?, ?, ?, ?)",
-                       [command, action, event?.id, now.secondsSince1970])
+            try Self.record(command, action: action, event: event?.id, at: now, db)
             return (event, nil)
         }
     }
@@ -66,14 +64,30 @@ extension IntakeStore {
                 return done
             }
             try Self.refuseIfADrinksID(command, db)
-            try db.run("DELETE FROM remote_command WHERE done_at < ?", [setAt.secondsSince1970 - Self.remoteCommandMemory])
             try Self.setGoal(ml: ml, from: day, setAt: setAt, person: person, db)
-            try db.run("INSERT INTO remote_command (id, action, event, done_at) VALUES (?, ?, NULL, ?)", [command, action, setAt.secondsSince1970])
+            try Self.record(command, action: action, event: nil, at: setAt, db)
             return nil
         }
     }
 
     static let undoAction = "undo"
+
+    /// Keeps a command carried out, forgetting those older than `remoteCommandMemory` on the way.
+    static func record(_ command: String, action: String, event: Int64?, at now: Timestamp, _ db: SQLiteConnection) throws {
+        try db.run("DELETE FROM remote_command WHERE done_at < ?", [now.secondsSince1970 - Self.remoteCommandMemory])
+        try db.run("INSERT INTO remote_command (id, action, event, done_at) VALUES (?, ?, ?, ?)", [command, action, event, now.secondsSince1970])
+    }
+
+    /// Refuses a drink's id (`mqtt|ID`) that an undo or a goal was carried out under: the id names that command.
+    public func refuseIfACommandsID(drinkIdentity identity: String) throws(StoreError) {
+        guard identity.hasPrefix(RemoteCommandID.drinkPrefix) else { return }
+        let command = String(identity.dropFirst(RemoteCommandID.drinkPrefix.count))
+        try read("reading remote commands") { db in
+            if let done = try Self.remoteCommand(id: command, db) {
+                throw Self.usedBefore(command, for: done.action.hasPrefix(Self.undoAction) ? "an undo" : "a goal")
+            }
+        }
+    }
 
     static func remoteCommand(id: String, _ db: SQLiteConnection) throws -> RemoteCommandRecord? {
         try db.first("SELECT id, action, event, done_at FROM remote_command WHERE id = ?", [id]) { row in

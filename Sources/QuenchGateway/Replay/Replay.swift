@@ -178,14 +178,15 @@ public struct ReplaySummary: Sendable, Hashable {
     mutating func sample(_ reading: Reading) {
         guard let calibration, let value = reading.value else { return }
         sampled += 1
+        let ml = calibration.millilitres(value)
         if let curve = calibration.levelCurve {
             // Where the detector takes a level for garbage.
-            if calibration.millilitres(value) > SipDetector.plausibleML(curve).upperBound { overweight += 1 }
-        } else if calibration.millilitres(value) > Self.heaviestBottleML {
+            if ml > SipDetector.plausibleML(curve).upperBound { overweight += 1 }
+        } else if ml > Self.heaviestBottleML {
             overweight += 1
-        } else if let tare = calibration.emptyWeightG, calibration.millilitres(value) >= SipDetector.smallestBottleML {
+        } else if let tare = calibration.emptyWeightG, ml >= SipDetector.smallestBottleML {
             loaded += 1
-            if calibration.millilitres(value) * calibration.density < Self.tareDoubtFraction * tare { underTare += 1 }
+            if ml * calibration.density < Self.tareDoubtFraction * tare { underTare += 1 }
         }
     }
 

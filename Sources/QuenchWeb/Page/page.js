@@ -78,8 +78,6 @@ const localDate = (iso) => {
     .formatToParts(new Date(iso)).map((p) => [p.type, p.value]));
   return parts.year + "-" + parts.month + "-" + parts.day;
 };
-// A time with its day when that is not `today` (YYYY-MM-DD): a carer's alert sent yesterday at
-// 13:30 read "Alert sent 13:30" at 12:51, a time still to come.
 // Whole percent of the goal, rounded down as the share card and `quench today` say it (100 % only once met).
 // `rounded`: amounts in tenths of a mL (the household's), so 25.0 of 50.0 fl oz came as 739.3 of 1,478.7 mL
 // (49.997 %): the intake is taken up by what the two roundings can take away (the card said 49 % where the day
@@ -89,6 +87,8 @@ const percentOf = (intake, goal, rounded = false) => {
   const percent = Math.floor(Math.max(0, intake + (rounded ? 0.1 : 0)) * 100 / goal);
   return intake < goal ? Math.min(99, percent) : percent;
 };
+// A time with its day when that is not `today` (YYYY-MM-DD): a carer's alert sent yesterday at
+// 13:30 read "Alert sent 13:30" at 12:51, a time still to come.
 const stamp = (iso, today) => (localDate(iso) === today ? "" : longDay(localDate(iso)) + " ") + clock(iso);
 const nowClock = () => new Date(serverNow()).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: zone });
 // Whether a time of day has not come yet in the household's day (which starts at its day start, 04:00
@@ -591,6 +591,13 @@ function showView(view) {
   $("carer").hidden = view !== "carer";
 }
 
+// The page at its address with `name` set to `value` (null: left out), in place of this one in the history.
+function readdress(name, value) {
+  const q = new URLSearchParams(location.search);
+  if (value === null) q.delete(name); else q.set(name, value);
+  location.replace("/" + (q.toString() ? "?" + q.toString() : "") + location.hash);
+}
+
 let refreshing = null, again = false;
 async function refresh() {
   if (refreshing) { again = true; return refreshing; }
@@ -615,20 +622,10 @@ async function refresh() {
         const asked = query.get("date");
         const [today, state] = await Promise.all([getJSON("today", day ? { date: day } : asked ? { date: asked } : {}), getJSON("state")]);
         // `?date=yesterday` (as /api/today takes it) showed today without a word: the address takes the day it names.
-        if (asked && !day && !servedOffline) {
-          const q = new URLSearchParams(location.search);
-          if (today.date === currentDay) q.delete("date"); else q.set("date", today.date);
-          location.replace("/" + (q.toString() ? "?" + q.toString() : "") + location.hash);
-          return;
-        }
+        if (asked && !day && !servedOffline) return readdress("date", today.date === currentDay ? null : today.date);
         // Opened by a name they had before a rename (a bookmark): the address takes the name they have now.
         // Not from the offline copy: names renamed there and back could send it round in a circle.
-        if (person && today.person && today.person !== person && !servedOffline) {
-          const q = new URLSearchParams(location.search);
-          q.set("person", today.person);
-          location.replace("/?" + q.toString() + location.hash);
-          return;
-        }
+        if (person && today.person && today.person !== person && !servedOffline) return readdress("person", today.person);
         showToday(today, state);
         shownDay = today;
         const [events, week, month, calendar, goal, remind] = await Promise.all([
