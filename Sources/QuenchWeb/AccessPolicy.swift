@@ -92,8 +92,10 @@ public struct AccessPolicy: Sendable {
                 return .refuse(status: 403, reason: "cross-site write refused")
             }
             if let origin = request.origin {
-                guard let host = request.host, origin == "http://\(host)" || origin == "https://\(host)" else {
-                    return .refuse(status: 403, reason: "cross-origin write refused (Origin \(origin))")
+                // A scheme and a host are case-insensitive (RFC 3986 §3.1, §3.2.2): a page opened as http://LOCALHOST:8080.
+                let site = origin.lowercased()
+                guard let host = request.host?.lowercased(), site == "http://\(host)" || site == "https://\(host)" else {
+                    return .refuse(status: 403, reason: "cross-origin write refused (" + (origin.isEmpty ? "an empty Origin" : "Origin \(origin)") + ")")
                 }
             }
             guard !request.pathTakesMethod || request.contentType.map(Self.isJSON) == true else {
@@ -134,15 +136,17 @@ public struct AccessPolicy: Sendable {
         return mediaType.lowercased() == "application/json"
     }
 
-    /// `Host: localhost:8080`, `127.0.0.1`, `[::1]:8080`.
+    /// `Host: localhost:8080`, `127.0.0.1`, `[::1]:8080`; a name in any case, and as a
+    /// fully qualified one (`localhost.`), as a browser sends what was typed.
     static func namesLoopback(_ host: String) -> Bool {
-        var name = Substring(host)
+        var name = Substring(host.lowercased())
         if name.hasPrefix("[") {
             guard let close = name.firstIndex(of: "]") else { return false }
             name = name[name.index(after: name.startIndex)..<close]
             return name == "::1"
         }
         if let colon = name.lastIndex(of: ":") { name = name[..<colon] }
+        if name == "localhost." { return true }
         let octets = name.split(separator: ".", omittingEmptySubsequences: false)
         return name == "localhost" || (octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil })
     }

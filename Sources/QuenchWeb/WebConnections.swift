@@ -288,7 +288,13 @@ struct LimitedHTTP1Channel: ServerChildChannel {
 /// - an answer of no known length (the live page's event stream) to an HTTP/1.0
 ///   request is sent as HTTP/1.0: its body runs to the connection's close, which
 ///   follows its end (RFC 9112 §7: chunked, which NIO's encoder chose for a 1.1
-///   answer, MUST NOT go to a 1.0 client, which shows the chunk sizes as data).
+///   answer, MUST NOT go to a 1.0 client, which shows the chunk sizes as data);
+/// - an HTTP/1.0 request with a `Transfer-Encoding` is refused (RFC 9112 §6.1: its
+///   framing MUST be taken as faulty): before, its chunked body was read as 1.1's;
+/// - a request that says `Expect: 100-continue` is told `100 Continue` at once (RFC
+///   9110 §10.1.1), unless its body is declared too large to take (answered 413 at once
+///   by the routes) or its head is refused: curl waited a second for it before each
+///   write, and a client that waits for it as long as it likes never sent its body.
 final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -302,6 +308,8 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     private var closesAtEnd = false
     /// Closed for sending too many requests ahead: what else arrives is dropped.
     private var closing = false
+    /// An answer's head is written and its end is not: nothing else may go out between them.
+    private var answering = false
 
     /// Requests a connection may send before their answers: HTTP/1.1 pipelining (RFC 9112 §9.3.2)
     /// is allowed, but no browser does it, and a client many answers behind is not reading them.
@@ -340,10 +348,26 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             head.headers.remove(name: "Host")
             head.headers.add(name: Self.refusedField, value: problem)
             head.headers.replaceOrAdd(name: "Connection", value: "close")
-        } else if !head.isKeepAlive {
-            head.headers.replaceOrAdd(name: "Connection", value: "close")
+        } else {
+            if !head.isKeepAlive { head.headers.replaceOrAdd(name: "Connection", value: "close") }
+            // Only between answers: with an earlier one still being written, the interim
+            // answer would land inside it (the client sends its body after a wait all the same).
+            if versions.count == 1, !answering, Self.waitsForContinue(head) {
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
+            }
         }
         context.fireChannelRead(wrapInboundOut(.head(head)))
+    }
+
+    /// An HTTP/1.1 request holding back a body this server would read until it hears
+    /// `100 Continue` (RFC 9110 §10.1.1; a 1.0 client's expectation is ignored, as it MUST be).
+    static func waitsForContinue(_ head: HTTPRequestHead) -> Bool {
+        guard head.version == .http1_1,
+              head.headers["Expect"].contains(where: { $0.filter { $0 != " " && $0 != "\t" }.lowercased() == "100-continue" })
+        else { return false }
+        if head.headers.contains(name: "Transfer-Encoding") { return true }
+        guard let declared = head.headers.first(name: "Content-Length").flatMap({ Int($0) }) else { return false }
+        return declared > 0 && declared <= WebRequestContext.uploadLimit
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -351,6 +375,7 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         case var .head(response):
             // An interim answer (100 Continue) comes before the request's own.
             guard response.status.code >= 200 else { break }
+            answering = true
             let version = versions.isEmpty ? HTTPVersion.http1_1 : versions.removeFirst()
             let lengthKnown = response.headers.contains(name: "Content-Length")
                 || response.status == .noContent || response.status == .notModified
@@ -364,6 +389,7 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         case .body:
             break
         case .end:
+            answering = false
             guard closesAtEnd else { break }
             closesAtEnd = false
             closeOnceWritten(context, data, promise)
@@ -387,6 +413,9 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     /// A transfer coding besides `chunked` (RFC 9112 §6.1): the parser refuses `gzip` alone (in its
     /// own words), but takes `gzip, chunked`, and the body would then be read as JSON still compressed.
     static func transferCodingProblem(_ head: HTTPRequestHead) -> String? {
+        if head.version == .http1_0, head.headers.contains(name: "Transfer-Encoding") {
+            return "Transfer-Encoding in an HTTP/1.0 request, which frames its body by Content-Length only"
+        }
         let codings = head.headers["Transfer-Encoding"].flatMap { $0.split(separator: ",") }
             .map { $0.filter { $0 != " " && $0 != "\t" }.lowercased() }
         guard codings.count > 1 else { return nil }

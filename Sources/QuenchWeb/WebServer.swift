@@ -181,7 +181,8 @@ struct WebRequestContext: RequestContext {
     let channel: any Channel
     /// Every body the API takes is a few hundred bytes (a note is at most 1000 characters):
     /// 64 kB, not Hummingbird's 2 MB, is what one request may make the server hold.
-    var maxUploadSize: Int { 64 * 1024 }
+    var maxUploadSize: Int { Self.uploadLimit }
+    static let uploadLimit = 64 * 1024
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -62,6 +62,9 @@ import Glibc
         #expect(write() == .allow, "a script with the cookie or bearer token and no browser headers")
         #expect(write(origin: "http://pi.local:8081") == .refuse(status: 403, reason: "cross-origin write refused (Origin http://pi.local:8081)"))
         #expect(write(origin: "null") == .refuse(status: 403, reason: "cross-origin write refused (Origin null)"))
+        #expect(write(origin: "") == .refuse(status: 403, reason: "cross-origin write refused (an empty Origin)"))
+        // Scheme and host in any case (the page opened as http://PI.LOCAL:8080): the same origin.
+        #expect(write(origin: "HTTP://PI.Local:8080") == .allow)
         #expect(write(site: "cross-site") == .refuse(status: 403, reason: "cross-site write refused"))
         #expect(write(site: "same-site") == .refuse(status: 403, reason: "cross-site write refused"))
         #expect(write(type: "application/x-www-form-urlencoded")
@@ -83,14 +86,17 @@ import Glibc
         // The same rules on loopback: a page on another site could otherwise post to 127.0.0.1.
         #expect(loopback.decide(.init(method: "POST", path: "/api/add", host: "127.0.0.1:8080", origin: "https://evil.example",
                                       contentType: "application/json")) == .refuse(status: 403, reason: "cross-origin write refused (Origin https://evil.example)"))
+        #expect(loopback.decide(.init(method: "POST", path: "/api/add", host: "LOCALHOST:8080", origin: "http://localhost:8080",
+                                      contentType: "application/json")) == .allow)
     }
 
     @Test func loopbackAnswersOnlyToLoopbackNames() {
-        for host in ["127.0.0.1:8080", "localhost:8080", "[::1]:8080", "127.0.0.1", "localhost"] {
+        for host in ["127.0.0.1:8080", "localhost:8080", "[::1]:8080", "127.0.0.1", "localhost", "LOCALHOST:8080", "LocalHost", "localhost.:8080",
+                     "127.0.0.2:8080"] {
             #expect(loopback.decide(.init(method: "GET", path: "/", host: host)) == .allow, "\(host)")
         }
         // DNS rebinding: evil.example resolving to 127.0.0.1 carries its own name.
-        for host in ["evil.example:8080", "127.0.0.1.evil.example", "[::2]:8080", "", "127.0.0.256:8080"] {
+        for host in ["evil.example:8080", "127.0.0.1.evil.example", "[::2]:8080", "", "127.0.0.256:8080", "localhost.evil.example", "127.0.0.1.:8080"] {
             #expect(loopback.decide(.init(method: "GET", path: "/api/today", host: host))
                     == .refuse(status: 403, reason: "this server answers only to localhost, 127.0.0.1 or [::1]"), "\(host)")
         }
