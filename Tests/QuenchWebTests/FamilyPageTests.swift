@@ -857,6 +857,20 @@ struct FamilyPageTests {
             for id in ["quick-add", "settings", "share"] {
                 #expect(try await browser.run("return document.getElementById(arguments[0]).hidden", [id]) as? Bool == true, "\(id)")
             }
+            // The message says to choose someone under Person: the picker is there (one person is left), names
+            // Zoë as gone and not as a choice, and choosing the one left opens their page (it showed "Everyone",
+            // or nothing at all with one person left, and choosing what it showed did nothing).
+            let picker = try await browser.run("""
+                const s = document.getElementById('person'), o = s.options[s.selectedIndex];
+                return [String(document.getElementById('person-pick').hidden), o.text, String(o.disabled), [...s.options].filter((x) => !x.disabled).map((x) => x.value).join('|')]
+                """) as? [String]
+            #expect(picker?[0] == "false" && picker?[1] == "Zoë (not here now)" && picker?[2] == "true", "\(picker ?? [])")
+            let other = picker?[3].split(separator: "|").first.map(String.init) ?? ""
+            #expect(!other.isEmpty, "\(picker ?? [])")
+            _ = try await browser.run("const s = document.getElementById('person'); s.value = arguments[0]; s.dispatchEvent(new Event('change'))", [other])
+            let quoted = String(decoding: try JSONSerialization.data(withJSONObject: [other]), as: UTF8.self)
+            let moved = try await browser.waitUntil("return new URLSearchParams(location.search).get('person') === \(quoted)[0]")
+            #expect(moved != nil, "choosing \(other) under Person did not open their page")
         }
     }
 

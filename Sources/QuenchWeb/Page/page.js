@@ -469,10 +469,17 @@ function showHousehold(people) {
   const several = people.length > 1, today = localDate(new Date(serverNow()).toISOString());
   $("household-link").hidden = !several || (!person && query.get("view") !== "carer");
   $("carer-link").hidden = query.get("view") === "carer";
-  $("person-pick").hidden = !several;
-  const chosen = person || (several ? "" : people[0] && people[0].person);
+  // Whose page this is, as the household spells them (an address's name compares without case); a
+  // bookmark of someone removed is shown as chosen but cannot be chosen, so that "Everyone" and each
+  // person are changes (with "Everyone" shown selected, choosing it did nothing), and the picker is
+  // there to choose with even when one person is left.
+  const named = person ? people.find((p) => p.person.toLowerCase() === person.toLowerCase()) : null;
+  const gone = Boolean(person) && !named;
+  const chosen = person ? (named && named.person) : (several ? "" : people[0] && people[0].person);
+  $("person-pick").hidden = !several && !gone;
   // "Everyone" stays in the list on a person's page: the household is one choice away.
-  $("person").replaceChildren(...(several ? [el("option", chosen ? { value: "" } : { value: "", selected: "" }, "Everyone")] : []),
+  $("person").replaceChildren(...(gone ? [el("option", { value: person, selected: "", disabled: "" }, person + " (not here now)")] : []),
+    ...(several ? [el("option", chosen === "" ? { value: "", selected: "" } : { value: "" }, "Everyone")] : []),
     ...people.map((p) => el("option", p.person === chosen ? { selected: "", value: p.person } : { value: p.person }, p.person)));
   $("who").textContent = several && person ? " · " + person : "";
   $("people").replaceChildren(...people.map((p) => {
