@@ -183,7 +183,7 @@ let package = Package(
         // The web server alone (the quench-web service): no Bluetooth, MQTT or the rest of the CLI,
         // and no full Foundation (QuenchHistory needs only FoundationEssentials and time zones).
         .executableTarget(name: "quench-web", dependencies: [
-            "QuenchServe", "Threading", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "QuenchServe", "QuenchCore", "Threading", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "quenchd", dependencies: ["CommandLineAdvice", "QuenchCore", "QuenchGateway", "QuenchConfig", "QuenchStore"]),
         .executableTarget(name: "quench-bench", dependencies: [

@@ -33,6 +33,9 @@ public struct IntakeBars: Sendable, Hashable {
         }
 
         public var met: Bool { !isFuture && ml >= goalMl }
+        /// No bar, no value: a day still to come, or one before the history with nothing in it (a "0"
+        /// there read as a day without a drink, where the calendar leaves it blank).
+        var isBlank: Bool { isFuture || (beforeHistory && ml == 0) }
     }
 
     /// What the bars cover: `Last 7 days, 26 February to 4 March 2026`.
@@ -171,7 +174,7 @@ struct BarPlot {
         // Three layers: the bars, the goal line over them, and the words and
         // marks over both (with a halo, so the line never strikes them through).
         w.open("g", ["class": .text("qc-bars")])
-        for (i, day) in days.enumerated() where !day.isFuture {
+        for (i, day) in days.enumerated() where !day.isBlank {
             w.element("rect", ["class": .text(day.met ? "qc-bar qc-met" : "qc-bar"), "x": .number(centre(i) - barWidth / 2),
                                "y": .number(scale.y(day.ml)), "width": .number(barWidth), "height": .number(scale.height(day.ml))],
                       title: title(day))
@@ -180,7 +183,7 @@ struct BarPlot {
         w.element("path", ["class": .text("qc-goal"), "d": .text(goalPath(scale: scale, slot: slot))])
         w.open("g", ["class": .text("qc-marks")])
         for (i, day) in days.enumerated() {
-            if !day.isFuture {
+            if !day.isBlank {
                 var markY = scale.y(day.ml) - 6
                 if showsValues {
                     w.text(VolumeText.amount(day.ml, unit), ["class": .text("qc-value qc-halo"), "x": .number(centre(i)),
@@ -193,7 +196,8 @@ struct BarPlot {
                 }
             }
             guard (days.count - 1 - i) % every == 0 else { continue }
-            w.text(day.label, ["class": .text(day.isFuture ? labelClass + " qc-muted qc-future" : labelClass), "x": .number(centre(i)),
+            let muted = day.isFuture ? " qc-muted qc-future" : day.isBlank ? " qc-muted" : ""
+            w.text(day.label, ["class": .text(labelClass + muted), "x": .number(centre(i)),
                                "y": .number(bottom + dayLabelSize + 8), "text-anchor": .text("middle")])
         }
         w.close("g")

@@ -124,7 +124,7 @@ extension History {
     ///   the web page asks for its own, so a phone's chart is drawn for the phone.
     public static func chart(_ environment: HistoryEnvironment, kind: ChartKind, date: String?, out: String,
                              width: Int? = nil) throws(HistoryError) -> String {
-        guard out == "-" || out.lowercased().hasSuffix(".svg") else {
+        guard out == "-" || out.lowercased().hasSuffix(".svg") || isStream(out) else {
             throw .invalidArgument("quench chart writes SVG: give --out FILE.svg, or --out - for standard output (not '\(out.shownSafely())')")
         }
         if let width, !ChartWidth.range.contains(Double(width)) {
@@ -154,8 +154,14 @@ extension History {
         _ environment: HistoryEnvironment, period: SharePeriod, name: String?, out: String,
         rasterizer: SVGRasterizer? = nil
     ) throws(HistoryError) -> String {
-        let ext = out.split(separator: ".").last.map { $0.lowercased() } ?? ""
-        guard out.contains("."), ext == "png" || ext == "svg" else {
+        let named = out.contains(".") ? out.split(separator: ".").last.map { $0.lowercased() } : nil
+        let ext: String
+        if let named, named == "png" || named == "svg" {
+            ext = named
+        } else if isStream(out) {
+            // A device or a pipe (`/dev/null`, a FIFO) is written into whatever its name says: the card in PNG.
+            ext = "png"
+        } else {
             throw .invalidArgument("quench share writes a .png or an .svg file, by its extension: give --out card.png or --out card.svg "
                                    + "(not '\(out.shownSafely())')")
         }
@@ -209,6 +215,11 @@ extension History {
         if a.year != b.year { return "\(a.day) \(Format.months[a.month - 1]) \(a.year) to \(end)" }
         if a.month != b.month { return "\(a.day) \(Format.months[a.month - 1]) to \(end)" }
         return first == last ? end : "\(a.day) to \(end)"
+    }
+
+    /// A device or a FIFO, which is written into, not replaced (its name need not say the format).
+    static func isStream(_ path: String) -> Bool {
+        if case .stream? = try? OutputDestination.of(path) { true } else { false }
     }
 
     /// Replaces `path` whole (written beside it, then renamed).

@@ -1,4 +1,5 @@
 import ArgumentParser
+import QuenchCore
 import QuenchServe
 import Threading
 #if canImport(Glibc)
@@ -19,6 +20,10 @@ struct QuenchWebCommand: AsyncParsableCommand {
     static func main() async {
         // Before any thread allocates: an arena a thread has is kept (ServeCommand's call is too late here).
         Allocator.limitArenas(1)
+        if let problem = ArgumentBytes.firstNotUTF8() {
+            writeError(problem)
+            Glibc.exit(64)
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -20,6 +20,10 @@ struct Quench: AsyncParsableCommand {
     /// on standard error with a non-zero status (help and --version go to
     /// standard output).
     static func main() async {
+        if let problem = ArgumentBytes.firstNotUTF8() {
+            FileHandleStderr.write("quench: error: \(problem)\n")
+            Glibc.exit(64)
+        }
         do {
             let arguments = Self.arguments(Array(CommandLine.arguments.dropFirst()))
             try checkCommandName(arguments)

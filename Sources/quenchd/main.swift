@@ -38,6 +38,7 @@ struct Arguments {
     }
 }
 
+if let problem = ArgumentBytes.firstNotUTF8() { fail(problem, status: 64) }
 var arguments = Arguments(rest: CommandLine.arguments.dropFirst())
 var given = ConfigValues()
 var configFile: String?

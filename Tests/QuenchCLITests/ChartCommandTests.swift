@@ -99,6 +99,13 @@ struct ChartCommandTests {
         try FileManager.default.createDirectory(atPath: f.directory + "/charts.svg", withIntermediateDirectories: false)
         let folder = try runQuench(["chart", "week", "--db", f.path, "--out", f.directory + "/charts.svg"])
         #expect(folder.status != 0 && folder.stderr.contains("is a folder, not a file to write"), "\(folder.stderr)")
+        // A device or a FIFO is written into whatever its name (docs/history.md's example, /dev/null, was refused for it).
+        let discarded = try runQuench(["chart", "week", "--date", "2026-03-04", "--db", f.path, "--out", "/dev/null"])
+        #expect(discarded.status == 0 && discarded.stdout.hasPrefix("Wrote /dev/null: "), "\(discarded.stdout)\(discarded.stderr)")
+        var null = stat()
+        #expect(stat("/dev/null", &null) == 0 && null.st_mode & S_IFMT == S_IFCHR, "still the device")
+        let named = try runQuench(["chart", "week", "--db", f.path, "--out", f.directory + "/w.png"])
+        #expect(named.status == 1 && named.stderr.contains("quench chart writes SVG: give --out FILE.svg"), "a file's name still says its format")
     }
 
     @Test func aHouseholdChartsEachPersonsOwn() throws {
@@ -156,6 +163,13 @@ struct ChartCommandTests {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)).prefix(24))
         #expect(bytes.prefix(8) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         #expect(Array(bytes[12..<24]) == Array("IHDR".utf8) + [0, 0, 0x04, 0xB0, 0, 0, 0x02, 0x76])  // 1200 × 630
+        // A device whatever its name says (docs/history.md's /dev/null): the card in PNG; it was refused for
+        // its name, while the same device through a link called null.png was written into.
+        let discarded = try runQuench(["share", "--db", f.path, "--out", "/dev/null"])
+        #expect(discarded.status == 0 && discarded.stdout.hasPrefix("Wrote /dev/null (1200 × 630)"), "\(discarded.stdout)\(discarded.stderr)")
+        let quench = try #require(quenchBinary)
+        let piped = try runProgram("/bin/sh", ["-c", "\"$0\" share --db \"$1\" --out /dev/stdout | head -c 8 | od -An -tx1", quench, f.path])
+        #expect(piped.stdout.split(separator: " ").joined(separator: " ").hasPrefix("89 50 4e 47 0d 0a 1a 0a"), "\(piped.stdout)\(piped.stderr)")
     }
 
     @Test func shareWithoutRsvgConvertSaysWhatToInstall() throws {

@@ -90,6 +90,15 @@ import Testing
         #expect(card.summary.hasSuffix("goal met on 3 of 5 days."), "\(card.summary)")
         #expect(bars.summary.hasSuffix("goal met on 3 of 5 days."), "the chart's, the same: \(bars.summary)")
         #expect(try XMLNode.parse(card.svg).elements("text").map(\.text).contains("✓ 3 of 5 days"))
+        // The two days before it have no bar and no "0" over them (read as days without a drink), on the card
+        // and on the chart; their labels stay, muted.
+        for svg in [card.svg, bars.svg] {
+            let root = try XMLNode.parse(svg)
+            #expect(root.elements("rect", class: "qc-bar").count == 5, "\(svg)")
+            #expect(root.elements("text", class: "qc-value").count == 5, "\(svg)")
+            #expect(root.elements("text", class: "qc-label").filter { $0.classes.contains("qc-muted") }.map(\.text)
+                    == bars.days.prefix(2).map(\.label), "\(svg)")
+        }
         let none = ShareCard(.week(.init(name: "1 to 7 March 2026", days: bars.days, totalMl: 0, averageMl: 0, goalMetDays: 0)), unit: .ml)
         #expect(try XMLNode.parse(none.svg).elements("text").map(\.text).contains("0 of 5 days"))
         let day = ShareCard(.day(.init(name: "Wednesday 4 March 2026", intakeMl: 0, goalMl: 2000, sips: 0, streak: 0)), unit: .ml)
