@@ -164,7 +164,9 @@ struct HistoryContext {
     /// The person's name as reports show it.
     var personName: String { person?.name ?? "" }
     /// " (NAME)" in texts when several people share the history; "" otherwise.
-    var whose: String { shared && person != nil ? " (\(personName.shownSafely(limit: 40)))" : "" }
+    var whose: String { whoseName.map { " (\($0))" } ?? "" }
+    /// The person a report is of, in a household; nil when the history is one person's.
+    var whoseName: String? { shared && person != nil ? personName.shownSafely(limit: 40) : nil }
 
     var today: CivilDay { calendar.day(of: now) }
 

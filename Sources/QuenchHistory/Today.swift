@@ -91,7 +91,10 @@ extension History {
             rows.append((i == 0 ? "Left" : "", "\(Format.volume(bottle.remainingMl, u)) in \(label), as of \(at)"))
         }
         let day = CivilDay(parsing: r.date) ?? c.today
-        let title = (day == c.today ? "Today\(c.whose), \(Format.longDate(day))" : "\(Format.longDate(day))\(c.whose)") + " (day starts \(r.dayStart), \(r.timeZone))"
+        // Another day's brackets hold the person too: "(me) (day starts …)" read as two afterthoughts.
+        let zone = "day starts \(r.dayStart), \(r.timeZone)"
+        let title = day == c.today ? "Today\(c.whose), \(Format.longDate(day)) (\(zone))"
+            : "\(Format.longDate(day)) (\(c.whoseName.map { "\($0); " } ?? "")\(zone))"
         return title + "\n" + Format.fields(rows)
     }
 }

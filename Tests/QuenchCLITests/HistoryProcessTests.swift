@@ -317,6 +317,13 @@ struct HistoryProcessTests {
         #expect(hers.stderr.isEmpty && !hers.stdout.contains(",me\n") && hers.stdout.contains(",ann\n"), "\(hers.stdout)")
         let today = try runQuench(["today", "--json"] + db, environment: ["QUENCH_PERSON": "ann"])
         #expect(today.stdout.contains("\"intake_ml\":250") && today.stdout.contains("\"person\":\"ann\""), "\(today.stdout)")
+        // Whose day, inside the one pair of brackets on another day (it said "… 2026 (ann) (day starts …)").
+        let yesterday = try runQuench(["today", "--date", "yesterday", "--person", "ann"] + db)
+        let heading = yesterday.stdout.prefix { $0 != "\n" }
+        #expect(heading.contains(" 2026 (ann; day starts "), "\(heading)")
+        #expect(!heading.contains(") ("), "\(heading)")
+        let todays = try runQuench(["today", "--person", "ann"] + db).stdout.prefix { $0 != "\n" }
+        #expect(todays.hasPrefix("Today (ann), "), "\(todays)")
         let unknown = try runQuench(["today", "--person", "bob"] + db)
         #expect(unknown.status == 1 && unknown.stderr.contains("nobody is called 'bob' (people: me, ann;"))
         let assigned = try runQuench(["devices", "assign", HistoryFixture.device, "--person", "ann"] + db)
