@@ -42,18 +42,25 @@ enum Format {
         return "\(two(w.hour)):\(two(w.minute))"
     }
 
-    /// `2026-03-02 10:42` on the local wall clock.
+    /// `2026-03-02 10:42` on the local wall clock; in the hour the clocks go back, which it shows
+    /// twice, with the offset that tells them apart (`2026-10-25 01:30 +01:00`, then `… +00:00`):
+    /// two drinks an hour apart read as one logged twice.
     static func dateTime(_ time: Timestamp, _ calendar: DayCalendar) -> String {
         let w = calendar.wallClock(time)
-        return "\(w.date) \(two(w.hour)):\(two(w.minute))"
+        let shown = "\(w.date) \(two(w.hour)):\(two(w.minute))"
+        guard case .repeated = calendar.fit(localSeconds: Int(saturating: calendar.localSeconds(time).rounded(.down))).fit else { return shown }
+        return shown + " " + offset(calendar.utcOffset(at: time))
+    }
+
+    /// `+01:00`, `-05:00`, `+05:45`.
+    static func offset(_ seconds: Int) -> String {
+        (seconds < 0 ? "-" : "+") + two(abs(seconds) / 3600) + ":" + two(abs(seconds) % 3600 / 60)
     }
 
     /// ISO 8601 with the local offset: `2026-03-02T10:42:05+01:00`.
     static func localISO(_ time: Timestamp, _ calendar: DayCalendar) -> String {
         let w = calendar.wallClock(time)
-        let offset = calendar.utcOffset(at: time)
-        let sign = offset < 0 ? "-" : "+"
-        return "\(w.date)T\(two(w.hour)):\(two(w.minute)):\(two(w.second))\(sign)\(two(abs(offset) / 3600)):\(two(abs(offset) % 3600 / 60))"
+        return "\(w.date)T\(two(w.hour)):\(two(w.minute)):\(two(w.second))" + offset(calendar.utcOffset(at: time))
     }
 
     static let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]

@@ -173,6 +173,25 @@ import Testing
         #expect(!(try added("2026-07-01 01:30")).contains("Note:"))
     }
 
+    /// The two 01:30s of London's day back show their offsets in the log, which showed them alike (two
+    /// drinks read as one logged twice: the outputs trial); any other time as before.
+    @Test func theHourShownTwiceSaysWhichInTheLog() throws {
+        let cal = DayCalendar(timeZone: try #require(LocalZone(identifier: "Europe/London")), dayStartHour: 4)
+        func shown(_ iso: String) throws -> String { Format.dateTime(try #require(Timestamp(iso8601: iso)), cal) }
+        #expect(try shown("2026-10-25T00:30:00Z") == "2026-10-25 01:30 +01:00")
+        #expect(try shown("2026-10-25T01:30:00Z") == "2026-10-25 01:30 +00:00")
+        #expect(try shown("2026-10-25T02:30:00Z") == "2026-10-25 02:30")
+        #expect(try shown("2026-10-24T23:59:00Z") == "2026-10-25 00:59")
+        #expect(try shown("2026-07-01T00:30:00Z") == "2026-07-01 01:30")
+        let f = try HistoryFixture(populate: false)
+        let environment = f.environment(now: try #require(Timestamp(iso8601: "2026-10-26T12:00:00Z")))
+        for at in ["2026-10-25T01:30:00+01:00", "2026-10-25T01:30:00Z"] {
+            _ = try History.add(environment, amount: "300ml", at: at, note: nil, json: false)
+        }
+        let log = try History.log(environment, since: nil, until: nil, device: nil, limit: nil, includeDeleted: false, csv: false, json: false)
+        #expect(log.contains("2026-10-25 01:30 +01:00") && log.contains("2026-10-25 01:30 +00:00"), "\(log)")
+    }
+
     /// Every minute of a repeated hour (or half hour, on Lord Howe Island) is said to be twice, the first
     /// instant kept: from 01:45 in New York (and 01:38 on Lord Howe) the search landed on the second
     /// instant, and the time was stored an hour (half an hour) late without a word.
