@@ -185,7 +185,7 @@ let package = Package(
         .executableTarget(name: "quench-web", dependencies: [
             "QuenchServe", "QuenchCore", "Threading", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "quenchd", dependencies: ["CommandLineAdvice", "QuenchCore", "QuenchGateway", "QuenchConfig", "QuenchStore"]),
+        .executableTarget(name: "quenchd", dependencies: ["BluetoothWire", "CommandLineAdvice", "QuenchCore", "QuenchGateway", "QuenchConfig", "QuenchStore"]),
         .executableTarget(name: "quench-bench", dependencies: [
             "QuenchCore", "QuenchSimulator", "QuenchStore", "QuenchGateway", "QuenchSimulatedDevices", "QuenchMQTT", "MQTT", "QuenchHistory",
             // `quench-bench gateway` and `hub`: simulated devices over the real wire protocols.

@@ -26,6 +26,14 @@ public func writeError(_ text: String) {
     _ = write(2, &line, line.count)
 }
 
+extension LogLevel {
+    /// `check` as ArgumentParser's usage error (exit 64): the services' units do not restart on it
+    /// (RestartPreventExitStatus=64 78); as its own error it was 1, and quench-web started again every 5 s.
+    public static func validate(_ name: String?) throws(ValidationError) {
+        do { try check(name) } catch { throw ValidationError(error.description) }
+    }
+}
+
 /// Options of `serve` and `serve token`; each over `[web]` in the config file.
 public struct WebOptions: ParsableArguments {
     @Option(name: .long, help: databaseHelp) var db: String?
@@ -110,7 +118,9 @@ public struct ServeCommand: AsyncParsableCommand {
             if let maxConnections, !(1...65536).contains(maxConnections) {
                 throw ValidationError("--max-connections \(maxConnections): between 1 and 65536")
             }
-            try LogLevel.check(logLevel)
+            try LogLevel.validate(logLevel)
+            // Here, as a usage error (64), which the unit does not restart on; at the start it was 1, restarted every 5 s.
+            do { _ = try HistoryEnvironment.unitOption(units) } catch { throw ValidationError("\(error)") }
         }
 
         /// The standard limits with the hidden options over them.

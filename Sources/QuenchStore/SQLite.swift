@@ -1,4 +1,5 @@
 import CSQLite
+import Synchronization
 
 /// A failure reported by SQLite: its extended result code, its message, and the
 /// statement that failed. The store classifies it by `primaryCode`.
@@ -87,6 +88,20 @@ struct SQLiteRow {
     subscript<Value: SQLiteColumnValue>(_ index: Int) -> Value { Value.column(statement, Int32(index)) }
 }
 
+/// When this process last waited for another process's lock on a database: a thread waiting
+/// there (an import holding the write lock for minutes) is waiting, not stuck, and the gateway's
+/// watchdog must not have systemd kill it for that (it did after 60 s: the service trial).
+public enum LockWaits {
+    private static let last = Mutex<ContinuousClock.Instant?>(nil)
+
+    static func note() { last.withLock { $0 = .now } }
+
+    /// Whether some connection of this process waited for another process's lock within `seconds`.
+    public static func waited(within seconds: Double) -> Bool {
+        last.withLock { $0.map { ContinuousClock.now - $0 < .seconds(seconds) } ?? false }
+    }
+}
+
 /// One connection to one database file, used by one thread at a time (the store
 /// serialises access). Prepared statements are cached by their SQL.
 final class SQLiteConnection {
@@ -122,7 +137,28 @@ final class SQLiteConnection {
         }
         self.handle = handle
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, Int32(min(busyTimeout * 1000, Double(Int32.max))))
+        busyLimit = Int(min(max(busyTimeout, 0) * 1000, Double(Int32.max)))
+        // sqlite3_busy_timeout's waits, noted as they happen (`LockWaits`).
+        sqlite3_busy_handler(handle, { context, count in
+            guard let context else { return 0 }
+            return Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue().waitOutLock(count: Int(count)) ? 1 : 0
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// How long a statement waits for another process's lock, in milliseconds.
+    private let busyLimit: Int
+    /// SQLite's own schedule of sleeps while a lock is held (sqliteDefaultBusyCallback), then 100 ms each.
+    private static let busySleeps = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
+
+    /// One more wait for another process's lock, the `count`-th: false once `busyLimit` is spent.
+    private func waitOutLock(count: Int) -> Bool {
+        let sleeps = Self.busySleeps
+        let slept = count < sleeps.count ? sleeps.prefix(count).reduce(0, +) : sleeps.reduce(0, +) + (count - sleeps.count) * 100
+        let sleep = min(count < sleeps.count ? sleeps[count] : 100, busyLimit - slept)
+        guard sleep > 0 else { return false }
+        LockWaits.note()
+        sqlite3_sleep(Int32(sleep))
+        return true
     }
 
     deinit {

@@ -24,6 +24,8 @@ struct QuenchWebCommand: AsyncParsableCommand {
             writeError(problem)
             Glibc.exit(64)
         }
+        // Nothing to reload: a `kill -HUP` ended the server as a clean stop, not restarted (as quenchd).
+        signal(SIGHUP, SIG_IGN)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

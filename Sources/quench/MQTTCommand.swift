@@ -36,7 +36,7 @@ struct BrokerOptions: ParsableArguments {
     @Option(help: "The prefix of Quench's own topics (default: `mqtt.topic_prefix`, else quench).") var topicPrefix: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error (default: $QUENCH_LOG, else info).") var logLevel: String?
 
-    func validate() throws { try LogLevel.check(logLevel) }
+    func validate() throws { try LogLevel.validate(logLevel) }
 
     var values: ConfigValues {
         var v = ConfigValues()

@@ -9,6 +9,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BluetoothWire
 import CommandLineAdvice
 import QuenchConfig
 import QuenchCore
@@ -39,6 +40,9 @@ struct Arguments {
 }
 
 if let problem = ArgumentBytes.firstNotUTF8() { fail(problem, status: 64) }
+// Nothing to reload (the configuration is read at start): a `kill -HUP` ended the gateway, as a clean
+// stop that Restart=on-failure does not restart (the service trial). `systemctl restart quench` reads it again.
+signal(SIGHUP, SIG_IGN)
 var arguments = Arguments(rest: CommandLine.arguments.dropFirst())
 var given = ConfigValues()
 var configFile: String?
@@ -48,7 +52,11 @@ while let flag = arguments.rest.popFirst() {
     switch flag {
     case "--config": configFile = arguments.value(after: flag)
     case "--db": given.database = arguments.value(after: flag)
-    case "--device": given.devices = (given.devices ?? []) + [arguments.value(after: flag)]
+    case "--device":
+        // Here, not as the configuration's key: a usage error (64), in the option's words (it said 78, "an array").
+        let address = arguments.value(after: flag)
+        guard BluetoothAddress(address) != nil else { fail("--device: '\(address)' is not a Bluetooth address like F0:F1:F2:F3:F4:F5", status: 64) }
+        given.devices = (given.devices ?? []) + [address]
     case "--seconds": request.seconds = arguments.seconds(after: flag)
     case "--connect-timeout": given.connectTimeout = arguments.seconds(after: flag)
     case "--adapter":

@@ -168,4 +168,19 @@ struct BackupProcessTests {
         let again = try runQuench(["log", "--db", db, "--person", "me"])
         #expect(again.status == 0 && again.stderr.isEmpty, "\(again.stderr)")
     }
+
+    /// quenchd too, in its log (the journal): it upgraded without a word of where the copy went (the service trial).
+    @Test func theGatewayLogsTheUpgrade() throws {
+        let folder = try TemporaryFolder("quenchd-upgrade")
+        let db = folder.file("quench.sqlite")
+        try FileManager.default.copyItem(atPath: TestPackage.fixtures.appendingPathComponent("schemas/v8.sqlite").path, toPath: db)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: db)
+        let quenchd = try #require(builtExecutable("quenchd"), "quenchd is built with quench (swift build)")
+        let run = try runProgram(quenchd, ["--db", db, "--seconds", "1"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let copies = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("quench-schema-v8-") && $0.hasSuffix(".sqlite") }
+        try #require(copies.count == 1, "\(copies)")
+        #expect(run.stderr.contains("upgraded the database \(db) from schema v8 to v\(IntakeStore.schemaVersion); "
+                                    + "the copy as it was is \(folder.file(copies[0]))"), "\(run.stderr)")
+    }
 }

@@ -171,6 +171,44 @@ struct ConfigProcessTests {
                 "\(refused.stderr)")
         let level = try runQuench(["--log-level", "loud"], executable: Self.quenchd)
         #expect(level.status == 64 && level.stderr.contains("one of trace, debug"))
+        // A device that is no address is the option's mistake (64, in its words), not the file's (78, "an array").
+        let device = try runQuench(["--device", "zz", "--seconds", "0.1"], environment: setup.environment, executable: Self.quenchd)
+        #expect(device.status == 64 && device.stderr == "quenchd: --device: 'zz' is not a Bluetooth address like F0:F1:F2:F3:F4:F5\n", "\(device.stderr)")
+    }
+
+    /// The services' option mistakes are usage errors, 64, which their units do not restart on
+    /// (RestartPreventExitStatus=64 78): quench-web's --units and --log-level were 1, restarted every 5 s.
+    @Test func theServicesOptionMistakesAreUsageErrors() throws {
+        let web = try #require(builtExecutable("quench-web"), "quench-web is built with quench (swift build)")
+        let setup = try Setup("database = \"$DIR/service.sqlite\"\n")
+        for (arguments, said) in [(["--units", "gallons"], "unknown unit 'gallons'"), (["--log-level", "verbose"], "--log-level 'verbose': one of trace")] {
+            let r = try runQuench(arguments + ["--listen", "127.0.0.1:0"], environment: setup.environment, executable: web)
+            #expect(r.status == 64 && r.stderr.contains(said), "\(arguments): \(r.status) \(r.stderr)")
+        }
+        let mqtt = try runQuench(["mqtt", "sync", "--log-level", "verbose"], environment: setup.environment)
+        #expect(mqtt.status == 64 && mqtt.stderr.contains("--log-level 'verbose'"), "\(mqtt.stderr)")
+    }
+
+    /// SIGHUP (a `kill -HUP` meant as a reload) leaves quenchd and quench-web running: it ended them as a clean
+    /// stop, which Restart=on-failure does not restart (the service trial). SIGTERM still stops them, with 0.
+    @Test func aHangUpLeavesTheServicesRunning() throws {
+        let setup = try Setup("database = \"$DIR/service.sqlite\"\n")
+        let web = try #require(builtExecutable("quench-web"), "quench-web is built with quench (swift build)")
+        for (program, arguments) in [(try #require(Self.quenchd), ["--seconds", "30"]), (web, ["--listen", "127.0.0.1:0"])] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(setup.environment) { $1 }
+            process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            try process.run()
+            Thread.sleep(forTimeInterval: 1.5)
+            kill(process.processIdentifier, SIGHUP)
+            Thread.sleep(forTimeInterval: 1)
+            #expect(process.isRunning, "\(program) ended on SIGHUP")
+            process.terminate()
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(program): \(process.terminationStatus)")
+        }
     }
 
     static let shipped = TestPackage.root.appendingPathComponent("config/quench.toml").path

@@ -207,9 +207,12 @@ public final class Gateway: Sendable {
 
     /// Runs until `seconds` pass (nil: until `stop()`), then stops and waits.
     /// The calling thread is the main loop: under systemd (`notifier`) it says
-    /// READY=1 once started, STATUS= as it goes, WATCHDOG=1 only while the store
-    /// writer shows life, and STOPPING=1 at the end; a stuck writer stops the
-    /// pings, and systemd restarts the service.
+    /// READY=1 once started, STATUS= as it goes, and STOPPING=1 at the end; a
+    /// thread of its own says WATCHDOG=1 only while the store writer and the main
+    /// loop show life, or the database is locked by another process (waited for,
+    /// not stuck: an import holding the write lock for minutes had systemd kill a
+    /// healthy gateway after 60 s). A stuck writer or loop stops the pings, and
+    /// systemd restarts the service.
     ///
     /// `endWhen`, asked every `endCheckInterval` seconds on this thread, ends the
     /// run as a stop would, but without STOPPING=1: quenchd then starts again with
@@ -224,10 +227,33 @@ public final class Gateway: Sendable {
         // While the wall clock is not synchronised, often enough to re-stamp soon after it is.
         let regularTick = notifier.watchdogInterval.map { $0 / 2 } ?? 30
         let stuckAfter = max(notifier.watchdogInterval ?? 60, 4 * EventWriter.heartbeatInterval)
-        var stuck = false
+        // The main loop's last sign of life (each turn), and the end of the pings.
+        let loopLife = Condition(ContinuousClock.now)
+        let pingsEnd = Condition(false)
+        let pinger = ThreadSlot()
+        if notifier.watchdogInterval != nil {
+            pinger.start(name: "watchdog") { [self] in
+                var stuck = false
+                repeat {
+                    let loopAlive = loopLife.withLock { ContinuousClock.now - $0 < .seconds(stuckAfter) }
+                    if LockWaits.waited(within: 2 * EventWriter.heartbeatInterval) || (loopAlive && writer.isResponsive(within: stuckAfter)) {
+                        notifier.watchdog()
+                        stuck = false
+                    } else if !stuck {
+                        stuck = true
+                        logger.critical("the \(loopAlive ? "store writer" : "main loop") has shown no life for \(Int(stuckAfter)) s; watchdog pings stopped")
+                    }
+                } while pingsEnd.wait(until: Deadline(seconds: regularTick), { $0 ? () : nil }) == nil
+            }
+        }
+        defer {
+            pingsEnd.changing { $0 = true }
+            pinger.join()
+        }
         var ended = false
         var nextTick = Deadline(seconds: 0)
         while !stopSignal.isStopped, !end.hasPassed {
+            loopLife.withLock { $0 = .now }
             if nextTick.hasPassed { nextTick = Deadline(seconds: clock.isSynchronized ? regularTick : min(regularTick, 2)) }
             // Reminders are looked for more often than the rest is done.
             var wait = reminders == nil ? nextTick.remaining : min(nextTick.remaining, reminderCheckInterval)
@@ -243,13 +269,6 @@ public final class Gateway: Sendable {
             }
             guard nextTick.hasPassed else { continue }
             checkClock()
-            if writer.isResponsive(within: stuckAfter) {
-                notifier.watchdog()
-                stuck = false
-            } else if !stuck {
-                stuck = true
-                logger.critical("the store writer has shown no life for \(Int(stuckAfter)) s; watchdog pings stopped")
-            }
             notifier.status(statusLine())
         }
         if !ended { notifier.stopping() }

@@ -74,6 +74,8 @@ extension Gateway {
         let logger = LiveLogging.bootstrap(level: request.logLevel)
         let store: IntakeStore
         do { store = try IntakeStore(path: request.databasePath, mode: .create) } catch { throw .store(error) }
+        // In the journal, with where the copy as it was went (quenchd said nothing of it: the service trial).
+        if let upgrade = store.upgradeNotice { logger.notice("\(upgrade)") }
         // A newer Quench's database is not one to log into: said now (exit 78), not at the first sip.
         if let refusal = store.newerSchemaRefusal(doing: "logging") { throw .store(refusal) }
         let watch = try PairingWatch(store: store, only: request.devices)
