@@ -62,6 +62,7 @@ public final class IntakeStore: Sendable {
         var info = stat()
         let exists = stat(path, &info) == 0
         if !exists, errno == EACCES { throw Self.noAccess(path) }
+        if exists, access(path, R_OK) != 0, errno == EACCES { throw Self.notReadable(path, info) }
         if !exists {
             guard mode != .existing else {
                 throw StoreError(.notFound, path: path, "no database at \(path)")
@@ -106,6 +107,13 @@ public final class IntakeStore: Sendable {
         let directory = OwnerOnlyFolder.folder(of: path)
         return access(path, W_OK) == 0 && access(directory.isEmpty ? "." : directory, W_OK) == 0
             && !(stat(path, &info) == 0 && info.st_mode & 0o222 == 0)
+    }
+
+    /// Why what only writes (the gateway) cannot write the database at `path`, and that a restart will not
+    /// change it; nil when it can.
+    public static func writeRefusal(_ path: String, doing what: String) -> StoreError? {
+        guard !isWritable(path) else { return nil }
+        return StoreError(.notWritable, path: path, "\(what) failed: the database \(path) \(StoreError.readOnlyReason(path))")
     }
 
     /// The upgrade in words, for a log line; nil when this opening made none.
@@ -247,6 +255,16 @@ public final class IntakeStore: Sendable {
             return ": the folder \(folder) (owner \(owner), mode 0\(String(info.st_mode & 0o777, radix: 8))) is closed to it"
         } ?? ""
         return StoreError(.noAccess, path: path, "the database \(path) cannot be read by this user (uid \(geteuid()))\(because)")
+    }
+
+    /// The file is there but closed to this user: whose it is and its mode, and the fix. SQLite said only
+    /// "unable to open database file", and a forgotten `chown` after `sudo quench pair` read as a broken card.
+    static func notReadable(_ path: String, _ info: stat) -> StoreError {
+        let owner = getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(info.st_uid)"
+        let me = getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "\(geteuid())"
+        return StoreError(.notReadable, path: path, "the database \(path) cannot be read by this user (\(me)): it belongs to \(owner) "
+                          + "with mode 0\(String(info.st_mode & 0o777, radix: 8)), as a `sudo` run leaves a file it made "
+                          + "(`sudo chown \(me): \(path)` gives it to this user, with its -wal and -shm files)")
     }
 
     static func missingFolder(_ path: String, _ directory: String) -> StoreError {

@@ -45,6 +45,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// A folder on the way is closed to this user (EACCES): the database may well be there (the service's,
         /// in its 0700 state folder), but this user cannot tell or read it.
         public static let noAccess = Code(rawValue: "no-access")
+        /// The file itself is closed to this user (its owner and mode), as a `sudo` run leaves a file it made.
+        public static let notReadable = Code(rawValue: "not-readable")
+        /// What only writes (the gateway) found it cannot write the file or its folder: a restart cannot mend it.
+        public static let notWritable = Code(rawValue: "not-writable")
         /// The file or a folder above it could have been written by another user (`FileTrust`): refused, untouched.
         public static let untrusted = Code(rawValue: "untrusted")
         public static let other = Code(rawValue: "other")
@@ -89,7 +93,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// exits 78 (EX_CONFIG), which its unit does not restart on. A restart every 5 s for months
     /// would only fill the journal.
     public var restartCannotMend: Bool {
-        [.untrusted, .notADatabase, .emptyFile, .schemaTooNew, .upgradeFailed, .corrupt].contains(code)
+        // A file or folder closed to this user stays closed: the service restarted every 5 s for ever (the service trial).
+        [.untrusted, .notADatabase, .emptyFile, .schemaTooNew, .upgradeFailed, .corrupt, .noAccess, .notReadable, .notWritable].contains(code)
     }
 
     public var description: String { message + causeDescription }

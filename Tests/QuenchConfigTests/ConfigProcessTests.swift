@@ -189,6 +189,36 @@ struct ConfigProcessTests {
         #expect(mqtt.status == 64 && mqtt.stderr.contains("--log-level 'verbose'"), "\(mqtt.stderr)")
     }
 
+    /// A database the service's user cannot read (made by `sudo quench pair`, its `chown` forgotten) says whose it
+    /// is and how to give it over, and is 78, not restarted: it said "unable to open database file", exit 1,
+    /// restarted every 5 s for ever. One it can read but not write is refused at the start the same way: it ran
+    /// "active" with every sip failing to be stored (the service trial).
+    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+                   "SKIPPED: running quenchd as another user takes root and setpriv (util-linux)"))
+    func aDatabaseTheServiceUserCannotUseIsSaidAndNotRetried() throws {
+        let setup = try Setup("")
+        // Readable on the way for anyone, as /var/lib/quench is to its own user.
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: setup.folder.path)
+        let db = setup.folder.file("root.sqlite")
+        #expect(try runQuench(["add", "250ml", "--db", db]).status == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: db)
+        let quenchd = try #require(Self.quenchd)
+        func asNobody(_ path: String) throws -> ProcessResult {
+            try runProgram("/usr/bin/setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups", quenchd, "--db", path, "--seconds", "1"])
+        }
+        let closed = try asNobody(db)
+        #expect(closed.status == 78, "\(closed.status) \(closed.stderr)")
+        #expect(closed.stderr.contains("the database \(db) cannot be read by this user (nobody): it belongs to root with mode 0600")
+                && closed.stderr.contains("`sudo chown nobody: \(db)`"), "\(closed.stderr)")
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: db)
+        let readOnly = try asNobody(db)
+        #expect(readOnly.status == 78 && readOnly.stderr.contains("the database \(db) is read-only"), "\(readOnly.status) \(readOnly.stderr)")
+        // Readable and writable, but its folder is not (SQLite's -wal and -shm go there): the same.
+        try FileManager.default.setAttributes([.ownerAccountID: 65534], ofItemAtPath: db)
+        let folderClosed = try asNobody(db)
+        #expect(folderClosed.status == 78 && folderClosed.stderr.contains("the database \(db) is read-only"), "\(folderClosed.status) \(folderClosed.stderr)")
+    }
+
     /// SIGHUP (a `kill -HUP` meant as a reload) leaves quenchd and quench-web running: it ended them as a clean
     /// stop, which Restart=on-failure does not restart (the service trial). SIGTERM still stops them, with 0.
     @Test func aHangUpLeavesTheServicesRunning() throws {

@@ -73,11 +73,16 @@ extension Gateway {
                              onEvent: @escaping EventSubscriber) throws(LiveError) {
         let logger = LiveLogging.bootstrap(level: request.logLevel)
         let store: IntakeStore
-        do { store = try IntakeStore(path: request.databasePath, mode: .create) } catch { throw .store(error) }
+        do { store = try IntakeStore(path: request.databasePath, mode: .create) } catch where error.code == .readOnly {
+            // What only writes cannot start on a database it cannot write: 78, not a restart every 5 s.
+            throw .store(StoreError(.notWritable, path: error.path, error.message, cause: error.cause))
+        } catch { throw .store(error) }
         // In the journal, with where the copy as it was went (quenchd said nothing of it: the service trial).
         if let upgrade = store.upgradeNotice { logger.notice("\(upgrade)") }
         // A newer Quench's database is not one to log into: said now (exit 78), not at the first sip.
         if let refusal = store.newerSchemaRefusal(doing: "logging") { throw .store(refusal) }
+        // Nor one it cannot write: it ran "active", each sip failing to be stored (the service trial).
+        if let refusal = IntakeStore.writeRefusal(request.databasePath, doing: "logging") { throw .store(refusal) }
         let watch = try PairingWatch(store: store, only: request.devices)
         let running = RunningGateway()
         let signals = StopSignals.handle { signal in
