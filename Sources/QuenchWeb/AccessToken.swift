@@ -139,6 +139,16 @@ public final class TokenFile: Sendable {
         var token: AccessToken
     }
     private let seen: Mutex<Seen?>
+    /// The last problem logged, so a refused file is said once (each request meets it), not per request.
+    private let said = Mutex<String?>(nil)
+
+    /// Whether `problem` is new since the last one said (nil: the file is good again).
+    public func isNew(problem: String?) -> Bool {
+        said.withLock { last in
+            defer { last = problem }
+            return problem != nil && problem != last
+        }
+    }
 
     /// Makes the token when there is none yet.
     public init(path: String) throws(WebError) {
@@ -147,18 +157,29 @@ public final class TokenFile: Sendable {
         seen = Mutex(nil)
     }
 
-    /// The token now; nil when the file is gone or unreadable (then nothing is let in).
+    /// The token now; nil when the file is gone or refused (then nothing is let in), with why in `problem`.
     public func current() -> AccessToken? {
+        if case .success(let token) = currentOrProblem() { token } else { nil }
+    }
+
+    /// The token now, or why there is none: gone, unreadable, or refused for its mode or owner (the
+    /// page said only "cannot be read" of a file made readable to others, which `quench serve token` then
+    /// refused in its own words: the service trial).
+    public func currentOrProblem() -> Result<AccessToken, WebError> {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard stat(path, &info) == 0 else { return .failure(.tokenMissing(path: path)) }
         // The inode's change time, not its modification time: a chmod or chown changes only the former,
         // and a token file made readable to others while the server ran was still obeyed.
         let stamp = (UInt64(info.st_ino), Int64(info.st_ctim.tv_sec), Int64(info.st_ctim.tv_nsec))
         return seen.withLock { seen in
-            if let s = seen, (s.inode, s.changed, s.nanoseconds) == stamp { return s.token }
-            guard let token = try? AccessToken.load(at: path) else { return nil }
-            seen = Seen(inode: stamp.0, changed: stamp.1, nanoseconds: stamp.2, token: token)
-            return token
+            if let s = seen, (s.inode, s.changed, s.nanoseconds) == stamp { return .success(s.token) }
+            do throws(WebError) {
+                guard let token = try AccessToken.load(at: path) else { return .failure(.tokenMissing(path: path)) }
+                seen = Seen(inode: stamp.0, changed: stamp.1, nanoseconds: stamp.2, token: token)
+                return .success(token)
+            } catch {
+                return .failure(error)
+            }
         }
     }
 }

@@ -10,6 +10,8 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
     case tokenFile(path: String, errno: Int32, doing: String)
     /// A token file holding something else (edited by hand, truncated).
     case badTokenFile(path: String)
+    /// The token file went away while the server ran (or cannot be seen).
+    case tokenMissing(path: String)
     /// The token's path names a folder, a pipe or a device.
     case tokenNotAFile(path: String)
     /// A token file (or its folder) another user could have written: they would know the token.
@@ -53,6 +55,8 @@ public enum WebError: Error, CustomStringConvertible, Sendable {
             return "\(doing) the access token \(path): \(String(cString: strerror(errno)))"
         case let .tokenNotAFile(path):
             return "the access token \(path) is not a regular file (a folder, a pipe or a device); remove it and run `quench serve token` to make a new one"
+        case let .tokenMissing(path):
+            return "the access token file \(path) is not there; `quench serve token` makes one"
         case let .badTokenFile(path):
             return "the access token file \(path) does not hold a token; remove it and run `quench serve token` to make a new one"
         case let .untrustedTokenFile(problem):

@@ -78,7 +78,7 @@ public enum WebServer {
         let router = Router(context: WebRequestContext.self, options: .autoGenerateHeadEndpoints)
         let routes = RouteTable()
         router.add(middleware: JSONErrors(routes: routes))
-        router.add(middleware: AccessGuard(listener: options.listen, bound: bound, tokenFile: tokenFile, connections: connections, routes: routes))
+        router.add(middleware: AccessGuard(listener: options.listen, bound: bound, tokenFile: tokenFile, logger: logger, connections: connections, routes: routes))
         let writePool = NIOThreadPool(numberOfThreads: 2)
         writePool.start()
         let handlers = Routes(environment: options.environment, feed: feed, connections: connections, logger: logger, table: routes,
@@ -199,6 +199,7 @@ struct AccessGuard: RouterMiddleware {
     let bound: BoundListener
     /// Nil when the address resolved was loopback.
     let tokenFile: TokenFile?
+    let logger: Logger
     let connections: ConnectionTable
     let routes: RouteTable
 
@@ -215,10 +216,15 @@ struct AccessGuard: RouterMiddleware {
         }
         if let tokenFile {
             // Off loopback, no token means nobody: never open because a file went missing.
-            guard let current = tokenFile.current() else {
-                return Responses.error(.serviceUnavailable, "the access token file \(tokenFile.path) cannot be read; `quench serve token` makes one")
+            switch tokenFile.currentOrProblem() {
+            case .success(let current):
+                _ = tokenFile.isNew(problem: nil)
+                token = current
+            case .failure(let problem):
+                // Said as `quench serve token` says it (a file made readable to others was "cannot be read"), and logged once.
+                if tokenFile.isNew(problem: problem.description) { logger.error("every request refused: \(problem)") }
+                return Responses.error(.serviceUnavailable, problem.description)
             }
-            token = current
         }
         let policy = AccessPolicy(listener: listener, token: token)
         var parts = AccessPolicy.Request(

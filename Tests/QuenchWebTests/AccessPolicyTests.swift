@@ -196,10 +196,18 @@ import Glibc
         // Made readable to others while the server runs: a secret no longer, so nobody (it was still obeyed).
         #expect(chmod(path, 0o644) == 0)
         #expect(file.current() == nil, "a token others can read lets nobody in")
+        // Why, in `quench serve token`'s words (the page said "cannot be read" of a file anyone could read), said once.
+        guard case .failure(let exposed) = file.currentOrProblem() else { Issue.record("a token others can read was taken"); return }
+        #expect(exposed.description.hasPrefix("the access token file \(path) can be read by other users (mode 0644)")
+                && exposed.description.hasSuffix("(fix: chmod 600 '\(path)')"), "\(exposed)")
+        #expect(file.isNew(problem: exposed.description) && !file.isNew(problem: exposed.description), "logged once, not per request")
         #expect(chmod(path, 0o600) == 0)
         #expect(file.current() == rotated, "owner-only again, the same token")
+        #expect(!file.isNew(problem: nil) && file.isNew(problem: exposed.description), "good again, then the same problem: said again")
         #expect(unlink(path) == 0)
         #expect(file.current() == nil, "no file: nobody, rather than everybody")
+        guard case .failure(let gone) = file.currentOrProblem() else { Issue.record("a token without its file"); return }
+        #expect(gone.description == "the access token file \(path) is not there; `quench serve token` makes one", "\(gone)")
     }
 
     @Test(.enabled(if: getuid() == 0, "SKIPPED: handing a file to another user needs root (CI runs as root)"))
