@@ -22,26 +22,12 @@ public enum ArgumentBytes {
     /// `argument 2 ('f\xFF.csv') is not UTF-8 text (byte 0xFF at offset 1)`, or nil.
     public static func firstNotUTF8(_ arguments: [[UInt8]]) -> String? {
         for (index, bytes) in arguments.enumerated() {
-            guard let offset = firstInvalidOffset(bytes) else { continue }
+            guard let offset = String.firstInvalidUTF8Offset(bytes) else { continue }
             let byte = "0x" + String(bytes[offset], radix: 16, uppercase: true)
             return "argument \(index + 1) ('\(shown(bytes))') is not UTF-8 text (byte \(byte) at offset \(offset)); "
                 + "names, notes and file names are taken in UTF-8 (rename the file, or pass its name in UTF-8)"
         }
         return nil
-    }
-
-    /// Where the first byte that starts no valid UTF-8 sequence is.
-    static func firstInvalidOffset(_ bytes: [UInt8]) -> Int? {
-        var iterator = bytes.makeIterator()
-        var parser = Unicode.UTF8.ForwardParser()
-        var offset = 0
-        while true {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid(let encoded): offset += encoded.count
-            case .emptyInput: return nil
-            case .error: return offset
-            }
-        }
     }
 
     /// The argument as text, each byte that is not UTF-8 (and each control) as `\xNN`, at most 80 bytes of it.

@@ -301,6 +301,23 @@ final class Chroot {
         // man-db's trigger re-indexed every manual page of this machine after each install (about 25 CPU-s
         // a test run, CI's two cores busy); without its auto-update file it skips that. Quench's page is still installed.
         try hide("/var/lib/man-db/auto-update")
+        try leaveOutHostsQuenchUser()
+    }
+
+    /// The image starts without the host's own `quench` user (a developer's installed gateway, or one a trial
+    /// made with another home): the package must make its own, and it kept the host's, home and all.
+    private func leaveOutHostsQuenchUser() throws {
+        for file in ["/etc/passwd", "/etc/group", "/etc/shadow", "/etc/gshadow"] {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            guard lines.contains(where: { $0.hasPrefix("quench:") }) else { continue }
+            let copy = upper + file
+            try FileManager.default.createDirectory(atPath: (copy as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try lines.filter { !$0.hasPrefix("quench:") }.joined(separator: "\n").write(toFile: copy, atomically: false, encoding: .utf8)
+            let host = try FileManager.default.attributesOfItem(atPath: file)
+            try FileManager.default.setAttributes(host.filter { [.posixPermissions, .ownerAccountID, .groupOwnerAccountID].contains($0.key) },
+                                                  ofItemAtPath: copy)
+        }
     }
 
     /// Hides the host's `path` inside: an overlay whiteout (a 0/0 character device) in the upper layer.

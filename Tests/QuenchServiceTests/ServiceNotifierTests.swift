@@ -86,12 +86,11 @@ struct ServiceNotifierTests {
         #expect(socket.receive(for: 0.1) == ["STOPPING=1"])
     }
 
-    @Test("a running gateway: READY=1, STATUS=, WATCHDOG=1 while the writer lives; the pings stop when it is stuck; STOPPING=1")
-    func watchdogStopsWhenTheWriterIsStuck() throws {
-        let folder = try TemporaryFolder()
-        let socket = try NotifySocket(path: folder.path + "/notify")
+    static let address = BluetoothAddress("C8:2A:3F:00:3F:2A")!
+
+    /// A gateway on a simulated HidrateSpark, with a store at FOLDER/q.sqlite.
+    static func gateway(in folder: TemporaryFolder) throws -> (IntakeStore, SimulatedHidrateSpark, Gateway) {
         let store = try IntakeStore(path: folder.path + "/q.sqlite")
-        let address = BluetoothAddress("C8:2A:3F:00:3F:2A")!
         let bottle = SimulatedHidrateSpark(address: address, layout: .legacy)
         let device = LiveDevice(address: address, profile: .hidrateSpark,
                                 calibration: try defaultCalibration(for: .hidrateSpark, levelCurve: nil, capacityML: nil, tareG: nil))
@@ -99,6 +98,14 @@ struct ServiceNotifierTests {
         options.connectTimeout = 2
         let gateway = Gateway(devices: [device], store: store, options: options, logger: LiveFixture.logger, connector: bottle,
                               advertisements: { _ throws(LiveError) in throw .noDevices })
+        return (store, bottle, gateway)
+    }
+
+    @Test("a running gateway: READY=1, STATUS=, WATCHDOG=1 while the writer lives; the pings stop when it is stuck; STOPPING=1")
+    func watchdogStopsWhenTheWriterIsStuck() throws {
+        let folder = try TemporaryFolder()
+        let socket = try NotifySocket(path: folder.path + "/notify")
+        let (_, bottle, gateway) = try Self.gateway(in: folder)
         // A subscriber that hangs on the first event: the writer thread is stuck in it until released.
         let release = Mutex(false)
         gateway.subscribe { _ in while !release.withLock({ $0 }) { usleep(10_000) } }
@@ -139,15 +146,7 @@ struct ServiceNotifierTests {
         let folder = try TemporaryFolder()
         let socket = try NotifySocket(path: folder.path + "/notify")
         let path = folder.path + "/q.sqlite"
-        let store = try IntakeStore(path: path)
-        let address = BluetoothAddress("C8:2A:3F:00:3F:2A")!
-        let bottle = SimulatedHidrateSpark(address: address, layout: .legacy)
-        let device = LiveDevice(address: address, profile: .hidrateSpark,
-                                calibration: try defaultCalibration(for: .hidrateSpark, levelCurve: nil, capacityML: nil, tareG: nil))
-        var options = Gateway.Options()
-        options.connectTimeout = 2
-        let gateway = Gateway(devices: [device], store: store, options: options, logger: LiveFixture.logger, connector: bottle,
-                              advertisements: { _ throws(LiveError) in throw .noDevices })
+        let (store, bottle, gateway) = try Self.gateway(in: folder)
         let notifier = ServiceNotifier(socketPath: socket.path, watchdogInterval: 0.4)
         let running = Thread { gateway.run(seconds: nil, notifier: notifier) }
         running.start()
@@ -174,7 +173,7 @@ struct ServiceNotifierTests {
         var detector = SipDetector(calibration: try BottleCalibration(unit: .g))
         var detected: [DetectedEvent] = []
         for i in 0..<200 { detector.process(Reading(t: Double(i) / 10, value: 900 + Double(i % 3)), into: &detected) }
-        gateway.writer.submit([], checkpoint: DetectorCheckpoint(device: address.description, detector: detector, t: 19.9,
+        gateway.writer.submit([], checkpoint: DetectorCheckpoint(device: Self.address.description, detector: detector, t: 19.9,
                                                                  wall: Timestamp.wallClockNow.secondsSince1970, bootID: "boot", sinceBoot: 1))
         bottle.log(.init(time: Timestamp.wallClockNow.secondsSince1970, ml: 30))
         // Past 8 s of the wait, still pinged.
