@@ -48,7 +48,9 @@ enum Format {
     static func dateTime(_ time: Timestamp, _ calendar: DayCalendar) -> String {
         let w = calendar.wallClock(time)
         let shown = "\(w.date) \(two(w.hour)):\(two(w.minute))"
-        guard case .repeated = calendar.fit(localSeconds: Int(saturating: calendar.localSeconds(time).rounded(.down))).fit else { return shown }
+        // Only a time a calendar holds: a row another program wrote at 1e300 s would overflow the search (a trap).
+        let local = calendar.localSeconds(time).rounded(.down)
+        guard abs(local) < 1e12, case .repeated = calendar.fit(localSeconds: Int(local)).fit else { return shown }
         return shown + " " + offset(calendar.utcOffset(at: time))
     }
 
