@@ -251,7 +251,7 @@ public final class IntakeStore: Sendable {
             folder = OwnerOnlyFolder.folder(of: folder)
         }
         let because = closed.map { folder, info in
-            let owner = getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(info.st_uid)"
+            let owner = FileTrust.accountName(info.st_uid) ?? "uid \(info.st_uid)"
             return ": the folder \(folder) (owner \(owner), mode 0\(String(info.st_mode & 0o777, radix: 8))) is closed to it"
         } ?? ""
         return StoreError(.noAccess, path: path, "the database \(path) cannot be read by this user (uid \(geteuid()))\(because)")
@@ -260,8 +260,8 @@ public final class IntakeStore: Sendable {
     /// The file is there but closed to this user: whose it is and its mode, and the fix. SQLite said only
     /// "unable to open database file", and a forgotten `chown` after `sudo quench pair` read as a broken card.
     static func notReadable(_ path: String, _ info: stat) -> StoreError {
-        let owner = getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(info.st_uid)"
-        let me = getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "\(geteuid())"
+        let owner = FileTrust.accountName(info.st_uid) ?? "uid \(info.st_uid)"
+        let me = FileTrust.accountName(geteuid()) ?? "\(geteuid())"
         return StoreError(.notReadable, path: path, "the database \(path) cannot be read by this user (\(me)): it belongs to \(owner) "
                           + "with mode 0\(String(info.st_mode & 0o777, radix: 8)), as a `sudo` run leaves a file it made "
                           + "(`sudo chown \(me): \(path)` gives it to this user, with its -wal and -shm files)")

@@ -109,6 +109,15 @@ public enum FileTrust {
     }
 
     static func currentDirectory() -> String { workingDirectory() ?? "/" }
+
+    /// The user's name; nil when the uid has none. getpwuid_r, not getpwuid: a server's threads ask at once.
+    public static func accountName(_ uid: uid_t) -> String? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else { return nil }
+        return String(cString: name)
+    }
 }
 
 /// A file another user could have written, and the command that fixes it.
@@ -152,11 +161,5 @@ public struct UntrustedFile: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// The user's name, or the uid when it has none.
-    static func userName(_ uid: uid_t) -> String {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else { return "\(uid)" }
-        return String(cString: name)
-    }
+    static func userName(_ uid: uid_t) -> String { FileTrust.accountName(uid) ?? "\(uid)" }
 }
