@@ -53,6 +53,12 @@ import PackageDescription
 // members of the modules it imports.
 let importedMembersOnly: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
 
+// The detector and the simulator are optimised in debug builds too: the tests run them over hours of
+// simulated readings (a kill at 240 moments of 90-minute days, sweeps, replays in every process the
+// tests start), and unoptimised they cost the test run over a minute of CPU. Both are pure, small
+// and rarely stepped through; `-enable-testing` stays, so `@testable import` still sees them.
+let optimisedEvenInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "Quench",
     platforms: [.macOS(.v14)],
@@ -75,8 +81,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
-        .target(name: "QuenchCore"),
-        .target(name: "QuenchSimulator", dependencies: ["QuenchCore"]),
+        .target(name: "QuenchCore", swiftSettings: optimisedEvenInDebug),
+        .target(name: "QuenchSimulator", dependencies: ["QuenchCore"], swiftSettings: optimisedEvenInDebug),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",

@@ -16,6 +16,14 @@ public typealias BluetoothSecurityLevel = ATTSecurityLevel
 public enum L2CAPBearer {
     public static let attCID: UInt16 = 4
 
+    /// Linux 6.1 (Debian 12's kernel, the one in ../shared/ble-vm) wakes a socket's reader with the link's
+    /// error before its kworker has finished tearing the link down (l2cap_conn_del ends with
+    /// hci_chan_del); a close in that window releases the same channel a second time, and the kernel
+    /// stops on the list corruption in hci_chan_del (3 times in 4 runs of a bottle whose link
+    /// dropped again and again mid-drain, on a starved host; the gateway closed at once to reconnect).
+    /// Closing a moment later lets the kworker finish first; the reconnect waits longer than this anyway.
+    static let lingerAfterLinkLoss = 0.3
+
     /// Connects to a peer's ATT channel. The adapter (default: the first) is
     /// brought up first, never connected through while down. The connect is
     /// non-blocking and abandoned (the socket closed, which cancels it in the
@@ -69,7 +77,7 @@ public enum L2CAPBearer {
                 return try DescriptorBearer(fileDescriptor: fd, upgradeSecurity: { code throws(BearerError) in
                     // Called by the GATT client on the thread that uses the bearer, so the descriptor is still open.
                     try raiseSecurity(fd, for: code, name: what)
-                }, wakeup: cancellation?.fileDescriptor)
+                }, wakeup: cancellation?.fileDescriptor, lingerAfterLinkLoss: lingerAfterLinkLoss)
             } catch {
                 Glibc.close(fd)
                 throw .system(BluetoothSocketError(operation: "ATT bearer on \(what)", errno: error.errno ?? EIO))

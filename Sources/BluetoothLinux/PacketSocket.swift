@@ -8,8 +8,8 @@ import CBlueZ
 /// through an eventfd, and the descriptor is closed once no call is using it,
 /// so no thread ever touches a number the process has since reused.
 /// Known kernel problem (Linux 6.1, seen in ../shared/ble-vm): closing an
-/// L2CAP ATT socket whose link dropped before any ATT PDU was exchanged hit a
-/// BUG in hci_chan_del (list corruption); with ATT traffic first it did not.
+/// L2CAP ATT socket just after its link dropped can hit a BUG in hci_chan_del
+/// (list corruption); `L2CAPBearer.lingerAfterLinkLoss` says why and what avoids it.
 final class PacketSocket: Sendable {
     /// Use only through `withDescriptor` once the socket is shared.
     let fd: Int32

@@ -25,9 +25,12 @@ public final class DescriptorBearer: ATTBearer {
     public let maximumPDUSize: Int
     /// How long `send` waits for room in a full socket buffer before failing with ETIMEDOUT.
     public let sendTimeout: Double
+    /// How long `close()` waits, once the link was seen lost, before it closes the descriptor.
+    public let lingerAfterLinkLoss: Double
     private let securityUpgrade: (@Sendable (ATTErrorCode) throws(BearerError) -> Void)?
     private let wakeup: Int32?
     private let isClosed = Mutex(false)
+    private let linkLost = Atomic(false)
 
     /// Takes ownership of `fileDescriptor` and makes it non-blocking.
     /// - Parameters:
@@ -36,9 +39,12 @@ public final class DescriptorBearer: ATTBearer {
     ///     `upgradeSecurity(for:)` throws `.unsupported`.
     ///   - wakeup: a descriptor polled beside the socket; once readable, a
     ///     blocked receive ends with `.cancelled` (it is not read or closed here).
+    ///   - lingerAfterLinkLoss: seconds `close()` waits after a send or receive
+    ///     found the link lost, so the kernel's own teardown of the link ends
+    ///     first (the L2CAP layer says why it needs this).
     public init(fileDescriptor: Int32, maximumPDUSize: Int = 1024, sendTimeout: Double = 30,
                 upgradeSecurity: (@Sendable (ATTErrorCode) throws(BearerError) -> Void)? = nil,
-                wakeup: Int32? = nil) throws(BearerError) {
+                wakeup: Int32? = nil, lingerAfterLinkLoss: Double = 0) throws(BearerError) {
         let flags = fcntl(fileDescriptor, F_GETFL)
         guard flags >= 0 else { throw .system(operation: "fcntl(F_GETFL)", errno: errno) }
         if flags & O_NONBLOCK == 0, fcntl(fileDescriptor, F_SETFL, flags | O_NONBLOCK) < 0 {
@@ -47,6 +53,7 @@ public final class DescriptorBearer: ATTBearer {
         self.fileDescriptor = fileDescriptor
         self.maximumPDUSize = maximumPDUSize
         self.sendTimeout = sendTimeout
+        self.lingerAfterLinkLoss = min(max(lingerAfterLinkLoss, 0), 10)
         self.securityUpgrade = upgradeSecurity
         self.wakeup = wakeup
     }
@@ -97,7 +104,7 @@ public final class DescriptorBearer: ATTBearer {
                     throw .system(operation: "send (waiting for buffer space)", errno: ETIMEDOUT)
                 }
             default:
-                if Self.isLinkLoss(e) { throw .closed(errno: e) }
+                if Self.isLinkLoss(e) { throw lost(errno: e) }
                 throw .system(operation: "send", errno: e)
             }
         }
@@ -121,13 +128,13 @@ public final class DescriptorBearer: ATTBearer {
             if length > maximumPDUSize { throw .system(operation: "recv (PDU of \(length) bytes)", errno: EMSGSIZE) }
             if length > 0 { return bytes }
             // ATT PDUs are never empty, so a zero-length read is the peer's shutdown.
-            if length == 0 { throw .closed(errno: nil) }
+            if length == 0 { throw lost(errno: nil) }
             let e = errno
             switch e {
             case EINTR, EAGAIN, EWOULDBLOCK:
                 continue
             default:
-                if Self.isLinkLoss(e) { throw .closed(errno: e) }
+                if Self.isLinkLoss(e) { throw lost(errno: e) }
                 throw .system(operation: "recv", errno: e)
             }
         }
@@ -147,11 +154,19 @@ public final class DescriptorBearer: ATTBearer {
     }
 
     public func close() {
+        if lingerAfterLinkLoss > 0, linkLost.load(ordering: .acquiring), !isClosed.withLock({ $0 }) {
+            usleep(useconds_t(lingerAfterLinkLoss * 1_000_000))
+        }
         isClosed.withLock { closed in
             guard !closed else { return }
             closed = true
             _ = Glibc.close(fileDescriptor)
         }
+    }
+
+    private func lost(errno: Int32?) -> BearerError {
+        linkLost.store(true, ordering: .releasing)
+        return .closed(errno: errno)
     }
 
     private func checkOpen() throws(BearerError) {

@@ -51,6 +51,23 @@ import Testing
         b.close()
     }
 
+    /// A bearer that found its link lost waits its linger before the descriptor is closed (the L2CAP
+    /// layer's, so the kernel's teardown ends first); one closed while its link was up does not wait,
+    /// and neither does the peer's side, which saw nothing lost.
+    @Test func closeAfterALostLinkLingersFirst() throws {
+        let (x, y) = try DescriptorBearer.makeSocketPair()
+        let lingering = try DescriptorBearer(fileDescriptor: x, lingerAfterLinkLoss: 0.4)
+        let peer = try DescriptorBearer(fileDescriptor: y, lingerAfterLinkLoss: 30)
+        let peerStart = ContinuousClock.now
+        peer.close()
+        #expect(ContinuousClock.now - peerStart < .seconds(10), "the side that lost nothing closes at once")
+        #expect(throws: BearerError.closed(errno: nil)) { try lingering.receive(timeout: 1) }
+        let start = ContinuousClock.now
+        lingering.close()
+        #expect(ContinuousClock.now - start >= .milliseconds(400), "closed before its linger")
+        #expect(throws: BearerError.closed(errno: EBADF), "and then closed") { try lingering.send([1]) }
+    }
+
     @Test func peerCloseIsClosed() throws {
         let (a, b) = try DescriptorBearer.makePair()
         try b.send([0x1B, 0x01, 0x00])

@@ -344,7 +344,7 @@ struct HistoryProcessTests {
         try FileManager.default.createDirectory(atPath: f.directory, withIntermediateDirectories: true)
         _ = try runQuench(["add", "300ml", "--db", f.path])  // what was there before must survive
         var csv = "kind,ml,time,device,note\n"
-        for i in 0..<150_000 { csv += "sip,\(5 + i % 50),\(1_700_000_000 + i * 7),killme,note number \(i) to make pages\n" }
+        for i in 0..<60_000 { csv += "sip,\(5 + i % 50),\(1_700_000_000 + i * 7),killme,note number \(i) to make pages\n" }
         let file = f.directory + "/big.csv"
         try csv.write(toFile: file, atomically: true, encoding: .utf8)
         let process = try startQuench(["import", file, "--db", f.path])
@@ -434,16 +434,17 @@ struct HistoryProcessTests {
         #expect(try IntakeStore(path: f.path).events(EventQuery(includeDeleted: true)).count == 5)
     }
 
-    /// Issue 19: an import of 200 000 events while another process adds drink
-    /// after drink: the import reads its file without the lock and writes in one
-    /// short transaction, and a writer waits its turn. Every `add` succeeds, and
-    /// the import lands whole.
+    /// Issue 19: an import of 50 000 events (14 years of ten drinks a day) while
+    /// another process adds drink after drink: the import reads its file without
+    /// the lock and writes in one short transaction, and a writer waits its turn.
+    /// Every `add` succeeds, and the import lands whole. (Imports of ten years,
+    /// 388 000 events, are measured in docs/benchmarks-store.md, not here.)
     @Test func aLargeImportWhileAddingKeepsEveryoneWriting() throws {
         let f = try HistoryFixture(populate: false)
         try FileManager.default.createDirectory(atPath: f.directory, withIntermediateDirectories: true)
         _ = try runQuench(["add", "300ml", "--db", f.path])
         var csv = "kind,ml,time,device,note\n"
-        for i in 0..<200_000 { csv += "sip,\(5 + i % 50),\(1_700_000_000 + i * 7),big,note number \(i) to make pages\n" }
+        for i in 0..<50_000 { csv += "sip,\(5 + i % 50),\(1_700_000_000 + i * 7),big,note number \(i) to make pages\n" }
         let file = f.directory + "/big.csv"
         try csv.write(toFile: file, atomically: true, encoding: .utf8)
         let importing = try startQuench(["import", file, "--db", f.path])
@@ -457,7 +458,7 @@ struct HistoryProcessTests {
         let failed = adds.filter { $0.status != 0 }
         #expect(failed.isEmpty, "\(failed.count) of \(adds.count) adds failed: \(failed.first?.stderr ?? "")")
         let events = try IntakeStore(path: f.path).events(EventQuery(includeDeleted: true))
-        #expect(events.count == 1 + 200_000 + adds.count)
+        #expect(events.count == 1 + 50_000 + adds.count)
     }
 
     /// Killed while it reads the file, before it writes: nothing of it, no staging left, the database usable.

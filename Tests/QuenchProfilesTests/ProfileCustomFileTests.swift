@@ -219,7 +219,7 @@ private extension UInt32 {
         let alphabet = Array("0123456789.,-+eE{}[]\":nulltrue \n\\xmodesourcekindtype".utf8) + [0, 0xFF, 0xC3, 0x80]
         var rng = FuzzRandom(seed: 7)
         var parsed = 0, refused = 0
-        for _ in 0..<20_000 {
+        for _ in 0..<6_000 {
             let bytes = rng.mutate(base, alphabet: alphabet, edits: 1...5)
             do {
                 _ = try CustomProfile(json: bytes)
@@ -229,7 +229,7 @@ private extension UInt32 {
                 #expect(error.description.hasPrefix("profile file: "), "\(error)")
             }
         }
-        #expect(parsed > 100 && refused > 1000, "parsed \(parsed), refused \(refused)")
+        #expect(parsed > 30 && refused > 300, "parsed \(parsed), refused \(refused)")
     }
 
     func refusal(_ bytes: [UInt8]) -> String {
@@ -261,7 +261,7 @@ private extension UInt32 {
         let alphabet = Array("0123456789abcdefxz.,-+eE{}[]\":nulltrue \n\\writespause".utf8) + [0, 0xFF, 0xC3, 0x80]
         var rng = FuzzRandom(seed: 11)
         var parsed = 0, refused = 0
-        for _ in 0..<20_000 {
+        for _ in 0..<6_000 {
             let bytes = rng.mutate(base, alphabet: alphabet, edits: 1...5)
             do {
                 let p = try CustomProfile(json: bytes)
@@ -272,6 +272,6 @@ private extension UInt32 {
                 #expect(error.description.hasPrefix("profile file: "), "\(error)")
             }
         }
-        #expect(parsed > 100 && refused > 1000, "parsed \(parsed), refused \(refused)")
+        #expect(parsed > 30 && refused > 300, "parsed \(parsed), refused \(refused)")
     }
 }

@@ -40,7 +40,7 @@ struct BrowserTests {
             // A quick-add click: the total and the store both change.
             let before = try #require(try await Self.pageNumber(browser, "intake"))
             try await browser.click("#quick-buttons button[data-amount='250ml']")
-            let shownAdd = try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 250)", timeout: 5)
+            let shownAdd = try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 250)")
             #expect(shownAdd != nil, "the page shows the added 250 mL")
             #expect(try fixture.json(["today"])["intake_ml"] as? Double == before + 250, "and the store has it")
 
@@ -49,8 +49,8 @@ struct BrowserTests {
             // test's: on a starved CI machine this took over 2 s twice (2026-11-28).
             _ = try await browser.run("window.notReloaded = true; return true")
             _ = try fixture.quench(["add", "123ml"])
-            let delay = try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 373)", timeout: 10)
-            #expect(delay != nil, "appeared after \(delay.map { String(format: "%.2f s", $0) } ?? "never (10 s)")")
+            let delay = try await browser.waitUntil("return Number(document.getElementById('intake').dataset.ml) === \(before + 373)")
+            #expect(delay != nil, "appeared after \(delay.map { String(format: "%.2f s", $0) } ?? "never (30 s)")")
             print("another process's sip on the page after \(delay.map { String(format: "%.2f s", $0) } ?? "-")")
             #expect(try await browser.run("return window.notReloaded === true") as? Bool == true, "without a reload")
             #expect(try await browser.run("return document.getElementById('live').textContent") as? String == "live")
