@@ -244,12 +244,14 @@ struct LiveVMTests {
         guard let (quench, dir) = try LiveVM.workspace() else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
 
+        // 12 s between sips: with 8, a starved guest's late readings left the detector no settled
+        // bottle between them, and the decent scale's two became one (65.07 for [25, 40], CI here 2026-12-02).
         let weight = try LiveVM.writeTrace(Scenario(.clean(unit: .g).with(.noise), seed: 11, initialML: 600)
-            .idle(Self.leadIn).sip(ml: 30).idle(8).sip(ml: 45).idle(8), name: "weight.csv", in: dir)
+            .idle(Self.leadIn).sip(ml: 30).idle(12).sip(ml: 45).idle(8), name: "weight.csv", in: dir)
         let decent = try LiveVM.writeTrace(Scenario(.clean(unit: .g).with(.noise), seed: 12, initialML: 650)
-            .idle(Self.leadIn).sip(ml: 25).idle(8).sip(ml: 40).idle(10), name: "decent.csv", in: dir)
+            .idle(Self.leadIn).sip(ml: 25).idle(12).sip(ml: 40).idle(10), name: "decent.csv", in: dir)
         let level = try LiveVM.writeTrace(Scenario(.clean(unit: .mm, sampleRate: 5).with(.noise), seed: 13, initialML: 500)
-            .idle(Self.leadIn).sip(ml: 50).idle(8).sip(ml: 35).idle(8), name: "level.csv", in: dir)
+            .idle(Self.leadIn).sip(ml: 50).idle(12).sip(ml: 35).idle(8), name: "level.csv", in: dir)
         // The mi-scale's clock starts at the guest's first LE scan, which the other three's
         // connections make before run listens for broadcasts. In starved guests (CI, 2026-11-28:
         // run 42 s to start, stored [48] and [36] for [60, 40]) the first sip came before run

@@ -41,8 +41,10 @@ struct HomeAssistantTests {
         }
     }
 
+    /// Waits until `condition` holds, for at least a minute whatever `seconds` says (see
+    /// HubProcessTests.waitFor): a rename reached Home Assistant later than 15 s on a starved machine.
     func waitFor(_ seconds: Double, _ condition: () throws -> Bool) -> Bool {
-        LiveFixture.waitFor(seconds) { (try? condition()) ?? false }
+        LiveFixture.waitFor(max(seconds, 60)) { (try? condition()) ?? false }
     }
 
     func double(_ state: [String: Any]?) -> Double? { (state?["state"] as? String).flatMap(Double.init) }
