@@ -83,8 +83,9 @@ shards=(
 # who may not raise a share leaves it at 0); the guests at 0, vm-1's (eight peripherals, four
 # devices in one gateway, near a core of its own while they stream: the one whose sips went missing
 # or merged when it was starved, with a third of a core) at -5, ahead of the others; the
-# throughput-bound shards (dpkg and lintian, the pure CPU-bound tests) on what is left. And the shards whose tests wait on browsers, brokers and Home Assistant with bounds start
-# only once most guests are done (`after_guests`: at most that many VM shards still running).
+# throughput-bound shards (dpkg and lintian, the pure CPU-bound tests) on what is left. And the
+# shards whose tests wait on browsers, brokers and Home Assistant with bounds start only once most
+# guests are done (`after_guests`: at most that many VM shards still running).
 declare -A niceness=([realtime]=-10 [vm-1]=-5 [packaging]=15 [rest]=19)
 declare -A after_guests=([processes]=3 [web]=2)
 
@@ -131,23 +132,23 @@ launch() { # NAME
      echo $! > "$logs/$name.session"; wait $!; rc=$?; times > "$logs/$name.cpu"; exit $rc) > "$logs/$name.log" 2>&1 &
     pid[$name]=$! began[$name]=$(date +%s)
 }
-# Starts the waiting shards whose guests are done enough.
+# Starts the shards not yet started whose guests are done enough.
 launch_ready() {
     local name guests=0
     for name in "${!pid[@]}"; do [[ $name == vm-* ]] && guests=$(( guests + 1 )); done
-    for name in "${waiting_shards[@]}"; do
-        if [ -z "${pid[$name]:-}" ] && [ -z "${began[$name]:-}" ] && [ "$guests" -le "${after_guests[$name]}" ]; then
+    for name in "${!after_guests[@]}"; do
+        if [ -z "${began[$name]:-}" ] && [ "$guests" -le "${after_guests[$name]}" ]; then
             echo "test: $name starts, $guests VM shards still running, after $(( $(date +%s) - start )) s"
             launch "$name"
         fi
     done
 }
 declare -A arguments
-waiting_shards=() number=0
+number=0
 for shard in "${shards[@]}"; do
     name=${shard%%|*}
     arguments[$name]=${shard#*|} port_block[$name]=$(( number++ ))
-    if [ -n "${after_guests[$name]:-}" ]; then waiting_shards+=("$name"); else launch "$name"; fi
+    [ -n "${after_guests[$name]:-}" ] || launch "$name"
 done
 launch_ready
 

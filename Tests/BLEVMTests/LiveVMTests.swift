@@ -234,9 +234,10 @@ struct LiveVMTests {
     /// its first scan) and the idle bottle before the first sip is the detector's baseline however slow
     /// the guest is. 8 s of it were too few for a starved guest (a slow CI machine, 2026-12-02, twice):
     /// the level bottle's readings came so late that the detector settled only after its first sip,
-    /// which became the baseline (stored [35] for [50, 35], 415 mL left). Once run has stopped, the command line scans the room and pairs the second set, which streams a
-    /// constant value: a pairing in the guest starts a trace's clock, and a busy host's guest took over
-    /// 20 s a program (seen), so a pairing before run left no lead-in safe.
+    /// which became the baseline (stored [35] for [50, 35], 415 mL left). Once run has stopped, the
+    /// command line scans the room and pairs the second set, which streams a constant value: a pairing
+    /// in the guest starts a trace's clock, and a busy host's guest took over 20 s a program (seen), so
+    /// a pairing before run left no lead-in safe.
     static let leadIn = 20.0
 
     @Test("run with weight-scale, decent-scale (link dropped mid-sip), level-bottle (random address), mi-scale at once; then scan, pair each, record; an absent device")

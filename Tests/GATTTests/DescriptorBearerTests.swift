@@ -52,8 +52,8 @@ import Testing
     }
 
     /// A bearer that found its link lost waits its linger before the descriptor is closed (the L2CAP
-    /// layer's, so the kernel's teardown ends first); one closed while its link was up does not wait,
-    /// and neither does the peer's side, which saw nothing lost.
+    /// layer's, so the kernel's teardown ends first); one closed while its link was up (the peer's
+    /// side here) does not wait.
     @Test func closeAfterALostLinkLingersFirst() throws {
         let (x, y) = try DescriptorBearer.makeSocketPair()
         let lingering = try DescriptorBearer(fileDescriptor: x, lingerAfterLinkLoss: 0.4)

@@ -41,10 +41,9 @@ struct HomeAssistantTests {
         }
     }
 
-    /// Waits until `condition` holds, for at least a minute whatever `seconds` says (see
-    /// HubProcessTests.waitFor): a rename reached Home Assistant later than 15 s on a starved machine.
+    /// Waits until `condition` holds, for at least `LiveFixture.starvedMachineWait` whatever `seconds` says.
     func waitFor(_ seconds: Double, _ condition: () throws -> Bool) -> Bool {
-        LiveFixture.waitFor(max(seconds, 60)) { (try? condition()) ?? false }
+        LiveFixture.waitFor(max(seconds, LiveFixture.starvedMachineWait)) { (try? condition()) ?? false }
     }
 
     func double(_ state: [String: Any]?) -> Double? { (state?["state"] as? String).flatMap(Double.init) }
