@@ -9,7 +9,7 @@ import CBlueZ
 /// so no thread ever touches a number the process has since reused.
 /// Known kernel problem (Linux 6.1, seen in ../shared/ble-vm): closing an
 /// L2CAP ATT socket just after its link dropped can hit a BUG in hci_chan_del
-/// (list corruption); `L2CAPBearer.lingerAfterLinkLoss` says why and what avoids it.
+/// (list corruption); `L2CAPBearer.lingerAfterLinkLoss` says why, and what was tried.
 final class PacketSocket: Sendable {
     /// Use only through `withDescriptor` once the socket is shared.
     let fd: Int32
